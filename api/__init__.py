@@ -1,0 +1,1 @@
+"""The HTTP API (FastAPI): one router per resource over the ledger, built by an app factory."""

@@ -1,0 +1,85 @@
+"""Replays a game file through its ruleset: the first illegal action, the warnings, and the result compared."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from evo_ledger.notation import ActionLine, GameFile, format_result
+from evo_ledger.rules import get_ruleset
+from evo_ledger.rules.base import Outcome, RuleViolation, SetupError, Standing
+from evo_ledger.rules.kit import Kit, KitError, load_kit
+
+
+class GameSetupError(ValueError):
+    """The header names a kit, players or options that cannot start a game."""
+
+
+@dataclass(frozen=True)
+class LineWarning:
+    line: int
+    ruling: str
+    message: str
+
+
+@dataclass
+class CheckReport:
+    actions_applied: int = 0
+    state: Any = None
+    outcome: Outcome | None = None
+    refused: tuple[ActionLine, RuleViolation] | None = None
+    warnings: list[LineWarning] = field(default_factory=list)
+    result_mismatch: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.refused is None and self.result_mismatch is None
+
+
+def load_pinned_kit(game: GameFile) -> Kit:
+    try:
+        kit = load_kit(game.header.kit)
+    except KitError as error:
+        raise GameSetupError(str(error)) from None
+    if game.header.kit_hash and game.header.kit_hash != kit.content_hash:
+        raise GameSetupError(
+            f"kit {game.header.kit!r} has hash {kit.content_hash}, "
+            f"but the game was recorded with {game.header.kit_hash}"
+        )
+    return kit
+
+
+def start(game: GameFile) -> Any:
+    ruleset = get_ruleset(game.header.ruleset, game.header.version)
+    try:
+        return ruleset.setup(load_pinned_kit(game), game.header.players, game.header.options)
+    except SetupError as error:
+        raise GameSetupError(str(error)) from None
+
+
+def check_game(game: GameFile) -> CheckReport:
+    ruleset = get_ruleset(game.header.ruleset, game.header.version)
+    report = CheckReport(state=start(game))
+    for line in game.actions:
+        try:
+            transition = ruleset.apply(report.state, line.action)
+        except RuleViolation as violation:
+            report.refused = (line, violation)
+            return report
+        report.state = transition.state
+        report.actions_applied += 1
+        report.warnings.extend(LineWarning(line.line, w.ruling, w.message) for w in transition.warnings)
+    report.outcome = ruleset.outcome(report.state)
+    report.result_mismatch = compare_result(game.result, report.outcome)
+    return report
+
+
+def compare_result(claimed: tuple[Standing, ...] | None, outcome: Outcome | None) -> str | None:
+    """Why the file's result line disagrees with the engine, or None when it agrees or there is none."""
+    if claimed is None:
+        return None
+    if outcome is None:
+        return "the file has a result line, but the game has not ended: the meteorite has not been revealed"
+    if claimed != outcome.standings:
+        return f"the engine finds '{format_result(outcome)}'"
+    return None

@@ -1,0 +1,106 @@
+"""The `evo-ledger` command line, and the composition root of the application."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from evo_ledger import __version__
+from evo_ledger.checker import CheckReport, GameSetupError, check_game
+from evo_ledger.notation import GameFileError, format_result, parse_game
+from evo_ledger.rules.kit import KitError, builtin_kit_names, load_kit
+from evo_ledger.rules.kitmap import render_map
+
+EXIT_OK = 0
+EXIT_REFUSED = 1
+EXIT_UNREADABLE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="evo-ledger", description="Record, replay and audit games of Evo.")
+    parser.add_argument("--version", action="version", version=f"evo-ledger {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    check = commands.add_parser(
+        "check",
+        help="replay game files through their rules",
+        description="Replay game files through their rules. Exit status: 0 all legal and every result line right; "
+        "1 an illegal action or a wrong result line; 2 a file that cannot be read.",
+    )
+    check.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    check.add_argument("--quiet", "-q", action="store_true", help="print only problems")
+    kit = commands.add_parser("kit", help="validate a kit and show its island", description="Validate a kit.")
+    kit.add_argument(
+        "kit", nargs="?", metavar="NAME-OR-PATH", help="a built-in kit's name or a JSON file; none lists them"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "check":
+        return max(check_file(path, args.quiet, sys.stdout) for path in args.files)
+    return show_kit(args.kit, sys.stdout)
+
+
+def check_file(path: Path, quiet: bool, out: TextIO) -> int:
+    try:
+        game = parse_game(path.read_text(encoding="utf-8"))
+        report = check_game(game)
+    except OSError as error:
+        print(f"{path}: cannot read: {error.strerror}", file=out)
+        return EXIT_UNREADABLE
+    except GameFileError as error:
+        print(f"{path}:{error.line}:{error.column}: {error.message}", file=out)
+        return EXIT_UNREADABLE
+    except GameSetupError as error:
+        print(f"{path}: cannot start the game: {error}", file=out)
+        return EXIT_UNREADABLE
+    for warning in report.warnings:
+        print(f"{path}:{warning.line}: warning [{warning.ruling}] {warning.message}", file=out)
+    return print_verdict(path, game.result_line, report, quiet, out)
+
+
+def print_verdict(path: Path, result_line: int | None, report: CheckReport, quiet: bool, out: TextIO) -> int:
+    if report.refused is not None:
+        line, violation = report.refused
+        ruling = f"[{violation.ruling}] " if violation.ruling else ""
+        print(f"{path}:{line.line}: illegal action '{line.text}': {ruling}{violation.message}", file=out)
+        return EXIT_REFUSED
+    if report.result_mismatch is not None:
+        print(f"{path}:{result_line}: wrong result: {report.result_mismatch}", file=out)
+        return EXIT_REFUSED
+    if not quiet:
+        state = report.state
+        if report.outcome is not None:
+            summary = f"game over in round {state.round}: {format_result(report.outcome)}"
+        else:
+            summary = f"game goes on: round {state.round}, {state.phase} phase"
+        print(f"{path}: {report.actions_applied} actions legal; {summary}", file=out)
+    return EXIT_OK
+
+
+def show_kit(reference: str | None, out: TextIO) -> int:
+    if reference is None:
+        for name in builtin_kit_names():
+            print(name, file=out)
+        return EXIT_OK
+    try:
+        kit = load_kit(reference)
+    except KitError as error:
+        print(error, file=out)
+        return EXIT_UNREADABLE
+    stand_in = " (stand-in)" if kit.stand_in else ""
+    print(f"kit {kit.name}{stand_in}: {kit.edition}, {kit.players} players, {len(kit.spaces)} spaces", file=out)
+    print(f"hash {kit.content_hash}", file=out)
+    for seat, marks in sorted(kit.start_marks.items()):
+        print(f"seat {seat} starts on {' '.join(marks)}", file=out)
+    print("\nmap: id, terrain initial, * on the coast\n", file=out)
+    print(render_map(kit), file=out, end="")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,201 @@
+"""Games as text files: a header, one action per line, comments, and an optional `result` line (docs/notation.md).
+
+Actions are read by the game's ruleset; this module knows the file's shape and reports every error with its
+line and column.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from evo_ledger.rules import AnyRuleset, UnknownRuleset, get_ruleset
+from evo_ledger.rules.base import OptionValue, Outcome, Standing
+from evo_ledger.rules.text import NotationError
+
+HEADER_KEYS = ("ruleset", "kit", "players", "option")
+_RESULT_ENTRY = re.compile(r"(\d+)\s+([a-z][a-z0-9_]*)\s+(\d+(?:/\d+)*)")
+_OPTION = re.compile(r"([a-z][a-z0-9_]*)=(\S+)")
+
+
+class GameFileError(ValueError):
+    """A game file that cannot be read: `line` and `column` are 1-based."""
+
+    def __init__(self, line: int, column: int, message: str) -> None:
+        super().__init__(f"line {line}, column {column}: {message}")
+        self.line = line
+        self.column = column
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Header:
+    ruleset: str
+    version: str
+    kit: str
+    kit_hash: str | None
+    players: tuple[str, ...]
+    options: Mapping[str, OptionValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ActionLine:
+    line: int
+    text: str
+    action: Any
+
+
+@dataclass(frozen=True)
+class GameFile:
+    header: Header
+    actions: tuple[ActionLine, ...]
+    result: tuple[Standing, ...] | None = None
+    result_line: int | None = None
+
+
+@dataclass
+class _Lines:
+    """The file's meaningful lines: (line number, column of the first character, text without the comment)."""
+
+    rows: list[tuple[int, int, str]]
+
+    @classmethod
+    def of(cls, text: str) -> _Lines:
+        rows = []
+        for number, raw in enumerate(text.splitlines(), start=1):
+            content = raw.split("#", 1)[0].rstrip()
+            stripped = content.lstrip()
+            if stripped:
+                rows.append((number, len(content) - len(stripped) + 1, stripped))
+        return cls(rows)
+
+
+def parse_game(text: str) -> GameFile:
+    rows = _Lines.of(text).rows
+    header_values: dict[str, list[tuple[int, int, str]]] = {key: [] for key in HEADER_KEYS}
+    index = 0
+    while index < len(rows) and rows[index][2].split()[0] in HEADER_KEYS:
+        number, column, content = rows[index]
+        header_values[content.split()[0]].append((number, column, content))
+        index += 1
+    header = _parse_header(header_values, rows[0][0] if rows else 1)
+    ruleset = _ruleset_of(header, header_values)
+    actions: list[ActionLine] = []
+    result: tuple[Standing, ...] | None = None
+    result_line = None
+    for number, column, content in rows[index:]:
+        if result_line is not None:
+            raise GameFileError(number, column, "nothing may follow the result line")
+        if content.split()[0] == "result":
+            result, result_line = _parse_result(number, column, content), number
+        elif content.split()[0] in HEADER_KEYS:
+            raise GameFileError(
+                number, column, f"the header line {content.split()[0]!r} must come before the first action"
+            )
+        else:
+            actions.append(ActionLine(number, content, _parse_action(ruleset, number, column, content)))
+    return GameFile(header, tuple(actions), result, result_line)
+
+
+def _parse_action(ruleset: AnyRuleset, number: int, column: int, content: str) -> Any:
+    try:
+        return ruleset.parse_action(content)
+    except NotationError as error:
+        raise GameFileError(
+            number, column + error.column - 1, f"expected {error.expected}, found {error.found}"
+        ) from None
+
+
+def _single(values: dict[str, list[tuple[int, int, str]]], key: str, first_line: int) -> tuple[int, int, list[str]]:
+    found = values[key]
+    if not found:
+        raise GameFileError(first_line, 1, f"expected a {key!r} line in the header before the first action")
+    if len(found) > 1:
+        raise GameFileError(found[1][0], found[1][1], f"the header has more than one {key!r} line")
+    number, column, content = found[0]
+    return number, column, content.split()[1:]
+
+
+def _parse_header(values: dict[str, list[tuple[int, int, str]]], first_line: int) -> Header:
+    number, column, words = _single(values, "ruleset", first_line)
+    if len(words) != 2:
+        raise GameFileError(number, column, "expected 'ruleset NAME VERSION', for example 'ruleset evo2 1'")
+    ruleset, version = words
+    number, column, words = _single(values, "kit", first_line)
+    if len(words) not in (1, 2) or (len(words) == 2 and not words[1].startswith("sha256:")):
+        raise GameFileError(number, column, "expected 'kit NAME-OR-PATH [sha256:HASH]'")
+    kit, kit_hash = words[0], words[1] if len(words) == 2 else None
+    number, column, words = _single(values, "players", first_line)
+    if not words:
+        raise GameFileError(number, column, "expected 'players NAME NAME ...' in seat order")
+    options = dict(_parse_option(n, c, content) for n, c, content in values["option"])
+    return Header(ruleset, version, kit, kit_hash, tuple(words), options)
+
+
+def _parse_option(number: int, column: int, content: str) -> tuple[str, OptionValue]:
+    words = content.split()
+    match = _OPTION.fullmatch(words[1]) if len(words) == 2 else None
+    if match is None:
+        raise GameFileError(number, column, "expected 'option NAME=VALUE'")
+    return match.group(1), parse_option_value(match.group(2))
+
+
+def parse_option_value(text: str) -> OptionValue:
+    if text in ("true", "false"):
+        return text == "true"
+    if re.fullmatch(r"-?\d+", text):
+        return int(text)
+    return text
+
+
+def _ruleset_of(header: Header, values: dict[str, list[tuple[int, int, str]]]) -> AnyRuleset:
+    try:
+        return get_ruleset(header.ruleset, header.version)
+    except UnknownRuleset as error:
+        number, column, _ = values["ruleset"][0]
+        raise GameFileError(number, column, str(error)) from None
+
+
+def _parse_result(number: int, column: int, content: str) -> tuple[Standing, ...]:
+    body = content[len("result") :]
+    standings = []
+    offset = column + len("result")
+    for part in body.split(","):
+        match = _RESULT_ENTRY.fullmatch(part.strip())
+        if match is None:
+            raise GameFileError(number, offset, f"expected 'RANK PLAYER SCORE/SCORE', found {part.strip()!r}")
+        rank, player, score = match.groups()
+        standings.append(Standing(int(rank), player, tuple(int(s) for s in score.split("/"))))
+        offset += len(part) + 1
+    return tuple(standings)
+
+
+def format_result(outcome: Outcome) -> str:
+    entries = (f"{s.rank} {s.player} {'/'.join(str(v) for v in s.score)}" for s in outcome.standings)
+    return "result " + ", ".join(entries)
+
+
+def format_header(header: Header) -> str:
+    lines = [f"ruleset {header.ruleset} {header.version}"]
+    lines.append(f"kit {header.kit}" + (f" {header.kit_hash}" if header.kit_hash else ""))
+    lines.append("players " + " ".join(header.players))
+    lines.extend(f"option {name}={format_option_value(value)}" for name, value in sorted(header.options.items()))
+    return "\n".join(lines)
+
+
+def format_option_value(value: OptionValue) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def format_game(
+    header: Header, lines: Iterable[str], outcome: Outcome | None = None, comments: Sequence[str] = ()
+) -> str:
+    """A whole game file: comments first, then the header, the actions and the result if the game has ended."""
+    parts = [f"# {comment}" for comment in comments]
+    parts.append(format_header(header))
+    parts.extend(lines)
+    if outcome is not None:
+        parts.append(format_result(outcome))
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,127 @@
+"""The contract every rule system fulfils, whatever the game.
+
+A ruleset is pure: it turns a kit, the players and the options into a starting state, says whether an action
+is legal in a state (or why not, naming the ruling), and applies an action, returning the next state with the
+consequences the rules derive and any warnings. Nothing here knows a particular edition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+from evo_ledger.rules.kit import Kit
+
+OptionValue = bool | int | str
+
+
+class RuleViolation(Exception):
+    """An action the rules refuse. `ruling` is the id in RULINGS.md that forbids it; None when the action names
+    something the game does not have (a space not on the island, a player not at the table)."""
+
+    def __init__(self, ruling: str | None, message: str) -> None:
+        super().__init__(f"[{ruling}] {message}" if ruling else message)
+        self.ruling = ruling
+        self.message = message
+
+
+class SetupError(ValueError):
+    """Players or options that no game of this ruleset can start with."""
+
+
+@dataclass(frozen=True)
+class Consequence:
+    """A fact the rules derive from an action: a combat resolved, an auction settled, MP awarded.
+
+    `kind` is a stable snake_case name; `data` holds only plain values (str, int, bool, None, lists, dicts).
+    """
+
+    kind: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Warning:
+    """Something the rules accept but a reader should know of (a draw the kit says is impossible)."""
+
+    ruling: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Standing:
+    rank: int
+    player: str
+    score: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A finished game: the standings in rank order; equal ranks are shared places."""
+
+    standings: tuple[Standing, ...]
+    score_labels: tuple[str, ...]
+
+    @property
+    def winners(self) -> tuple[str, ...]:
+        return tuple(s.player for s in self.standings if s.rank == 1)
+
+
+StateT = TypeVar("StateT")
+ActionT = TypeVar("ActionT")
+
+
+@dataclass(frozen=True)
+class Transition(Generic[StateT]):
+    state: StateT
+    consequences: tuple[Consequence, ...] = ()
+    warnings: tuple[Warning, ...] = ()
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """A named option of a ruleset: where the sources leave a gap, the reading is chosen here, not in code."""
+
+    name: str
+    default: OptionValue
+    ruling: str
+    help: str
+
+
+class Ruleset(Protocol[StateT, ActionT]):
+    name: str
+    version: str
+    options: tuple[OptionSpec, ...]
+
+    def setup(self, kit: Kit, players: Sequence[str], options: Mapping[str, OptionValue]) -> StateT: ...
+
+    def legal(self, state: StateT, action: ActionT) -> None:
+        """Return if `action` is legal in `state`; raise RuleViolation naming the ruling otherwise."""
+
+    def apply(self, state: StateT, action: ActionT) -> Transition[StateT]:
+        """Check `action` and return the next state; `state` itself is never changed."""
+
+    def legal_actions(self, state: StateT) -> Iterator[ActionT]: ...
+
+    def outcome(self, state: StateT) -> Outcome | None:
+        """The result once the game has ended, None while it goes on."""
+
+    def parse_action(self, text: str) -> ActionT:
+        """Read an action in notation; raise NotationError naming the column and what was expected."""
+
+    def format_action(self, action: ActionT) -> str: ...
+
+
+def resolve_options(specs: Sequence[OptionSpec], given: Mapping[str, OptionValue]) -> dict[str, OptionValue]:
+    """Defaults overlaid with the given options; an unknown name or a value of the wrong type is refused."""
+    known = {spec.name: spec for spec in specs}
+    for name, value in given.items():
+        spec = known.get(name)
+        if spec is None:
+            names = ", ".join(sorted(known)) or "none"
+            raise SetupError(f"unknown option {name!r}; this ruleset has: {names}")
+        if type(value) is not type(spec.default):
+            expected = type(spec.default).__name__
+            raise SetupError(f"option {name!r} takes a {expected}, got {value!r}")
+    return {spec.name: given.get(spec.name, spec.default) for spec in specs}

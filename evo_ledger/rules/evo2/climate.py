@@ -1,0 +1,146 @@
+"""The initiative draw before round 1, the climate phase and the mutation draws [E2-01, E2-03 to E2-06]."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.evo2.actions import DrawGene, RevealClimate, SetOrder
+from evo_ledger.rules.evo2.effects import Effects
+from evo_ledger.rules.evo2.state import Phase, State
+
+METEORITE = "meteorite"
+TOKEN_STEPS = {"cw": 1, "cw2": 2, "zero": 0, "acw": -1}
+
+
+def check_order(state: State, action: SetOrder) -> None:
+    if sorted(action.players) != sorted(state.players) or len(set(action.players)) != len(action.players):
+        raise RuleViolation("E2-01", f"the initiative order must name each player once: {', '.join(state.players)}")
+
+
+def apply_order(state: State, action: SetOrder, effects: Effects) -> None:
+    state.order = action.players
+    state.phase = Phase.CLIMATE
+    effects.add("initiative_set", round=0, order=list(action.players))
+
+
+def tokens_in_play(state: State) -> int:
+    climate = state.kit.climate
+    return sum(climate.tokens.values()) - climate.removed_unseen
+
+
+def meteorite_rounds(state: State) -> range:
+    """The rounds in which the meteorite can come up: it lies among the last tokens of the pile [E2-04]."""
+    last = tokens_in_play(state)
+    return range(last - state.kit.climate.meteorite_among_last + 1, last + 1)
+
+
+def check_climate(state: State, action: RevealClimate) -> None:
+    token = action.token
+    held = state.kit.climate.tokens.get(token, 0)
+    if state.revealed[token] >= held:
+        raise RuleViolation(
+            "E2-04", f"the climate tokens hold {held} {token!r}, and {state.revealed[token]} were revealed already"
+        )
+    window = meteorite_rounds(state)
+    if token == METEORITE and state.round < window.start:
+        raise RuleViolation(
+            "E2-04",
+            f"the meteorite lies among the last {state.kit.climate.meteorite_among_last} tokens: it cannot come up "
+            f"before round {window.start} (this is round {state.round})",
+        )
+    if token != METEORITE and state.round >= window.stop - 1:
+        raise RuleViolation(
+            "E2-04",
+            f"round {state.round} reveals the last of the {tokens_in_play(state)} tokens in play, "
+            "which must be the meteorite",
+        )
+
+
+def apply_climate(state: State, action: RevealClimate, effects: Effects) -> None:
+    state.revealed[action.token] += 1
+    if action.token == METEORITE:
+        return
+    state.climate_position = (state.climate_position + TOKEN_STEPS[action.token]) % len(state.kit.climate.positions)
+    zones = state.kit.climate.positions[state.climate_position]
+    effects.add(
+        "climate_changed", round=state.round, token=action.token, position=state.climate_position, zones=dict(zones)
+    )
+    state.phase = Phase.MUTATIONS
+    state.lab = []
+    state.set_aside = []
+
+
+def lab_size(state: State) -> int:
+    """Gene columns of the lab: one fewer than the players; column 1 holds the event card [E2-06]."""
+    return len(state.players) - 1
+
+
+def kit_count(state: State, gene: str) -> int:
+    return state.kit.genes.normal.get(gene, 1 if gene in state.kit.genes.unique else 0)
+
+
+def left_in_bag(state: State, gene: str) -> int:
+    """What the kit says the bag still holds of `gene`, besides the tokens out on the lab or set aside."""
+    out = state.genes_taken[gene] + state.lab.count(gene) + state.set_aside.count(gene)
+    return kit_count(state, gene) - out
+
+
+def uniques_seen(state: State) -> set[str]:
+    """The unique genes known to be among the 8 in the bag: won, on the lab, or set aside."""
+    taken = {gene for gene, count in state.genes_taken.items() if count > 0}
+    out = taken | {gene for gene in state.lab if gene} | set(state.set_aside)
+    return out & set(state.kit.genes.unique)
+
+
+def check_draw(state: State, action: DrawGene) -> None:
+    gene = action.gene
+    if gene is not None and gene not in state.kit.genes.normal and gene not in state.kit.genes.unique:
+        known = ", ".join([*state.kit.genes.normal, *state.kit.genes.unique])
+        raise RuleViolation("E2-03", f"the kit has no gene {gene!r}; its genes are {known}")
+
+
+def draw_warnings(state: State, gene: str) -> Iterator[str]:
+    """Draws the kit makes impossible are accepted, and said [E2-03]."""
+    if left_in_bag(state, gene) <= 0:
+        yield f"the kit's bag holds no more {gene!r} tokens, yet one was drawn"
+    unique = state.kit.genes.unique_in_bag
+    if gene in state.kit.genes.unique and gene not in uniques_seen(state) and len(uniques_seen(state)) >= unique:
+        yield f"{gene!r} would be unique gene number {len(uniques_seen(state)) + 1}, but the bag holds only {unique}"
+
+
+def drawable_genes(state: State) -> list[str]:
+    """Genes the kit says are still in the bag and not yet on the lab."""
+    unique_room = len(uniques_seen(state)) < state.kit.genes.unique_in_bag
+    normal = [g for g in state.kit.genes.normal if g not in state.lab and left_in_bag(state, g) > 0]
+    unique = [g for g in state.kit.genes.unique if g not in state.lab and left_in_bag(state, g) > 0]
+    return normal + [g for g in unique if unique_room or g in uniques_seen(state)]
+
+
+def apply_draw(state: State, action: DrawGene, effects: Effects) -> bool:
+    """Returns True once the lab is full and the auction can start."""
+    gene = action.gene
+    if gene is None:
+        left = drawable_genes(state)
+        if left:
+            effects.warn(
+                "E2-03", f"the bag was recorded as unable to fill the lab, but the kit says it holds {', '.join(left)}"
+            )
+        empty = lab_size(state) - len(state.lab)
+        state.lab.extend([None] * empty)
+        effects.add("lab_left_unfilled", round=state.round, empty_columns=empty)
+    else:
+        for message in draw_warnings(state, gene):
+            effects.warn("E2-03", message)
+        if gene in state.lab:
+            state.set_aside.append(gene)
+            effects.add("gene_set_aside", round=state.round, gene=gene)
+        else:
+            state.lab.append(gene)
+            effects.add("gene_placed", round=state.round, gene=gene, column=len(state.lab) + 1)
+    if len(state.lab) < lab_size(state):
+        return False
+    if state.set_aside:
+        effects.add("genes_returned_to_bag", round=state.round, genes=list(state.set_aside))
+        state.set_aside = []
+    return True

@@ -1,0 +1,104 @@
+"""The survival phase [E2-12]: the climate takes its due; where several dinosaurs could go, the owner chooses."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from itertools import combinations, product
+from math import comb
+
+from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.evo2.actions import Remove
+from evo_ledger.rules.evo2.state import PlayerState, State
+
+AT_RISK = ("hot", "cold", "deadly")
+
+
+@dataclass(frozen=True)
+class Due:
+    """What the climate takes from one player: `count` dinosaurs, at most `excess[zone]` from each zone."""
+
+    player: str
+    at_risk: Mapping[str, tuple[str, ...]]
+    keep: Mapping[str, int]
+    count: int
+
+    @property
+    def excess(self) -> dict[str, int]:
+        return {zone: max(0, len(spaces) - self.keep[zone]) for zone, spaces in self.at_risk.items()}
+
+    def _splits(self) -> Iterator[tuple[tuple[int, ...], int]]:
+        """Each way to share `count` among the zones, with the number of dinosaur sets it allows."""
+        sizes, limits = [len(self.at_risk[z]) for z in AT_RISK], [self.excess[z] for z in AT_RISK]
+        for taken in product(*(range(limit + 1) for limit in limits)):
+            if sum(taken) == self.count:
+                yield taken, comb(sizes[0], taken[0]) * comb(sizes[1], taken[1]) * comb(sizes[2], taken[2])
+
+    def choices(self) -> int:
+        """How many different sets of dinosaurs would satisfy the climate."""
+        return sum(ways for _, ways in self._splits())
+
+    def forced(self) -> tuple[str, ...]:
+        """The one removal there is when `choices()` is 1: each zone gives all its dinosaurs or none."""
+        ((taken, _),) = [split for split in self._splits() if split[1]]
+        return tuple(space for zone, n in zip(AT_RISK, taken, strict=True) if n for space in self.at_risk[zone])
+
+
+def keeps(player: PlayerState) -> dict[str, int]:
+    """Thermoregulation keeps one a layer in a hot zone, fur one in a cold zone, cave dweller one in a deadly zone."""
+    return {
+        "hot": player.genes["thermo"],
+        "cold": player.genes["fur"],
+        "deadly": 1 if player.has("cave_dweller") else 0,
+    }
+
+
+def due(state: State, name: str) -> Due:
+    player = state.players[name]
+    own = state.dinosaurs_of(name)
+    at_risk = {zone: tuple(s for s in own if state.zone_of(s) == zone) for zone in AT_RISK}
+    keep = keeps(player)
+    demanded = sum(max(0, len(at_risk[zone]) - keep[zone]) for zone in AT_RISK)
+    return Due(name, at_risk, keep, min(demanded, max(0, len(own) - player.floor)))
+
+
+def check_remove(state: State, action: Remove) -> None:
+    if not state.to_choose or action.player != state.to_choose[0]:
+        waiting = state.to_choose[0] if state.to_choose else "nobody"
+        raise RuleViolation("E2-12", f"the survival choice in initiative order is {waiting}'s, not {action.player}'s")
+    owed = due(state, action.player)
+    if len(set(action.spaces)) != len(action.spaces) or len(action.spaces) != owed.count:
+        raise RuleViolation(
+            "E2-12",
+            f"the climate takes {owed.count} of {action.player}'s dinosaurs: name {owed.count} different spaces",
+        )
+    for zone in AT_RISK:
+        named = [s for s in action.spaces if s in owed.at_risk[zone]]
+        if len(named) > owed.excess[zone]:
+            raise RuleViolation(
+                "E2-12",
+                f"{action.player} keeps {owed.keep[zone]} in {zone} zones and has {len(owed.at_risk[zone])} there: "
+                f"at most {owed.excess[zone]} may go from them, not {len(named)}",
+            )
+    safe = [s for s in action.spaces if not any(s in spaces for spaces in owed.at_risk.values())]
+    if safe:
+        raise RuleViolation(
+            "E2-12", f"{safe[0]} is not one of {action.player}'s dinosaurs in a zone the climate threatens"
+        )
+
+
+def remove_all(state: State, spaces: tuple[str, ...]) -> None:
+    for space in spaces:
+        del state.board[space]
+
+
+def legal_removals(state: State, player: str) -> Iterator[Remove]:
+    owed = due(state, player)
+    candidates = [s for zone in AT_RISK for s in owed.at_risk[zone]]
+    for chosen in combinations(candidates, owed.count):
+        action = Remove(player, chosen)
+        try:
+            check_remove(state, action)
+        except RuleViolation:
+            continue
+        yield action

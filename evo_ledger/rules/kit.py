@@ -1,0 +1,327 @@
+"""Kits: the physical components of a game as validated data.
+
+A kit is a JSON document (format in docs/kits.md): the island's spaces on a hex grid, the start marks paired
+with seats, the climate wheel and its tokens, the gene bag and the component counts. Loading checks every part
+and gives the kit's content hash, which a game pins so that its replay never changes when a kit file does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, NoReturn
+
+FORMAT_VERSION = 1
+ZONES = ("ideal", "hot", "cold", "deadly")
+HEX_DIRECTIONS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+
+
+class KitError(ValueError):
+    """A kit that cannot be used; the message names the kit, the field and what is wrong."""
+
+
+@dataclass(frozen=True)
+class Space:
+    id: str
+    q: int
+    r: int
+    terrain: str
+    coast: bool
+
+
+@dataclass(frozen=True)
+class ClimateWheel:
+    positions: tuple[Mapping[str, str], ...]
+    start: int
+    tokens: Mapping[str, int]
+    removed_unseen: int
+    meteorite_among_last: int
+
+    def zone(self, position: int, terrain: str) -> str:
+        return self.positions[position % len(self.positions)][terrain]
+
+
+@dataclass(frozen=True)
+class GeneBag:
+    normal: Mapping[str, int]
+    unique: tuple[str, ...]
+    unique_in_bag: int
+
+
+@dataclass(frozen=True)
+class Kit:
+    name: str
+    edition: str
+    stand_in: bool
+    players: int
+    terrains: tuple[str, ...]
+    spaces: Mapping[str, Space]
+    neighbours: Mapping[str, frozenset[str]]
+    start_marks: Mapping[int, tuple[str, ...]]
+    climate: ClimateWheel
+    genes: GeneBag
+    dinosaurs_per_player: int
+    event_cards: int
+    content_hash: str
+
+    def distance(self, a: str, b: str) -> int:
+        """Hex distance between two spaces, whatever lies between them."""
+        sa, sb = self.spaces[a], self.spaces[b]
+        dq, dr = sa.q - sb.q, sa.r - sb.r
+        return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+
+def builtin_kit_names() -> list[str]:
+    folder = resources.files("evo_ledger") / "kits"
+    return sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def load_kit(reference: str) -> Kit:
+    """Load a kit by built-in name (`standin-e2-3p`) or by the path of a JSON file."""
+    if reference in builtin_kit_names():
+        text = (resources.files("evo_ledger") / "kits" / f"{reference}.json").read_text(encoding="utf-8")
+    else:
+        path = Path(reference)
+        if not path.is_file():
+            known = ", ".join(builtin_kit_names())
+            raise KitError(f"kit {reference!r}: no such built-in kit ({known}) and no such file")
+        text = path.read_text(encoding="utf-8")
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise KitError(f"kit {reference!r}: not valid JSON: {error}") from None
+    return parse_kit(document, label=reference)
+
+
+def canonical_hash(document: Mapping[str, Any]) -> str:
+    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def parse_kit(document: Any, label: str = "kit") -> Kit:
+    reader = _Reader(label)
+    root = reader.mapping(document, "")
+    version = reader.integer(root, "format", minimum=1)
+    if version != FORMAT_VERSION:
+        raise KitError(f"kit {label!r}: format {version} is not supported (this version reads {FORMAT_VERSION})")
+    terrains = tuple(reader.strings(root, "terrains"))
+    spaces = _parse_spaces(reader, root, terrains)
+    neighbours = _neighbours(spaces)
+    islands = reader.integer(root, "islands", minimum=1, default=1)
+    _check_islands(reader, spaces, neighbours, islands)
+    players = reader.integer(root, "players", minimum=1)
+    components = reader.mapping(root.get("components"), "components")
+    return Kit(
+        name=reader.string(root, "name"),
+        edition=reader.string(root, "edition"),
+        stand_in=reader.boolean(root, "stand_in"),
+        players=players,
+        terrains=terrains,
+        spaces=spaces,
+        neighbours=neighbours,
+        start_marks=_parse_start_marks(reader, root, spaces, players),
+        climate=_parse_climate(reader, root, terrains),
+        genes=_parse_genes(reader, root),
+        dinosaurs_per_player=reader.integer(components, "dinosaurs_per_player", minimum=1, where="components"),
+        event_cards=reader.integer(components, "event_cards", minimum=0, where="components"),
+        content_hash=canonical_hash(root),
+    )
+
+
+def _parse_spaces(reader: _Reader, root: Mapping[str, Any], terrains: tuple[str, ...]) -> dict[str, Space]:
+    entries = reader.sequence(root.get("spaces"), "spaces")
+    if not entries:
+        reader.fail("spaces", "the island needs at least one space")
+    spaces: dict[str, Space] = {}
+    seen_coords: dict[tuple[int, int], str] = {}
+    for index, entry in enumerate(entries):
+        where = f"spaces[{index}]"
+        item = reader.mapping(entry, where)
+        space_id = reader.string(item, "id", where=where)
+        q, r = reader.integer(item, "q", where=where), reader.integer(item, "r", where=where)
+        terrain = reader.choice(item, "terrain", terrains, where=where)
+        if space_id in spaces:
+            reader.fail(f"{where}.id", f"{space_id!r} is used by another space")
+        if (q, r) in seen_coords:
+            reader.fail(where, f"coordinates ({q}, {r}) are already those of {seen_coords[(q, r)]!r}")
+        seen_coords[(q, r)] = space_id
+        coast = item.get("coast")
+        spaces[space_id] = Space(space_id, q, r, terrain, coast if isinstance(coast, bool) else False)
+        if coast is not None and not isinstance(coast, bool):
+            reader.fail(f"{where}.coast", f"must be true or false, got {coast!r}")
+    return _derive_missing_coasts(spaces, entries, seen_coords)
+
+
+def _derive_missing_coasts(
+    spaces: dict[str, Space], entries: list[Any], coords: Mapping[tuple[int, int], str]
+) -> dict[str, Space]:
+    """A space whose `coast` is left out borders the sea if one of its six hex neighbours is not land."""
+    result: dict[str, Space] = {}
+    for entry, space in zip(entries, spaces.values(), strict=True):
+        if "coast" in entry:
+            result[space.id] = space
+            continue
+        open_sides = any((space.q + dq, space.r + dr) not in coords for dq, dr in HEX_DIRECTIONS)
+        result[space.id] = Space(space.id, space.q, space.r, space.terrain, open_sides)
+    return result
+
+
+def _neighbours(spaces: Mapping[str, Space]) -> dict[str, frozenset[str]]:
+    by_coords = {(s.q, s.r): s.id for s in spaces.values()}
+    return {
+        s.id: frozenset(
+            by_coords[(s.q + dq, s.r + dr)] for dq, dr in HEX_DIRECTIONS if (s.q + dq, s.r + dr) in by_coords
+        )
+        for s in spaces.values()
+    }
+
+
+def _check_islands(
+    reader: _Reader, spaces: Mapping[str, Space], neighbours: Mapping[str, frozenset[str]], declared: int
+) -> None:
+    unvisited = set(spaces)
+    found = 0
+    while unvisited:
+        found += 1
+        frontier = [unvisited.pop()]
+        while frontier:
+            for other in neighbours[frontier.pop()]:
+                if other in unvisited:
+                    unvisited.remove(other)
+                    frontier.append(other)
+    if found != declared:
+        reader.fail("islands", f"the spaces form {found} island(s) on the hex grid, but the kit declares {declared}")
+
+
+def _parse_start_marks(
+    reader: _Reader, root: Mapping[str, Any], spaces: Mapping[str, Space], players: int
+) -> dict[int, tuple[str, ...]]:
+    marks = reader.mapping(root.get("start_marks"), "start_marks")
+    expected = {str(seat) for seat in range(1, players + 1)}
+    if set(marks) != expected:
+        reader.fail("start_marks", f"needs exactly the seats {sorted(expected, key=int)}, got {sorted(marks)}")
+    owner: dict[str, int] = {}
+    result: dict[int, tuple[str, ...]] = {}
+    for seat_text, entry in marks.items():
+        seat = int(seat_text)
+        where = f"start_marks.{seat}"
+        ids = reader.sequence(entry, where)
+        for space_id in ids:
+            if space_id not in spaces:
+                reader.fail(where, f"{space_id!r} is not a space of the island")
+            if space_id in owner:
+                reader.fail(where, f"{space_id!r} is already the start mark of seat {owner[space_id]}")
+            owner[space_id] = seat
+        result[seat] = tuple(ids)
+    return result
+
+
+def _parse_climate(reader: _Reader, root: Mapping[str, Any], terrains: tuple[str, ...]) -> ClimateWheel:
+    climate = reader.mapping(root.get("climate"), "climate")
+    positions = []
+    for index, entry in enumerate(reader.sequence(climate.get("positions"), "climate.positions")):
+        where = f"climate.positions[{index}]"
+        mapping = reader.mapping(entry, where)
+        if set(mapping) != set(terrains):
+            reader.fail(where, f"must give a zone for exactly the terrains {list(terrains)}")
+        for terrain in terrains:
+            reader.choice(mapping, terrain, ZONES, where=where)
+        positions.append(dict(mapping))
+    if not positions:
+        reader.fail("climate.positions", "the wheel needs at least one position")
+    tokens = reader.mapping(climate.get("tokens"), "climate.tokens")
+    for kind in tokens:
+        reader.integer(tokens, kind, minimum=0, where="climate.tokens")
+    return ClimateWheel(
+        positions=tuple(positions),
+        start=reader.integer(climate, "start", minimum=0, maximum=len(positions) - 1, where="climate"),
+        tokens=dict(tokens),
+        removed_unseen=reader.integer(climate, "removed_unseen", minimum=0, where="climate"),
+        meteorite_among_last=reader.integer(climate, "meteorite_among_last", minimum=1, where="climate"),
+    )
+
+
+def _parse_genes(reader: _Reader, root: Mapping[str, Any]) -> GeneBag:
+    genes = reader.mapping(root.get("genes"), "genes")
+    normal = reader.mapping(genes.get("normal"), "genes.normal")
+    for kind in normal:
+        reader.integer(normal, kind, minimum=0, where="genes.normal")
+    unique = tuple(reader.strings(genes, "unique", where="genes"))
+    overlap = sorted(set(unique) & set(normal))
+    if overlap:
+        reader.fail("genes.unique", f"{overlap} are also normal genes")
+    return GeneBag(
+        normal=dict(normal),
+        unique=unique,
+        unique_in_bag=reader.integer(genes, "unique_in_bag", minimum=0, maximum=len(unique), where="genes"),
+    )
+
+
+class _Reader:
+    """Typed access to the JSON document; every failure names the field."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+    def fail(self, where: str, problem: str) -> NoReturn:
+        raise KitError(f"kit {self.label!r}: {where or 'document'}: {problem}")
+
+    def _path(self, where: str, key: str) -> str:
+        return f"{where}.{key}" if where else key
+
+    def mapping(self, value: Any, where: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            self.fail(where, f"must be an object, got {type(value).__name__}")
+        return value
+
+    def sequence(self, value: Any, where: str) -> list[Any]:
+        if not isinstance(value, list):
+            self.fail(where, f"must be a list, got {type(value).__name__}")
+        return value
+
+    def string(self, item: Mapping[str, Any], key: str, where: str = "") -> str:
+        value = item.get(key)
+        if not isinstance(value, str) or not value:
+            self.fail(self._path(where, key), f"must be a non-empty string, got {value!r}")
+        return value
+
+    def strings(self, item: Mapping[str, Any], key: str, where: str = "") -> list[str]:
+        values = self.sequence(item.get(key), self._path(where, key))
+        if not all(isinstance(v, str) and v for v in values) or len(set(values)) != len(values):
+            self.fail(self._path(where, key), "must be a list of distinct non-empty strings")
+        return values
+
+    def boolean(self, item: Mapping[str, Any], key: str) -> bool:
+        value = item.get(key)
+        if not isinstance(value, bool):
+            self.fail(key, f"must be true or false, got {value!r}")
+        return value
+
+    def choice(self, item: Mapping[str, Any], key: str, allowed: tuple[str, ...], where: str = "") -> str:
+        value = item.get(key)
+        if value not in allowed:
+            self.fail(self._path(where, key), f"{value!r} is not one of {', '.join(allowed)}")
+        return str(value)
+
+    def integer(
+        self,
+        item: Mapping[str, Any],
+        key: str,
+        minimum: int | None = None,
+        maximum: int | None = None,
+        where: str = "",
+        default: int | None = None,
+    ) -> int:
+        value = item.get(key, default)
+        path = self._path(where, key)
+        if not isinstance(value, int) or isinstance(value, bool):
+            self.fail(path, f"must be a whole number, got {value!r}")
+        if minimum is not None and value < minimum:
+            self.fail(path, f"must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            self.fail(path, f"must be at most {maximum}, got {value}")
+        return value
