@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from evo_ledger.notation import ActionLine, GameFile, format_result
@@ -36,9 +37,15 @@ class CheckReport:
         return self.refused is None and self.result_mismatch is None
 
 
-def load_pinned_kit(game: GameFile) -> Kit:
+def kit_reference(game: GameFile, base: Path | None) -> str:
+    """A kit named by a path is looked for beside the game file first."""
+    beside = base / game.header.kit if base is not None else None
+    return str(beside) if beside is not None and beside.is_file() else game.header.kit
+
+
+def load_pinned_kit(game: GameFile, base: Path | None = None) -> Kit:
     try:
-        kit = load_kit(game.header.kit)
+        kit = load_kit(kit_reference(game, base))
     except KitError as error:
         raise GameSetupError(str(error)) from None
     if game.header.kit_hash and game.header.kit_hash != kit.content_hash:
@@ -49,17 +56,18 @@ def load_pinned_kit(game: GameFile) -> Kit:
     return kit
 
 
-def start(game: GameFile) -> Any:
+def start(game: GameFile, base: Path | None = None) -> Any:
     ruleset = get_ruleset(game.header.ruleset, game.header.version)
     try:
-        return ruleset.setup(load_pinned_kit(game), game.header.players, game.header.options)
+        return ruleset.setup(load_pinned_kit(game, base), game.header.players, game.header.options)
     except SetupError as error:
         raise GameSetupError(str(error)) from None
 
 
-def check_game(game: GameFile) -> CheckReport:
+def check_game(game: GameFile, base: Path | None = None) -> CheckReport:
+    """Replays `game`; `base` is the folder a kit given by a relative path is looked for in."""
     ruleset = get_ruleset(game.header.ruleset, game.header.version)
-    report = CheckReport(state=start(game))
+    report = CheckReport(state=start(game, base))
     for line in game.actions:
         try:
             transition = ruleset.apply(report.state, line.action)

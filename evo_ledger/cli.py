@@ -48,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def check_file(path: Path, quiet: bool, out: TextIO) -> int:
     try:
         game = parse_game(path.read_text(encoding="utf-8"))
-        report = check_game(game)
+        report = check_game(game, path.parent)
     except OSError as error:
         print(f"{path}: cannot read: {error.strerror}", file=out)
         return EXIT_UNREADABLE

@@ -37,9 +37,9 @@ def check_birth(state: State, action: Birth) -> None:
             raise RuleViolation(
                 "E2-11", f"{player} has dinosaurs in supply: only with all on the board may one be taken off"
             )
-        check_own(state, player, action.relocated_from)
-    if action.space == action.relocated_from:
-        raise RuleViolation("E2-11", f"the dinosaur taken off {action.space} must be born elsewhere")
+        if action.space == action.relocated_from:
+            raise RuleViolation("E2-11", f"the dinosaur taken off {action.space} must be born elsewhere")
+        check_own(state, player, action.relocated_from, ruling="E2-11")
     if action.space in state.board:
         raise RuleViolation("E2-11", f"{action.space} is occupied: a newborn goes on an empty space")
     parents = set(state.dinosaurs_of(player)) - {action.relocated_from}

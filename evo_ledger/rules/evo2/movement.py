@@ -24,12 +24,12 @@ def check_space(state: State, space: str) -> None:
         raise RuleViolation(None, f"there is no space {space!r} on the island of kit {state.kit.name}")
 
 
-def check_own(state: State, player: str, space: str) -> None:
+def check_own(state: State, player: str, space: str, ruling: str = "E2-10") -> None:
     check_space(state, space)
     if state.board.get(space) != player:
         holder = state.board.get(space)
         what = f"{holder}'s dinosaur" if holder else "no dinosaur"
-        raise RuleViolation("E2-10", f"{space} holds {what}, not one of {player}'s")
+        raise RuleViolation(ruling, f"{space} holds {what}, not one of {player}'s")
 
 
 def check_turn(state: State, player: str) -> None:

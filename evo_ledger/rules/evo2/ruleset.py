@@ -132,16 +132,28 @@ def check_phase(state: State, action: Action) -> None:
         if state.phase not in (Phase.MOVEMENT, Phase.BIRTH):
             raise RuleViolation("E2-01", f"a pass ends a movement or birth turn; this is the {state.phase} phase")
     elif expected != state.phase:
-        raise RuleViolation(
-            "E2-01",
-            f"'{format_action(action)}' belongs to the {expected} phase; "
-            f"round {state.round} is in the {state.phase} phase",
-        )
+        raise wrong_phase(state, action, expected)
     if state.pending_attack is not None and not isinstance(action, Roll):
         attacker, source, target = state.pending_attack
         raise RuleViolation(
             "E2-09", f"the combat die must be rolled first for {attacker}'s attack from {source} on {target}"
         )
+
+
+def wrong_phase(state: State, action: Action, expected: str | None) -> RuleViolation:
+    """A draw once the lab is full, or a bid before it is, breaks the filling of the lab [E2-06]; any other
+    action out of its phase breaks the order of the round [E2-01]."""
+    genes = climate.lab_size(state)
+    if isinstance(action, DrawGene) and state.phase == Phase.AUCTION:
+        return RuleViolation("E2-06", f"the lab already holds its {genes} genes, one fewer than the players")
+    if isinstance(action, Bid) and state.phase == Phase.MUTATIONS:
+        return RuleViolation(
+            "E2-06", f"the lab holds {len(state.lab)} of its {genes} genes: bidding starts once it is full"
+        )
+    return RuleViolation(
+        "E2-01",
+        f"'{format_action(action)}' belongs to the {expected} phase; round {state.round} is in the {state.phase} phase",
+    )
 
 
 def check_action(state: State, action: Action) -> None:
