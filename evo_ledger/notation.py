@@ -165,7 +165,8 @@ def _parse_result(number: int, column: int, content: str) -> tuple[Standing, ...
     for part in body.split(","):
         match = _RESULT_ENTRY.fullmatch(part.strip())
         if match is None:
-            raise GameFileError(number, offset, f"expected 'RANK PLAYER SCORE/SCORE', found {part.strip()!r}")
+            column_of_entry = offset + len(part) - len(part.lstrip())
+            raise GameFileError(number, column_of_entry, f"expected 'RANK PLAYER SCORE/SCORE', found {part.strip()!r}")
         rank, player, score = match.groups()
         standings.append(Standing(int(rank), player, tuple(int(s) for s in score.split("/"))))
         offset += len(part) + 1

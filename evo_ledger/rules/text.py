@@ -31,7 +31,7 @@ class Words:
     def __init__(self, text: str) -> None:
         self._words = [Word(m.group(), m.start() + 1) for m in _WORD.finditer(text)]
         self._index = 0
-        self._end_column = len(text.rstrip()) + 2 if text.strip() else 1
+        self._end_column = len(text.rstrip()) + 1
 
     def peek(self) -> Word | None:
         return self._words[self._index] if self._index < len(self._words) else None

@@ -8,7 +8,7 @@ import pytest
 
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.evo2.state import Phase, State
-from tests.support import RULES, ROUND_ONE_AUCTION, kinds, new_game, play, step
+from tests.support import ROUND_ONE_AUCTION, RULES, kinds, new_game, play, step
 
 # The combat table of RULINGS E2-09, written out: the faces on which the attacker wins.
 DIE_FACES = ("horn", "horn=", "horn+", "horn++", "x")

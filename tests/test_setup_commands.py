@@ -1,0 +1,29 @@
+"""The README's set-up commands stay true: CI runs the README's test command, word for word."""
+
+from __future__ import annotations
+
+import re
+
+from tests.support import ROOT
+
+
+def readme_commands() -> list[str]:
+    readme = (ROOT / "README.md").read_text()
+    setup = readme.split("## Set-up", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```sh\n(.+?)\n```", setup)
+
+
+def test_the_readme_has_a_run_command_and_a_test_command() -> None:
+    run, test = readme_commands()
+    assert "evo-ledger" in run and "pytest" in test
+
+
+def test_ci_runs_the_readmes_test_command() -> None:
+    script = (ROOT / ".ci" / "run").read_text().strip().splitlines()
+    assert script[-1] == readme_commands()[1]
+
+
+def test_the_readmes_run_command_names_files_that_exist() -> None:
+    run = readme_commands()[0]
+    pattern = run.split("check ", 1)[1]
+    assert list(ROOT.glob(pattern))
