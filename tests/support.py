@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from evo_ledger.rules.base import OptionValue, Transition
+import pytest
+
+from evo_ledger.rules.base import OptionValue, RuleViolation, Transition
 from evo_ledger.rules.evo2.ruleset import Evo2Ruleset
 from evo_ledger.rules.evo2.state import State
 from evo_ledger.rules.kit import load_kit
@@ -24,6 +26,9 @@ ROUND_ONE_AUCTION = (
     "ben bid 1 legs",
     "cat bid 0 card",
 )
+
+# Round 1, cat to move: cat's C2 is next to ann's C3, whose other neighbours are B2, B3, C4, D2 and D3.
+CAT_NEXT_TO_ANN = {"C2": "cat", "B1": "cat", "C3": "ann", "D2": "ann", "D3": "ann", "G1": "ben", "G2": "ben"}
 
 
 def new_game(
@@ -46,8 +51,29 @@ def kinds(transition: Transition[State]) -> list[str]:
     return [c.kind for c in transition.consequences]
 
 
-def set_board(state: State, placement: Mapping[str, str]) -> State:
-    """The same state with only the given dinosaurs on the board."""
-    state = state.copy()
-    state.board = dict(placement)
+def refused(state: State, line: str) -> RuleViolation:
+    with pytest.raises(RuleViolation) as caught:
+        step(state, line)
+    return caught.value
+
+
+def movement(board: Mapping[str, str]) -> State:
+    """Round 1's movement phase (climate position 1), cat to move with 2 points, then ben, then ann."""
+    state = play(new_game(), *ROUND_ONE_AUCTION)
+    state.board = dict(board)
+    return state
+
+
+def first_birth_turn(board: Mapping[str, str] | None = None) -> State:
+    """Round 1's birth phase: cat births first, then ben, then ann twice (she won eggs)."""
+    state = play(new_game(), *ROUND_ONE_AUCTION, "cat pass", "ben pass", "ann pass")
+    if board is not None:
+        state.board = dict(board)
+    return state
+
+
+def last_birth_turn(board: Mapping[str, str]) -> State:
+    """Round 1 just before ann's second-pass birth; passing it starts the survival phase."""
+    state = play(first_birth_turn(), "cat pass", "ben pass", "ann pass")
+    state.board = dict(board)
     return state

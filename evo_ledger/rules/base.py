@@ -20,10 +20,12 @@ class RuleViolation(Exception):
     """An action the rules refuse. `ruling` is the id in RULINGS.md that forbids it; None when the action names
     something the game does not have (a space not on the island, a player not at the table)."""
 
-    def __init__(self, ruling: str | None, message: str) -> None:
+    def __init__(self, ruling: str | None, message: str, waivable: bool = False) -> None:
         super().__init__(f"[{ruling}] {message}" if ruling else message)
         self.ruling = ruling
         self.message = message
+        self.waivable = waivable
+        """True when a played card may override the rule (never for what would break the board itself)."""
 
 
 class SetupError(ValueError):

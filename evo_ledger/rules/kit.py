@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
@@ -53,6 +53,14 @@ class GeneBag:
 
 
 @dataclass(frozen=True)
+class CardDefinition:
+    """An event card the kit defines: the phases it may be played in (any if empty) and its effects' kinds."""
+
+    phases: tuple[str, ...]
+    effects: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Kit:
     name: str
     edition: str
@@ -67,6 +75,7 @@ class Kit:
     dinosaurs_per_player: int
     event_cards: int
     content_hash: str
+    cards: Mapping[str, CardDefinition] = field(default_factory=dict)
 
     def distance(self, a: str, b: str) -> int:
         """Hex distance between two spaces, whatever lies between them."""
@@ -129,7 +138,20 @@ def parse_kit(document: Any, label: str = "kit") -> Kit:
         dinosaurs_per_player=reader.integer(components, "dinosaurs_per_player", minimum=1, where="components"),
         event_cards=reader.integer(components, "event_cards", minimum=0, where="components"),
         content_hash=canonical_hash(root),
+        cards=_parse_cards(reader, root),
     )
+
+
+def _parse_cards(reader: _Reader, root: Mapping[str, Any]) -> dict[str, CardDefinition]:
+    """The optional `event_card_catalogue`: card name to the phases it is played in and its effects."""
+    catalogue = reader.mapping(root.get("event_card_catalogue", {}), "event_card_catalogue")
+    cards = {}
+    for name, entry in catalogue.items():
+        where = f"event_card_catalogue.{name}"
+        item = reader.mapping(entry, where)
+        phases = reader.strings(item, "phases", where=where) if "phases" in item else []
+        cards[name] = CardDefinition(tuple(phases), tuple(reader.sequence(item.get("effects"), f"{where}.effects")))
+    return cards
 
 
 def _parse_spaces(reader: _Reader, root: Mapping[str, Any], terrains: tuple[str, ...]) -> dict[str, Space]:

@@ -28,10 +28,13 @@ class Word:
 class Words:
     """A cursor over the whitespace-separated words of one action."""
 
-    def __init__(self, text: str) -> None:
-        self._words = [Word(m.group(), m.start() + 1) for m in _WORD.finditer(text)]
+    def __init__(self, text: str, offset: int = 0) -> None:
+        """`offset` is how many characters of the line come before `text`, for columns in errors."""
+        self._source = text
+        self._offset = offset
+        self._words = [Word(m.group(), m.start() + 1 + offset) for m in _WORD.finditer(text)]
         self._index = 0
-        self._end_column = len(text.rstrip()) + 1
+        self._end_column = len(text.rstrip()) + 1 + offset
 
     def peek(self) -> Word | None:
         return self._words[self._index] if self._index < len(self._words) else None
@@ -51,7 +54,7 @@ class Words:
 
     def integer(self, expected: str) -> int:
         word = self.take(expected)
-        if not re.fullmatch(r"-?\d+", word.text):
+        if not re.fullmatch(r"[-+]?\d+", word.text):
             raise NotationError(word.column, expected, repr(word.text))
         return int(word.text)
 
@@ -66,6 +69,17 @@ class Words:
         while self.peek() is not None or len(items) < at_least:
             items.append(self.matching(pattern, expected))
         return items
+
+    def remainder(self) -> tuple[str, int] | None:
+        """The rest of the text from the next word on, with that word's column; the cursor moves to the end."""
+        word = self.peek()
+        if word is None:
+            return None
+        last = self._words[-1]
+        self._index = len(self._words)
+        return self._source[
+            word.column - 1 - self._offset : last.column - 1 - self._offset + len(last.text)
+        ], word.column
 
     def end(self) -> None:
         word = self.peek()

@@ -6,9 +6,20 @@ from collections.abc import Mapping
 
 import pytest
 
-from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.evo2.state import Phase, State
-from tests.support import ROUND_ONE_AUCTION, RULES, kinds, new_game, play, step
+from tests.support import (
+    CAT_NEXT_TO_ANN,
+    ROUND_ONE_AUCTION,
+    RULES,
+    first_birth_turn,
+    kinds,
+    last_birth_turn,
+    movement,
+    new_game,
+    play,
+    refused,
+    step,
+)
 
 # The combat table of RULINGS E2-09, written out: the faces on which the attacker wins.
 DIE_FACES = ("horn", "horn=", "horn+", "horn++", "x")
@@ -19,31 +30,6 @@ WINS = {
     "two or more": {"horn", "horn=", "horn+", "horn++"},
 }
 DIFFERENCES = {-2: "fewer", -1: "fewer", 0: "as many", 1: "one more", 2: "two or more", 3: "two or more"}
-
-
-def refused(state: State, line: str) -> RuleViolation:
-    with pytest.raises(RuleViolation) as caught:
-        step(state, line)
-    return caught.value
-
-
-def movement(board: Mapping[str, str]) -> State:
-    """Round 1's movement phase (climate position 1), cat to move with 2 points, then ben, then ann."""
-    state = play(new_game(), *ROUND_ONE_AUCTION)
-    state.board = dict(board)
-    return state
-
-
-def last_birth_turn(board: Mapping[str, str]) -> State:
-    """Round 1 just before ann's second-pass birth; passing it starts the survival phase."""
-    state = play(new_game(), *ROUND_ONE_AUCTION, "cat pass", "ben pass", "ann pass", "cat pass", "ben pass")
-    state = play(state, "ann pass")
-    assert state.current_player == "ann" and state.birth_pass == 2
-    state.board = dict(board)
-    return state
-
-
-CAT_NEXT_TO_ANN = {"C2": "cat", "B1": "cat", "C3": "ann", "D2": "ann", "D3": "ann", "G1": "ben", "G2": "ben"}
 
 
 @pytest.mark.parametrize("difference", sorted(DIFFERENCES))
@@ -113,7 +99,7 @@ def test_spending_the_last_point_ends_the_turn_and_pass_ends_it_early_E2_10() ->
 
 
 def test_births_go_in_passes_in_initiative_order_one_per_egg_E2_11() -> None:
-    state = play(new_game(), *ROUND_ONE_AUCTION, "cat pass", "ben pass", "ann pass")
+    state = first_birth_turn()
     turns = []
     while state.phase == Phase.BIRTH:
         turns.append((state.birth_pass, state.current_player))
@@ -122,19 +108,19 @@ def test_births_go_in_passes_in_initiative_order_one_per_egg_E2_11() -> None:
 
 
 def test_a_newborn_goes_next_to_any_own_dinosaur_newborns_included_E2_11() -> None:
-    state = play(new_game(), *ROUND_ONE_AUCTION, "cat pass", "ben pass", "ann pass", "cat pass", "ben pass")
+    state = play(first_birth_turn(), "cat pass", "ben pass")
     assert refused(state, "ann birth D4").ruling == "E2-11"  # next to neither B5 nor C6
     state = play(state, "ann birth C5")
     assert step(state, "ann birth D4").state.board["D4"] == "ann"  # next to the newborn on C5
 
 
 def test_births_are_optional_E2_11() -> None:
-    state = play(new_game(), *ROUND_ONE_AUCTION, "cat pass", "ben pass", "ann pass", "cat pass")
+    state = play(first_birth_turn(), "cat pass")
     assert step(state, "ben pass").state.current_player == "ann"
 
 
 def test_with_all_8_on_the_board_a_birth_takes_one_off_to_place_it_elsewhere_E2_11() -> None:
-    state = play(new_game(), *ROUND_ONE_AUCTION, "cat pass", "ben pass", "ann pass")
+    state = first_birth_turn()
     cats = dict.fromkeys(("B1", "C1", "B2", "A1", "A2", "B3", "B4", "B5"), "cat")
     state.board = {**cats, "C6": "ann", "D5": "ann", "G1": "ben", "G2": "ben"}
     assert refused(state, "cat birth C5").ruling == "E2-11"

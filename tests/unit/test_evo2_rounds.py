@@ -6,15 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.evo2.state import Phase
-from tests.support import ROUND_ONE_AUCTION, kinds, new_game, play, step
-
-
-def refused(state: object, line: str) -> RuleViolation:
-    with pytest.raises(RuleViolation) as caught:
-        step(state, line)  # type: ignore[arg-type]
-    return caught.value
+from tests.support import ROUND_ONE_AUCTION, kinds, new_game, play, refused, step
 
 
 def test_setup_puts_one_dinosaur_on_each_start_mark_of_the_seat_E2_02() -> None:
@@ -62,7 +55,8 @@ def test_round_one_is_bid_in_the_random_order_and_round_two_in_the_previous_init
 def test_an_action_out_of_its_phase_is_refused_E2_01() -> None:
     state = play(new_game(), "order ann ben cat")
     assert refused(state, "ann pass").ruling == "E2-01"
-    assert refused(state, "roll horn").ruling == "E2-01"
+    assert refused(state, "ann move B5 B4").ruling == "E2-01"
+    assert refused(state, "roll horn").ruling == "E2-09"  # the die answers an attack, whatever the phase
 
 
 def test_a_draw_no_kit_gene_has_is_refused_E2_03() -> None:

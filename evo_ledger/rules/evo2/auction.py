@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from evo_ledger.rules.base import RuleViolation
-from evo_ledger.rules.evo2.actions import BID_CARD, Bid
+from evo_ledger.rules.evo2.actions import BID_CARD, Bid, Slot
 from evo_ledger.rules.evo2.effects import Effects
 from evo_ledger.rules.evo2.state import Marker, State
 
@@ -138,6 +138,26 @@ def set_initiative(state: State, effects: Effects) -> None:
     state.order = tuple(sorted(by_column, key=state.count_of))
     state.markers = {}
     effects.add("initiative_set", round=state.round, order=list(state.order))
+
+
+def slot_chooser(state: State) -> str | None:
+    """The holder of adrenaline rush, who picks any place on the track after the sort [E2-08]."""
+    return next((name for name in state.order if state.players[name].has("adrenaline_rush")), None)
+
+
+def check_slot(state: State, action: Slot) -> None:
+    chooser = slot_chooser(state)
+    if action.player != chooser:
+        raise RuleViolation("E2-08", f"only the holder of adrenaline rush picks a place; that is {chooser}")
+    if not 1 <= action.place <= len(state.order):
+        raise RuleViolation("E2-08", f"the initiative track has places 1 to {len(state.order)}, not {action.place}")
+
+
+def apply_slot(state: State, action: Slot, effects: Effects) -> None:
+    others = [name for name in state.order if name != action.player]
+    others.insert(action.place - 1, action.player)
+    state.order = tuple(others)
+    effects.add("initiative_set", round=state.round, order=list(state.order), chosen_by=action.player)
 
 
 def legal_bids(state: State) -> Iterator[Bid]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from evo_ledger.rules.base import RuleViolation
-from evo_ledger.rules.evo2.actions import DrawGene, RevealClimate, SetOrder
+from evo_ledger.rules.evo2.actions import DrawGene, Peek, RevealClimate, SetOrder
 from evo_ledger.rules.evo2.effects import Effects
 from evo_ledger.rules.evo2.state import Phase, State
 
@@ -36,29 +36,56 @@ def meteorite_rounds(state: State) -> range:
 
 
 def check_climate(state: State, action: RevealClimate) -> None:
-    token = action.token
+    if state.peeked is not None and action.token != state.peeked:
+        raise RuleViolation(
+            "E2-16", f"sixth sense saw {state.peeked!r} as the next climate token, not {action.token!r}"
+        )
+    check_token(state, action.token, state.round)
+
+
+def check_token(state: State, token: str, round_number: int) -> None:
+    """Whether `token` can come up in `round_number`, by the tokens' composition and the meteorite's place [E2-04]."""
     held = state.kit.climate.tokens.get(token, 0)
     if state.revealed[token] >= held:
         raise RuleViolation(
             "E2-04", f"the climate tokens hold {held} {token!r}, and {state.revealed[token]} were revealed already"
         )
     window = meteorite_rounds(state)
-    if token == METEORITE and state.round < window.start:
+    if token == METEORITE and round_number < window.start:
         raise RuleViolation(
             "E2-04",
             f"the meteorite lies among the last {state.kit.climate.meteorite_among_last} tokens: it cannot come up "
-            f"before round {window.start} (this is round {state.round})",
+            f"before round {window.start} (this is round {round_number})",
         )
-    if token != METEORITE and state.round >= window.stop - 1:
+    if token != METEORITE and round_number >= window.stop - 1:
         raise RuleViolation(
             "E2-04",
-            f"round {state.round} reveals the last of the {tokens_in_play(state)} tokens in play, "
+            f"round {round_number} reveals the last of the {tokens_in_play(state)} tokens in play, "
             "which must be the meteorite",
         )
 
 
+def next_reveal_round(state: State) -> int:
+    before_climate = state.phase in (Phase.ORDER, Phase.CLIMATE)
+    return state.round if before_climate else state.round + 1
+
+
+def check_peek(state: State, action: Peek) -> None:
+    """Sixth sense sees the next climate token; it must be one that can come up then [E2-16, E2-04]."""
+    if not state.players[action.player].has("sixth_sense"):
+        raise RuleViolation("E2-16", f"{action.player} does not have sixth sense")
+    if state.peeked is not None and state.peeked != action.token:
+        raise RuleViolation("E2-16", f"the next climate token was already seen: {state.peeked!r}")
+    check_token(state, action.token, next_reveal_round(state))
+
+
+def apply_peek(state: State, action: Peek) -> None:
+    state.peeked = action.token
+
+
 def apply_climate(state: State, action: RevealClimate, effects: Effects) -> None:
     state.revealed[action.token] += 1
+    state.peeked = None
     if action.token == METEORITE:
         return
     state.climate_position = (state.climate_position + TOKEN_STEPS[action.token]) % len(state.kit.climate.positions)

@@ -1,4 +1,4 @@
-"""Evo 2nd edition as a ruleset: which action each phase accepts, and how one phase leads to the next [E2-01]."""
+"""Evo 2nd edition as a ruleset: which action each phase accepts [E2-01], checked and applied."""
 
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ from evo_ledger.rules.base import (
     Outcome,
     RuleViolation,
     SetupError,
-    Standing,
     Transition,
     resolve_options,
 )
-from evo_ledger.rules.evo2 import auction, birth, climate, movement, survival
+from evo_ledger.rules.evo2 import auction, birth, cards, climate, flow, movement, survival
 from evo_ledger.rules.evo2.actions import (
     CLIMATE_TOKENS,
     DIE_FACES,
@@ -26,30 +25,44 @@ from evo_ledger.rules.evo2.actions import (
     Bid,
     Birth,
     DrawGene,
+    Drew,
+    Escape,
+    Fly,
     Move,
+    Overridden,
     Pass,
+    Peek,
+    PlayCard,
     Remove,
     RevealClimate,
     Roll,
     SetOrder,
+    Slot,
+    Swim,
     format_action,
     parse_action,
 )
 from evo_ledger.rules.evo2.effects import Effects
-from evo_ledger.rules.evo2.state import Phase, PlayerState, State
+from evo_ledger.rules.evo2.state import ATTACK_ROLL, ESCAPE, KILLER_BABY_ROLL, Phase, PlayerState, State
 from evo_ledger.rules.kit import Kit
 
-PHASE_OF: dict[type, str] = {
-    SetOrder: Phase.ORDER,
-    RevealClimate: Phase.CLIMATE,
-    DrawGene: Phase.MUTATIONS,
-    Bid: Phase.AUCTION,
-    Move: Phase.MOVEMENT,
-    Attack: Phase.MOVEMENT,
-    Roll: Phase.MOVEMENT,
-    Birth: Phase.BIRTH,
-    Remove: Phase.SURVIVAL,
+PHASE_OF: dict[type, tuple[str, ...]] = {
+    SetOrder: (Phase.ORDER,),
+    RevealClimate: (Phase.CLIMATE,),
+    DrawGene: (Phase.MUTATIONS,),
+    Bid: (Phase.AUCTION,),
+    Slot: (Phase.INITIATIVE,),
+    Move: (Phase.MOVEMENT,),
+    Attack: (Phase.MOVEMENT,),
+    Fly: (Phase.MOVEMENT,),
+    Swim: (Phase.MOVEMENT,),
+    Pass: (Phase.MOVEMENT, Phase.BIRTH),
+    Birth: (Phase.BIRTH,),
+    Remove: (Phase.SURVIVAL,),
 }
+# Rolls and escapes answer a pending choice; peeks and cards may come in any phase.
+PENDING_ANSWERS = {ATTACK_ROLL: Roll, KILLER_BABY_ROLL: Roll, ESCAPE: Escape}
+PENDING_RULING = {ATTACK_ROLL: "E2-09", KILLER_BABY_ROLL: "E2-11", ESCAPE: "E2-10"}
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "affordable_bids",
@@ -64,21 +77,21 @@ class Evo2Ruleset:
     name = "evo2"
     version = "1"
     options = OPTIONS
-    score_labels = ("mp", "dinosaurs")
 
     def setup(self, kit: Kit, players: Sequence[str], options: Mapping[str, OptionValue]) -> State:
         check_setup(kit, players)
-        resolved = resolve_options(self.options, options)
-        state = State(
+        return State(
             kit=kit,
-            options=resolved,
+            options=resolve_options(self.options, options),
             players={name: PlayerState(name, seat) for seat, name in enumerate(players, start=1)},
             board={space: name for seat, name in enumerate(players, start=1) for space in kit.start_marks[seat]},
             climate_position=kit.climate.start,
         )
-        return state
 
     def legal(self, state: State, action: Action) -> None:
+        if isinstance(action, Overridden):
+            check_override(state, action)
+            return
         check_phase(state, action)
         check_action(state, action)
 
@@ -90,18 +103,21 @@ class Evo2Ruleset:
         return Transition(after, tuple(effects.consequences), tuple(effects.warnings))
 
     def legal_actions(self, state: State) -> Iterator[Action]:
+        """Every legal action but peeks, card draws and card plays, whose content only the table knows."""
         return legal_actions(state)
 
     def outcome(self, state: State) -> Outcome | None:
-        if state.phase != Phase.OVER:
-            return None
-        return standings(state, self.score_labels)
+        return flow.standings(state) if state.phase == Phase.OVER else None
 
     def parse_action(self, text: str) -> Action:
         return parse_action(text)
 
     def format_action(self, action: Action) -> str:
         return format_action(action)
+
+    def visible_only_to(self, action: Action) -> str | None:
+        """The one player who may see `action` until it is revealed: a card drawn, a sixth-sense peek [E2-15, E2-16]."""
+        return action.player if isinstance(action, Drew | Peek) else None
 
 
 def check_setup(kit: Kit, players: Sequence[str]) -> None:
@@ -127,20 +143,32 @@ def check_phase(state: State, action: Action) -> None:
     player = getattr(action, "player", None)
     if player is not None and player not in state.players:
         raise RuleViolation(None, f"no player named {player!r} sits at this table ({', '.join(state.players)})")
+    if state.pending is not None:
+        check_pending_answer(state, action)
+        return
+    if isinstance(action, Roll | Escape):
+        ruling = "E2-09" if isinstance(action, Roll) else "E2-10"
+        what = "an attack or a killer baby" if isinstance(action, Roll) else "a chameleon that lost a fight"
+        raise RuleViolation(ruling, f"'{format_action(action)}' answers {what}, and none is waiting")
     expected = PHASE_OF.get(type(action))
-    if isinstance(action, Pass):
-        if state.phase not in (Phase.MOVEMENT, Phase.BIRTH):
-            raise RuleViolation("E2-01", f"a pass ends a movement or birth turn; this is the {state.phase} phase")
-    elif expected != state.phase:
+    if expected is not None and state.phase not in expected:
         raise wrong_phase(state, action, expected)
-    if state.pending_attack is not None and not isinstance(action, Roll):
-        attacker, source, target = state.pending_attack
-        raise RuleViolation(
-            "E2-09", f"the combat die must be rolled first for {attacker}'s attack from {source} on {target}"
-        )
 
 
-def wrong_phase(state: State, action: Action, expected: str | None) -> RuleViolation:
+def check_pending_answer(state: State, action: Action) -> None:
+    pending = state.pending
+    assert pending is not None
+    if not isinstance(action, PENDING_ANSWERS[pending.kind]):
+        waiting = {
+            ATTACK_ROLL: f"the combat die must be rolled first for {pending.player}'s attack from {pending.source} "
+            f"on {pending.target}",
+            KILLER_BABY_ROLL: f"the die must be rolled first for {pending.player}'s killer baby on {pending.target}",
+            ESCAPE: f"{pending.player}'s chameleon on {pending.target} must escape first",
+        }[pending.kind]
+        raise RuleViolation(PENDING_RULING[pending.kind], waiting)
+
+
+def wrong_phase(state: State, action: Action, expected: tuple[str, ...]) -> RuleViolation:
     """A draw once the lab is full, or a bid before it is, breaks the filling of the lab [E2-06]; any other
     action out of its phase breaks the order of the round [E2-01]."""
     genes = climate.lab_size(state)
@@ -152,7 +180,8 @@ def wrong_phase(state: State, action: Action, expected: str | None) -> RuleViola
         )
     return RuleViolation(
         "E2-01",
-        f"'{format_action(action)}' belongs to the {expected} phase; round {state.round} is in the {state.phase} phase",
+        f"'{format_action(action)}' belongs to the {' or '.join(expected)} phase; "
+        f"round {state.round} is in the {state.phase} phase",
     )
 
 
@@ -166,12 +195,18 @@ def check_action(state: State, action: Action) -> None:
             climate.check_draw(state, action)
         case Bid():
             auction.check_bid(state, action)
+        case Slot():
+            auction.check_slot(state, action)
         case Move():
             movement.check_move(state, action)
         case Attack():
             movement.check_attack(state, action)
-        case Roll():
-            movement.check_roll(state, action)
+        case Fly():
+            movement.check_fly(state, action)
+        case Swim():
+            movement.check_swim(state, action)
+        case Escape():
+            movement.check_escape(state, action)
         case Birth():
             birth.check_birth(state, action)
         case Pass(player) if state.phase == Phase.MOVEMENT:
@@ -180,138 +215,128 @@ def check_action(state: State, action: Action) -> None:
             birth.check_birth_turn(state, player)
         case Remove():
             survival.check_remove(state, action)
+        case Peek():
+            climate.check_peek(state, action)
+        case Drew():
+            cards.check_drew(state, action)
+        case PlayCard():
+            cards.check_play(state, action)
+
+
+def check_override(state: State, action: Overridden) -> None:
+    """An action the rules refuse stands when its player has played the named card this round and the rule is
+    one a card may bend [E2-15]. Turn order, phases and the board itself are never overridden."""
+    check_phase(state, action.action)
+    player = action.action.player
+    if not cards.played_this_round(state, player, action.card):
+        raise RuleViolation("E2-15", f"{player} has not played {action.card} this round: it cannot override a rule")
+    try:
+        check_action(state, action.action)
+    except RuleViolation as violation:
+        if not violation.waivable:
+            raise
+        return
+    raise RuleViolation("E2-15", f"'{format_action(action.action)}' is legal without {action.card}: drop the override")
 
 
 def apply_action(state: State, action: Action, effects: Effects) -> None:
     match action:
+        case Overridden(inner, card):
+            effects.add(
+                "rule_overridden", round=state.round, player=inner.player, card=card, action=format_action(inner)
+            )
+            apply_action(state, inner, effects)
         case SetOrder():
             climate.apply_order(state, action, effects)
         case RevealClimate():
             climate.apply_climate(state, action, effects)
             if state.revealed[climate.METEORITE]:
-                end_game(state, effects)
+                flow.end_game(state, effects)
         case DrawGene():
             if climate.apply_draw(state, action, effects):
-                start_auction(state)
+                flow.start_auction(state)
         case Bid():
             if auction.apply_bid(state, action, effects):
-                start_movement(state, effects)
+                flow.after_settlement(state, effects)
+        case Slot():
+            auction.apply_slot(state, action, effects)
+            flow.start_movement(state, effects)
+        case _:
+            apply_board_action(state, action, effects)
+
+
+def apply_board_action(state: State, action: Action, effects: Effects) -> None:
+    match action:
         case Move():
             movement.apply_move(state, action)
-            end_movement_turn_if_spent(state, effects)
+            flow.end_movement_turn_if_spent(state, effects)
+        case Fly(_, source, target):
+            movement.apply_special(state, "wings", source, target)
+            flow.end_movement_turn_if_spent(state, effects)
+        case Swim(_, source, target):
+            movement.apply_special(state, "flippers", source, target)
+            flow.end_movement_turn_if_spent(state, effects)
         case Attack():
             movement.apply_attack(state, action)
         case Roll():
-            movement.apply_roll(state, action, effects)
-            end_movement_turn_if_spent(state, effects)
+            apply_roll(state, action, effects)
+        case Escape():
+            movement.apply_escape(state, action, effects)
+            flow.end_movement_turn_if_spent(state, effects)
         case Birth():
             birth.apply_birth(state, action)
-            next_birth_turn(state, effects)
+            if state.pending is None:
+                flow.next_birth_turn(state, effects)
         case Pass() if state.phase == Phase.MOVEMENT:
-            next_movement_turn(state, effects)
+            flow.next_movement_turn(state, effects)
         case Pass():
-            next_birth_turn(state, effects)
+            flow.next_birth_turn(state, effects)
         case Remove(player, spaces):
             survival.remove_all(state, spaces)
             effects.add("dinosaurs_perished", round=state.round, player=player, spaces=list(spaces), chosen=True)
             state.to_choose.pop(0)
-            advance_survival(state, effects)
+            flow.advance_survival(state, effects)
+        case _:
+            apply_hidden_or_card(state, action, effects)
 
 
-def start_auction(state: State) -> None:
-    state.phase = Phase.AUCTION
-    state.to_bid = list(state.order)
-    state.markers = {}
-    state.outbid = None
-
-
-def start_movement(state: State, effects: Effects) -> None:
-    state.phase = Phase.MOVEMENT
-    state.turn = -1
-    next_movement_turn(state, effects)
-
-
-def end_movement_turn_if_spent(state: State, effects: Effects) -> None:
-    if state.movement_left == 0 and state.pending_attack is None:
-        next_movement_turn(state, effects)
-
-
-def next_movement_turn(state: State, effects: Effects) -> None:
-    state.turn += 1
-    if state.turn < len(state.order):
-        state.movement_left = state.players[state.order[state.turn]].movement_points
+def apply_roll(state: State, action: Roll, effects: Effects) -> None:
+    assert state.pending is not None
+    if state.pending.kind == KILLER_BABY_ROLL:
+        birth.apply_killer_baby_roll(state, action, effects)
+        flow.next_birth_turn(state, effects)
         return
-    state.movement_left = 0
-    state.phase = Phase.BIRTH
-    state.birth_pass = 1
-    state.turn = -1
-    next_birth_turn(state, effects)
+    movement.apply_attack_roll(state, action, effects)
+    flow.end_movement_turn_if_spent(state, effects)
 
 
-def next_birth_turn(state: State, effects: Effects) -> None:
-    """The next player in initiative order with an egg for this pass; a new pass once all have had theirs."""
-    most_eggs = max(p.eggs for p in state.players.values())
-    while state.birth_pass <= most_eggs:
-        for index in range(state.turn + 1, len(state.order)):
-            if state.players[state.order[index]].eggs >= state.birth_pass:
-                state.turn = index
-                return
-        state.birth_pass += 1
-        state.turn = -1
-    state.phase = Phase.SURVIVAL
-    state.to_choose = list(state.order)
-    advance_survival(state, effects)
-
-
-def advance_survival(state: State, effects: Effects) -> None:
-    """Resolves in initiative order every player with nothing to choose; stops at the first with a choice."""
-    while state.to_choose:
-        player = state.to_choose[0]
-        owed = survival.due(state, player)
-        if owed.count and owed.choices() > 1:
-            return
-        if owed.count:
-            spaces = owed.forced()
-            survival.remove_all(state, spaces)
-            effects.add("dinosaurs_perished", round=state.round, player=player, spaces=list(spaces), chosen=False)
-        state.to_choose.pop(0)
-    award_mutation_points(state, effects)
-
-
-def award_mutation_points(state: State, effects: Effects) -> None:
-    """One MP per dinosaur on the board [E2-13], then the next round begins with its climate."""
-    awards = {name: state.count_of(name) for name in state.order}
-    for name, amount in awards.items():
-        state.players[name].mp += amount
-    effects.add("mp_awarded", round=state.round, awards=awards, totals={n: state.players[n].mp for n in state.order})
-    state.round += 1
-    state.phase = Phase.CLIMATE
-
-
-def end_game(state: State, effects: Effects) -> None:
-    state.phase = Phase.OVER
-    result = standings(state, Evo2Ruleset.score_labels)
-    effects.add(
-        "game_ended",
-        round=state.round,
-        standings=[
-            {"rank": s.rank, "player": s.player, "mp": s.score[0], "dinosaurs": s.score[1]} for s in result.standings
-        ],
-    )
-
-
-def standings(state: State, labels: tuple[str, ...]) -> Outcome:
-    """Most MP wins; ties go to most dinosaurs on the board; further ties share the place [E2-14]."""
-    scores = {name: (p.mp, state.count_of(name)) for name, p in state.players.items()}
-    ordered = sorted(state.players, key=lambda name: (-scores[name][0], -scores[name][1], state.players[name].seat))
-    rows = tuple(
-        Standing(1 + sum(1 for other in scores.values() if other > scores[name]), name, scores[name])
-        for name in ordered
-    )
-    return Outcome(rows, labels)
+def apply_hidden_or_card(state: State, action: Action, effects: Effects) -> None:
+    match action:
+        case Peek():
+            climate.apply_peek(state, action)
+        case Drew():
+            cards.apply_drew(state, action)
+        case PlayCard():
+            cards.apply_play(state, action, effects)
+            if state.phase == Phase.SURVIVAL:
+                flow.advance_survival(state, effects)
 
 
 def legal_actions(state: State) -> Iterator[Action]:
+    pending = state.pending
+    if pending is not None:
+        if pending.kind == ESCAPE:
+            assert pending.source is not None
+            yield from (
+                Escape(pending.player, s) for s in movement.escape_spaces(state, pending.source, pending.target)
+            )
+        else:
+            yield from (Roll(face) for face in DIE_FACES)
+        return
+    yield from phase_actions(state)
+
+
+def phase_actions(state: State) -> Iterator[Action]:
     match state.phase:
         case Phase.ORDER:
             yield from (SetOrder(order) for order in permutations(state.players))
@@ -321,8 +346,10 @@ def legal_actions(state: State) -> Iterator[Action]:
             yield from (DrawGene(gene) for gene in (*state.kit.genes.normal, *state.kit.genes.unique, None))
         case Phase.AUCTION:
             yield from auction.legal_bids(state)
-        case Phase.MOVEMENT if state.pending_attack is not None:
-            yield from (Roll(face) for face in DIE_FACES)
+        case Phase.INITIATIVE:
+            chooser = auction.slot_chooser(state)
+            assert chooser is not None
+            yield from (Slot(chooser, place) for place in range(1, len(state.order) + 1))
         case Phase.MOVEMENT:
             player = state.order[state.turn]
             yield from movement.legal_moves(state, player)

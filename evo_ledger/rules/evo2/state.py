@@ -23,6 +23,7 @@ class Phase:
     CLIMATE = "climate"
     MUTATIONS = "mutations"
     AUCTION = "auction"
+    INITIATIVE = "initiative"
     MOVEMENT = "movement"
     BIRTH = "birth"
     SURVIVAL = "survival"
@@ -36,9 +37,10 @@ class PlayerState:
     mp: int = START_MP
     genes: Counter[str] = field(default_factory=Counter)
     event_cards: int = 0
+    named_cards: list[str] = field(default_factory=list)
 
     def copy(self) -> PlayerState:
-        return PlayerState(self.name, self.seat, self.mp, Counter(self.genes), self.event_cards)
+        return PlayerState(self.name, self.seat, self.mp, Counter(self.genes), self.event_cards, list(self.named_cards))
 
     def has(self, gene: str) -> bool:
         return self.genes[gene] > 0
@@ -69,6 +71,36 @@ class Marker:
     amount: int
 
 
+@dataclass(frozen=True)
+class Pending:
+    """What must happen before anything else: a die roll for an attack or a killer baby, or a chameleon's escape.
+
+    `player` is who acts: the attacker, the baby's owner, or the defender escaping."""
+
+    kind: str
+    player: str
+    source: str | None
+    target: str
+
+
+ATTACK_ROLL = "attack_roll"
+KILLER_BABY_ROLL = "killer_baby_roll"
+ESCAPE = "escape"
+
+
+@dataclass(frozen=True)
+class Modifier:
+    """A card's effect that lasts: until the end of `phase` in `round`, or all of `round` when `phase` is None."""
+
+    card: str
+    player: str
+    kind: str
+    value: int = 0
+    other: str | None = None
+    round: int = 0
+    phase: str | None = None
+
+
 @dataclass
 class State:
     kit: Kit
@@ -88,9 +120,13 @@ class State:
     order: tuple[str, ...] = ()
     turn: int = 0
     movement_left: int = 0
-    pending_attack: tuple[str, str, str] | None = None
+    pending: Pending | None = None
     birth_pass: int = 1
     to_choose: list[str] = field(default_factory=list)
+    specials_used: frozenset[str] = frozenset()
+    peeked: str | None = None
+    modifiers: tuple[Modifier, ...] = ()
+    cards_played: tuple[tuple[int, str, str], ...] = ()
 
     def copy(self) -> State:
         return State(
@@ -111,9 +147,13 @@ class State:
             order=self.order,
             turn=self.turn,
             movement_left=self.movement_left,
-            pending_attack=self.pending_attack,
+            pending=self.pending,
             birth_pass=self.birth_pass,
             to_choose=list(self.to_choose),
+            specials_used=self.specials_used,
+            peeked=self.peeked,
+            modifiers=self.modifiers,
+            cards_played=self.cards_played,
         )
 
     def dinosaurs_of(self, player: str) -> list[str]:
@@ -124,6 +164,17 @@ class State:
 
     def zone_of(self, space: str) -> str:
         return self.kit.climate.zone(self.climate_position, self.kit.spaces[space].terrain)
+
+    def active(self, kind: str, player: str | None = None) -> list[Modifier]:
+        """The card modifiers of `kind` in force now, those played by `player` if given."""
+        return [
+            m
+            for m in self.modifiers
+            if m.kind == kind
+            and m.round == self.round
+            and m.phase in (None, self.phase)
+            and (player is None or m.player == player)
+        ]
 
     @property
     def current_player(self) -> str | None:

@@ -44,20 +44,26 @@ class Due:
         return tuple(space for zone, n in zip(AT_RISK, taken, strict=True) if n for space in self.at_risk[zone])
 
 
-def keeps(player: PlayerState) -> dict[str, int]:
-    """Thermoregulation keeps one a layer in a hot zone, fur one in a cold zone, cave dweller one in a deadly zone."""
-    return {
-        "hot": player.genes["thermo"],
-        "cold": player.genes["fur"],
-        "deadly": 1 if player.has("cave_dweller") else 0,
-    }
+ALL = 99
+
+
+def keeps(state: State, player: PlayerState) -> dict[str, int]:
+    """Thermoregulation keeps one a layer in a hot zone, fur one in a cold zone, cave dweller one in a deadly zone;
+    cards change the layers of every species, or save all of one player's in a zone [E2-12, E2-15]."""
+    thermo = player.genes["thermo"] + sum(m.value for m in state.active("thermo"))
+    fur = player.genes["fur"] + sum(m.value for m in state.active("fur"))
+    if state.active("survive_hot", player.name):
+        thermo = ALL
+    if state.active("survive_cold", player.name):
+        fur = ALL
+    return {"hot": max(0, thermo), "cold": max(0, fur), "deadly": 1 if player.has("cave_dweller") else 0}
 
 
 def due(state: State, name: str) -> Due:
     player = state.players[name]
     own = state.dinosaurs_of(name)
     at_risk = {zone: tuple(s for s in own if state.zone_of(s) == zone) for zone in AT_RISK}
-    keep = keeps(player)
+    keep = keeps(state, player)
     demanded = sum(max(0, len(at_risk[zone]) - keep[zone]) for zone in AT_RISK)
     return Due(name, at_risk, keep, min(demanded, max(0, len(own) - player.floor)))
 
