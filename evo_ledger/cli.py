@@ -13,6 +13,7 @@ from evo_ledger.checker import CheckReport, GameSetupError, check_game
 from evo_ledger.notation import GameFileError, format_result, parse_game
 from evo_ledger.rules.kit import KitError, builtin_kit_names, load_kit
 from evo_ledger.rules.kitmap import render_map
+from evo_ledger.selfplay import BOTS, play_game
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -31,6 +32,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("files", nargs="+", type=Path, metavar="FILE")
     check.add_argument("--quiet", "-q", action="store_true", help="print only problems")
+    selfplay = commands.add_parser(
+        "selfplay",
+        help="play a game with seeded bots and print it as a game file",
+        description="Play a complete Evo 2nd edition game with seeded bots; the same seed prints the same bytes.",
+    )
+    selfplay.add_argument("--players", type=int, choices=range(2, 6), default=4, metavar="2-5")
+    selfplay.add_argument("--seed", type=int, default=0)
+    selfplay.add_argument("--bot", choices=sorted(BOTS), default="sensible")
     kit = commands.add_parser("kit", help="validate a kit and show its island", description="Validate a kit.")
     kit.add_argument(
         "kit", nargs="?", metavar="NAME-OR-PATH", help="a built-in kit's name or a JSON file; none lists them"
@@ -42,6 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "check":
         return max(check_file(path, args.quiet, sys.stdout) for path in args.files)
+    if args.command == "selfplay":
+        sys.stdout.write(play_game(args.players, args.seed, args.bot).text())
+        return EXIT_OK
     return show_kit(args.kit, sys.stdout)
 
 
