@@ -9,8 +9,9 @@ the same on every platform, so the same seed always gives the same game, byte fo
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from evo_ledger.notation import Header, format_game
 from evo_ledger.rules.base import Outcome
@@ -168,8 +169,7 @@ def play_game(players: int, seed: int, bot_name: str = "sensible") -> SelfPlayGa
     return SelfPlayGame(header, tuple(lines), outcome)
 
 
-def standings_comment(award: dict[str, object]) -> str:
-    totals = award["totals"]
-    assert isinstance(totals, dict)
+def standings_comment(award: Mapping[str, Any]) -> str:
+    totals: dict[str, int] = award["totals"]
     ranked = sorted(totals.items(), key=lambda item: -item[1])
     return f"# after round {award['round']}: " + ", ".join(f"{name} {mp} MP" for name, mp in ranked)

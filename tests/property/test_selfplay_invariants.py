@@ -40,7 +40,7 @@ def illegal_variants(state: State, action: Action) -> Iterator[Action]:
     player = getattr(action, "player", None)
     if player is not None:
         other = next(name for name in state.players if name != player)
-        yield replace(action, player=other)  # type: ignore[type-var]
+        yield replace(action, player=other)  # type: ignore[arg-type]
     if isinstance(action, Move):
         occupied = next(space for space in state.board if space != action.path[0])
         yield Move(action.player, (action.path[0], occupied))

@@ -1,0 +1,78 @@
+"""The games in replays/ between them show every part of the rules, and self-play is reproducible."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from evo_ledger.checker import start
+from evo_ledger.notation import parse_game
+from evo_ledger.rules.evo2.actions import Fly, Swim
+from evo_ledger.selfplay import RULES
+from tests.support import ROOT
+
+REQUIRED = {
+    "combat won", "combat lost", "outbid", "killer babies", "regeneration", "chameleon skin",
+    "wings or flippers", "survival choice",
+}  # fmt: skip
+
+
+def features_of(text: str) -> set[str]:
+    game = parse_game(text)
+    state, seen = start(game, ROOT / "replays"), set()
+    for line in game.actions:
+        transition = RULES.apply(state, line.action)
+        for consequence in transition.consequences:
+            data = consequence.data
+            if consequence.kind == "combat_resolved":
+                seen.add("combat won" if data["winner"] == data["attacker"] else "combat lost")
+            seen |= {
+                "bid_outbid": {"outbid"},
+                "killer_baby_resolved": {"killer babies"},
+                "chameleon_escaped": {"chameleon skin"},
+                "dinosaurs_perished": {"survival choice"} if data.get("chosen") else set(),
+            }.get(consequence.kind, set())
+        if isinstance(line.action, Fly | Swim):
+            seen.add("wings or flippers")
+        state = transition.state
+    if any(player.has("regeneration") for player in state.players.values()):
+        seen.add("regeneration")
+    return seen
+
+
+def test_the_golden_games_between_them_show_every_required_feature() -> None:
+    games = sorted((ROOT / "replays").glob("*.evo"))
+    assert len(games) >= 4
+    seen = set().union(*(features_of(path.read_text()) for path in games))
+    assert seen >= REQUIRED, f"missing from replays/: {sorted(REQUIRED - seen)}"
+
+
+def test_the_hand_made_game_has_combats_outbids_and_survival_choices() -> None:
+    seen = features_of((ROOT / "replays" / "hand-3p-first-game.evo").read_text())
+    assert {"combat won", "combat lost", "outbid", "survival choice"} <= seen
+
+
+def selfplay(*args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "evo_ledger.cli", "selfplay", *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def test_selfplay_with_the_same_seed_prints_the_same_bytes_and_checks_clean() -> None:
+    first, second = selfplay("--players", "4", "--seed", "7"), selfplay("--players", "4", "--seed", "7")
+    assert first == second
+    assert first != selfplay("--players", "4", "--seed", "8")
+    game = parse_game(first)
+    assert game.result is not None and len(game.header.players) == 4
+    assert "# after round 1: " in first and first.splitlines()[-1].startswith("result 1 ")
+    state = start(game)
+    for line in game.actions:
+        state = RULES.apply(state, line.action).state
+    outcome = RULES.outcome(state)
+    assert outcome is not None and outcome.standings == game.result
+
+
+def test_random_bots_also_play_whole_games() -> None:
+    game = parse_game(selfplay("--players", "2", "--seed", "3", "--bot", "random"))
+    assert game.result is not None and len(game.result) == 2
