@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from evo_ledger.rules.kit import Kit
 
@@ -74,8 +74,9 @@ StateT = TypeVar("StateT")
 ActionT = TypeVar("ActionT")
 
 
-@dataclass(frozen=True)
-class Transition(Generic[StateT]):
+class Transition(NamedTuple, Generic[StateT]):
+    """The state after an action, with what the rules derived from it and what they warn of."""
+
     state: StateT
     consequences: tuple[Consequence, ...] = ()
     warnings: tuple[Warning, ...] = ()

@@ -11,6 +11,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
@@ -76,6 +77,13 @@ class Kit:
     event_cards: int
     content_hash: str
     cards: Mapping[str, CardDefinition] = field(default_factory=dict)
+
+    @cached_property
+    def zones(self) -> tuple[Mapping[str, str], ...]:
+        """For each wheel position, the zone of every space."""
+        return tuple(
+            {space.id: position[space.terrain] for space in self.spaces.values()} for position in self.climate.positions
+        )
 
     def distance(self, a: str, b: str) -> int:
         """Hex distance between two spaces, whatever lies between them."""

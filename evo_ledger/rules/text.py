@@ -1,16 +1,16 @@
-"""Reading actions in notation: words with their columns, and errors that say what was expected where."""
+"""Reading actions in notation: words, and errors that say what was expected at which column."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
 
 _WORD = re.compile(r"\S+")
+_INTEGER = re.compile(r"[-+]?\d+")
 
 
 class NotationError(ValueError):
-    """Text that is not an action. `column` is 1-based within the action's text."""
+    """Text that is not an action. `column` is 1-based within the line."""
 
     def __init__(self, column: int, expected: str, found: str) -> None:
         super().__init__(f"column {column}: expected {expected}, found {found}")
@@ -19,50 +19,53 @@ class NotationError(ValueError):
         self.found = found
 
 
-@dataclass(frozen=True)
-class Word:
-    text: str
-    column: int
-
-
 class Words:
-    """A cursor over the whitespace-separated words of one action."""
+    """A cursor over the whitespace-separated words of one action. Columns are worked out only for errors."""
 
     def __init__(self, text: str, offset: int = 0) -> None:
-        """`offset` is how many characters of the line come before `text`, for columns in errors."""
+        """`offset` is how many characters of the line come before `text`."""
         self._source = text
         self._offset = offset
-        self._words = [Word(m.group(), m.start() + 1 + offset) for m in _WORD.finditer(text)]
+        self._words = text.split()
         self._index = 0
-        self._end_column = len(text.rstrip()) + 1 + offset
 
-    def peek(self) -> Word | None:
+    def column(self, index: int | None = None) -> int:
+        """The column of the word at `index` (the last one taken by default), or just past the text."""
+        index = self._index - 1 if index is None else index
+        starts = [m.start() for m in _WORD.finditer(self._source)]
+        start = starts[index] if index < len(starts) else len(self._source.rstrip())
+        return start + 1 + self._offset
+
+    def peek(self) -> str | None:
         return self._words[self._index] if self._index < len(self._words) else None
 
-    def take(self, expected: str) -> Word:
-        word = self.peek()
-        if word is None:
-            raise NotationError(self._end_column, expected, "the end of the line")
+    def take(self, expected: str) -> str:
+        if self._index >= len(self._words):
+            raise NotationError(self.column(self._index), expected, "the end of the line")
         self._index += 1
-        return word
+        return self._words[self._index - 1]
+
+    def fail(self, expected: str) -> NotationError:
+        """The error for the word just taken."""
+        return NotationError(self.column(), expected, repr(self._words[self._index - 1]))
 
     def choice(self, choices: Collection[str], expected: str) -> str:
         word = self.take(expected)
-        if word.text not in choices:
-            raise NotationError(word.column, expected, repr(word.text))
-        return word.text
+        if word not in choices:
+            raise self.fail(expected)
+        return word
 
     def integer(self, expected: str) -> int:
         word = self.take(expected)
-        if not re.fullmatch(r"[-+]?\d+", word.text):
-            raise NotationError(word.column, expected, repr(word.text))
-        return int(word.text)
+        if not _INTEGER.fullmatch(word):
+            raise self.fail(expected)
+        return int(word)
 
     def matching(self, pattern: re.Pattern[str], expected: str) -> str:
         word = self.take(expected)
-        if not pattern.fullmatch(word.text):
-            raise NotationError(word.column, expected, repr(word.text))
-        return word.text
+        if not pattern.fullmatch(word):
+            raise self.fail(expected)
+        return word
 
     def rest(self, pattern: re.Pattern[str], expected: str, at_least: int = 1) -> list[str]:
         items: list[str] = []
@@ -72,16 +75,13 @@ class Words:
 
     def remainder(self) -> tuple[str, int] | None:
         """The rest of the text from the next word on, with that word's column; the cursor moves to the end."""
-        word = self.peek()
-        if word is None:
+        if self.peek() is None:
             return None
-        last = self._words[-1]
+        column = self.column(self._index)
         self._index = len(self._words)
-        return self._source[
-            word.column - 1 - self._offset : last.column - 1 - self._offset + len(last.text)
-        ], word.column
+        return self._source[column - 1 - self._offset :].rstrip(), column
 
     def end(self) -> None:
-        word = self.peek()
-        if word is not None:
-            raise NotationError(word.column, "the end of the action", repr(word.text))
+        if self.peek() is not None:
+            self._index += 1
+            raise self.fail("the end of the action")

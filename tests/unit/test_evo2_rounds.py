@@ -49,7 +49,7 @@ def test_round_one_is_bid_in_the_random_order_and_round_two_in_the_previous_init
     assert state.order == ("ben", "cat", "ann")
     state = play(state, "ben pass", "cat pass", "ann pass", "ben pass", "cat pass", "ann pass", "ann pass")
     state = play(state, "climate cw", "draw horns", "draw fur")
-    assert state.to_bid == ["ben", "cat", "ann"]
+    assert state.to_bid == ("ben", "cat", "ann")
 
 
 def test_an_action_out_of_its_phase_is_refused_E2_01() -> None:
@@ -73,10 +73,12 @@ def test_a_draw_the_kit_makes_impossible_is_accepted_with_a_warning_E2_03() -> N
 
 def test_a_ninth_different_unique_gene_warns_E2_03() -> None:
     state = play(new_game(), "order ann ben cat", "climate cw")
-    state.genes_taken.update(["wings", "flippers", "thick_shell", "regeneration", "killer_babies", "sixth_sense"])
+    state.genes_taken = dict.fromkeys(
+        ["wings", "flippers", "thick_shell", "regeneration", "killer_babies", "sixth_sense"], 1
+    )
     state = play(state, "draw cave_dweller", "draw strong_thighs")  # the lab is full: 8 unique genes seen
     state = play(state, "ann bid 0 card", "ben bid 0 cave_dweller", "cat bid 0 strong_thighs")
-    state.phase, state.lab = Phase.MUTATIONS, []
+    state.phase, state.lab = Phase.MUTATIONS, ()
     warnings = step(state, "draw bony_plates").warnings
     assert [w.ruling for w in warnings] == ["E2-03"] and "only 8" in warnings[0].message
 
@@ -100,10 +102,10 @@ def test_round_12_must_reveal_the_meteorite_E2_04() -> None:
 
 def test_no_more_tokens_of_a_kind_than_the_composition_holds_E2_04() -> None:
     state = play(new_game(), "order ann ben cat")
-    state.revealed["acw"] = 2
+    state.revealed = {"acw": 2}
     violation = refused(state, "climate acw")
     assert violation.ruling == "E2-04" and "hold 2 'acw'" in violation.message
-    state.revealed["zero"] = 0
+    state.revealed = {**state.revealed, "zero": 0}
     assert step(state, "climate zero").state.climate_position == 0
 
 
@@ -140,10 +142,10 @@ def test_the_wheel_is_kit_data_a_different_wheel_gives_different_zones_E2_05() -
 def test_the_lab_takes_players_minus_one_genes_and_sets_duplicates_aside_E2_06() -> None:
     state = play(new_game(), "order ann ben cat", "climate cw", "draw legs")
     aside = step(state, "draw legs")
-    assert kinds(aside) == ["gene_set_aside"] and aside.state.lab == ["legs"]
+    assert kinds(aside) == ["gene_set_aside"] and aside.state.lab == ("legs",)
     full = step(aside.state, "draw fur")
     assert kinds(full) == ["gene_placed", "genes_returned_to_bag"]
-    assert full.state.lab == ["legs", "fur"] and full.state.phase == Phase.AUCTION
+    assert full.state.lab == ("legs", "fur") and full.state.phase == Phase.AUCTION
     assert refused(full.state, "draw eggs").ruling == "E2-06"
 
 

@@ -187,7 +187,7 @@ PLAYER_VERBS = (
 
 
 def parse_action(text: str) -> Action:
-    overridden = OVERRIDE.fullmatch(text)
+    overridden = OVERRIDE.fullmatch(text) if " override " in text else None
     if overridden:
         inner = parse_action(overridden.group("action"))
         card_column = overridden.start("card") + 1
@@ -199,19 +199,19 @@ def parse_action(text: str) -> Action:
     words = Words(text)
     first = words.take("an action: order, climate, draw, roll, or a player's name and a verb")
     action: Action
-    if first.text == "order":
+    if first == "order":
         action = SetOrder(tuple(words.rest(PLAYER, "a player's name")))
-    elif first.text == "climate":
+    elif first == "climate":
         action = RevealClimate(words.choice(CLIMATE_TOKENS, f"a climate token ({', '.join(CLIMATE_TOKENS)})"))
-    elif first.text == "draw":
+    elif first == "draw":
         gene = words.matching(GENE, f"a gene's name or {NO_GENE!r}")
         action = DrawGene(None if gene == NO_GENE else gene)
-    elif first.text == "roll":
+    elif first == "roll":
         action = Roll(words.choice(DIE_FACES, f"a die face ({', '.join(DIE_FACES)})"))
-    elif PLAYER.fullmatch(first.text):
-        action = _parse_player_action(first.text, words)
+    elif PLAYER.fullmatch(first):
+        action = _parse_player_action(first, words)
     else:
-        raise NotationError(first.column, "an action: order, climate, draw, roll, or a player's name", repr(first.text))
+        raise words.fail("an action: order, climate, draw, roll, or a player's name")
     words.end()
     return action
 
@@ -254,8 +254,8 @@ def _parse_player_action(player: str, words: Words) -> Action:
 
 def _parse_play(player: str, words: Words) -> PlayCard:
     card = words.take("a card's name")
-    if not CARD.fullmatch(card.text.rstrip(",")):
-        raise NotationError(card.column, "a card's name", repr(card.text))
+    if not CARD.fullmatch(card):
+        raise words.fail("a card's name")
     rest = words.remainder()
     effects = []
     if rest is not None:
@@ -264,7 +264,7 @@ def _parse_play(player: str, words: Words) -> PlayCard:
         for part in text.split(","):
             effects.append(_parse_effect(Words(part, offset)))
             offset += len(part) + 1
-    return PlayCard(player, card.text, tuple(effects))
+    return PlayCard(player, card, tuple(effects))
 
 
 def _parse_effect(words: Words) -> Effect:

@@ -98,11 +98,11 @@ def apply_bid(state: State, action: Bid, effects: Effects) -> bool:
     if state.outbid:
         state.outbid = None
     else:
-        state.to_bid.pop(0)
-    state.markers[action.player] = Marker(column, action.amount)
+        state.to_bid = state.to_bid[1:]
+    state.markers = {**state.markers, action.player: Marker(column, action.amount)}
     if held is not None:
         loser, marker = held
-        del state.markers[loser]
+        state.markers = {name: m for name, m in state.markers.items() if name != loser}
         state.outbid = (loser, column)
         effects.add(
             "bid_outbid", round=state.round, column=column, player=loser, bid=marker.amount,
@@ -118,7 +118,7 @@ def settle(state: State, effects: Effects) -> None:
     """Everyone pays their bid less their vials; column 1 draws an event card, the others take their gene."""
     results = []
     for name, marker in sorted(state.markers.items(), key=lambda item: item[1].column):
-        player = state.players[name]
+        player = state.own_player(name)
         paid = price(state, name, marker.amount)
         item = column_item(state, marker.column)
         results.append({"player": name, "column": marker.column, "item": item, "bid": marker.amount, "paid": paid})
@@ -127,7 +127,7 @@ def settle(state: State, effects: Effects) -> None:
             player.event_cards += 1
         elif item is not None:
             player.genes[item] += 1
-            state.genes_taken[item] += 1
+            state.genes_taken = {**state.genes_taken, item: state.genes_taken.get(item, 0) + 1}
     effects.add("auction_settled", round=state.round, results=results)
     set_initiative(state, effects)
 

@@ -33,7 +33,8 @@ def all_on_board(state: State, player: str) -> bool:
 def birth_range(state: State, player: str) -> int:
     """How far from its species a newborn may go: 1, 3 with thick shell, or what a card allows [E2-11, E2-15]."""
     reach = THICK_SHELL_RANGE if state.players[player].has("thick_shell") else 1
-    return max([reach, *(m.value for m in state.active("birth_range", player))])
+    cards = state.active("birth_range", player)
+    return max(reach, *(m.value for m in cards)) if cards else reach
 
 
 def check_birth(state: State, action: Birth) -> None:
@@ -49,7 +50,11 @@ def check_birth(state: State, action: Birth) -> None:
         check_killer_baby(state, action, holder, parents)
         return
     reach = birth_range(state, player)
-    if not any(state.kit.distance(action.space, parent) <= reach for parent in parents):
+    if reach == 1:
+        near = not state.kit.neighbours[action.space].isdisjoint(parents)
+    else:
+        near = any(state.kit.distance(action.space, parent) <= reach for parent in parents)
+    if not near:
         where = "next to" if reach == 1 else f"within {reach} spaces of"
         raise RuleViolation("E2-11", f"{action.space} is not {where} any of {player}'s dinosaurs", waivable=True)
 

@@ -24,7 +24,7 @@ def check_drew(state: State, action: Drew) -> None:
 
 
 def apply_drew(state: State, action: Drew) -> None:
-    state.players[action.player].named_cards.append(action.card)
+    state.own_player(action.player).named_cards.append(action.card)
 
 
 def check_play(state: State, action: PlayCard) -> None:
@@ -60,7 +60,7 @@ def check_against_catalogue(state: State, action: PlayCard, phases: tuple[str, .
 
 
 def apply_play(state: State, action: PlayCard, effects: Effects) -> None:
-    holder = state.players[action.player]
+    holder = state.own_player(action.player)
     holder.event_cards -= 1
     if action.card in holder.named_cards:
         holder.named_cards.remove(action.card)
@@ -85,7 +85,7 @@ def apply_effect(state: State, action: PlayCard, effect: Effect, effects: Effect
             "climate_changed", round=state.round, card=action.card, position=state.climate_position, zones=zones
         )
     elif effect.kind == "mp" and effect.player is not None:
-        state.players[effect.player].mp += effect.value
+        state.own_player(effect.player).mp += effect.value
     elif effect.kind not in FACT_EFFECTS:
         phase = state.phase if effect.until == "phase" else None
         modifier = Modifier(action.card, action.player, effect.kind, effect.value, effect.player, state.round, phase)

@@ -46,10 +46,9 @@ def check_climate(state: State, action: RevealClimate) -> None:
 def check_token(state: State, token: str, round_number: int) -> None:
     """Whether `token` can come up in `round_number`, by the tokens' composition and the meteorite's place [E2-04]."""
     held = state.kit.climate.tokens.get(token, 0)
-    if state.revealed[token] >= held:
-        raise RuleViolation(
-            "E2-04", f"the climate tokens hold {held} {token!r}, and {state.revealed[token]} were revealed already"
-        )
+    revealed = state.revealed.get(token, 0)
+    if revealed >= held:
+        raise RuleViolation("E2-04", f"the climate tokens hold {held} {token!r}, and {revealed} were revealed already")
     window = meteorite_rounds(state)
     if token == METEORITE and round_number < window.start:
         raise RuleViolation(
@@ -84,7 +83,7 @@ def apply_peek(state: State, action: Peek) -> None:
 
 
 def apply_climate(state: State, action: RevealClimate, effects: Effects) -> None:
-    state.revealed[action.token] += 1
+    state.revealed = {**state.revealed, action.token: state.revealed.get(action.token, 0) + 1}
     state.peeked = None
     if action.token == METEORITE:
         return
@@ -94,8 +93,8 @@ def apply_climate(state: State, action: RevealClimate, effects: Effects) -> None
         "climate_changed", round=state.round, token=action.token, position=state.climate_position, zones=dict(zones)
     )
     state.phase = Phase.MUTATIONS
-    state.lab = []
-    state.set_aside = []
+    state.lab = ()
+    state.set_aside = ()
 
 
 def lab_size(state: State) -> int:
@@ -109,7 +108,7 @@ def kit_count(state: State, gene: str) -> int:
 
 def left_in_bag(state: State, gene: str) -> int:
     """What the kit says the bag still holds of `gene`, besides the tokens out on the lab or set aside."""
-    out = state.genes_taken[gene] + state.lab.count(gene) + state.set_aside.count(gene)
+    out = state.genes_taken.get(gene, 0) + state.lab.count(gene) + state.set_aside.count(gene)
     return kit_count(state, gene) - out
 
 
@@ -154,20 +153,20 @@ def apply_draw(state: State, action: DrawGene, effects: Effects) -> bool:
                 "E2-03", f"the bag was recorded as unable to fill the lab, but the kit says it holds {', '.join(left)}"
             )
         empty = lab_size(state) - len(state.lab)
-        state.lab.extend([None] * empty)
+        state.lab = (*state.lab, *([None] * empty))
         effects.add("lab_left_unfilled", round=state.round, empty_columns=empty)
     else:
         for message in draw_warnings(state, gene):
             effects.warn("E2-03", message)
         if gene in state.lab:
-            state.set_aside.append(gene)
+            state.set_aside = (*state.set_aside, gene)
             effects.add("gene_set_aside", round=state.round, gene=gene)
         else:
-            state.lab.append(gene)
+            state.lab = (*state.lab, gene)
             effects.add("gene_placed", round=state.round, gene=gene, column=len(state.lab) + 1)
     if len(state.lab) < lab_size(state):
         return False
     if state.set_aside:
         effects.add("genes_returned_to_bag", round=state.round, genes=list(state.set_aside))
-        state.set_aside = []
+        state.set_aside = ()
     return True

@@ -13,7 +13,7 @@ SCORE_LABELS = ("mp", "dinosaurs")
 
 def start_auction(state: State) -> None:
     state.phase = Phase.AUCTION
-    state.to_bid = list(state.order)
+    state.to_bid = state.order
     state.markers = {}
     state.outbid = None
 
@@ -52,7 +52,7 @@ def next_movement_turn(state: State, effects: Effects) -> None:
 
 def next_birth_turn(state: State, effects: Effects) -> None:
     """The next player in initiative order with an egg for this pass; a new pass once all have had theirs."""
-    most_eggs = max(p.eggs for p in state.players.values())
+    most_eggs = max([p.eggs for p in state.players.values()])
     while state.birth_pass <= most_eggs:
         for index in range(state.turn + 1, len(state.order)):
             if state.players[state.order[index]].eggs >= state.birth_pass:
@@ -61,7 +61,7 @@ def next_birth_turn(state: State, effects: Effects) -> None:
         state.birth_pass += 1
         state.turn = -1
     state.phase = Phase.SURVIVAL
-    state.to_choose = list(state.order)
+    state.to_choose = state.order
     advance_survival(state, effects)
 
 
@@ -76,7 +76,7 @@ def advance_survival(state: State, effects: Effects) -> None:
             spaces = owed.forced()
             survival.remove_all(state, spaces)
             effects.add("dinosaurs_perished", round=state.round, player=player, spaces=list(spaces), chosen=False)
-        state.to_choose.pop(0)
+        state.to_choose = state.to_choose[1:]
     award_mutation_points(state, effects)
 
 
@@ -84,7 +84,7 @@ def award_mutation_points(state: State, effects: Effects) -> None:
     """One MP per dinosaur on the board [E2-13], then the next round begins with its climate."""
     awards = {name: state.count_of(name) for name in state.order}
     for name, amount in awards.items():
-        state.players[name].mp += amount
+        state.own_player(name).mp += amount
     effects.add("mp_awarded", round=state.round, awards=awards, totals={n: state.players[n].mp for n in state.order})
     state.round += 1
     state.phase = Phase.CLIMATE

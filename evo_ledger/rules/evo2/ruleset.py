@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import permutations
+from typing import Any
 
 from evo_ledger.rules.base import (
     OptionSpec,
@@ -62,6 +63,7 @@ PHASE_OF: dict[type, tuple[str, ...]] = {
 }
 # Rolls and escapes answer a pending choice; peeks and cards may come in any phase.
 PENDING_ANSWERS = {ATTACK_ROLL: Roll, KILLER_BABY_ROLL: Roll, ESCAPE: Escape}
+PENDING_ANSWER_TYPES = frozenset({Roll, Escape})
 PENDING_RULING = {ATTACK_ROLL: "E2-09", KILLER_BABY_ROLL: "E2-11", ESCAPE: "E2-10"}
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
@@ -146,13 +148,13 @@ def check_phase(state: State, action: Action) -> None:
     if state.pending is not None:
         check_pending_answer(state, action)
         return
-    if isinstance(action, Roll | Escape):
-        ruling = "E2-09" if isinstance(action, Roll) else "E2-10"
-        what = "an attack or a killer baby" if isinstance(action, Roll) else "a chameleon that lost a fight"
-        raise RuleViolation(ruling, f"'{format_action(action)}' answers {what}, and none is waiting")
     expected = PHASE_OF.get(type(action))
     if expected is not None and state.phase not in expected:
         raise wrong_phase(state, action, expected)
+    if type(action) in PENDING_ANSWER_TYPES:
+        ruling = "E2-09" if isinstance(action, Roll) else "E2-10"
+        what = "an attack or a killer baby" if isinstance(action, Roll) else "a chameleon that lost a fight"
+        raise RuleViolation(ruling, f"'{format_action(action)}' answers {what}, and none is waiting")
 
 
 def check_pending_answer(state: State, action: Action) -> None:
@@ -185,42 +187,38 @@ def wrong_phase(state: State, action: Action, expected: tuple[str, ...]) -> Rule
     )
 
 
+def check_pass(state: State, action: Pass) -> None:
+    if state.phase == Phase.MOVEMENT:
+        movement.check_turn(state, action.player)
+    else:
+        birth.check_birth_turn(state, action.player)
+
+
+CHECKS: dict[type, Callable[[State, Any], None]] = {
+    SetOrder: climate.check_order,
+    RevealClimate: climate.check_climate,
+    DrawGene: climate.check_draw,
+    Bid: auction.check_bid,
+    Slot: auction.check_slot,
+    Move: movement.check_move,
+    Attack: movement.check_attack,
+    Fly: movement.check_fly,
+    Swim: movement.check_swim,
+    Escape: movement.check_escape,
+    Birth: birth.check_birth,
+    Pass: check_pass,
+    Remove: survival.check_remove,
+    Peek: climate.check_peek,
+    Drew: cards.check_drew,
+    PlayCard: cards.check_play,
+}
+
+
 def check_action(state: State, action: Action) -> None:
-    match action:
-        case SetOrder():
-            climate.check_order(state, action)
-        case RevealClimate():
-            climate.check_climate(state, action)
-        case DrawGene():
-            climate.check_draw(state, action)
-        case Bid():
-            auction.check_bid(state, action)
-        case Slot():
-            auction.check_slot(state, action)
-        case Move():
-            movement.check_move(state, action)
-        case Attack():
-            movement.check_attack(state, action)
-        case Fly():
-            movement.check_fly(state, action)
-        case Swim():
-            movement.check_swim(state, action)
-        case Escape():
-            movement.check_escape(state, action)
-        case Birth():
-            birth.check_birth(state, action)
-        case Pass(player) if state.phase == Phase.MOVEMENT:
-            movement.check_turn(state, player)
-        case Pass(player):
-            birth.check_birth_turn(state, player)
-        case Remove():
-            survival.check_remove(state, action)
-        case Peek():
-            climate.check_peek(state, action)
-        case Drew():
-            cards.check_drew(state, action)
-        case PlayCard():
-            cards.check_play(state, action)
+    """The rules of the action itself; a roll is checked by its pending attack or birth alone."""
+    check = CHECKS.get(type(action))
+    if check is not None:
+        check(state, action)
 
 
 def check_override(state: State, action: Overridden) -> None:
@@ -239,65 +237,53 @@ def check_override(state: State, action: Overridden) -> None:
     raise RuleViolation("E2-15", f"'{format_action(action.action)}' is legal without {action.card}: drop the override")
 
 
-def apply_action(state: State, action: Action, effects: Effects) -> None:
-    match action:
-        case Overridden(inner, card):
-            effects.add(
-                "rule_overridden", round=state.round, player=inner.player, card=card, action=format_action(inner)
-            )
-            apply_action(state, inner, effects)
-        case SetOrder():
-            climate.apply_order(state, action, effects)
-        case RevealClimate():
-            climate.apply_climate(state, action, effects)
-            if state.revealed[climate.METEORITE]:
-                flow.end_game(state, effects)
-        case DrawGene():
-            if climate.apply_draw(state, action, effects):
-                flow.start_auction(state)
-        case Bid():
-            if auction.apply_bid(state, action, effects):
-                flow.after_settlement(state, effects)
-        case Slot():
-            auction.apply_slot(state, action, effects)
-            flow.start_movement(state, effects)
-        case _:
-            apply_board_action(state, action, effects)
+def apply_overridden(state: State, action: Overridden, effects: Effects) -> None:
+    inner = action.action
+    effects.add(
+        "rule_overridden", round=state.round, player=inner.player, card=action.card, action=format_action(inner)
+    )
+    apply_action(state, inner, effects)
 
 
-def apply_board_action(state: State, action: Action, effects: Effects) -> None:
-    match action:
-        case Move():
-            movement.apply_move(state, action)
-            flow.end_movement_turn_if_spent(state, effects)
-        case Fly(_, source, target):
-            movement.apply_special(state, "wings", source, target)
-            flow.end_movement_turn_if_spent(state, effects)
-        case Swim(_, source, target):
-            movement.apply_special(state, "flippers", source, target)
-            flow.end_movement_turn_if_spent(state, effects)
-        case Attack():
-            movement.apply_attack(state, action)
-        case Roll():
-            apply_roll(state, action, effects)
-        case Escape():
-            movement.apply_escape(state, action, effects)
-            flow.end_movement_turn_if_spent(state, effects)
-        case Birth():
-            birth.apply_birth(state, action)
-            if state.pending is None:
-                flow.next_birth_turn(state, effects)
-        case Pass() if state.phase == Phase.MOVEMENT:
-            flow.next_movement_turn(state, effects)
-        case Pass():
-            flow.next_birth_turn(state, effects)
-        case Remove(player, spaces):
-            survival.remove_all(state, spaces)
-            effects.add("dinosaurs_perished", round=state.round, player=player, spaces=list(spaces), chosen=True)
-            state.to_choose.pop(0)
-            flow.advance_survival(state, effects)
-        case _:
-            apply_hidden_or_card(state, action, effects)
+def apply_reveal(state: State, action: RevealClimate, effects: Effects) -> None:
+    climate.apply_climate(state, action, effects)
+    if state.revealed.get(climate.METEORITE):
+        flow.end_game(state, effects)
+
+
+def apply_draw(state: State, action: DrawGene, effects: Effects) -> None:
+    if climate.apply_draw(state, action, effects):
+        flow.start_auction(state)
+
+
+def apply_bid(state: State, action: Bid, effects: Effects) -> None:
+    if auction.apply_bid(state, action, effects):
+        flow.after_settlement(state, effects)
+
+
+def apply_slot(state: State, action: Slot, effects: Effects) -> None:
+    auction.apply_slot(state, action, effects)
+    flow.start_movement(state, effects)
+
+
+def apply_move(state: State, action: Move, effects: Effects) -> None:
+    movement.apply_move(state, action)
+    flow.end_movement_turn_if_spent(state, effects)
+
+
+def apply_fly(state: State, action: Fly, effects: Effects) -> None:
+    movement.apply_special(state, "wings", action.source, action.target)
+    flow.end_movement_turn_if_spent(state, effects)
+
+
+def apply_swim(state: State, action: Swim, effects: Effects) -> None:
+    movement.apply_special(state, "flippers", action.source, action.target)
+    flow.end_movement_turn_if_spent(state, effects)
+
+
+def apply_escape(state: State, action: Escape, effects: Effects) -> None:
+    movement.apply_escape(state, action, effects)
+    flow.end_movement_turn_if_spent(state, effects)
 
 
 def apply_roll(state: State, action: Roll, effects: Effects) -> None:
@@ -310,16 +296,56 @@ def apply_roll(state: State, action: Roll, effects: Effects) -> None:
     flow.end_movement_turn_if_spent(state, effects)
 
 
-def apply_hidden_or_card(state: State, action: Action, effects: Effects) -> None:
-    match action:
-        case Peek():
-            climate.apply_peek(state, action)
-        case Drew():
-            cards.apply_drew(state, action)
-        case PlayCard():
-            cards.apply_play(state, action, effects)
-            if state.phase == Phase.SURVIVAL:
-                flow.advance_survival(state, effects)
+def apply_birth(state: State, action: Birth, effects: Effects) -> None:
+    birth.apply_birth(state, action)
+    if state.pending is None:
+        flow.next_birth_turn(state, effects)
+
+
+def apply_pass(state: State, action: Pass, effects: Effects) -> None:
+    if state.phase == Phase.MOVEMENT:
+        flow.next_movement_turn(state, effects)
+    else:
+        flow.next_birth_turn(state, effects)
+
+
+def apply_remove(state: State, action: Remove, effects: Effects) -> None:
+    survival.remove_all(state, action.spaces)
+    effects.add("dinosaurs_perished", round=state.round, player=action.player, spaces=list(action.spaces), chosen=True)
+    state.to_choose = state.to_choose[1:]
+    flow.advance_survival(state, effects)
+
+
+def apply_play(state: State, action: PlayCard, effects: Effects) -> None:
+    cards.apply_play(state, action, effects)
+    if state.phase == Phase.SURVIVAL:
+        flow.advance_survival(state, effects)
+
+
+APPLIES: dict[type, Callable[[State, Any, Effects], None]] = {
+    Overridden: apply_overridden,
+    SetOrder: climate.apply_order,
+    RevealClimate: apply_reveal,
+    DrawGene: apply_draw,
+    Bid: apply_bid,
+    Slot: apply_slot,
+    Move: apply_move,
+    Fly: apply_fly,
+    Swim: apply_swim,
+    Attack: lambda state, action, _: movement.apply_attack(state, action),
+    Roll: apply_roll,
+    Escape: apply_escape,
+    Birth: apply_birth,
+    Pass: apply_pass,
+    Remove: apply_remove,
+    Peek: lambda state, action, _: climate.apply_peek(state, action),
+    Drew: lambda state, action, _: cards.apply_drew(state, action),
+    PlayCard: apply_play,
+}
+
+
+def apply_action(state: State, action: Action, effects: Effects) -> None:
+    APPLIES[type(action)](state, action, effects)
 
 
 def legal_actions(state: State) -> Iterator[Action]:

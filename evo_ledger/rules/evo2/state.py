@@ -1,13 +1,14 @@
 """The state of an Evo 2nd edition game between two actions.
 
-States are plain mutable objects for speed, but the ruleset never changes one it was given: `apply` works on
-a `copy()`. Phases run in the order of RULINGS [E2-01]; the initiative phase and the MP award need no input
-and happen inside the action that completes the phase before them.
+States are plain objects, and the ruleset never changes one it was given: `apply` works on a `copy()`. A copy
+shares everything but the board: the rules replace a container rather than change it in place, and change a
+player only through `own_player`, which copies that player the first time a transition touches it.
+Phases run in the order of RULINGS [E2-01]; the initiative phase and the MP award need no input unless a
+player holds adrenaline rush, and happen inside the action that completes the phase before them.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,17 +31,26 @@ class Phase:
     OVER = "over"
 
 
+class GeneCount(dict[str, int]):
+    """How many of each gene a species has; a gene it lacks counts 0. Copies at the speed of a dict."""
+
+    def __missing__(self, gene: str) -> int:
+        return 0
+
+
 @dataclass
 class PlayerState:
     name: str
     seat: int
     mp: int = START_MP
-    genes: Counter[str] = field(default_factory=Counter)
+    genes: GeneCount = field(default_factory=GeneCount)
     event_cards: int = 0
     named_cards: list[str] = field(default_factory=list)
 
     def copy(self) -> PlayerState:
-        return PlayerState(self.name, self.seat, self.mp, Counter(self.genes), self.event_cards, list(self.named_cards))
+        return PlayerState(
+            self.name, self.seat, self.mp, GeneCount(self.genes), self.event_cards, list(self.named_cards)
+        )
 
     def has(self, gene: str) -> bool:
         return self.genes[gene] > 0
@@ -63,7 +73,7 @@ class PlayerState:
         return 3 if self.has("regeneration") else 2
 
 
-@dataclass
+@dataclass(frozen=True)
 class Marker:
     """A clan marker on the biology lab during the auction."""
 
@@ -110,51 +120,39 @@ class State:
     round: int = 1
     phase: str = Phase.ORDER
     climate_position: int = 0
-    revealed: Counter[str] = field(default_factory=Counter)
-    genes_taken: Counter[str] = field(default_factory=Counter)
-    lab: list[str | None] = field(default_factory=list)
-    set_aside: list[str] = field(default_factory=list)
+    revealed: dict[str, int] = field(default_factory=dict)
+    genes_taken: dict[str, int] = field(default_factory=dict)
+    lab: tuple[str | None, ...] = ()
+    set_aside: tuple[str, ...] = ()
     markers: dict[str, Marker] = field(default_factory=dict)
-    to_bid: list[str] = field(default_factory=list)
+    to_bid: tuple[str, ...] = ()
     outbid: tuple[str, int] | None = None
     order: tuple[str, ...] = ()
     turn: int = 0
     movement_left: int = 0
     pending: Pending | None = None
     birth_pass: int = 1
-    to_choose: list[str] = field(default_factory=list)
+    to_choose: tuple[str, ...] = ()
     specials_used: frozenset[str] = frozenset()
     peeked: str | None = None
     modifiers: tuple[Modifier, ...] = ()
     cards_played: tuple[tuple[int, str, str], ...] = ()
+    _owned: set[str] = field(default_factory=set, compare=False, repr=False)
 
     def copy(self) -> State:
-        return State(
-            kit=self.kit,
-            options=self.options,
-            players={name: p.copy() for name, p in self.players.items()},
-            board=dict(self.board),
-            round=self.round,
-            phase=self.phase,
-            climate_position=self.climate_position,
-            revealed=Counter(self.revealed),
-            genes_taken=Counter(self.genes_taken),
-            lab=list(self.lab),
-            set_aside=list(self.set_aside),
-            markers={name: Marker(m.column, m.amount) for name, m in self.markers.items()},
-            to_bid=list(self.to_bid),
-            outbid=self.outbid,
-            order=self.order,
-            turn=self.turn,
-            movement_left=self.movement_left,
-            pending=self.pending,
-            birth_pass=self.birth_pass,
-            to_choose=list(self.to_choose),
-            specials_used=self.specials_used,
-            peeked=self.peeked,
-            modifiers=self.modifiers,
-            cards_played=self.cards_played,
-        )
+        clone = object.__new__(State)
+        clone.__dict__.update(self.__dict__)
+        clone.board = dict(self.board)
+        clone.players = dict(self.players)
+        clone._owned = set()
+        return clone
+
+    def own_player(self, name: str) -> PlayerState:
+        """The player, copied first if this state still shares it with the state it was copied from."""
+        if name not in self._owned:
+            self.players[name] = self.players[name].copy()
+            self._owned.add(name)
+        return self.players[name]
 
     def dinosaurs_of(self, player: str) -> list[str]:
         return [space for space, owner in self.board.items() if owner == player]
@@ -163,10 +161,12 @@ class State:
         return sum(1 for owner in self.board.values() if owner == player)
 
     def zone_of(self, space: str) -> str:
-        return self.kit.climate.zone(self.climate_position, self.kit.spaces[space].terrain)
+        return self.kit.zones[self.climate_position][space]
 
     def active(self, kind: str, player: str | None = None) -> list[Modifier]:
         """The card modifiers of `kind` in force now, those played by `player` if given."""
+        if not self.modifiers:
+            return []
         return [
             m
             for m in self.modifiers

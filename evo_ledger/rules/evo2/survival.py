@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import combinations, product
-from math import comb
+from math import comb, prod
 
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.evo2.actions import Remove
@@ -36,6 +36,11 @@ class Due:
 
     def choices(self) -> int:
         """How many different sets of dinosaurs would satisfy the climate."""
+        if self.count == 0:
+            return 1
+        excess = self.excess
+        if self.count == sum(excess.values()):  # the floor does not bind: each zone gives exactly its excess
+            return prod(comb(len(self.at_risk[zone]), excess[zone]) for zone in AT_RISK)
         return sum(ways for _, ways in self._splits())
 
     def forced(self) -> tuple[str, ...]:
@@ -61,8 +66,12 @@ def keeps(state: State, player: PlayerState) -> dict[str, int]:
 
 def due(state: State, name: str) -> Due:
     player = state.players[name]
-    own = state.dinosaurs_of(name)
-    at_risk = {zone: tuple(s for s in own if state.zone_of(s) == zone) for zone in AT_RISK}
+    zones = state.kit.zones[state.climate_position]
+    sorted_by_zone: dict[str, list[str]] = {"ideal": [], "hot": [], "cold": [], "deadly": []}
+    own = [space for space, owner in state.board.items() if owner == name]
+    for space in own:
+        sorted_by_zone[zones[space]].append(space)
+    at_risk = {zone: tuple(sorted_by_zone[zone]) for zone in AT_RISK}
     keep = keeps(state, player)
     demanded = sum(max(0, len(at_risk[zone]) - keep[zone]) for zone in AT_RISK)
     return Due(name, at_risk, keep, min(demanded, max(0, len(own) - player.floor)))
