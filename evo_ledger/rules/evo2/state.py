@@ -158,7 +158,7 @@ class State:
         return [space for space, owner in self.board.items() if owner == player]
 
     def count_of(self, player: str) -> int:
-        return sum(1 for owner in self.board.values() if owner == player)
+        return list(self.board.values()).count(player)
 
     def zone_of(self, space: str) -> str:
         return self.kit.zones[self.climate_position][space]
