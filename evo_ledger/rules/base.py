@@ -115,6 +115,12 @@ class Ruleset(Protocol[StateT, ActionT]):
 
     def format_action(self, action: ActionT) -> str: ...
 
+    def fact_of(self, action: ActionT) -> str:
+        """The kind of fact the action records, named in the past tense: `DieRolled`, `BidPlaced`."""
+
+    def visible_only_to(self, action: ActionT) -> str | None:
+        """The one player who may see `action` until it is revealed, or None when everyone may."""
+
 
 def resolve_options(specs: Sequence[OptionSpec], given: Mapping[str, OptionValue]) -> dict[str, OptionValue]:
     """Defaults overlaid with the given options; an unknown name or a value of the wrong type is refused."""

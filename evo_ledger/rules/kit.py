@@ -99,6 +99,11 @@ def builtin_kit_names() -> list[str]:
 
 def load_kit(reference: str) -> Kit:
     """Load a kit by built-in name (`standin-e2-3p`) or by the path of a JSON file."""
+    return load_kit_document(reference)[1]
+
+
+def load_kit_document(reference: str) -> tuple[dict[str, Any], Kit]:
+    """The kit's JSON document as written, and the kit it describes."""
     if reference in builtin_kit_names():
         text = (resources.files("evo_ledger") / "kits" / f"{reference}.json").read_text(encoding="utf-8")
     else:
@@ -111,7 +116,7 @@ def load_kit(reference: str) -> Kit:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         raise KitError(f"kit {reference!r}: not valid JSON: {error}") from None
-    return parse_kit(document, label=reference)
+    return document, parse_kit(document, label=reference)
 
 
 def canonical_hash(document: Mapping[str, Any]) -> str:

@@ -61,6 +61,25 @@ PHASE_OF: dict[type, tuple[str, ...]] = {
     Birth: (Phase.BIRTH,),
     Remove: (Phase.SURVIVAL,),
 }
+FACTS: dict[type, str] = {
+    SetOrder: "InitiativeDrawn",
+    RevealClimate: "ClimateTokenRevealed",
+    DrawGene: "GeneDrawn",
+    Bid: "BidPlaced",
+    Slot: "InitiativePlaceChosen",
+    Move: "DinosaurMoved",
+    Attack: "AttackDeclared",
+    Fly: "DinosaurFlew",
+    Swim: "DinosaurSwam",
+    Escape: "EscapeChosen",
+    Roll: "DieRolled",
+    Birth: "DinosaurBorn",
+    Pass: "TurnPassed",
+    Remove: "SurvivalChosen",
+    Peek: "ClimateTokenPeeked",
+    Drew: "EventCardDrawn",
+    PlayCard: "EventCardPlayed",
+}
 # Rolls and escapes answer a pending choice; peeks and cards may come in any phase.
 PENDING_ANSWERS = {ATTACK_ROLL: Roll, KILLER_BABY_ROLL: Roll, ESCAPE: Escape}
 PENDING_ANSWER_TYPES = frozenset({Roll, Escape})
@@ -116,6 +135,9 @@ class Evo2Ruleset:
 
     def format_action(self, action: Action) -> str:
         return format_action(action)
+
+    def fact_of(self, action: Action) -> str:
+        return FACTS[type(action.action if isinstance(action, Overridden) else action)]
 
     def visible_only_to(self, action: Action) -> str | None:
         """The one player who may see `action` until it is revealed: a card drawn, a sixth-sense peek [E2-15, E2-16]."""

@@ -1,0 +1,84 @@
+"""msgpack for stored events, and the canonical bytes that event hashes are taken over.
+
+Stored events are dicts of plain values plus a few types msgpack has no native form for: UUIDs, timezone-aware
+datetimes and tuples travel as msgpack extension types, so that what is decoded is what was encoded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import msgpack
+from eventsourcing.persistence import Transcoder
+
+EXT_UUID = 1
+EXT_DATETIME = 2
+EXT_TUPLE = 3
+
+
+class CodecError(ValueError):
+    """A value the codec cannot encode, or bytes it cannot decode."""
+
+
+def _default(value: Any) -> msgpack.ExtType:
+    if isinstance(value, UUID):
+        return msgpack.ExtType(EXT_UUID, value.bytes)
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise CodecError(f"datetime {value!r} has no time zone; stored times are timezone-aware")
+        return msgpack.ExtType(EXT_DATETIME, value.isoformat().encode("ascii"))
+    if isinstance(value, tuple):
+        return msgpack.ExtType(EXT_TUPLE, pack(list(value)))
+    raise CodecError(f"cannot store a {type(value).__name__}: {value!r}")
+
+
+def _ext_hook(code: int, data: bytes) -> Any:
+    if code == EXT_UUID:
+        return UUID(bytes=data)
+    if code == EXT_DATETIME:
+        return datetime.fromisoformat(data.decode("ascii"))
+    if code == EXT_TUPLE:
+        return tuple(unpack(data))
+    raise CodecError(f"unknown msgpack extension type {code}")
+
+
+def pack(value: Any) -> bytes:
+    # strict_types: a tuple must reach `_default`, or it would come back a list.
+    return msgpack.packb(value, default=_default, use_bin_type=True, strict_types=True)  # type: ignore[no-any-return]
+
+
+def unpack(data: bytes) -> Any:
+    try:
+        return msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, strict_map_key=False)
+    except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as error:
+        raise CodecError(f"not a stored value: {error}") from None
+
+
+class MsgpackTranscoder(Transcoder):
+    """The event store's transcoder: msgpack, with UUID, datetime and tuple kept as they were."""
+
+    def encode(self, obj: Any) -> bytes:
+        return pack(obj)
+
+    def decode(self, data: bytes) -> Any:
+        return unpack(data)
+
+
+def canonical(value: Any) -> Any:
+    """The value with every mapping's keys in sorted order, so equal values give equal bytes."""
+    if isinstance(value, dict):
+        return {key: canonical(value[key]) for key in sorted(value)}
+    if isinstance(value, list | tuple):
+        return type(value)(canonical(item) for item in value)
+    return value
+
+
+def canonical_bytes(value: Any) -> bytes:
+    return pack(canonical(value))
+
+
+def digest(value: Any) -> str:
+    return hashlib.sha256(canonical_bytes(value)).hexdigest()

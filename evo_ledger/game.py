@@ -1,0 +1,331 @@
+"""The Game aggregate: a game of any ruleset as the sequence of its events.
+
+Every action made at the table is one event, of a class named for the fact it records (`DieRolled`,
+`BidPlaced`); the consequences the rules derive follow it as events of their own (`CombatResolved`,
+`AuctionSettled`), so a reader of the log never re-runs the rules to learn what happened. Undoing, correcting
+and annotating are events too. Each event carries the hash of its predecessor and its own, over its canonical
+bytes, so an edited, dropped or reordered event shows.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from functools import lru_cache
+from typing import Any, ClassVar, cast
+from uuid import UUID
+
+from eventsourcing.domain import Aggregate
+from eventsourcing.utils import register_topic
+
+from evo_ledger.codec import canonical, digest
+from evo_ledger.rules import AnyRuleset, get_ruleset
+from evo_ledger.rules.base import Consequence, OptionValue, Transition
+from evo_ledger.rules.kit import Kit, parse_kit
+
+TOPIC_PREFIX = "evo-ledger:Game"
+PLAYER_NAMESPACE = uuid.UUID("5e7c1d2a-9a52-4d7e-8f0a-6b7f6c0e2a11")
+GENESIS = "0" * 64
+
+# The facts an action can record, whatever the ruleset (each ruleset's `fact_of` names one of them).
+ACTION_FACTS = (
+    "InitiativeDrawn", "ClimateTokenRevealed", "GeneDrawn", "BidPlaced", "InitiativePlaceChosen", "DinosaurMoved",
+    "AttackDeclared", "DinosaurFlew", "DinosaurSwam", "EscapeChosen", "DieRolled", "DinosaurBorn", "TurnPassed",
+    "SurvivalChosen", "ClimateTokenPeeked", "EventCardDrawn", "EventCardPlayed",
+)  # fmt: skip
+# What the rules derive from an action, by the consequence kind the rules report.
+CONSEQUENCES = {
+    "initiative_set": "InitiativeSet",
+    "climate_changed": "ClimateChanged",
+    "lab_left_unfilled": "LabLeftUnfilled",
+    "gene_set_aside": "GeneSetAside",
+    "gene_placed": "GenePlaced",
+    "genes_returned_to_bag": "GenesReturnedToBag",
+    "bid_outbid": "BidOutbid",
+    "auction_settled": "AuctionSettled",
+    "combat_resolved": "CombatResolved",
+    "chameleon_escaped": "ChameleonEscaped",
+    "killer_baby_resolved": "KillerBabyResolved",
+    "dinosaurs_perished": "DinosaursPerished",
+    "mp_awarded": "MPAwarded",
+    "game_ended": "GameEnded",
+    "card_played": "CardPlayed",
+    "dinosaur_removed": "DinosaurRemoved",
+    "rule_overridden": "RuleOverridden",
+}
+
+
+class NothingToUndo(ValueError):
+    pass
+
+
+def topic_of(name: str) -> str:
+    return f"{TOPIC_PREFIX}.{name}"
+
+
+def player_id(name: str, given: str | None = None) -> str:
+    """A player's stable id: the one given, or one derived from the name, the same in every game."""
+    return given or str(uuid.uuid5(PLAYER_NAMESPACE, name.lower()))
+
+
+@lru_cache(maxsize=64)
+def _kit_from(kit_hash: str, document: str) -> Kit:
+    return parse_kit(json.loads(document), label=kit_hash)
+
+
+def kit_of(document: Mapping[str, Any], pinned_hash: str) -> Kit:
+    """The kit a game carries, checked against the hash it pinned."""
+    kit = _kit_from(pinned_hash, json.dumps(document, sort_keys=True))
+    if kit.content_hash != pinned_hash:
+        raise ValueError(f"the game's kit has hash {kit.content_hash}, not the {pinned_hash} it pinned")
+    return kit
+
+
+def event_hash(topic: str, game_id: UUID, version: int, timestamp: datetime, fields: Mapping[str, Any]) -> str:
+    """The hash of an event: over its topic, place, time, predecessor's hash and fields, in canonical bytes."""
+    body = {key: value for key, value in fields.items() if key != "hash"}
+    return digest([topic, str(game_id), version, timestamp.isoformat(), canonical(body)])
+
+
+class Game(Aggregate):
+    TOPIC = TOPIC_PREFIX
+
+    class Event(Aggregate.Event):
+        prev_hash: str
+        hash: str
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate.head_hash = self.hash
+            self.fold(cast(Game, aggregate))
+
+        def fold(self, game: Game) -> None:
+            """What the event changes in the game, besides its head hash."""
+
+    class Created(Aggregate.Created):
+        TOPIC = topic_of("Created")
+
+    class Started(Created):
+        """The game's setup, pinned: ruleset and version, the kit (its whole content and hash), players, options.
+
+        Version 2 gives each player a seat and a stable id; version 1 listed names only."""
+
+        TOPIC = topic_of("Started")
+        class_version = 2
+        ruleset: str
+        version: str
+        kit: str
+        kit_hash: str
+        kit_document: dict[str, Any]
+        players: list[dict[str, Any]]
+        options: dict[str, Any]
+        prev_hash: str
+        hash: str
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["players"] = [
+                {"seat": seat, "name": name, "id": player_id(name)} for seat, name in enumerate(state["players"], 1)
+            ]
+
+    class ActionRecorded(Event):
+        """An action made at the table, in the ruleset's notation."""
+
+        TOPIC = topic_of("ActionRecorded")
+        notation: str
+        warnings: list[list[str]]
+        visible_only_to: str | None
+
+        def fold(self, game: Game) -> None:
+            game.apply_action(self.notation, self.originator_version)
+
+    class ConsequenceDerived(Event):
+        """What the rules derived from the action before it (`cause` is that action's version)."""
+
+        TOPIC = topic_of("ConsequenceDerived")
+        cause: int
+        data: dict[str, Any]
+
+    class ActionsUndone(Event):
+        TOPIC = topic_of("ActionsUndone")
+        versions: list[int]
+        reason: str
+
+        def fold(self, game: Game) -> None:
+            game.undo_to(len(game.history) - len(self.versions))
+
+    class ActionCorrected(Event):
+        """The latest action replaced by another: the mistake stays in the log, beside its correction."""
+
+        TOPIC = topic_of("ActionCorrected")
+        replaced: int
+        notation: str
+        warnings: list[list[str]]
+        visible_only_to: str | None
+        reason: str
+
+        def fold(self, game: Game) -> None:
+            game.undo_to(len(game.history) - 1)
+            game.apply_action(self.notation, self.originator_version)
+
+    class AnnotationAdded(Event):
+        TOPIC = topic_of("AnnotationAdded")
+        about: int
+        text: str
+
+        def fold(self, game: Game) -> None:
+            game.annotations.append((self.about, self.text))
+
+    action_events: ClassVar[dict[str, type[Game.ActionRecorded]]] = {}
+    consequence_events: ClassVar[dict[str, type[Game.ConsequenceDerived]]] = {}
+
+    def __init__(
+        self,
+        ruleset: str,
+        version: str,
+        kit: str,
+        kit_hash: str,
+        kit_document: dict[str, Any],
+        players: list[dict[str, Any]],
+        options: dict[str, Any],
+        prev_hash: str,
+        hash: str,
+    ) -> None:
+        self.ruleset_name, self.ruleset_version = ruleset, version
+        self.kit_name, self.kit_hash, self.kit_document = kit, kit_hash, kit_document
+        self.players = players
+        self.options = options
+        self.head_hash = hash
+        self.annotations: list[tuple[int, str]] = []
+        self.history: list[tuple[int, Any]] = []
+        self._rules: AnyRuleset = get_ruleset(ruleset, version)
+        self.state: Any = self._rules.setup(kit_of(kit_document, kit_hash), self.player_names, options)
+        self._prepared: Transition[Any] | None = None
+
+    @classmethod
+    def start(
+        cls,
+        ruleset: AnyRuleset,
+        kit_document: Mapping[str, Any],
+        kit: Kit,
+        players: Sequence[tuple[str, str | None]],
+        options: Mapping[str, OptionValue],
+        timestamp: datetime | None = None,
+    ) -> Game:
+        """A new game; `players` are (name, stable id or None) in seat order."""
+        game_id = uuid.uuid4()
+        timestamp = timestamp or cls.Started.create_timestamp()
+        fields: dict[str, Any] = {
+            "ruleset": ruleset.name,
+            "version": ruleset.version,
+            "kit": kit.name,
+            "kit_hash": kit.content_hash,
+            "kit_document": dict(kit_document),
+            "players": [
+                {"seat": seat, "name": name, "id": player_id(name, given)}
+                for seat, (name, given) in enumerate(players, start=1)
+            ],
+            "options": dict(options),
+            "prev_hash": GENESIS,
+        }
+        ruleset.setup(kit, [name for name, _ in players], options)  # refuses a game that cannot start
+        fields["hash"] = event_hash(cls.Started.TOPIC, game_id, 1, timestamp, fields)
+        return cls._create(cls.Started, id=game_id, timestamp=timestamp, **fields)
+
+    @property
+    def rules(self) -> AnyRuleset:
+        return self._rules
+
+    @property
+    def player_names(self) -> list[str]:
+        return [player["name"] for player in self.players]
+
+    def trigger_event(self, event_class: type[Any], **kwargs: Any) -> None:
+        """Every event after the first is chained: it carries the head hash before it and its own hash."""
+        timestamp = kwargs.pop("timestamp", None) or event_class.create_timestamp()
+        kwargs["prev_hash"] = self.head_hash
+        kwargs["hash"] = event_hash(event_class.TOPIC, self.id, self.version + 1, timestamp, kwargs)
+        super().trigger_event(event_class, timestamp=timestamp, **kwargs)
+
+    def record(self, notation: str) -> None:
+        """Check an action and append it with its consequences; an illegal action raises and appends nothing."""
+        action = self._rules.parse_action(notation)
+        transition = self._rules.apply(self.state, action)
+        self._prepared = transition
+        self.trigger_event(self.action_events[self._rules.fact_of(action)], **self._action_fields(action, transition))
+        self._derive(transition.consequences)
+
+    def correct(self, notation: str, reason: str) -> None:
+        """Replace the latest action by another, with a reason; the replacement must be legal where it stands."""
+        if not self.history:
+            raise NothingToUndo("there is no action to correct")
+        replaced, _ = self.history[-1]
+        before = self.state_before(len(self.history) - 1)
+        action = self._rules.parse_action(notation)
+        transition = self._rules.apply(before, action)
+        self._prepared = transition
+        fields = self._action_fields(action, transition)
+        self.trigger_event(self.ActionCorrected, replaced=replaced, reason=reason, **fields)
+        self._derive(transition.consequences)
+
+    def undo(self, count: int, reason: str) -> None:
+        if not 1 <= count <= len(self.history):
+            raise NothingToUndo(f"there are {len(self.history)} actions to undo, not {count}")
+        versions = [version for version, _ in self.history[-count:]]
+        self.trigger_event(self.ActionsUndone, versions=versions, reason=reason)
+
+    def annotate(self, about: int, text: str) -> None:
+        if not 1 <= about <= self.version:
+            raise ValueError(f"the game has events 1 to {self.version}, not {about}")
+        self.trigger_event(self.AnnotationAdded, about=about, text=text)
+
+    def _action_fields(self, action: Any, transition: Transition[Any]) -> dict[str, Any]:
+        return {
+            "notation": self._rules.format_action(action),
+            "warnings": [[w.ruling, w.message] for w in transition.warnings],
+            "visible_only_to": self._rules.visible_only_to(action),
+        }
+
+    def _derive(self, consequences: Sequence[Consequence]) -> None:
+        cause = self.version
+        for consequence in consequences:
+            self.trigger_event(self.consequence_events[consequence.kind], cause=cause, data=dict(consequence.data))
+
+    def apply_action(self, notation: str, version: int) -> None:
+        """Fold one action into the game's state: the transition prepared when it was recorded, or anew."""
+        transition = self._prepared
+        self._prepared = None
+        if transition is None:
+            transition = self._rules.apply(self.state, self._rules.parse_action(notation))
+        self.history.append((version, self.state))
+        self.state = transition.state
+
+    def state_before(self, index: int) -> Any:
+        return self.history[index][1]
+
+    def undo_to(self, length: int) -> None:
+        if length < len(self.history):
+            self.state = self.history[length][1]
+            del self.history[length:]
+
+
+def _define_fact_classes() -> None:
+    """One event class per fact and per consequence, each with its explicit topic."""
+    for name in ACTION_FACTS:
+        fact = cast(type[Game.ActionRecorded], _event_class(name, Game.ActionRecorded))
+        Game.action_events[name] = fact
+    for kind, name in CONSEQUENCES.items():
+        derived = cast(type[Game.ConsequenceDerived], _event_class(name, Game.ConsequenceDerived))
+        Game.consequence_events[kind] = derived
+
+
+def _event_class(name: str, base: type) -> type:
+    topic = topic_of(name)
+    cls = type(name, (base,), {"TOPIC": topic, "__qualname__": f"Game.{name}"})
+    register_topic(topic, cls)
+    setattr(Game, name, cls)
+    return cls
+
+
+_define_fact_classes()

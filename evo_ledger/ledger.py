@@ -1,0 +1,158 @@
+"""The Ledger application: one method per use case over the event-sourced games.
+
+Every change is appended, never updated; an append returns a receipt (the game's new version and head hash)
+that a recorder can keep as proof of what it wrote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import IntegrityError, StoredEvent, Transcoder
+
+from evo_ledger.codec import MsgpackTranscoder
+from evo_ledger.game import Game
+from evo_ledger.rules import get_ruleset
+from evo_ledger.rules.base import OptionValue
+from evo_ledger.rules.kit import load_kit_document
+from evo_ledger.settings import Settings
+
+SNAPSHOT_INTERVAL = 100
+CACHED_GAMES = 256
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """What a recorder keeps after an append: the game, its new version and its head hash."""
+
+    game_id: UUID
+    version: int
+    head_hash: str
+
+
+class UnknownGame(LookupError):
+    def __init__(self, game_id: UUID) -> None:
+        super().__init__(f"no game {game_id}")
+        self.game_id = game_id
+
+
+class VersionConflict(Exception):
+    """The game moved on since the recorder last saw it: nothing was appended."""
+
+    def __init__(self, game_id: UUID, expected: int, actual: int | None) -> None:
+        now = f"it is at version {actual}" if actual is not None else "another recorder appended first"
+        super().__init__(f"game {game_id}: expected version {expected}, but {now}")
+        self.game_id = game_id
+        self.expected = expected
+        self.actual = actual
+
+
+class Ledger(Application[UUID]):
+    snapshotting_intervals = {Game: SNAPSHOT_INTERVAL}  # noqa: RUF012
+
+    def __init__(self, settings: Settings | None = None, **env: str) -> None:
+        settings = settings or Settings.from_environment()
+        self.settings = settings
+        super().__init__(
+            env={
+                **settings.persistence_env(),
+                "AGGREGATE_CACHE_MAXSIZE": str(CACHED_GAMES),
+                "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
+                "IS_SNAPSHOTTING_ENABLED": "y",
+                **env,
+            }
+        )
+
+    def construct_transcoder(self) -> Transcoder:
+        return MsgpackTranscoder()
+
+    def create_game(
+        self,
+        ruleset: str,
+        kit: str,
+        players: Sequence[str | tuple[str, str | None]],
+        options: Mapping[str, OptionValue] | None = None,
+    ) -> Receipt:
+        """A new game: `players` in seat order, each a name or (name, stable id)."""
+        document, loaded = load_kit_document(kit)
+        seats = [(p, None) if isinstance(p, str) else p for p in players]
+        game = Game.start(get_ruleset(ruleset), document, loaded, seats, options or {})
+        return self._save(game)
+
+    def record(self, game_id: UUID, notations: str | Sequence[str], expected_version: int | None = None) -> Receipt:
+        """Append one action or a batch, all or nothing: an illegal action in the batch appends none of them."""
+        batch = [notations] if isinstance(notations, str) else list(notations)
+        return self._change(game_id, expected_version, lambda game: [game.record(n) for n in batch])
+
+    def undo(self, game_id: UUID, count: int, reason: str, expected_version: int | None = None) -> Receipt:
+        return self._change(game_id, expected_version, lambda game: game.undo(count, reason))
+
+    def correct(self, game_id: UUID, notation: str, reason: str, expected_version: int | None = None) -> Receipt:
+        return self._change(game_id, expected_version, lambda game: game.correct(notation, reason))
+
+    def annotate(self, game_id: UUID, about: int, text: str) -> Receipt:
+        return self._change(game_id, None, lambda game: game.annotate(about, text))
+
+    def game(self, game_id: UUID, version: int | None = None) -> Game:
+        """The game as it stands, or as it stood after event `version`."""
+        try:
+            game: Any = self.repository.get(game_id, version=version)
+        except AggregateNotFoundError:
+            raise UnknownGame(game_id) from None
+        assert isinstance(game, Game)
+        return game
+
+    def receipt(self, game_id: UUID) -> Receipt:
+        game = self.game(game_id)
+        return Receipt(game.id, game.version, game.head_hash)
+
+    def stored_events(self, game_id: UUID) -> list[StoredEvent]:
+        return list(self.recorder.select_events(game_id))
+
+    def game_ids(self) -> Iterator[UUID]:
+        """Every game, in the order it was started."""
+        start = 1
+        while True:
+            page = self.recorder.select_notifications(start=start, limit=1000, topics=[Game.Started.TOPIC])
+            for notification in page:
+                yield UUID(str(notification.originator_id))
+            if len(page) < 1000:
+                return
+            start = page[-1].id + 1
+
+    def insert_stored_events(self, events: Sequence[StoredEvent]) -> None:
+        """Write events exactly as given, in one transaction (the import of verified bundles)."""
+        try:
+            self.recorder.insert_events(list(events))
+        except IntegrityError as error:
+            raise VersionConflict(events[0].originator_id, events[0].originator_version, None) from error  # type: ignore[arg-type]
+
+    def _change(self, game_id: UUID, expected: int | None, change: Any) -> Receipt:
+        game = self.game(game_id)
+        if expected is not None and expected != game.version:
+            raise VersionConflict(game_id, expected, game.version)
+        try:
+            change(game)
+        except BaseException:
+            self._forget(game_id)
+            raise
+        return self._save(game, expected if expected is not None else game.version)
+
+    def _save(self, game: Game, expected: int | None = None) -> Receipt:
+        try:
+            self.save(game)
+        except IntegrityError:
+            self._forget(game.id)
+            raise VersionConflict(game.id, expected or 0, None) from None
+        return Receipt(game.id, game.version, game.head_hash)
+
+    def _forget(self, game_id: UUID) -> None:
+        """Drop a cached game whose unsaved changes must not be seen again."""
+        if self.repository.cache is not None:
+            with suppress(KeyError):
+                self.repository.cache.get(game_id, evict=True)

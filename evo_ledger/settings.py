@@ -1,0 +1,59 @@
+"""One setting chooses the event store: a SQLite file path (the default) or a `postgresql://` URL.
+
+EVO_LEDGER_DATABASE=games.sqlite                       (default: evo-ledger.sqlite in the working folder)
+EVO_LEDGER_DATABASE=postgresql://user:secret@host:5432/evo
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
+
+DATABASE_VARIABLE = "EVO_LEDGER_DATABASE"
+DEFAULT_DATABASE = "evo-ledger.sqlite"
+# Seconds a writer waits for a lock before giving up with an error rather than hanging.
+LOCK_TIMEOUT_SECONDS = 5
+
+
+class SettingsError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Settings:
+    database: str = DEFAULT_DATABASE
+
+    @classmethod
+    def from_environment(cls) -> Settings:
+        return cls(database=os.environ.get(DATABASE_VARIABLE) or DEFAULT_DATABASE)
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.database.startswith(("postgresql://", "postgres://"))
+
+    def persistence_env(self) -> dict[str, str]:
+        """The event store's configuration, in the eventsourcing library's terms."""
+        if self.is_postgres:
+            return postgres_env(self.database)
+        return {
+            "PERSISTENCE_MODULE": "evo_ledger.store:DurableSQLiteFactory",
+            "SQLITE_DBNAME": self.database,
+            "SQLITE_LOCK_TIMEOUT": str(LOCK_TIMEOUT_SECONDS),
+        }
+
+
+def postgres_env(url: str) -> dict[str, str]:
+    parts = urlsplit(url)
+    if not parts.hostname or not parts.path.strip("/"):
+        raise SettingsError(f"{DATABASE_VARIABLE}: a PostgreSQL URL needs a host and a database name: {url!r}")
+    return {
+        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "POSTGRES_DBNAME": unquote(parts.path.strip("/")),
+        "POSTGRES_HOST": parts.hostname,
+        "POSTGRES_PORT": str(parts.port or 5432),
+        "POSTGRES_USER": unquote(parts.username or os.environ.get("USER", "postgres")),
+        "POSTGRES_PASSWORD": unquote(parts.password or ""),
+        "POSTGRES_LOCK_TIMEOUT": str(LOCK_TIMEOUT_SECONDS),
+        "POSTGRES_POOL_SIZE": "5",
+    }
