@@ -9,15 +9,13 @@ bytes, so an edited, dropped or reordered event shows.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from functools import lru_cache
 from typing import Any, ClassVar, cast
 from uuid import UUID
 
-from eventsourcing.domain import Aggregate
+from eventsourcing.domain import Aggregate, Snapshot
 from eventsourcing.utils import register_topic
 
 from evo_ledger.codec import canonical, digest
@@ -70,16 +68,17 @@ def player_id(name: str, given: str | None = None) -> str:
     return given or str(uuid.uuid5(PLAYER_NAMESPACE, name.lower()))
 
 
-@lru_cache(maxsize=64)
-def _kit_from(kit_hash: str, document: str) -> Kit:
-    return parse_kit(json.loads(document), label=kit_hash)
+_KITS: dict[str, Kit] = {}
 
 
 def kit_of(document: Mapping[str, Any], pinned_hash: str) -> Kit:
-    """The kit a game carries, checked against the hash it pinned."""
-    kit = _kit_from(pinned_hash, json.dumps(document, sort_keys=True))
-    if kit.content_hash != pinned_hash:
-        raise ValueError(f"the game's kit has hash {kit.content_hash}, not the {pinned_hash} it pinned")
+    """The kit a game carries, checked against the hash it pinned (once per hash: kits never change)."""
+    kit = _KITS.get(pinned_hash)
+    if kit is None:
+        kit = parse_kit(document, label=pinned_hash)
+        if kit.content_hash != pinned_hash:
+            raise ValueError(f"the game's kit has hash {kit.content_hash}, not the {pinned_hash} it pinned")
+        _KITS[pinned_hash] = kit
     return kit
 
 
@@ -198,7 +197,9 @@ class Game(Aggregate):
         self.options = options
         self.head_hash = hash
         self.annotations: list[tuple[int, str]] = []
-        self.history: list[tuple[int, Any]] = []
+        # Each effective action: its event's version, its notation, and the state before it (None when the
+        # game came from a snapshot and that state has not been needed yet).
+        self.history: list[tuple[int, str, Any]] = []
         self._rules: AnyRuleset = get_ruleset(ruleset, version)
         self.state: Any = self._rules.setup(kit_of(kit_document, kit_hash), self.player_names, options)
         self._prepared: Transition[Any] | None = None
@@ -260,7 +261,7 @@ class Game(Aggregate):
         """Replace the latest action by another, with a reason; the replacement must be legal where it stands."""
         if not self.history:
             raise NothingToUndo("there is no action to correct")
-        replaced, _ = self.history[-1]
+        replaced = self.history[-1][0]
         before = self.state_before(len(self.history) - 1)
         action = self._rules.parse_action(notation)
         transition = self._rules.apply(before, action)
@@ -272,7 +273,7 @@ class Game(Aggregate):
     def undo(self, count: int, reason: str) -> None:
         if not 1 <= count <= len(self.history):
             raise NothingToUndo(f"there are {len(self.history)} actions to undo, not {count}")
-        versions = [version for version, _ in self.history[-count:]]
+        versions = [entry[0] for entry in self.history[-count:]]
         self.trigger_event(self.ActionsUndone, versions=versions, reason=reason)
 
     def annotate(self, about: int, text: str) -> None:
@@ -298,16 +299,78 @@ class Game(Aggregate):
         self._prepared = None
         if transition is None:
             transition = self._rules.apply(self.state, self._rules.parse_action(notation))
-        self.history.append((version, self.state))
+        self.history.append((version, notation, self.state))
         self.state = transition.state
 
     def state_before(self, index: int) -> Any:
-        return self.history[index][1]
+        if self.history[index][2] is None:
+            self._refold_history()
+        return self.history[index][2]
 
     def undo_to(self, length: int) -> None:
         if length < len(self.history):
-            self.state = self.history[length][1]
+            self.state = self.state_before(length)
             del self.history[length:]
+
+    def _refold_history(self) -> None:
+        """The states before each action, folded again from the setup (after a snapshot left them out)."""
+        state = self._rules.setup(kit_of(self.kit_document, self.kit_hash), self.player_names, self.options)
+        for index, (version, notation, _) in enumerate(self.history):
+            self.history[index] = (version, notation, state)
+            state = self._rules.apply(state, self._rules.parse_action(notation)).state
+
+    def snapshot_data(self) -> dict[str, Any]:
+        """The game as plain values: setup, head hash, annotations, the effective actions and the rules state."""
+        return {
+            "setup": [self.ruleset_name, self.ruleset_version, self.kit_name, self.kit_hash, self.kit_document],
+            "players": self.players,
+            "options": self.options,
+            "head_hash": self.head_hash,
+            "annotations": [list(a) for a in self.annotations],
+            "history": [[version, notation] for version, notation, _ in self.history],
+            "state": self._rules.snapshot_state(self.state),
+            "created_on": self._created_on,
+            "modified_on": self._modified_on,
+        }
+
+    @classmethod
+    def from_snapshot(cls, game_id: UUID, version: int, data: dict[str, Any]) -> Game:
+        game = object.__new__(cls)
+        game._id, game._version, game._pending_events = game_id, version, []
+        game._created_on, game._modified_on = data["created_on"], data["modified_on"]
+        ruleset, ruleset_version, kit, kit_hash, kit_document = data["setup"]
+        game.ruleset_name, game.ruleset_version = ruleset, ruleset_version
+        game.kit_name, game.kit_hash, game.kit_document = kit, kit_hash, kit_document
+        game.players, game.options, game.head_hash = data["players"], data["options"], data["head_hash"]
+        game.annotations = [(about, text) for about, text in data["annotations"]]
+        game.history = [(v, notation, None) for v, notation in data["history"]]
+        game._rules = get_ruleset(ruleset, ruleset_version)
+        game.state = game._rules.restore_state(kit_of(kit_document, kit_hash), data["state"])
+        game._prepared = None
+        return game
+
+
+class GameSnapshot(Snapshot):
+    """A game's snapshot: its rules state and effective actions as plain values, not its Python objects."""
+
+    TOPIC = f"{TOPIC_PREFIX}.Snapshot"
+
+    @classmethod
+    def take(cls, aggregate: Any) -> GameSnapshot:
+        return cls(
+            originator_id=aggregate.id,
+            originator_version=aggregate.version,
+            timestamp=cls.create_timestamp(),
+            topic=Game.TOPIC,
+            state=aggregate.snapshot_data(),
+        )
+
+    def mutate(self, _: None) -> Game:
+        return Game.from_snapshot(self.originator_id, self.originator_version, self.state)
+
+
+register_topic(GameSnapshot.TOPIC, GameSnapshot)
+Game.Snapshot = GameSnapshot
 
 
 def _define_fact_classes() -> None:

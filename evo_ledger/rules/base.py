@@ -115,6 +115,12 @@ class Ruleset(Protocol[StateT, ActionT]):
 
     def format_action(self, action: ActionT) -> str: ...
 
+    def snapshot_state(self, state: StateT) -> dict[str, Any]:
+        """The state as plain values (str, int, bool, None, lists, dicts), without the kit."""
+
+    def restore_state(self, kit: Kit, data: dict[str, Any]) -> StateT:
+        """The state `snapshot_state` gave `data` for, on the same kit."""
+
     def fact_of(self, action: ActionT) -> str:
         """The kind of fact the action records, named in the past tense: `DieRolled`, `BidPlaced`."""
 

@@ -44,7 +44,16 @@ from evo_ledger.rules.evo2.actions import (
     parse_action,
 )
 from evo_ledger.rules.evo2.effects import Effects
-from evo_ledger.rules.evo2.state import ATTACK_ROLL, ESCAPE, KILLER_BABY_ROLL, Phase, PlayerState, State
+from evo_ledger.rules.evo2.state import (
+    ATTACK_ROLL,
+    ESCAPE,
+    KILLER_BABY_ROLL,
+    Phase,
+    PlayerState,
+    State,
+    state_from_data,
+    state_to_data,
+)
 from evo_ledger.rules.kit import Kit
 
 PHASE_OF: dict[type, tuple[str, ...]] = {
@@ -135,6 +144,12 @@ class Evo2Ruleset:
 
     def format_action(self, action: Action) -> str:
         return format_action(action)
+
+    def snapshot_state(self, state: State) -> dict[str, Any]:
+        return state_to_data(state)
+
+    def restore_state(self, kit: Kit, data: dict[str, Any]) -> State:
+        return state_from_data(kit, data)
 
     def fact_of(self, action: Action) -> str:
         return FACTS[type(action.action if isinstance(action, Overridden) else action)]

@@ -182,3 +182,70 @@ class State:
         if self.phase in (Phase.MOVEMENT, Phase.BIRTH) and self.turn < len(self.order):
             return self.order[self.turn]
         return None
+
+
+def state_to_data(state: State) -> dict[str, Any]:
+    """The state as plain values (for snapshots); the kit is the game's own and is not repeated."""
+    return {
+        "options": dict(state.options),
+        "players": {
+            name: [p.seat, p.mp, dict(p.genes), p.event_cards, list(p.named_cards)] for name, p in state.players.items()
+        },
+        "board": dict(state.board),
+        "round": state.round,
+        "phase": state.phase,
+        "climate_position": state.climate_position,
+        "revealed": dict(state.revealed),
+        "genes_taken": dict(state.genes_taken),
+        "lab": list(state.lab),
+        "set_aside": list(state.set_aside),
+        "markers": {name: [m.column, m.amount] for name, m in state.markers.items()},
+        "to_bid": list(state.to_bid),
+        "outbid": list(state.outbid) if state.outbid else None,
+        "order": list(state.order),
+        "turn": state.turn,
+        "movement_left": state.movement_left,
+        "pending": [state.pending.kind, state.pending.player, state.pending.source, state.pending.target]
+        if state.pending
+        else None,
+        "birth_pass": state.birth_pass,
+        "to_choose": list(state.to_choose),
+        "specials_used": sorted(state.specials_used),
+        "peeked": state.peeked,
+        "modifiers": [[m.card, m.player, m.kind, m.value, m.other, m.round, m.phase] for m in state.modifiers],
+        "cards_played": [list(entry) for entry in state.cards_played],
+    }
+
+
+def state_from_data(kit: Kit, data: dict[str, Any]) -> State:
+    players = {
+        name: PlayerState(name, seat, mp, GeneCount(genes), cards, list(named))
+        for name, (seat, mp, genes, cards, named) in data["players"].items()
+    }
+    outbid, pending = data["outbid"], data["pending"]
+    return State(
+        kit=kit,
+        options=dict(data["options"]),
+        players=players,
+        board=dict(data["board"]),
+        round=data["round"],
+        phase=data["phase"],
+        climate_position=data["climate_position"],
+        revealed=dict(data["revealed"]),
+        genes_taken=dict(data["genes_taken"]),
+        lab=tuple(data["lab"]),
+        set_aside=tuple(data["set_aside"]),
+        markers={name: Marker(column, amount) for name, (column, amount) in data["markers"].items()},
+        to_bid=tuple(data["to_bid"]),
+        outbid=(outbid[0], outbid[1]) if outbid else None,
+        order=tuple(data["order"]),
+        turn=data["turn"],
+        movement_left=data["movement_left"],
+        pending=Pending(*pending) if pending else None,
+        birth_pass=data["birth_pass"],
+        to_choose=tuple(data["to_choose"]),
+        specials_used=frozenset(data["specials_used"]),
+        peeked=data["peeked"],
+        modifiers=tuple(Modifier(*m) for m in data["modifiers"]),
+        cards_played=tuple((r, p, c) for r, p, c in data["cards_played"]),
+    )
