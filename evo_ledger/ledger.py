@@ -125,6 +125,14 @@ class Ledger(Application[UUID]):
                 return
             start = page[-1].id + 1
 
+    def save_games(self, games: Sequence[Game]) -> list[Receipt]:
+        """New games stored in one transaction."""
+        try:
+            self.save(*games)
+        except IntegrityError:
+            raise VersionConflict(games[0].id, 0, None) from None
+        return [Receipt(game.id, game.version, game.head_hash) for game in games]
+
     def insert_stored_events(self, events: Sequence[StoredEvent]) -> None:
         """Write events exactly as given, in one transaction (the import of verified bundles)."""
         try:

@@ -52,7 +52,7 @@ def postgres_env(url: str) -> dict[str, str]:
         "POSTGRES_DBNAME": unquote(parts.path.strip("/")),
         "POSTGRES_HOST": parts.hostname,
         "POSTGRES_PORT": str(parts.port or 5432),
-        "POSTGRES_USER": unquote(parts.username or os.environ.get("USER", "postgres")),
+        "POSTGRES_USER": unquote(parts.username or os.environ.get("USER") or "postgres"),
         "POSTGRES_PASSWORD": unquote(parts.password or ""),
         "POSTGRES_LOCK_TIMEOUT": str(LOCK_TIMEOUT_SECONDS),
         "POSTGRES_POOL_SIZE": "5",

@@ -1,0 +1,174 @@
+"""Whole games in and out of the ledger: notation files, and msgpack bundles of the stored events.
+
+A bundle holds a game's stored events exactly as the store has them (topic, version, state bytes, with their
+hashes inside), so importing a bundle and exporting it again gives the same bytes. A bundle is verified before
+anything is written: its hash chain must hold and every action must be legal where it stands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.persistence import StoredEvent
+
+from evo_ledger.checker import kit_reference
+from evo_ledger.codec import CodecError, pack, unpack
+from evo_ledger.game import GENESIS, Game, event_hash
+from evo_ledger.ledger import Ledger, Receipt
+from evo_ledger.notation import Header, format_game, parse_game
+from evo_ledger.rules import get_ruleset
+from evo_ledger.rules.kit import load_kit_document
+
+BUNDLE_FORMAT = "evo-ledger-bundle"
+BUNDLE_VERSION = 1
+IMPORT_BATCH = 100
+
+
+class BundleError(ValueError):
+    """A bundle that cannot be imported: unreadable, or its events do not verify."""
+
+
+def export_bundle(ledger: Ledger, game_id: UUID) -> bytes:
+    ledger.game(game_id)  # an unknown game raises
+    events = ledger.stored_events(game_id)
+    return pack(
+        {
+            "format": BUNDLE_FORMAT,
+            "version": BUNDLE_VERSION,
+            "game": str(game_id),
+            "events": [[event.topic, event.originator_version, event.state] for event in events],
+        }
+    )
+
+
+def read_bundle(data: bytes) -> list[StoredEvent]:
+    try:
+        bundle = unpack(data)
+    except CodecError as error:
+        raise BundleError(f"not a bundle: {error}") from None
+    if not isinstance(bundle, dict) or bundle.get("format") != BUNDLE_FORMAT:
+        raise BundleError("not an evo-ledger bundle")
+    if bundle.get("version") != BUNDLE_VERSION:
+        raise BundleError(f"bundle version {bundle.get('version')!r} is not supported (this reads {BUNDLE_VERSION})")
+    try:
+        game_id = UUID(bundle["game"])
+        return [StoredEvent(game_id, version, topic, state) for topic, version, state in bundle["events"]]
+    except (KeyError, TypeError, ValueError) as error:
+        raise BundleError(f"the bundle's events are malformed: {error}") from None
+
+
+def verify_chain(ledger: Ledger, events: Sequence[StoredEvent]) -> None:
+    """Each event's hash is over its own content, and each carries its predecessor's hash."""
+    previous = GENESIS
+    for expected_version, event in enumerate(events, start=1):
+        if event.originator_version != expected_version:
+            raise BundleError(f"event {expected_version} is missing (found version {event.originator_version})")
+        fields = ledger.mapper.transcoder.decode(event.state)
+        timestamp = fields.pop("timestamp")
+        fields.pop("originator_topic", None)
+        fields.pop("class_version", None)
+        if fields.get("prev_hash") != previous:
+            raise BundleError(f"event {expected_version} does not follow the hash of event {expected_version - 1}")
+        if event_hash(event.topic, event.originator_id, expected_version, timestamp, fields) != fields["hash"]:  # type: ignore[arg-type]
+            raise BundleError(f"event {expected_version}'s content does not match its hash")
+        previous = fields["hash"]
+
+
+def fold(ledger: Ledger, events: Sequence[StoredEvent]) -> Game:
+    """The game the events make, every action checked again by its rules."""
+    game: Any = None
+    for stored in events:
+        event: Any = ledger.mapper.to_domain_event(stored)
+        game = event.mutate(game)
+    if not isinstance(game, Game):
+        raise BundleError("the bundle does not start a game")
+    return game
+
+
+def import_bundles(ledger: Ledger, bundles: Iterable[bytes], batch: int = IMPORT_BATCH) -> list[Receipt]:
+    """Verify and store whole games, many per transaction."""
+    receipts: list[Receipt] = []
+    pending: list[StoredEvent] = []
+    for count, data in enumerate(bundles, start=1):
+        events = read_bundle(data)
+        verify_chain(ledger, events)
+        game = fold(ledger, events)
+        receipts.append(Receipt(game.id, game.version, game.head_hash))
+        pending.extend(events)
+        if count % batch == 0:
+            ledger.insert_stored_events(pending)
+            pending = []
+    if pending:
+        ledger.insert_stored_events(pending)
+    return receipts
+
+
+def export_notation(ledger: Ledger, game_id: UUID) -> str:
+    """The game as a notation file: its effective actions, with undone ones, corrections and notes as comments.
+
+    The header names the game's kit and pins its hash; a bundle carries the kit's whole content."""
+    game = ledger.game(game_id)
+    header = Header(
+        game.ruleset_name, game.ruleset_version, game.kit_name, game.kit_hash, tuple(game.player_names), game.options
+    )
+    lines: list[str] = []
+    effective: list[int] = []
+    for event in ledger.repository.event_store.get(game_id):
+        _add_lines(event, lines, effective)
+    ids = ", ".join(f"{p['name']}={p['id']}" for p in game.players)
+    outcome = game.rules.outcome(game.state)
+    return format_game(header, lines, outcome, comments=[f"game {game_id}", f"players: {ids}"])
+
+
+def _add_lines(event: Any, lines: list[str], effective: list[int]) -> None:
+    if isinstance(event, Game.ActionCorrected):
+        index = effective.pop()
+        lines[index] = f"# corrected ({event.reason}): {lines[index]}"
+    if isinstance(event, Game.ActionRecorded | Game.ActionCorrected):
+        effective.append(len(lines))
+        lines.append(event.notation)
+    elif isinstance(event, Game.ActionsUndone):
+        for _ in event.versions:
+            index = effective.pop()
+            lines[index] = f"# undone ({event.reason}): {lines[index]}"
+    elif isinstance(event, Game.AnnotationAdded):
+        lines.append(f"# note on event {event.about}: {event.text}")
+
+
+def import_notation(ledger: Ledger, text: str, base: Path | None = None) -> Receipt:
+    """A game file recorded as a new game: every action checked, all stored or none."""
+    return import_notations(ledger, [text], base=base)[0]
+
+
+def import_notations(
+    ledger: Ledger, texts: Iterable[str], base: Path | None = None, batch: int = IMPORT_BATCH
+) -> list[Receipt]:
+    """Game files recorded as new games, `batch` games to a transaction; an illegal action stops the import
+    with the games of earlier batches stored."""
+    receipts: list[Receipt] = []
+    games: list[Game] = []
+    for text in texts:
+        games.append(game_from_notation(text, base))
+        if len(games) == batch:
+            receipts.extend(ledger.save_games(games))
+            games = []
+    if games:
+        receipts.extend(ledger.save_games(games))
+    return receipts
+
+
+def game_from_notation(text: str, base: Path | None = None) -> Game:
+    game_file = parse_game(text)
+    header = game_file.header
+    document, kit = load_kit_document(kit_reference(game_file, base))
+    if header.kit_hash and header.kit_hash != kit.content_hash:
+        raise BundleError(f"kit {header.kit!r} has hash {kit.content_hash}, not the pinned {header.kit_hash}")
+    game = Game.start(
+        get_ruleset(header.ruleset, header.version), document, kit, [(n, None) for n in header.players], header.options
+    )
+    for line in game_file.actions:
+        game.record(line.text)
+    return game
