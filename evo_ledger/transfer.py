@@ -116,7 +116,7 @@ def export_notation(ledger: Ledger, game_id: UUID) -> str:
     )
     lines: list[str] = []
     effective: list[int] = []
-    for event in ledger.repository.event_store.get(game_id):
+    for event in ledger.game_events(game_id):
         _add_lines(event, lines, effective)
     ids = ", ".join(f"{p['name']}={p['id']}" for p in game.players)
     outcome = game.rules.outcome(game.state)

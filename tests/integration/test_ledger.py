@@ -1,0 +1,144 @@
+"""The ledger on each database: appends, receipts, refusals, undo, corrections, notes, snapshots."""
+
+from __future__ import annotations
+
+import pytest
+
+from evo_ledger.game import GENESIS, Game, player_id
+from evo_ledger.ledger import Ledger, UnknownGame, VersionConflict
+from evo_ledger.notation import parse_game
+from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.text import NotationError
+from evo_ledger.settings import Settings
+from tests.support import ROOT, ROUND_ONE_AUCTION
+
+
+def actions_of(path: str) -> list[str]:
+    return [line.text for line in parse_game((ROOT / path).read_text()).actions]
+
+
+def test_an_append_returns_a_receipt_chained_to_the_one_before(ledger: Ledger) -> None:
+    started = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    first = ledger.record(started.game_id, "order ann ben cat", expected_version=1)
+    second = ledger.record(started.game_id, "climate cw", expected_version=first.version)
+    assert (started.version, first.version) == (1, 3)  # the order, and the initiative it sets
+    assert second.version == 5  # the reveal, and the climate change it causes
+    events = ledger.game_events(started.game_id)
+    hashes = [e.hash for e in events]
+    assert [e.prev_hash for e in events] == [GENESIS, *hashes[:-1]]
+    assert second.head_hash == hashes[-1] and len(set(hashes)) == 5
+
+
+def test_each_fact_is_its_own_event_followed_by_what_the_rules_derived(ledger: Ledger) -> None:
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.record(game, list(ROUND_ONE_AUCTION))
+    names = [type(e).__name__ for e in ledger.game_events(game)]
+    assert names == [
+        "Started", "InitiativeDrawn", "InitiativeSet", "ClimateTokenRevealed", "ClimateChanged", "GeneDrawn", "GenePlaced",
+        "GeneDrawn", "GenePlaced", "BidPlaced", "BidPlaced", "BidPlaced", "AuctionSettled", "InitiativeSet",
+    ]  # fmt: skip
+    topics = {event.topic for event in ledger.stored_events(game)}
+    assert "evo-ledger:Game.AuctionSettled" in topics and "evo-ledger:Game.BidPlaced" in topics
+
+
+def test_an_illegal_action_is_refused_naming_its_ruling_and_stores_nothing(ledger: Ledger) -> None:
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.record(game, "order ann ben cat")
+    before = ledger.stored_events(game)
+    with pytest.raises(RuleViolation) as refused:
+        ledger.record(game, "climate meteorite")
+    assert refused.value.ruling == "E2-04"
+    with pytest.raises(NotationError):
+        ledger.record(game, "ann bids lots")
+    with pytest.raises(RuleViolation):
+        ledger.record(game, ["climate cw", "draw legs", "draw eggs", "ann bid 7 legs"])  # all or nothing
+    assert ledger.stored_events(game) == before
+    assert ledger.game(game).version == len(before)
+
+
+def test_an_append_at_a_stale_version_is_a_conflict(ledger: Ledger) -> None:
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.record(game, "order ann ben cat", expected_version=1)
+    with pytest.raises(VersionConflict, match="expected version 1, but it is at version 3"):
+        ledger.record(game, "climate cw", expected_version=1)
+
+
+def test_the_game_at_any_event_is_the_fold_of_the_events_before_it(ledger: Ledger) -> None:
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    receipt = ledger.record(game, actions_of("replays/hand-3p-first-game.evo"))
+    assert receipt.version > 200  # snapshots were taken on the way
+    assert ledger.snapshots is not None and list(ledger.snapshots.get(game))
+    fresh = Ledger(ledger.settings)
+    for version in (1, 2, 57, 99, 100, 101, 150, receipt.version):
+        at = fresh.game(game, version=version)
+        assert at.version == version
+        events = fresh.game_events(game, up_to=version)
+        folded = None
+        for event in events:
+            folded = event.mutate(folded)  # type: ignore[attr-defined]
+        assert folded.state == at.state and folded.head_hash == at.head_hash
+    final = fresh.game(game)
+    outcome = final.rules.outcome(final.state)
+    assert outcome is not None and outcome.winners == ("ann",)
+    fresh.close()
+
+
+def test_undo_and_correction_are_events_with_reasons_and_the_mistake_stays_in_the_log(ledger: Ledger) -> None:
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.record(game, [*ROUND_ONE_AUCTION, "cat move C1 C2"])
+    corrected = ledger.correct(game, "cat move B1 B2", "it was the other dinosaur")
+    assert ledger.game(game).state.board.get("B2") == "cat" and "C1" in ledger.game(game).state.board
+    ledger.undo(game, 2, "the auction was misrecorded")
+    state = ledger.game(game).state
+    assert state.phase == "auction" and "B1" in state.board
+    events = ledger.game_events(game)
+    kinds = [type(e).__name__ for e in events]
+    assert "DinosaurMoved" in kinds and "ActionCorrected" in kinds and "ActionsUndone" in kinds
+    undone = next(e for e in events if isinstance(e, Game.ActionsUndone))
+    assert undone.reason == "the auction was misrecorded" and len(undone.versions) == 2
+    assert corrected.version < ledger.receipt(game).version
+    with pytest.raises(ValueError, match="actions to undo"):
+        ledger.undo(game, 99, "too many")
+
+
+def test_annotations_are_events_about_an_earlier_event(ledger: Ledger) -> None:
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.record(game, ["order ann ben cat", "climate cw"])
+    ledger.annotate(game, 2, "drawn from a hat")
+    assert ledger.game(game).annotations == [(2, "drawn from a hat")]
+    with pytest.raises(ValueError, match="events 1 to"):
+        ledger.annotate(game, 99, "no such event")
+
+
+def test_players_keep_stable_ids_across_games(ledger: Ledger) -> None:
+    first = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    second = ledger.create_game("evo2", "standin-e2-3p", ["cat", ("ann", "ann@club"), "dan"]).game_id
+    ids = {p["name"]: p["id"] for p in ledger.game(first).players}
+    again = {p["name"]: p["id"] for p in ledger.game(second).players}
+    assert ids["cat"] == again["cat"] == player_id("cat") and again["ann"] == "ann@club"
+    assert list(ledger.game_ids()) == [first, second]
+
+
+def test_hidden_facts_are_marked_for_their_player_only(ledger: Ledger) -> None:
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.record(game, [*ROUND_ONE_AUCTION, "cat drew Ambush"])
+    drew = ledger.game_events(game)[-1]
+    assert type(drew).__name__ == "EventCardDrawn" and drew.visible_only_to == "cat"
+
+
+def test_an_unknown_game_is_named(ledger: Ledger) -> None:
+    import uuid
+
+    missing = uuid.uuid4()
+    with pytest.raises(UnknownGame, match=str(missing)):
+        ledger.game(missing)
+
+
+def test_games_survive_a_new_ledger_on_the_same_database(database: str) -> None:
+    first = Ledger(Settings(database))
+    game = first.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    receipt = first.record(game, list(ROUND_ONE_AUCTION))
+    first.close()
+    second = Ledger(Settings(database))
+    assert second.receipt(game) == receipt
+    second.close()
