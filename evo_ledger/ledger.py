@@ -6,6 +6,7 @@ that a recorder can keep as proof of what it wrote.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import IntegrityError, StoredEvent, Transcoder
+from eventsourcing.persistence import IntegrityError, InternalError, StoredEvent, Transcoder
 
 from evo_ledger.codec import MsgpackTranscoder
 from evo_ledger.game import Game
@@ -24,6 +25,7 @@ from evo_ledger.settings import Settings
 
 SNAPSHOT_INTERVAL = 100
 CACHED_GAMES = 256
+STARTUP_ATTEMPTS = 5
 
 
 @dataclass(frozen=True)
@@ -58,15 +60,22 @@ class Ledger(Application[UUID]):
     def __init__(self, settings: Settings | None = None, **env: str) -> None:
         settings = settings or Settings.from_environment()
         self.settings = settings
-        super().__init__(
-            env={
-                **settings.persistence_env(),
-                "AGGREGATE_CACHE_MAXSIZE": str(CACHED_GAMES),
-                "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
-                "IS_SNAPSHOTTING_ENABLED": "y",
-                **env,
-            }
-        )
+        full_env = {
+            **settings.persistence_env(),
+            "AGGREGATE_CACHE_MAXSIZE": str(CACHED_GAMES),
+            "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
+            "IS_SNAPSHOTTING_ENABLED": "y",
+            **env,
+        }
+        for attempt in range(STARTUP_ATTEMPTS):
+            try:
+                super().__init__(env=full_env)
+                return
+            except InternalError as error:
+                # PostgreSQL refuses one of two servers creating the same tables at the same moment.
+                if "concurrently" not in str(error) or attempt == STARTUP_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
 
     def construct_transcoder(self) -> Transcoder:
         return MsgpackTranscoder()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from evo_ledger.game import GENESIS, Game, player_id
@@ -34,8 +36,9 @@ def test_each_fact_is_its_own_event_followed_by_what_the_rules_derived(ledger: L
     ledger.record(game, list(ROUND_ONE_AUCTION))
     names = [type(e).__name__ for e in ledger.game_events(game)]
     assert names == [
-        "Started", "InitiativeDrawn", "InitiativeSet", "ClimateTokenRevealed", "ClimateChanged", "GeneDrawn", "GenePlaced",
-        "GeneDrawn", "GenePlaced", "BidPlaced", "BidPlaced", "BidPlaced", "AuctionSettled", "InitiativeSet",
+        "Started", "InitiativeDrawn", "InitiativeSet", "ClimateTokenRevealed", "ClimateChanged",
+        "GeneDrawn", "GenePlaced", "GeneDrawn", "GenePlaced",
+        "BidPlaced", "BidPlaced", "BidPlaced", "AuctionSettled", "InitiativeSet",
     ]  # fmt: skip
     topics = {event.topic for event in ledger.stored_events(game)}
     assert "evo-ledger:Game.AuctionSettled" in topics and "evo-ledger:Game.BidPlaced" in topics
@@ -127,8 +130,6 @@ def test_hidden_facts_are_marked_for_their_player_only(ledger: Ledger) -> None:
 
 
 def test_an_unknown_game_is_named(ledger: Ledger) -> None:
-    import uuid
-
     missing = uuid.uuid4()
     with pytest.raises(UnknownGame, match=str(missing)):
         ledger.game(missing)

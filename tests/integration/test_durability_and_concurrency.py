@@ -1,0 +1,128 @@
+"""What the ledger promises under load and failure: durable commits, one winner per version, no lost receipts."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import psycopg
+
+from evo_ledger.ledger import Ledger, VersionConflict
+from evo_ledger.notation import parse_game
+from evo_ledger.settings import Settings
+from tests.databases import fresh_postgres_database
+from tests.support import ROOT, ROUND_ONE_AUCTION
+
+GAME_LINES = [line.text for line in parse_game((ROOT / "replays" / "selfplay-5p-seed5.evo").read_text()).actions]
+
+
+def test_sqlite_commits_are_durable_wal_with_synchronous_full(tmp_path: Path) -> None:
+    ledger = Ledger(Settings(str(tmp_path / "ledger.sqlite")))
+    ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    datastore = ledger.factory.datastore  # type: ignore[attr-defined]
+    with datastore.transaction(commit=False) as cursor:
+        cursor.execute("PRAGMA journal_mode")
+        journal = cursor.fetchone()[0]
+        cursor.execute("PRAGMA synchronous")
+        synchronous = cursor.fetchone()[0]
+    assert (journal, synchronous) == ("wal", 2)  # 2 is FULL: the log is on disk before a commit returns
+    ledger.close()
+
+
+def test_postgres_commits_are_durable() -> None:
+    with fresh_postgres_database() as url, Ledger(Settings(url)) as ledger, psycopg.connect(url) as connection:
+        ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+        assert connection.execute("SHOW synchronous_commit").fetchone() == ("on",)
+        assert connection.execute("SHOW fsync").fetchone() == ("on",)
+
+
+def test_two_recorders_at_the_same_version_one_wins_one_conflicts(database: str) -> None:
+    setup = Ledger(Settings(database))
+    game = setup.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    version = setup.record(game, list(ROUND_ONE_AUCTION)).version
+    setup.close()
+    start = threading.Barrier(2, timeout=30)
+    outcomes: dict[str, object] = {}
+
+    def recorder(name: str, action: str) -> None:
+        ledger = Ledger(Settings(database))
+        ledger.game(game)
+        start.wait()
+        try:
+            outcomes[name] = ledger.record(game, action, expected_version=version)
+        except VersionConflict as conflict:
+            outcomes[name] = conflict
+        finally:
+            ledger.close()
+
+    threads = [
+        threading.Thread(target=recorder, args=("first", "cat move C1 C2")),
+        threading.Thread(target=recorder, args=("second", "cat move B1 B2")),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    conflicts = [o for o in outcomes.values() if isinstance(o, VersionConflict)]
+    assert len(conflicts) == 1 and len(outcomes) == 2
+    check = Ledger(Settings(database))
+    events = check.game_events(game)
+    assert [e.originator_version for e in events] == list(range(1, len(events) + 1))
+    moves = [e.notation for e in events if type(e).__name__ == "DinosaurMoved"]
+    assert len(moves) == 1 and events[-1].originator_version == version + 1
+    check.close()
+
+
+WRITER = """
+import sys
+from uuid import UUID
+from evo_ledger.ledger import Ledger
+from evo_ledger.settings import Settings
+ledger = Ledger(Settings(sys.argv[1]))
+game = UUID(sys.argv[2])
+for line in sys.stdin:
+    receipt = ledger.record(game, line.strip())
+    print(receipt.version, receipt.head_hash, flush=True)
+"""
+
+
+def test_a_writer_killed_mid_stream_loses_no_acknowledged_event(database: str, tmp_path: Path) -> None:
+    ledger = Ledger(Settings(database))
+    game = ledger.create_game("evo2", "standin-e2-5p", ["ann", "ben", "cat", "dan", "eve"]).game_id
+    ledger.close()
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, database, str(game)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+    assert writer.stdin is not None and writer.stdout is not None
+    writer.stdin.write("\n".join(GAME_LINES) + "\n")
+    writer.stdin.flush()
+    receipts = []
+    deadline = time.monotonic() + 60
+    while len(receipts) < 60 and time.monotonic() < deadline:
+        version, head = writer.stdout.readline().split()
+        receipts.append((int(version), head))
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.wait()
+    receipts.extend(tuple(line.split()) for line in writer.stdout.read().splitlines())  # type: ignore[misc]
+    assert len(receipts) >= 60
+    after = Ledger(Settings(database))
+    stored = {event.originator_version: event.hash for event in after.game_events(game)}
+    for version, head in receipts:
+        assert stored[int(version)] == head, f"acknowledged event {version} was lost or changed"
+    assert sorted(stored) == list(range(1, len(stored) + 1))
+    after.close()
+
+
+def test_receipts_are_plain_data_a_client_can_keep(tmp_path: Path) -> None:
+    ledger = Ledger(Settings(str(tmp_path / "ledger.sqlite")))
+    receipt = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    kept = json.dumps({"game": str(receipt.game_id), "version": receipt.version, "head": receipt.head_hash})
+    assert json.loads(kept)["head"] == ledger.receipt(receipt.game_id).head_hash
+    ledger.close()
