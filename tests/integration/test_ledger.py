@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import pytest
 
@@ -76,9 +77,9 @@ def test_the_game_at_any_event_is_the_fold_of_the_events_before_it(ledger: Ledge
         at = fresh.game(game, version=version)
         assert at.version == version
         events = fresh.game_events(game, up_to=version)
-        folded = None
+        folded: Any = None
         for event in events:
-            folded = event.mutate(folded)  # type: ignore[attr-defined]
+            folded = event.mutate(folded)
         assert folded.state == at.state and folded.head_hash == at.head_hash
     final = fresh.game(game)
     outcome = final.rules.outcome(final.state)
