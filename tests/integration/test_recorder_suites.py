@@ -1,0 +1,109 @@
+"""The eventsourcing library's own recorder test suites, run against each store configuration we support."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from contextlib import ExitStack
+from typing import Any, ClassVar
+
+import psycopg
+from eventsourcing.persistence import InfrastructureFactory
+from eventsourcing.tests.persistence import (
+    AggregateRecorderTestCase,
+    ApplicationRecorderTestCase,
+    ProcessRecorderTestCase,
+    TrackingRecorderTestCase,
+)
+
+from evo_ledger.settings import Settings
+from tests.databases import fresh_postgres_database, require_postgres
+
+
+class OnDurableSQLite:
+    """A fresh SQLite file, opened as the ledger opens it, for each test."""
+
+    factory: Any
+
+    def setUp(self) -> None:
+        self.folder = tempfile.mkdtemp()
+        env = Settings(os.path.join(self.folder, "store.sqlite")).persistence_env()
+        self.factory = InfrastructureFactory.construct(env)
+        super().setUp()  # type: ignore[misc]
+
+    def tearDown(self) -> None:
+        super().tearDown()  # type: ignore[misc]
+        self.factory.close()
+        shutil.rmtree(self.folder)
+
+
+class OnPostgres:
+    """A database made for the test class; its tables dropped after each test."""
+
+    url: ClassVar[str]
+    databases: ClassVar[ExitStack]
+    factory: Any
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        require_postgres()
+        cls.databases = ExitStack()
+        cls.url = cls.databases.enter_context(fresh_postgres_database())
+        super().setUpClass()  # type: ignore[misc]
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        super().tearDownClass()  # type: ignore[misc]
+        cls.databases.close()
+
+    def setUp(self) -> None:
+        self.factory = InfrastructureFactory.construct(Settings(self.url).persistence_env())
+        super().setUp()  # type: ignore[misc]
+
+    def tearDown(self) -> None:
+        super().tearDown()  # type: ignore[misc]
+        self.factory.close()
+        with psycopg.connect(self.url, autocommit=True) as connection:
+            connection.execute("DROP SCHEMA public CASCADE")
+            connection.execute("CREATE SCHEMA public")
+
+
+class TestDurableSQLiteAggregateRecorder(OnDurableSQLite, AggregateRecorderTestCase):
+    def create_recorder(self) -> Any:
+        return self.factory.aggregate_recorder()
+
+
+class TestDurableSQLiteApplicationRecorder(OnDurableSQLite, ApplicationRecorderTestCase[Any]):
+    def create_recorder(self) -> Any:
+        return self.factory.application_recorder()
+
+
+class TestDurableSQLiteTrackingRecorder(OnDurableSQLite, TrackingRecorderTestCase):
+    def create_recorder(self) -> Any:
+        return self.factory.tracking_recorder()
+
+
+class TestDurableSQLiteProcessRecorder(OnDurableSQLite, ProcessRecorderTestCase):
+    def create_recorder(self) -> Any:
+        return self.factory.process_recorder()
+
+
+class TestPostgresAggregateRecorder(OnPostgres, AggregateRecorderTestCase):
+    def create_recorder(self) -> Any:
+        return self.factory.aggregate_recorder()
+
+
+class TestPostgresApplicationRecorder(OnPostgres, ApplicationRecorderTestCase[Any]):
+    def create_recorder(self) -> Any:
+        return self.factory.application_recorder()
+
+
+class TestPostgresTrackingRecorder(OnPostgres, TrackingRecorderTestCase):
+    def create_recorder(self) -> Any:
+        return self.factory.tracking_recorder()
+
+
+class TestPostgresProcessRecorder(OnPostgres, ProcessRecorderTestCase):
+    def create_recorder(self) -> Any:
+        return self.factory.process_recorder()

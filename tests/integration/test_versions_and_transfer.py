@@ -1,0 +1,114 @@
+"""Old event versions still replay; whole games go out and come back byte for byte."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from eventsourcing.persistence import StoredEvent
+
+from evo_ledger.codec import pack, unpack
+from evo_ledger.game import Game, player_id
+from evo_ledger.ledger import Ledger, VersionConflict
+from evo_ledger.notation import parse_game
+from evo_ledger.settings import Settings
+from evo_ledger.transfer import (
+    BundleError,
+    export_bundle,
+    export_notation,
+    import_bundles,
+    import_notation,
+    import_notations,
+)
+from tests.support import ROOT
+
+GAME_TEXT = (ROOT / "replays" / "hand-3p-first-game.evo").read_text()
+
+
+def test_a_started_event_of_version_1_replays_with_seats_and_stable_ids(ledger: Ledger) -> None:
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    first = ledger.stored_events(game)[0]
+    state = unpack(first.state)
+    assert state.pop("class_version") == 2
+    state["players"] = ["ann", "ben", "cat"]  # how version 1 wrote them
+    old_game = uuid.uuid4()
+    ledger.insert_stored_events([StoredEvent(old_game, 1, first.topic, pack(state))])
+    replayed = ledger.game(old_game)
+    expected = [{"seat": n, "name": name, "id": player_id(name)} for n, name in enumerate(["ann", "ben", "cat"], 1)]
+    assert replayed.players == expected
+    assert replayed.state.board == ledger.game(game).state.board
+
+
+def test_an_exported_bundle_imports_elsewhere_and_exports_the_same_bytes(ledger: Ledger, tmp_path: Path) -> None:
+    receipt = import_notation(ledger, GAME_TEXT)
+    ledger.undo(receipt.game_id, 1, "meteorite recorded too early")
+    ledger.record(receipt.game_id, "climate meteorite")
+    ledger.annotate(receipt.game_id, 3, "order drawn from the bag")
+    bundle = export_bundle(ledger, receipt.game_id)
+    with Ledger(Settings(str(tmp_path / "other.sqlite"))) as target:
+        [imported] = import_bundles(target, [bundle])
+        assert imported == ledger.receipt(receipt.game_id)
+        assert export_bundle(target, receipt.game_id) == bundle
+        with pytest.raises(VersionConflict):
+            import_bundles(target, [bundle])  # already there
+
+
+def edited_bundle(bundle: bytes, change: Callable[[list[Any]], None]) -> bytes:
+    document = unpack(bundle)
+    change(document["events"])
+    return pack(document)
+
+
+def forge(events: list[Any]) -> None:
+    """Change one event's content but not its hash: the time it was recorded."""
+    topic, version, state = events[40]
+    fields = unpack(state)
+    fields["timestamp"] = fields["timestamp"].replace(year=2000)
+    events[40] = [topic, version, pack(fields)]
+
+
+def test_a_bundle_whose_events_were_edited_or_dropped_is_refused_before_anything_is_written(
+    ledger: Ledger, tmp_path: Path
+) -> None:
+    source = import_notation(ledger, GAME_TEXT)
+    bundle = export_bundle(ledger, source.game_id)
+    with Ledger(Settings(str(tmp_path / "target.sqlite"))) as target:
+        with pytest.raises(BundleError, match="event 41's content does not match its hash"):
+            import_bundles(target, [edited_bundle(bundle, forge)])
+        with pytest.raises(BundleError, match="event 11 is missing"):
+            import_bundles(target, [edited_bundle(bundle, lambda events: events.pop(10))])
+        with pytest.raises(BundleError, match="not a bundle"):
+            import_bundles(target, [b"\xc1"])
+        assert list(target.game_ids()) == []
+
+
+def test_a_notation_export_replays_to_the_same_game_and_shows_undone_actions(ledger: Ledger) -> None:
+    receipt = import_notation(ledger, GAME_TEXT)
+    game = receipt.game_id
+    last = [line.text for line in parse_game(GAME_TEXT).actions][-1]
+    ledger.undo(game, 1, "too early")
+    ledger.record(game, last)
+    text = export_notation(ledger, game)
+    assert f"# undone (too early): {last}" in text and text.rstrip().endswith(
+        "result 1 ann 19/4, 2 cat 14/3, 3 ben 13/4"
+    )
+    again = import_notation(ledger, text)
+    assert ledger.game(again.game_id).state == ledger.game(game).state
+
+
+def test_bulk_import_stores_many_games_in_batches(ledger: Ledger) -> None:
+    texts = [(ROOT / "replays" / name).read_text() for name in ("hand-3p-first-game.evo", "selfplay-3p-seed10.evo")] * 3
+    receipts = import_notations(ledger, texts, batch=4)
+    assert len(receipts) == 6 and len(set(r.game_id for r in receipts)) == 6
+    assert [r.game_id for r in receipts] == list(ledger.game_ids())
+    assert all(ledger.receipt(r.game_id) == r for r in receipts)
+
+
+def test_a_game_carries_its_kit_and_refuses_one_whose_hash_changed(ledger: Ledger) -> None:
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    started = ledger.game_events(game)[0]
+    assert isinstance(started, Game.Started) and started.kit_document["name"] == "standin-e2-3p"
+    assert started.kit_hash.startswith("sha256:")

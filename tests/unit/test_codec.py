@@ -1,0 +1,50 @@
+"""The msgpack codec keeps what it is given, and canonical bytes do not depend on key order."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from uuid import uuid4
+
+import pytest
+
+from evo_ledger.codec import CodecError, MsgpackTranscoder, canonical_bytes, digest
+
+VALUES = [
+    None, True, False, 0, -1, 2**40, 1.5, "", "ann", "🦕 évolution", b"\x00\xff",
+    [], [1, [2, [3]]], {}, {"a": {"b": [1, 2]}}, (), (1, "a", (2,)), [(1, 2), (3,)], {"t": ("x",)},
+    uuid4(), datetime(2026, 11, 22, 3, 13, 0, 123456, tzinfo=UTC),
+    datetime(2026, 1, 1, tzinfo=timezone(timedelta(hours=-5))),
+    {"players": [{"seat": 1, "name": "ann", "id": uuid4()}], "when": datetime.now(UTC)},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("value", VALUES, ids=repr)
+def test_every_stored_kind_of_value_comes_back_as_it_was(value: object) -> None:
+    transcoder = MsgpackTranscoder()
+    back = transcoder.decode(transcoder.encode(value))
+    assert back == value and type(back) is type(value)
+
+
+def test_tuples_stay_tuples_and_lists_stay_lists() -> None:
+    transcoder = MsgpackTranscoder()
+    assert transcoder.decode(transcoder.encode({"a": (1, [2, (3,)])})) == {"a": (1, [2, (3,)])}
+    assert isinstance(transcoder.decode(transcoder.encode([(1,)]))[0], tuple)
+
+
+def test_a_naive_datetime_or_an_unknown_type_is_refused_by_name() -> None:
+    transcoder = MsgpackTranscoder()
+    with pytest.raises(CodecError, match="no time zone"):
+        transcoder.encode({"when": datetime(2026, 1, 1)})
+    with pytest.raises(CodecError, match="cannot store a set"):
+        transcoder.encode({1, 2})
+
+
+def test_garbage_bytes_are_refused() -> None:
+    with pytest.raises(CodecError):
+        MsgpackTranscoder().decode(b"\xc1")
+
+
+def test_canonical_bytes_do_not_depend_on_the_order_of_keys() -> None:
+    first, second = {"b": 1, "a": {"y": 2, "x": 3}}, {"a": {"x": 3, "y": 2}, "b": 1}
+    assert canonical_bytes(first) == canonical_bytes(second)
+    assert digest(first) == digest(second) != digest({"a": {"x": 3, "y": 2}, "b": 2})
