@@ -1,4 +1,4 @@
-"""msgpack for stored events, and the canonical bytes that event hashes are taken over.
+"""msgpack for stored events, and the canonical bytes that event hashes are taken over (sorted-key JSON).
 
 Stored events are dicts of plain values plus a few types msgpack has no native form for: UUIDs, timezone-aware
 datetimes and tuples travel as msgpack extension types, so that what is decoded is what was encoded.
@@ -7,6 +7,7 @@ datetimes and tuples travel as msgpack extension types, so that what is decoded 
 from __future__ import annotations
 
 import hashlib
+import json
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -67,17 +68,20 @@ class MsgpackTranscoder(Transcoder):
         return unpack(data)
 
 
-def canonical(value: Any) -> Any:
-    """The value with every mapping's keys in sorted order, so equal values give equal bytes."""
-    if isinstance(value, dict):
-        return {key: canonical(value[key]) for key in sorted(value)}
-    if isinstance(value, list | tuple):
-        return type(value)(canonical(item) for item in value)
-    return value
+def _json_default(value: Any) -> str:
+    if isinstance(value, UUID | datetime):
+        return str(value) if isinstance(value, UUID) else value.isoformat()
+    raise CodecError(f"cannot hash a {type(value).__name__}: {value!r}")
+
+
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_json_default
+)
 
 
 def canonical_bytes(value: Any) -> bytes:
-    return pack(canonical(value))
+    """The bytes hashes are taken over: JSON with sorted keys and no spaces (tuples as lists, times as ISO text)."""
+    return _CANONICAL.encode(value).encode("utf-8")
 
 
 def digest(value: Any) -> str:

@@ -16,10 +16,11 @@ from eventsourcing.persistence import StoredEvent
 
 from evo_ledger.checker import kit_reference
 from evo_ledger.codec import CodecError, pack, unpack
-from evo_ledger.game import GENESIS, Game, event_hash
+from evo_ledger.game import CHECK_ON_FOLD, GENESIS, Game, event_hash
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.notation import Header, format_game, parse_game
 from evo_ledger.rules import get_ruleset
+from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.kit import load_kit_document
 
 BUNDLE_FORMAT = "evo-ledger-bundle"
@@ -80,9 +81,15 @@ def verify_chain(ledger: Ledger, events: Sequence[StoredEvent]) -> None:
 def fold(ledger: Ledger, events: Sequence[StoredEvent]) -> Game:
     """The game the events make, every action checked again by its rules."""
     game: Any = None
-    for stored in events:
-        event: Any = ledger.mapper.to_domain_event(stored)
-        game = event.mutate(game)
+    checking = CHECK_ON_FOLD.set(True)
+    try:
+        for stored in events:
+            event: Any = ledger.mapper.to_domain_event(stored)
+            game = event.mutate(game)
+    except RuleViolation as violation:
+        raise BundleError(f"event {event.originator_version} is not legal: {violation}") from None
+    finally:
+        CHECK_ON_FOLD.reset(checking)
     if not isinstance(game, Game):
         raise BundleError("the bundle does not start a game")
     return game

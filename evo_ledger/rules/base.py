@@ -105,6 +105,9 @@ class Ruleset(Protocol[StateT, ActionT]):
     def apply(self, state: StateT, action: ActionT) -> Transition[StateT]:
         """Check `action` and return the next state; `state` itself is never changed."""
 
+    def replay(self, state: StateT, action: ActionT) -> StateT:
+        """The state after an action already found legal (read back from a log): no checks, no consequences."""
+
     def legal_actions(self, state: StateT) -> Iterator[ActionT]: ...
 
     def outcome(self, state: StateT) -> Outcome | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import lru_cache
 from itertools import permutations
 from typing import Any
 
@@ -103,6 +104,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 
+@lru_cache(maxsize=4096)
+def parse_cached(text: str) -> Action:
+    """Actions are immutable values, and games repeat their lines ('roll horn', 'ann pass') all the time."""
+    return parse_action(text)
+
+
 class Evo2Ruleset:
     name = "evo2"
     version = "1"
@@ -132,6 +139,11 @@ class Evo2Ruleset:
         apply_action(after, action, effects)
         return Transition(after, tuple(effects.consequences), tuple(effects.warnings))
 
+    def replay(self, state: State, action: Action) -> State:
+        after = state.copy()
+        apply_action(after, action, Effects())
+        return after
+
     def legal_actions(self, state: State) -> Iterator[Action]:
         """Every legal action but peeks, card draws and card plays, whose content only the table knows."""
         return legal_actions(state)
@@ -140,7 +152,7 @@ class Evo2Ruleset:
         return flow.standings(state) if state.phase == Phase.OVER else None
 
     def parse_action(self, text: str) -> Action:
-        return parse_action(text)
+        return parse_cached(text)
 
     def format_action(self, action: Action) -> str:
         return format_action(action)

@@ -1,0 +1,195 @@
+"""How fast the ledger stores and rebuilds games, on SQLite and PostgreSQL, beside raw inserts on the same database.
+
+    python bench/ledger_speed.py [--games 40] [--postgres postgresql://postgres@127.0.0.1:5432/test]
+
+For each database, in one run:
+- floor: raw single-row transactions (one INSERT and COMMIT each, the store's durability settings), rows/s;
+- appends: one action per save through `Ledger.record`, saves/s and events/s, and saves/s against the floor;
+- bulk import: self-play game files through `import_notations` in batches, events/s;
+- full fold: a game of 1,000 events or more (a 5-player game with some actions undone and recorded again)
+  rebuilt from its events alone (no snapshot, no cache), events/s;
+- game at event N: a random N, from the nearest snapshot, p50 and p99 in milliseconds.
+PostgreSQL runs in a database made for the run and dropped after it; without a server it is left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sqlite3
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+
+from evo_ledger.game import Game
+from evo_ledger.ledger import Ledger
+from evo_ledger.notation import parse_game
+from evo_ledger.rules.evo2.actions import Pass
+from evo_ledger.rules.kit import load_kit, load_kit_document
+from evo_ledger.selfplay import PLAYER_NAMES, RULES, Table, next_action, play_game
+from evo_ledger.settings import Settings
+from evo_ledger.transfer import import_notations
+
+ROW = b"x" * 200
+FLOOR_ROWS = 500
+
+
+def sqlite_floor(path: str) -> float:
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=FULL")
+    connection.execute("CREATE TABLE floor (id INTEGER PRIMARY KEY, data BLOB)")
+    started = time.perf_counter()
+    for _ in range(FLOOR_ROWS):
+        connection.execute("BEGIN")
+        connection.execute("INSERT INTO floor (data) VALUES (?)", (ROW,))
+        connection.execute("COMMIT")
+    rate = FLOOR_ROWS / (time.perf_counter() - started)
+    connection.close()
+    return rate
+
+
+def postgres_floor(url: str) -> float:
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("CREATE TABLE floor (id BIGSERIAL PRIMARY KEY, data BYTEA)")
+        started = time.perf_counter()
+        for _ in range(FLOOR_ROWS):
+            with connection.transaction():
+                connection.execute("INSERT INTO floor (data) VALUES (%s)", (ROW,))
+        return FLOOR_ROWS / (time.perf_counter() - started)
+
+
+def timed(work: Callable[[], int]) -> tuple[int, float]:
+    started = time.perf_counter()
+    count = work()
+    return count, time.perf_counter() - started
+
+
+def appends(ledger: Ledger, lines: list[str], games: int) -> tuple[float, float]:
+    def work() -> int:
+        events = 0
+        for _ in range(games):
+            receipt = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+            start = receipt.version
+            for line in lines:
+                receipt = ledger.record(receipt.game_id, line, expected_version=receipt.version)
+            events += receipt.version - start
+        return events
+
+    events, seconds = timed(work)
+    return games * len(lines) / seconds, events / seconds
+
+
+def bulk_import(ledger: Ledger, texts: list[str]) -> float:
+    events, seconds = timed(lambda: sum(r.version for r in import_notations(ledger, texts)))
+    return events / seconds
+
+
+def busy_bot(state: Any, legal: Sequence[Any], rng: random.Random) -> Any:
+    """Never passes while it can move, fight or give birth: long games."""
+    busy = [action for action in legal if not isinstance(action, Pass)]
+    return rng.choice(busy or legal)
+
+
+def busy_game_lines(seed: int) -> list[str]:
+    kit = load_kit("standin-e2-5p")
+    state = RULES.setup(kit, PLAYER_NAMES, {})
+    table, rng = Table(kit, random.Random(f"chance:{seed}")), random.Random(f"bots:{seed}")
+    lines = []
+    while RULES.outcome(state) is None:
+        action = next_action(state, table, busy_bot, rng)
+        state = RULES.apply(state, action).state
+        lines.append(RULES.format_action(action))
+    return lines
+
+
+def long_game(minimum: int = 1000) -> Game:
+    """A 12-round, 5-player game recorded as tables record: now and then an action undone and recorded again,
+    until the log holds at least `minimum` events. Not yet saved."""
+    document, kit = load_kit_document("standin-e2-5p")
+    lines = busy_game_lines(0)
+    for every in (6, 4, 3, 2):
+        game = Game.start(RULES, document, kit, [(name, None) for name in PLAYER_NAMES], {})
+        for index, line in enumerate(lines):
+            game.record(line)
+            if index % every == 0:
+                game.undo(1, "misrecorded")
+                game.record(line)
+        if game.version >= minimum:
+            return game
+    raise RuntimeError("the recorded game is too short")
+
+
+def fold_and_at(settings: Settings, game: Game, samples: int) -> tuple[float, int, float, float]:
+    with Ledger(settings) as ledger:
+        ledger.save_games([game])
+    with Ledger(settings, IS_SNAPSHOTTING_ENABLED="n") as plain:
+        events, seconds = timed(lambda: plain.game(game.id).version)
+    latencies = []
+    with Ledger(settings) as ledger:
+        rng = random.Random(1)
+        for _ in range(samples):
+            version = rng.randint(1, game.version)
+            started = time.perf_counter()
+            ledger.game(game.id, version=version)
+            latencies.append((time.perf_counter() - started) * 1000)
+    latencies.sort()
+    p99 = latencies[max(0, int(len(latencies) * 0.99) - 1)]
+    return events / seconds, events, statistics.median(latencies), p99
+
+
+@contextmanager
+def postgres_database(admin_url: str) -> Iterator[str]:
+    name = f"evo_bench_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    parts = urlsplit(admin_url)
+    try:
+        yield urlunsplit((parts.scheme, parts.netloc, f"/{name}", "", ""))
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def run(label: str, database: str, floor: float, lines: list[str], texts: list[str]) -> None:
+    with Ledger(Settings(database)) as ledger:
+        saves, events = appends(ledger, lines, games=2)
+        imported = bulk_import(ledger, texts)
+    fold, fold_events, p50, p99 = fold_and_at(Settings(database), long_game(), samples=200)
+    print(f"\n{label}")
+    print(f"  raw single-row transactions {floor:10,.0f} rows/s")
+    print(f"  appends, one action a save  {saves:10,.0f} saves/s = {saves / floor:.2f}x the floor")
+    print(f"                              {events:10,.0f} events/s")
+    print(f"  bulk import                 {imported:10,.0f} events/s ({len(texts)} games)")
+    print(f"  full fold, {fold_events} events    {fold:10,.0f} events/s")
+    print(f"  game at a random event      p50 {p50:.2f} ms, p99 {p99:.2f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=40, help="self-play games for the bulk import")
+    parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/test")
+    args = parser.parse_args()
+    print("preparing games...", flush=True)
+    lines = [line.text for line in parse_game(Path("replays/hand-3p-first-game.evo").read_text()).actions]
+    texts = [play_game(2 + seed % 4, seed).text() for seed in range(args.games)]
+    with tempfile.TemporaryDirectory() as folder:
+        floor = sqlite_floor(str(Path(folder) / "floor.sqlite"))
+        run("SQLite (WAL, synchronous=FULL)", str(Path(folder) / "ledger.sqlite"), floor, lines, texts)
+    try:
+        with postgres_database(args.postgres) as url:
+            run("PostgreSQL", url, postgres_floor(url), lines, texts)
+    except psycopg.OperationalError as error:
+        print(f"\nPostgreSQL left out: {str(error).strip().splitlines()[0]}")
+
+
+if __name__ == "__main__":
+    main()
