@@ -26,6 +26,8 @@ from evo_ledger.rules.kit import Kit, parse_kit
 
 TOPIC_PREFIX = "evo-ledger:Game"
 SNAPSHOT_INTERVAL = 100
+# A snapshot keeps the states before this many of the latest actions, so an undo after it need not fold again.
+UNDO_REACH = 8
 PLAYER_NAMESPACE = uuid.UUID("5e7c1d2a-9a52-4d7e-8f0a-6b7f6c0e2a11")
 GENESIS = "0" * 64
 
@@ -201,8 +203,8 @@ class Game(Aggregate):
         self.options = options
         self.head_hash = hash
         self.annotations: list[tuple[int, str]] = []
-        # Each effective action: its event's version, its notation, and the state before it (None when the
-        # game came from a snapshot and that state has not been needed yet).
+        # Each effective action: its event's version, its notation, and the state before it (plain values kept
+        # by a snapshot, or None when the game came from a snapshot that did not keep it).
         self.history: list[tuple[int, str, Any]] = []
         self._rules: AnyRuleset = get_ruleset(ruleset, version)
         self.state: Any = self._rules.setup(kit_of(kit_document, kit_hash), self.player_names, options)
@@ -322,9 +324,16 @@ class Game(Aggregate):
         self.state = after
 
     def state_before(self, index: int) -> Any:
-        if self.history[index][2] is None:
+        version, notation, before = self.history[index]
+        if before is None:
             self._refold_history()
+        elif isinstance(before, dict):  # kept by a snapshot as plain values
+            self.history[index] = (version, notation, self._rules.restore_state(self.kit, before))
         return self.history[index][2]
+
+    @property
+    def kit(self) -> Kit:
+        return kit_of(self.kit_document, self.kit_hash)
 
     def undo_to(self, length: int) -> None:
         if length < len(self.history):
@@ -347,6 +356,11 @@ class Game(Aggregate):
             "head_hash": self.head_hash,
             "annotations": [list(a) for a in self.annotations],
             "history": [[version, notation] for version, notation, _ in self.history],
+            "recent": [
+                [index, before if isinstance(before, dict) else self._rules.snapshot_state(before)]
+                for index in range(max(0, len(self.history) - UNDO_REACH), len(self.history))
+                if (before := self.history[index][2]) is not None
+            ],
             "state": self._rules.snapshot_state(self.state),
             "created_on": self._created_on,
             "modified_on": self._modified_on,
@@ -363,6 +377,9 @@ class Game(Aggregate):
         game.players, game.options, game.head_hash = data["players"], data["options"], data["head_hash"]
         game.annotations = [(about, text) for about, text in data["annotations"]]
         game.history = [(v, notation, None) for v, notation in data["history"]]
+        for index, before in data["recent"]:
+            version, notation, _ = game.history[index]
+            game.history[index] = (version, notation, before)
         game._rules = get_ruleset(ruleset, ruleset_version)
         game.state = game._rules.restore_state(kit_of(kit_document, kit_hash), data["state"])
         game._prepared = None
