@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 from contextlib import ExitStack
 from typing import Any, ClassVar
 
@@ -21,12 +22,20 @@ from evo_ledger.settings import Settings
 from tests.databases import fresh_postgres_database, require_postgres
 
 
+def join_threads_started_since(before: set[threading.Thread]) -> None:
+    """Some suite tests signal their reader threads to stop without joining them; close nothing under them."""
+    for thread in set(threading.enumerate()) - before:
+        if not thread.daemon:  # connection pools run daemon threads for as long as they are open
+            thread.join(timeout=10)
+
+
 class OnDurableSQLite:
     """A fresh SQLite file, opened as the ledger opens it, for each test."""
 
     factory: Any
 
     def setUp(self) -> None:
+        self.threads_before = set(threading.enumerate())
         self.folder = tempfile.mkdtemp()
         env = Settings(os.path.join(self.folder, "store.sqlite")).persistence_env()
         self.factory = InfrastructureFactory.construct(env)
@@ -34,6 +43,7 @@ class OnDurableSQLite:
 
     def tearDown(self) -> None:
         super().tearDown()  # type: ignore[misc]
+        join_threads_started_since(self.threads_before)
         self.factory.close()
         shutil.rmtree(self.folder)
 
@@ -58,11 +68,13 @@ class OnPostgres:
         cls.databases.close()
 
     def setUp(self) -> None:
+        self.threads_before = set(threading.enumerate())
         self.factory = InfrastructureFactory.construct(Settings(self.url).persistence_env())
         super().setUp()  # type: ignore[misc]
 
     def tearDown(self) -> None:
         super().tearDown()  # type: ignore[misc]
+        join_threads_started_since(self.threads_before)
         self.factory.close()
         with psycopg.connect(self.url, autocommit=True) as connection:
             connection.execute("DROP SCHEMA public CASCADE")
