@@ -32,10 +32,6 @@ class CheckReport:
     warnings: list[LineWarning] = field(default_factory=list)
     result_mismatch: str | None = None
 
-    @property
-    def ok(self) -> bool:
-        return self.refused is None and self.result_mismatch is None
-
 
 def kit_reference(game: GameFile, base: Path | None) -> str:
     """A kit named by a path is looked for beside the game file first."""

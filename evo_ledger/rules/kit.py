@@ -42,9 +42,6 @@ class ClimateWheel:
     removed_unseen: int
     meteorite_among_last: int
 
-    def zone(self, position: int, terrain: str) -> str:
-        return self.positions[position % len(self.positions)][terrain]
-
 
 @dataclass(frozen=True)
 class GeneBag:
