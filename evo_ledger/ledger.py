@@ -180,14 +180,15 @@ class Ledger(Application[UUID]):
 
     def _change(self, game_id: UUID, expected: int | None, change: Any) -> Receipt:
         game = self.game(game_id)
-        if expected is not None and expected != game.version:
-            raise VersionConflict(game_id, expected, game.version)
+        seen = game.version
+        if expected is not None and expected != seen:
+            raise VersionConflict(game_id, expected, seen)
         try:
             change(game)
         except BaseException:
             self._forget(game_id)
             raise
-        return self._save(game, expected if expected is not None else game.version)
+        return self._save(game, seen)
 
     def _save(self, game: Game, expected: int | None = None) -> Receipt:
         try:

@@ -71,6 +71,8 @@ def test_two_recorders_at_the_same_version_one_wins_one_conflicts(database: str)
         thread.join()
     conflicts = [o for o in outcomes.values() if isinstance(o, VersionConflict)]
     assert len(conflicts) == 1 and len(outcomes) == 2
+    # The loser saw the winner's event either before appending, or only when its insert was refused.
+    assert conflicts[0].expected == version and conflicts[0].actual in (None, version + 1)
     check = Ledger(Settings(database))
     events = check.game_events(game)
     assert [e.originator_version for e in events] == list(range(1, len(events) + 1))
