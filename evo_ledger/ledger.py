@@ -179,7 +179,13 @@ class Ledger(Application[UUID]):
             raise VersionConflict(events[0].originator_id, events[0].originator_version, None) from error  # type: ignore[arg-type]
 
     def _change(self, game_id: UUID, expected: int | None, change: Any) -> Receipt:
-        game = self.game(game_id)
+        """Apply `change` to the game and append its events.
+
+        A recorder that says which version it expects gets the cached game as it is when it stands there: the
+        store's unique key on (game, version) refuses an append on a stale game, so no read is needed first.
+        Otherwise the game is read as the store has it, so the rules judge the action on the real game."""
+        cached = self._cached(game_id) if expected is not None else None
+        game = cached if cached is not None and cached.version == expected else self.game(game_id)
         seen = game.version
         if expected is not None and expected != seen:
             raise VersionConflict(game_id, expected, seen)
@@ -189,6 +195,15 @@ class Ledger(Application[UUID]):
             self._forget(game_id)
             raise
         return self._save(game, seen)
+
+    def _cached(self, game_id: UUID) -> Game | None:
+        if self.repository.cache is None:
+            return None
+        try:
+            game = self.repository.cache.get(game_id)
+        except KeyError:
+            return None
+        return game if isinstance(game, Game) else None
 
     def _save(self, game: Game, expected: int | None = None) -> Receipt:
         try:

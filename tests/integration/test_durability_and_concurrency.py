@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from evo_ledger.ledger import Ledger, VersionConflict
 from evo_ledger.notation import parse_game
@@ -133,3 +134,21 @@ def test_receipts_are_plain_data_a_client_can_keep(tmp_path: Path) -> None:
     kept = json.dumps({"game": str(receipt.game_id), "version": receipt.version, "head": receipt.head_hash})
     assert json.loads(kept)["head"] == ledger.receipt(receipt.game_id).head_hash
     ledger.close()
+
+
+def test_a_ledger_whose_cached_game_is_stale_never_appends_on_it(database: str) -> None:
+    first, second = Ledger(Settings(database)), Ledger(Settings(database))
+    game = first.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    stale = second.record(game, "order ann ben cat").version  # the second ledger caches the game here
+    moved = first.record(game, ["climate cw", "draw legs"]).version
+    with pytest.raises(VersionConflict):
+        second.record(game, "climate cw", expected_version=stale)
+    second.record(game, "draw eggs", expected_version=moved)  # it reads the game afresh
+    first.record(game, "ann bid 1 eggs")  # no expected version: the first reads afresh too
+    with pytest.raises(VersionConflict):
+        second.record(game, "ben bid 2 eggs", expected_version=second.receipt(game).version - 1)
+    versions = [e.originator_version for e in second.game_events(game)]
+    assert versions == list(range(1, len(versions) + 1))
+    assert [type(e).__name__ for e in second.game_events(game)].count("BidPlaced") == 1
+    first.close()
+    second.close()
