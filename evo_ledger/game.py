@@ -235,6 +235,7 @@ class Game(Aggregate):
             ],
             "options": dict(options),
             "prev_hash": GENESIS,
+            "originator_topic": cls.TOPIC,
         }
         ruleset.setup(kit, [name for name, _ in players], options)  # refuses a game that cannot start
         fields["hash"] = event_hash(cls.Started.TOPIC, game_id, 1, timestamp, fields)

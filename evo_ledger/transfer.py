@@ -69,7 +69,6 @@ def verify_chain(ledger: Ledger, events: Sequence[StoredEvent]) -> None:
             raise BundleError(f"event {expected_version} is missing (found version {event.originator_version})")
         fields = ledger.mapper.transcoder.decode(event.state)
         timestamp = fields.pop("timestamp")
-        fields.pop("originator_topic", None)
         fields.pop("class_version", None)
         if fields.get("prev_hash") != previous:
             raise BundleError(f"event {expected_version} does not follow the hash of event {expected_version - 1}")

@@ -70,6 +70,14 @@ def forge(events: list[Any]) -> None:
     events[40] = [topic, version, pack(fields)]
 
 
+def retopic(events: list[Any]) -> None:
+    """Point the game's first event at another aggregate class."""
+    topic, version, state = events[0]
+    fields = unpack(state)
+    fields["originator_topic"] = "evo_ledger.game:Game"
+    events[0] = [topic, version, pack(fields)]
+
+
 def test_a_bundle_whose_events_were_edited_or_dropped_is_refused_before_anything_is_written(
     ledger: Ledger, tmp_path: Path
 ) -> None:
@@ -78,6 +86,8 @@ def test_a_bundle_whose_events_were_edited_or_dropped_is_refused_before_anything
     with Ledger(Settings(str(tmp_path / "target.sqlite"))) as target:
         with pytest.raises(BundleError, match="event 41's content does not match its hash"):
             import_bundles(target, [edited_bundle(bundle, forge)])
+        with pytest.raises(BundleError, match="event 1's content does not match its hash"):
+            import_bundles(target, [edited_bundle(bundle, retopic)])
         with pytest.raises(BundleError, match="event 11 is missing"):
             import_bundles(target, [edited_bundle(bundle, lambda events: events.pop(10))])
         with pytest.raises(BundleError, match="not a bundle"):
