@@ -9,7 +9,7 @@ from typing import Any
 from evo_ledger.notation import ActionLine, GameFile, format_result
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import Outcome, RuleViolation, SetupError, Standing
-from evo_ledger.rules.kit import Kit, KitError, load_kit
+from evo_ledger.rules.kit import Kit, KitError, load_kit_document
 
 
 class GameSetupError(ValueError):
@@ -40,8 +40,13 @@ def kit_reference(game: GameFile, base: Path | None) -> str:
 
 
 def load_pinned_kit(game: GameFile, base: Path | None = None) -> Kit:
+    return load_pinned_kit_document(game, base)[1]
+
+
+def load_pinned_kit_document(game: GameFile, base: Path | None = None) -> tuple[dict[str, Any], Kit]:
+    """The kit the game file names, as its document and as a kit, refused if it no longer has the pinned hash."""
     try:
-        kit = load_kit(kit_reference(game, base))
+        document, kit = load_kit_document(kit_reference(game, base))
     except KitError as error:
         raise GameSetupError(str(error)) from None
     if game.header.kit_hash and game.header.kit_hash != kit.content_hash:
@@ -49,7 +54,7 @@ def load_pinned_kit(game: GameFile, base: Path | None = None) -> Kit:
             f"kit {game.header.kit!r} has hash {kit.content_hash}, "
             f"but the game was recorded with {game.header.kit_hash}"
         )
-    return kit
+    return document, kit
 
 
 def start(game: GameFile, base: Path | None = None) -> Any:

@@ -207,7 +207,7 @@ class Game(Aggregate):
         # by a snapshot, or None when the game came from a snapshot that did not keep it).
         self.history: list[tuple[int, str, Any]] = []
         self._rules: AnyRuleset = get_ruleset(ruleset, version)
-        self.state: Any = self._rules.setup(kit_of(kit_document, kit_hash), self.player_names, options)
+        self.state: Any = self._rules.setup(self.kit, self.player_names, options)
         self._prepared: Transition[Any] | None = None
 
     @classmethod
@@ -268,9 +268,7 @@ class Game(Aggregate):
 
     def record(self, notation: str) -> None:
         """Check an action and append it with its consequences; an illegal action raises and appends nothing."""
-        action = self._rules.parse_action(notation)
-        transition = self._rules.apply(self.state, action)
-        self._prepared = transition
+        action, transition = self._prepare(self.state, notation)
         self.trigger_event(self.action_events[self._rules.fact_of(action)], **self._action_fields(action, transition))
         self._derive(transition.consequences)
 
@@ -279,10 +277,7 @@ class Game(Aggregate):
         if not self.history:
             raise NothingToUndo("there is no action to correct")
         replaced = self.history[-1][0]
-        before = self.state_before(len(self.history) - 1)
-        action = self._rules.parse_action(notation)
-        transition = self._rules.apply(before, action)
-        self._prepared = transition
+        action, transition = self._prepare(self.state_before(len(self.history) - 1), notation)
         fields = self._action_fields(action, transition)
         self.trigger_event(self.ActionCorrected, replaced=replaced, reason=reason, **fields)
         self._derive(transition.consequences)
@@ -297,6 +292,12 @@ class Game(Aggregate):
         if not 1 <= about <= self.version:
             raise ValueError(f"the game has events 1 to {self.version}, not {about}")
         self.trigger_event(self.AnnotationAdded, about=about, text=text)
+
+    def _prepare(self, state: Any, notation: str) -> tuple[Any, Transition[Any]]:
+        """The action checked on `state`, its transition kept for the fold of the event about to be triggered."""
+        action = self._rules.parse_action(notation)
+        self._prepared = self._rules.apply(state, action)
+        return action, self._prepared
 
     def _action_fields(self, action: Any, transition: Transition[Any]) -> dict[str, Any]:
         return {
@@ -314,13 +315,12 @@ class Game(Aggregate):
         """Fold one action into the game's state: the transition prepared when it was recorded, or anew."""
         transition = self._prepared
         self._prepared = None
-        action = self._rules.parse_action(notation)
         if transition is not None:
             after = transition.state
         elif CHECK_ON_FOLD.get():
-            after = self._rules.apply(self.state, action).state
+            after = self._rules.apply(self.state, self._rules.parse_action(notation)).state
         else:
-            after = self._rules.replay(self.state, action)
+            after = self._rules.replay(self.state, self._rules.parse_action(notation))
         self.history.append((version, notation, self.state))
         self.state = after
 
@@ -343,10 +343,10 @@ class Game(Aggregate):
 
     def _refold_history(self) -> None:
         """The states before each action, folded again from the setup (after a snapshot left them out)."""
-        state = self._rules.setup(kit_of(self.kit_document, self.kit_hash), self.player_names, self.options)
+        state = self._rules.setup(self.kit, self.player_names, self.options)
         for index, (version, notation, _) in enumerate(self.history):
             self.history[index] = (version, notation, state)
-            state = self._rules.apply(state, self._rules.parse_action(notation)).state
+            state = self._rules.replay(state, self._rules.parse_action(notation))
 
     def snapshot_data(self) -> dict[str, Any]:
         """The game as plain values: setup, head hash, annotations, the effective actions and the rules state."""
@@ -382,7 +382,7 @@ class Game(Aggregate):
             version, notation, _ = game.history[index]
             game.history[index] = (version, notation, before)
         game._rules = get_ruleset(ruleset, ruleset_version)
-        game.state = game._rules.restore_state(kit_of(kit_document, kit_hash), data["state"])
+        game.state = game._rules.restore_state(game.kit, data["state"])
         game._prepared = None
         return game
 

@@ -62,7 +62,6 @@ class VersionConflict(Exception):
 
 class Ledger(Application[UUID]):
     snapshotting_intervals = {Game: SNAPSHOT_INTERVAL}  # noqa: RUF012
-    snapshotting_projectors = {Game: fold_events}  # noqa: RUF012
 
     def __init__(self, settings: Settings | None = None, **env: str) -> None:
         settings = settings or Settings.from_environment()
@@ -97,13 +96,15 @@ class Ledger(Application[UUID]):
             processing_event.events.extend(game.collect_events())
             processing_event.aggregates[game.id] = game
         recordings = self._record(processing_event)
+        self.store_snapshots([snapshot for game in objs for snapshot in game.snapshots_due])
         for game in objs:
-            if self.snapshots is not None:
-                for snapshot in game.snapshots_due:
-                    self.snapshots.put([snapshot])
             game.snapshots_due.clear()
         self._notify(recordings)
         return recordings
+
+    def store_snapshots(self, snapshots: Sequence[Any]) -> None:
+        if self.snapshots is not None and snapshots:
+            self.snapshots.put(list(snapshots))
 
     def create_game(
         self,
@@ -116,7 +117,7 @@ class Ledger(Application[UUID]):
         document, loaded = load_kit_document(kit)
         seats = [(p, None) if isinstance(p, str) else p for p in players]
         game = Game.start(get_ruleset(ruleset), document, loaded, seats, options or {})
-        return self._save(game)
+        return self.save_games([game])[0]
 
     def record(self, game_id: UUID, notations: str | Sequence[str], expected_version: int | None = None) -> Receipt:
         """Append one action or a batch, all or nothing: an illegal action in the batch appends none of them."""
@@ -163,20 +164,23 @@ class Ledger(Application[UUID]):
                 return
             start = page[-1].id + 1
 
-    def save_games(self, games: Sequence[Game]) -> list[Receipt]:
-        """New games stored in one transaction."""
+    def save_games(self, games: Sequence[Game], expected: int = 0) -> list[Receipt]:
+        """The games' new events stored in one transaction; `expected` is the version they were changed from."""
         try:
             self.save(*games)
         except IntegrityError:
-            raise VersionConflict(games[0].id, 0, None) from None
+            for game in games:
+                self._forget(game.id)
+            raise VersionConflict(games[0].id, expected, None) from None
         return [Receipt(game.id, game.version, game.head_hash) for game in games]
 
-    def insert_stored_events(self, events: Sequence[StoredEvent]) -> None:
-        """Write events exactly as given, in one transaction (the import of verified bundles)."""
+    def insert_stored_events(self, events: Sequence[StoredEvent], snapshots: Sequence[Any] = ()) -> None:
+        """Write events exactly as given, in one transaction, then their snapshots (the import of bundles)."""
         try:
             self.recorder.insert_events(list(events))
         except IntegrityError as error:
             raise VersionConflict(events[0].originator_id, events[0].originator_version, None) from error  # type: ignore[arg-type]
+        self.store_snapshots(snapshots)
 
     def _change(self, game_id: UUID, expected: int | None, change: Any) -> Receipt:
         """Apply `change` to the game and append its events.
@@ -194,7 +198,7 @@ class Ledger(Application[UUID]):
         except BaseException:
             self._forget(game_id)
             raise
-        return self._save(game, seen)
+        return self.save_games([game], seen)[0]
 
     def _cached(self, game_id: UUID) -> Game | None:
         if self.repository.cache is None:
@@ -204,14 +208,6 @@ class Ledger(Application[UUID]):
         except KeyError:
             return None
         return game if isinstance(game, Game) else None
-
-    def _save(self, game: Game, expected: int | None = None) -> Receipt:
-        try:
-            self.save(game)
-        except IntegrityError:
-            self._forget(game.id)
-            raise VersionConflict(game.id, expected or 0, None) from None
-        return Receipt(game.id, game.version, game.head_hash)
 
     def _forget(self, game_id: UUID) -> None:
         """Drop a cached game whose unsaved changes must not be seen again."""

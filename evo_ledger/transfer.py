@@ -7,25 +7,25 @@ anything is written: its hash chain must hold and every action must be legal whe
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 
-from evo_ledger.checker import kit_reference
+from evo_ledger.checker import load_pinned_kit_document
 from evo_ledger.codec import CodecError, pack, unpack
-from evo_ledger.game import CHECK_ON_FOLD, GENESIS, Game, event_hash
+from evo_ledger.game import CHECK_ON_FOLD, GENESIS, SNAPSHOT_INTERVAL, Game, GameSnapshot, event_hash
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.notation import Header, format_game, parse_game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation
-from evo_ledger.rules.kit import load_kit_document
 
 BUNDLE_FORMAT = "evo-ledger-bundle"
 BUNDLE_VERSION = 1
 IMPORT_BATCH = 100
+T = TypeVar("T")
 
 
 class BundleError(ValueError):
@@ -77,38 +77,51 @@ def verify_chain(ledger: Ledger, events: Sequence[StoredEvent]) -> None:
         previous = fields["hash"]
 
 
-def fold(ledger: Ledger, events: Sequence[StoredEvent]) -> Game:
-    """The game the events make, every action checked again by its rules."""
+def fold(ledger: Ledger, events: Sequence[StoredEvent]) -> tuple[Game, list[GameSnapshot]]:
+    """The game the events make, every action checked again by its rules, and its snapshots on the way."""
     game: Any = None
+    snapshots = []
     checking = CHECK_ON_FOLD.set(True)
     try:
         for stored in events:
             event: Any = ledger.mapper.to_domain_event(stored)
             game = event.mutate(game)
+            if game.version % SNAPSHOT_INTERVAL == 0:
+                snapshots.append(GameSnapshot.take(game))
     except RuleViolation as violation:
         raise BundleError(f"event {event.originator_version} is not legal: {violation}") from None
     finally:
         CHECK_ON_FOLD.reset(checking)
     if not isinstance(game, Game):
         raise BundleError("the bundle does not start a game")
-    return game
+    return game, snapshots
+
+
+def in_batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    batch: list[T] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def import_bundles(ledger: Ledger, bundles: Iterable[bytes], batch: int = IMPORT_BATCH) -> list[Receipt]:
-    """Verify and store whole games, many per transaction."""
+    """Verify and store whole games, `batch` games to a transaction."""
     receipts: list[Receipt] = []
-    pending: list[StoredEvent] = []
-    for count, data in enumerate(bundles, start=1):
-        events = read_bundle(data)
-        verify_chain(ledger, events)
-        game = fold(ledger, events)
-        receipts.append(Receipt(game.id, game.version, game.head_hash))
-        pending.extend(events)
-        if count % batch == 0:
-            ledger.insert_stored_events(pending)
-            pending = []
-    if pending:
-        ledger.insert_stored_events(pending)
+    for group in in_batches(bundles, batch):
+        events: list[StoredEvent] = []
+        snapshots: list[GameSnapshot] = []
+        for data in group:
+            game_events = read_bundle(data)
+            verify_chain(ledger, game_events)
+            game, game_snapshots = fold(ledger, game_events)
+            receipts.append(Receipt(game.id, game.version, game.head_hash))
+            events.extend(game_events)
+            snapshots.extend(game_snapshots)
+        ledger.insert_stored_events(events, snapshots)
     return receipts
 
 
@@ -155,23 +168,15 @@ def import_notations(
     """Game files recorded as new games, `batch` games to a transaction; an illegal action stops the import
     with the games of earlier batches stored."""
     receipts: list[Receipt] = []
-    games: list[Game] = []
-    for text in texts:
-        games.append(game_from_notation(text, base))
-        if len(games) == batch:
-            receipts.extend(ledger.save_games(games))
-            games = []
-    if games:
-        receipts.extend(ledger.save_games(games))
+    for group in in_batches(texts, batch):
+        receipts.extend(ledger.save_games([game_from_notation(text, base) for text in group]))
     return receipts
 
 
 def game_from_notation(text: str, base: Path | None = None) -> Game:
     game_file = parse_game(text)
     header = game_file.header
-    document, kit = load_kit_document(kit_reference(game_file, base))
-    if header.kit_hash and header.kit_hash != kit.content_hash:
-        raise BundleError(f"kit {header.kit!r} has hash {kit.content_hash}, not the pinned {header.kit_hash}")
+    document, kit = load_pinned_kit_document(game_file, base)
     game = Game.start(
         get_ruleset(header.ruleset, header.version), document, kit, [(n, None) for n in header.players], header.options
     )

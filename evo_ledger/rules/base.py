@@ -7,7 +7,7 @@ consequences the rules derive and any warnings. Nothing here knows a particular 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
@@ -129,6 +129,18 @@ class Ruleset(Protocol[StateT, ActionT]):
 
     def visible_only_to(self, action: ActionT) -> str | None:
         """The one player who may see `action` until it is revealed, or None when everyone may."""
+
+
+def passing(
+    check: Callable[[StateT, ActionT], None], state: StateT, candidates: Iterable[ActionT]
+) -> Iterator[ActionT]:
+    """The candidate actions `check` does not refuse in `state`."""
+    for action in candidates:
+        try:
+            check(state, action)
+        except RuleViolation:
+            continue
+        yield action
 
 
 def resolve_options(specs: Sequence[OptionSpec], given: Mapping[str, OptionValue]) -> dict[str, OptionValue]:

@@ -52,6 +52,7 @@ def test_an_exported_bundle_imports_elsewhere_and_exports_the_same_bytes(ledger:
         [imported] = import_bundles(target, [bundle])
         assert imported == ledger.receipt(receipt.game_id)
         assert export_bundle(target, receipt.game_id) == bundle
+        assert target.snapshots is not None and list(target.snapshots.get(receipt.game_id))
         with pytest.raises(VersionConflict):
             import_bundles(target, [bundle])  # already there
 

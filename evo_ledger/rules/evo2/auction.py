@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.base import RuleViolation, passing
 from evo_ledger.rules.evo2.actions import BID_CARD, Bid, Slot
 from evo_ledger.rules.evo2.effects import Effects
 from evo_ledger.rules.evo2.state import Marker, State
@@ -165,10 +165,4 @@ def legal_bids(state: State) -> Iterator[Bid]:
     for column in columns(state):
         item = column_item(state, column)
         target = item if item is not None else f"col{column}"
-        for amount in range(HIGHEST_BID + 1):
-            bid = Bid(player, amount, target)
-            try:
-                check_bid(state, bid)
-            except RuleViolation:
-                continue
-            yield bid
+        yield from passing(check_bid, state, (Bid(player, amount, target) for amount in range(HIGHEST_BID + 1)))

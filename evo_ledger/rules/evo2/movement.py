@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.base import RuleViolation, passing
 from evo_ledger.rules.evo2.actions import Attack, Escape, Fly, Move, Roll, Swim
 from evo_ledger.rules.evo2.effects import Effects
 from evo_ledger.rules.evo2.state import ATTACK_ROLL, ESCAPE, Pending, State
@@ -248,7 +248,7 @@ def legal_moves(state: State, player: str) -> Iterator[Move | Attack | Fly | Swi
             if holder is None:
                 yield Move(player, (space, there))
             elif holder != player and fights:
-                yield from _if_legal(state, Attack(player, space, there))
+                yield from passing(check_attack, state, [Attack(player, space, there)])
         yield from _special_moves(state, player, space)
 
 
@@ -262,11 +262,3 @@ def _special_moves(state: State, player: str, space: str) -> Iterator[Fly | Swim
         for target in sorted(state.kit.spaces):
             if target != space and target not in state.board and state.kit.spaces[target].coast:
                 yield Swim(player, space, target)
-
-
-def _if_legal(state: State, action: Attack) -> Iterator[Attack]:
-    try:
-        check_attack(state, action)
-    except RuleViolation:
-        return
-    yield action

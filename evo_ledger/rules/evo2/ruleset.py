@@ -14,6 +14,7 @@ from evo_ledger.rules.base import (
     RuleViolation,
     SetupError,
     Transition,
+    passing,
     resolve_options,
 )
 from evo_ledger.rules.evo2 import auction, birth, cards, climate, flow, movement, survival
@@ -416,7 +417,7 @@ def phase_actions(state: State) -> Iterator[Action]:
         case Phase.ORDER:
             yield from (SetOrder(order) for order in permutations(state.players))
         case Phase.CLIMATE:
-            yield from _passing(state, (RevealClimate(token) for token in CLIMATE_TOKENS))
+            yield from passing(check_action, state, (RevealClimate(token) for token in CLIMATE_TOKENS))
         case Phase.MUTATIONS:
             yield from (DrawGene(gene) for gene in (*state.kit.genes.normal, *state.kit.genes.unique, None))
         case Phase.AUCTION:
@@ -435,12 +436,3 @@ def phase_actions(state: State) -> Iterator[Action]:
             yield Pass(player)
         case Phase.SURVIVAL:
             yield from survival.legal_removals(state, state.to_choose[0])
-
-
-def _passing(state: State, actions: Iterator[Action]) -> Iterator[Action]:
-    for action in actions:
-        try:
-            check_action(state, action)
-        except RuleViolation:
-            continue
-        yield action

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from itertools import combinations, product
 from math import comb, prod
 
-from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.base import RuleViolation, passing
 from evo_ledger.rules.evo2.actions import Remove
 from evo_ledger.rules.evo2.state import PlayerState, State
 
@@ -110,10 +110,4 @@ def remove_all(state: State, spaces: tuple[str, ...]) -> None:
 def legal_removals(state: State, player: str) -> Iterator[Remove]:
     owed = due(state, player)
     candidates = [s for zone in AT_RISK for s in owed.at_risk[zone]]
-    for chosen in combinations(candidates, owed.count):
-        action = Remove(player, chosen)
-        try:
-            check_remove(state, action)
-        except RuleViolation:
-            continue
-        yield action
+    yield from passing(check_remove, state, (Remove(player, chosen) for chosen in combinations(candidates, owed.count)))
