@@ -35,7 +35,7 @@ from evo_ledger.ledger import Ledger
 from evo_ledger.notation import parse_game
 from evo_ledger.rules.evo2.actions import Pass
 from evo_ledger.rules.kit import load_kit, load_kit_document
-from evo_ledger.selfplay import PLAYER_NAMES, RULES, Table, next_action, play_game
+from evo_ledger.selfplay import PLAYER_NAMES, RULES, play, play_game
 from evo_ledger.settings import Settings
 from evo_ledger.transfer import import_notations
 
@@ -101,15 +101,7 @@ def busy_bot(state: Any, legal: Sequence[Any], rng: random.Random) -> Any:
 
 
 def busy_game_lines(seed: int) -> list[str]:
-    kit = load_kit("standin-e2-5p")
-    state = RULES.setup(kit, PLAYER_NAMES, {})
-    table, rng = Table(kit, random.Random(f"chance:{seed}")), random.Random(f"bots:{seed}")
-    lines = []
-    while RULES.outcome(state) is None:
-        action = next_action(state, table, busy_bot, rng)
-        state = RULES.apply(state, action).state
-        lines.append(RULES.format_action(action))
-    return lines
+    return [RULES.format_action(action) for action, _ in play(load_kit("standin-e2-5p"), PLAYER_NAMES, seed, busy_bot)]
 
 
 def long_game(minimum: int = 1000) -> Game:

@@ -9,12 +9,12 @@ the same on every platform, so the same seed always gives the same game, byte fo
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from evo_ledger.notation import Header, format_game
-from evo_ledger.rules.base import Outcome
+from evo_ledger.rules.base import Outcome, Transition
 from evo_ledger.rules.evo2.actions import (
     Action,
     Attack,
@@ -151,20 +151,26 @@ def next_action(state: State, table: Table, bot: Bot, rng: random.Random) -> Act
     return bot(state, list(RULES.legal_actions(state)), rng)
 
 
+def play(kit: Kit, names: Sequence[str], seed: int, bot: Bot) -> Iterator[tuple[Action, Transition[State]]]:
+    """A whole game, action by action, with the transition each made; the last transition ends the game."""
+    state = RULES.setup(kit, names, {})
+    table, rng = Table(kit, random.Random(f"chance:{seed}")), random.Random(f"bots:{seed}")
+    while RULES.outcome(state) is None:
+        action = next_action(state, table, bot, rng)
+        transition = RULES.apply(state, action)
+        state = transition.state
+        yield action, transition
+
+
 def play_game(players: int, seed: int, bot_name: str = "sensible") -> SelfPlayGame:
     kit = load_kit(f"standin-e2-{players}p")
     names = PLAYER_NAMES[:players]
     header = Header("evo2", RULES.version, kit.name, kit.content_hash, names, {})
-    state = RULES.setup(kit, names, {})
-    table, rng = Table(kit, random.Random(f"chance:{seed}")), random.Random(f"bots:{seed}")
     lines: list[str] = [f"# seed {seed}, {bot_name} bots"]
-    while RULES.outcome(state) is None:
-        action = next_action(state, table, BOTS[bot_name], rng)
-        transition = RULES.apply(state, action)
-        state = transition.state
+    for action, transition in play(kit, names, seed, BOTS[bot_name]):
         lines.append(RULES.format_action(action))
         lines.extend(standings_comment(c.data) for c in transition.consequences if c.kind == "mp_awarded")
-    outcome = RULES.outcome(state)
+    outcome = RULES.outcome(transition.state)
     assert outcome is not None
     return SelfPlayGame(header, tuple(lines), outcome)
 
