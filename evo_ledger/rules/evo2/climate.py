@@ -130,17 +130,18 @@ def draw_warnings(state: State, gene: str) -> Iterator[str]:
     """Draws the kit makes impossible are accepted, and said [E2-03]."""
     if left_in_bag(state, gene) <= 0:
         yield f"the kit's bag holds no more {gene!r} tokens, yet one was drawn"
-    unique = state.kit.genes.unique_in_bag
-    if gene in state.kit.genes.unique and gene not in uniques_seen(state) and len(uniques_seen(state)) >= unique:
-        yield f"{gene!r} would be unique gene number {len(uniques_seen(state)) + 1}, but the bag holds only {unique}"
+    unique, seen = state.kit.genes.unique_in_bag, uniques_seen(state)
+    if gene in state.kit.genes.unique and gene not in seen and len(seen) >= unique:
+        yield f"{gene!r} would be unique gene number {len(seen) + 1}, but the bag holds only {unique}"
 
 
 def drawable_genes(state: State) -> list[str]:
     """Genes the kit says are still in the bag and not yet on the lab."""
-    unique_room = len(uniques_seen(state)) < state.kit.genes.unique_in_bag
+    seen = uniques_seen(state)
+    unique_room = len(seen) < state.kit.genes.unique_in_bag
     normal = [g for g in state.kit.genes.normal if g not in state.lab and left_in_bag(state, g) > 0]
     unique = [g for g in state.kit.genes.unique if g not in state.lab and left_in_bag(state, g) > 0]
-    return normal + [g for g in unique if unique_room or g in uniques_seen(state)]
+    return normal + [g for g in unique if unique_room or g in seen]
 
 
 def apply_draw(state: State, action: DrawGene, effects: Effects) -> bool:
