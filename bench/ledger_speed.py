@@ -1,11 +1,12 @@
 """How fast the ledger stores and rebuilds games, on SQLite and PostgreSQL, beside raw inserts on the same database.
 
-    python bench/ledger_speed.py [--games 40] [--postgres postgresql://postgres@127.0.0.1:5432/test]
+    python bench/ledger_speed.py [--games 100] [--imports 5] [--postgres postgresql://postgres@127.0.0.1:5432/test]
 
 For each database, in one run:
 - floor: raw single-row transactions (one INSERT and COMMIT each, the store's durability settings), rows/s;
 - appends: one action per save through `Ledger.record`, saves/s and events/s, and saves/s against the floor;
-- bulk import: self-play game files through `import_notations` in batches, events/s;
+- bulk import: self-play game files through `import_notations` in batches, prepared by one process per core,
+  events/s (the games are imported several times over, each time as new games, so that there are thousands);
 - full fold: a game of 1,000 events or more (a 5-player game with some actions undone and recorded again)
   rebuilt from its events alone (no snapshot, no cached game), events/s: best of 5, and the first fold of a
   fresh ledger (kit not yet parsed, notation not yet cached);
@@ -16,6 +17,7 @@ PostgreSQL runs in a database made for the run and dropped after it; without a s
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sqlite3
 import statistics
@@ -90,7 +92,7 @@ def appends(ledger: Ledger, lines: list[str], games: int) -> tuple[float, float]
 
 
 def bulk_import(ledger: Ledger, texts: list[str]) -> float:
-    events, seconds = timed(lambda: sum(r.version for r in import_notations(ledger, texts)))
+    events, seconds = timed(lambda: sum(r.version for r in import_notations(ledger, texts, workers=None)))
     return events / seconds
 
 
@@ -162,19 +164,20 @@ def run(label: str, database: str, floor: float, lines: list[str], texts: list[s
     print(f"  raw single-row transactions {floor:10,.0f} rows/s")
     print(f"  appends, one action a save  {saves:10,.0f} saves/s = {saves / floor:.2f}x the floor")
     print(f"                              {events:10,.0f} events/s")
-    print(f"  bulk import                 {imported:10,.0f} events/s ({len(texts)} games)")
+    print(f"  bulk import, {os.cpu_count()} processes     {imported:10,.0f} events/s ({len(texts)} games)")
     print(f"  full fold, {fold_events} events    {warm:10,.0f} events/s (the first, cold: {cold:,.0f})")
     print(f"  game at a random event      p50 {p50:.2f} ms, p99 {p99:.2f} ms")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=40, help="self-play games for the bulk import")
+    parser.add_argument("--games", type=int, default=100, help="self-play games for the bulk import")
+    parser.add_argument("--imports", type=int, default=5, help="how many times the bulk import takes each game")
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/test")
     args = parser.parse_args()
     print("preparing games...", flush=True)
     lines = [line.text for line in parse_game(Path("replays/hand-3p-first-game.evo").read_text()).actions]
-    texts = [play_game(2 + seed % 4, seed).text() for seed in range(args.games)]
+    texts = [play_game(2 + seed % 4, seed).text() for seed in range(args.games)] * args.imports
     with tempfile.TemporaryDirectory() as folder:
         floor = sqlite_floor(str(Path(folder) / "floor.sqlite"))
         run("SQLite (WAL, synchronous=FULL)", str(Path(folder) / "ledger.sqlite"), floor, lines, texts)

@@ -1,7 +1,9 @@
 """msgpack for stored events, and the canonical bytes that event hashes are taken over (sorted-key JSON).
 
-Stored events are dicts of plain values plus a few types msgpack has no native form for: UUIDs, timezone-aware
-datetimes and tuples travel as msgpack extension types, so that what is decoded is what was encoded.
+Stored events are dicts of plain values plus a few types msgpack has no native form for: UUIDs and tuples travel
+as msgpack extension types, so that what is decoded is what was encoded. Timezone-aware datetimes are msgpack
+timestamps, decoded as the same instant in UTC (the ledger makes every timestamp in UTC); datetimes stored as ISO
+text by earlier versions are still read.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import msgpack
 from eventsourcing.persistence import Transcoder
 
 EXT_UUID = 1
-EXT_DATETIME = 2
+EXT_DATETIME = 2  # read only: written by earlier versions
 EXT_TUPLE = 3
 
 
@@ -27,10 +29,8 @@ class CodecError(ValueError):
 def _default(value: Any) -> msgpack.ExtType:
     if isinstance(value, UUID):
         return msgpack.ExtType(EXT_UUID, value.bytes)
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            raise CodecError(f"datetime {value!r} has no time zone; stored times are timezone-aware")
-        return msgpack.ExtType(EXT_DATETIME, value.isoformat().encode("ascii"))
+    if isinstance(value, datetime):  # aware ones are packed natively
+        raise CodecError(f"datetime {value!r} has no time zone; stored times are timezone-aware")
     if isinstance(value, tuple):
         return msgpack.ExtType(EXT_TUPLE, pack(list(value)))
     raise CodecError(f"cannot store a {type(value).__name__}: {value!r}")
@@ -48,12 +48,14 @@ def _ext_hook(code: int, data: bytes) -> Any:
 
 def pack(value: Any) -> bytes:
     # strict_types: a tuple must reach `_default`, or it would come back a list.
-    return msgpack.packb(value, default=_default, use_bin_type=True, strict_types=True)  # type: ignore[no-any-return]
+    return msgpack.packb(  # type: ignore[no-any-return]
+        value, default=_default, use_bin_type=True, strict_types=True, datetime=True
+    )
 
 
 def unpack(data: bytes) -> Any:
     try:
-        return msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, strict_map_key=False)
+        return msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, strict_map_key=False, timestamp=3)
     except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as error:
         raise CodecError(f"not a stored value: {error}") from None
 
@@ -74,14 +76,15 @@ def _json_default(value: Any) -> str:
     raise CodecError(f"cannot hash a {type(value).__name__}: {value!r}")
 
 
-_CANONICAL = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_json_default
+# Sorted keys, no spaces, no NaN, and no check for circular values (hashed values are trees): made once.
+_CANONICAL = json.encoder.c_make_encoder(  # type: ignore[attr-defined]
+    None, _json_default, json.encoder.encode_basestring, None, ":", ",", True, False, False
 )
 
 
 def canonical_bytes(value: Any) -> bytes:
     """The bytes hashes are taken over: JSON with sorted keys and no spaces (tuples as lists, times as ISO text)."""
-    return _CANONICAL.encode(value).encode("utf-8")
+    return "".join(_CANONICAL(value, 0)).encode("utf-8")
 
 
 def digest(value: Any) -> str:

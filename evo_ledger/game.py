@@ -12,7 +12,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
-from datetime import datetime
+from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any, ClassVar, cast
 from uuid import UUID
 
@@ -88,10 +89,12 @@ def kit_of(document: Mapping[str, Any], pinned_hash: str) -> Kit:
     return kit
 
 
-def event_hash(topic: str, game_id: UUID, version: int, timestamp: datetime, fields: Mapping[str, Any]) -> str:
-    """The hash of an event: over its topic, place, time, predecessor's hash and fields, in canonical bytes."""
-    body = {key: value for key, value in fields.items() if key != "hash"}
-    return digest([topic, str(game_id), version, timestamp.isoformat(), body])
+def event_hash(topic: str, game_id: UUID | str, version: int, timestamp: datetime, fields: Mapping[str, Any]) -> str:
+    """The hash of an event: over its topic, place, time, predecessor's hash and fields (all but the hash itself),
+    in canonical bytes."""
+    if "hash" in fields:
+        fields = {key: value for key, value in fields.items() if key != "hash"}
+    return digest([topic, str(game_id), version, timestamp.isoformat(), fields])
 
 
 class Game(Aggregate):
@@ -222,7 +225,8 @@ class Game(Aggregate):
     ) -> Game:
         """A new game; `players` are (name, stable id or None) in seat order."""
         game_id = uuid.uuid4()
-        timestamp = timestamp or cls.Started.create_timestamp()
+        # In UTC, as stored: the hash is over the time's ISO text.
+        timestamp = (timestamp or cls.Started.create_timestamp()).astimezone(UTC)
         fields: dict[str, Any] = {
             "ruleset": ruleset.name,
             "version": ruleset.version,
@@ -241,6 +245,10 @@ class Game(Aggregate):
         fields["hash"] = event_hash(cls.Started.TOPIC, game_id, 1, timestamp, fields)
         return cls._create(cls.Started, id=game_id, timestamp=timestamp, **fields)
 
+    @cached_property
+    def id_text(self) -> str:
+        return str(self.id)
+
     @property
     def rules(self) -> AnyRuleset:
         return self._rules
@@ -250,12 +258,17 @@ class Game(Aggregate):
         return [player["name"] for player in self.players]
 
     def trigger_event(self, event_class: type[Any], **kwargs: Any) -> None:
-        """Every event after the first is chained: it carries the head hash before it and its own hash."""
-        timestamp = kwargs.pop("timestamp", None) or event_class.create_timestamp()
+        """Every event after the first is chained: it carries the head hash before it and its own hash.
+
+        Only this module's registered classes come here, so the library's per-event topic check is left out."""
+        timestamp = datetime.now(UTC)
+        version = self.version + 1
         kwargs["prev_hash"] = self.head_hash
-        kwargs["hash"] = event_hash(event_class.TOPIC, self.id, self.version + 1, timestamp, kwargs)
-        super().trigger_event(event_class, timestamp=timestamp, **kwargs)
-        if self.version % SNAPSHOT_INTERVAL == 0:
+        kwargs["hash"] = event_hash(event_class.TOPIC, self.id_text, version, timestamp, kwargs)
+        event = event_class(originator_id=self.id, originator_version=version, timestamp=timestamp, **kwargs)
+        event.mutate(self)
+        self._pending_events.append(event)
+        if version % SNAPSHOT_INTERVAL == 0:
             self.snapshots_due.append(GameSnapshot.take(self))
 
     @property

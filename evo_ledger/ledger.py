@@ -174,13 +174,14 @@ class Ledger(Application[UUID]):
             raise VersionConflict(games[0].id, expected, None) from None
         return [Receipt(game.id, game.version, game.head_hash) for game in games]
 
-    def insert_stored_events(self, events: Sequence[StoredEvent], snapshots: Sequence[Any] = ()) -> None:
-        """Write events exactly as given, in one transaction, then their snapshots (the import of bundles)."""
+    def insert_stored_events(self, events: Sequence[StoredEvent], snapshots: Sequence[StoredEvent] = ()) -> None:
+        """Write events exactly as given, in one transaction, then their snapshots (the imports)."""
         try:
             self.recorder.insert_events(list(events))
         except IntegrityError as error:
             raise VersionConflict(events[0].originator_id, events[0].originator_version, None) from error  # type: ignore[arg-type]
-        self.store_snapshots(snapshots)
+        if self.snapshots is not None and snapshots:
+            self.snapshots.recorder.insert_events(list(snapshots))
 
     def _change(self, game_id: UUID, expected: int | None, change: Any) -> Receipt:
         """Apply `change` to the game and append its events.

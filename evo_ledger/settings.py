@@ -48,7 +48,7 @@ def postgres_env(url: str) -> dict[str, str]:
     if not parts.hostname or not parts.path.strip("/"):
         raise SettingsError(f"{DATABASE_VARIABLE}: a PostgreSQL URL needs a host and a database name: {url!r}")
     return {
-        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "PERSISTENCE_MODULE": "evo_ledger.store:LedgerPostgresFactory",
         "POSTGRES_DBNAME": unquote(parts.path.strip("/")),
         "POSTGRES_HOST": parts.hostname,
         "POSTGRES_PORT": str(parts.port or 5432),

@@ -1,4 +1,4 @@
-"""The event store on SQLite, made explicitly durable.
+"""The event store: on SQLite, made explicitly durable; on PostgreSQL, able to take batches of any size.
 
 The library opens SQLite files in WAL journal mode. Every connection here also sets `synchronous=FULL`, so a
 commit returns only once the write-ahead log is on disk: an acknowledged event survives a crash of the process,
@@ -7,10 +7,22 @@ and of the machine. PostgreSQL commits are durable with its default `synchronous
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from eventsourcing.persistence import InfrastructureFactoryError
-from eventsourcing.sqlite import SQLiteConnection, SQLiteConnectionPool, SQLiteDatastore, SQLiteFactory
+from eventsourcing.persistence import InfrastructureFactoryError, StoredEvent
+from eventsourcing.postgres import PostgresApplicationRecorder, PostgresFactory
+from eventsourcing.sqlite import (
+    SQLiteAggregateRecorder,
+    SQLiteApplicationRecorder,
+    SQLiteConnection,
+    SQLiteConnectionPool,
+    SQLiteCursor,
+    SQLiteDatastore,
+    SQLiteFactory,
+)
+from eventsourcing.utils import retry
+from psycopg import InterfaceError, OperationalError
 
 
 class DurableSQLiteConnectionPool(SQLiteConnectionPool):
@@ -29,8 +41,25 @@ class DurableSQLiteDatastore(SQLiteDatastore):
         self.pool = DurableSQLiteConnectionPool(db_name=db_name, lock_timeout=options.get("lock_timeout"))
 
 
+class BatchInsertingSQLiteApplicationRecorder(SQLiteApplicationRecorder):
+    """Inserts a batch of events in one statement, not a statement per event.
+
+    Inside the write transaction each new row's id follows on from the largest, so the batch's notification ids
+    are the last one inserted and those just before it."""
+
+    def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int]:
+        SQLiteAggregateRecorder._insert_events(self, c, stored_events, **kwargs)
+        if not stored_events:
+            return []
+        c.execute("SELECT last_insert_rowid()")
+        last: int = c.fetchone()[0]
+        return list(range(last - len(stored_events) + 1, last + 1))
+
+
 class DurableSQLiteFactory(SQLiteFactory):
     """The library's SQLite factory, every connection committing to disk before it returns."""
+
+    application_recorder_class = BatchInsertingSQLiteApplicationRecorder
 
     def __init__(self, env: Any) -> None:
         super().__init__(env)
@@ -42,3 +71,33 @@ class DurableSQLiteFactory(SQLiteFactory):
             originator_id_type=plain.originator_id_type,
         )
         plain.close()
+
+
+# psycopg's pipeline mode can hang on one very large statement (its issue 685); larger batches go without it.
+PIPELINED_BYTES = 1_000_000
+
+
+class LargeBatchPostgresApplicationRecorder(PostgresApplicationRecorder):
+    """The library's recorder, except that a batch of more than PIPELINED_BYTES of events is inserted by plain
+    statements in one transaction: the same table lock, notification and returned ids, one round trip more."""
+
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        if sum(len(event.state) for event in stored_events) <= PIPELINED_BYTES:
+            ids: Sequence[int] | None = super().insert_events(stored_events, **kwargs)
+        else:
+            ids = self._insert_unpipelined(stored_events, **kwargs)
+        return ids
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def _insert_unpipelined(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        with self.datastore.get_connection() as connection, connection.transaction(), connection.cursor() as cursor:
+            self._insert_events(cursor, stored_events, **kwargs)
+            self._insert_stored_events(cursor, stored_events, **kwargs)
+            ids: Sequence[int] | None = self._fetch_ids_after_insert_events(cursor, stored_events, **kwargs)
+            return ids
+
+
+class LedgerPostgresFactory(PostgresFactory):
+    """The library's PostgreSQL factory, with a recorder that takes batches of any size."""
+
+    application_recorder_class = LargeBatchPostgresApplicationRecorder

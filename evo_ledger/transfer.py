@@ -7,12 +7,19 @@ anything is written: its hash chain must hold and every action must be legal whe
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import gc
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 from uuid import UUID
 
-from eventsourcing.persistence import StoredEvent
+from eventsourcing.persistence import Mapper, StoredEvent
 
 from evo_ledger.checker import load_pinned_kit_document
 from evo_ledger.codec import CodecError, pack, unpack
@@ -61,30 +68,30 @@ def read_bundle(data: bytes) -> list[StoredEvent]:
         raise BundleError(f"the bundle's events are malformed: {error}") from None
 
 
-def verify_chain(ledger: Ledger, events: Sequence[StoredEvent]) -> None:
+def verify_chain(mapper: Mapper[UUID], events: Sequence[StoredEvent]) -> None:
     """Each event's hash is over its own content, and each carries its predecessor's hash."""
     previous = GENESIS
     for expected_version, event in enumerate(events, start=1):
         if event.originator_version != expected_version:
             raise BundleError(f"event {expected_version} is missing (found version {event.originator_version})")
-        fields = ledger.mapper.transcoder.decode(event.state)
+        fields = mapper.transcoder.decode(event.state)
         timestamp = fields.pop("timestamp")
         fields.pop("class_version", None)
         if fields.get("prev_hash") != previous:
             raise BundleError(f"event {expected_version} does not follow the hash of event {expected_version - 1}")
-        if event_hash(event.topic, event.originator_id, expected_version, timestamp, fields) != fields["hash"]:  # type: ignore[arg-type]
+        if event_hash(event.topic, event.originator_id, expected_version, timestamp, fields) != fields["hash"]:
             raise BundleError(f"event {expected_version}'s content does not match its hash")
         previous = fields["hash"]
 
 
-def fold(ledger: Ledger, events: Sequence[StoredEvent]) -> tuple[Game, list[GameSnapshot]]:
+def fold(mapper: Mapper[UUID], events: Sequence[StoredEvent]) -> tuple[Game, list[GameSnapshot]]:
     """The game the events make, every action checked again by its rules, and its snapshots on the way."""
     game: Any = None
     snapshots = []
     checking = CHECK_ON_FOLD.set(True)
     try:
         for stored in events:
-            event: Any = ledger.mapper.to_domain_event(stored)
+            event: Any = mapper.to_domain_event(stored)
             game = event.mutate(game)
             if game.version % SNAPSHOT_INTERVAL == 0:
                 snapshots.append(GameSnapshot.take(game))
@@ -108,21 +115,39 @@ def in_batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
         yield batch
 
 
-def import_bundles(ledger: Ledger, bundles: Iterable[bytes], batch: int = IMPORT_BATCH) -> list[Receipt]:
-    """Verify and store whole games, `batch` games to a transaction."""
-    receipts: list[Receipt] = []
-    for group in in_batches(bundles, batch):
-        events: list[StoredEvent] = []
-        snapshots: list[GameSnapshot] = []
-        for data in group:
-            game_events = read_bundle(data)
-            verify_chain(ledger, game_events)
-            game, game_snapshots = fold(ledger, game_events)
-            receipts.append(Receipt(game.id, game.version, game.head_hash))
-            events.extend(game_events)
-            snapshots.extend(game_snapshots)
-        ledger.insert_stored_events(events, snapshots)
-    return receipts
+class PreparedGame(NamedTuple):
+    """A game ready to be written as it is: its receipt, stored events and stored snapshots."""
+
+    receipt: Receipt
+    events: list[StoredEvent]
+    snapshots: list[StoredEvent]
+
+
+def bundle_game(mapper: Mapper[UUID], data: bytes) -> PreparedGame:
+    """A bundle read and verified: its hash chain holds and every action is legal where it stands."""
+    events = read_bundle(data)
+    verify_chain(mapper, events)
+    game, snapshots = fold(mapper, events)
+    return PreparedGame(receipt_of(game), events, [mapper.to_stored_event(s) for s in snapshots])
+
+
+def notation_game(mapper: Mapper[UUID], text: str, base: Path | None = None) -> PreparedGame:
+    """A game file recorded as a new game, every action checked."""
+    game = game_from_notation(text, base)
+    events = [mapper.to_stored_event(event) for event in game.collect_events()]
+    snapshots = [mapper.to_stored_event(snapshot) for snapshot in game.snapshots_due]
+    return PreparedGame(receipt_of(game), events, snapshots)
+
+
+def receipt_of(game: Game) -> Receipt:
+    return Receipt(game.id, game.version, game.head_hash)
+
+
+def import_bundles(
+    ledger: Ledger, bundles: Iterable[bytes], batch: int = IMPORT_BATCH, workers: int | None = 1
+) -> list[Receipt]:
+    """Verify and store whole games, `batch` games to a transaction: nothing of a batch with a bad bundle."""
+    return _import(ledger, bundle_game, bundles, batch, workers)
 
 
 def export_notation(ledger: Ledger, game_id: UUID) -> str:
@@ -163,14 +188,105 @@ def import_notation(ledger: Ledger, text: str, base: Path | None = None) -> Rece
 
 
 def import_notations(
-    ledger: Ledger, texts: Iterable[str], base: Path | None = None, batch: int = IMPORT_BATCH
+    ledger: Ledger,
+    texts: Iterable[str],
+    base: Path | None = None,
+    batch: int = IMPORT_BATCH,
+    workers: int | None = 1,
 ) -> list[Receipt]:
     """Game files recorded as new games, `batch` games to a transaction; an illegal action stops the import
     with the games of earlier batches stored."""
-    receipts: list[Receipt] = []
-    for group in in_batches(texts, batch):
-        receipts.extend(ledger.save_games([game_from_notation(text, base) for text in group]))
-    return receipts
+    return _import(ledger, partial(notation_game, base=base), texts, batch, workers)
+
+
+def import_batches(
+    ledger: Ledger,
+    prepare: Callable[[Mapper[UUID], T], PreparedGame],
+    items: Iterable[T],
+    batch: int = IMPORT_BATCH,
+    workers: int | None = 1,
+) -> Iterator[list[Receipt]]:
+    """Each batch of items prepared, then stored in one transaction, in order: the batch's receipts as it is stored.
+
+    `workers` processes prepare the batches ahead (all the machine's cores when None); a batch that fails in a
+    worker is prepared again here, so that the error raised is the item's own."""
+    for group, prepared in _prepared_batches(ledger.mapper, prepare, in_batches(items, batch), workers):
+        with _cycle_collector_paused():
+            games = prepared if prepared is not None else [prepare(ledger.mapper, item) for item in group]
+            events = [event for game in games for event in game.events]
+            ledger.insert_stored_events(events, [stored for game in games for stored in game.snapshots])
+        yield [game.receipt for game in games]
+
+
+def _import(
+    ledger: Ledger,
+    prepare: Callable[[Mapper[UUID], T], PreparedGame],
+    items: Iterable[T],
+    batch: int,
+    workers: int | None,
+) -> list[Receipt]:
+    return [receipt for receipts in import_batches(ledger, prepare, items, batch, workers) for receipt in receipts]
+
+
+Prepared = tuple[list[T], list[PreparedGame] | None]
+
+
+def _prepared_batches(
+    mapper: Mapper[UUID],
+    prepare: Callable[[Mapper[UUID], T], PreparedGame],
+    groups: Iterator[list[T]],
+    workers: int | None,
+) -> Iterator[Prepared[T]]:
+    """The batches in order, each with its prepared games, or None where it is to be prepared by the caller."""
+    count = workers or os.cpu_count() or 1
+    if count == 1:
+        yield from ((group, None) for group in groups)
+        return
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    pool = ProcessPoolExecutor(count, mp_context=context, initializer=_start_worker, initargs=(mapper,))
+    try:
+        ahead: deque[tuple[list[T], Future[list[PreparedGame] | None]]] = deque()
+        for group in groups:
+            ahead.append((group, pool.submit(_prepare_in_worker, prepare, group)))
+            if len(ahead) > 2 * count:
+                yield _result(ahead.popleft())
+        while ahead:
+            yield _result(ahead.popleft())
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _result(entry: tuple[list[T], Future[list[PreparedGame] | None]]) -> Prepared[T]:
+    group, future = entry
+    return group, future.result()
+
+
+_worker_mapper: list[Mapper[UUID]] = []
+
+
+def _start_worker(mapper: Mapper[UUID]) -> None:
+    _worker_mapper.append(mapper)
+
+
+def _prepare_in_worker(prepare: Callable[[Mapper[UUID], T], PreparedGame], group: list[T]) -> list[PreparedGame] | None:
+    try:
+        with _cycle_collector_paused():
+            return [prepare(_worker_mapper[0], item) for item in group]
+    except Exception:  # prepared again by the importing process, which raises the item's own error
+        return None
+
+
+@contextmanager
+def _cycle_collector_paused() -> Iterator[None]:
+    """A batch makes many objects and no cycles: collecting cycles as they are made only costs time."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def game_from_notation(text: str, base: Path | None = None) -> Game:

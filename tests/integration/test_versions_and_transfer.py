@@ -14,7 +14,9 @@ from evo_ledger.codec import pack, unpack
 from evo_ledger.game import Game, player_id
 from evo_ledger.ledger import Ledger, VersionConflict
 from evo_ledger.notation import parse_game
+from evo_ledger.rules.base import RuleViolation
 from evo_ledger.settings import Settings
+from evo_ledger.store import PIPELINED_BYTES
 from evo_ledger.transfer import (
     BundleError,
     export_bundle,
@@ -116,6 +118,35 @@ def test_bulk_import_stores_many_games_in_batches(ledger: Ledger) -> None:
     assert len(receipts) == 6 and len(set(r.game_id for r in receipts)) == 6
     assert [r.game_id for r in receipts] == list(ledger.game_ids())
     assert all(ledger.receipt(r.game_id) == r for r in receipts)
+
+
+def test_a_parallel_bulk_import_stores_what_an_import_in_one_process_stores(ledger: Ledger) -> None:
+    texts = [(ROOT / "replays" / name).read_text() for name in ("hand-3p-first-game.evo", "selfplay-3p-seed10.evo")] * 3
+    receipts = import_notations(ledger, texts, batch=2, workers=2)
+    assert [r.game_id for r in receipts] == list(ledger.game_ids())
+    for receipt, text in zip(receipts, texts, strict=True):
+        assert ledger.receipt(receipt.game_id) == receipt
+        assert ledger.game(receipt.game_id).state == ledger.game(import_notation(ledger, text).game_id).state
+
+
+def test_an_illegal_game_in_a_parallel_import_raises_its_own_error_after_the_batches_before_it(ledger: Ledger) -> None:
+    good = (ROOT / "replays" / "hand-3p-first-game.evo").read_text()
+    illegal = (ROOT / "tests" / "rulings" / "e2-02-move-beyond-legs.evo").read_text()
+    with pytest.raises(RuleViolation) as refused:
+        import_notations(ledger, [good, good, illegal, good], batch=2, workers=2)
+    assert refused.value.ruling == "E2-02"
+    assert len(list(ledger.game_ids())) == 2
+
+
+def test_a_batch_of_several_megabytes_is_stored_in_one_go(ledger: Ledger) -> None:
+    """Larger than a PostgreSQL pipeline takes in one statement without hanging."""
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    first = ledger.stored_events(game)[0]
+    copies = [
+        StoredEvent(uuid.uuid4(), 1, first.topic, first.state) for _ in range(16 * PIPELINED_BYTES // len(first.state))
+    ]
+    ledger.insert_stored_events(copies)
+    assert len(list(ledger.game_ids())) == len(copies) + 1
 
 
 def test_a_game_carries_its_kit_and_refuses_one_whose_hash_changed(ledger: Ledger) -> None:
