@@ -31,7 +31,7 @@ from evo_ledger.rules.base import RuleViolation
 
 BUNDLE_FORMAT = "evo-ledger-bundle"
 BUNDLE_VERSION = 1
-IMPORT_BATCH = 100
+IMPORT_BATCH = 25
 T = TypeVar("T")
 
 
