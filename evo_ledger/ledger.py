@@ -7,6 +7,7 @@ that a recorder can keep as proof of what it wrote.
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -47,6 +48,10 @@ class UnknownGame(LookupError):
     def __init__(self, game_id: UUID) -> None:
         super().__init__(f"no game {game_id}")
         self.game_id = game_id
+
+
+class GameReferenceError(LookupError):
+    """A reference that names no game, or more than one."""
 
 
 class VersionConflict(Exception):
@@ -163,6 +168,21 @@ class Ledger(Application[UUID]):
             if len(page) < 1000:
                 return
             start = page[-1].id + 1
+
+    def find_game(self, reference: str) -> UUID:
+        """A game by its id, a unique beginning of its id, or `last`: the game started last."""
+        wanted = reference.strip().lower()
+        if wanted == "last":
+            last = deque(self.game_ids(), maxlen=1)
+            if not last:
+                raise GameReferenceError("there are no games yet")
+            return last[0]
+        if not wanted or any(c not in "0123456789abcdef-" for c in wanted):
+            raise GameReferenceError(f"{reference!r} is not a game id (hexadecimal digits), nor 'last'")
+        found = [game_id for game_id in self.game_ids() if str(game_id).startswith(wanted)]
+        if len(found) != 1:
+            raise GameReferenceError(f"{len(found) or 'no'} games have an id starting {reference!r}")
+        return found[0]
 
     def save_games(self, games: Sequence[Game], expected: int = 0) -> list[Receipt]:
         """The games' new events stored in one transaction; `expected` is the version they were changed from."""

@@ -25,12 +25,14 @@ from evo_ledger.checker import load_pinned_kit_document
 from evo_ledger.codec import CodecError, pack, unpack
 from evo_ledger.game import CHECK_ON_FOLD, GENESIS, SNAPSHOT_INTERVAL, Game, GameSnapshot, event_hash
 from evo_ledger.ledger import Ledger, Receipt
-from evo_ledger.notation import Header, format_game, parse_game
+from evo_ledger.notation import ActionLine, GameFileError, Header, format_game, parse_game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.text import NotationError
 
 BUNDLE_FORMAT = "evo-ledger-bundle"
 BUNDLE_VERSION = 1
+BUNDLE_SUFFIX = ".msgpack"
 IMPORT_BATCH = 25
 T = TypeVar("T")
 
@@ -289,7 +291,18 @@ def _cycle_collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+class IllegalAction(ValueError):
+    """An action of a game file that its rules refuse: the line, and the violation with its ruling."""
+
+    def __init__(self, line: ActionLine, violation: RuleViolation) -> None:
+        ruling = f"[{violation.ruling}] " if violation.ruling else ""
+        super().__init__(f"line {line.line}: illegal action '{line.text}': {ruling}{violation.message}")
+        self.line = line
+        self.violation = violation
+
+
 def game_from_notation(text: str, base: Path | None = None) -> Game:
+    """The game a file records; an action the rules refuse raises IllegalAction, one unreadable GameFileError."""
     game_file = parse_game(text)
     header = game_file.header
     document, kit = load_pinned_kit_document(game_file, base)
@@ -297,5 +310,36 @@ def game_from_notation(text: str, base: Path | None = None) -> Game:
         get_ruleset(header.ruleset, header.version), document, kit, [(n, None) for n in header.players], header.options
     )
     for line in game_file.actions:
-        game.record(line.text)
+        try:
+            game.record(line.text)
+        except RuleViolation as violation:
+            raise IllegalAction(line, violation) from None
+        except NotationError as error:
+            raise GameFileError(line.line, error.column, str(error)) from None
     return game
+
+
+class ImportFileError(ValueError):
+    """A file that cannot be imported, and why."""
+
+    def __init__(self, path: Path, reason: Exception) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def file_game(mapper: Mapper[UUID], path: Path) -> PreparedGame:
+    """A game file (notation) or a bundle (BUNDLE_SUFFIX) read and checked, ready to store."""
+    try:
+        if path.suffix == BUNDLE_SUFFIX:
+            return bundle_game(mapper, path.read_bytes())
+        return notation_game(mapper, path.read_text(encoding="utf-8"), path.parent)
+    except (OSError, ValueError) as error:
+        raise ImportFileError(path, error) from None
+
+
+def import_files(
+    ledger: Ledger, paths: Iterable[Path], batch: int = IMPORT_BATCH, workers: int | None = None
+) -> Iterator[list[Receipt]]:
+    """Game files and bundles stored as games, a batch at a time; a bad file raises ImportFileError naming it."""
+    return import_batches(ledger, file_game, paths, batch, workers)

@@ -70,6 +70,15 @@ class Outcome:
         return tuple(s.player for s in self.standings if s.rank == 1)
 
 
+@dataclass(frozen=True)
+class StateView:
+    """A position as a person at the table reads it: what is awaited, each player's line, who stands where."""
+
+    headline: str
+    players: tuple[str, ...]
+    occupants: Mapping[str, str]
+
+
 StateT = TypeVar("StateT")
 ActionT = TypeVar("ActionT")
 
@@ -129,6 +138,9 @@ class Ruleset(Protocol[StateT, ActionT]):
 
     def visible_only_to(self, action: ActionT) -> str | None:
         """The one player who may see `action` until it is revealed, or None when everyone may."""
+
+    def view(self, state: StateT) -> StateView:
+        """The position in words: round, phase and whose turn, a line a player, the occupant of each space."""
 
 
 def passing(

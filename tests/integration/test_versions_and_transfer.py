@@ -14,11 +14,11 @@ from evo_ledger.codec import pack, unpack
 from evo_ledger.game import Game, player_id
 from evo_ledger.ledger import Ledger, VersionConflict
 from evo_ledger.notation import parse_game
-from evo_ledger.rules.base import RuleViolation
 from evo_ledger.settings import Settings
 from evo_ledger.store import PIPELINED_BYTES
 from evo_ledger.transfer import (
     BundleError,
+    IllegalAction,
     export_bundle,
     export_notation,
     import_bundles,
@@ -132,9 +132,9 @@ def test_a_parallel_bulk_import_stores_what_an_import_in_one_process_stores(ledg
 def test_an_illegal_game_in_a_parallel_import_raises_its_own_error_after_the_batches_before_it(ledger: Ledger) -> None:
     good = (ROOT / "replays" / "hand-3p-first-game.evo").read_text()
     illegal = (ROOT / "tests" / "rulings" / "e2-02-move-beyond-legs.evo").read_text()
-    with pytest.raises(RuleViolation) as refused:
+    with pytest.raises(IllegalAction) as refused:
         import_notations(ledger, [good, good, illegal, good], batch=2, workers=2)
-    assert refused.value.ruling == "E2-02"
+    assert refused.value.violation.ruling == "E2-02" and refused.value.line.line == 14
     assert len(list(ledger.game_ids())) == 2
 
 

@@ -13,6 +13,7 @@ from evo_ledger.rules.base import (
     Outcome,
     RuleViolation,
     SetupError,
+    StateView,
     Transition,
     passing,
     resolve_options,
@@ -56,6 +57,7 @@ from evo_ledger.rules.evo2.state import (
     state_from_data,
     state_to_data,
 )
+from evo_ledger.rules.evo2.view import view
 from evo_ledger.rules.kit import Kit
 
 PHASE_OF: dict[type, tuple[str, ...]] = {
@@ -170,6 +172,9 @@ class Evo2Ruleset:
     def visible_only_to(self, action: Action) -> str | None:
         """The one player who may see `action` until it is revealed: a card drawn, a sixth-sense peek [E2-15, E2-16]."""
         return action.player if isinstance(action, Drew | Peek) else None
+
+    def view(self, state: State) -> StateView:
+        return view(state)
 
 
 def check_setup(kit: Kit, players: Sequence[str]) -> None:

@@ -1,0 +1,79 @@
+"""Games as text for people: a position (what is awaited, the players, the island) and the log, an event a line."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from evo_ledger.game import Game
+from evo_ledger.notation import format_result
+from evo_ledger.rules.kitmap import render_map
+
+WORD_BOUNDARY = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def headline(game: Game) -> str:
+    outcome = game.rules.outcome(game.state)
+    text = game.rules.view(game.state).headline
+    return f"{text}: {format_result(outcome)}" if outcome is not None else text
+
+
+def position(game: Game) -> str:
+    """The game after its latest event: headline, a line a player, and the island with each occupant's initial."""
+    view = game.rules.view(game.state)
+    marks = occupant_marks(game.player_names)
+    lines = [f"event {game.version} · {headline(game)}", *view.players]
+    key = ", ".join(f"{mark} {name}" for name, mark in marks.items())
+    labels = {space: marks[owner] for space, owner in view.occupants.items()}
+    lines.append(f"\nisland: space, terrain initial, * on the coast, then its occupant ({key})\n")
+    return "\n".join(lines) + "\n" + render_map(game.kit, labels)
+
+
+def occupant_marks(players: Iterable[str]) -> dict[str, str]:
+    """Each player's initial, or seat number when two share an initial."""
+    names = list(players)
+    initials = [name[0].lower() for name in names]
+    if len(set(initials)) == len(names):
+        return dict(zip(names, initials, strict=True))
+    return {name: str(seat) for seat, name in enumerate(names, start=1)}
+
+
+def event_line(event: Any) -> str:
+    """One event of a game's log, after its number."""
+    number = f"{event.originator_version:>5}  "
+    if isinstance(event, Game.Started):
+        names = ", ".join(player["name"] for player in event.players)
+        return f"{number}started {event.ruleset} {event.version} on kit {event.kit}: {names}"
+    if isinstance(event, Game.ActionRecorded):
+        return number + event.notation + _hidden(event.visible_only_to)
+    if isinstance(event, Game.ActionCorrected):
+        return f"{number}corrected event {event.replaced} to: {event.notation} ({event.reason})"
+    if isinstance(event, Game.ConsequenceDerived):
+        return f"{number}  → {consequence_name(event)}: {plain(event.data)}"
+    if isinstance(event, Game.ActionsUndone):
+        return f"{number}undone: events {', '.join(map(str, event.versions))} ({event.reason})"
+    if isinstance(event, Game.AnnotationAdded):
+        return f"{number}note on event {event.about}: {event.text}"
+    return f"{number}{type(event).__name__}"
+
+
+def _hidden(player: str | None) -> str:
+    return f"   [seen by {player} only]" if player else ""
+
+
+def consequence_name(event: Game.ConsequenceDerived) -> str:
+    """`AuctionSettled` as `auction settled`, `MPAwarded` as `mp awarded`."""
+    return WORD_BOUNDARY.sub(" ", type(event).__name__).lower()
+
+
+def plain(data: Mapping[str, Any]) -> str:
+    return ", ".join(f"{key} {_value(value)}" for key, value in data.items())
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "{" + plain(value) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_value(item) for item in value) + "]"
+    return str(value)
