@@ -10,6 +10,7 @@ from typing import TextIO
 
 from evo_ledger import __version__
 from evo_ledger.checker import CheckReport, GameSetupError, check_game
+from evo_ledger.ledger_commands import add_ledger_commands, run_ledger_command
 from evo_ledger.notation import GameFileError, format_result, parse_game
 from evo_ledger.rules.kit import KitError, builtin_kit_names, load_kit
 from evo_ledger.rules.kitmap import render_map
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     kit.add_argument(
         "kit", nargs="?", metavar="NAME-OR-PATH", help="a built-in kit's name or a JSON file; none lists them"
     )
+    add_ledger_commands(commands)
     return parser
 
 
@@ -54,7 +56,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "selfplay":
         sys.stdout.write(play_game(args.players, args.seed, args.bot).text())
         return EXIT_OK
-    return show_kit(args.kit, sys.stdout)
+    if args.command == "kit":
+        return show_kit(args.kit, sys.stdout)
+    return run_ledger_command(args)
 
 
 def check_file(path: Path, quiet: bool, out: TextIO) -> int:

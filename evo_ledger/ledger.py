@@ -151,9 +151,9 @@ class Ledger(Application[UUID]):
         game = self.game(game_id)
         return Receipt(game.id, game.version, game.head_hash)
 
-    def game_events(self, game_id: UUID, up_to: int | None = None) -> list[Any]:
-        """The game's domain events in order, up to version `up_to` if given."""
-        return list(self.repository.event_store.get(game_id, lte=up_to))
+    def game_events(self, game_id: UUID, up_to: int | None = None, after: int | None = None) -> list[Any]:
+        """The game's domain events in order: those after version `after` and up to version `up_to`, if given."""
+        return list(self.repository.event_store.get(game_id, gt=after, lte=up_to))
 
     def stored_events(self, game_id: UUID) -> list[StoredEvent]:
         return list(self.recorder.select_events(game_id))

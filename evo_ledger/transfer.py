@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from functools import partial
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 from uuid import UUID
@@ -241,7 +242,9 @@ def _prepared_batches(
 ) -> Iterator[Prepared[T]]:
     """The batches in order, each with its prepared games, or None where it is to be prepared by the caller."""
     count = workers or os.cpu_count() or 1
-    if count == 1:
+    ahead_of_pool = list(islice(groups, 2))
+    groups = chain(ahead_of_pool, groups)
+    if count == 1 or len(ahead_of_pool) < 2:  # one batch is not worth starting processes for
         yield from ((group, None) for group in groups)
         return
     context = multiprocessing.get_context("forkserver")

@@ -1,0 +1,254 @@
+"""The command line's ledger commands: create, record, inspect, import and export games, and the play session.
+
+Every command opens the ledger the `--database` option or EVO_LEDGER_DATABASE names (a SQLite file by default).
+Exit status: 0 done; 1 refused (an illegal action, a version conflict); 2 bad input (no such game, an unreadable
+file or action).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+from evo_ledger.checker import GameSetupError
+from evo_ledger.console import PlaySession, completer
+from evo_ledger.game import NothingToUndo
+from evo_ledger.ledger import GameReferenceError, Ledger, Receipt, UnknownGame, VersionConflict
+from evo_ledger.notation import GameFileError, parse_option_value
+from evo_ledger.rules.base import RuleViolation, SetupError
+from evo_ledger.rules.kit import KitError
+from evo_ledger.rules.text import NotationError
+from evo_ledger.settings import Settings, SettingsError
+from evo_ledger.transfer import BUNDLE_SUFFIX, ImportFileError, export_bundle, export_notation, import_files
+from evo_ledger.views import event_line, position
+
+EXIT_OK = 0
+EXIT_REFUSED = 1
+EXIT_BAD_INPUT = 2
+GAME_HELP = "a game id, the beginning of one, or 'last'"
+
+
+def add_ledger_commands(commands: Any) -> None:
+    """The ledger's subcommands, added to the command line's parser."""
+    new = _command(commands, "new", "start a game and print its id")
+    new.add_argument("--kit", required=True, help="a built-in kit's name or a kit JSON file")
+    new.add_argument("--players", nargs="+", required=True, metavar="NAME", help="in seat order; NAME=ID keeps an id")
+    new.add_argument("--ruleset", default="evo2")
+    new.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a ruleset option")
+    record = _command(commands, "record", "record actions, all or none, and print the receipt", game=True)
+    record.add_argument("actions", nargs="+", metavar="ACTION", help="an action in notation, quoted")
+    record.add_argument("--expect", type=int, metavar="VERSION", help="refuse if the game is no longer at VERSION")
+    undo = _command(commands, "undo", "take back the latest actions, saying why", game=True)
+    undo.add_argument("--count", type=int, default=1)
+    undo.add_argument("--reason", required=True)
+    note = _command(commands, "note", "attach a note to an event", game=True)
+    note.add_argument("text")
+    note.add_argument("--about", type=int, metavar="EVENT", help="the event (the latest if left out)")
+    show = _command(commands, "show", "the game after an event: whose turn, the players, the island", game=True)
+    show.add_argument("--at", type=int, metavar="EVENT", help="the event to stop after (the latest if left out)")
+    _command(commands, "log", "the game's events, numbered", game=True)
+    _command(commands, "games", "the games in the ledger, oldest first")
+    imports = _command(commands, "import", f"store game files (.evo) and bundles ({BUNDLE_SUFFIX}) as new games")
+    imports.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    imports.add_argument("--workers", type=int, help="processes preparing games (default: one per core)")
+    export = _command(commands, "export", "write a game as a game file, or as a bundle with its hashes", game=True)
+    export.add_argument("--bundle", action="store_true", help=f"a msgpack bundle ({BUNDLE_SUFFIX})")
+    export.add_argument("--output", "-o", type=Path, metavar="FILE", help="where to write (default: standard output)")
+    _command(commands, "play", "record a game interactively, one action a line", game=True)
+
+
+def _command(commands: Any, name: str, summary: str, game: bool = False) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = commands.add_parser(name, help=summary, description=summary)
+    if game:
+        parser.add_argument("game", metavar="GAME", help=GAME_HELP)
+    parser.add_argument("--database", help="a SQLite file or a postgresql:// URL (default: EVO_LEDGER_DATABASE)")
+    return parser
+
+
+def run_ledger_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    try:
+        with open_ledger(args.database) as ledger:
+            return COMMANDS[args.command](ledger, args, out)
+    except (RuleViolation, VersionConflict, NothingToUndo) as refusal:
+        print(f"refused: {describe_refusal(refusal)}", file=sys.stderr)
+        return EXIT_REFUSED
+    except BAD_INPUT as error:
+        print(f"evo-ledger {args.command}: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+class CommandError(ValueError):
+    """An argument the command cannot use."""
+
+
+BAD_INPUT = (
+    CommandError, GameReferenceError, UnknownGame, NotationError, GameFileError, GameSetupError, ImportFileError,
+    KitError, SetupError, SettingsError, OSError,
+)  # fmt: skip
+
+
+def describe_refusal(refusal: Exception) -> str:
+    if isinstance(refusal, RuleViolation) and refusal.ruling:
+        return f"[{refusal.ruling}] {refusal.message}"
+    return str(refusal)
+
+
+@contextmanager
+def open_ledger(database: str | None) -> Iterator[Ledger]:
+    settings = Settings(database) if database else Settings.from_environment()
+    ledger = Ledger(settings)
+    try:
+        yield ledger
+    finally:
+        ledger.close()
+
+
+def new_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    players = [tuple(p.split("=", 1)) if "=" in p else p for p in args.players]
+    options = dict(parse_named_option(text) for text in args.option)
+    receipt = ledger.create_game(args.ruleset, args.kit, players, options)
+    print(f"game {receipt.game_id}", file=out)
+    print_receipt(receipt, out)
+    return EXIT_OK
+
+
+def parse_named_option(text: str) -> tuple[str, Any]:
+    name, equals, value = text.partition("=")
+    if not equals or not name:
+        raise CommandError(f"--option {text!r}: write NAME=VALUE")
+    return name, parse_option_value(value)
+
+
+def record(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    game_id = ledger.find_game(args.game)
+    before = ledger.receipt(game_id).version
+    receipt = ledger.record(game_id, args.actions, expected_version=args.expect)
+    print_events(ledger, receipt, before, out)
+    return EXIT_OK
+
+
+def undo(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    receipt = ledger.undo(ledger.find_game(args.game), args.count, args.reason)
+    print_events(ledger, receipt, receipt.version - 1, out)
+    return EXIT_OK
+
+
+def note(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    game_id = ledger.find_game(args.game)
+    about = args.about or ledger.receipt(game_id).version
+    try:
+        receipt = ledger.annotate(game_id, about, args.text)
+    except ValueError as error:
+        raise CommandError(f"--about {about}: {error}") from None
+    print_events(ledger, receipt, receipt.version - 1, out)
+    return EXIT_OK
+
+
+def print_events(ledger: Ledger, receipt: Receipt, after: int, out: TextIO) -> None:
+    for event in ledger.game_events(receipt.game_id, after=after):
+        print(event_line(event), file=out)
+    print_receipt(receipt, out)
+
+
+def print_receipt(receipt: Receipt, out: TextIO) -> None:
+    print(f"stored: event {receipt.version}, head {receipt.head_hash}", file=out)
+
+
+def show(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    game_id = ledger.find_game(args.game)
+    latest = ledger.receipt(game_id).version
+    if args.at is not None and not 1 <= args.at <= latest:
+        raise CommandError(f"--at {args.at}: the game has events 1 to {latest}")
+    out.write(position(ledger.game(game_id, version=args.at)))
+    return EXIT_OK
+
+
+def log(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    for event in ledger.game_events(ledger.find_game(args.game)):
+        print(event_line(event), file=out)
+    return EXIT_OK
+
+
+def games(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    for game_id in ledger.game_ids():
+        game = ledger.game(game_id)
+        players = ", ".join(game.player_names)
+        print(f"{game_id}  {game.ruleset_name} {game.kit_name}  {players}  {game.version} events", file=out)
+    return EXIT_OK
+
+
+def import_command(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    paths: list[Path] = args.files
+    progress = Progress(len(paths), "games", sys.stderr)
+    stored = 0
+    for receipts in import_files(ledger, paths, workers=args.workers):
+        for receipt in receipts:
+            print(f"{paths[stored]}: game {receipt.game_id}, {receipt.version} events", file=out)
+            stored += 1
+        progress.update(stored)
+    progress.finish()
+    return EXIT_OK
+
+
+class Progress:
+    """A progress bar on a terminal, updated in place; nothing when the stream is not a terminal."""
+
+    WIDTH = 30
+
+    def __init__(self, total: int, unit: str, stream: TextIO) -> None:
+        self.total, self.unit, self.stream = total, unit, stream
+        self.shown = stream.isatty() and total > 1
+
+    def update(self, done: int) -> None:
+        if self.shown:
+            filled = self.WIDTH * done // self.total
+            bar = "#" * filled + "." * (self.WIDTH - filled)
+            self.stream.write(f"\r[{bar}] {done}/{self.total} {self.unit}")
+            self.stream.flush()
+
+    def finish(self) -> None:
+        if self.shown:
+            self.stream.write("\n")
+
+
+def export(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    game_id = ledger.find_game(args.game)
+    data = export_bundle(ledger, game_id) if args.bundle else export_notation(ledger, game_id).encode("utf-8")
+    if args.output is not None:
+        args.output.write_bytes(data)
+    elif args.bundle and out.isatty():
+        raise CommandError("a bundle is binary: give --output FILE, or redirect standard output")
+    else:
+        out.flush()
+        out.buffer.write(data)
+    return EXIT_OK
+
+
+def play(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    session = PlaySession(ledger, ledger.find_game(args.game), input, out)
+    if sys.stdin.isatty():
+        import readline  # noqa: PLC0415 (it takes over input() for the whole process: only at a terminal)
+
+        readline.set_completer_delims("")
+        readline.set_completer(completer(session))
+        readline.parse_and_bind("tab: complete")
+    return session.run()
+
+
+COMMANDS: dict[str, Callable[[Ledger, argparse.Namespace, TextIO], int]] = {
+    "new": new_game,
+    "record": record,
+    "undo": undo,
+    "note": note,
+    "show": show,
+    "log": log,
+    "games": games,
+    "import": import_command,
+    "export": export,
+    "play": play,
+}

@@ -1,0 +1,151 @@
+"""`evo-ledger play` driven through a real terminal (a pseudo-terminal), as a recorder at the table uses it."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from uuid import UUID
+
+import pytest
+
+from evo_ledger.checker import check_game
+from evo_ledger.game import Game
+from evo_ledger.ledger import Ledger
+from evo_ledger.notation import ActionLine, GameFile, format_game, parse_game
+from evo_ledger.rules import get_ruleset
+from evo_ledger.rules.kit import load_kit
+from evo_ledger.settings import Settings
+from evo_ledger.transfer import export_notation, import_notation
+from tests.support import ROOT
+
+HAND_GAME = parse_game((ROOT / "replays" / "hand-3p-first-game.evo").read_text())
+EVO_LEDGER = Path(sys.executable).parent / "evo-ledger"
+TIMEOUT = 30.0
+
+
+def split_at_round(game: GameFile, round_number: int) -> tuple[list[ActionLine], list[ActionLine]]:
+    """The game's actions before the round begins, and from there to the end."""
+    rules = get_ruleset(game.header.ruleset, game.header.version)
+    state = rules.setup(load_kit(game.header.kit), list(game.header.players), game.header.options)
+    for index, line in enumerate(game.actions):
+        if state.round == round_number:
+            return list(game.actions[:index]), list(game.actions[index:])
+        state = rules.apply(state, rules.parse_action(line.text)).state
+    raise AssertionError(f"the game has no round {round_number}")
+
+
+class Terminal:
+    """A command running in a pseudo-terminal: what it prints is read back, lines are typed into it."""
+
+    def __init__(self, *args: str, env: dict[str, str]) -> None:
+        self.master, slave = pty.openpty()
+        self.process = subprocess.Popen(
+            args, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True, close_fds=True
+        )
+        os.close(slave)
+        self.seen = ""
+
+    def expect(self, pattern: str) -> re.Match[str]:
+        """Read until `pattern` shows in what was printed since the last match."""
+        deadline = time.monotonic() + TIMEOUT
+        while (match := re.search(pattern, self.seen)) is None:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{pattern!r} never showed; the terminal shows:\n{self.seen[-2000:]}")
+            ready, _, _ = select.select([self.master], [], [], 0.5)
+            if ready:
+                self.seen += os.read(self.master, 65536).decode("utf-8", "replace")
+        self.seen = self.seen[match.end() :]
+        return match
+
+    def type(self, text: str) -> None:
+        os.write(self.master, text.encode("utf-8"))
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=TIMEOUT)
+        os.close(self.master)
+
+
+@pytest.fixture
+def round_nine(tmp_path: Path) -> Iterator[tuple[str, Ledger, list[ActionLine]]]:
+    """The hand-worked game imported up to the start of round 9, and the actions left to record."""
+    database = str(tmp_path / "table.sqlite")
+    played, rest = split_at_round(HAND_GAME, 9)
+    text = format_game(HAND_GAME.header, [line.text for line in played], None)
+    ledger = Ledger(Settings(database))
+    import_notation(ledger, text)
+    yield database, ledger, rest
+    ledger.close()
+
+
+def play(database: str) -> Terminal:
+    env = {**os.environ, "EVO_LEDGER_DATABASE": database, "TERM": "xterm"}
+    return Terminal(str(EVO_LEDGER), "play", "last", env=env)
+
+
+def test_a_game_is_recorded_to_its_end_through_a_terminal(round_nine: tuple[str, Ledger, list[ActionLine]]) -> None:
+    database, ledger, rest = round_nine
+    terminal = play(database)
+    try:
+        terminal.expect(r"round 9 · climate")
+        terminal.expect(r"\n> ")
+        terminal.type("\t\t")  # an empty line completes to every legal action
+        terminal.expect(re.escape(rest[0].text))
+        terminal.type("\x15")  # clear the line
+        terminal.type("ann bid 3 legs\n")
+        terminal.expect(r"refused \[E2-\d\d\] .*nothing was recorded")
+        terminal.expect(r"legal now: .*" + re.escape(rest[0].text))
+        terminal.type(rest[0].text + "\n")
+        terminal.expect(r"stored: event \d+")
+        terminal.type(":undo 1 misread the token\n")
+        terminal.expect(r"undone: events \d+ \(misread the token\)")
+        for line in rest:
+            terminal.type(line.text + "\n")
+            terminal.expect(r"stored: event \d+")
+        terminal.expect(r"game over after round 10: result 1 ann 19/4, 2 cat 14/3, 3 ben 13/4")
+        terminal.type(":quit\n")
+        assert terminal.process.wait(timeout=TIMEOUT) == 0
+    finally:
+        terminal.close()
+    game_id = ledger.find_game("last")
+    report = check_game(parse_game(export_notation(ledger, game_id)))
+    assert report.refused is None and report.result_mismatch is None
+    assert report.outcome == check_game(HAND_GAME).outcome
+    undone = [event for event in ledger.game_events(game_id) if isinstance(event, Game.ActionsUndone)]
+    assert [event.reason for event in undone] == ["misread the token"]
+
+
+def test_killing_the_session_loses_no_recorded_action(round_nine: tuple[str, Ledger, list[ActionLine]]) -> None:
+    database, ledger, rest = round_nine
+    game_id = ledger.find_game("last")
+    imported = len(actions_of(ledger, game_id))
+    terminal = play(database)
+    acknowledged = []
+    try:
+        terminal.expect(r"\n> ")
+        for line in rest[:8]:
+            terminal.type(line.text + "\n")
+            acknowledged.append(int(terminal.expect(r"stored: event (\d+)").group(1)))
+        terminal.type(rest[8].text + "\n")  # killed while this one may be on its way to the disk
+    finally:
+        terminal.close()
+    reopened = Ledger(Settings(database))
+    try:
+        assert reopened.receipt(game_id).version >= acknowledged[-1]
+        recorded = actions_of(reopened, game_id)[imported:]
+        assert recorded in ([line.text for line in rest[:8]], [line.text for line in rest[:9]])
+    finally:
+        reopened.close()
+
+
+def actions_of(ledger: Ledger, game_id: UUID) -> list[str]:
+    return [event.notation for event in ledger.game_events(game_id) if isinstance(event, Game.ActionRecorded)]
