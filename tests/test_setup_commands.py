@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 from tests.support import ROOT
 
@@ -23,7 +27,19 @@ def test_ci_runs_the_readmes_test_command() -> None:
     assert script[-1] == readme_commands()[1]
 
 
-def test_the_readmes_run_command_names_files_that_exist() -> None:
+def test_the_readmes_run_command_records_games_into_the_default_file_and_shows_one(tmp_path: Path) -> None:
+    """Everything after the install, run in an empty folder beside the shipped replays."""
     run = readme_commands()[0]
-    pattern = run.split("check ", 1)[1]
-    assert list(ROOT.glob(pattern))
+    steps = run.split(" && ")
+    assert steps[:2] == ["python3 -m venv .venv", ".venv/bin/pip install -e ."]
+    (tmp_path / "replays").symlink_to(ROOT / "replays")
+    bin_folder = Path(sys.executable).parent
+    commands = " && ".join(step.replace(".venv/bin/", f"{bin_folder}/") for step in steps[2:])
+    env = {key: value for key, value in os.environ.items() if key != "EVO_LEDGER_DATABASE"}
+    done = subprocess.run(
+        commands, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "evo-ledger.sqlite").is_file()
+    assert done.stdout.count("events\n") >= 2 * len(list((ROOT / "replays").glob("*.evo")))
+    assert "event 200 · round" in done.stdout

@@ -53,7 +53,7 @@ def pending_text(pending: Pending) -> str:
 
 def player_line(state: State, player: PlayerState) -> str:
     genes = ", ".join(f"{gene} {n}" for gene, n in sorted(player.genes.items()) if n and gene not in SHEET_GENES)
-    cards = f", {player.event_cards} event cards" if player.event_cards else ""
+    cards = f", {player.event_cards} event card{'s' if player.event_cards > 1 else ''}" if player.event_cards else ""
     return (
         f"{player.name} (seat {player.seat}): {player.mp} MP, {state.count_of(player.name)} dinosaurs, "
         f"legs {player.legs}, eggs {player.eggs}{', ' + genes if genes else ''}{cards}"
