@@ -73,19 +73,7 @@ class PlaySession:
         print(text, file=self.out, flush=True)
 
     def record(self, line: str) -> None:
-        before = self.game.version
-        try:
-            receipt = self.ledger.record(self.game_id, line, expected_version=before)
-        except RuleViolation as violation:
-            self.refused(violation)
-            return
-        except NotationError as error:
-            self.say(f"cannot read that: {error}")
-            return
-        except VersionConflict as conflict:
-            self.reload(f"not recorded: {conflict}; the game is read again")
-            return
-        self.acknowledge(receipt, before)
+        self.change(lambda: self.ledger.record(self.game_id, line, expected_version=self.game.version))
 
     def refused(self, violation: RuleViolation) -> None:
         ruling = f"[{violation.ruling}] " if violation.ruling else ""
@@ -131,9 +119,16 @@ class PlaySession:
         self.change(lambda: self.ledger.annotate(self.game_id, about or self.game.version, text))
 
     def change(self, append: Callable[[], Receipt]) -> None:
+        """Append, then say what was stored, or why nothing was."""
         before = self.game.version
         try:
             receipt = append()
+        except RuleViolation as violation:
+            self.refused(violation)
+            return
+        except NotationError as error:
+            self.say(f"cannot read that: {error}")
+            return
         except (NothingToUndo, ValueError) as error:
             self.say(f"not recorded: {error}")
             return
