@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
@@ -90,8 +90,13 @@ class Kit:
 
 
 def builtin_kit_names() -> list[str]:
+    return list(_builtin_kit_names())
+
+
+@lru_cache(maxsize=1)
+def _builtin_kit_names() -> tuple[str, ...]:
     folder = resources.files("evo_ledger") / "kits"
-    return sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json"))
+    return tuple(sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json")))
 
 
 def load_kit(reference: str) -> Kit:
@@ -113,7 +118,13 @@ def load_kit_document(reference: str) -> tuple[dict[str, Any], Kit]:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         raise KitError(f"kit {reference!r}: not valid JSON: {error}") from None
-    return document, parse_kit(document, label=reference)
+    return document, _parsed_kit(text, reference)
+
+
+@lru_cache(maxsize=64)
+def _parsed_kit(text: str, label: str) -> Kit:
+    """The kit a document's text describes: parsed once per text (a kit is immutable)."""
+    return parse_kit(json.loads(text), label=label)
 
 
 def canonical_hash(document: Mapping[str, Any]) -> str:
