@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
+import uvicorn
+
+from api import ApiSettings, create_app
 from evo_ledger import __version__
 from evo_ledger.checker import CheckReport, GameSetupError, check_game
 from evo_ledger.ledger_commands import add_ledger_commands, run_ledger_command
@@ -15,6 +19,7 @@ from evo_ledger.notation import GameFileError, format_result, parse_game
 from evo_ledger.rules.kit import KitError, builtin_kit_names, load_kit
 from evo_ledger.rules.kitmap import render_map
 from evo_ledger.selfplay import BOTS, play_game
+from evo_ledger.settings import Settings
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -46,6 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
         "kit", nargs="?", metavar="NAME-OR-PATH", help="a built-in kit's name or a JSON file; none lists them"
     )
     add_ledger_commands(commands)
+    serve = commands.add_parser("serve", help="serve the HTTP API", description="Serve the HTTP API under /v1.")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--database", help="a SQLite file or a postgresql:// URL (default: EVO_LEDGER_DATABASE)")
     return parser
 
 
@@ -58,7 +67,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     if args.command == "kit":
         return show_kit(args.kit, sys.stdout)
+    if args.command == "serve":
+        return serve(args.host, args.port, args.database)
     return run_ledger_command(args)
+
+
+def serve(host: str, port: int, database: str | None) -> int:
+    """The API on SQLite or PostgreSQL; the admin token comes from EVO_LEDGER_ADMIN_TOKEN."""
+    settings = ApiSettings.from_environment()
+    if database:
+        settings = replace(settings, store=Settings(database))
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
+    return EXIT_OK
 
 
 def check_file(path: Path, quiet: bool, out: TextIO) -> int:

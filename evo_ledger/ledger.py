@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +17,7 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.persistence import IntegrityError, InternalError, StoredEvent, Transcoder
 
+from evo_ledger.access import AnsweredAppend, GameAccess, access_id, answer_id
 from evo_ledger.codec import MsgpackTranscoder
 from evo_ledger.game import SNAPSHOT_INTERVAL, Game
 from evo_ledger.rules import get_ruleset
@@ -52,6 +53,20 @@ class UnknownGame(LookupError):
 
 class GameReferenceError(LookupError):
     """A reference that names no game, or more than one."""
+
+
+@dataclass(frozen=True)
+class Idempotency:
+    """An append's idempotency key, and the digest of the request it came with."""
+
+    key: str
+    request: str
+
+
+class IdempotencyKeyReused(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(f"idempotency key {key!r} was used for a different request")
+        self.key = key
 
 
 class VersionConflict(Exception):
@@ -97,12 +112,13 @@ class Ledger(Application[UUID]):
         The library's own `save` checks typing protocols on every object and re-folds each game to snapshot it;
         games here bring their snapshots, taken while their events were made."""
         processing_event: ProcessingEvent[UUID] = ProcessingEvent()
-        for game in objs:
-            processing_event.events.extend(game.collect_events())
-            processing_event.aggregates[game.id] = game
+        for aggregate in objs:
+            processing_event.events.extend(aggregate.collect_events())
+            processing_event.aggregates[aggregate.id] = aggregate
         recordings = self._record(processing_event)
-        self.store_snapshots([snapshot for game in objs for snapshot in game.snapshots_due])
-        for game in objs:
+        games = [game for game in objs if isinstance(game, Game)]
+        self.store_snapshots([snapshot for game in games for snapshot in game.snapshots_due])
+        for game in games:
             game.snapshots_due.clear()
         self._notify(recordings)
         return recordings
@@ -117,17 +133,67 @@ class Ledger(Application[UUID]):
         kit: str,
         players: Sequence[str | tuple[str, str | None]],
         options: Mapping[str, OptionValue] | None = None,
+        recorder_token: str | None = None,
     ) -> Receipt:
-        """A new game: `players` in seat order, each a name or (name, stable id)."""
+        """A new game: `players` in seat order, each a name or (name, stable id); with a recorder token, only
+        its holder may append (its digest is stored with the game's first event, in one transaction)."""
         document, loaded = load_kit_document(kit)
         seats = [(p, None) if isinstance(p, str) else p for p in players]
         game = Game.start(get_ruleset(ruleset), document, loaded, seats, options or {})
-        return self.save_games([game])[0]
+        access = [GameAccess.grant(game.id, recorder_token)] if recorder_token is not None else []
+        return self.save_games([game], also=access)[0]
 
-    def record(self, game_id: UUID, notations: str | Sequence[str], expected_version: int | None = None) -> Receipt:
-        """Append one action or a batch, all or nothing: an illegal action in the batch appends none of them."""
+    def record(
+        self,
+        game_id: UUID,
+        notations: str | Sequence[str],
+        expected_version: int | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Receipt:
+        """Append one action or a batch, all or nothing: an illegal action in the batch appends none of them.
+
+        With an idempotency key, a request already answered gets its answer again and appends nothing."""
         batch = [notations] if isinstance(notations, str) else list(notations)
-        return self._change(game_id, expected_version, lambda game: [game.record(n) for n in batch])
+        return self._change(game_id, expected_version, lambda game: [game.record(n) for n in batch], idempotency)
+
+    def access(self, game_id: UUID) -> GameAccess | None:
+        """Who may write to the game; None for a game made without a recorder token."""
+        try:
+            access: Any = self.repository.get(access_id(game_id))
+        except AggregateNotFoundError:
+            return None
+        assert isinstance(access, GameAccess)
+        return access
+
+    def grant_recorder(self, game_id: UUID, token: str) -> None:
+        """Make `token` the game's recorder token, in place of any it had."""
+        access = self.access(game_id)
+        if access is None:
+            self.game(game_id)  # an unknown game raises
+            self.save(GameAccess.grant(game_id, token))
+        else:
+            access.replace_token(token)
+            self.save(access)
+
+    def change_access(self, game_id: UUID, change: Callable[[GameAccess], None]) -> None:
+        access = self.access(game_id)
+        if access is None:
+            self.game(game_id)  # an unknown game raises
+            raise UnknownGame(game_id)
+        change(access)
+        self.save(access)
+
+    def answered(self, game_id: UUID, idempotency: Idempotency) -> Receipt | None:
+        """The receipt an append with this key was given, if there was one; a different request with the same key
+        is refused."""
+        try:
+            answer: Any = self.repository.get(answer_id(game_id, idempotency.key))
+        except AggregateNotFoundError:
+            return None
+        assert isinstance(answer, AnsweredAppend)
+        if answer.request != idempotency.request:
+            raise IdempotencyKeyReused(idempotency.key)
+        return Receipt(game_id, answer.game_version, answer.head_hash)
 
     def undo(self, game_id: UUID, count: int, reason: str, expected_version: int | None = None) -> Receipt:
         return self._change(game_id, expected_version, lambda game: game.undo(count, reason))
@@ -151,9 +217,12 @@ class Ledger(Application[UUID]):
         game = self.game(game_id)
         return Receipt(game.id, game.version, game.head_hash)
 
-    def game_events(self, game_id: UUID, up_to: int | None = None, after: int | None = None) -> list[Any]:
-        """The game's domain events in order: those after version `after` and up to version `up_to`, if given."""
-        return list(self.repository.event_store.get(game_id, gt=after, lte=up_to))
+    def game_events(
+        self, game_id: UUID, up_to: int | None = None, after: int | None = None, limit: int | None = None
+    ) -> list[Any]:
+        """The game's domain events in order: those after version `after` and up to version `up_to`, at most
+        `limit` of them, if given."""
+        return list(self.repository.event_store.get(game_id, gt=after, lte=up_to, limit=limit))
 
     def stored_events(self, game_id: UUID) -> list[StoredEvent]:
         return list(self.recorder.select_events(game_id))
@@ -184,10 +253,11 @@ class Ledger(Application[UUID]):
             raise GameReferenceError(f"{len(found) or 'no'} games have an id starting {reference!r}")
         return found[0]
 
-    def save_games(self, games: Sequence[Game], expected: int = 0) -> list[Receipt]:
-        """The games' new events stored in one transaction; `expected` is the version they were changed from."""
+    def save_games(self, games: Sequence[Game], expected: int = 0, also: Sequence[Any] = ()) -> list[Receipt]:
+        """The games' new events stored in one transaction, with those of the aggregates `also` given;
+        `expected` is the version the games were changed from."""
         try:
-            self.save(*games)
+            self.save(*games, *also)
         except IntegrityError:
             for game in games:
                 self._forget(game.id)
@@ -203,12 +273,16 @@ class Ledger(Application[UUID]):
         if self.snapshots is not None and snapshots:
             self.snapshots.recorder.insert_events(list(snapshots))
 
-    def _change(self, game_id: UUID, expected: int | None, change: Any) -> Receipt:
+    def _change(
+        self, game_id: UUID, expected: int | None, change: Any, idempotency: Idempotency | None = None
+    ) -> Receipt:
         """Apply `change` to the game and append its events.
 
         A recorder that says which version it expects gets the cached game as it is when it stands there: the
         store's unique key on (game, version) refuses an append on a stale game, so no read is needed first.
         Otherwise the game is read as the store has it, so the rules judge the action on the real game."""
+        if idempotency is not None and (given := self.answered(game_id, idempotency)) is not None:
+            return given
         cached = self._cached(game_id) if expected is not None else None
         game = cached if cached is not None and cached.version == expected else self.game(game_id)
         seen = game.version
@@ -219,7 +293,16 @@ class Ledger(Application[UUID]):
         except BaseException:
             self._forget(game_id)
             raise
-        return self.save_games([game], seen)[0]
+        if idempotency is None:
+            return self.save_games([game], seen)[0]
+        answer = AnsweredAppend.answer(game_id, idempotency.key, idempotency.request, game.version, game.head_hash)
+        try:
+            return self.save_games([game], seen, also=[answer])[0]
+        except VersionConflict:
+            retried = self.answered(game_id, idempotency)  # the same request, answered meanwhile
+            if retried is None:
+                raise
+            return retried
 
     def _cached(self, game_id: UUID) -> Game | None:
         if self.repository.cache is None:

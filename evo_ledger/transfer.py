@@ -153,8 +153,9 @@ def import_bundles(
     return _import(ledger, bundle_game, bundles, batch, workers)
 
 
-def export_notation(ledger: Ledger, game_id: UUID) -> str:
+def export_notation(ledger: Ledger, game_id: UUID, hide: bool = False) -> str:
     """The game as a notation file: its effective actions, with undone ones, corrections and notes as comments.
+    With `hide`, an action the rules keep hidden (a card drawn, a peek) is a comment naming only its player.
 
     The header names the game's kit and pins its hash; a bundle carries the kit's whole content."""
     game = ledger.game(game_id)
@@ -164,19 +165,20 @@ def export_notation(ledger: Ledger, game_id: UUID) -> str:
     lines: list[str] = []
     effective: list[int] = []
     for event in ledger.game_events(game_id):
-        _add_lines(event, lines, effective)
+        _add_lines(event, lines, effective, hide)
     ids = ", ".join(f"{p['name']}={p['id']}" for p in game.players)
     outcome = game.rules.outcome(game.state)
     return format_game(header, lines, outcome, comments=[f"game {game_id}", f"players: {ids}"])
 
 
-def _add_lines(event: Any, lines: list[str], effective: list[int]) -> None:
+def _add_lines(event: Any, lines: list[str], effective: list[int], hide: bool) -> None:
     if isinstance(event, Game.ActionCorrected):
         index = effective.pop()
         lines[index] = f"# corrected ({event.reason}): {lines[index]}"
     if isinstance(event, Game.ActionRecorded | Game.ActionCorrected):
         effective.append(len(lines))
-        lines.append(event.notation)
+        hidden = hide and event.visible_only_to is not None
+        lines.append(f"# hidden until revealed: an action of {event.visible_only_to}" if hidden else event.notation)
     elif isinstance(event, Game.ActionsUndone):
         for _ in event.versions:
             index = effective.pop()

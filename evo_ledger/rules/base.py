@@ -139,6 +139,9 @@ class Ruleset(Protocol[StateT, ActionT]):
     def visible_only_to(self, action: ActionT) -> str | None:
         """The one player who may see `action` until it is revealed, or None when everyone may."""
 
+    def public_state(self, state: StateT) -> dict[str, Any]:
+        """The state as `snapshot_state` gives it, less what the rules keep from all but one player."""
+
     def view(self, state: StateT) -> StateView:
         """The position in words: round, phase and whose turn, a line a player, the occupant of each space."""
 

@@ -176,6 +176,15 @@ class Evo2Ruleset:
     def view(self, state: State) -> StateView:
         return view(state)
 
+    def public_state(self, state: State) -> dict[str, Any]:
+        """Without the names of the event cards in hand (their number stays) and the sixth sense's peek [E2-15,
+        E2-16]."""
+        data = state_to_data(state)
+        for entry in data["players"].values():
+            entry[4] = []
+        data["peeked"] = None
+        return data
+
 
 def check_setup(kit: Kit, players: Sequence[str]) -> None:
     if kit.edition != "evo2":

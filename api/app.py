@@ -1,0 +1,138 @@
+"""`create_app(settings)`: the ledger over HTTP under `/v1`, with roles, limits and live streams."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+from fastapi import FastAPI
+
+from api import errors
+from api.routes import events, games
+from evo_ledger.ledger import Ledger
+from evo_ledger.settings import Settings
+
+ADMIN_TOKEN_VARIABLE = "EVO_LEDGER_ADMIN_TOKEN"
+MAX_BODY_BYTES = 2_000_000
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class ApiSettings:
+    """The store, the admin token (none: no admin), the largest request body taken, how often streams look for
+    events appended by other processes."""
+
+    store: Settings = field(default_factory=Settings.from_environment)
+    admin_token: str | None = None
+    max_body_bytes: int = MAX_BODY_BYTES
+    stream_poll_seconds: float = 1.0
+    stream_heartbeat_seconds: float = 15.0
+
+    @classmethod
+    def from_environment(cls) -> ApiSettings:
+        return cls(store=Settings.from_environment(), admin_token=os.environ.get(ADMIN_TOKEN_VARIABLE) or None)
+
+
+class Appends:
+    """Wakes the streams of a game when this server appends to it (other servers' appends are found by polling)."""
+
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.waiting: dict[UUID, set[asyncio.Event]] = {}
+
+    def appended(self, game_id: UUID) -> None:
+        """Called from the thread that appended."""
+        if self.loop is not None and self.waiting.get(game_id):
+            self.loop.call_soon_threadsafe(self._wake, game_id)
+
+    def _wake(self, game_id: UUID) -> None:
+        for waiter in self.waiting.get(game_id, ()):
+            waiter.set()
+
+    async def wait(self, game_id: UUID, seconds: float) -> None:
+        waiter = asyncio.Event()
+        self.waiting.setdefault(game_id, set()).add(waiter)
+        try:
+            await asyncio.wait_for(waiter.wait(), timeout=seconds)
+        except TimeoutError:
+            pass
+        finally:
+            self.waiting[game_id].discard(waiter)
+
+
+def create_app(settings: ApiSettings | None = None) -> FastAPI:
+    settings = settings or ApiSettings.from_environment()
+    appends = Appends()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        appends.loop = asyncio.get_running_loop()
+        app.state.ledger = Ledger(settings.store)
+        try:
+            yield
+        finally:
+            app.state.ledger.close()
+
+    app = FastAPI(
+        title="evo-ledger",
+        version="1",
+        description="Record, replay, stream and audit games of Evo.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.appends = appends
+    errors.install(app)
+    app.include_router(games.router, prefix="/v1")
+    app.include_router(events.router, prefix="/v1")
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    return app
+
+
+class BodyLimit:
+    """Refuses a request body larger than `max_bytes` with 413, whether or not it says its length."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers", [])).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+            await self._refuse(send)
+            return
+        received = 0
+
+        async def counted() -> Message:
+            nonlocal received
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > self.max_bytes:
+                raise BodyTooLarge
+            return message
+
+        try:
+            await self.app(scope, counted, send)
+        except BodyTooLarge:
+            await self._refuse(send)
+
+    async def _refuse(self, send: Send) -> None:
+        body = errors.problem(413, "body_too_large", f"the request body is over {self.max_bytes} bytes").body
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 413, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+class BodyTooLarge(Exception):
+    pass

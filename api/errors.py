@@ -1,0 +1,82 @@
+"""Domain errors mapped to HTTP once: every refusal is a JSON body with a machine-readable `code` and a `message`
+(and the `ruling` for a rule violation). Bad input is never a 500."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from evo_ledger.checker import GameSetupError
+from evo_ledger.ledger import GameReferenceError, IdempotencyKeyReused, UnknownGame, VersionConflict
+from evo_ledger.notation import GameFileError
+from evo_ledger.rules.base import RuleViolation, SetupError
+from evo_ledger.rules.kit import KitError
+from evo_ledger.rules.text import NotationError
+from evo_ledger.transfer import BundleError, IllegalAction
+
+
+class ApiError(Exception):
+    """A refusal the API makes itself: a status, a code and a message."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def problem(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"code": code, "message": message, **extra}, status_code=status)
+
+
+# Exception type: (status, code).
+MAPPED: dict[type[Exception], tuple[int, str]] = {
+    UnknownGame: (404, "unknown_game"),
+    GameReferenceError: (404, "unknown_game"),
+    VersionConflict: (409, "version_conflict"),
+    IdempotencyKeyReused: (422, "idempotency_key_reused"),
+    NotationError: (422, "notation_error"),
+    GameFileError: (422, "game_file_error"),
+    GameSetupError: (422, "setup_error"),
+    SetupError: (422, "setup_error"),
+    KitError: (422, "kit_error"),
+    BundleError: (422, "bundle_error"),
+}
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    def api_error(_: Request, error: ApiError) -> JSONResponse:
+        return problem(error.status, error.code, error.message)
+
+    @app.exception_handler(RuleViolation)
+    def rule_violation(_: Request, violation: RuleViolation) -> JSONResponse:
+        return problem(422, "rule_violation", violation.message, ruling=violation.ruling)
+
+    @app.exception_handler(IllegalAction)
+    def illegal_action(_: Request, error: IllegalAction) -> JSONResponse:
+        violation = error.violation
+        return problem(422, "rule_violation", str(error), ruling=violation.ruling, line=error.line.line)
+
+    @app.exception_handler(RequestValidationError)
+    def invalid_request(_: Request, error: RequestValidationError) -> JSONResponse:
+        details = [{"where": ".".join(map(str, e["loc"])), "problem": e["msg"]} for e in error.errors()]
+        where = "; ".join(f"{d['where']}: {d['problem']}" for d in details)
+        return problem(422, "invalid_request", f"the request is not valid: {where}", details=details)
+
+    @app.exception_handler(HTTPException)
+    def http_error(_: Request, error: HTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
+        return problem(error.status_code, code, str(error.detail))
+
+    for exception_type, (status, code) in MAPPED.items():
+        app.add_exception_handler(exception_type, _handler(status, code))
+
+
+def _handler(status: int, code: str) -> Any:
+    def handle(_: Request, error: Exception) -> JSONResponse:
+        return problem(status, code, str(error))
+
+    return handle

@@ -1,0 +1,198 @@
+"""A game's events: the log (paged, JSON or msgpack), the state at any event, the live stream, export and import.
+
+What the rules keep hidden (a card drawn, a sixth-sense peek) reaches only the recorder until the game is over:
+for anyone else such an action shows only whose it is, in every one of these."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+from uuid import UUID
+
+from eventsourcing.utils import get_topic
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import Response, StreamingResponse
+
+from api import schemas
+from api.deps import LedgerDep, Reader, ReaderDep, reads_hidden
+from api.errors import ApiError
+from api.routes.games import result_of
+from evo_ledger.access import new_token
+from evo_ledger.codec import pack
+from evo_ledger.ledger import Ledger
+from evo_ledger.transfer import export_bundle, export_notation, import_bundles, import_notation
+
+router = APIRouter(tags=["events"])
+MSGPACK = "application/msgpack"
+PAGE = 100
+HIDDEN = "hidden until revealed"
+
+
+def event_out(event: Any, show_hidden: bool) -> schemas.Event:
+    fields = {k: v for k, v in vars(event).items() if k not in ("originator_id", "originator_version", "timestamp")}
+    owner = getattr(event, "visible_only_to", None)
+    hidden = owner is not None and not show_hidden
+    if hidden:
+        fields["notation"] = f"{owner}: {HIDDEN}"
+    return schemas.Event(
+        number=event.originator_version,
+        kind=type(event).__name__,
+        topic=get_topic(type(event)),
+        timestamp=event.timestamp.isoformat(),
+        fields=jsonable_encoder(fields),
+        hidden=hidden,
+    )
+
+
+def page_of(ledger: Ledger, reader: Reader, after: int, limit: int) -> schemas.EventPage:
+    game = ledger.game(reader.game_id)
+    show = reads_hidden(reader, game)
+    events = [event_out(e, show) for e in ledger.game_events(reader.game_id, after=after, limit=limit)]
+    more = bool(events) and events[-1].number < game.version
+    return schemas.EventPage(events=events, next_after=events[-1].number if more else None)
+
+
+@router.get(
+    "/games/{game_id}/events",
+    response_model=schemas.EventPage,
+    responses={200: {"content": {MSGPACK: {}}, "description": "JSON, or msgpack when Accept asks for it"}},
+)
+def events(
+    reader: ReaderDep,
+    ledger: LedgerDep,
+    after: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000)] = PAGE,
+    accept: Annotated[str | None, Header()] = None,
+) -> Any:
+    """The events after event `after`, at most `limit` of them, in order."""
+    page = page_of(ledger, reader, after, limit)
+    if accept is not None and MSGPACK in accept:
+        return Response(pack(page.model_dump()), media_type=MSGPACK)
+    return page
+
+
+@router.get("/games/{game_id}/state", response_model=schemas.State)
+def state(
+    reader: ReaderDep, ledger: LedgerDep, at: Annotated[int | None, Query(ge=1, description="an event number")] = None
+) -> schemas.State:
+    """The game as it stood after event `at` (the latest if left out)."""
+    latest = ledger.game(reader.game_id)
+    if at is not None and at > latest.version:
+        raise ApiError(404, "unknown_event", f"the game has events 1 to {latest.version}, not {at}")
+    game = ledger.game(reader.game_id, version=at) if at is not None else latest
+    view = game.rules.view(game.state)
+    show = reads_hidden(reader, latest)
+    data = game.rules.snapshot_state(game.state) if show else game.rules.public_state(game.state)
+    return schemas.State(
+        version=game.version,
+        headline=view.headline,
+        players=list(view.players),
+        occupants=dict(view.occupants),
+        result=result_of(game.rules.outcome(game.state)),
+        state=jsonable_encoder(data),
+    )
+
+
+@router.get(
+    "/games/{game_id}/stream",
+    responses={200: {"content": {"text/event-stream": {}}, "description": "server-sent events"}},
+)
+async def stream(
+    reader: ReaderDep,
+    ledger: LedgerDep,
+    request: Request,
+    after: Annotated[int | None, Query(ge=0)] = None,
+    last_event_id: Annotated[str | None, Header()] = None,
+) -> StreamingResponse:
+    """New events as server-sent events, each with its number as its id. A viewer that reconnects with
+    `Last-Event-ID` (or `after`) gets what it missed, then what follows, without gaps or repeats."""
+    start = after if after is not None else resume_point(last_event_id)
+    return StreamingResponse(follow(request, ledger, reader, start), media_type="text/event-stream")
+
+
+def resume_point(last_event_id: str | None) -> int:
+    if last_event_id is None:
+        return 0
+    if not last_event_id.strip().isdigit():
+        raise ApiError(422, "invalid_request", f"Last-Event-ID {last_event_id!r} is not an event number")
+    return int(last_event_id)
+
+
+async def follow(request: Request, ledger: Ledger, reader: Reader, sent: int) -> AsyncIterator[str]:
+    settings = request.app.state.settings
+    appends = request.app.state.appends
+    quiet = 0.0
+    while True:
+        page = await run_in_threadpool(page_of, ledger, reader, sent, PAGE)
+        for event in page.events:
+            yield f"id: {event.number}\nevent: {event.kind}\ndata: {json.dumps(event.model_dump())}\n\n"
+            sent = event.number
+        if page.next_after is not None:
+            continue
+        await appends.wait(reader.game_id, settings.stream_poll_seconds)
+        quiet = 0.0 if page.events else quiet + settings.stream_poll_seconds
+        if quiet >= settings.stream_heartbeat_seconds:
+            quiet = 0.0
+            yield ": still here\n\n"
+
+
+@router.get(
+    "/games/{game_id}/export",
+    responses={200: {"content": {"text/plain": {}, MSGPACK: {}}, "description": "a game file or a bundle"}},
+)
+def export(
+    reader: ReaderDep,
+    ledger: LedgerDep,
+    format: Annotated[str, Query(pattern="^(notation|bundle)$")] = "notation",
+) -> Response:
+    """The game as a game file, or as a msgpack bundle of its stored events with their hashes."""
+    game = ledger.game(reader.game_id)
+    show = reads_hidden(reader, game)
+    if format == "notation":
+        return Response(export_notation(ledger, reader.game_id, hide=not show), media_type="text/plain")
+    if not show and any(getattr(e, "visible_only_to", None) for e in ledger.game_events(reader.game_id)):
+        raise ApiError(403, "hidden_until_over", "the bundle holds hidden actions: only the recorder may take it")
+    return Response(export_bundle(ledger, reader.game_id), media_type=MSGPACK)
+
+
+@router.post(
+    "/games/import",
+    status_code=201,
+    response_model=schemas.Created,
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "text/plain": {"schema": {"type": "string"}},
+                MSGPACK: {"schema": {"type": "string", "format": "binary"}},
+            },
+        }
+    },
+)
+async def import_game(request: Request) -> schemas.Created:
+    """A whole game, as a game file (text/plain) or a bundle (application/msgpack), every action checked; the
+    answer carries the new game's recorder token."""
+    body = await request.body()
+    kind = request.headers.get("content-type", "").split(";")[0].strip()
+    if kind not in ("text/plain", MSGPACK):
+        raise ApiError(415, "unsupported_media_type", "send a game file as text/plain or a bundle as " + MSGPACK)
+    ledger: Ledger = request.app.state.ledger
+    token = new_token()
+    receipt = await run_in_threadpool(stored_import, ledger, kind, body, token)
+    return schemas.Created(game_id=str(receipt[0]), version=receipt[1], head_hash=receipt[2], recorder_token=token)
+
+
+def stored_import(ledger: Ledger, kind: str, body: bytes, token: str) -> tuple[UUID, int, str]:
+    if kind == MSGPACK:
+        [receipt] = import_bundles(ledger, [body])
+    else:
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ApiError(422, "game_file_error", "a game file is UTF-8 text") from None
+        receipt = import_notation(ledger, text)
+    ledger.grant_recorder(receipt.game_id, token)
+    return receipt.game_id, receipt.version, receipt.head_hash

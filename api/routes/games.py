@@ -1,0 +1,148 @@
+"""Games: create and list them, a game's summary, appending actions, the legal actions, and the admin's powers."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import date
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Header, Query, Request
+
+from api import schemas
+from api.deps import LedgerDep, ReaderDep, RecorderDep, TokenDep, game_id_of, is_admin, require_admin
+from evo_ledger.access import new_token
+from evo_ledger.game import Game
+from evo_ledger.ledger import Idempotency, Ledger
+from evo_ledger.rules.base import Outcome
+
+router = APIRouter(tags=["games"])
+
+
+@router.post("/games", status_code=201, response_model=schemas.Created)
+def create_game(body: schemas.NewGame, ledger: LedgerDep) -> schemas.Created:
+    """A new game; the answer carries its recorder token, which is shown only here."""
+    token = new_token()
+    players = [(p.name, p.id) for p in body.players]
+    receipt = ledger.create_game(body.ruleset, body.kit, players, body.options, recorder_token=token)
+    return schemas.Created(
+        game_id=str(receipt.game_id), version=receipt.version, head_hash=receipt.head_hash, recorder_token=token
+    )
+
+
+@router.get("/games", response_model=schemas.GameList)
+def list_games(
+    request: Request,
+    ledger: LedgerDep,
+    token: TokenDep,
+    ruleset: str | None = None,
+    player: Annotated[str | None, Query(description="a player's name or stable id")] = None,
+    status: Annotated[str | None, Query(pattern="^(ongoing|over)$")] = None,
+    started_from: date | None = None,
+    started_to: date | None = None,
+) -> schemas.GameList:
+    """Public games (and private ones for the admin), oldest first, filtered."""
+    admin = is_admin(request, token)
+    found = []
+    for game_id in ledger.game_ids():
+        summary = summarise(ledger, ledger.game(game_id))
+        if summary.private and not admin:
+            continue
+        if matches(summary, ruleset, player, status, started_from, started_to):
+            found.append(summary)
+    return schemas.GameList(games=found)
+
+
+def matches(
+    summary: schemas.Summary,
+    ruleset: str | None,
+    player: str | None,
+    status: str | None,
+    started_from: date | None,
+    started_to: date | None,
+) -> bool:
+    started = date.fromisoformat(summary.started_at[:10])
+    return (
+        (ruleset is None or summary.ruleset == ruleset)
+        and (player is None or any(player in (p["name"], p["id"]) for p in summary.players))
+        and (status is None or summary.status == status)
+        and (started_from is None or started >= started_from)
+        and (started_to is None or started <= started_to)
+    )
+
+
+@router.get("/games/{game_id}", response_model=schemas.Summary)
+def game_summary(reader: ReaderDep, ledger: LedgerDep) -> schemas.Summary:
+    return summarise(ledger, ledger.game(reader.game_id))
+
+
+def summarise(ledger: Ledger, game: Game) -> schemas.Summary:
+    outcome = game.rules.outcome(game.state)
+    access = ledger.access(game.id)
+    return schemas.Summary(
+        game_id=str(game.id),
+        ruleset=game.ruleset_name,
+        ruleset_version=game.ruleset_version,
+        kit=game.kit_name,
+        kit_hash=game.kit_hash,
+        players=game.players,
+        version=game.version,
+        head_hash=game.head_hash,
+        status="over" if outcome is not None else "ongoing",
+        headline=game.rules.view(game.state).headline,
+        private=access is not None and access.private,
+        started_at=game.created_on.isoformat(),
+        result=result_of(outcome),
+    )
+
+
+def result_of(outcome: Outcome | None) -> list[dict[str, Any]] | None:
+    if outcome is None:
+        return None
+    return [{"rank": s.rank, "player": s.player, "score": list(s.score)} for s in outcome.standings]
+
+
+@router.post("/games/{game_id}/actions", response_model=schemas.Receipt)
+def append(
+    game_id: RecorderDep,
+    body: schemas.Append,
+    request: Request,
+    ledger: LedgerDep,
+    idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+) -> schemas.Receipt:
+    """Record actions, all or none. With an `Idempotency-Key`, a retried request gets the first answer again."""
+    idempotency = None
+    if idempotency_key is not None:
+        request_digest = hashlib.sha256(json.dumps(body.model_dump(), sort_keys=True).encode()).hexdigest()
+        idempotency = Idempotency(idempotency_key, request_digest)
+    receipt = ledger.record(game_id, body.actions, body.expected_version, idempotency)
+    request.app.state.appends.appended(game_id)
+    return schemas.Receipt(game_id=str(receipt.game_id), version=receipt.version, head_hash=receipt.head_hash)
+
+
+@router.get("/games/{game_id}/legal", response_model=schemas.LegalActions)
+def legal_actions(reader: ReaderDep, ledger: LedgerDep) -> schemas.LegalActions:
+    """The actions the rules allow now, where they can be listed (not card draws or peeks)."""
+    game = ledger.game(reader.game_id)
+    actions = [game.rules.format_action(action) for action in game.rules.legal_actions(game.state)]
+    return schemas.LegalActions(version=game.version, actions=actions)
+
+
+@router.post(
+    "/games/{game_id}/recorder-token",
+    response_model=schemas.RecorderToken,
+    dependencies=[Depends(require_admin)],
+)
+def issue_recorder_token(game_id: str, ledger: LedgerDep) -> schemas.RecorderToken:
+    """A new recorder token for a game whose token was lost; the old one stops working."""
+    game = game_id_of(game_id)
+    token = new_token()
+    ledger.grant_recorder(game, token)
+    return schemas.RecorderToken(game_id=str(game), recorder_token=token)
+
+
+@router.put("/games/{game_id}/privacy", response_model=schemas.Privacy, dependencies=[Depends(require_admin)])
+def set_privacy(game_id: str, body: schemas.Privacy, ledger: LedgerDep) -> schemas.Privacy:
+    game = game_id_of(game_id)
+    ledger.change_access(game, lambda access: access.set_private(body.private))
+    return body

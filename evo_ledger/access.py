@@ -1,0 +1,115 @@
+"""Who may write to a game, and the appends already answered: event-sourced beside the games, not inside them.
+
+A game's recorder token is kept only as its SHA-256; whoever holds the token may append. An append made with an
+idempotency key leaves its answer behind, stored in the same transaction as its events, so that a retry of the
+same request gets the same answer, also after a restart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.domain import Aggregate
+
+ACCESS_NAMESPACE = uuid.UUID("0b6f1f8e-3c1a-4f57-9a7e-2d4c5b6a7e81")
+TOKEN_BYTES = 32
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def access_id(game_id: UUID) -> UUID:
+    return uuid.uuid5(ACCESS_NAMESPACE, f"access:{game_id}")
+
+
+def answer_id(game_id: UUID, key: str) -> UUID:
+    return uuid.uuid5(ACCESS_NAMESPACE, f"answer:{game_id}:{key}")
+
+
+class GameAccess(Aggregate):
+    """A game's recorder token (its digest) and whether the game is private."""
+
+    TOPIC = "evo-ledger:GameAccess"
+
+    class Created(Aggregate.Created):
+        TOPIC = "evo-ledger:GameAccess.Created"
+
+    class Granted(Created):
+        TOPIC = "evo-ledger:GameAccess.Granted"
+        game_id: UUID
+        token_digest: str
+
+    class TokenReplaced(Aggregate.Event):
+        TOPIC = "evo-ledger:GameAccess.TokenReplaced"
+        token_digest: str
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate.token_digest = self.token_digest
+
+    class PrivacySet(Aggregate.Event):
+        TOPIC = "evo-ledger:GameAccess.PrivacySet"
+        private: bool
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate.private = self.private
+
+    def __init__(self, game_id: UUID, token_digest: str) -> None:
+        self.game_id = game_id
+        self.token_digest = token_digest
+        self.private = False
+
+    @classmethod
+    def grant(cls, game_id: UUID, token: str) -> GameAccess:
+        return cls._create(cls.Granted, id=access_id(game_id), game_id=game_id, token_digest=token_digest(token))
+
+    def admits(self, token: str | None) -> bool:
+        return token is not None and secrets.compare_digest(token_digest(token), self.token_digest)
+
+    def replace_token(self, token: str) -> None:
+        self.trigger_event(self.TokenReplaced, token_digest=token_digest(token))
+
+    def set_private(self, private: bool) -> None:
+        if private != self.private:
+            self.trigger_event(self.PrivacySet, private=private)
+
+
+class AnsweredAppend(Aggregate):
+    """The answer to an append made with an idempotency key: the request's digest and the receipt it got."""
+
+    TOPIC = "evo-ledger:AnsweredAppend"
+
+    class Created(Aggregate.Created):
+        TOPIC = "evo-ledger:AnsweredAppend.Created"
+
+    class Answered(Created):
+        TOPIC = "evo-ledger:AnsweredAppend.Answered"
+        game_id: UUID
+        request: str
+        game_version: int
+        head_hash: str
+
+    def __init__(self, game_id: UUID, request: str, game_version: int, head_hash: str) -> None:
+        self.game_id = game_id
+        self.request = request
+        self.game_version = game_version
+        self.head_hash = head_hash
+
+    @classmethod
+    def answer(cls, game_id: UUID, key: str, request: str, game_version: int, head_hash: str) -> AnsweredAppend:
+        return cls._create(
+            cls.Answered,
+            id=answer_id(game_id, key),
+            game_id=game_id,
+            request=request,
+            game_version=game_version,
+            head_hash=head_hash,
+        )

@@ -1,0 +1,199 @@
+"""The HTTP API driven through HTTP, on each database: every endpoint, the roles, hidden cards, retries, conflicts."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api import ApiSettings, create_app
+from evo_ledger.codec import unpack
+from evo_ledger.settings import Settings
+from tests.support import ROOT, ROUND_ONE_AUCTION
+
+ADMIN = "admin-secret"
+PLAYERS = [{"name": "ann"}, {"name": "ben"}, {"name": "cat", "id": "cat@club"}]
+HAND_GAME = (ROOT / "replays" / "hand-3p-first-game.evo").read_text()
+HELD_CARD = "Heatwave"
+
+
+def client_for(database: str, **settings: Any) -> TestClient:
+    return TestClient(create_app(ApiSettings(store=Settings(database), admin_token=ADMIN, **settings)))
+
+
+@pytest.fixture
+def client(database: str) -> Iterator[TestClient]:
+    with client_for(database) as test_client:
+        yield test_client
+
+
+def new_game(client: TestClient) -> tuple[str, dict[str, str]]:
+    answer = client.post("/v1/games", json={"kit": "standin-e2-3p", "players": PLAYERS})
+    assert answer.status_code == 201, answer.text
+    body = answer.json()
+    return body["game_id"], {"Authorization": f"Bearer {body['recorder_token']}"}
+
+
+def append(client: TestClient, game: str, headers: dict[str, str], *actions: str, **extra: Any) -> Any:
+    return client.post(f"/v1/games/{game}/actions", json={"actions": list(actions), **extra}, headers=headers)
+
+
+def test_a_game_is_created_appended_to_and_read_back(client: TestClient) -> None:
+    game, recorder = new_game(client)
+    answer = append(client, game, recorder, *ROUND_ONE_AUCTION[:2], expected_version=1)
+    assert answer.status_code == 200 and answer.json()["version"] == 5
+    summary = client.get(f"/v1/games/{game}").json()
+    assert summary["version"] == 5 and summary["status"] == "ongoing" and summary["headline"].startswith("round 1")
+    assert summary["players"][2] == {"seat": 3, "name": "cat", "id": "cat@club"}
+    page = client.get(f"/v1/games/{game}/events", params={"after": 1, "limit": 2}).json()
+    assert [e["number"] for e in page["events"]] == [2, 3] and page["next_after"] == 3
+    assert page["events"][0]["fields"]["notation"] == "order ann ben cat"
+    packed = client.get(f"/v1/games/{game}/events", headers={"Accept": "application/msgpack"})
+    assert packed.headers["content-type"] == "application/msgpack"
+    assert [e["number"] for e in unpack(packed.content)["events"]] == [1, 2, 3, 4, 5]
+    state = client.get(f"/v1/games/{game}/state", params={"at": 3}).json()
+    assert state["version"] == 3 and "climate" in state["headline"]
+    legal = client.get(f"/v1/games/{game}/legal").json()
+    assert "draw legs" in legal["actions"]
+
+
+def test_games_are_listed_by_ruleset_player_status_and_date(client: TestClient) -> None:
+    game, _ = new_game(client)
+    client.post("/v1/games/import", content=HAND_GAME, headers={"Content-Type": "text/plain"})
+    listed = client.get("/v1/games").json()["games"]
+    assert len(listed) == 2
+    assert [g["game_id"] for g in client.get("/v1/games", params={"status": "ongoing"}).json()["games"]] == [game]
+    assert len(client.get("/v1/games", params={"status": "over", "player": "ann"}).json()["games"]) == 1
+    assert [g["game_id"] for g in client.get("/v1/games", params={"player": "cat@club"}).json()["games"]] == [game]
+    assert client.get("/v1/games", params={"ruleset": "evo1"}).json()["games"] == []
+    assert client.get("/v1/games", params={"started_to": "2000-01-01"}).json()["games"] == []
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({"actions": ["order ann ben cat", "ann bid 2 eggs"]}, 422, "rule_violation"),
+        ({"actions": ["ann flies away"]}, 422, "notation_error"),
+        ({"actions": []}, 422, "invalid_request"),
+        ({"action": "order ann ben cat"}, 422, "invalid_request"),
+        ({"actions": ["order ann ben cat"], "expected_version": 7}, 409, "version_conflict"),
+    ],
+)
+def test_a_refused_append_says_why_and_stores_nothing(
+    client: TestClient, body: dict[str, Any], status: int, code: str
+) -> None:
+    game, recorder = new_game(client)
+    answer = client.post(f"/v1/games/{game}/actions", json=body, headers=recorder)
+    assert answer.status_code == status and answer.json()["code"] == code
+    assert client.get(f"/v1/games/{game}").json()["version"] == 1
+    if code == "rule_violation":
+        assert answer.json()["ruling"] == "E2-01"
+
+
+def test_only_the_recorder_token_appends(client: TestClient) -> None:
+    game, recorder = new_game(client)
+    assert append(client, game, {}, "order ann ben cat").json()["code"] == "token_required"
+    refused = append(client, game, {"Authorization": "Bearer guess"}, "order ann ben cat")
+    assert refused.status_code == 403 and refused.json()["code"] == "token_refused"
+    assert append(client, game, {"Authorization": "Basic x"}, "order ann ben cat").status_code == 401
+    assert client.get(f"/v1/games/{game}").json()["version"] == 1
+    assert append(client, game, recorder, "order ann ben cat").status_code == 200
+
+
+def test_unknown_games_bad_ids_and_large_bodies_are_refused_by_code(database: str) -> None:
+    with client_for(database, max_body_bytes=1000) as client:
+        game, recorder = new_game(client)
+        assert client.get("/v1/games/not-a-uuid").json()["code"] == "unknown_game"
+        missing = client.get("/v1/games/00000000-0000-0000-0000-000000000000")
+        assert missing.status_code == 404 and missing.json()["code"] == "unknown_game"
+        large = append(client, game, recorder, "x" * 2000)
+        assert large.status_code == 413 and large.json()["code"] == "body_too_large"
+        broken = client.post(f"/v1/games/{game}/actions", content=b"{", headers=recorder)
+        assert broken.status_code == 422 and broken.json()["code"] == "invalid_request"
+        assert client.get(f"/v1/games/{game}/state", params={"at": 99}).json()["code"] == "unknown_event"
+
+
+def test_a_held_card_reaches_no_one_but_the_recorder_until_the_game_ends(client: TestClient) -> None:
+    game, recorder = new_game(client)
+    assert append(client, game, recorder, *ROUND_ONE_AUCTION, f"cat drew {HELD_CARD}").status_code == 200
+    public = [
+        client.get(f"/v1/games/{game}/state").text,
+        client.get(f"/v1/games/{game}/events").text,
+        client.get(f"/v1/games/{game}/events", headers={"Accept": "application/msgpack"}).content.decode("latin-1"),
+        client.get(f"/v1/games/{game}/export").text,
+        client.get(f"/v1/games/{game}").text,
+    ]
+    assert all(HELD_CARD not in text for text in public)
+    assert client.get(f"/v1/games/{game}/export", params={"format": "bundle"}).json()["code"] == "hidden_until_over"
+    assert HELD_CARD in client.get(f"/v1/games/{game}/state", headers=recorder).text
+    assert HELD_CARD in client.get(f"/v1/games/{game}/events", headers=recorder).text
+    assert HELD_CARD in client.get(f"/v1/games/{game}/export", headers=recorder).text
+
+
+def test_a_retried_append_stores_one_event_also_after_a_restart(database: str) -> None:
+    with client_for(database) as client:
+        game, recorder = new_game(client)
+        retry = {**recorder, "Idempotency-Key": "append-1"}
+        first = client.post(f"/v1/games/{game}/actions", json={"actions": ["order ann ben cat"]}, headers=retry)
+        again = client.post(f"/v1/games/{game}/actions", json={"actions": ["order ann ben cat"]}, headers=retry)
+        assert first.json() == again.json() and first.json()["version"] == 3
+    with client_for(database) as restarted:
+        after = restarted.post(f"/v1/games/{game}/actions", json={"actions": ["order ann ben cat"]}, headers=retry)
+        assert after.json() == first.json()
+        assert restarted.get(f"/v1/games/{game}").json()["version"] == 3
+        other = restarted.post(f"/v1/games/{game}/actions", json={"actions": ["climate cw"]}, headers=retry)
+        assert other.status_code == 422 and other.json()["code"] == "idempotency_key_reused"
+
+
+def test_two_writers_at_the_same_version_get_one_success_and_one_conflict(client: TestClient) -> None:
+    game, recorder = new_game(client)
+    statuses: list[int] = []
+    start = threading.Barrier(2)
+
+    def write(action: str) -> None:
+        start.wait()
+        statuses.append(append(client, game, recorder, action, expected_version=1).status_code)
+
+    writers = [threading.Thread(target=write, args=(a,)) for a in ("order ann ben cat", "order cat ben ann")]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join()
+    assert sorted(statuses) == [200, 409]
+    assert client.get(f"/v1/games/{game}").json()["version"] == 3
+
+
+def test_the_admin_issues_a_new_recorder_token_and_makes_games_private(client: TestClient) -> None:
+    game, recorder = new_game(client)
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    assert client.post(f"/v1/games/{game}/recorder-token", headers=recorder).json()["code"] == "token_refused"
+    token = client.post(f"/v1/games/{game}/recorder-token", headers=admin).json()["recorder_token"]
+    assert append(client, game, recorder, "order ann ben cat").status_code == 403
+    assert append(client, game, {"Authorization": f"Bearer {token}"}, "order ann ben cat").status_code == 200
+    assert client.put(f"/v1/games/{game}/privacy", json={"private": True}, headers=admin).status_code == 200
+    assert client.get(f"/v1/games/{game}").json()["code"] == "private_game"
+    assert client.get("/v1/games").json()["games"] == []
+    assert client.get(f"/v1/games/{game}", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    assert len(client.get("/v1/games", headers=admin).json()["games"]) == 1
+
+
+def test_games_are_exported_and_imported_as_files_and_bundles(client: TestClient, tmp_path: Path) -> None:
+    imported = client.post("/v1/games/import", content=HAND_GAME, headers={"Content-Type": "text/plain"})
+    assert imported.status_code == 201
+    game = imported.json()["game_id"]
+    text = client.get(f"/v1/games/{game}/export").text
+    assert text.rstrip().endswith("result 1 ann 19/4, 2 cat 14/3, 3 ben 13/4")
+    bundle = client.get(f"/v1/games/{game}/export", params={"format": "bundle"}).content
+    with client_for(str(tmp_path / "other.sqlite")) as other:
+        moved = other.post("/v1/games/import", content=bundle, headers={"Content-Type": "application/msgpack"})
+        assert moved.status_code == 201 and moved.json()["game_id"] == game
+        assert other.get(f"/v1/games/{game}/export", params={"format": "bundle"}).content == bundle
+    illegal = (ROOT / "tests" / "rulings" / "e2-02-move-beyond-legs.evo").read_text()
+    refused = client.post("/v1/games/import", content=illegal, headers={"Content-Type": "text/plain"})
+    assert refused.status_code == 422 and refused.json()["ruling"] == "E2-02" and refused.json()["line"] == 14
+    wrong = client.post("/v1/games/import", content=b"x", headers={"Content-Type": "image/png"})
+    assert wrong.status_code == 415

@@ -1,0 +1,134 @@
+"""The live stream against a real server: events appended after a viewer connects reach it, a viewer that comes
+back with Last-Event-ID misses nothing and sees nothing twice, and 50 open streams do not slow appends down."""
+
+from __future__ import annotations
+
+import json
+import queue
+import statistics
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import uvicorn
+
+from api import ApiSettings, create_app
+from evo_ledger.settings import Settings
+from tests.support import ROUND_ONE_AUCTION
+
+ADMIN = "admin-secret"
+WAIT = 20.0
+
+
+@contextmanager
+def running_server(database: str) -> Iterator[str]:
+    settings = ApiSettings(store=Settings(database), admin_token=ADMIN, stream_poll_seconds=0.5)
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(settings), host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1)
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + WAIT
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=WAIT)
+
+
+class Viewer:
+    """A stream read on its own thread: the events it received, in order."""
+
+    def __init__(self, base: str, game: str, last_event_id: int | None = None) -> None:
+        self.received: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.connected = threading.Event()
+        self.stop = threading.Event()
+        headers = {"Last-Event-ID": str(last_event_id)} if last_event_id is not None else {}
+        self.thread = threading.Thread(target=self.read, args=(f"{base}/v1/games/{game}/stream", headers), daemon=True)
+        self.thread.start()
+        assert self.connected.wait(WAIT), "the stream did not answer"
+
+    def read(self, url: str, headers: dict[str, str]) -> None:
+        with (
+            httpx.Client(timeout=httpx.Timeout(WAIT, read=None)) as client,
+            client.stream("GET", url, headers=headers) as answer,
+        ):
+            assert answer.status_code == 200
+            self.connected.set()
+            for line in answer.iter_lines():
+                if self.stop.is_set():
+                    return
+                if line.startswith("data: "):
+                    self.received.put(json.loads(line[len("data: ") :]))
+
+    def take(self, count: int) -> list[int]:
+        return [self.received.get(timeout=WAIT)["number"] for _ in range(count)]
+
+    def close(self) -> None:
+        self.stop.set()
+
+
+def new_game(base: str) -> tuple[str, dict[str, str]]:
+    body = httpx.post(
+        f"{base}/v1/games", json={"kit": "standin-e2-3p", "players": [{"name": n} for n in ("ann", "ben", "cat")]}
+    )
+    answer = body.json()
+    return answer["game_id"], {"Authorization": f"Bearer {answer['recorder_token']}"}
+
+
+def append(base: str, game: str, headers: dict[str, str], action: str) -> int:
+    answer = httpx.post(f"{base}/v1/games/{game}/actions", json={"actions": [action]}, headers=headers, timeout=WAIT)
+    assert answer.status_code == 200, answer.text
+    version: int = answer.json()["version"]
+    return version
+
+
+def test_a_viewer_gets_new_events_and_resumes_without_gaps_or_repeats(database: str) -> None:
+    with running_server(database) as base:
+        game, recorder = new_game(base)
+        viewer = Viewer(base, game)
+        assert viewer.take(1) == [1]
+        version = 1
+        for action in ROUND_ONE_AUCTION[:2]:
+            version = append(base, game, recorder, action)
+        seen = viewer.take(version - 1)
+        viewer.close()
+        for action in ROUND_ONE_AUCTION[2:5]:
+            version = append(base, game, recorder, action)
+        back = Viewer(base, game, last_event_id=seen[-1])
+        resumed = back.take(version - seen[-1])
+        back.close()
+        assert [1, *seen, *resumed] == list(range(1, version + 1))
+        assert back.received.empty()
+
+
+def test_appends_keep_their_latency_with_50_streams_open(database: str) -> None:
+    with running_server(database) as base:
+        game, recorder = new_game(base)
+        actions = list(ROUND_ONE_AUCTION)
+
+        def latencies(lines: list[str]) -> list[float]:
+            taken = []
+            for line in lines:
+                started = time.perf_counter()
+                append(base, game, recorder, line)
+                taken.append(time.perf_counter() - started)
+            return taken
+
+        alone = statistics.median(latencies(actions[:4]))
+        viewers = [Viewer(base, game) for _ in range(50)]
+        try:
+            watched = statistics.median(latencies(actions[4:]))
+            for viewer in viewers:
+                assert viewer.take(1) == [1]
+        finally:
+            for viewer in viewers:
+                viewer.close()
+        assert watched < max(10 * alone, 0.25), f"appends took {watched:.3f} s with 50 streams, {alone:.3f} s alone"
