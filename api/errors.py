@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException
 from evo_ledger.checker import GameSetupError
 from evo_ledger.ledger import GameReferenceError, IdempotencyKeyReused, UnknownGame, VersionConflict
 from evo_ledger.notation import GameFileError
+from evo_ledger.rules import UnknownRuleset
 from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kit import KitError
 from evo_ledger.rules.text import NotationError
@@ -41,6 +42,7 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
     GameFileError: (422, "game_file_error"),
     GameSetupError: (422, "setup_error"),
     SetupError: (422, "setup_error"),
+    UnknownRuleset: (422, "setup_error"),
     KitError: (422, "kit_error"),
     BundleError: (422, "bundle_error"),
 }
@@ -68,7 +70,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     def http_error(_: Request, error: HTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
+        code = {400: "unreadable_body", 404: "not_found", 405: "method_not_allowed"}.get(
+            error.status_code, "http_error"
+        )
         return problem(error.status_code, code, str(error.detail))
 
     for exception_type, (status, code) in MAPPED.items():

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
+
+from evo_ledger.rules import RULESETS
+from evo_ledger.rules.kit import builtin_kit_names
 
 MAX_BATCH = 200
 
@@ -15,12 +18,31 @@ class Player(BaseModel):
     id: str | None = Field(default=None, max_length=200, description="a stable id; derived from the name if left out")
 
 
+KITS = builtin_kit_names()
+RULESET_NAMES: list[JsonValue] = list(sorted(RULESETS))
+KIT_NAMES: list[JsonValue] = list(KITS)
+
+
 class NewGame(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    ruleset: str = Field(default="evo2", max_length=40)
-    kit: str = Field(max_length=200, pattern=r"^[a-z0-9][a-z0-9_-]*$", description="a built-in kit's name")
-    players: list[Player] = Field(min_length=2, max_length=6)
-    options: dict[str, bool | int | str] = Field(default_factory=dict)
+    ruleset: str = Field(default="evo2", json_schema_extra={"enum": RULESET_NAMES})
+    kit: str = Field(description="a built-in kit: an island for so many players", json_schema_extra={"enum": KIT_NAMES})
+    players: list[Player] = Field(min_length=2, max_length=5, description="in seat order, as many as the kit seats")
+    options: dict[str, bool | int | str] = Field(default_factory=dict, description="the ruleset's named options")
+
+    @field_validator("ruleset")
+    @classmethod
+    def known_ruleset(cls, name: str) -> str:
+        if name not in RULESETS:
+            raise ValueError(f"no ruleset {name!r}; known: {', '.join(sorted(RULESETS))}")
+        return name
+
+    @field_validator("kit")
+    @classmethod
+    def known_kit(cls, name: str) -> str:
+        if name not in KITS:
+            raise ValueError(f"no built-in kit {name!r}; known: {', '.join(KITS)}")
+        return name
 
 
 class Append(BaseModel):
@@ -97,3 +119,28 @@ class State(BaseModel):
 class LegalActions(BaseModel):
     version: int
     actions: list[str]
+
+
+class Problem(BaseModel):
+    """Every refusal: a machine-readable code and a message; a rule violation also names its ruling."""
+
+    code: str
+    message: str
+    ruling: str | None = None
+    line: int | None = None
+    details: list[dict[str, Any]] | None = None
+
+
+PROBLEMS: dict[int | str, dict[str, Any]] = {
+    status: {"model": Problem, "description": description}
+    for status, description in (
+        (400, "a body that cannot be parsed"),
+        (401, "no token, or not a bearer token"),
+        (403, "a token that does not give this right, or a private game"),
+        (404, "no such game or event"),
+        (409, "the game is not at the expected version"),
+        (413, "the request body is too large"),
+        (415, "a body of a type this operation does not take"),
+        (422, "a request the rules or the schema refuse"),
+    )
+}

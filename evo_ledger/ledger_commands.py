@@ -19,6 +19,7 @@ from evo_ledger.console import PlaySession, completer
 from evo_ledger.game import NothingToUndo
 from evo_ledger.ledger import GameReferenceError, Ledger, Receipt, UnknownGame, VersionConflict
 from evo_ledger.notation import GameFileError, parse_option_value
+from evo_ledger.rules import UnknownRuleset
 from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kit import KitError
 from evo_ledger.rules.text import NotationError
@@ -88,7 +89,7 @@ class CommandError(ValueError):
 
 BAD_INPUT = (
     CommandError, GameReferenceError, UnknownGame, NotationError, GameFileError, GameSetupError, ImportFileError,
-    KitError, SetupError, SettingsError, OSError,
+    KitError, SetupError, UnknownRuleset, SettingsError, OSError,
 )  # fmt: skip
 
 

@@ -19,13 +19,13 @@ from fastapi.responses import Response, StreamingResponse
 from api import schemas
 from api.deps import LedgerDep, Reader, ReaderDep, reads_hidden
 from api.errors import ApiError
-from api.routes.games import result_of
+from api.routes.games import GAME_LINKS, result_of
 from evo_ledger.access import new_token
 from evo_ledger.codec import pack
 from evo_ledger.ledger import Ledger
 from evo_ledger.transfer import export_bundle, export_notation, import_bundles, import_notation
 
-router = APIRouter(tags=["events"])
+router = APIRouter(tags=["events"], responses=schemas.PROBLEMS)
 MSGPACK = "application/msgpack"
 PAGE = 100
 HIDDEN = "hidden until revealed"
@@ -58,6 +58,7 @@ def page_of(ledger: Ledger, reader: Reader, after: int, limit: int) -> schemas.E
 @router.get(
     "/games/{game_id}/events",
     response_model=schemas.EventPage,
+    operation_id="events",
     responses={200: {"content": {MSGPACK: {}}, "description": "JSON, or msgpack when Accept asks for it"}},
 )
 def events(
@@ -74,7 +75,7 @@ def events(
     return page
 
 
-@router.get("/games/{game_id}/state", response_model=schemas.State)
+@router.get("/games/{game_id}/state", response_model=schemas.State, operation_id="state")
 def state(
     reader: ReaderDep, ledger: LedgerDep, at: Annotated[int | None, Query(ge=1, description="an event number")] = None
 ) -> schemas.State:
@@ -98,6 +99,7 @@ def state(
 
 @router.get(
     "/games/{game_id}/stream",
+    operation_id="stream",
     responses={200: {"content": {"text/event-stream": {}}, "description": "server-sent events"}},
 )
 async def stream(
@@ -141,6 +143,7 @@ async def follow(request: Request, ledger: Ledger, reader: Reader, sent: int) ->
 
 @router.get(
     "/games/{game_id}/export",
+    operation_id="export",
     responses={200: {"content": {"text/plain": {}, MSGPACK: {}}, "description": "a game file or a bundle"}},
 )
 def export(
@@ -162,6 +165,8 @@ def export(
     "/games/import",
     status_code=201,
     response_model=schemas.Created,
+    operation_id="import_game",
+    responses={201: {"description": "the game, and its recorder token", "links": GAME_LINKS}},
     openapi_extra={
         "requestBody": {
             "required": True,

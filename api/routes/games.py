@@ -16,10 +16,29 @@ from evo_ledger.game import Game
 from evo_ledger.ledger import Idempotency, Ledger
 from evo_ledger.rules.base import Outcome
 
-router = APIRouter(tags=["games"])
+router = APIRouter(tags=["games"], responses=schemas.PROBLEMS)
 
 
-@router.post("/games", status_code=201, response_model=schemas.Created)
+GAME_LINKS = {
+    name: {"operationId": operation, "parameters": {"game_id": "$response.body#/game_id"}}
+    for name, operation in (
+        ("Summary", "game_summary"),
+        ("Append", "append"),
+        ("Legal", "legal_actions"),
+        ("Events", "events"),
+        ("State", "state"),
+        ("Export", "export"),
+    )
+}
+
+
+@router.post(
+    "/games",
+    status_code=201,
+    response_model=schemas.Created,
+    operation_id="create_game",
+    responses={201: {"description": "the game, and its recorder token", "links": GAME_LINKS}},
+)
 def create_game(body: schemas.NewGame, ledger: LedgerDep) -> schemas.Created:
     """A new game; the answer carries its recorder token, which is shown only here."""
     token = new_token()
@@ -30,7 +49,7 @@ def create_game(body: schemas.NewGame, ledger: LedgerDep) -> schemas.Created:
     )
 
 
-@router.get("/games", response_model=schemas.GameList)
+@router.get("/games", response_model=schemas.GameList, operation_id="list_games")
 def list_games(
     request: Request,
     ledger: LedgerDep,
@@ -71,7 +90,7 @@ def matches(
     )
 
 
-@router.get("/games/{game_id}", response_model=schemas.Summary)
+@router.get("/games/{game_id}", response_model=schemas.Summary, operation_id="game_summary")
 def game_summary(reader: ReaderDep, ledger: LedgerDep) -> schemas.Summary:
     return summarise(ledger, ledger.game(reader.game_id))
 
@@ -102,7 +121,7 @@ def result_of(outcome: Outcome | None) -> list[dict[str, Any]] | None:
     return [{"rank": s.rank, "player": s.player, "score": list(s.score)} for s in outcome.standings]
 
 
-@router.post("/games/{game_id}/actions", response_model=schemas.Receipt)
+@router.post("/games/{game_id}/actions", response_model=schemas.Receipt, operation_id="append")
 def append(
     game_id: RecorderDep,
     body: schemas.Append,
@@ -120,7 +139,7 @@ def append(
     return schemas.Receipt(game_id=str(receipt.game_id), version=receipt.version, head_hash=receipt.head_hash)
 
 
-@router.get("/games/{game_id}/legal", response_model=schemas.LegalActions)
+@router.get("/games/{game_id}/legal", response_model=schemas.LegalActions, operation_id="legal_actions")
 def legal_actions(reader: ReaderDep, ledger: LedgerDep) -> schemas.LegalActions:
     """The actions the rules allow now, where they can be listed (not card draws or peeks)."""
     game = ledger.game(reader.game_id)
@@ -132,6 +151,7 @@ def legal_actions(reader: ReaderDep, ledger: LedgerDep) -> schemas.LegalActions:
     "/games/{game_id}/recorder-token",
     response_model=schemas.RecorderToken,
     dependencies=[Depends(require_admin)],
+    operation_id="issue_recorder_token",
 )
 def issue_recorder_token(game_id: str, ledger: LedgerDep) -> schemas.RecorderToken:
     """A new recorder token for a game whose token was lost; the old one stops working."""
@@ -141,7 +161,12 @@ def issue_recorder_token(game_id: str, ledger: LedgerDep) -> schemas.RecorderTok
     return schemas.RecorderToken(game_id=str(game), recorder_token=token)
 
 
-@router.put("/games/{game_id}/privacy", response_model=schemas.Privacy, dependencies=[Depends(require_admin)])
+@router.put(
+    "/games/{game_id}/privacy",
+    response_model=schemas.Privacy,
+    dependencies=[Depends(require_admin)],
+    operation_id="set_privacy",
+)
 def set_privacy(game_id: str, body: schemas.Privacy, ledger: LedgerDep) -> schemas.Privacy:
     game = game_id_of(game_id)
     ledger.change_access(game, lambda access: access.set_private(body.private))

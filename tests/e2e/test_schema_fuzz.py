@@ -1,0 +1,61 @@
+"""A schema-driven fuzz run against a real server: schemathesis follows the schema's links (create a game, then
+append to it, then read it) with valid tokens, and no answer may be a 5xx or break the schema."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+from schemathesis.specs.openapi.checks import positive_data_acceptance
+from schemathesis.specs.openapi.stateful import OpenAPIStateMachine
+
+from tests.e2e.test_stream import ADMIN, running_server
+
+STEPS = 25
+
+
+@pytest.fixture
+def base_url(tmp_path: Any) -> Iterator[str]:
+    with running_server(str(tmp_path / "fuzz.sqlite")) as base:
+        yield base
+
+
+def test_no_sequence_of_linked_calls_gets_a_server_error_or_breaks_the_schema(base_url: str) -> None:
+    schema = schemathesis.openapi.from_url(f"{base_url}/openapi.json").exclude(operation_id="stream")
+    tokens: dict[str, str] = {}
+    answers: Counter[tuple[str, int]] = Counter()
+
+    class Calls(schema.as_state_machine()):  # type: ignore[misc]
+        def before_call(self, case: Any) -> None:
+            game = str((case.path_parameters or {}).get("game_id"))
+            token = tokens.get(game, ADMIN) if case.operation.path != "/v1/games" else None
+            if token is not None:
+                case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
+
+        def validate_response(self, response: Any, case: Any, *args: Any, **kwargs: Any) -> None:
+            # A schema-valid action may still be one the rules refuse: 422 is then the right answer.
+            case.validate_response(response, excluded_checks=[positive_data_acceptance])
+
+        def after_call(self, response: Any, case: Any) -> None:
+            answers[case.operation.definition.raw.get("operationId", "?"), response.status_code] += 1
+            if response.status_code == 201:
+                body = response.json()
+                tokens[body["game_id"]] = body["recorder_token"]
+
+    assert issubclass(Calls, OpenAPIStateMachine)
+    test = Calls.TestCase
+    test.settings = settings(
+        max_examples=STEPS,
+        stateful_step_count=8,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        derandomize=True,
+    )
+    test().runTest()
+    reached = {operation for (operation, status), _ in answers.items() if status < 500}
+    assert {"create_game", "append", "events", "state", "game_summary"} <= reached, answers
+    assert any(status in (200, 409, 422) for (operation, status) in answers if operation == "append"), answers
