@@ -1,0 +1,224 @@
+"""Appends over HTTP against `evo-ledger serve`, on SQLite and PostgreSQL, beside what bounds them in the same run.
+
+    python -m bench.api_speed [--seconds 5] [--postgres postgresql://postgres@127.0.0.1:5432/test]
+
+For each database, in one run:
+- in-process appends: one action per save through `Ledger.record`, events/s (no HTTP);
+- appends over HTTP with 1, 8 and 32 concurrent clients, each recording its own game, one action a request:
+  events/s, p50 and p99 latency, errors;
+- the HTTP ceiling: the same requests to a do-nothing endpoint of the same shape (bench/http_ceiling.py), served
+  by uvicorn the same way, with 32 clients;
+- the state at a random event over HTTP, p50 and p99.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.ledger_speed import postgres_database
+from evo_ledger.ledger import Ledger
+from evo_ledger.notation import parse_game
+from evo_ledger.settings import Settings
+
+GAME = [line.text for line in parse_game(Path("replays/hand-3p-first-game.evo").read_text()).actions]
+NEW_GAME = {"kit": "standin-e2-3p", "players": [{"name": n} for n in ("ann", "ben", "cat")]}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def served(command: list[str], port: int, env: dict[str, str]) -> Iterator[str]:
+    process = subprocess.Popen(command, env={**os.environ, **env}, stdout=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"{base}/openapi.json", timeout=1)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{command} did not start") from None
+                time.sleep(0.1)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def in_process_rate(database: str, seconds: float) -> float:
+    with Ledger(Settings(database)) as ledger:
+        events, started = 0, time.perf_counter()
+        while time.perf_counter() - started < seconds:
+            receipt = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+            first = receipt.version
+            for line in GAME:
+                receipt = ledger.record(receipt.game_id, line, expected_version=receipt.version)
+                if time.perf_counter() - started >= seconds:
+                    break
+            events += receipt.version - first
+        return events / (time.perf_counter() - started)
+
+
+class Connection:
+    """One kept-alive HTTP/1.1 connection, written and read by hand: a load generator light enough to leave the
+    machine's cores to the server."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+
+    @classmethod
+    async def open(cls, base: str) -> Connection:
+        host, port = base.removeprefix("http://").split(":")
+        return cls(*await asyncio.open_connection(host, int(port)))
+
+    async def post(self, path: str, body: dict[str, Any], token: str | None = None) -> tuple[int, Any]:
+        data = json.dumps(body).encode()
+        auth = f"Authorization: Bearer {token}\r\n" if token else ""
+        head = f"POST {path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n{auth}"
+        self.writer.write(f"{head}Content-Length: {len(data)}\r\n\r\n".encode() + data)
+        status_line = await self.reader.readline()
+        length = 0
+        while (line := await self.reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode("latin-1").partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        answer = await self.reader.readexactly(length)
+        return int(status_line.split()[1]), json.loads(answer) if answer else None
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+async def client_loop(base: str, deadline: float, latencies: list[float], counts: list[int]) -> None:
+    """One recorder on its own connection: a game of its own, one action a request, a new game when one ends."""
+    connection = await Connection.open(base)
+    try:
+        while time.perf_counter() < deadline:
+            _, created = await connection.post("/v1/games", NEW_GAME)
+            game, version, token = created["game_id"], created["version"], created["recorder_token"]
+            for line in GAME:
+                if time.perf_counter() >= deadline:
+                    return
+                started = time.perf_counter()
+                status, answer = await connection.post(
+                    f"/v1/games/{game}/actions", {"actions": [line], "expected_version": version}, token
+                )
+                latencies.append(time.perf_counter() - started)
+                if status != 200:
+                    counts[1] += 1
+                    break
+                counts[0] += answer["version"] - version
+                version = answer["version"]
+    finally:
+        connection.close()
+
+
+async def ceiling_loop(base: str, deadline: float, latencies: list[float], counts: list[int]) -> None:
+    """The same append request, again and again, to the do-nothing endpoint."""
+    connection = await Connection.open(base)
+    try:
+        while time.perf_counter() < deadline:
+            started = time.perf_counter()
+            status, _ = await connection.post("/v1/games/g/actions", {"actions": [GAME[0]], "expected_version": 1})
+            latencies.append(time.perf_counter() - started)
+            counts[0 if status == 200 else 1] += 1
+    finally:
+        connection.close()
+
+
+Loop = Callable[[str, float, list[float], list[int]], Awaitable[None]]
+
+
+async def load(loop: Loop, base: str, clients: int, seconds: float) -> tuple[float, float, float, float, int]:
+    """`clients` loops at once for `seconds`: what they counted a second, requests a second, p50 and p99 latency
+    in milliseconds, errors."""
+    latencies: list[float] = []
+    counts = [0, 0]
+    started = time.perf_counter()
+    await asyncio.gather(*(loop(base, started + seconds, latencies, counts) for _ in range(clients)))
+    elapsed = time.perf_counter() - started
+    latencies.sort()
+    rates = counts[0] / elapsed, len(latencies) / elapsed
+    return *rates, percentile(latencies, 0.5), percentile(latencies, 0.99), counts[1]
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    return sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * fraction))] * 1000
+
+
+def state_latency(base: str, samples: int) -> tuple[float, float]:
+    with httpx.Client(timeout=30) as client:
+        games = client.get(f"{base}/v1/games").json()["games"]
+        longest = max(games, key=lambda g: g["version"])
+        rng = random.Random(1)
+        latencies = []
+        for _ in range(samples):
+            at = rng.randint(1, longest["version"])
+            started = time.perf_counter()
+            client.get(f"{base}/v1/games/{longest['game_id']}/state", params={"at": at}).raise_for_status()
+            latencies.append(time.perf_counter() - started)
+    latencies.sort()
+    return statistics.median(latencies) * 1000, percentile(latencies, 0.99)
+
+
+def run(label: str, database: str, seconds: float) -> None:
+    print(f"\n{label}", flush=True)
+    print(f"  in-process appends          {in_process_rate(database, seconds):8,.0f} events/s")
+    port = free_port()
+    serve = [sys.executable, "-m", "evo_ledger.cli", "serve", "--port", str(port), "--database", database]
+    with served(serve, port, {}) as base:
+        for clients in (1, 8, 32):
+            events, requests, p50, p99, errors = asyncio.run(load(client_loop, base, clients, seconds))
+            print(
+                f"  HTTP, {clients:2} clients           {events:8,.0f} events/s ({requests:,.0f} requests/s)"
+                f"  p50 {p50:.1f} ms  p99 {p99:.1f} ms  errors {errors}"
+            )
+        p50, p99 = state_latency(base, 200)
+        print(f"  state at a random event     p50 {p50:.1f} ms  p99 {p99:.1f} ms")
+    port = free_port()
+    ceiling = [sys.executable, "-m", "uvicorn", "bench.http_ceiling:app", "--port", str(port), "--log-level", "warning"]
+    with served(ceiling, port, {}) as base:
+        _, ceiling_rate, p50, p99, errors = asyncio.run(load(ceiling_loop, base, 32, seconds))
+        print(f"  do-nothing ceiling, 32      {ceiling_rate:8,.0f} requests/s  p50 {p50:.1f} ms  p99 {p99:.1f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=5.0, help="how long each measurement runs")
+    parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/test")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        run("SQLite (WAL, synchronous=FULL)", str(Path(folder) / "api.sqlite"), args.seconds)
+    try:
+        with postgres_database(args.postgres) as url:
+            run("PostgreSQL", url, args.seconds)
+    except Exception as error:
+        print(f"\nPostgreSQL left out: {str(error).strip().splitlines()[0]}")
+
+
+if __name__ == "__main__":
+    main()
