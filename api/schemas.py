@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, field_validator
 
+from evo_ledger.ledger import Receipt as LedgerReceipt
 from evo_ledger.rules import RULESETS
 from evo_ledger.rules.kit import builtin_kit_names
 
@@ -30,18 +31,12 @@ class NewGame(BaseModel):
     players: list[Player] = Field(min_length=2, max_length=5, description="in seat order, as many as the kit seats")
     options: dict[str, bool | int | str] = Field(default_factory=dict, description="the ruleset's named options")
 
-    @field_validator("ruleset")
+    @field_validator("ruleset", "kit")
     @classmethod
-    def known_ruleset(cls, name: str) -> str:
-        if name not in RULESETS:
-            raise ValueError(f"no ruleset {name!r}; known: {', '.join(sorted(RULESETS))}")
-        return name
-
-    @field_validator("kit")
-    @classmethod
-    def known_kit(cls, name: str) -> str:
-        if name not in KITS:
-            raise ValueError(f"no built-in kit {name!r}; known: {', '.join(KITS)}")
+    def known(cls, name: str, info: ValidationInfo) -> str:
+        known = RULESET_NAMES if info.field_name == "ruleset" else KIT_NAMES
+        if name not in known:
+            raise ValueError(f"no {info.field_name} {name!r}; known: {', '.join(map(str, known))}")
         return name
 
 
@@ -63,9 +58,17 @@ class Receipt(BaseModel):
     version: int
     head_hash: str
 
+    @classmethod
+    def of(cls, receipt: LedgerReceipt) -> Receipt:
+        return cls(game_id=str(receipt.game_id), version=receipt.version, head_hash=receipt.head_hash)
+
 
 class Created(Receipt):
     recorder_token: str = Field(description="shown once: only its holder may append to the game")
+
+    @classmethod
+    def given(cls, receipt: LedgerReceipt, token: str) -> Created:
+        return cls(**Receipt.of(receipt).model_dump(), recorder_token=token)
 
 
 class RecorderToken(BaseModel):

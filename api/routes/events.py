@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
-from uuid import UUID
 
 from eventsourcing.utils import get_topic
 from fastapi import APIRouter, Header, Query, Request
@@ -19,10 +18,10 @@ from fastapi.responses import Response, StreamingResponse
 from api import schemas
 from api.deps import LedgerDep, Reader, ReaderDep, reads_hidden
 from api.errors import ApiError
-from api.routes.games import GAME_LINKS, result_of
+from api.routes.games import GAME_CREATED, result_of
 from evo_ledger.access import new_token
 from evo_ledger.codec import pack
-from evo_ledger.ledger import Ledger
+from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.transfer import export_bundle, export_notation, import_bundles, import_notation
 
 router = APIRouter(tags=["events"], responses=schemas.PROBLEMS)
@@ -166,7 +165,7 @@ def export(
     status_code=201,
     response_model=schemas.Created,
     operation_id="import_game",
-    responses={201: {"description": "the game, and its recorder token", "links": GAME_LINKS}},
+    responses=GAME_CREATED,
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -187,10 +186,10 @@ async def import_game(request: Request) -> schemas.Created:
     ledger: Ledger = request.app.state.ledger
     token = new_token()
     receipt = await run_in_threadpool(stored_import, ledger, kind, body, token)
-    return schemas.Created(game_id=str(receipt[0]), version=receipt[1], head_hash=receipt[2], recorder_token=token)
+    return schemas.Created.given(receipt, token)
 
 
-def stored_import(ledger: Ledger, kind: str, body: bytes, token: str) -> tuple[UUID, int, str]:
+def stored_import(ledger: Ledger, kind: str, body: bytes, token: str) -> Receipt:
     if kind == MSGPACK:
         [receipt] = import_bundles(ledger, [body])
     else:
@@ -200,4 +199,4 @@ def stored_import(ledger: Ledger, kind: str, body: bytes, token: str) -> tuple[U
             raise ApiError(422, "game_file_error", "a game file is UTF-8 text") from None
         receipt = import_notation(ledger, text)
     ledger.grant_recorder(receipt.game_id, token)
-    return receipt.game_id, receipt.version, receipt.head_hash
+    return receipt

@@ -30,23 +30,20 @@ GAME_LINKS = {
         ("Export", "export"),
     )
 }
+GAME_CREATED: dict[int | str, dict[str, Any]] = {
+    201: {"description": "the game, and its recorder token", "links": GAME_LINKS}
+}
 
 
 @router.post(
-    "/games",
-    status_code=201,
-    response_model=schemas.Created,
-    operation_id="create_game",
-    responses={201: {"description": "the game, and its recorder token", "links": GAME_LINKS}},
+    "/games", status_code=201, response_model=schemas.Created, operation_id="create_game", responses=GAME_CREATED
 )
 def create_game(body: schemas.NewGame, ledger: LedgerDep) -> schemas.Created:
     """A new game; the answer carries its recorder token, which is shown only here."""
     token = new_token()
     players = [(p.name, p.id) for p in body.players]
     receipt = ledger.create_game(body.ruleset, body.kit, players, body.options, recorder_token=token)
-    return schemas.Created(
-        game_id=str(receipt.game_id), version=receipt.version, head_hash=receipt.head_hash, recorder_token=token
-    )
+    return schemas.Created.given(receipt, token)
 
 
 @router.get("/games", response_model=schemas.GameList, operation_id="list_games")
@@ -136,7 +133,7 @@ def append(
         idempotency = Idempotency(idempotency_key, request_digest)
     receipt = ledger.record(game_id, body.actions, body.expected_version, idempotency)
     request.app.state.appends.appended(game_id)
-    return schemas.Receipt(game_id=str(receipt.game_id), version=receipt.version, head_hash=receipt.head_hash)
+    return schemas.Receipt.of(receipt)
 
 
 @router.get("/games/{game_id}/legal", response_model=schemas.LegalActions, operation_id="legal_actions")
