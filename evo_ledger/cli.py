@@ -102,8 +102,7 @@ def check_file(path: Path, quiet: bool, out: TextIO) -> int:
 def print_verdict(path: Path, result_line: int | None, report: CheckReport, quiet: bool, out: TextIO) -> int:
     if report.refused is not None:
         line, violation = report.refused
-        ruling = f"[{violation.ruling}] " if violation.ruling else ""
-        print(f"{path}:{line.line}: illegal action '{line.text}': {ruling}{violation.message}", file=out)
+        print(f"{path}:{line.line}: illegal action '{line.text}': {violation}", file=out)
         return EXIT_REFUSED
     if report.result_mismatch is not None:
         print(f"{path}:{result_line}: wrong result: {report.result_mismatch}", file=out)

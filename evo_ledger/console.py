@@ -76,8 +76,7 @@ class PlaySession:
         self.change(lambda: self.ledger.record(self.game_id, line, expected_version=self.game.version))
 
     def refused(self, violation: RuleViolation) -> None:
-        ruling = f"[{violation.ruling}] " if violation.ruling else ""
-        self.say(f"refused {ruling}{violation.message}; nothing was recorded")
+        self.say(f"refused {violation}; nothing was recorded")
         legal = list(self.legal_actions())
         if legal:
             more = f" (and {len(legal) - SHOWN_LEGAL_ACTIONS} more: :legal)" if len(legal) > SHOWN_LEGAL_ACTIONS else ""

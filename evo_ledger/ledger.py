@@ -44,6 +44,10 @@ class Receipt:
     version: int
     head_hash: str
 
+    @classmethod
+    def of(cls, game: Game) -> Receipt:
+        return cls(game.id, game.version, game.head_hash)
+
 
 class UnknownGame(LookupError):
     def __init__(self, game_id: UUID) -> None:
@@ -215,7 +219,7 @@ class Ledger(Application[UUID]):
 
     def receipt(self, game_id: UUID) -> Receipt:
         game = self.game(game_id)
-        return Receipt(game.id, game.version, game.head_hash)
+        return Receipt.of(game)
 
     def game_events(
         self, game_id: UUID, up_to: int | None = None, after: int | None = None, limit: int | None = None
@@ -262,7 +266,7 @@ class Ledger(Application[UUID]):
             for game in games:
                 self._forget(game.id)
             raise VersionConflict(games[0].id, expected, None) from None
-        return [Receipt(game.id, game.version, game.head_hash) for game in games]
+        return [Receipt.of(game) for game in games]
 
     def insert_stored_events(self, events: Sequence[StoredEvent], snapshots: Sequence[StoredEvent] = ()) -> None:
         """Write events exactly as given, in one transaction, then their snapshots (the imports)."""

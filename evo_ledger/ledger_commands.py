@@ -76,7 +76,7 @@ def run_ledger_command(args: argparse.Namespace, out: TextIO | None = None) -> i
         with open_ledger(args.database) as ledger:
             return COMMANDS[args.command](ledger, args, out)
     except (RuleViolation, VersionConflict, NothingToUndo) as refusal:
-        print(f"refused: {describe_refusal(refusal)}", file=sys.stderr)
+        print(f"refused: {refusal}", file=sys.stderr)
         return EXIT_REFUSED
     except BAD_INPUT as error:
         print(f"evo-ledger {args.command}: {error}", file=sys.stderr)
@@ -91,12 +91,6 @@ BAD_INPUT = (
     CommandError, GameReferenceError, UnknownGame, NotationError, GameFileError, GameSetupError, ImportFileError,
     KitError, SetupError, UnknownRuleset, SettingsError, OSError,
 )  # fmt: skip
-
-
-def describe_refusal(refusal: Exception) -> str:
-    if isinstance(refusal, RuleViolation) and refusal.ruling:
-        return f"[{refusal.ruling}] {refusal.message}"
-    return str(refusal)
 
 
 @contextmanager

@@ -131,7 +131,7 @@ def bundle_game(mapper: Mapper[UUID], data: bytes) -> PreparedGame:
     events = read_bundle(data)
     verify_chain(mapper, events)
     game, snapshots = fold(mapper, events)
-    return PreparedGame(receipt_of(game), events, [mapper.to_stored_event(s) for s in snapshots])
+    return PreparedGame(Receipt.of(game), events, [mapper.to_stored_event(s) for s in snapshots])
 
 
 def notation_game(mapper: Mapper[UUID], text: str, base: Path | None = None) -> PreparedGame:
@@ -139,11 +139,7 @@ def notation_game(mapper: Mapper[UUID], text: str, base: Path | None = None) -> 
     game = game_from_notation(text, base)
     events = [mapper.to_stored_event(event) for event in game.collect_events()]
     snapshots = [mapper.to_stored_event(snapshot) for snapshot in game.snapshots_due]
-    return PreparedGame(receipt_of(game), events, snapshots)
-
-
-def receipt_of(game: Game) -> Receipt:
-    return Receipt(game.id, game.version, game.head_hash)
+    return PreparedGame(Receipt.of(game), events, snapshots)
 
 
 def import_bundles(
@@ -300,8 +296,7 @@ class IllegalAction(ValueError):
     """An action of a game file that its rules refuse: the line, and the violation with its ruling."""
 
     def __init__(self, line: ActionLine, violation: RuleViolation) -> None:
-        ruling = f"[{violation.ruling}] " if violation.ruling else ""
-        super().__init__(f"line {line.line}: illegal action '{line.text}': {ruling}{violation.message}")
+        super().__init__(f"line {line.line}: illegal action '{line.text}': {violation}")
         self.line = line
         self.violation = violation
 
