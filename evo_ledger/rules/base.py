@@ -127,6 +127,12 @@ class Ruleset(Protocol[StateT, ActionT]):
 
     def format_action(self, action: ActionT) -> str: ...
 
+    def action_from_data(self, data: Any) -> ActionT:
+        """Read an action given as data (evo_ledger.rules.structured); raise ActionDataError naming the field."""
+
+    def action_data(self, action: ActionT) -> dict[str, Any]:
+        """The action as data, as `action_from_data` reads it."""
+
     def snapshot_state(self, state: StateT) -> dict[str, Any]:
         """The state as plain values (str, int, bool, None, lists, dicts), without the kit."""
 
@@ -138,6 +144,9 @@ class Ruleset(Protocol[StateT, ActionT]):
 
     def visible_only_to(self, action: ActionT) -> str | None:
         """The one player who may see `action` until it is revealed, or None when everyone may."""
+
+    def reveals(self, hidden: ActionT, later: ActionT) -> bool:
+        """Whether `later` shows everyone the action `hidden` that only its player could see."""
 
     def public_state(self, state: StateT) -> dict[str, Any]:
         """The state as `snapshot_state` gives it, less what the rules keep from all but one player."""

@@ -59,6 +59,7 @@ from evo_ledger.rules.evo2.state import (
 )
 from evo_ledger.rules.evo2.view import view
 from evo_ledger.rules.kit import Kit
+from evo_ledger.rules.structured import ActionForm
 
 PHASE_OF: dict[type, tuple[str, ...]] = {
     SetOrder: (Phase.ORDER,),
@@ -113,6 +114,9 @@ def parse_cached(text: str) -> Action:
     return parse_action(text)
 
 
+ACTION_FORM = ActionForm(Action, parse_action, format_action)
+
+
 class Evo2Ruleset:
     name = "evo2"
     version = "1"
@@ -160,6 +164,12 @@ class Evo2Ruleset:
     def format_action(self, action: Action) -> str:
         return format_action(action)
 
+    def action_from_data(self, data: Any) -> Action:
+        return ACTION_FORM.read(data)  # type: ignore[no-any-return]
+
+    def action_data(self, action: Action) -> dict[str, Any]:
+        return ACTION_FORM.write(action)
+
     def snapshot_state(self, state: State) -> dict[str, Any]:
         return state_to_data(state)
 
@@ -172,6 +182,13 @@ class Evo2Ruleset:
     def visible_only_to(self, action: Action) -> str | None:
         """The one player who may see `action` until it is revealed: a card drawn, a sixth-sense peek [E2-15, E2-16]."""
         return action.player if isinstance(action, Drew | Peek) else None
+
+    def reveals(self, hidden: Action, later: Action) -> bool:
+        """A card drawn is shown when its player plays it [E2-15]; a peek, when the climate token is revealed
+        [E2-16]."""
+        if isinstance(hidden, Drew):
+            return isinstance(later, PlayCard) and (later.player, later.card) == (hidden.player, hidden.card)
+        return isinstance(hidden, Peek) and isinstance(later, RevealClimate)
 
     def view(self, state: State) -> StateView:
         return view(state)
