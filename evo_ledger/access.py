@@ -35,6 +35,34 @@ def answer_id(game_id: UUID, key: str) -> UUID:
     return uuid.uuid5(ACCESS_NAMESPACE, f"answer:{game_id}:{key}")
 
 
+class RecorderRefused(PermissionError):
+    """An append without the game's recorder token: `code` says which way it failed."""
+
+    code = "token_refused"
+
+    def __init__(self, game_id: UUID, message: str) -> None:
+        super().__init__(message)
+        self.game_id = game_id
+
+
+class NoRecorderToken(RecorderRefused):
+    code = "no_recorder"
+
+
+class TokenRequired(RecorderRefused):
+    code = "token_required"
+
+
+def check_recorder(game_id: UUID, access: GameAccess | None, token: str | None) -> None:
+    """Only the holder of the game's recorder token appends to it."""
+    if access is None:
+        raise NoRecorderToken(game_id, f"game {game_id} has no recorder token: the admin can issue one")
+    if token is None:
+        raise TokenRequired(game_id, "appending needs the game's recorder token")
+    if not access.admits(token):
+        raise RecorderRefused(game_id, "that is not this game's recorder token")
+
+
 class GameAccess(Aggregate):
     """A game's recorder token (its digest) and whether the game is private."""
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, NamedTuple, cast
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, Snapshot
@@ -279,11 +279,16 @@ class Game(Aggregate):
             due = self.__dict__["_snapshots_due"] = []
         return due
 
-    def record(self, notation: str) -> None:
-        """Check an action and append it with its consequences; an illegal action raises and appends nothing."""
+    def record(self, notation: str | Mapping[str, Any]) -> None:
+        """Check an action (in notation, or as data) and append it with its consequences, in notation; an illegal
+        action raises and appends nothing."""
         action, transition = self._prepare(self.state, notation)
         self.trigger_event(self.action_events[self._rules.fact_of(action)], **self._action_fields(action, transition))
         self._derive(transition.consequences)
+
+    def record_all(self, actions: Sequence[str | Mapping[str, Any]]) -> None:
+        for action in actions:
+            self.record(action)
 
     def correct(self, notation: str, reason: str) -> None:
         """Replace the latest action by another, with a reason; the replacement must be legal where it stands."""
@@ -306,9 +311,34 @@ class Game(Aggregate):
             raise ValueError(f"the game has events 1 to {self.version}, not {about}")
         self.trigger_event(self.AnnotationAdded, about=about, text=text)
 
-    def _prepare(self, state: Any, notation: str) -> tuple[Any, Transition[Any]]:
+    def mark(self) -> GameMark:
+        """Where the game stands now, for `restore` to come back to when a change fails half-way."""
+        return GameMark(
+            self.version,
+            self._modified_on,
+            self.head_hash,
+            self.state,
+            list(self.history),
+            len(self.annotations),
+            len(self._pending_events),
+            len(self.snapshots_due),
+        )
+
+    def restore(self, mark: GameMark) -> None:
+        """Back to `mark`: the events triggered since then are dropped, unsaved."""
+        self._version, self._modified_on, self.head_hash, self.state = mark[:4]
+        self.history = list(mark.history)
+        del self.annotations[mark.annotations :]
+        del self._pending_events[mark.pending :]
+        del self.snapshots_due[mark.snapshots :]
+        self._prepared = None
+
+    def _prepare(self, state: Any, notation: str | Mapping[str, Any]) -> tuple[Any, Transition[Any]]:
         """The action checked on `state`, its transition kept for the fold of the event about to be triggered."""
-        action = self._rules.parse_action(notation)
+        if isinstance(notation, str):
+            action = self._rules.parse_action(notation)
+        else:
+            action = self._rules.action_from_data(notation)
         self._prepared = self._rules.apply(state, action)
         return action, self._prepared
 
@@ -336,6 +366,22 @@ class Game(Aggregate):
             after = self._rules.replay(self.state, self._rules.parse_action(notation))
         self.history.append((version, notation, self.state))
         self.state = after
+
+    def revealed_versions(self) -> set[int]:
+        """The versions of the effective actions that only one player could see and a later effective action
+        has shown to everyone (a card drawn, then played)."""
+        actions = [(version, self._rules.parse_action(notation)) for version, notation, _ in self.history]
+        revealed: set[int] = set()
+        used: set[int] = set()
+        for index, (version, hidden) in enumerate(actions):
+            if self._rules.visible_only_to(hidden) is None:
+                continue
+            for later_version, later in actions[index + 1 :]:
+                if later_version not in used and self._rules.reveals(hidden, later):
+                    revealed.add(version)
+                    used.add(later_version)
+                    break
+        return revealed
 
     def state_before(self, index: int) -> Any:
         version, notation, before = self.history[index]
@@ -398,6 +444,17 @@ class Game(Aggregate):
         game.state = game._rules.restore_state(game.kit, data["state"])
         game._prepared = None
         return game
+
+
+class GameMark(NamedTuple):
+    version: int
+    modified_on: datetime
+    head_hash: str
+    state: Any
+    history: list[tuple[int, str, Any]]
+    annotations: int
+    pending: int
+    snapshots: int
 
 
 class GameSnapshot(Snapshot):

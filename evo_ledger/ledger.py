@@ -17,7 +17,7 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.persistence import IntegrityError, InternalError, StoredEvent, Transcoder
 
-from evo_ledger.access import AnsweredAppend, GameAccess, access_id, answer_id
+from evo_ledger.access import AnsweredAppend, GameAccess, access_id, answer_id, check_recorder
 from evo_ledger.codec import MsgpackTranscoder
 from evo_ledger.game import SNAPSHOT_INTERVAL, Game
 from evo_ledger.rules import get_ruleset
@@ -76,12 +76,54 @@ class IdempotencyKeyReused(ValueError):
 class VersionConflict(Exception):
     """The game moved on since the recorder last saw it: nothing was appended."""
 
-    def __init__(self, game_id: UUID, expected: int, actual: int | None) -> None:
+    def __init__(self, game_id: UUID, expected: int | None, actual: int | None) -> None:
         now = f"it is at version {actual}" if actual is not None else "another recorder appended first"
-        super().__init__(f"game {game_id}: expected version {expected}, but {now}")
+        wanted = f"expected version {expected}, but " if expected is not None else ""
+        super().__init__(f"game {game_id}: {wanted}{now}")
         self.game_id = game_id
         self.expected = expected
         self.actual = actual
+
+
+ActionInput = str | Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class AppendRequest:
+    """One append among many committed together (`Ledger.record_many`): actions in notation or as data, all or
+    none; with `token_required`, only the holder of the game's recorder token may make it."""
+
+    game_id: UUID
+    actions: Sequence[ActionInput]
+    expected_version: int | None = None
+    idempotency: Idempotency | None = None
+    recorder_token: str | None = None
+    token_required: bool = False
+
+
+@dataclass(frozen=True)
+class _Change:
+    game_id: UUID
+    expected: int | None
+    change: Callable[[Game], object]
+    idempotency: Idempotency | None = None
+    token: str | None = None
+    token_required: bool = False
+
+    @classmethod
+    def recording(cls, request: AppendRequest) -> _Change:
+        actions = list(request.actions)
+        return cls(
+            request.game_id,
+            request.expected_version,
+            lambda game: game.record_all(actions),
+            request.idempotency,
+            request.recorder_token,
+            request.token_required,
+        )
+
+
+Outcome = Receipt | Exception
 
 
 class Ledger(Application[UUID]):
@@ -158,7 +200,12 @@ class Ledger(Application[UUID]):
 
         With an idempotency key, a request already answered gets its answer again and appends nothing."""
         batch = [notations] if isinstance(notations, str) else list(notations)
-        return self._change(game_id, expected_version, lambda game: [game.record(n) for n in batch], idempotency)
+        return self._change(_Change.recording(AppendRequest(game_id, batch, expected_version, idempotency)))
+
+    def record_many(self, requests: Sequence[AppendRequest]) -> list[Outcome]:
+        """Many appends, to one game or several, committed in one transaction (one sync to disk): for each, its
+        receipt or the error that refused it, as if each had been made alone, in turn."""
+        return self._commit([_Change.recording(request) for request in requests])
 
     def access(self, game_id: UUID) -> GameAccess | None:
         """Who may write to the game; None for a game made without a recorder token."""
@@ -168,6 +215,19 @@ class Ledger(Application[UUID]):
             return None
         assert isinstance(access, GameAccess)
         return access
+
+    def accesses(self, game_ids: Iterable[UUID]) -> dict[UUID, GameAccess | None]:
+        """Who may write to each game, read in one query where the store can."""
+        wanted = {access_id(game_id): game_id for game_id in game_ids}
+        select_many = getattr(self.recorder, "select_events_of", None)
+        if select_many is None:
+            return {game_id: self.access(game_id) for game_id in wanted.values()}
+        found: dict[UUID, GameAccess | None] = dict.fromkeys(wanted.values())
+        for stored in select_many(list(wanted)):
+            game_id = wanted[UUID(str(stored.originator_id))]
+            event: Any = self.mapper.to_domain_event(stored)
+            found[game_id] = event.mutate(found[game_id])
+        return found
 
     def grant_recorder(self, game_id: UUID, token: str) -> None:
         """Make `token` the game's recorder token, in place of any it had."""
@@ -195,18 +255,22 @@ class Ledger(Application[UUID]):
         except AggregateNotFoundError:
             return None
         assert isinstance(answer, AnsweredAppend)
+        return self._answer_to(idempotency, answer)
+
+    @staticmethod
+    def _answer_to(idempotency: Idempotency, answer: AnsweredAppend) -> Receipt:
         if answer.request != idempotency.request:
             raise IdempotencyKeyReused(idempotency.key)
-        return Receipt(game_id, answer.game_version, answer.head_hash)
+        return Receipt(answer.game_id, answer.game_version, answer.head_hash)
 
     def undo(self, game_id: UUID, count: int, reason: str, expected_version: int | None = None) -> Receipt:
-        return self._change(game_id, expected_version, lambda game: game.undo(count, reason))
+        return self._change(_Change(game_id, expected_version, lambda game: game.undo(count, reason)))
 
     def correct(self, game_id: UUID, notation: str, reason: str, expected_version: int | None = None) -> Receipt:
-        return self._change(game_id, expected_version, lambda game: game.correct(notation, reason))
+        return self._change(_Change(game_id, expected_version, lambda game: game.correct(notation, reason)))
 
     def annotate(self, game_id: UUID, about: int, text: str) -> Receipt:
-        return self._change(game_id, None, lambda game: game.annotate(about, text))
+        return self._change(_Change(game_id, None, lambda game: game.annotate(about, text)))
 
     def game(self, game_id: UUID, version: int | None = None) -> Game:
         """The game as it stands, or as it stood after event `version`."""
@@ -277,36 +341,94 @@ class Ledger(Application[UUID]):
         if self.snapshots is not None and snapshots:
             self.snapshots.recorder.insert_events(list(snapshots))
 
-    def _change(
-        self, game_id: UUID, expected: int | None, change: Any, idempotency: Idempotency | None = None
-    ) -> Receipt:
-        """Apply `change` to the game and append its events.
+    def _change(self, change: _Change) -> Receipt:
+        [outcome] = self._commit([change])
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
 
-        A recorder that says which version it expects gets the cached game as it is when it stands there: the
+    def _commit(self, changes: Sequence[_Change]) -> list[Outcome]:
+        """Apply each change in turn and store all their events in one transaction.
+
+        If the store refuses the transaction (another process appended to one of the games, or two changes carry
+        one idempotency key), each change is made again alone, so that each gets the answer it would have had."""
+        games: dict[UUID, Game] = {}
+        answers: dict[UUID, AnsweredAppend] = {}
+        outcomes: list[Outcome] = []
+        try:
+            accesses = self.accesses({change.game_id for change in changes if change.token_required})
+        except Exception as error:
+            return [error] * len(changes)
+        for change in changes:
+            try:
+                if change.token_required:
+                    self._check_recorder(change.game_id, accesses[change.game_id], change.token)
+                outcomes.append(self._apply(change, games, answers))
+            except Exception as error:
+                outcomes.append(error)
+        if not answers and not any(game.pending_events for game in games.values()):
+            return outcomes
+        try:
+            self.save(*games.values(), *answers.values())
+        except IntegrityError:
+            self._forget_all(games)
+            if len(changes) == 1:
+                return [self._conflict(changes[0])]
+            return [outcome for change in changes for outcome in self._commit([change])]
+        except Exception as error:
+            self._forget_all(games)
+            return [error if isinstance(outcome, Receipt) else outcome for outcome in outcomes]
+        return outcomes
+
+    def _apply(self, change: _Change, games: dict[UUID, Game], answers: dict[UUID, AnsweredAppend]) -> Receipt:
+        """One change made to its game (kept in `games` for the changes after it, as its answer is in `answers`);
+        on an error the game is as it was before the change."""
+        if change.idempotency is not None:
+            idempotency = change.idempotency
+            pending = answers.get(answer_id(change.game_id, idempotency.key))
+            given = self._answer_to(idempotency, pending) if pending else self.answered(change.game_id, idempotency)
+            if given is not None:
+                return given
+        game = games.get(change.game_id) or self._current(change.game_id, change.expected)
+        games[game.id] = game
+        if change.expected is not None and change.expected != game.version:
+            raise VersionConflict(game.id, change.expected, game.version)
+        mark = game.mark()
+        try:
+            change.change(game)
+        except BaseException:
+            game.restore(mark)
+            raise
+        if change.idempotency is not None:
+            key, request = change.idempotency.key, change.idempotency.request
+            answer = AnsweredAppend.answer(game.id, key, request, game.version, game.head_hash)
+            answers[answer.id] = answer
+        return Receipt.of(game)
+
+    def _current(self, game_id: UUID, expected: int | None) -> Game:
+        """A recorder that says which version it expects gets the cached game as it is when it stands there: the
         store's unique key on (game, version) refuses an append on a stale game, so no read is needed first.
         Otherwise the game is read as the store has it, so the rules judge the action on the real game."""
-        if idempotency is not None and (given := self.answered(game_id, idempotency)) is not None:
-            return given
         cached = self._cached(game_id) if expected is not None else None
-        game = cached if cached is not None and cached.version == expected else self.game(game_id)
-        seen = game.version
-        if expected is not None and expected != seen:
-            raise VersionConflict(game_id, expected, seen)
-        try:
-            change(game)
-        except BaseException:
+        return cached if cached is not None and cached.version == expected else self.game(game_id)
+
+    def _check_recorder(self, game_id: UUID, access: GameAccess | None, token: str | None) -> None:
+        if access is None:
+            self.game(game_id)  # an unknown game raises
+        check_recorder(game_id, access, token)
+
+    def _conflict(self, change: _Change) -> Outcome:
+        """What a change refused by the store gets: the answer to the same request if it was answered
+        meanwhile, or a version conflict."""
+        if change.idempotency is not None:
+            with suppress(Exception):
+                if (answered := self.answered(change.game_id, change.idempotency)) is not None:
+                    return answered
+        return VersionConflict(change.game_id, change.expected, None)
+
+    def _forget_all(self, games: Mapping[UUID, Game]) -> None:
+        for game_id in games:
             self._forget(game_id)
-            raise
-        if idempotency is None:
-            return self.save_games([game], seen)[0]
-        answer = AnsweredAppend.answer(game_id, idempotency.key, idempotency.request, game.version, game.head_hash)
-        try:
-            return self.save_games([game], seen, also=[answer])[0]
-        except VersionConflict:
-            retried = self.answered(game_id, idempotency)  # the same request, answered meanwhile
-            if retried is None:
-                raise
-            return retried
 
     def _cached(self, game_id: UUID) -> Game | None:
         if self.repository.cache is None:

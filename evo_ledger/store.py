@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from uuid import UUID
 
 from eventsourcing.persistence import InfrastructureFactoryError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresFactory
@@ -23,6 +24,7 @@ from eventsourcing.sqlite import (
 )
 from eventsourcing.utils import retry
 from psycopg import InterfaceError, OperationalError
+from psycopg.sql import SQL, Identifier
 
 
 class DurableSQLiteConnectionPool(SQLiteConnectionPool):
@@ -54,6 +56,27 @@ class BatchInsertingSQLiteApplicationRecorder(SQLiteApplicationRecorder):
         c.execute("SELECT last_insert_rowid()")
         last: int = c.fetchone()[0]
         return list(range(last - len(stored_events) + 1, last + 1))
+
+    def select_events_of(self, originator_ids: Sequence[UUID]) -> list[StoredEvent]:
+        """Every event of each of the aggregates, in one query, by aggregate and version."""
+        if not originator_ids:
+            return []
+        marks = ",".join("?" * len(originator_ids))
+        statement = (
+            f"SELECT * FROM {self.events_table_name} WHERE originator_id IN ({marks}) "
+            "ORDER BY originator_id, originator_version"
+        )
+        with self.datastore.transaction(commit=False) as cursor:
+            cursor.execute(statement, [originator_id.hex for originator_id in originator_ids])
+            return [
+                StoredEvent(
+                    self.convert_originator_id(row["originator_id"]),
+                    row["originator_version"],
+                    row["topic"],
+                    row["state"],
+                )
+                for row in cursor.fetchall()
+            ]
 
 
 class DurableSQLiteFactory(SQLiteFactory):
@@ -95,6 +118,20 @@ class LargeBatchPostgresApplicationRecorder(PostgresApplicationRecorder):
             self._insert_stored_events(cursor, stored_events, **kwargs)
             ids: Sequence[int] | None = self._fetch_ids_after_insert_events(cursor, stored_events, **kwargs)
             return ids
+
+    def select_events_of(self, originator_ids: Sequence[UUID]) -> list[StoredEvent]:
+        """Every event of each of the aggregates, in one query, by aggregate and version."""
+        if not originator_ids:
+            return []
+        statement = SQL(
+            "SELECT * FROM {schema}.{table} WHERE originator_id = ANY(%s) ORDER BY originator_id, originator_version"
+        ).format(schema=Identifier(self.datastore.schema), table=Identifier(self.events_table_name))
+        with self.datastore.get_connection() as connection, connection.cursor() as cursor:
+            cursor.execute(statement, [list(originator_ids)])
+            return [
+                StoredEvent(row["originator_id"], row["originator_version"], row["topic"], bytes(row["state"]))
+                for row in cursor.fetchall()
+            ]
 
 
 class LedgerPostgresFactory(PostgresFactory):

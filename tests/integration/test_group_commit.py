@@ -1,0 +1,150 @@
+"""Many appends committed together, on each database: each gets the answer it would have had alone."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from evo_ledger.access import RecorderRefused, TokenRequired, new_token
+from evo_ledger.ledger import AppendRequest, Idempotency, Ledger, Receipt, VersionConflict
+from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.structured import ActionDataError
+from evo_ledger.settings import Settings
+from evo_ledger.writer import GroupWriter
+from tests.support import ROUND_ONE_AUCTION
+
+PLAYERS = ["ann", "ben", "cat"]
+
+
+def new_game(ledger: Ledger, token: str | None = None) -> Receipt:
+    return ledger.create_game("evo2", "standin-e2-3p", PLAYERS, recorder_token=token)
+
+
+def notations(ledger: Ledger, receipt: Receipt) -> list[str]:
+    return [e.notation for e in ledger.game_events(receipt.game_id) if hasattr(e, "notation")]
+
+
+def test_appends_to_several_games_commit_together_with_their_own_receipts(ledger: Ledger) -> None:
+    one, two = new_game(ledger), new_game(ledger)
+    outcomes = ledger.record_many(
+        [
+            AppendRequest(one.game_id, ["order ann ben cat"], expected_version=1),
+            AppendRequest(two.game_id, ["order cat ben ann", "climate cw"]),
+            AppendRequest(one.game_id, ["climate acw"], expected_version=3),
+        ]
+    )
+    assert [(o.game_id, o.version) for o in outcomes if isinstance(o, Receipt)] == [
+        (one.game_id, 3),
+        (two.game_id, 5),
+        (one.game_id, 5),
+    ]
+    assert outcomes[0].head_hash == ledger.game(one.game_id, version=3).head_hash  # type: ignore[union-attr]
+    assert notations(ledger, one) == ["order ann ben cat", "climate acw"]
+    assert ledger.receipt(two.game_id) == outcomes[1]
+
+
+def test_a_refused_append_leaves_its_game_as_it_was_for_the_appends_after_it(ledger: Ledger) -> None:
+    game = new_game(ledger)
+    outcomes = ledger.record_many(
+        [
+            AppendRequest(game.game_id, ["order ann ben cat"]),
+            AppendRequest(game.game_id, ["climate cw", "draw legs", "draw eggs", "ann bid 9 legs"]),  # E2-07
+            AppendRequest(game.game_id, [{"kind": "reveal_climate", "token": "acw"}]),
+            AppendRequest(game.game_id, [{"kind": "bid", "player": "ann", "amount": "two", "target": "eggs"}]),
+            AppendRequest(game.game_id, ["draw eggs"], expected_version=3),
+        ]
+    )
+    assert isinstance(outcomes[1], RuleViolation) and outcomes[1].ruling == "E2-07"
+    assert isinstance(outcomes[3], ActionDataError) and "action.amount" in str(outcomes[3])
+    assert isinstance(outcomes[4], VersionConflict) and outcomes[4].actual == 5
+    assert [o.version for o in outcomes if isinstance(o, Receipt)] == [3, 5]
+    assert notations(ledger, game) == ["order ann ben cat", "climate acw"]
+
+
+def test_two_appends_at_one_version_in_one_group_get_one_success_and_one_conflict(ledger: Ledger) -> None:
+    game = new_game(ledger)
+    first, second = ledger.record_many(
+        [
+            AppendRequest(game.game_id, ["order ann ben cat"], expected_version=1),
+            AppendRequest(game.game_id, ["order cat ben ann"], expected_version=1),
+        ]
+    )
+    assert isinstance(first, Receipt) and isinstance(second, VersionConflict)
+    assert notations(ledger, game) == ["order ann ben cat"]
+
+
+def test_a_request_repeated_in_one_group_with_its_idempotency_key_is_stored_once(ledger: Ledger) -> None:
+    game = new_game(ledger)
+    retry = AppendRequest(game.game_id, ["order ann ben cat"], idempotency=Idempotency("k1", "digest"))
+    outcomes = ledger.record_many([retry, retry, AppendRequest(game.game_id, ["climate cw"])])
+    assert outcomes[0] == outcomes[1] and isinstance(outcomes[0], Receipt)
+    assert isinstance(outcomes[2], Receipt) and outcomes[2].version == 5
+    assert notations(ledger, game) == ["order ann ben cat", "climate cw"]
+
+
+def test_a_group_the_store_refuses_is_answered_append_by_append(database: str) -> None:
+    with Ledger(Settings(database)) as mine, Ledger(Settings(database)) as other:
+        game, bystander = new_game(mine), new_game(mine)
+        mine.record(game.game_id, "order ann ben cat")  # now cached at version 3
+        other.record(game.game_id, "climate cw")  # behind its back: version 5 in the store
+        outcomes = mine.record_many(
+            [
+                AppendRequest(game.game_id, ["climate acw"], expected_version=3),
+                AppendRequest(bystander.game_id, ["order ann ben cat"]),
+            ]
+        )
+        assert isinstance(outcomes[0], VersionConflict)
+        assert isinstance(outcomes[1], Receipt) and outcomes[1].version == 3
+        assert notations(mine, game) == ["order ann ben cat", "climate cw"]
+
+
+def test_only_the_recorder_token_appends_when_one_is_required(ledger: Ledger) -> None:
+    token = new_token()
+    game = new_game(ledger, token)
+    open_game = new_game(ledger)
+    outcomes = ledger.record_many(
+        [
+            AppendRequest(game.game_id, ["order ann ben cat"], token_required=True),
+            AppendRequest(game.game_id, ["order ann ben cat"], recorder_token="guess", token_required=True),
+            AppendRequest(open_game.game_id, ["order ann ben cat"], recorder_token=token, token_required=True),
+            AppendRequest(game.game_id, ["order ann ben cat"], recorder_token=token, token_required=True),
+        ]
+    )
+    assert [type(o) for o in outcomes[:3]] == [TokenRequired, RecorderRefused, type(outcomes[2])]
+    assert isinstance(outcomes[2], RecorderRefused) and outcomes[2].code == "no_recorder"
+    assert isinstance(outcomes[3], Receipt) and outcomes[3].version == 3
+
+
+def test_the_writer_commits_concurrent_appends_in_fewer_transactions_and_loses_none(ledger: Ledger) -> None:
+    games = [new_game(ledger).game_id for _ in range(8)]
+    commits: list[int] = []
+    record_many = ledger.record_many
+
+    def counted(requests: Any) -> Any:
+        commits.append(len(requests))
+        return record_many(requests)
+
+    ledger.record_many = counted  # type: ignore[method-assign]
+    acknowledged: list[Receipt] = []
+    writer = GroupWriter(ledger, committed=acknowledged.append)
+
+    def recorder(game_id: Any) -> None:
+        version = 1
+        for action in ROUND_ONE_AUCTION:
+            version = writer.submit(AppendRequest(game_id, [action], expected_version=version)).result().version
+
+    threads = [threading.Thread(target=recorder, args=(game_id,)) for game_id in games]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    writer.close()
+    assert sum(commits) == len(games) * len(ROUND_ONE_AUCTION) == len(acknowledged)
+    assert len(commits) < sum(commits)
+    for game_id in games:
+        assert [e.notation for e in ledger.game_events(game_id) if hasattr(e, "notation")] == list(ROUND_ONE_AUCTION)
+    assert {receipt.head_hash for receipt in acknowledged} >= {ledger.receipt(g).head_hash for g in games}
+    with pytest.raises(RuntimeError):
+        writer.submit(AppendRequest(games[0], ["ann pass"]))
