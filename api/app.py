@@ -16,6 +16,7 @@ from api import errors
 from api.routes import events, games
 from evo_ledger.ledger import Ledger
 from evo_ledger.settings import Settings
+from evo_ledger.writer import GroupWriter
 
 ADMIN_TOKEN_VARIABLE = "EVO_LEDGER_ADMIN_TOKEN"
 MAX_BODY_BYTES = 2_000_000
@@ -77,11 +78,13 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         appends.loop = asyncio.get_running_loop()
-        app.state.ledger = Ledger(settings.store)
+        app.state.ledger = ledger = Ledger(settings.store)
+        app.state.writer = writer = GroupWriter(ledger, committed=lambda receipt: appends.appended(receipt.game_id))
         try:
             yield
         finally:
-            app.state.ledger.close()
+            writer.close()
+            ledger.close()
 
     app = FastAPI(
         title="evo-ledger",

@@ -10,17 +10,17 @@ from uuid import UUID
 from fastapi import Depends, Header, Request
 
 from api.errors import ApiError
-from evo_ledger.access import GameAccess
 from evo_ledger.game import Game
 from evo_ledger.ledger import Ledger
 
 
-def ledger(request: Request) -> Ledger:
+async def ledger(request: Request) -> Ledger:
+    """Async, as the other dependencies without I/O: a plain function would be run on the thread pool."""
     found: Ledger = request.app.state.ledger
     return found
 
 
-def bearer_token(authorization: Annotated[str | None, Header()] = None) -> str | None:
+async def bearer_token(authorization: Annotated[str | None, Header()] = None) -> str | None:
     if authorization is None:
         return None
     scheme, _, token = authorization.partition(" ")
@@ -72,22 +72,7 @@ def reader(game_id: str, request: Request, ledger: LedgerDep, token: TokenDep) -
     return Reader(game, sees_all)
 
 
-def recorder(game_id: str, ledger: LedgerDep, token: TokenDep) -> UUID:
-    """Only the game's recorder token appends."""
-    game = game_id_of(game_id)
-    access: GameAccess | None = ledger.access(game)
-    if access is None:
-        ledger.game(game)
-        raise ApiError(403, "no_recorder", f"game {game} has no recorder token: the admin can issue one")
-    if token is None:
-        raise ApiError(401, "token_required", "appending needs the game's recorder token")
-    if not access.admits(token):
-        raise ApiError(403, "token_refused", "that is not this game's recorder token")
-    return game
-
-
 ReaderDep = Annotated[Reader, Depends(reader)]
-RecorderDep = Annotated[UUID, Depends(recorder)]
 
 
 def reads_hidden(reader: Reader, game: Game) -> bool:

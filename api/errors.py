@@ -10,12 +10,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
+from evo_ledger.access import RecorderRefused, TokenRequired
 from evo_ledger.checker import GameSetupError
 from evo_ledger.ledger import GameReferenceError, IdempotencyKeyReused, UnknownGame, VersionConflict
 from evo_ledger.notation import GameFileError
 from evo_ledger.rules import UnknownRuleset
 from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kit import KitError
+from evo_ledger.rules.structured import ActionDataError
 from evo_ledger.rules.text import NotationError
 from evo_ledger.transfer import BundleError, IllegalAction
 
@@ -35,6 +37,7 @@ def problem(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
 # Exception type: (status, code).
 MAPPED: dict[type[Exception], tuple[int, str]] = {
     UnknownGame: (404, "unknown_game"),
+    ActionDataError: (422, "action_data_error"),
     GameReferenceError: (404, "unknown_game"),
     VersionConflict: (409, "version_conflict"),
     IdempotencyKeyReused: (422, "idempotency_key_reused"),
@@ -52,6 +55,10 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     def api_error(_: Request, error: ApiError) -> JSONResponse:
         return problem(error.status, error.code, error.message)
+
+    @app.exception_handler(RecorderRefused)
+    def recorder_refused(_: Request, error: RecorderRefused) -> JSONResponse:
+        return problem(401 if isinstance(error, TokenRequired) else 403, error.code, str(error))
 
     @app.exception_handler(RuleViolation)
     def rule_violation(_: Request, violation: RuleViolation) -> JSONResponse:

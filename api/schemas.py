@@ -40,11 +40,21 @@ class NewGame(BaseModel):
         return name
 
 
+class ActionData(BaseModel):
+    """An action as data: its kind (the notation's action in snake case) and its fields by name."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={"examples": [{"kind": "bid", "player": "ann", "amount": 3, "target": "horns"}]},
+    )
+    kind: str = Field(min_length=1, max_length=40)
+
+
 class Append(BaseModel):
-    """One action or a batch, in notation; all or nothing."""
+    """One action or a batch, each in notation or as data; all or nothing."""
 
     model_config = ConfigDict(extra="forbid")
-    actions: list[str] = Field(min_length=1, max_length=MAX_BATCH)
+    actions: list[str | ActionData] = Field(min_length=1, max_length=MAX_BATCH)
     expected_version: int | None = Field(default=None, ge=1, description="refused with 409 unless the game is here")
 
 

@@ -11,7 +11,7 @@ import gc
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from functools import partial
@@ -151,7 +151,8 @@ def import_bundles(
 
 def export_notation(ledger: Ledger, game_id: UUID, hide: bool = False) -> str:
     """The game as a notation file: its effective actions, with undone ones, corrections and notes as comments.
-    With `hide`, an action the rules keep hidden (a card drawn, a peek) is a comment naming only its player.
+    With `hide`, an action the rules keep hidden (a card drawn, a peek) and no later action has revealed is a
+    comment naming only its player.
 
     The header names the game's kit and pins its hash; a bundle carries the kit's whole content."""
     game = ledger.game(game_id)
@@ -160,20 +161,22 @@ def export_notation(ledger: Ledger, game_id: UUID, hide: bool = False) -> str:
     )
     lines: list[str] = []
     effective: list[int] = []
+    shown = game.revealed_versions() if hide else None
     for event in ledger.game_events(game_id):
-        _add_lines(event, lines, effective, hide)
+        _add_lines(event, lines, effective, shown)
     ids = ", ".join(f"{p['name']}={p['id']}" for p in game.players)
     outcome = game.rules.outcome(game.state)
     return format_game(header, lines, outcome, comments=[f"game {game_id}", f"players: {ids}"])
 
 
-def _add_lines(event: Any, lines: list[str], effective: list[int], hide: bool) -> None:
+def _add_lines(event: Any, lines: list[str], effective: list[int], shown: Container[int] | None) -> None:
+    """The event's lines; with `shown`, a hidden action not among those versions is a comment naming its player."""
     if isinstance(event, Game.ActionCorrected):
         index = effective.pop()
         lines[index] = f"# corrected ({event.reason}): {lines[index]}"
     if isinstance(event, Game.ActionRecorded | Game.ActionCorrected):
         effective.append(len(lines))
-        hidden = hide and event.visible_only_to is not None
+        hidden = shown is not None and event.visible_only_to is not None and event.originator_version not in shown
         lines.append(f"# hidden until revealed: an action of {event.visible_only_to}" if hidden else event.notation)
     elif isinstance(event, Game.ActionsUndone):
         for _ in event.versions:

@@ -1,12 +1,13 @@
 """A game's events: the log (paged, JSON or msgpack), the state at any event, the live stream, export and import.
 
-What the rules keep hidden (a card drawn, a sixth-sense peek) reaches only the recorder until the game is over:
-for anyone else such an action shows only whose it is, in every one of these."""
+What the rules keep hidden (a card drawn, a sixth-sense peek) reaches only the recorder until it is revealed (the
+card played, the climate token turned) or the game is over: for anyone else such an action shows only whose it
+is, in every one of these."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Container
 from typing import Annotated, Any
 
 from eventsourcing.utils import get_topic
@@ -30,10 +31,11 @@ PAGE = 100
 HIDDEN = "hidden until revealed"
 
 
-def event_out(event: Any, show_hidden: bool) -> schemas.Event:
+def event_out(event: Any, shown: Container[int] | None) -> schemas.Event:
+    """The event as JSON; with `shown`, a hidden action not among those versions shows only whose it is."""
     fields = {k: v for k, v in vars(event).items() if k not in ("originator_id", "originator_version", "timestamp")}
     owner = getattr(event, "visible_only_to", None)
-    hidden = owner is not None and not show_hidden
+    hidden = owner is not None and shown is not None and event.originator_version not in shown
     if hidden:
         fields["notation"] = f"{owner}: {HIDDEN}"
     return schemas.Event(
@@ -48,8 +50,8 @@ def event_out(event: Any, show_hidden: bool) -> schemas.Event:
 
 def page_of(ledger: Ledger, reader: Reader, after: int, limit: int) -> schemas.EventPage:
     game = ledger.game(reader.game_id)
-    show = reads_hidden(reader, game)
-    events = [event_out(e, show) for e in ledger.game_events(reader.game_id, after=after, limit=limit)]
+    shown = None if reads_hidden(reader, game) else game.revealed_versions()
+    events = [event_out(e, shown) for e in ledger.game_events(reader.game_id, after=after, limit=limit)]
     more = bool(events) and events[-1].number < game.version
     return schemas.EventPage(events=events, next_after=events[-1].number if more else None)
 
@@ -155,7 +157,7 @@ def export(
     show = reads_hidden(reader, game)
     if format == "notation":
         return Response(export_notation(ledger, reader.game_id, hide=not show), media_type="text/plain")
-    if not show and any(getattr(e, "visible_only_to", None) for e in ledger.game_events(reader.game_id)):
+    if not show and any(e.hidden for e in page_of(ledger, reader, 0, game.version).events):
         raise ApiError(403, "hidden_until_over", "the bundle holds hidden actions: only the recorder may take it")
     return Response(export_bundle(ledger, reader.game_id), media_type=MSGPACK)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from datetime import date
@@ -10,11 +11,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Query, Request
 
 from api import schemas
-from api.deps import LedgerDep, ReaderDep, RecorderDep, TokenDep, game_id_of, is_admin, require_admin
+from api.deps import LedgerDep, ReaderDep, TokenDep, game_id_of, is_admin, require_admin
 from evo_ledger.access import new_token
 from evo_ledger.game import Game
-from evo_ledger.ledger import Idempotency, Ledger
+from evo_ledger.ledger import AppendRequest, Idempotency, Ledger
 from evo_ledger.rules.base import Outcome
+from evo_ledger.writer import GroupWriter
 
 router = APIRouter(tags=["games"], responses=schemas.PROBLEMS)
 
@@ -119,21 +121,25 @@ def result_of(outcome: Outcome | None) -> list[dict[str, Any]] | None:
 
 
 @router.post("/games/{game_id}/actions", response_model=schemas.Receipt, operation_id="append")
-def append(
-    game_id: RecorderDep,
+async def append(
+    game_id: str,
     body: schemas.Append,
     request: Request,
-    ledger: LedgerDep,
+    token: TokenDep,
     idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
 ) -> schemas.Receipt:
-    """Record actions, all or none. With an `Idempotency-Key`, a retried request gets the first answer again."""
+    """Record actions, in notation or as data, all or none; only the game's recorder token may. With an
+    `Idempotency-Key`, a retried request gets the first answer again.
+
+    The append is committed by the server's writer thread together with the others waiting (group commit)."""
+    actions = [action if isinstance(action, str) else action.model_dump() for action in body.actions]
     idempotency = None
     if idempotency_key is not None:
         request_digest = hashlib.sha256(json.dumps(body.model_dump(), sort_keys=True).encode()).hexdigest()
         idempotency = Idempotency(idempotency_key, request_digest)
-    receipt = ledger.record(game_id, body.actions, body.expected_version, idempotency)
-    request.app.state.appends.appended(game_id)
-    return schemas.Receipt.of(receipt)
+    appended = AppendRequest(game_id_of(game_id), actions, body.expected_version, idempotency, token, True)
+    writer: GroupWriter = request.app.state.writer
+    return schemas.Receipt.of(await asyncio.wrap_future(writer.submit(appended)))
 
 
 @router.get("/games/{game_id}/legal", response_model=schemas.LegalActions, operation_id="legal_actions")

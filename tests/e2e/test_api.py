@@ -38,7 +38,7 @@ def new_game(client: TestClient) -> tuple[str, dict[str, str]]:
     return body["game_id"], {"Authorization": f"Bearer {body['recorder_token']}"}
 
 
-def append(client: TestClient, game: str, headers: dict[str, str], *actions: str, **extra: Any) -> Any:
+def append(client: TestClient, game: str, headers: dict[str, str], *actions: str | dict[str, Any], **extra: Any) -> Any:
     return client.post(f"/v1/games/{game}/actions", json={"actions": list(actions), **extra}, headers=headers)
 
 
@@ -94,6 +94,28 @@ def test_a_refused_append_says_why_and_stores_nothing(
         assert answer.json()["ruling"] == "E2-01"
 
 
+def test_actions_are_taken_as_data_and_stored_in_notation(client: TestClient) -> None:
+    game, recorder = new_game(client)
+    order = {"kind": "set_order", "players": ["ann", "ben", "cat"]}
+    answer = append(client, game, recorder, order, "climate cw", {"kind": "draw_gene", "gene": "legs"})
+    assert answer.status_code == 200 and answer.json()["version"] == 7
+    events = client.get(f"/v1/games/{game}/events").json()["events"]
+    notations = [e["fields"]["notation"] for e in events if "notation" in e["fields"]]
+    assert notations == ["order ann ben cat", "climate cw", "draw legs"]
+    bad = append(client, game, recorder, {"kind": "bid", "player": "ann", "amount": 9.5, "target": "legs"})
+    assert bad.status_code == 422 and bad.json()["code"] == "action_data_error"
+    assert "action.amount" in bad.json()["message"]
+    illegal = append(
+        client,
+        game,
+        recorder,
+        {"kind": "draw_gene", "gene": "eggs"},
+        {"kind": "bid", "player": "ann", "amount": 7, "target": "eggs"},
+    )
+    assert illegal.status_code == 422 and illegal.json()["ruling"] == "E2-07"
+    assert client.get(f"/v1/games/{game}").json()["version"] == 7
+
+
 def test_only_the_recorder_token_appends(client: TestClient) -> None:
     game, recorder = new_game(client)
     assert append(client, game, {}, "order ann ben cat").json()["code"] == "token_required"
@@ -132,6 +154,19 @@ def test_a_held_card_reaches_no_one_but_the_recorder_until_the_game_ends(client:
     assert HELD_CARD in client.get(f"/v1/games/{game}/state", headers=recorder).text
     assert HELD_CARD in client.get(f"/v1/games/{game}/events", headers=recorder).text
     assert HELD_CARD in client.get(f"/v1/games/{game}/export", headers=recorder).text
+
+
+def test_a_held_card_is_shown_to_everyone_once_it_is_played(client: TestClient) -> None:
+    """[E2-15] hidden until played; a peek stays hidden until the climate token is turned [E2-16]."""
+    game, recorder = new_game(client)
+    drawn = [*ROUND_ONE_AUCTION, f"cat drew {HELD_CARD}"]
+    assert append(client, game, recorder, *drawn, f"cat play {HELD_CARD} no_attacks for round").status_code == 200
+    events = client.get(f"/v1/games/{game}/events").json()["events"]
+    assert [e["fields"]["notation"] for e in events if e["kind"] == "EventCardDrawn"] == [f"cat drew {HELD_CARD}"]
+    assert not any(e["hidden"] for e in events)
+    assert f"cat drew {HELD_CARD}" in client.get(f"/v1/games/{game}/export").text
+    bundle = client.get(f"/v1/games/{game}/export", params={"format": "bundle"})
+    assert bundle.status_code == 200
 
 
 def test_a_retried_append_stores_one_event_also_after_a_restart(database: str) -> None:
