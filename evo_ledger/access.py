@@ -55,7 +55,7 @@ class TokenRequired(RecorderRefused):
 
 def check_recorder(game_id: UUID, access: GameAccess | None, token: str | None) -> None:
     """Only the holder of the game's recorder token appends to it."""
-    if access is None:
+    if access is None or access.token_digest is None:
         raise NoRecorderToken(game_id, f"game {game_id} has no recorder token: the admin can issue one")
     if token is None:
         raise TokenRequired(game_id, "appending needs the game's recorder token")
@@ -72,9 +72,11 @@ class GameAccess(Aggregate):
         TOPIC = "evo-ledger:GameAccess.Created"
 
     class Granted(Created):
+        """The game's access, with its recorder token's digest (None: no recorder token yet)."""
+
         TOPIC = "evo-ledger:GameAccess.Granted"
         game_id: UUID
-        token_digest: str
+        token_digest: str | None
 
     class TokenReplaced(Aggregate.Event):
         TOPIC = "evo-ledger:GameAccess.TokenReplaced"
@@ -90,17 +92,20 @@ class GameAccess(Aggregate):
         def apply(self, aggregate: Any) -> None:
             aggregate.private = self.private
 
-    def __init__(self, game_id: UUID, token_digest: str) -> None:
+    def __init__(self, game_id: UUID, token_digest: str | None) -> None:
         self.game_id = game_id
         self.token_digest = token_digest
         self.private = False
 
     @classmethod
-    def grant(cls, game_id: UUID, token: str) -> GameAccess:
-        return cls._create(cls.Granted, id=access_id(game_id), game_id=game_id, token_digest=token_digest(token))
+    def grant(cls, game_id: UUID, token: str | None) -> GameAccess:
+        """The game's access: `token` its recorder token, or None for a game that has none yet."""
+        digest = token_digest(token) if token is not None else None
+        return cls._create(cls.Granted, id=access_id(game_id), game_id=game_id, token_digest=digest)
 
     def admits(self, token: str | None) -> bool:
-        return token is not None and secrets.compare_digest(token_digest(token), self.token_digest)
+        held = self.token_digest
+        return token is not None and held is not None and secrets.compare_digest(token_digest(token), held)
 
     def replace_token(self, token: str) -> None:
         self.trigger_event(self.TokenReplaced, token_digest=token_digest(token))

@@ -240,10 +240,12 @@ class Ledger(Application[UUID]):
             self.save(access)
 
     def change_access(self, game_id: UUID, change: Callable[[GameAccess], None]) -> None:
+        """Change who may see or write to the game (a game started without a recorder token gets its access
+        here, still without one)."""
         access = self.access(game_id)
         if access is None:
             self.game(game_id)  # an unknown game raises
-            raise UnknownGame(game_id)
+            access = GameAccess.grant(game_id, None)
         change(access)
         self.save(access)
 

@@ -22,6 +22,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import Mapper, StoredEvent
 
+from evo_ledger.access import GameAccess
 from evo_ledger.checker import load_pinned_kit_document
 from evo_ledger.codec import CodecError, pack, unpack
 from evo_ledger.game import CHECK_ON_FOLD, GENESIS, SNAPSHOT_INTERVAL, Game, GameSnapshot, event_hash
@@ -140,6 +141,14 @@ def notation_game(mapper: Mapper[UUID], text: str, base: Path | None = None) -> 
     events = [mapper.to_stored_event(event) for event in game.collect_events()]
     snapshots = [mapper.to_stored_event(snapshot) for snapshot in game.snapshots_due]
     return PreparedGame(Receipt.of(game), events, snapshots)
+
+
+def store_game(ledger: Ledger, game: PreparedGame, recorder_token: str | None = None) -> Receipt:
+    """One prepared game stored in one transaction, with its recorder token's digest if one is given."""
+    access = [GameAccess.grant(game.receipt.game_id, recorder_token)] if recorder_token is not None else []
+    granted = [ledger.mapper.to_stored_event(event) for aggregate in access for event in aggregate.collect_events()]
+    ledger.insert_stored_events([*game.events, *granted], game.snapshots)
+    return game.receipt
 
 
 def import_bundles(

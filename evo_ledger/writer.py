@@ -7,16 +7,19 @@ durability. A future is answered only once its events are committed, so an ackno
 
 from __future__ import annotations
 
+import asyncio
 import queue
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
+from contextlib import suppress
 
 from evo_ledger.ledger import AppendRequest, Ledger, Outcome, Receipt
 
 MAX_GROUP = 64
 
-Waiting = tuple[AppendRequest, "Future[Receipt]"]
+Answer = Future[Receipt] | asyncio.Future[Receipt]
+Waiting = tuple[AppendRequest, Answer]
 
 
 class GroupWriter:
@@ -37,6 +40,14 @@ class GroupWriter:
         future: Future[Receipt] = Future()
         self._waiting.put((request, future))
         return future
+
+    async def append(self, request: AppendRequest) -> Receipt:
+        """The receipt, from an event loop: the loop is woken once for all the answers of a group."""
+        if self._closed:
+            raise RuntimeError("the writer is closed")
+        answer: asyncio.Future[Receipt] = asyncio.get_running_loop().create_future()
+        self._waiting.put((request, answer))
+        return await answer
 
     def close(self) -> None:
         """Commit what is waiting, then stop the thread."""
@@ -73,9 +84,28 @@ class GroupWriter:
             outcomes: list[Outcome] = self.ledger.record_many([request for request, _ in group])
         except Exception as error:  # the ledger answers each append itself; this is a failure of the whole
             outcomes = [error] * len(group)
-        for (_, future), outcome in zip(group, outcomes, strict=True):
-            if isinstance(outcome, Exception):
-                future.set_exception(outcome)
+        by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Receipt], Outcome]]] = {}
+        for (_, answer), outcome in zip(group, outcomes, strict=True):
+            if isinstance(answer, asyncio.Future):
+                by_loop.setdefault(answer.get_loop(), []).append((answer, outcome))
             else:
-                future.set_result(outcome)
+                settle(answer, outcome)
+            if not isinstance(outcome, Exception):
                 self.committed(outcome)
+        for loop, answers in by_loop.items():
+            with suppress(RuntimeError):  # a loop closed meanwhile has no one left to answer
+                loop.call_soon_threadsafe(settle_all, answers)
+
+
+def settle(answer: Answer, outcome: Outcome) -> None:
+    if answer.done():  # an awaiting caller gone away
+        return
+    if isinstance(outcome, Exception):
+        answer.set_exception(outcome)
+    else:
+        answer.set_result(outcome)
+
+
+def settle_all(answers: Sequence[tuple[asyncio.Future[Receipt], Outcome]]) -> None:
+    for answer, outcome in answers:
+        settle(answer, outcome)

@@ -23,7 +23,7 @@ from api.routes.games import GAME_CREATED, result_of
 from evo_ledger.access import new_token
 from evo_ledger.codec import pack
 from evo_ledger.ledger import Ledger, Receipt
-from evo_ledger.transfer import export_bundle, export_notation, import_bundles, import_notation
+from evo_ledger.transfer import bundle_game, export_bundle, export_notation, notation_game, store_game
 
 router = APIRouter(tags=["events"], responses=schemas.PROBLEMS)
 MSGPACK = "application/msgpack"
@@ -192,13 +192,11 @@ async def import_game(request: Request) -> schemas.Created:
 
 
 def stored_import(ledger: Ledger, kind: str, body: bytes, token: str) -> Receipt:
+    """The game and its recorder token stored in one transaction."""
     if kind == MSGPACK:
-        [receipt] = import_bundles(ledger, [body])
-    else:
-        try:
-            text = body.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ApiError(422, "game_file_error", "a game file is UTF-8 text") from None
-        receipt = import_notation(ledger, text)
-    ledger.grant_recorder(receipt.game_id, token)
-    return receipt
+        return store_game(ledger, bundle_game(ledger.mapper, body), recorder_token=token)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ApiError(422, "game_file_error", "a game file is UTF-8 text") from None
+    return store_game(ledger, notation_game(ledger.mapper, text), recorder_token=token)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 from datetime import date
@@ -139,7 +138,7 @@ async def append(
         idempotency = Idempotency(idempotency_key, request_digest)
     appended = AppendRequest(game_id_of(game_id), actions, body.expected_version, idempotency, token, True)
     writer: GroupWriter = request.app.state.writer
-    return schemas.Receipt.of(await asyncio.wrap_future(writer.submit(appended)))
+    return schemas.Receipt.of(await writer.append(appended))
 
 
 @router.get("/games/{game_id}/legal", response_model=schemas.LegalActions, operation_id="legal_actions")

@@ -216,6 +216,20 @@ def test_the_admin_issues_a_new_recorder_token_and_makes_games_private(client: T
     assert len(client.get("/v1/games", headers=admin).json()["games"]) == 1
 
 
+def test_a_game_started_without_a_recorder_token_can_be_made_private_and_given_one(client: TestClient) -> None:
+    ledger = client.app.state.ledger  # type: ignore[attr-defined]
+    game = str(ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id)
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    assert append(client, game, admin, "order ann ben cat").json()["code"] == "no_recorder"
+    assert client.put(f"/v1/games/{game}/privacy", json={"private": True}, headers=admin).status_code == 200
+    assert client.get(f"/v1/games/{game}").json()["code"] == "private_game"
+    assert append(client, game, admin, "order ann ben cat").json()["code"] == "no_recorder"
+    token = client.post(f"/v1/games/{game}/recorder-token", headers=admin).json()["recorder_token"]
+    recorder = {"Authorization": f"Bearer {token}"}
+    assert append(client, game, recorder, "order ann ben cat").status_code == 200
+    assert client.get(f"/v1/games/{game}", headers=recorder).json()["private"] is True
+
+
 def test_games_are_exported_and_imported_as_files_and_bundles(client: TestClient, tmp_path: Path) -> None:
     imported = client.post("/v1/games/import", content=HAND_GAME, headers={"Content-Type": "text/plain"})
     assert imported.status_code == 201

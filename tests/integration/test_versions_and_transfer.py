@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from eventsourcing.persistence import StoredEvent
 
+from evo_ledger.access import GameAccess, new_token
 from evo_ledger.codec import pack, unpack
 from evo_ledger.game import Game, player_id
 from evo_ledger.ledger import Ledger, VersionConflict
@@ -19,11 +20,13 @@ from evo_ledger.store import PIPELINED_BYTES
 from evo_ledger.transfer import (
     BundleError,
     IllegalAction,
+    bundle_game,
     export_bundle,
     export_notation,
     import_bundles,
     import_notation,
     import_notations,
+    store_game,
 )
 from tests.support import ROOT
 
@@ -154,3 +157,18 @@ def test_a_game_carries_its_kit_and_refuses_one_whose_hash_changed(ledger: Ledge
     started = ledger.game_events(game)[0]
     assert isinstance(started, Game.Started) and started.kit_document["name"] == "standin-e2-3p"
     assert started.kit_hash.startswith("sha256:")
+
+
+def test_an_imported_game_and_its_recorder_token_are_stored_in_one_transaction(ledger: Ledger, tmp_path: Path) -> None:
+    with Ledger(Settings(str(tmp_path / "source.sqlite"))) as source:
+        receipt = import_notation(source, GAME_TEXT)
+        bundle = export_bundle(source, receipt.game_id)
+    token = new_token()
+    stored = store_game(ledger, bundle_game(ledger.mapper, bundle), recorder_token=token)
+    access = ledger.access(stored.game_id)
+    assert stored == receipt and access is not None and access.admits(token)
+    with Ledger(Settings(str(tmp_path / "other.sqlite"))) as other:
+        other.save(GameAccess.grant(receipt.game_id, "an earlier token"))
+        with pytest.raises(VersionConflict):
+            store_game(other, bundle_game(other.mapper, bundle), recorder_token=token)
+        assert list(other.game_ids()) == []  # the token's refusal took the game's events with it
