@@ -18,6 +18,7 @@ from eventsourcing.application import AggregateNotFoundError, Application, Proce
 from eventsourcing.persistence import IntegrityError, InternalError, StoredEvent, Transcoder
 
 from evo_ledger.access import AnsweredAppend, GameAccess, access_id, answer_id, check_recorder
+from evo_ledger.audit import AuditReport, audit
 from evo_ledger.codec import MsgpackTranscoder
 from evo_ledger.game import SNAPSHOT_INTERVAL, Game
 from evo_ledger.rules import get_ruleset
@@ -293,6 +294,14 @@ class Ledger(Application[UUID]):
         """The game's domain events in order: those after version `after` and up to version `up_to`, at most
         `limit` of them, if given."""
         return list(self.repository.event_store.get(game_id, gt=after, lte=up_to, limit=limit))
+
+    def audit(self, game_id: UUID, up_to: int | None = None, expect_head: str | None = None) -> AuditReport:
+        """The game's stored log checked from its first event: hashes, chain, rules and, given a receipt's head
+        hash, its end (evo_ledger.audit)."""
+        stored = self.stored_events(game_id)
+        if not stored:
+            raise UnknownGame(game_id)
+        return audit(game_id, stored, self.mapper, up_to, expect_head)
 
     def stored_events(self, game_id: UUID) -> list[StoredEvent]:
         return list(self.recorder.select_events(game_id))

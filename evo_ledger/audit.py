@@ -1,0 +1,332 @@
+"""The audit of a game: its stored log checked from the first event, with nothing taken on trust.
+
+Each stored event is read from its bytes; its hash is computed again over its content and compared with the one
+it carries, and with the one its successor carries as its predecessor's. The game is folded again from its
+setup with the ruleset version and kit it pinned: every action is checked by the rules, and what the rules
+derive from it is compared, field by field, with the consequences recorded after it. A receipt's head hash,
+when given, shows whether events were cut off the end. The report names each check, its verdict and the first
+divergence; it is canonical JSON, the same bytes for the same log on every database and every run, and carries
+its own hash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.persistence import Mapper, StoredEvent
+
+from evo_ledger.codec import canonical_bytes, digest
+from evo_ledger.game import GENESIS, Game, event_hash
+from evo_ledger.rules import RULESETS, UnknownRuleset
+from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.kit import KitError, parse_kit
+from evo_ledger.rules.text import NotationError
+
+REPORT_FORMAT = "evo-ledger audit"
+REPORT_VERSION = 1
+PASS, FAIL, RULES_CHANGED, NOT_RUN = "pass", "fail", "rules changed", "not run"
+CLEAN, DAMAGED = "clean", "damaged"
+# Fields every event has that the rules do not derive: where and when it was stored, and its hashes.
+UNDERIVED = frozenset({"originator_id", "originator_version", "timestamp", "hash", "prev_hash"})
+CHECK_NAMES = ("sequence", "hashes", "chain", "setup", "rules", "head")
+DESCRIPTIONS = {
+    "sequence": "the events are numbered 1, 2, 3... with none missing and each readable",
+    "hashes": "each event's hash is that of its own content",
+    "chain": "each event carries the hash of the event before it",
+    "setup": "the ruleset and kit the game pinned are known and the kit's content matches its hash",
+    "rules": "every action is legal where it stands and the consequences recorded are those the rules derive",
+    "head": "the receipt's head hash is on an event of the log: nothing was cut off the end",
+}
+
+
+@dataclass
+class Check:
+    name: str
+    verdict: str = PASS
+    detail: str = ""
+    event: int | None = None
+
+    def fail(self, event: int | None, detail: str, verdict: str = FAIL) -> None:
+        if self.verdict == PASS:
+            self.verdict, self.event, self.detail = verdict, event, detail
+
+    def as_data(self) -> dict[str, Any]:
+        return {
+            "check": self.name,
+            "means": DESCRIPTIONS[self.name],
+            "verdict": self.verdict,
+            "event": self.event,
+            "detail": self.detail,
+        }
+
+
+@dataclass
+class Audit:
+    """The audit of one game's stored events, as far as `up_to` (every event if None)."""
+
+    game_id: UUID
+    stored: Sequence[StoredEvent]
+    mapper: Mapper[UUID]
+    up_to: int | None = None
+    expect_head: str | None = None
+    checks: dict[str, Check] = field(default_factory=lambda: {name: Check(name) for name in CHECK_NAMES})
+    undone_rolls: list[dict[str, Any]] = field(default_factory=list)
+    pinned: dict[str, Any] = field(default_factory=dict)
+
+    def run(self) -> AuditReport:
+        events = self._read()
+        self._check_hashes(events)
+        self._check_rules(events)
+        self._check_head(events)
+        return self._report(events)
+
+    def _read(self) -> list[tuple[StoredEvent, dict[str, Any]]]:
+        """The events up to the first that is missing or cannot be read, each with its decoded fields."""
+        sequence = self.checks["sequence"]
+        read = []
+        for expected, stored in enumerate(self.stored, start=1):
+            if self.up_to is not None and expected > self.up_to:
+                break
+            if stored.originator_version != expected:
+                sequence.fail(expected, f"event {expected} is missing: the next stored is {stored.originator_version}")
+                break
+            try:
+                fields = self.mapper.transcoder.decode(stored.state)
+            except Exception as error:
+                sequence.fail(expected, f"event {expected} cannot be read: {error}")
+                break
+            read.append((stored, fields))
+        if not read and sequence.verdict == PASS:
+            sequence.fail(1, "the game has no events")
+        return read
+
+    def _check_hashes(self, events: Sequence[tuple[StoredEvent, dict[str, Any]]]) -> None:
+        hashes, chain = self.checks["hashes"], self.checks["chain"]
+        previous = GENESIS
+        for stored, fields in events:
+            version = stored.originator_version
+            content = {k: v for k, v in fields.items() if k not in ("timestamp", "class_version")}
+            if fields.get("prev_hash") != previous:
+                chain.fail(version, f"event {version} does not carry the hash of event {version - 1}")
+            recomputed = event_hash(stored.topic, stored.originator_id, version, fields["timestamp"], content)
+            if recomputed != fields.get("hash"):
+                hashes.fail(version, f"event {version}'s content does not match its hash: it was changed")
+            previous = fields.get("hash", "")
+
+    def _check_rules(self, events: Sequence[tuple[StoredEvent, dict[str, Any]]]) -> None:
+        setup, rules = self.checks["setup"], self.checks["rules"]
+        domain: list[Any] = []
+        for stored, _ in events:
+            try:
+                domain.append(self.mapper.to_domain_event(stored))
+            except Exception as error:
+                setup.fail(stored.originator_version, f"event {stored.originator_version} is not an event: {error}")
+                rules.verdict, rules.detail = NOT_RUN, "the log cannot be read as events"
+                return
+        shadow = self._start(domain[0] if domain else None)
+        if shadow is None:
+            rules.verdict, rules.detail = NOT_RUN, "the game's setup cannot be folded"
+            return
+        changed = self.pinned["ruleset_version"] != self.pinned["ruleset_version_used"]
+        verdict = RULES_CHANGED if changed else FAIL
+        Refold(shadow, domain, rules, verdict, self.undone_rolls).run()
+
+    def _start(self, first: Any) -> Game | None:
+        setup = self.checks["setup"]
+        if not isinstance(first, Game.Started):
+            setup.fail(1, "event 1 does not start a game")
+            return None
+        ruleset = RULESETS.get(first.ruleset)
+        self.pinned = {
+            "ruleset": first.ruleset,
+            "ruleset_version": first.version,
+            "ruleset_version_used": ruleset.version if ruleset else None,
+            "kit": first.kit,
+            "kit_hash": first.kit_hash,
+            "options": first.options,
+            "players": first.players,
+        }
+        if ruleset is None:
+            setup.fail(1, f"the game's ruleset {first.ruleset!r} is not known here")
+            return None
+        try:
+            kit = parse_kit(first.kit_document, label=first.kit)
+        except KitError as error:
+            setup.fail(1, f"the kit the game carries is not valid: {error}")
+            return None
+        if kit.content_hash != first.kit_hash:
+            setup.fail(1, f"the kit the game carries has hash {kit.content_hash}, not the {first.kit_hash} it pinned")
+            return None
+        fields = {k: v for k, v in vars(first).items() if k not in ("originator_id", "originator_version", "timestamp")}
+        fields["version"] = ruleset.version
+        try:
+            return Game._create(
+                Game.Started, id=first.originator_id, timestamp=first.timestamp, **fields
+            )  # the same setup, checked afresh
+        except (UnknownRuleset, ValueError) as error:
+            setup.fail(1, f"the game cannot be set up: {error}")
+            return None
+
+    def _check_head(self, events: Sequence[tuple[StoredEvent, dict[str, Any]]]) -> None:
+        head = self.checks["head"]
+        if self.expect_head is None:
+            head.verdict, head.detail = NOT_RUN, "no receipt was given"
+            return
+        last = events[-1][0].originator_version if events else 0
+        for stored, fields in events:
+            if fields.get("hash") == self.expect_head:
+                head.detail = f"the receipt's head is event {stored.originator_version} of {last}"
+                return
+        head.fail(
+            last + 1 if events else 1,
+            f"no event carries the receipt's head hash: the log ends at event {last}, so events after it were cut "
+            "off, or the log was rewritten",
+        )
+
+    def _report(self, events: Sequence[tuple[StoredEvent, dict[str, Any]]]) -> AuditReport:
+        checks = [self.checks[name] for name in CHECK_NAMES]
+        failed = [c for c in checks if c.verdict in (FAIL, RULES_CHANGED)]
+        first = min(failed, key=lambda c: (c.event or 0, CHECK_NAMES.index(c.name))) if failed else None
+        verdict = CLEAN if first is None else RULES_CHANGED if first.verdict == RULES_CHANGED else DAMAGED
+        if any(c.verdict == FAIL for c in checks):
+            verdict = DAMAGED
+        last = events[-1] if events else None
+        data = {
+            "format": REPORT_FORMAT,
+            "version": REPORT_VERSION,
+            "game": str(self.game_id),
+            "pinned": self.pinned,
+            "events_audited": len(events),
+            "head": {"version": last[0].originator_version, "hash": last[1].get("hash")} if last else None,
+            "verdict": verdict,
+            "first_divergence": first.as_data() if first else None,
+            "checks": [check.as_data() for check in checks],
+            "undone_rolls": self.undone_rolls,
+        }
+        return AuditReport(data)
+
+
+class Refold:
+    """The game folded again beside its log: each recorded command made again on a fresh game, and the events
+    that gives compared with those recorded."""
+
+    def __init__(
+        self, game: Game, recorded: Sequence[Any], check: Check, verdict: str, undone_rolls: list[dict[str, Any]]
+    ) -> None:
+        self.game, self.recorded, self.check, self.verdict = game, recorded, check, verdict
+        self.undone_rolls = undone_rolls
+        game.collect_events()
+
+    def run(self) -> None:
+        index = 1
+        while index < len(self.recorded):
+            divergence = self._step(self.recorded[index])
+            if isinstance(divergence, tuple):
+                self.check.fail(*divergence, self.verdict)
+                return
+            index += divergence
+
+    def _step(self, event: Any) -> int | tuple[int, str]:
+        """How many recorded events the command made again accounts for, or where and how it diverges."""
+        version = event.originator_version
+        try:
+            made = self._make_again(event)
+        except (RuleViolation, NotationError, ValueError) as error:
+            return version, f"event {version} ({_label(event)}) is refused by the rules: {error}"
+        if made is None:
+            return version, f"event {version}: a consequence recorded with no action before it"
+        for derived in made:
+            at = derived.originator_version
+            divergence = self._compare(self.recorded[at - 1] if at <= len(self.recorded) else None, derived)
+            if divergence is not None:
+                return at, divergence
+        return len(made)
+
+    def _make_again(self, event: Any) -> list[Any] | None:
+        game = self.game
+        if isinstance(event, Game.ActionRecorded):
+            game.record(event.notation)
+        elif isinstance(event, Game.ActionCorrected):
+            game.correct(event.notation, event.reason)
+        elif isinstance(event, Game.ActionsUndone):
+            self._note_undone_rolls(event)
+            game.undo(len(event.versions), event.reason)
+        elif isinstance(event, Game.AnnotationAdded):
+            game.annotate(event.about, event.text)
+        else:
+            return None
+        return list(game.collect_events())
+
+    def _note_undone_rolls(self, event: Any) -> None:
+        undone = set(event.versions)
+        for version, notation, _ in self.game.history:
+            if version in undone and type(self.recorded[version - 1]).__name__ == "DieRolled":
+                self.undone_rolls.append(
+                    {"event": version, "roll": notation, "undone_by": event.originator_version, "reason": event.reason}
+                )
+
+    @staticmethod
+    def _compare(recorded: Any, derived: Any) -> str | None:
+        version = derived.originator_version
+        if recorded is None:
+            return f"the rules derive {type(derived).__name__} as event {version}; the log ends before it"
+        if type(recorded) is not type(derived):
+            return f"event {version} is {type(recorded).__name__}; the rules derive {type(derived).__name__}"
+        mine, theirs = _derived_fields(recorded), _derived_fields(derived)
+        if mine != theirs:
+            differing = sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
+            name = differing[0]
+            return (
+                f"event {version} ({type(recorded).__name__}) records {name}={mine.get(name)!r}; "
+                f"the rules derive {theirs.get(name)!r}"
+            )
+        return None
+
+
+def _derived_fields(event: Any) -> dict[str, Any]:
+    return {k: v for k, v in vars(event).items() if k not in UNDERIVED}
+
+
+def _label(event: Any) -> str:
+    notation = getattr(event, "notation", None)
+    if notation is not None and getattr(event, "visible_only_to", None) is None:
+        return f"{type(event).__name__} {notation!r}"
+    return type(event).__name__
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The report as data; `canonical` is its bytes, `hash` their SHA-256, also carried inside as `report_hash`."""
+
+    data: dict[str, Any]
+
+    @property
+    def verdict(self) -> str:
+        verdict: str = self.data["verdict"]
+        return verdict
+
+    @property
+    def hash(self) -> str:
+        return digest(self.data)
+
+    @property
+    def canonical(self) -> bytes:
+        return canonical_bytes({**self.data, "report_hash": self.hash})
+
+    def check(self, name: str) -> dict[str, Any]:
+        found: dict[str, Any] = next(c for c in self.data["checks"] if c["check"] == name)
+        return found
+
+
+def audit(
+    game_id: UUID,
+    stored: Sequence[StoredEvent],
+    mapper: Mapper[UUID],
+    up_to: int | None = None,
+    expect_head: str | None = None,
+) -> AuditReport:
+    """The audit of a game's stored events (in version order), as far as event `up_to`."""
+    return Audit(game_id, stored, mapper, up_to, expect_head).run()

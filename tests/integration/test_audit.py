@@ -1,0 +1,181 @@
+"""The audit on each database: a log damaged in the database itself is found at the damaged event, an untouched one
+audits clean, and the report is the same bytes everywhere."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import psycopg
+import pytest
+
+from evo_ledger.audit import CLEAN, DAMAGED
+from evo_ledger.game import event_hash
+from evo_ledger.ledger import Ledger, Receipt
+from evo_ledger.settings import Settings
+from evo_ledger.transfer import export_bundle, import_bundles, import_notation
+from tests.databases import fresh_postgres_database
+from tests.support import ROOT
+
+GAME_TEXT = (ROOT / "replays" / "hand-3p-first-game.evo").read_text()
+REPLAYS = sorted((ROOT / "replays").glob("*.evo"))
+
+
+class Tamperer:
+    """Changes the stored events of a game behind the ledger's back, with plain SQL."""
+
+    def __init__(self, ledger: Ledger, game_id: UUID) -> None:
+        self.database, self.game_id = ledger.settings.database, game_id
+        self.postgres = self.database.startswith("postgresql://")
+        self.table: str = ledger.recorder.events_table_name  # type: ignore[attr-defined]
+
+    def execute(self, statement: str, *params: Any) -> list[Any]:
+        statement = statement.replace("{table}", self.table)
+        if self.postgres:
+            with psycopg.connect(self.database, autocommit=True) as connection:
+                cursor = connection.execute(statement.replace("?", "%s"), params)
+                return cursor.fetchall() if cursor.description else []
+        with sqlite3.connect(self.database) as connection:
+            return connection.execute(statement, params).fetchall()
+
+    @property
+    def key(self) -> Any:
+        return self.game_id if self.postgres else self.game_id.hex
+
+    def stored(self, version: int) -> tuple[str, bytes]:
+        [(topic, state)] = self.execute(
+            "SELECT topic, state FROM {table} WHERE originator_id=? AND originator_version=?", self.key, version
+        )
+        return topic, bytes(state)
+
+    def write(self, version: int, topic: str, state: bytes) -> None:
+        self.execute(
+            "UPDATE {table} SET topic=?, state=? WHERE originator_id=? AND originator_version=?",
+            topic,
+            state,
+            self.key,
+            version,
+        )
+
+    def delete(self, condition: str, version: int) -> None:
+        self.execute(
+            f"DELETE FROM {self.table} WHERE originator_id=? AND originator_version{condition}?", self.key, version
+        )
+
+
+@pytest.fixture
+def recorded(ledger: Ledger) -> Iterator[Receipt]:
+    yield import_notation(ledger, GAME_TEXT)
+
+
+def first_roll(ledger: Ledger, game_id: UUID) -> int:
+    rolls = [e.originator_version for e in ledger.game_events(game_id) if type(e).__name__ == "DieRolled"]
+    first: int = rolls[0]
+    return first
+
+
+def test_an_untouched_game_audits_clean_with_its_receipt(ledger: Ledger, recorded: Receipt) -> None:
+    report = ledger.audit(recorded.game_id, expect_head=recorded.head_hash)
+    assert report.verdict == CLEAN and report.data["first_divergence"] is None
+    assert {c["check"]: c["verdict"] for c in report.data["checks"]} == {
+        "sequence": "pass",
+        "hashes": "pass",
+        "chain": "pass",
+        "setup": "pass",
+        "rules": "pass",
+        "head": "pass",
+    }
+    assert report.data["head"] == {"version": recorded.version, "hash": recorded.head_hash}
+
+
+def test_an_event_edited_in_the_database_is_named(ledger: Ledger, recorded: Receipt) -> None:
+    version = first_roll(ledger, recorded.game_id)
+    tamperer = Tamperer(ledger, recorded.game_id)
+    topic, state = tamperer.stored(version)
+    fields = ledger.mapper.transcoder.decode(state)
+    fields["notation"] = "roll x" if fields["notation"] != "roll x" else "roll horn"
+    tamperer.write(version, topic, ledger.mapper.transcoder.encode(fields))
+    report = ledger.audit(recorded.game_id)
+    assert report.verdict == DAMAGED
+    assert report.data["first_divergence"]["check"] == "hashes"
+    assert report.data["first_divergence"]["event"] == version
+    assert report.check("chain")["verdict"] == "pass"
+
+
+def test_a_dropped_event_is_named(ledger: Ledger, recorded: Receipt) -> None:
+    Tamperer(ledger, recorded.game_id).delete("=", 100)
+    report = ledger.audit(recorded.game_id)
+    assert report.data["first_divergence"]["check"] == "sequence"
+    assert report.data["first_divergence"]["event"] == 100
+    assert "event 100 is missing" in report.data["first_divergence"]["detail"]
+
+
+def test_two_events_swapped_are_named_at_the_first(ledger: Ledger, recorded: Receipt) -> None:
+    tamperer = Tamperer(ledger, recorded.game_id)
+    fifty, fifty_one = tamperer.stored(50), tamperer.stored(51)
+    tamperer.write(50, *fifty_one)
+    tamperer.write(51, *fifty)
+    report = ledger.audit(recorded.game_id)
+    assert report.verdict == DAMAGED
+    assert (report.data["first_divergence"]["check"], report.data["first_divergence"]["event"]) == ("hashes", 50)
+
+
+def test_events_cut_off_the_end_are_found_with_the_receipt(ledger: Ledger, recorded: Receipt) -> None:
+    actions = [e.originator_version for e in ledger.game_events(recorded.game_id) if hasattr(e, "notation")]
+    last_kept = actions[-2] - 1  # the last two actions and what they caused: the log still reads as a whole
+    Tamperer(ledger, recorded.game_id).delete(">", last_kept)
+    assert ledger.audit(recorded.game_id).verdict == CLEAN  # without the receipt, nothing shows the cut
+    report = ledger.audit(recorded.game_id, expect_head=recorded.head_hash)
+    assert report.verdict == DAMAGED
+    divergence = report.data["first_divergence"]
+    assert (divergence["check"], divergence["event"]) == ("head", last_kept + 1)
+    assert f"the log ends at event {last_kept}" in divergence["detail"]
+
+
+def test_a_consequence_changed_and_hashed_again_is_found_by_the_rules(ledger: Ledger, recorded: Receipt) -> None:
+    """Without a key to seal them, hashes can be made again; the rules still derive what the log should say."""
+    events = ledger.game_events(recorded.game_id)
+    settled = next(e for e in events if type(e).__name__ == "AuctionSettled")
+    tamperer = Tamperer(ledger, recorded.game_id)
+    rehash_from(ledger, tamperer, settled.originator_version, {"data": {**settled.data, "winner": "nobody"}})
+    report = ledger.audit(recorded.game_id)
+    assert report.check("hashes")["verdict"] == "pass" and report.check("chain")["verdict"] == "pass"
+    divergence = report.data["first_divergence"]
+    assert (divergence["check"], divergence["event"]) == ("rules", settled.originator_version)
+
+
+def rehash_from(ledger: Ledger, tamperer: Tamperer, version: int, change: dict[str, Any]) -> None:
+    """Change event `version`, then make its hash and every later one's again, as a forger without a key would."""
+    previous = ledger.mapper.transcoder.decode(tamperer.stored(version - 1)[1])["hash"]
+    for at in range(version, ledger.receipt(tamperer.game_id).version + 1):
+        topic, state = tamperer.stored(at)
+        fields = ledger.mapper.transcoder.decode(state)
+        if at == version:
+            fields.update(change)
+        fields["prev_hash"] = previous
+        content = {k: v for k, v in fields.items() if k not in ("timestamp", "class_version", "hash")}
+        fields["hash"] = previous = event_hash(topic, tamperer.game_id, at, fields["timestamp"], content)
+        tamperer.write(at, topic, ledger.mapper.transcoder.encode(fields))
+
+
+@pytest.mark.parametrize("path", REPLAYS, ids=[p.stem for p in REPLAYS])
+def test_every_golden_game_audits_clean_with_the_same_report_on_every_database_and_run(
+    path: Path, tmp_path: Path
+) -> None:
+    reports = []
+    with Ledger(Settings(str(tmp_path / "a.sqlite"))) as first:
+        receipt = import_notation(first, path.read_text())
+        bundle = export_bundle(first, receipt.game_id)
+    with fresh_postgres_database() as url:
+        for setting in (str(tmp_path / "a.sqlite"), url):
+            with Ledger(Settings(setting)) as ledger:
+                if setting == url:
+                    import_bundles(ledger, [bundle])
+                for _ in range(2):
+                    reports.append(ledger.audit(receipt.game_id, expect_head=receipt.head_hash))
+    assert all(report.verdict == CLEAN for report in reports)
+    assert len({report.canonical for report in reports}) == 1
+    assert reports[0].data["game"] == str(receipt.game_id)
