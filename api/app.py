@@ -13,7 +13,7 @@ from uuid import UUID
 from fastapi import FastAPI
 
 from api import errors
-from api.routes import events, games
+from api.routes import audits, events, games
 from evo_ledger.ledger import Ledger
 from evo_ledger.settings import Settings
 from evo_ledger.writer import GroupWriter
@@ -97,6 +97,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     errors.install(app)
     app.include_router(games.router, prefix="/v1")
     app.include_router(events.router, prefix="/v1")
+    app.include_router(audits.router, prefix="/v1")
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     return app
 

@@ -132,7 +132,8 @@ class Audit:
             return
         changed = self.pinned["ruleset_version"] != self.pinned["ruleset_version_used"]
         verdict = RULES_CHANGED if changed else FAIL
-        Refold(shadow, domain, rules, verdict, self.undone_rolls).run()
+        partial = self.up_to is not None and self.up_to < len(self.stored)
+        Refold(shadow, domain, rules, verdict, self.undone_rolls, partial).run()
 
     def _start(self, first: Any) -> Game | None:
         setup = self.checks["setup"]
@@ -175,16 +176,25 @@ class Audit:
         if self.expect_head is None:
             head.verdict, head.detail = NOT_RUN, "no receipt was given"
             return
-        last = events[-1][0].originator_version if events else 0
-        for stored, fields in events:
-            if fields.get("hash") == self.expect_head:
+        last = self.stored[-1].originator_version if self.stored else 0
+        read = {stored.originator_version: fields for stored, fields in events}
+        for stored in self.stored:  # the whole log, also beyond the event the audit stops at
+            fields = read.get(stored.originator_version) or self._fields_or_none(stored)
+            if fields is not None and fields.get("hash") == self.expect_head:
                 head.detail = f"the receipt's head is event {stored.originator_version} of {last}"
                 return
         head.fail(
-            last + 1 if events else 1,
+            last + 1,
             f"no event carries the receipt's head hash: the log ends at event {last}, so events after it were cut "
             "off, or the log was rewritten",
         )
+
+    def _fields_or_none(self, stored: StoredEvent) -> dict[str, Any] | None:
+        try:
+            fields: dict[str, Any] = self.mapper.transcoder.decode(stored.state)
+        except Exception:
+            return None
+        return fields
 
     def _report(self, events: Sequence[tuple[StoredEvent, dict[str, Any]]]) -> AuditReport:
         checks = [self.checks[name] for name in CHECK_NAMES]
@@ -214,9 +224,17 @@ class Refold:
     that gives compared with those recorded."""
 
     def __init__(
-        self, game: Game, recorded: Sequence[Any], check: Check, verdict: str, undone_rolls: list[dict[str, Any]]
+        self,
+        game: Game,
+        recorded: Sequence[Any],
+        check: Check,
+        verdict: str,
+        undone_rolls: list[dict[str, Any]],
+        partial: bool = False,
     ) -> None:
+        """`partial`: the log is audited only as far as an event, so what follows it is not missing."""
         self.game, self.recorded, self.check, self.verdict = game, recorded, check, verdict
+        self.partial = partial
         self.undone_rolls = undone_rolls
         game.collect_events()
 
@@ -240,6 +258,8 @@ class Refold:
             return version, f"event {version}: a consequence recorded with no action before it"
         for derived in made:
             at = derived.originator_version
+            if at > len(self.recorded) and self.partial:
+                break  # the audit stops at an event the action's consequences go beyond
             divergence = self._compare(self.recorded[at - 1] if at <= len(self.recorded) else None, derived)
             if divergence is not None:
                 return at, divergence
@@ -315,6 +335,28 @@ class AuditReport:
     @property
     def canonical(self) -> bytes:
         return canonical_bytes({**self.data, "report_hash": self.hash})
+
+    def text(self) -> str:
+        """The report in words: the verdict, the first divergence, a line a check, the undone rolls."""
+        data = self.data
+        head = data["head"] or {}
+        lines = [
+            f"audit of game {data['game']}: {data['verdict']}",
+            f"{data['events_audited']} events, head {head.get('hash')}",
+        ]
+        divergence = data["first_divergence"]
+        if divergence is not None:
+            lines.append(f"first divergence, at event {divergence['event']}: {divergence['detail']}")
+        for check in data["checks"]:
+            detail = f" ({check['detail']})" if check["detail"] else ""
+            lines.append(f"  {check['verdict']:<13} {check['check']:<9} {check['means']}{detail}")
+        for roll in data["undone_rolls"]:
+            lines.append(
+                f"  undone roll: event {roll['event']} {roll['roll']!r}, undone by event {roll['undone_by']}"
+                f" ({roll['reason']}): a re-roll"
+            )
+        lines.append(f"report hash {self.hash}")
+        return "\n".join(lines) + "\n"
 
     def check(self, name: str) -> dict[str, Any]:
         found: dict[str, Any] = next(c for c in self.data["checks"] if c["check"] == name)

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
+from evo_ledger.audit import CLEAN
 from evo_ledger.checker import GameSetupError
 from evo_ledger.console import PlaySession, completer
 from evo_ledger.game import NothingToUndo
@@ -60,6 +61,10 @@ def add_ledger_commands(commands: Any) -> None:
     export.add_argument("--bundle", action="store_true", help=f"a msgpack bundle ({BUNDLE_SUFFIX})")
     export.add_argument("--output", "-o", type=Path, metavar="FILE", help="where to write (default: standard output)")
     _command(commands, "play", "record a game interactively, one action a line", game=True)
+    audit = _command(commands, "audit", "check a game's log from its first event; exit 1 if it is not clean", game=True)
+    audit.add_argument("--event", type=int, metavar="N", help="audit the log up to event N (all of it by default)")
+    audit.add_argument("--expect-head", metavar="HASH", help="a receipt's head hash: shows whether events were cut")
+    audit.add_argument("--json", action="store_true", help="the report as canonical JSON, with its hash")
 
 
 def _command(commands: Any, name: str, summary: str, game: bool = False) -> argparse.ArgumentParser:
@@ -169,6 +174,18 @@ def log(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def audit_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    game_id = ledger.find_game(args.game)
+    if args.event is not None and args.event < 1:
+        raise CommandError(f"--event {args.event}: events are numbered from 1")
+    report = ledger.audit(game_id, up_to=args.event, expect_head=args.expect_head)
+    if args.json:
+        out.write(report.canonical.decode() + "\n")
+    else:
+        out.write(report.text())
+    return EXIT_OK if report.verdict == CLEAN else EXIT_REFUSED
+
+
 def games(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     for game_id in ledger.game_ids():
         game = ledger.game(game_id)
@@ -246,4 +263,5 @@ COMMANDS: dict[str, Callable[[Ledger, argparse.Namespace, TextIO], int]] = {
     "import": import_command,
     "export": export,
     "play": play,
+    "audit": audit_game,
 }

@@ -29,6 +29,7 @@ GAME_LINKS = {
         ("Events", "events"),
         ("State", "state"),
         ("Export", "export"),
+        ("Audit", "audit"),
     )
 }
 GAME_CREATED: dict[int | str, dict[str, Any]] = {

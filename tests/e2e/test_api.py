@@ -6,6 +6,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import pytest
 from fastapi.testclient import TestClient
@@ -246,3 +247,23 @@ def test_games_are_exported_and_imported_as_files_and_bundles(client: TestClient
     assert refused.status_code == 422 and refused.json()["ruling"] == "E2-02" and refused.json()["line"] == 14
     wrong = client.post("/v1/games/import", content=b"x", headers={"Content-Type": "image/png"})
     assert wrong.status_code == 415
+
+
+def test_a_game_is_audited_over_http_with_the_command_lines_report(client: TestClient, tmp_path: Path) -> None:
+    imported = client.post("/v1/games/import", content=HAND_GAME, headers={"Content-Type": "text/plain"}).json()
+    game, head = imported["game_id"], imported["head_hash"]
+    answer = client.get(f"/v1/games/{game}/audit", params={"expect_head": head})
+    assert answer.status_code == 200 and answer.json()["verdict"] == "clean"
+    ledger = client.app.state.ledger  # type: ignore[attr-defined]
+    assert answer.content == ledger.audit(UUID(game), expect_head=head).canonical
+    assert answer.headers["X-Report-Hash"] == answer.json()["report_hash"]
+    partial = client.get(f"/v1/games/{game}/audit", params={"event": 40}).json()
+    assert partial["events_audited"] == 40
+    assert client.get(f"/v1/games/{game}/audit", params={"expect_head": "x"}).json()["code"] == "invalid_request"
+
+
+def test_an_unfinished_game_with_a_held_card_is_audited_by_its_recorder_only(client: TestClient) -> None:
+    game, recorder = new_game(client)
+    assert append(client, game, recorder, *ROUND_ONE_AUCTION, f"cat drew {HELD_CARD}").status_code == 200
+    assert client.get(f"/v1/games/{game}/audit").json()["code"] == "hidden_until_over"
+    assert client.get(f"/v1/games/{game}/audit", headers=recorder).json()["verdict"] == "clean"

@@ -15,6 +15,7 @@ import pytest
 from evo_ledger.audit import CLEAN, DAMAGED
 from evo_ledger.game import event_hash
 from evo_ledger.ledger import Ledger, Receipt
+from evo_ledger.notation import parse_game
 from evo_ledger.settings import Settings
 from evo_ledger.transfer import export_bundle, import_bundles, import_notation
 from tests.databases import fresh_postgres_database
@@ -179,3 +180,26 @@ def test_every_golden_game_audits_clean_with_the_same_report_on_every_database_a
     assert all(report.verdict == CLEAN for report in reports)
     assert len({report.canonical for report in reports}) == 1
     assert reports[0].data["game"] == str(receipt.game_id)
+
+
+def test_an_undone_die_roll_is_reported_as_a_re_roll(ledger: Ledger) -> None:
+    actions = [line.text for line in parse_game(GAME_TEXT).actions]
+    first_roll_at = next(i for i, text in enumerate(actions) if text.startswith("roll "))
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.record(game, actions[: first_roll_at + 1])
+    undone = ledger.receipt(game).version
+    while type(ledger.game_events(game, after=undone - 1)[0]).__name__ != "DieRolled":
+        undone -= 1
+    ledger.undo(game, 1, "the die fell off the table")
+    ledger.record(game, actions[first_roll_at])
+    report = ledger.audit(game)
+    assert report.verdict == CLEAN
+    [roll] = report.data["undone_rolls"]
+    undo_event = next(e for e in ledger.game_events(game) if type(e).__name__ == "ActionsUndone")
+    assert roll == {
+        "event": undone,
+        "roll": actions[first_roll_at],
+        "undone_by": undo_event.originator_version,
+        "reason": "the die fell off the table",
+    }
+    assert "undone roll: event" in report.text()

@@ -107,3 +107,19 @@ def test_an_import_names_the_file_and_line_it_cannot_take(
     missing = tmp_path / "missing.evo"
     status, _, err = run(capsys, database, "import", str(missing))
     assert status == 2 and str(missing) in err
+
+
+def test_a_game_is_audited_from_the_command_line(database: str, capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, database, "new", "--kit", "standin-e2-3p", "--players", "ann", "ben", "cat")
+    status, out, _ = run(capsys, database, "record", "last", "order ann ben cat", "climate cw", "draw legs")
+    head = out.split("head ")[1].strip()
+    run(capsys, database, "undo", "last", "--reason", "the wrong gene")
+    status, out, _ = run(capsys, database, "audit", "last", "--expect-head", head)
+    assert status == 0 and "audit of game" in out and ": clean" in out
+    assert re.search(r"pass +head +.*the receipt's head is event 7 of 8", out)
+    status, out, _ = run(capsys, database, "audit", "last", "--json", "--event", "3")
+    with Ledger(Settings(database)) as ledger:
+        game_id = next(ledger.game_ids())
+        assert out.encode() == ledger.audit(game_id, up_to=3).canonical + b"\n"
+    status, _, err = run(capsys, database, "audit", "last", "--event", "0")
+    assert status == 2 and "--event 0" in err
