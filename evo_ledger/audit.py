@@ -236,6 +236,7 @@ class Refold:
         self.game, self.recorded, self.check, self.verdict = game, recorded, check, verdict
         self.partial = partial
         self.undone_rolls = undone_rolls
+        game.hashed = False  # type: ignore[misc]
         game.collect_events()
 
     def run(self) -> None:
@@ -282,7 +283,7 @@ class Refold:
 
     def _note_undone_rolls(self, event: Any) -> None:
         undone = set(event.versions)
-        for version, notation, _ in self.game.history:
+        for version, notation, _ in self.game.history[-len(undone) :]:
             if version in undone and type(self.recorded[version - 1]).__name__ == "DieRolled":
                 self.undone_rolls.append(
                     {"event": version, "roll": notation, "undone_by": event.originator_version, "reason": event.reason}
