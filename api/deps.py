@@ -75,6 +75,17 @@ def reader(game_id: str, request: Request, ledger: LedgerDep, token: TokenDep) -
 ReaderDep = Annotated[Reader, Depends(reader)]
 
 
+def hidden_from(reader: Reader, ledger: Ledger, game: Game) -> bool:
+    """Whether the game's log holds an action the reader may not see yet."""
+    if reads_hidden(reader, game):
+        return False
+    revealed = game.revealed_versions()
+    return any(
+        getattr(event, "visible_only_to", None) is not None and event.originator_version not in revealed
+        for event in ledger.game_events(game.id)
+    )
+
+
 def reads_hidden(reader: Reader, game: Game) -> bool:
     """What the rules keep hidden is shown to the recorder, and to everyone once the game is over."""
     return reader.sees_all or game.rules.outcome(game.state) is not None

@@ -19,7 +19,7 @@ from uuid import UUID
 from eventsourcing.persistence import Mapper, StoredEvent
 
 from evo_ledger.codec import canonical_bytes, digest
-from evo_ledger.game import GENESIS, Game, event_hash
+from evo_ledger.game import GENESIS, Game, stored_hash
 from evo_ledger.rules import RULESETS, UnknownRuleset
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.kit import KitError, parse_kit
@@ -108,11 +108,9 @@ class Audit:
         previous = GENESIS
         for stored, fields in events:
             version = stored.originator_version
-            content = {k: v for k, v in fields.items() if k not in ("timestamp", "class_version")}
             if fields.get("prev_hash") != previous:
                 chain.fail(version, f"event {version} does not carry the hash of event {version - 1}")
-            recomputed = event_hash(stored.topic, stored.originator_id, version, fields["timestamp"], content)
-            if recomputed != fields.get("hash"):
+            if stored_hash(stored.topic, stored.originator_id, version, fields) != fields.get("hash"):
                 hashes.fail(version, f"event {version}'s content does not match its hash: it was changed")
             previous = fields.get("hash", "")
 
@@ -163,10 +161,8 @@ class Audit:
             return None
         fields = {k: v for k, v in vars(first).items() if k not in ("originator_id", "originator_version", "timestamp")}
         fields["version"] = ruleset.version
-        try:
-            return Game._create(
-                Game.Started, id=first.originator_id, timestamp=first.timestamp, **fields
-            )  # the same setup, checked afresh
+        try:  # the same setup, made afresh with the ruleset of this build
+            return Game._create(Game.Started, id=first.originator_id, timestamp=first.timestamp, **fields)
         except (UnknownRuleset, ValueError) as error:
             setup.fail(1, f"the game cannot be set up: {error}")
             return None

@@ -97,6 +97,12 @@ def event_hash(topic: str, game_id: UUID | str, version: int, timestamp: datetim
     return digest([topic, str(game_id), version, timestamp.isoformat(), fields])
 
 
+def stored_hash(topic: str, game_id: UUID | str, version: int, fields: Mapping[str, Any]) -> str:
+    """The hash a stored event's decoded fields should carry (what is stored beside them is left out)."""
+    content = {key: value for key, value in fields.items() if key not in ("timestamp", "class_version")}
+    return event_hash(topic, game_id, version, fields["timestamp"], content)
+
+
 class Game(Aggregate):
     TOPIC = TOPIC_PREFIX
 

@@ -25,7 +25,7 @@ from eventsourcing.persistence import Mapper, StoredEvent
 from evo_ledger.access import GameAccess
 from evo_ledger.checker import load_pinned_kit_document
 from evo_ledger.codec import CodecError, pack, unpack
-from evo_ledger.game import CHECK_ON_FOLD, GENESIS, SNAPSHOT_INTERVAL, Game, GameSnapshot, event_hash
+from evo_ledger.game import CHECK_ON_FOLD, GENESIS, SNAPSHOT_INTERVAL, Game, GameSnapshot, stored_hash
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.notation import ActionLine, GameFileError, Header, format_game, parse_game
 from evo_ledger.rules import get_ruleset
@@ -79,11 +79,9 @@ def verify_chain(mapper: Mapper[UUID], events: Sequence[StoredEvent]) -> None:
         if event.originator_version != expected_version:
             raise BundleError(f"event {expected_version} is missing (found version {event.originator_version})")
         fields = mapper.transcoder.decode(event.state)
-        timestamp = fields.pop("timestamp")
-        fields.pop("class_version", None)
         if fields.get("prev_hash") != previous:
             raise BundleError(f"event {expected_version} does not follow the hash of event {expected_version - 1}")
-        if event_hash(event.topic, event.originator_id, expected_version, timestamp, fields) != fields["hash"]:
+        if stored_hash(event.topic, event.originator_id, expected_version, fields) != fields["hash"]:
             raise BundleError(f"event {expected_version}'s content does not match its hash")
         previous = fields["hash"]
 

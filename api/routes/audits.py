@@ -8,9 +8,8 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from api import schemas
-from api.deps import LedgerDep, ReaderDep, reads_hidden
+from api.deps import LedgerDep, ReaderDep, hidden_from
 from api.errors import ApiError
-from api.routes.events import page_of
 
 router = APIRouter(tags=["audit"], responses=schemas.PROBLEMS)
 
@@ -32,7 +31,7 @@ def audit(
     every action and consequence by the rules, and a receipt's head. The verdict is `clean`, `damaged` or
     `rules changed`; the first divergence names its event. The report carries its own hash."""
     game = ledger.game(reader.game_id)
-    if not reads_hidden(reader, game) and any(e.hidden for e in page_of(ledger, reader, 0, game.version).events):
+    if hidden_from(reader, ledger, game):
         raise ApiError(403, "hidden_until_over", "the log holds hidden actions: only the recorder may audit it now")
     report = ledger.audit(reader.game_id, up_to=event, expect_head=expect_head)
     return Response(report.canonical, media_type="application/json", headers={"X-Report-Hash": report.hash})

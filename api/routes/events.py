@@ -17,7 +17,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.responses import Response, StreamingResponse
 
 from api import schemas
-from api.deps import LedgerDep, Reader, ReaderDep, reads_hidden
+from api.deps import LedgerDep, Reader, ReaderDep, hidden_from, reads_hidden
 from api.errors import ApiError
 from api.routes.games import GAME_CREATED, result_of
 from evo_ledger.access import new_token
@@ -157,7 +157,7 @@ def export(
     show = reads_hidden(reader, game)
     if format == "notation":
         return Response(export_notation(ledger, reader.game_id, hide=not show), media_type="text/plain")
-    if not show and any(e.hidden for e in page_of(ledger, reader, 0, game.version).events):
+    if hidden_from(reader, ledger, game):
         raise ApiError(403, "hidden_until_over", "the bundle holds hidden actions: only the recorder may take it")
     return Response(export_bundle(ledger, reader.game_id), media_type=MSGPACK)
 

@@ -13,7 +13,7 @@ import psycopg
 import pytest
 
 from evo_ledger.audit import CLEAN, DAMAGED
-from evo_ledger.game import event_hash
+from evo_ledger.game import stored_hash
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.notation import parse_game
 from evo_ledger.settings import Settings
@@ -157,8 +157,8 @@ def rehash_from(ledger: Ledger, tamperer: Tamperer, version: int, change: dict[s
         if at == version:
             fields.update(change)
         fields["prev_hash"] = previous
-        content = {k: v for k, v in fields.items() if k not in ("timestamp", "class_version", "hash")}
-        fields["hash"] = previous = event_hash(topic, tamperer.game_id, at, fields["timestamp"], content)
+        del fields["hash"]
+        fields["hash"] = previous = stored_hash(topic, tamperer.game_id, at, fields)
         tamperer.write(at, topic, ledger.mapper.transcoder.encode(fields))
 
 
