@@ -18,24 +18,26 @@ from uuid import UUID
 
 from eventsourcing.persistence import Mapper, StoredEvent
 
-from evo_ledger.codec import canonical_bytes, digest
+from evo_ledger.codec import canonical_bytes, digest, unpack_sealed
 from evo_ledger.game import GENESIS, Game, stored_hash
 from evo_ledger.rules import RULESETS, UnknownRuleset
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.kit import KitError, parse_kit
 from evo_ledger.rules.text import NotationError
+from evo_ledger.seal import Sealer
 
 REPORT_FORMAT = "evo-ledger audit"
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 PASS, FAIL, RULES_CHANGED, NOT_RUN = "pass", "fail", "rules changed", "not run"
 CLEAN, DAMAGED = "clean", "damaged"
 # Fields every event has that the rules do not derive: where and when it was stored, and its hashes.
 UNDERIVED = frozenset({"originator_id", "originator_version", "timestamp", "hash", "prev_hash"})
-CHECK_NAMES = ("sequence", "hashes", "chain", "setup", "rules", "head")
+CHECK_NAMES = ("sequence", "hashes", "chain", "seals", "setup", "rules", "head")
 DESCRIPTIONS = {
     "sequence": "the events are numbered 1, 2, 3... with none missing and each readable",
     "hashes": "each event's hash is that of its own content",
     "chain": "each event carries the hash of the event before it",
+    "seals": "each event sealed by the server's key is as it was sealed: no one without the key changed it",
     "setup": "the ruleset and kit the game pinned are known and the kit's content matches its hash",
     "rules": "every action is legal where it stands and the consequences recorded are those the rules derive",
     "head": "the receipt's head hash is on an event of the log: nothing was cut off the end",
@@ -72,6 +74,8 @@ class Audit:
     mapper: Mapper[UUID]
     up_to: int | None = None
     expect_head: str | None = None
+    sealer: Sealer | None = None
+    seals: dict[int, bytes | None] = field(default_factory=dict)
     checks: dict[str, Check] = field(default_factory=lambda: {name: Check(name) for name in CHECK_NAMES})
     undone_rolls: list[dict[str, Any]] = field(default_factory=list)
     pinned: dict[str, Any] = field(default_factory=dict)
@@ -79,6 +83,7 @@ class Audit:
     def run(self) -> AuditReport:
         events = self._read()
         self._check_hashes(events)
+        self._check_seals(events)
         self._check_rules(events)
         self._check_head(events)
         return self._report(events)
@@ -94,7 +99,7 @@ class Audit:
                 sequence.fail(expected, f"event {expected} is missing: the next stored is {stored.originator_version}")
                 break
             try:
-                fields = self.mapper.transcoder.decode(stored.state)
+                fields, self.seals[expected] = unpack_sealed(stored.state)
             except Exception as error:
                 sequence.fail(expected, f"event {expected} cannot be read: {error}")
                 break
@@ -113,6 +118,27 @@ class Audit:
             if stored_hash(stored.topic, stored.originator_id, version, fields) != fields.get("hash"):
                 hashes.fail(version, f"event {version}'s content does not match its hash: it was changed")
             previous = fields.get("hash", "")
+
+    def _check_seals(self, events: Sequence[tuple[StoredEvent, dict[str, Any]]]) -> None:
+        """From the first sealed event on, every event carries the seal of its own bytes: events stored before
+        the key was set have none, but a forger who changes one must change the hashes of all after it."""
+        check = self.checks["seals"]
+        if self.sealer is None:
+            check.verdict, check.detail = NOT_RUN, "no seal key was given"
+            return
+        first_sealed = None
+        for stored, _ in events:
+            version, seal = stored.originator_version, self.seals[stored.originator_version]
+            if seal is None:
+                if first_sealed is not None:
+                    check.fail(version, f"event {version} carries no seal, though event {first_sealed} does")
+            elif not self.sealer.holds(stored, seal):
+                check.fail(version, f"event {version}'s seal does not match it: it was changed without the key")
+            first_sealed = first_sealed or (version if seal is not None else None)
+        if first_sealed is None:
+            check.verdict, check.detail = NOT_RUN, "no event carries a seal: the game was stored without a seal key"
+        elif first_sealed > 1 and check.verdict == PASS:
+            check.detail = f"events 1 to {first_sealed - 1} were stored before the key was set"
 
     def _check_rules(self, events: Sequence[tuple[StoredEvent, dict[str, Any]]]) -> None:
         setup, rules = self.checks["setup"], self.checks["rules"]
@@ -187,7 +213,7 @@ class Audit:
 
     def _fields_or_none(self, stored: StoredEvent) -> dict[str, Any] | None:
         try:
-            fields: dict[str, Any] = self.mapper.transcoder.decode(stored.state)
+            fields: dict[str, Any] = unpack_sealed(stored.state)[0]
         except Exception:
             return None
         return fields
@@ -366,6 +392,8 @@ def audit(
     mapper: Mapper[UUID],
     up_to: int | None = None,
     expect_head: str | None = None,
+    sealer: Sealer | None = None,
 ) -> AuditReport:
-    """The audit of a game's stored events (in version order), as far as event `up_to`."""
-    return Audit(game_id, stored, mapper, up_to, expect_head).run()
+    """The audit of a game's stored events (in version order), as far as event `up_to`; seals are checked with
+    `sealer`'s key."""
+    return Audit(game_id, stored, mapper, up_to, expect_head, sealer).run()

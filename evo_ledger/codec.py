@@ -60,6 +60,24 @@ def unpack(data: bytes) -> Any:
         raise CodecError(f"not a stored value: {error}") from None
 
 
+# A stored event sealed by a server key ends with its seal: 32 bytes of HMAC-SHA256, packed as msgpack binary.
+SEAL_MARK = b"\xc4\x20"
+SEAL_SIZE = len(SEAL_MARK) + 32
+
+
+def unpack_sealed(data: bytes) -> tuple[Any, bytes | None]:
+    """A stored value and the seal that follows it, if any; other bytes after the value are an error."""
+    try:
+        return msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, strict_map_key=False, timestamp=3), None
+    except msgpack.ExtraData as extra:
+        trailer = extra.extra
+        if len(trailer) == SEAL_SIZE and trailer.startswith(SEAL_MARK):
+            return extra.unpacked, bytes(trailer[len(SEAL_MARK) :])
+        raise CodecError(f"not a stored value: {len(trailer)} bytes follow it that are not a seal") from None
+    except (ValueError, msgpack.FormatError, msgpack.StackError) as error:
+        raise CodecError(f"not a stored value: {error}") from None
+
+
 class MsgpackTranscoder(Transcoder):
     """The event store's transcoder: msgpack, with UUID, datetime and tuple kept as they were."""
 
@@ -67,7 +85,8 @@ class MsgpackTranscoder(Transcoder):
         return pack(obj)
 
     def decode(self, data: bytes) -> Any:
-        return unpack(data)
+        """The stored value; a seal after it is left to `evo_ledger.seal`."""
+        return unpack_sealed(data)[0]
 
 
 def _json_default(value: Any) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
-from eventsourcing.persistence import IntegrityError, InternalError, StoredEvent, Transcoder
+from eventsourcing.persistence import IntegrityError, InternalError, Mapper, StoredEvent, Transcoder
 
 from evo_ledger.access import AnsweredAppend, GameAccess, access_id, answer_id, check_recorder
 from evo_ledger.audit import AuditReport, audit
@@ -24,6 +24,7 @@ from evo_ledger.game import SNAPSHOT_INTERVAL, Game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import OptionValue
 from evo_ledger.rules.kit import load_kit_document
+from evo_ledger.seal import Sealer, SealingMapper
 from evo_ledger.settings import Settings
 
 CACHED_GAMES = 256
@@ -152,6 +153,14 @@ class Ledger(Application[UUID]):
 
     def construct_transcoder(self) -> Transcoder:
         return MsgpackTranscoder()
+
+    def construct_mapper(self) -> Mapper[UUID]:
+        return SealingMapper(transcoder=self.construct_transcoder(), sealer=self.sealer)
+
+    @property
+    def sealer(self) -> Sealer | None:
+        key = self.settings.seal_key
+        return None if key is None else Sealer(key)
 
     def save(self, *objs: Any, **kwargs: Any) -> list[Any]:
         """Store the games' new events in one transaction, then the snapshots they took on the way.
@@ -301,7 +310,7 @@ class Ledger(Application[UUID]):
         stored = self.stored_events(game_id)
         if not stored:
             raise UnknownGame(game_id)
-        return audit(game_id, stored, self.mapper, up_to, expect_head)
+        return audit(game_id, stored, self.mapper, up_to, expect_head, self.sealer)
 
     def stored_events(self, game_id: UUID) -> list[StoredEvent]:
         return list(self.recorder.select_events(game_id))

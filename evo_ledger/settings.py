@@ -2,16 +2,20 @@
 
 EVO_LEDGER_DATABASE=games.sqlite                       (default: evo-ledger.sqlite in the working folder)
 EVO_LEDGER_DATABASE=postgresql://user:secret@host:5432/evo
+
+EVO_LEDGER_SEAL_KEY, if set, seals every event stored with that key (evo_ledger.seal); audits given it check the
+seals.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 DATABASE_VARIABLE = "EVO_LEDGER_DATABASE"
 DEFAULT_DATABASE = "evo-ledger.sqlite"
+SEAL_KEY_VARIABLE = "EVO_LEDGER_SEAL_KEY"
 # Seconds a writer waits for a lock before giving up with an error rather than hanging.
 LOCK_TIMEOUT_SECONDS = 5
 
@@ -23,10 +27,14 @@ class SettingsError(ValueError):
 @dataclass(frozen=True)
 class Settings:
     database: str = DEFAULT_DATABASE
+    seal_key: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_environment(cls) -> Settings:
-        return cls(database=os.environ.get(DATABASE_VARIABLE) or DEFAULT_DATABASE)
+        return cls(
+            database=os.environ.get(DATABASE_VARIABLE) or DEFAULT_DATABASE,
+            seal_key=os.environ.get(SEAL_KEY_VARIABLE) or None,
+        )
 
     @property
     def is_postgres(self) -> bool:

@@ -24,13 +24,14 @@ from eventsourcing.persistence import Mapper, StoredEvent
 
 from evo_ledger.access import GameAccess
 from evo_ledger.checker import load_pinned_kit_document
-from evo_ledger.codec import CodecError, pack, unpack
+from evo_ledger.codec import CodecError, pack, unpack, unpack_sealed
 from evo_ledger.game import CHECK_ON_FOLD, GENESIS, SNAPSHOT_INTERVAL, Game, GameSnapshot, stored_hash
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.notation import ActionLine, GameFileError, Header, format_game, parse_game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.text import NotationError
+from evo_ledger.seal import sealed_by, unsealed_bytes
 
 BUNDLE_FORMAT = "evo-ledger-bundle"
 BUNDLE_VERSION = 1
@@ -51,7 +52,7 @@ def export_bundle(ledger: Ledger, game_id: UUID) -> bytes:
             "format": BUNDLE_FORMAT,
             "version": BUNDLE_VERSION,
             "game": str(game_id),
-            "events": [[event.topic, event.originator_version, event.state] for event in events],
+            "events": [[event.topic, event.originator_version, unsealed_bytes(event.state)] for event in events],
         }
     )
 
@@ -72,13 +73,15 @@ def read_bundle(data: bytes) -> list[StoredEvent]:
         raise BundleError(f"the bundle's events are malformed: {error}") from None
 
 
-def verify_chain(mapper: Mapper[UUID], events: Sequence[StoredEvent]) -> None:
+def verify_chain(events: Sequence[StoredEvent]) -> None:
     """Each event's hash is over its own content, and each carries its predecessor's hash."""
     previous = GENESIS
     for expected_version, event in enumerate(events, start=1):
         if event.originator_version != expected_version:
             raise BundleError(f"event {expected_version} is missing (found version {event.originator_version})")
-        fields = mapper.transcoder.decode(event.state)
+        fields, seal = unpack_sealed(event.state)
+        if seal is not None:
+            raise BundleError(f"event {expected_version} carries a server's seal: bundles are exported without seals")
         if fields.get("prev_hash") != previous:
             raise BundleError(f"event {expected_version} does not follow the hash of event {expected_version - 1}")
         if stored_hash(event.topic, event.originator_id, expected_version, fields) != fields["hash"]:
@@ -128,9 +131,10 @@ class PreparedGame(NamedTuple):
 def bundle_game(mapper: Mapper[UUID], data: bytes) -> PreparedGame:
     """A bundle read and verified: its hash chain holds and every action is legal where it stands."""
     events = read_bundle(data)
-    verify_chain(mapper, events)
+    verify_chain(events)
     game, snapshots = fold(mapper, events)
-    return PreparedGame(Receipt.of(game), events, [mapper.to_stored_event(s) for s in snapshots])
+    sealed = [sealed_by(mapper, event) for event in events]
+    return PreparedGame(Receipt.of(game), sealed, [mapper.to_stored_event(s) for s in snapshots])
 
 
 def notation_game(mapper: Mapper[UUID], text: str, base: Path | None = None) -> PreparedGame:

@@ -13,11 +13,13 @@ import psycopg
 import pytest
 
 from evo_ledger.audit import CLEAN, DAMAGED
+from evo_ledger.codec import pack, unpack, unpack_sealed
 from evo_ledger.game import stored_hash
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.notation import parse_game
+from evo_ledger.seal import unsealed_bytes
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import export_bundle, import_bundles, import_notation
+from evo_ledger.transfer import BundleError, export_bundle, import_bundles, import_notation
 from tests.databases import fresh_postgres_database
 from tests.support import ROOT
 
@@ -85,6 +87,7 @@ def test_an_untouched_game_audits_clean_with_its_receipt(ledger: Ledger, recorde
         "sequence": "pass",
         "hashes": "pass",
         "chain": "pass",
+        "seals": "not run",
         "setup": "pass",
         "rules": "pass",
         "head": "pass",
@@ -149,7 +152,7 @@ def test_a_consequence_changed_and_hashed_again_is_found_by_the_rules(ledger: Le
 
 
 def rehash_from(ledger: Ledger, tamperer: Tamperer, version: int, change: dict[str, Any]) -> None:
-    """Change event `version`, then make its hash and every later one's again, as a forger without a key would."""
+    """Change event `version`, then make its hash and every later one's again, as a forger without the key would."""
     previous = ledger.mapper.transcoder.decode(tamperer.stored(version - 1)[1])["hash"]
     for at in range(version, ledger.receipt(tamperer.game_id).version + 1):
         topic, state = tamperer.stored(at)
@@ -159,7 +162,8 @@ def rehash_from(ledger: Ledger, tamperer: Tamperer, version: int, change: dict[s
         fields["prev_hash"] = previous
         del fields["hash"]
         fields["hash"] = previous = stored_hash(topic, tamperer.game_id, at, fields)
-        tamperer.write(at, topic, ledger.mapper.transcoder.encode(fields))
+        old_seal = state[len(unsealed_bytes(state)) :]  # kept: a forger cannot make a new one
+        tamperer.write(at, topic, ledger.mapper.transcoder.encode(fields) + old_seal)
 
 
 @pytest.mark.parametrize("path", REPLAYS, ids=[p.stem for p in REPLAYS])
@@ -203,3 +207,94 @@ def test_an_undone_die_roll_is_reported_as_a_re_roll(ledger: Ledger) -> None:
         "reason": "the die fell off the table",
     }
     assert "undone roll: event" in report.text()
+
+
+KEY = "the server's own secret"
+
+
+@pytest.fixture
+def sealed_ledger(database: str) -> Iterator[Ledger]:
+    with Ledger(Settings(database, seal_key=KEY)) as app:
+        yield app
+
+
+def annotate_and_finish(ledger: Ledger, game_id: UUID, actions: list[str]) -> Receipt:
+    ledger.annotate(game_id, 5, "the die rolled under the sofa")
+    return ledger.record(game_id, actions)
+
+
+def recorded_with_a_note(ledger: Ledger) -> tuple[Receipt, int]:
+    """A game with an annotation in the middle: a fact the rules cannot check, so only a seal protects it."""
+    actions = [line.text for line in parse_game(GAME_TEXT).actions]
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.record(game, actions[:20])
+    note = ledger.receipt(game).version + 1
+    return annotate_and_finish(ledger, game, actions[20:40]), note
+
+
+def test_a_sealed_game_audits_clean_and_with_another_key_fails_at_its_first_event(
+    sealed_ledger: Ledger, database: str
+) -> None:
+    receipt, _ = recorded_with_a_note(sealed_ledger)
+    report = sealed_ledger.audit(receipt.game_id, expect_head=receipt.head_hash)
+    assert report.verdict == CLEAN and report.check("seals") == {**report.check("seals"), "verdict": "pass"}
+    with Ledger(Settings(database, seal_key="a guess")) as other:
+        wrong = other.audit(receipt.game_id)
+    assert (wrong.data["first_divergence"]["check"], wrong.data["first_divergence"]["event"]) == ("seals", 1)
+
+
+def test_an_edit_hashed_again_is_found_only_with_the_key(sealed_ledger: Ledger, database: str) -> None:
+    receipt, note = recorded_with_a_note(sealed_ledger)
+    tamperer = Tamperer(sealed_ledger, receipt.game_id)
+    rehash_from(sealed_ledger, tamperer, note, {"text": "nothing happened"})
+    with Ledger(Settings(database)) as keyless:
+        assert keyless.audit(receipt.game_id).verdict == CLEAN  # hashes, chain and rules all hold
+    report = sealed_ledger.audit(receipt.game_id)
+    assert report.verdict == DAMAGED
+    divergence = report.data["first_divergence"]
+    assert (divergence["check"], divergence["event"]) == ("seals", note)
+    assert f"event {note}'s seal does not match it" in divergence["detail"]
+
+
+def test_a_seal_taken_off_an_event_is_named(sealed_ledger: Ledger) -> None:
+    receipt, note = recorded_with_a_note(sealed_ledger)
+    tamperer = Tamperer(sealed_ledger, receipt.game_id)
+    topic, state = tamperer.stored(note)
+    tamperer.write(note, topic, unsealed_bytes(state))
+    report = sealed_ledger.audit(receipt.game_id)
+    assert report.check("seals")["event"] == note and report.verdict == DAMAGED
+    assert f"event {note} carries no seal, though event 1 does" == report.check("seals")["detail"]
+
+
+def test_events_stored_before_the_key_was_set_are_left_unsealed(database: str) -> None:
+    actions = [line.text for line in parse_game(GAME_TEXT).actions]
+    with Ledger(Settings(database)) as keyless:
+        game = keyless.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+        before = keyless.record(game, actions[:10]).version
+        assert keyless.audit(game).check("seals")["detail"] == "no seal key was given"
+    with Ledger(Settings(database, seal_key=KEY)) as sealed:
+        assert sealed.audit(game).check("seals")["verdict"] == "not run"
+        sealed.record(game, actions[10:20])
+        report = sealed.audit(game)
+    assert report.verdict == CLEAN
+    assert report.check("seals")["detail"] == f"events 1 to {before} were stored before the key was set"
+
+
+def test_bundles_leave_seals_behind_and_the_importer_seals_what_it_accepts(
+    sealed_ledger: Ledger, tmp_path: Path
+) -> None:
+    receipt, _ = recorded_with_a_note(sealed_ledger)
+    bundle = export_bundle(sealed_ledger, receipt.game_id)
+    assert all(not seal_of(state) for _, _, state in unpack(bundle)["events"])
+    with Ledger(Settings(str(tmp_path / "elsewhere.sqlite"), seal_key="another server's key")) as elsewhere:
+        import_bundles(elsewhere, [bundle])
+        assert elsewhere.audit(receipt.game_id).check("seals")["verdict"] == "pass"
+        assert export_bundle(elsewhere, receipt.game_id) == bundle
+    sealed_events = [[t, v, s] for t, v, s in unpack(bundle)["events"]]
+    sealed_events[0][2] = sealed_ledger.stored_events(receipt.game_id)[0].state
+    with pytest.raises(BundleError, match="event 1 carries a server's seal"):
+        import_bundles(sealed_ledger, [pack({**unpack(bundle), "events": sealed_events})])
+
+
+def seal_of(state: bytes) -> bytes | None:
+    return unpack_sealed(state)[1]

@@ -8,7 +8,7 @@ from uuid import uuid4
 import msgpack
 import pytest
 
-from evo_ledger.codec import CodecError, MsgpackTranscoder, canonical_bytes, digest
+from evo_ledger.codec import SEAL_MARK, CodecError, MsgpackTranscoder, canonical_bytes, digest, unpack_sealed
 
 VALUES = [
     None, True, False, 0, -1, 2**40, 1.5, "", "ann", "🦕 évolution", b"\x00\xff",
@@ -60,3 +60,14 @@ def test_canonical_bytes_do_not_depend_on_the_order_of_keys() -> None:
     first, second = {"b": 1, "a": {"y": 2, "x": 3}}, {"a": {"x": 3, "y": 2}, "b": 1}
     assert canonical_bytes(first) == canonical_bytes(second)
     assert digest(first) == digest(second) != digest({"a": {"x": 3, "y": 2}, "b": 2})
+
+
+def test_a_seal_after_a_stored_value_is_read_apart_and_other_trailing_bytes_are_refused() -> None:
+    body = MsgpackTranscoder().encode({"hash": "ab"})
+    seal = bytes(range(32))
+    assert unpack_sealed(body + SEAL_MARK + seal) == ({"hash": "ab"}, seal)
+    assert MsgpackTranscoder().decode(body + SEAL_MARK + seal) == {"hash": "ab"}
+    assert unpack_sealed(body) == ({"hash": "ab"}, None)
+    for trailer in (b"\x01", SEAL_MARK + seal[:31], b"\xc4\x21" + seal + b"x"):
+        with pytest.raises(CodecError, match="not a seal"):
+            MsgpackTranscoder().decode(body + trailer)
