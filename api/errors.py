@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException
 
 from evo_ledger.access import RecorderRefused, TokenRequired
 from evo_ledger.checker import GameSetupError
+from evo_ledger.disputes import NotExplainable
 from evo_ledger.ledger import GameReferenceError, IdempotencyKeyReused, UnknownGame, VersionConflict
 from evo_ledger.notation import GameFileError
 from evo_ledger.rules import UnknownRuleset
@@ -48,6 +49,7 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
     UnknownRuleset: (422, "setup_error"),
     KitError: (422, "kit_error"),
     BundleError: (422, "bundle_error"),
+    NotExplainable: (422, "not_explainable"),
 }
 
 

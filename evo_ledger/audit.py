@@ -341,15 +341,10 @@ def _label(event: Any) -> str:
 
 
 @dataclass(frozen=True)
-class AuditReport:
-    """The report as data; `canonical` is its bytes, `hash` their SHA-256, also carried inside as `report_hash`."""
+class CanonicalReport:
+    """A report as data; `canonical` is its bytes, `hash` their SHA-256, also carried inside as `report_hash`."""
 
     data: dict[str, Any]
-
-    @property
-    def verdict(self) -> str:
-        verdict: str = self.data["verdict"]
-        return verdict
 
     @property
     def hash(self) -> str:
@@ -358,6 +353,13 @@ class AuditReport:
     @property
     def canonical(self) -> bytes:
         return canonical_bytes({**self.data, "report_hash": self.hash})
+
+
+class AuditReport(CanonicalReport):
+    @property
+    def verdict(self) -> str:
+        verdict: str = self.data["verdict"]
+        return verdict
 
     def text(self) -> str:
         """The report in words: the verdict, the first divergence, a line a check, the undone rolls."""

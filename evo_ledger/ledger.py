@@ -20,6 +20,7 @@ from eventsourcing.persistence import IntegrityError, InternalError, Mapper, Sto
 from evo_ledger.access import AnsweredAppend, GameAccess, access_id, answer_id, check_recorder
 from evo_ledger.audit import AuditReport, audit
 from evo_ledger.codec import MsgpackTranscoder
+from evo_ledger.disputes import ExplanationReport, WhatIfReport, explain_event, what_if
 from evo_ledger.game import SNAPSHOT_INTERVAL, Game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import OptionValue
@@ -311,6 +312,15 @@ class Ledger(Application[UUID]):
         if not stored:
             raise UnknownGame(game_id)
         return audit(game_id, stored, self.mapper, up_to, expect_head, self.sealer)
+
+    def explain(self, game_id: UUID, event: int) -> ExplanationReport:
+        """Why the rules decided as they did about the combat, survival phase, auction or climate reveal that
+        `event` belongs to (evo_ledger.disputes)."""
+        return explain_event(self.game(game_id), self.game_events(game_id), event)
+
+    def what_if(self, game_id: UUID, event: int, replacement: str | None) -> WhatIfReport:
+        """The game in a branch where the action at `event` is replaced (dropped if None); the log is untouched."""
+        return what_if(self.game(game_id), self.game_events(game_id), event, replacement)
 
     def stored_events(self, game_id: UUID) -> list[StoredEvent]:
         return list(self.recorder.select_events(game_id))

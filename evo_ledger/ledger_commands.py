@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from evo_ledger.audit import CLEAN
 from evo_ledger.checker import GameSetupError
 from evo_ledger.console import PlaySession, completer
+from evo_ledger.disputes import ExplanationReport, NotExplainable, WhatIfReport
 from evo_ledger.game import NothingToUndo
 from evo_ledger.ledger import GameReferenceError, Ledger, Receipt, UnknownGame, VersionConflict
 from evo_ledger.notation import GameFileError, parse_option_value
@@ -65,6 +66,17 @@ def add_ledger_commands(commands: Any) -> None:
     audit.add_argument("--event", type=int, metavar="N", help="audit the log up to event N (all of it by default)")
     audit.add_argument("--expect-head", metavar="HASH", help="a receipt's head hash: shows whether events were cut")
     audit.add_argument("--json", action="store_true", help="the report as canonical JSON, with its hash")
+    explain = _command(commands, "explain", "why the rules decided as they did about an event's combat, survival "
+                       "phase, auction or climate reveal", game=True)  # fmt: skip
+    explain.add_argument("event", type=int, metavar="EVENT", help="the event's number in the game's log")
+    explain.add_argument("--json", action="store_true", help="the explanation as canonical JSON, with its hash")
+    branch = _command(commands, "what-if", "fold the game again with one action replaced or dropped, in a branch "
+                      "(the log is not touched), and compare the standings", game=True)  # fmt: skip
+    branch.add_argument("event", type=int, metavar="EVENT", help="the action's event number in the game's log")
+    change = branch.add_mutually_exclusive_group(required=True)
+    change.add_argument("--replace", metavar="ACTION", help="the action, in notation, to put in its place")
+    change.add_argument("--drop", action="store_true", help="leave the action out")
+    branch.add_argument("--json", action="store_true", help="the report as canonical JSON, with its hash")
 
 
 def _command(commands: Any, name: str, summary: str, game: bool = False) -> argparse.ArgumentParser:
@@ -94,7 +106,7 @@ class CommandError(ValueError):
 
 BAD_INPUT = (
     CommandError, GameReferenceError, UnknownGame, NotationError, GameFileError, GameSetupError, ImportFileError,
-    KitError, SetupError, UnknownRuleset, SettingsError, OSError,
+    KitError, SetupError, UnknownRuleset, SettingsError, NotExplainable, OSError,
 )  # fmt: skip
 
 
@@ -186,6 +198,20 @@ def audit_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK if report.verdict == CLEAN else EXIT_REFUSED
 
 
+def explain(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    return _write_report(ledger.explain(ledger.find_game(args.game), args.event), args.json, out)
+
+
+def what_if(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    report = ledger.what_if(ledger.find_game(args.game), args.event, args.replace)
+    return _write_report(report, args.json, out)
+
+
+def _write_report(report: ExplanationReport | WhatIfReport, as_json: bool, out: TextIO) -> int:
+    out.write(report.canonical.decode() + "\n" if as_json else report.text())
+    return EXIT_OK
+
+
 def games(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     for game_id in ledger.game_ids():
         game = ledger.game(game_id)
@@ -264,4 +290,6 @@ COMMANDS: dict[str, Callable[[Ledger, argparse.Namespace, TextIO], int]] = {
     "export": export,
     "play": play,
     "audit": audit_game,
+    "explain": explain,
+    "what-if": what_if,
 }

@@ -1,15 +1,18 @@
-"""The audit of a game over HTTP: the same canonical report, byte for byte, as `evo-ledger audit --json`."""
+"""Disputes over HTTP: the audit of a game, the explanation of an event and a what-if branch, each the same
+canonical report, byte for byte, as the command line's `--json`."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 
 from api import schemas
-from api.deps import LedgerDep, ReaderDep, hidden_from
+from api.deps import LedgerDep, Reader, ReaderDep, hidden_from
 from api.errors import ApiError
+from evo_ledger.audit import CanonicalReport
+from evo_ledger.ledger import Ledger
 
 router = APIRouter(tags=["audit"], responses=schemas.PROBLEMS)
 
@@ -30,8 +33,52 @@ def audit(
     """The game's log checked from its first event: the sequence, each hash and the chain, the setup it pinned,
     every action and consequence by the rules, and a receipt's head. The verdict is `clean`, `damaged` or
     `rules changed`; the first divergence names its event. The report carries its own hash."""
-    game = ledger.game(reader.game_id)
-    if hidden_from(reader, ledger, game):
-        raise ApiError(403, "hidden_until_over", "the log holds hidden actions: only the recorder may audit it now")
-    report = ledger.audit(reader.game_id, up_to=event, expect_head=expect_head)
+    check_nothing_hidden(reader, ledger, "audit")
+    return report_response(ledger.audit(reader.game_id, up_to=event, expect_head=expect_head))
+
+
+EventNumber = Annotated[int, Path(ge=1, description="the event's version in the game's log")]
+
+
+@router.get(
+    "/games/{game_id}/events/{event}/explanation",
+    operation_id="explain",
+    responses={200: {"content": {"application/json": {}}, "description": "the explanation, canonical JSON"}},
+)
+def explain(reader: ReaderDep, ledger: LedgerDep, event: EventNumber) -> Response:
+    """Why the rules decided as they did about the combat, survival phase, auction or climate reveal the event
+    belongs to: every number they used, as data and in words. 422 `not_explainable` for any other event."""
+    check_nothing_hidden(reader, ledger, "explain")
+    return report_response(ledger.explain(reader.game_id, event))
+
+
+@router.get(
+    "/games/{game_id}/events/{event}/what-if",
+    operation_id="what_if",
+    responses={200: {"content": {"application/json": {}}, "description": "the branch's report, canonical JSON"}},
+)
+def what_if(
+    reader: ReaderDep,
+    ledger: LedgerDep,
+    event: EventNumber,
+    replace: Annotated[
+        str | None, Query(max_length=200, description="the action, in notation, to put in the event's place")
+    ] = None,
+    drop: Annotated[bool, Query(description="leave the event's action out")] = False,
+) -> Response:
+    """The game folded again in a branch with the event's action replaced or dropped, the later actions played
+    on while the rules allow them, and the recorded and the branch's standings side by side. The log is never
+    touched."""
+    if (replace is None) == (not drop):
+        raise ApiError(422, "invalid_request", "give either replace=ACTION or drop=true")
+    check_nothing_hidden(reader, ledger, "branch")
+    return report_response(ledger.what_if(reader.game_id, event, replace))
+
+
+def check_nothing_hidden(reader: Reader, ledger: Ledger, verb: str) -> None:
+    if hidden_from(reader, ledger, ledger.game(reader.game_id)):
+        raise ApiError(403, "hidden_until_over", f"the log holds hidden actions: only the recorder may {verb} it now")
+
+
+def report_response(report: CanonicalReport) -> Response:
     return Response(report.canonical, media_type="application/json", headers={"X-Report-Hash": report.hash})

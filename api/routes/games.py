@@ -30,6 +30,8 @@ GAME_LINKS = {
         ("State", "state"),
         ("Export", "export"),
         ("Audit", "audit"),
+        ("Explain", "explain"),
+        ("WhatIf", "what_if"),
     )
 }
 GAME_CREATED: dict[int | str, dict[str, Any]] = {

@@ -91,6 +91,25 @@ class Transition(NamedTuple, Generic[StateT]):
     warnings: tuple[Warning, ...] = ()
 
 
+class Step(NamedTuple, Generic[StateT, ActionT]):
+    """One effective action of a game: the state before it, the action, and what the rules derived from it."""
+
+    before: StateT
+    action: ActionT
+    consequences: tuple[Consequence, ...]
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why the rules decided as they did about one part of a game, as data and in words.
+
+    `kind` names what is explained (`combat`, `survival`, `auction`, `climate`); `data` holds only plain values."""
+
+    kind: str
+    data: Mapping[str, Any]
+    words: tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class OptionSpec:
     """A named option of a ruleset: where the sources leave a gap, the reading is chosen here, not in code."""
@@ -121,6 +140,9 @@ class Ruleset(Protocol[StateT, ActionT]):
 
     def outcome(self, state: StateT) -> Outcome | None:
         """The result once the game has ended, None while it goes on."""
+
+    def standings(self, state: StateT) -> Outcome:
+        """The standings as the game stands now: the outcome's, once it has ended."""
 
     def parse_action(self, text: str) -> ActionT:
         """Read an action in notation; raise NotationError naming the column and what was expected."""
@@ -153,6 +175,10 @@ class Ruleset(Protocol[StateT, ActionT]):
 
     def view(self, state: StateT) -> StateView:
         """The position in words: round, phase and whose turn, a line a player, the occupant of each space."""
+
+    def explain(self, steps: Sequence[Step[StateT, ActionT]], at: int) -> Explanation | None:
+        """Why the rules decided as they did about the part of the game that `steps[at]` belongs to (a combat,
+        a survival phase, an auction...), or None when there is nothing the rules decided there."""
 
 
 def passing(

@@ -267,3 +267,37 @@ def test_an_unfinished_game_with_a_held_card_is_audited_by_its_recorder_only(cli
     assert append(client, game, recorder, *ROUND_ONE_AUCTION, f"cat drew {HELD_CARD}").status_code == 200
     assert client.get(f"/v1/games/{game}/audit").json()["code"] == "hidden_until_over"
     assert client.get(f"/v1/games/{game}/audit", headers=recorder).json()["verdict"] == "clean"
+    settled = f"/v1/games/{game}/events/{len(ROUND_ONE_AUCTION) + 6}"
+    assert client.get(f"{settled}/explanation").json()["code"] == "hidden_until_over"
+    assert client.get(f"{settled}/what-if", params={"drop": True}).json()["code"] == "hidden_until_over"
+    assert client.get(f"{settled}/explanation", headers=recorder).json()["kind"] == "auction"
+
+
+def test_an_event_is_explained_and_branched_over_http_with_the_command_lines_reports(client: TestClient) -> None:
+    imported = client.post("/v1/games/import", content=HAND_GAME, headers={"Content-Type": "text/plain"}).json()
+    game = imported["game_id"]
+    ledger = client.app.state.ledger  # type: ignore[attr-defined]
+    roll = next(e.originator_version for e in ledger.game_events(UUID(game)) if type(e).__name__ == "DieRolled")
+    explained = client.get(f"/v1/games/{game}/events/{roll}/explanation")
+    assert explained.status_code == 200 and explained.json()["kind"] == "combat"
+    assert explained.content == ledger.explain(UUID(game), roll).canonical
+    assert explained.headers["X-Report-Hash"] == explained.json()["report_hash"]
+    branch = client.get(f"/v1/games/{game}/events/{roll}/what-if", params={"replace": "roll x"})
+    assert branch.status_code == 200 and branch.content == ledger.what_if(UUID(game), roll, "roll x").canonical
+    dropped = client.get(f"/v1/games/{game}/events/{roll}/what-if", params={"drop": True}).json()
+    assert dropped["change"]["becomes"] is None
+    refusals = {
+        "an event before the attack": client.get(f"/v1/games/{game}/events/{roll - 2}/explanation"),
+        "explanation beyond the log": client.get(f"/v1/games/{game}/events/{imported['version'] + 1}/explanation"),
+        "what-if with nothing to do": client.get(f"/v1/games/{game}/events/{roll}/what-if"),
+        "what-if with both": client.get(f"/v1/games/{game}/events/{roll}/what-if?drop=true&replace=roll+x"),
+        "illegal replacement": client.get(f"/v1/games/{game}/events/{roll}/what-if", params={"replace": "ann pass"}),
+    }
+    codes = {name: (answer.status_code, answer.json()["code"]) for name, answer in refusals.items()}
+    assert codes == {
+        "an event before the attack": (422, "not_explainable"),
+        "explanation beyond the log": (422, "not_explainable"),
+        "what-if with nothing to do": (422, "invalid_request"),
+        "what-if with both": (422, "invalid_request"),
+        "illegal replacement": (422, "not_explainable"),
+    }

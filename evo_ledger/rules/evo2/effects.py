@@ -17,3 +17,17 @@ class Effects:
 
     def warn(self, ruling: str, message: str) -> None:
         self.warnings.append(Warning(ruling, message))
+
+    def entering(self, phase: str, state: Any) -> None:
+        """Told as a phase begins, before anything of it happens (see `PhaseWatcher`)."""
+
+
+class PhaseWatcher(Effects):
+    """Effects that keep a copy of the state as each phase begins: what an explanation starts from."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.began: dict[str, Any] = {}
+
+    def entering(self, phase: str, state: Any) -> None:
+        self.began[phase] = state.copy()

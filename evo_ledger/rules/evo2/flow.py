@@ -62,6 +62,7 @@ def next_birth_turn(state: State, effects: Effects) -> None:
         state.turn = -1
     state.phase = Phase.SURVIVAL
     state.to_choose = state.order
+    effects.entering(Phase.SURVIVAL, state)
     advance_survival(state, effects)
 
 

@@ -8,12 +8,14 @@ from itertools import permutations
 from typing import Any
 
 from evo_ledger.rules.base import (
+    Explanation,
     OptionSpec,
     OptionValue,
     Outcome,
     RuleViolation,
     SetupError,
     StateView,
+    Step,
     Transition,
     passing,
     resolve_options,
@@ -46,7 +48,8 @@ from evo_ledger.rules.evo2.actions import (
     format_action,
     parse_action,
 )
-from evo_ledger.rules.evo2.effects import Effects
+from evo_ledger.rules.evo2.effects import Effects, PhaseWatcher
+from evo_ledger.rules.evo2.explain import explain
 from evo_ledger.rules.evo2.state import (
     ATTACK_ROLL,
     ESCAPE,
@@ -158,6 +161,9 @@ class Evo2Ruleset:
     def outcome(self, state: State) -> Outcome | None:
         return flow.standings(state) if state.phase == Phase.OVER else None
 
+    def standings(self, state: State) -> Outcome:
+        return flow.standings(state)
+
     def parse_action(self, text: str) -> Action:
         return parse_cached(text)
 
@@ -192,6 +198,9 @@ class Evo2Ruleset:
 
     def view(self, state: State) -> StateView:
         return view(state)
+
+    def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
+        return explain(steps, at, survival_start)
 
     def public_state(self, state: State) -> dict[str, Any]:
         """Without the names of the event cards in hand (their number stays) and the sixth sense's peek [E2-15,
@@ -467,3 +476,11 @@ def phase_actions(state: State) -> Iterator[Action]:
             yield Pass(player)
         case Phase.SURVIVAL:
             yield from survival.legal_removals(state, state.to_choose[0])
+
+
+def survival_start(step: Step[State, Action]) -> State | None:
+    """The state as the survival phase began inside the step's action, or None if it did not begin there."""
+    watcher = PhaseWatcher()
+    apply_action(step.before.copy(), step.action, watcher)
+    began: State | None = watcher.began.get(Phase.SURVIVAL)
+    return began

@@ -1,0 +1,169 @@
+"""Disputed outcomes answered from the log: why the rules decided as they did, and what a different action would
+have changed. Both fold the game again from its setup; neither touches the log.
+
+An explanation names the combat, survival phase, auction or climate reveal that an event belongs to, with every
+number the rules used (evo_ledger.rules.evo2.explain). A what-if replaces or drops one action in a branch, plays
+the game's later actions on after it for as long as the rules allow them, and compares the standings. Both are
+canonical reports carrying their hash, like the audit's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from evo_ledger.audit import CanonicalReport
+from evo_ledger.game import Game
+from evo_ledger.rules.base import Outcome, RuleViolation, Step
+from evo_ledger.rules.text import NotationError
+
+EXPLANATION_FORMAT = "evo-ledger explanation"
+WHAT_IF_FORMAT = "evo-ledger what-if"
+FORMAT_VERSION = 1
+
+
+class NotExplainable(ValueError):
+    """An event the request cannot be about: out of range, undone, or not something the rules decided."""
+
+
+class ExplanationReport(CanonicalReport):
+    def text(self) -> str:
+        data = self.data
+        lines = [f"event {data['event']} of game {data['game']}: {data['kind']}", *data["words"]]
+        return "\n".join([*lines, f"report hash {self.hash}"]) + "\n"
+
+
+class WhatIfReport(CanonicalReport):
+    def text(self) -> str:
+        data = self.data
+        change = data["change"]
+        what = f"event {change['event']} ({change['was']!r})"
+        lines = [f"what if {what} were {repr(change['becomes']) if change['becomes'] else 'dropped'}:"]
+        stop = data["branch"]["stopped_at"]
+        lines.append(f"  {data['branch']['actions_replayed']} later actions played again in the branch")
+        if stop is not None:
+            lines.append(f"  the branch stops at event {stop['event']} ({stop['action']!r}): {stop['reason']}")
+        for label in ("recorded", "branch"):
+            labels = data[label]["score_labels"]
+            standings = ", ".join(
+                f"{row['rank']}. {row['player']} ({_score_words(row['score'], labels)})"
+                for row in data[label]["standings"]
+            )
+            over = "final" if data[label]["over"] else "so far"
+            lines.append(f"  {label:<8} ({over}): {standings}")
+        return "\n".join([*lines, f"report hash {self.hash}"]) + "\n"
+
+
+def _score_words(score: Sequence[int], labels: Sequence[str]) -> str:
+    return ", ".join(f"{value} {label}" for value, label in zip(score, labels, strict=True))
+
+
+def effective_index(game: Game, events: Sequence[Any], version: int) -> int:
+    """Where in the game's effective actions the action event `version` is, or the one that caused it."""
+    if not 1 <= version <= len(events):
+        raise NotExplainable(f"event: the game has events 1 to {len(events)}, not {version}")
+    event = events[version - 1]
+    action_version = getattr(event, "cause", None) or version
+    positions = {entry[0]: index for index, entry in enumerate(game.history)}
+    if action_version not in positions:
+        why = "it is not an action" if not hasattr(event, "notation") else "it was undone or corrected since"
+        raise NotExplainable(f"event {version} ({type(event).__name__}) is not in the game as it stands: {why}")
+    return positions[action_version]
+
+
+def game_steps(game: Game) -> list[Step[Any, Any]]:
+    """The game's effective actions, each with the state before it and what the rules derive from it."""
+    rules = game.rules
+    state = rules.setup(game.kit, game.player_names, game.options)
+    steps = []
+    for _, notation, _ in game.history:
+        action = rules.parse_action(notation)
+        transition = rules.apply(state, action)
+        steps.append(Step(state, action, transition.consequences))
+        state = transition.state
+    return steps
+
+
+def explain_event(game: Game, events: Sequence[Any], version: int) -> ExplanationReport:
+    """Why the rules decided as they did about the combat, survival phase, auction or climate reveal that event
+    `version` belongs to."""
+    index = effective_index(game, events, version)
+    explanation = game.rules.explain(game_steps(game), index)
+    if explanation is None:
+        name = type(events[version - 1]).__name__
+        raise NotExplainable(
+            f"event {version} ({name}) is not part of a combat, a survival phase, an auction or a climate reveal"
+        )
+    data = dict(explanation.data)
+    if explanation.kind == "combat":
+        data["undone_rolls"] = _undone_rolls_of_combat(game, events, index)
+    return ExplanationReport(
+        {
+            "format": EXPLANATION_FORMAT,
+            "version": FORMAT_VERSION,
+            "game": str(game.id),
+            "event": version,
+            "kind": explanation.kind,
+            "data": data,
+            "words": list(explanation.words),
+        }
+    )
+
+
+def _undone_rolls_of_combat(game: Game, events: Sequence[Any], index: int) -> list[dict[str, Any]]:
+    """The die rolls undone between the attack and the roll that decided it (`index` is either's): re-rolls."""
+    if type(events[game.history[index][0] - 1]).__name__ != "DieRolled":
+        index += 1
+    attack_version, roll_version = game.history[index - 1][0], game.history[index][0]
+    return [
+        {"event": event.originator_version, "roll": event.notation}
+        for event in events[attack_version : roll_version - 1]
+        if type(event).__name__ == "DieRolled"
+    ]
+
+
+def what_if(game: Game, events: Sequence[Any], version: int, replacement: str | None) -> WhatIfReport:
+    """The game folded again with action `version` replaced by `replacement` (dropped if None), the later
+    actions played on after it while the rules allow them; the recorded and the branch's standings side by side."""
+    index = effective_index(game, events, version)
+    if getattr(events[version - 1], "cause", None) is not None:
+        raise NotExplainable(f"event {version} is a consequence: change the action at event {game.history[index][0]}")
+    steps = game_steps(game)
+    rules = game.rules
+    state = steps[index].before
+    if replacement is not None:
+        state = _replaced(rules, state, replacement)
+    replayed, stopped = 0, None
+    for (later_version, notation, _), step in zip(game.history[index + 1 :], steps[index + 1 :], strict=True):
+        try:
+            state = rules.apply(state, step.action).state
+        except RuleViolation as violation:
+            stopped = {"event": later_version, "action": notation, "reason": str(violation)}
+            break
+        replayed += 1
+    return WhatIfReport(
+        {
+            "format": WHAT_IF_FORMAT,
+            "version": FORMAT_VERSION,
+            "game": str(game.id),
+            "change": {"event": version, "was": game.history[index][1], "becomes": replacement},
+            "recorded": _standing(rules, game.state),
+            "branch": {**_standing(rules, state), "actions_replayed": replayed, "stopped_at": stopped},
+        }
+    )
+
+
+def _replaced(rules: Any, state: Any, notation: str) -> Any:
+    try:
+        return rules.apply(state, rules.parse_action(notation)).state
+    except (RuleViolation, NotationError) as refusal:
+        raise NotExplainable(f"replace: {notation!r} is not legal where the event stood: {refusal}") from None
+
+
+def _standing(rules: Any, state: Any) -> dict[str, Any]:
+    outcome: Outcome = rules.standings(state)
+    return {
+        "over": rules.outcome(state) is not None,
+        "score_labels": list(outcome.score_labels),
+        "standings": [{"rank": row.rank, "player": row.player, "score": list(row.score)} for row in outcome.standings],
+    }
