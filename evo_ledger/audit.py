@@ -18,6 +18,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import Mapper, StoredEvent
 
+from evo_ledger import selfplay
 from evo_ledger.codec import canonical_bytes, digest, unpack_sealed
 from evo_ledger.game import GENESIS, Game, stored_hash
 from evo_ledger.rules import RULESETS, UnknownRuleset
@@ -30,9 +31,10 @@ REPORT_FORMAT = "evo-ledger audit"
 REPORT_VERSION = 2
 PASS, FAIL, RULES_CHANGED, NOT_RUN = "pass", "fail", "rules changed", "not run"
 CLEAN, DAMAGED = "clean", "damaged"
+CHANCE_FACTS = frozenset({"InitiativeDrawn", "ClimateTokenRevealed", "GeneDrawn", "DieRolled"})
 # Fields every event has that the rules do not derive: where and when it was stored, and its hashes.
 UNDERIVED = frozenset({"originator_id", "originator_version", "timestamp", "hash", "prev_hash"})
-CHECK_NAMES = ("sequence", "hashes", "chain", "seals", "setup", "rules", "head")
+CHECK_NAMES = ("sequence", "hashes", "chain", "seals", "setup", "rules", "chance", "head")
 DESCRIPTIONS = {
     "sequence": "the events are numbered 1, 2, 3... with none missing and each readable",
     "hashes": "each event's hash is that of its own content",
@@ -40,6 +42,8 @@ DESCRIPTIONS = {
     "seals": "each event sealed by the server's key is as it was sealed: no one without the key changed it",
     "setup": "the ruleset and kit the game pinned are known and the kit's content matches its hash",
     "rules": "every action is legal where it stands and the consequences recorded are those the rules derive",
+    "chance": "a game the service generated reveals the seed it committed to, and every chance action is the one "
+    "that seed draws",
     "head": "the receipt's head hash is on an event of the log: nothing was cut off the end",
 }
 
@@ -158,6 +162,30 @@ class Audit:
         verdict = RULES_CHANGED if changed else FAIL
         partial = self.up_to is not None and self.up_to < len(self.stored)
         Refold(shadow, domain, rules, verdict, self.undone_rolls, partial).run()
+        self._check_chance(shadow, domain)
+
+    def _check_chance(self, shadow: Game, domain: Sequence[Any]) -> None:
+        """A generated game's chance actions drawn again from the seed it revealed (evo_ledger.selfplay)."""
+        chance = self.checks["chance"]
+        revealed = [event for event in domain if isinstance(event, Game.SeedRevealed)]
+        if shadow.commitment is None:
+            chance.verdict, chance.detail = NOT_RUN, "the game was played at a table: its chance is in the log"
+        elif self.checks["rules"].verdict != PASS:
+            chance.verdict, chance.detail = NOT_RUN, "the rules check failed first"
+        elif not revealed:
+            chance.verdict, chance.detail = NOT_RUN, "the game's seed is not revealed yet"
+        elif revealed[0].generator != selfplay.CHANCE_GENERATOR:
+            chance.fail(revealed[0].originator_version, f"the generator {revealed[0].generator!r} is not known here")
+        else:
+            history = shadow.history
+            actions = [shadow.rules.parse_action(notation) for _, notation, _ in history]
+            unseeded = selfplay.first_unseeded(shadow.kit, shadow.player_names, revealed[0].seed, actions)
+            if unseeded is not None:
+                version, notation, _ = history[unseeded]
+                chance.fail(version, f"event {version} ({notation!r}) is not what the revealed seed draws")
+            else:
+                drawn = sum(1 for action in actions if shadow.rules.fact_of(action) in CHANCE_FACTS)
+                chance.detail = f"{drawn} chance actions drawn again from seed {revealed[0].seed}"
 
     def _start(self, first: Any) -> Game | None:
         setup = self.checks["setup"]
@@ -299,6 +327,8 @@ class Refold:
             game.undo(len(event.versions), event.reason)
         elif isinstance(event, Game.AnnotationAdded):
             game.annotate(event.about, event.text)
+        elif isinstance(event, Game.SeedRevealed):
+            game.reveal_seed(event.generator, event.salt, event.seed)
         else:
             return None
         return list(game.collect_events())

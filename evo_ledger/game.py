@@ -97,6 +97,11 @@ def event_hash(topic: str, game_id: UUID | str, version: int, timestamp: datetim
     return digest([topic, str(game_id), version, timestamp.isoformat(), fields])
 
 
+def seed_commitment(generator: str, salt: str, seed: int) -> str:
+    """What a generated game's first event carries: the hash of its chance generator, secret salt and seed."""
+    return digest({"generator": generator, "salt": salt, "seed": seed})
+
+
 def stored_hash(topic: str, game_id: UUID | str, version: int, fields: Mapping[str, Any]) -> str:
     """The hash a stored event's decoded fields should carry (what is stored beside them is left out)."""
     content = {key: value for key, value in fields.items() if key not in ("timestamp", "class_version")}
@@ -123,10 +128,12 @@ class Game(Aggregate):
     class Started(Created):
         """The game's setup, pinned: ruleset and version, the kit (its whole content and hash), players, options.
 
-        Version 2 gives each player a seat and a stable id; version 1 listed names only."""
+        Version 2 gives each player a seat and a stable id; version 1 listed names only. Version 3 adds the
+        commitment of a game the service generates: the hash of its chance generator, secret salt and seed,
+        revealed by `SeedRevealed` at its end (None for a game played at a table)."""
 
         TOPIC = topic_of("Started")
-        class_version = 2
+        class_version = 3
         ruleset: str
         version: str
         kit: str
@@ -134,6 +141,7 @@ class Game(Aggregate):
         kit_document: dict[str, Any]
         players: list[dict[str, Any]]
         options: dict[str, Any]
+        commitment: str | None
         prev_hash: str
         hash: str
 
@@ -142,6 +150,10 @@ class Game(Aggregate):
             state["players"] = [
                 {"seat": seat, "name": name, "id": player_id(name)} for seat, name in enumerate(state["players"], 1)
             ]
+
+        @staticmethod
+        def upcast_v2_v3(state: dict[str, Any]) -> None:
+            state["commitment"] = None
 
     class ActionRecorded(Event):
         """An action made at the table, in the ruleset's notation."""
@@ -183,6 +195,14 @@ class Game(Aggregate):
             game.undo_to(len(game.history) - 1)
             game.apply_action(self.notation, self.originator_version)
 
+    class SeedRevealed(Event):
+        """The end of a game the service generated: the generator, salt and seed its first event committed to."""
+
+        TOPIC = topic_of("SeedRevealed")
+        generator: str
+        salt: str
+        seed: int
+
     class AnnotationAdded(Event):
         TOPIC = topic_of("AnnotationAdded")
         about: int
@@ -205,10 +225,12 @@ class Game(Aggregate):
         kit_document: dict[str, Any],
         players: list[dict[str, Any]],
         options: dict[str, Any],
+        commitment: str | None,
         prev_hash: str,
         hash: str,
     ) -> None:
         self.ruleset_name, self.ruleset_version = ruleset, version
+        self.commitment = commitment
         self.kit_name, self.kit_hash, self.kit_document = kit, kit_hash, kit_document
         self.players = players
         self.options = options
@@ -230,8 +252,10 @@ class Game(Aggregate):
         players: Sequence[tuple[str, str | None]],
         options: Mapping[str, OptionValue],
         timestamp: datetime | None = None,
+        commitment: str | None = None,
     ) -> Game:
-        """A new game; `players` are (name, stable id or None) in seat order."""
+        """A new game; `players` are (name, stable id or None) in seat order; `commitment` is that of a game the
+        service generates (`seed_commitment`)."""
         game_id = uuid.uuid4()
         # In UTC, as stored: the hash is over the time's ISO text.
         timestamp = (timestamp or cls.Started.create_timestamp()).astimezone(UTC)
@@ -246,6 +270,7 @@ class Game(Aggregate):
                 for seat, (name, given) in enumerate(players, start=1)
             ],
             "options": dict(options),
+            "commitment": commitment,
             "prev_hash": GENESIS,
             "originator_topic": cls.TOPIC,
         }
@@ -313,6 +338,16 @@ class Game(Aggregate):
             raise NothingToUndo(f"there are {len(self.history)} actions to undo, not {count}")
         versions = [entry[0] for entry in self.history[-count:]]
         self.trigger_event(self.ActionsUndone, versions=versions, reason=reason)
+
+    def reveal_seed(self, generator: str, salt: str, seed: int) -> None:
+        """Reveal, once the game is over, what its first event committed to; anything else is refused."""
+        if self.commitment is None:
+            raise ValueError("the game was not generated from a committed seed")
+        if self._rules.outcome(self.state) is None:
+            raise ValueError("the seed is revealed only at the game's end")
+        if seed_commitment(generator, salt, seed) != self.commitment:
+            raise ValueError("the generator, salt and seed given are not those the game committed to")
+        self.trigger_event(self.SeedRevealed, generator=generator, salt=salt, seed=seed)
 
     def annotate(self, about: int, text: str) -> None:
         if not 1 <= about <= self.version:
@@ -419,6 +454,7 @@ class Game(Aggregate):
         """The game as plain values: setup, head hash, annotations, the effective actions and the rules state."""
         return {
             "setup": [self.ruleset_name, self.ruleset_version, self.kit_name, self.kit_hash, self.kit_document],
+            "commitment": self.commitment,
             "players": self.players,
             "options": self.options,
             "head_hash": self.head_hash,
@@ -441,6 +477,7 @@ class Game(Aggregate):
         game._created_on, game._modified_on = data["created_on"], data["modified_on"]
         ruleset, ruleset_version, kit, kit_hash, kit_document = data["setup"]
         game.ruleset_name, game.ruleset_version = ruleset, ruleset_version
+        game.commitment = data.get("commitment")
         game.kit_name, game.kit_hash, game.kit_document = kit, kit_hash, kit_document
         game.players, game.options, game.head_hash = data["players"], data["options"], data["head_hash"]
         game.annotations = [(about, text) for about, text in data["annotations"]]

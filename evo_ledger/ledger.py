@@ -6,6 +6,7 @@ that a recorder can keep as proof of what it wrote.
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -17,11 +18,12 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.persistence import IntegrityError, InternalError, Mapper, StoredEvent, Transcoder
 
+from evo_ledger import selfplay
 from evo_ledger.access import AnsweredAppend, GameAccess, access_id, answer_id, check_recorder
 from evo_ledger.audit import AuditReport, audit
 from evo_ledger.codec import MsgpackTranscoder
 from evo_ledger.disputes import ExplanationReport, WhatIfReport, explain_event, what_if
-from evo_ledger.game import SNAPSHOT_INTERVAL, Game
+from evo_ledger.game import SNAPSHOT_INTERVAL, Game, seed_commitment
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import OptionValue
 from evo_ledger.rules.kit import load_kit_document
@@ -199,6 +201,23 @@ class Ledger(Application[UUID]):
         game = Game.start(get_ruleset(ruleset), document, loaded, seats, options or {})
         access = [GameAccess.grant(game.id, recorder_token)] if recorder_token is not None else []
         return self.save_games([game], also=access)[0]
+
+    def generate_game(self, players: int, bot: str = "sensible", seed: int | None = None) -> Receipt:
+        """A whole game played by seeded bots (evo_ledger.selfplay) and stored in one transaction. Its first event
+        commits to the chance generator, a secret salt and the seed (a random one unless given); its last
+        reveals them, so that an audit can draw every roll again."""
+        if players not in range(2, 6):
+            raise ValueError(f"players: a generated game has 2 to 5 players, not {players}")
+        seed = secrets.randbits(63) if seed is None else seed
+        salt = secrets.token_hex(16)
+        document, kit = load_kit_document(f"standin-e2-{players}p")
+        names = selfplay.PLAYER_NAMES[:players]
+        commitment = seed_commitment(selfplay.CHANCE_GENERATOR, salt, seed)
+        game = Game.start(selfplay.RULES, document, kit, [(name, None) for name in names], {}, commitment=commitment)
+        for action, _ in selfplay.play(kit, names, seed, selfplay.BOTS[bot]):
+            game.record(selfplay.RULES.format_action(action))
+        game.reveal_seed(selfplay.CHANCE_GENERATOR, salt, seed)
+        return self.save_games([game])[0]
 
     def record(
         self,

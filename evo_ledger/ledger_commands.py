@@ -25,6 +25,7 @@ from evo_ledger.rules import UnknownRuleset
 from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kit import KitError
 from evo_ledger.rules.text import NotationError
+from evo_ledger.selfplay import BOTS
 from evo_ledger.settings import Settings, SettingsError
 from evo_ledger.transfer import BUNDLE_SUFFIX, ImportFileError, export_bundle, export_notation, import_files
 from evo_ledger.views import event_line, position
@@ -66,6 +67,11 @@ def add_ledger_commands(commands: Any) -> None:
     audit.add_argument("--event", type=int, metavar="N", help="audit the log up to event N (all of it by default)")
     audit.add_argument("--expect-head", metavar="HASH", help="a receipt's head hash: shows whether events were cut")
     audit.add_argument("--json", action="store_true", help="the report as canonical JSON, with its hash")
+    generate = _command(commands, "generate", "play a game with seeded bots and store it, committed to a secret "
+                        "salt and its seed, revealed at its end for the audit")  # fmt: skip
+    generate.add_argument("--players", type=int, choices=range(2, 6), default=4, metavar="2-5")
+    generate.add_argument("--seed", type=int, help="the seed (default: a random one)")
+    generate.add_argument("--bot", choices=sorted(BOTS), default="sensible")
     explain = _command(commands, "explain", "why the rules decided as they did about an event's combat, survival "
                        "phase, auction or climate reveal", game=True)  # fmt: skip
     explain.add_argument("event", type=int, metavar="EVENT", help="the event's number in the game's log")
@@ -124,6 +130,13 @@ def new_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     players = [tuple(p.split("=", 1)) if "=" in p else p for p in args.players]
     options = dict(parse_named_option(text) for text in args.option)
     receipt = ledger.create_game(args.ruleset, args.kit, players, options)
+    print(f"game {receipt.game_id}", file=out)
+    print_receipt(receipt, out)
+    return EXIT_OK
+
+
+def generate(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    receipt = ledger.generate_game(args.players, args.bot, args.seed)
     print(f"game {receipt.game_id}", file=out)
     print_receipt(receipt, out)
     return EXIT_OK
@@ -280,6 +293,7 @@ def play(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 COMMANDS: dict[str, Callable[[Ledger, argparse.Namespace, TextIO], int]] = {
     "new": new_game,
+    "generate": generate,
     "record": record,
     "undo": undo,
     "note": note,

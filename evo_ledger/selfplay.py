@@ -4,6 +4,10 @@ Chance and choice come from two generators seeded from the game's seed, so that 
 chance stream: `Random("chance:SEED")` shuffles the climate pile and the gene bag, draws the initiative order
 and rolls the die; `Random("bots:SEED")` breaks the bots' ties. Python's `random.Random` seeded with a string is
 the same on every platform, so the same seed always gives the same game, byte for byte.
+
+That is the generator named `CHANCE_GENERATOR`: a game the service generates commits to it, a secret salt and
+its seed in its first event and reveals them at its end, and the audit draws every chance action again from
+them (`first_unseeded`): the initiative order, each climate token, each gene and each die face.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from evo_ledger.rules.evo2.state import ESCAPE, Phase, State
 from evo_ledger.rules.kit import Kit, load_kit
 
 PLAYER_NAMES = ("ann", "ben", "cat", "dan", "eve")
+CHANCE_GENERATOR = "evo-ledger selfplay evo2 1: Random('chance:SEED') drawing for Table"
 RULES = Evo2Ruleset()
 Bot = Callable[[State, Sequence[Action], random.Random], Action]
 
@@ -140,6 +145,11 @@ class SelfPlayGame:
 
 def next_action(state: State, table: Table, bot: Bot, rng: random.Random) -> Action:
     """Chance's move when the rules wait on chance (the initiative draw, a token, a gene, the die); else the bot's."""
+    return chance_action(state, table) or bot(state, list(RULES.legal_actions(state)), rng)
+
+
+def chance_action(state: State, table: Table) -> Action | None:
+    """What chance draws when the rules wait on it, None when a player is to choose."""
     if state.phase == Phase.ORDER:
         return table.order(list(state.players))
     if state.pending is not None and state.pending.kind != ESCAPE:
@@ -148,7 +158,19 @@ def next_action(state: State, table: Table, bot: Bot, rng: random.Random) -> Act
         return table.reveal()
     if state.phase == Phase.MUTATIONS:
         return table.draw(state.lab, len(state.players) - 1)
-    return bot(state, list(RULES.legal_actions(state)), rng)
+    return None
+
+
+def first_unseeded(kit: Kit, names: Sequence[str], seed: int, actions: Sequence[Action]) -> int | None:
+    """The index of the first chance action in `actions` that the seed's generator does not give, or None."""
+    state = RULES.setup(kit, names, {})
+    table = Table(kit, random.Random(f"chance:{seed}"))
+    for index, action in enumerate(actions):
+        drawn = chance_action(state, table)
+        if drawn is not None and drawn != action:
+            return index
+        state = RULES.replay(state, action)
+    return None
 
 
 def play(kit: Kit, names: Sequence[str], seed: int, bot: Bot) -> Iterator[tuple[Action, Transition[State]]]:

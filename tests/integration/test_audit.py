@@ -14,10 +14,12 @@ import pytest
 
 from evo_ledger.audit import CLEAN, DAMAGED
 from evo_ledger.codec import pack, unpack, unpack_sealed
-from evo_ledger.game import stored_hash
+from evo_ledger.game import Game, seed_commitment, stored_hash
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.notation import parse_game
+from evo_ledger.rules.kit import load_kit_document
 from evo_ledger.seal import unsealed_bytes
+from evo_ledger.selfplay import BOTS, CHANCE_GENERATOR, PLAYER_NAMES, RULES, play
 from evo_ledger.settings import Settings
 from evo_ledger.transfer import BundleError, export_bundle, import_bundles, import_notation
 from tests.databases import fresh_postgres_database
@@ -90,6 +92,7 @@ def test_an_untouched_game_audits_clean_with_its_receipt(ledger: Ledger, recorde
         "seals": "not run",
         "setup": "pass",
         "rules": "pass",
+        "chance": "not run",
         "head": "pass",
     }
     assert report.data["head"] == {"version": recorded.version, "hash": recorded.head_hash}
@@ -298,3 +301,59 @@ def test_bundles_leave_seals_behind_and_the_importer_seals_what_it_accepts(
 
 def seal_of(state: bytes) -> bytes | None:
     return unpack_sealed(state)[1]
+
+
+def test_a_generated_game_reveals_its_committed_seed_and_every_roll_is_drawn_again(ledger: Ledger) -> None:
+    receipt = ledger.generate_game(3, seed=10)
+    first, last = ledger.game_events(receipt.game_id)[0], ledger.game_events(receipt.game_id)[-1]
+    assert type(last).__name__ == "SeedRevealed" and last.seed == 10 and last.generator == CHANCE_GENERATOR
+    assert first.commitment == seed_commitment(CHANCE_GENERATOR, last.salt, 10)
+    report = ledger.audit(receipt.game_id, expect_head=receipt.head_hash)
+    assert report.verdict == CLEAN
+    chance = report.check("chance")
+    assert chance["verdict"] == "pass" and chance["detail"].endswith("chance actions drawn again from seed 10")
+    assert ledger.audit(receipt.game_id).canonical == ledger.audit(receipt.game_id).canonical
+
+
+def test_a_game_whose_rolls_are_not_those_of_its_revealed_seed_is_named_at_the_first(ledger: Ledger) -> None:
+    """A forger commits to seed 10, plays with seed 11 and reveals 10: every action is legal, the chance is not."""
+    document, kit = load_kit_document("standin-e2-3p")
+    names = PLAYER_NAMES[:3]
+    claimed = [RULES.format_action(a) for a, _ in play(kit, names, 10, BOTS["sensible"])]
+    played = [RULES.format_action(a) for a, _ in play(kit, names, 11, BOTS["sensible"])]
+    commitment = seed_commitment(CHANCE_GENERATOR, "salt", 10)
+    game = Game.start(RULES, document, kit, [(name, None) for name in names], {}, commitment=commitment)
+    game.record_all(played)
+    game.reveal_seed(CHANCE_GENERATOR, "salt", 10)
+    ledger.save_games([game])
+    differs = next(i for i, (a, b) in enumerate(zip(claimed, played, strict=False)) if a != b)
+    version = game.history[differs][0]
+    report = ledger.audit(game.id)
+    assert report.check("rules")["verdict"] == "pass" and report.verdict == DAMAGED
+    assert (report.data["first_divergence"]["check"], report.data["first_divergence"]["event"]) == ("chance", version)
+    assert (
+        report.check("chance")["detail"] == f"event {version} ({played[differs]!r}) is not what the revealed seed draws"
+    )
+
+
+def test_a_seed_is_revealed_only_at_the_end_and_only_as_committed() -> None:
+    document, kit = load_kit_document("standin-e2-3p")
+    names = PLAYER_NAMES[:3]
+    commitment = seed_commitment(CHANCE_GENERATOR, "salt", 10)
+    game = Game.start(RULES, document, kit, [(name, None) for name in names], {}, commitment=commitment)
+    with pytest.raises(ValueError, match="only at the game's end"):
+        game.reveal_seed(CHANCE_GENERATOR, "salt", 10)
+    game.record_all([RULES.format_action(a) for a, _ in play(kit, names, 10, BOTS["sensible"])])
+    with pytest.raises(ValueError, match="not those the game committed to"):
+        game.reveal_seed(CHANCE_GENERATOR, "pepper", 10)
+    table_game = Game.start(RULES, document, kit, [(name, None) for name in names], {})
+    with pytest.raises(ValueError, match="not generated from a committed seed"):
+        table_game.reveal_seed(CHANCE_GENERATOR, "salt", 10)
+
+
+def test_a_game_played_at_a_table_has_no_chance_to_check(ledger: Ledger, recorded: Receipt) -> None:
+    chance = ledger.audit(recorded.game_id).check("chance")
+    assert (chance["verdict"], chance["detail"]) == (
+        "not run",
+        "the game was played at a table: its chance is in the log",
+    )

@@ -37,14 +37,27 @@ def test_a_started_event_of_version_1_replays_with_seats_and_stable_ids(ledger: 
     game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
     first = ledger.stored_events(game)[0]
     state = unpack(first.state)
-    assert state.pop("class_version") == 2
+    assert state.pop("class_version") == 3
+    assert state.pop("commitment") is None  # version 3 added it
     state["players"] = ["ann", "ben", "cat"]  # how version 1 wrote them
     old_game = uuid.uuid4()
     ledger.insert_stored_events([StoredEvent(old_game, 1, first.topic, pack(state))])
     replayed = ledger.game(old_game)
     expected = [{"seat": n, "name": name, "id": player_id(name)} for n, name in enumerate(["ann", "ben", "cat"], 1)]
-    assert replayed.players == expected
+    assert replayed.players == expected and replayed.commitment is None
     assert replayed.state.board == ledger.game(game).state.board
+
+
+def test_a_started_event_of_version_2_replays_without_a_commitment(ledger: Ledger) -> None:
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    first = ledger.stored_events(game)[0]
+    state = unpack(first.state)
+    del state["commitment"]
+    state["class_version"] = 2
+    old_game = uuid.uuid4()
+    ledger.insert_stored_events([StoredEvent(old_game, 1, first.topic, pack(state))])
+    replayed = ledger.game(old_game)
+    assert replayed.commitment is None and replayed.players == ledger.game(game).players
 
 
 def test_an_exported_bundle_imports_elsewhere_and_exports_the_same_bytes(ledger: Ledger, tmp_path: Path) -> None:
