@@ -102,10 +102,14 @@ def seed_commitment(generator: str, salt: str, seed: int) -> str:
     return digest({"generator": generator, "salt": salt, "seed": seed})
 
 
+# What a stored event carries beside the fields its hash is over.
+STORED_BESIDE = frozenset({"timestamp", "class_version", "hash"})
+
+
 def stored_hash(topic: str, game_id: UUID | str, version: int, fields: Mapping[str, Any]) -> str:
     """The hash a stored event's decoded fields should carry (what is stored beside them is left out)."""
-    content = {key: value for key, value in fields.items() if key not in ("timestamp", "class_version")}
-    return event_hash(topic, game_id, version, fields["timestamp"], content)
+    content = {key: value for key, value in fields.items() if key not in STORED_BESIDE}
+    return digest([topic, str(game_id), version, fields["timestamp"].isoformat(), content])
 
 
 class Game(Aggregate):

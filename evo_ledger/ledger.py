@@ -330,7 +330,7 @@ class Ledger(Application[UUID]):
         stored = self.stored_events(game_id)
         if not stored:
             raise UnknownGame(game_id)
-        return audit(game_id, stored, self.mapper, up_to, expect_head, self.sealer)
+        return audit(game_id, stored, up_to, expect_head, self.sealer)
 
     def explain(self, game_id: UUID, event: int) -> ExplanationReport:
         """Why the rules decided as they did about the combat, survival phase, auction or climate reveal that
