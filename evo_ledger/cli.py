@@ -73,10 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def serve(host: str, port: int, database: str | None) -> int:
-    """The API on SQLite or PostgreSQL; the admin token comes from EVO_LEDGER_ADMIN_TOKEN."""
-    settings = ApiSettings.from_environment()
-    if database:
-        settings = replace(settings, store=Settings(database))
+    """The API on SQLite or PostgreSQL; the admin token comes from EVO_LEDGER_ADMIN_TOKEN, the seal key from
+    EVO_LEDGER_SEAL_KEY."""
+    settings = replace(ApiSettings.from_environment(), store=Settings.for_database(database))
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
     return EXIT_OK
 

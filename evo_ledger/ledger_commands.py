@@ -118,7 +118,7 @@ BAD_INPUT = (
 
 @contextmanager
 def open_ledger(database: str | None) -> Iterator[Ledger]:
-    settings = Settings(database) if database else Settings.from_environment()
+    settings = Settings.for_database(database)
     ledger = Ledger(settings)
     try:
         yield ledger

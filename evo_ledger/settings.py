@@ -36,6 +36,12 @@ class Settings:
             seal_key=os.environ.get(SEAL_KEY_VARIABLE) or None,
         )
 
+    @classmethod
+    def for_database(cls, database: str | None) -> Settings:
+        """The environment's settings, with `database` instead of the environment's when it is given."""
+        settings = cls.from_environment()
+        return settings if not database else cls(database=database, seal_key=settings.seal_key)
+
     @property
     def is_postgres(self) -> bool:
         return self.database.startswith(("postgresql://", "postgres://"))

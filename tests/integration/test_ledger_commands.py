@@ -10,7 +10,7 @@ import pytest
 
 from evo_ledger.cli import main
 from evo_ledger.ledger import Ledger
-from evo_ledger.settings import Settings
+from evo_ledger.settings import SEAL_KEY_VARIABLE, Settings
 from tests.support import ROOT
 
 REPLAYS = sorted((ROOT / "replays").glob("*.evo"))
@@ -123,3 +123,22 @@ def test_a_game_is_audited_from_the_command_line(database: str, capsys: pytest.C
         assert out.encode() == ledger.audit(game_id, up_to=3).canonical + b"\n"
     status, _, err = run(capsys, database, "audit", "last", "--event", "0")
     assert status == 2 and "--event 0" in err
+
+
+def test_a_generated_game_is_sealed_by_the_key_in_the_environment_and_explained(
+    database: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(SEAL_KEY_VARIABLE, "the server's own secret")
+    status, out, _ = run(capsys, database, "generate", "--players", "3", "--seed", "10")
+    assert status == 0 and out.startswith("game ")
+    status, out, _ = run(capsys, database, "audit", "last")
+    assert status == 0 and re.search(r"pass +seals ", out) and re.search(r"pass +chance .*from seed 10", out)
+    with Ledger(Settings(database)) as ledger:
+        game_id = next(ledger.game_ids())
+        combat = next(e.originator_version for e in ledger.game_events(game_id) if type(e).__name__ == "CombatResolved")
+    status, out, _ = run(capsys, database, "explain", "last", str(combat))
+    assert status == 0 and f"event {combat} of game {game_id}: combat" in out
+    status, out, _ = run(capsys, database, "what-if", "last", str(combat - 1), "--drop", "--json")
+    assert status == 0 and f'"event":{combat - 1}' in out
+    status, _, err = run(capsys, database, "explain", "last", "1")
+    assert status == 2 and "event 1 (Started) is not in the game as it stands" in err
