@@ -136,9 +136,11 @@ class Audit:
             if seal is None:
                 if first_sealed is not None:
                     check.fail(version, f"event {version} carries no seal, though event {first_sealed} does")
-            elif not self.sealer.holds(stored, seal):
+                continue
+            if first_sealed is None:
+                first_sealed = version
+            if not self.sealer.holds(stored, seal):
                 check.fail(version, f"event {version}'s seal does not match it: it was changed without the key")
-            first_sealed = first_sealed or (version if seal is not None else None)
         if first_sealed is None:
             check.verdict, check.detail = NOT_RUN, "no event carries a seal: the game was stored without a seal key"
         elif first_sealed > 1 and check.verdict == PASS:

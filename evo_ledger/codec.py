@@ -53,9 +53,13 @@ def pack(value: Any) -> bytes:
     )
 
 
+def _unpackb(data: bytes) -> Any:
+    return msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, strict_map_key=False, timestamp=3)
+
+
 def unpack(data: bytes) -> Any:
     try:
-        return msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, strict_map_key=False, timestamp=3)
+        return _unpackb(data)
     except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as error:
         raise CodecError(f"not a stored value: {error}") from None
 
@@ -68,7 +72,7 @@ SEAL_SIZE = len(SEAL_MARK) + 32
 def unpack_sealed(data: bytes) -> tuple[Any, bytes | None]:
     """A stored value and the seal that follows it, if any; other bytes after the value are an error."""
     try:
-        return msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, strict_map_key=False, timestamp=3), None
+        return _unpackb(data), None
     except msgpack.ExtraData as extra:
         trailer = extra.extra
         if len(trailer) == SEAL_SIZE and trailer.startswith(SEAL_MARK):

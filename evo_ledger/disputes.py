@@ -71,12 +71,13 @@ def effective_index(game: Game, events: Sequence[Any], version: int) -> int:
     return positions[action_version]
 
 
-def game_steps(game: Game) -> list[Step[Any, Any]]:
-    """The game's effective actions, each with the state before it and what the rules derive from it."""
+def game_steps(game: Game, count: int | None = None) -> list[Step[Any, Any]]:
+    """The game's effective actions (the first `count` of them, if given), each with the state before it and what
+    the rules derive from it."""
     rules = game.rules
     state = rules.setup(game.kit, game.player_names, game.options)
     steps = []
-    for _, notation, _ in game.history:
+    for _, notation, _ in game.history[:count]:
         action = rules.parse_action(notation)
         transition = rules.apply(state, action)
         steps.append(Step(state, action, transition.consequences))
@@ -128,15 +129,14 @@ def what_if(game: Game, events: Sequence[Any], version: int, replacement: str | 
     index = effective_index(game, events, version)
     if getattr(events[version - 1], "cause", None) is not None:
         raise NotExplainable(f"event {version} is a consequence: change the action at event {game.history[index][0]}")
-    steps = game_steps(game)
     rules = game.rules
-    state = steps[index].before
+    state = game_steps(game, index + 1)[index].before
     if replacement is not None:
         state = _replaced(rules, state, replacement)
     replayed, stopped = 0, None
-    for (later_version, notation, _), step in zip(game.history[index + 1 :], steps[index + 1 :], strict=True):
+    for later_version, notation, _ in game.history[index + 1 :]:
         try:
-            state = rules.apply(state, step.action).state
+            state = rules.apply(state, rules.parse_action(notation)).state
         except RuleViolation as violation:
             stopped = {"event": later_version, "action": notation, "reason": str(violation)}
             break

@@ -12,6 +12,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 from uuid import UUID
 
@@ -160,7 +161,7 @@ class Ledger(Application[UUID]):
     def construct_mapper(self) -> Mapper[UUID]:
         return SealingMapper(transcoder=self.construct_transcoder(), sealer=self.sealer)
 
-    @property
+    @cached_property
     def sealer(self) -> Sealer | None:
         key = self.settings.seal_key
         return None if key is None else Sealer(key)
