@@ -13,10 +13,12 @@ from uuid import UUID
 from fastapi import FastAPI
 
 from api import errors
-from api.routes import audits, events, games
+from api.routes import audits, events, games, statistics
 from evo_ledger.ledger import Ledger
 from evo_ledger.settings import Settings
 from evo_ledger.writer import GroupWriter
+from projections.runner import BackgroundProjection
+from projections.store import ReadStore
 
 ADMIN_TOKEN_VARIABLE = "EVO_LEDGER_ADMIN_TOKEN"
 MAX_BODY_BYTES = 2_000_000
@@ -31,13 +33,14 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 @dataclass(frozen=True)
 class ApiSettings:
     """The store, the admin token (none: no admin), the largest request body taken, how often streams look for
-    events appended by other processes."""
+    events appended by other processes, and whether the server keeps the read tables up to date itself."""
 
     store: Settings = field(default_factory=Settings.from_environment)
     admin_token: str | None = None
     max_body_bytes: int = MAX_BODY_BYTES
     stream_poll_seconds: float = 1.0
     stream_heartbeat_seconds: float = 15.0
+    follow_projections: bool = True
 
     @classmethod
     def from_environment(cls) -> ApiSettings:
@@ -80,10 +83,17 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
         appends.loop = asyncio.get_running_loop()
         app.state.ledger = ledger = Ledger(settings.store)
         app.state.writer = writer = GroupWriter(ledger, committed=lambda receipt: appends.appended(receipt.game_id))
+        app.state.read_store = read_store = ReadStore(settings.store)
+        projection = BackgroundProjection(settings.store) if settings.follow_projections else None
+        if projection is not None:
+            projection.start()
         try:
             yield
         finally:
+            if projection is not None:
+                projection.stop()
             writer.close()
+            read_store.close()
             ledger.close()
 
     app = FastAPI(
@@ -98,6 +108,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     app.include_router(games.router, prefix="/v1")
     app.include_router(events.router, prefix="/v1")
     app.include_router(audits.router, prefix="/v1")
+    app.include_router(statistics.router, prefix="/v1")
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     return app
 

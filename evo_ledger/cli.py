@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import uvicorn
 
 from api import ApiSettings, create_app
 from evo_ledger import __version__
 from evo_ledger.checker import CheckReport, GameSetupError, check_game
-from evo_ledger.ledger_commands import add_ledger_commands, run_ledger_command
+from evo_ledger.ledger import Ledger
+from evo_ledger.ledger_commands import Progress, add_ledger_commands, run_ledger_command
 from evo_ledger.notation import GameFileError, format_result, parse_game
 from evo_ledger.rules.kit import KitError, builtin_kit_names, load_kit
 from evo_ledger.rules.kitmap import render_map
 from evo_ledger.selfplay import BOTS, play_game
 from evo_ledger.settings import Settings
+from projections.runner import PAGE, Projector
+from projections.store import ReadStore
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -55,7 +60,23 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--database", help="a SQLite file or a postgresql:// URL (default: EVO_LEDGER_DATABASE)")
+    serve.add_argument("--no-projections", action="store_true", help="do not keep the read tables up to date")
+    add_project_command(commands)
     return parser
+
+
+def add_project_command(commands: Any) -> None:
+    project = commands.add_parser(
+        "project",
+        help="bring the read tables (standings, auctions, statistics) up to date with the log",
+        description="Apply the events stored since the read tables' position to them, then stop (or, with "
+        "--follow, go on as events arrive; --rebuild drops the tables and folds the whole log again).",
+    )
+    how = project.add_mutually_exclusive_group()
+    how.add_argument("--follow", action="store_true", help="keep following the log until interrupted")
+    how.add_argument("--rebuild", action="store_true", help="drop the read tables and build them from the log")
+    project.add_argument("--database", help="a SQLite file or a postgresql:// URL (default: EVO_LEDGER_DATABASE)")
+    project.add_argument("--page", type=int, default=PAGE, help=f"events per transaction (default {PAGE})")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -68,16 +89,53 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "kit":
         return show_kit(args.kit, sys.stdout)
     if args.command == "serve":
-        return serve(args.host, args.port, args.database)
+        return serve(args.host, args.port, args.database, not args.no_projections)
+    if args.command == "project":
+        return project(Settings.for_database(args.database), args, sys.stdout)
     return run_ledger_command(args)
 
 
-def serve(host: str, port: int, database: str | None) -> int:
-    """The API on SQLite or PostgreSQL; the admin token comes from EVO_LEDGER_ADMIN_TOKEN, the seal key from
-    EVO_LEDGER_SEAL_KEY."""
-    settings = replace(ApiSettings.from_environment(), store=Settings.for_database(database))
+def serve(host: str, port: int, database: str | None, projections: bool = True) -> int:
+    """The API on SQLite or PostgreSQL, with the read tables followed in the background; the admin token comes
+    from EVO_LEDGER_ADMIN_TOKEN, the seal key from EVO_LEDGER_SEAL_KEY."""
+    settings = replace(
+        ApiSettings.from_environment(), store=Settings.for_database(database), follow_projections=projections
+    )
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
     return EXIT_OK
+
+
+def project(settings: Settings, args: argparse.Namespace, out: TextIO) -> int:
+    if args.page < 1:
+        print(f"--page: a page holds at least one event, not {args.page}", file=out)
+        return EXIT_UNREADABLE
+    ledger, store = Ledger(settings), ReadStore(settings)
+    try:
+        progress = Progress(ledger.recorder.max_notification_id() or 0, "events", sys.stderr)
+        started = time.perf_counter()
+        if args.rebuild:
+            store.reset()
+        projector = Projector(ledger, store, args.page)
+        read = projector.catch_up(lambda done, _: progress.update(done))
+        progress.finish()
+        seconds = time.perf_counter() - started
+        rate = f", {read / seconds:,.0f} events/s" if read and seconds > 0 else ""
+        print(f"read tables at event {store.position()} of the log: {read} events applied{rate}", file=out)
+        if args.follow:
+            print("following the log (Ctrl-C stops)", file=out, flush=True)
+            follow_until_interrupted(projector)
+    finally:
+        store.close()
+        ledger.close()
+    return EXIT_OK
+
+
+def follow_until_interrupted(projector: Projector) -> None:
+    stop = threading.Event()
+    try:
+        projector.follow(stop)
+    except KeyboardInterrupt:
+        stop.set()
 
 
 def check_file(path: Path, quiet: bool, out: TextIO) -> int:

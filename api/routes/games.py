@@ -7,7 +7,8 @@ import json
 from datetime import date
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
 
 from api import schemas
 from api.deps import LedgerDep, ReaderDep, TokenDep, game_id_of, is_admin, require_admin
@@ -16,8 +17,11 @@ from evo_ledger.game import Game
 from evo_ledger.ledger import AppendRequest, Idempotency, Ledger
 from evo_ledger.rules.base import Outcome
 from evo_ledger.writer import GroupWriter
+from projections.runner import wait_until
 
 router = APIRouter(tags=["games"], responses=schemas.PROBLEMS)
+MAX_PROJECTION_WAIT = 30.0
+PROJECTIONS_HEADER = "Evo-Projections"
 
 
 GAME_LINKS = {
@@ -128,10 +132,16 @@ async def append(
     body: schemas.Append,
     request: Request,
     token: TokenDep,
+    response: Response,
     idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+    wait_for_projections: Annotated[
+        float | None, Query(ge=0, le=MAX_PROJECTION_WAIT, description="seconds to wait for the read tables")
+    ] = None,
 ) -> schemas.Receipt:
     """Record actions, in notation or as data, all or none; only the game's recorder token may. With an
-    `Idempotency-Key`, a retried request gets the first answer again.
+    `Idempotency-Key`, a retried request gets the first answer again. With `wait_for_projections`, the answer
+    waits (that many seconds at most) until the read tables include the append; its `Evo-Projections` header
+    says `caught-up`, or `behind` if they did not in time.
 
     The append is committed by the server's writer thread together with the others waiting (group commit)."""
     actions = [action if isinstance(action, str) else action.model_dump() for action in body.actions]
@@ -141,7 +151,17 @@ async def append(
         idempotency = Idempotency(idempotency_key, request_digest)
     appended = AppendRequest(game_id_of(game_id), actions, body.expected_version, idempotency, token, True)
     writer: GroupWriter = request.app.state.writer
-    return schemas.Receipt.of(await writer.append(appended))
+    receipt = schemas.Receipt.of(await writer.append(appended))
+    if wait_for_projections is not None:
+        caught_up = await run_in_threadpool(projections_reach_log, request, wait_for_projections)
+        response.headers[PROJECTIONS_HEADER] = "caught-up" if caught_up else "behind"
+    return receipt
+
+
+def projections_reach_log(request: Request, timeout: float) -> bool:
+    """Whether the read tables include every event stored so far, within `timeout` seconds."""
+    ledger: Ledger = request.app.state.ledger
+    return wait_until(request.app.state.read_store, ledger.recorder.max_notification_id() or 0, timeout)
 
 
 @router.get("/games/{game_id}/legal", response_model=schemas.LegalActions, operation_id="legal_actions")

@@ -1,0 +1,269 @@
+"""The read tables over HTTP: standings, auction histories, statistics, and every table as CSV.
+
+They follow the log a moment behind it; each answer says the position in the log it includes. Private games are
+left out unless the caller holds the admin token (a game's own endpoints follow the game's access rules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any, Generic, TypeVar
+
+from fastapi import APIRouter, Path, Query, Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel
+from sqlalchemy import Connection
+
+from api import schemas
+from api.deps import LedgerDep, ReaderDep, TokenDep, is_admin
+from api.errors import ApiError
+from projections import queries
+from projections.store import ReadStore
+
+router = APIRouter(tags=["statistics"], responses=schemas.PROBLEMS)
+T = TypeVar("T")
+
+
+class Fresh(BaseModel):
+    position: int
+    log_position: int
+
+
+class RoundStanding(BaseModel):
+    round: int
+    player_id: str
+    name: str
+    mp: int
+    dinosaurs: int
+
+
+class FinalStanding(BaseModel):
+    rank: int
+    player_id: str
+    name: str
+    mp: int
+    dinosaurs: int
+
+
+class Standings(Fresh):
+    game_id: str
+    rounds: list[RoundStanding]
+    final: list[FinalStanding]
+
+
+class BidRow(BaseModel):
+    event: int
+    round: int
+    player_id: str
+    name: str
+    amount: int
+    target: str
+    forced: bool
+    outbid_player: str | None
+    outbid_amount: int | None
+
+
+class AuctionResult(BaseModel):
+    round: int
+    player_id: str
+    name: str
+    lab_column: int
+    item: str | None
+    bid: int
+    paid: int
+
+
+class AuctionHistory(Fresh):
+    game_id: str
+    bids: list[BidRow]
+    results: list[AuctionResult]
+
+
+class PlayerRecord(BaseModel):
+    player_id: str
+    name: str
+    games: int
+    wins: int
+    mean_mp: float
+    best_mp: int
+
+
+class GenePrice(BaseModel):
+    gene: str
+    offered: int
+    won: int
+    mean_price: float | None
+    price_by_round: dict[int, float]
+
+
+class CombatOdds(BaseModel):
+    difference: int
+    combats: int
+    attacker_wins: int
+    observed_win_rate: float
+    expected_win_rate: float
+
+
+class DieFit(BaseModel):
+    rolls: int
+    observed: dict[str, int]
+    expected: dict[str, float]
+    chi_square: float | None
+    degrees_of_freedom: int
+    p_value: float | None
+    verdict: str
+    flagged: bool
+
+
+class DieFaces(Fresh):
+    game_id: str | None
+    recorder: str | None
+    faces: dict[str, int]
+    by_purpose: dict[str, dict[str, int]]
+    undone: dict[str, int]
+    fit: DieFit
+
+
+class SurvivalLosses(BaseModel):
+    zone: str
+    protecting_gene: str | None
+    protecting_layers: int
+    losses: int
+    chosen: int
+
+
+class GameSummary(BaseModel):
+    game_id: str
+    ruleset: str
+    players: int
+    status: str
+    started_at: str
+    ended_at: str | None
+    rounds: int
+    events: int
+    actions: int
+    births: int
+    climate: list[str]
+
+
+class Rows(Fresh, Generic[T]):
+    rows: list[T]
+
+
+def read(request: Request, query: Callable[[Connection], T]) -> tuple[T, dict[str, int]]:
+    """The query's answer and the positions, read in one transaction."""
+    store: ReadStore = request.app.state.read_store
+    with store.engine.connect() as connection:
+        answer = query(connection)
+        position = queries.position(connection)
+    return answer, {"position": position, "log_position": request.app.state.ledger.recorder.max_notification_id()}
+
+
+def rows(request: Request, query: Callable[[Connection], list[dict[str, Any]]]) -> dict[str, Any]:
+    answer, fresh = read(request, query)
+    return {"rows": answer, **fresh}
+
+
+@router.get("/projections", response_model=Fresh, operation_id="projections_position")
+def projections_position(request: Request) -> dict[str, int]:
+    """How far the read tables have followed the log: `position` of `log_position` events."""
+    return read(request, queries.position)[1]
+
+
+@router.get("/games/{game_id}/standings", response_model=Standings, operation_id="standings")
+def standings(reader: ReaderDep, request: Request) -> dict[str, Any]:
+    """Each player's MP and dinosaurs after each round; the final ranks (most MP, then most dinosaurs; further
+    ties share the place) once the game is over."""
+    answer, fresh = read(request, lambda c: queries.game_standings(c, str(reader.game_id)))
+    return {**answer, **fresh}
+
+
+@router.get("/games/{game_id}/auctions", response_model=AuctionHistory, operation_id="auction_history")
+def auction_history(reader: ReaderDep, request: Request) -> dict[str, Any]:
+    """Every bid in order (forced rebids, and whom each bid outbid), and what each auction settled: the price
+    paid after the vials' discount, the gene or event card won, the round."""
+    answer, fresh = read(request, lambda c: queries.auction_history(c, str(reader.game_id)))
+    return {**answer, **fresh}
+
+
+@router.get("/statistics/players", response_model=Rows[PlayerRecord], operation_id="player_records")
+def player_records(request: Request, token: TokenDep) -> dict[str, Any]:
+    """Per player, by stable id, over the games they finished: games, wins, mean and best MP."""
+    return rows(request, lambda c: queries.player_records(c, is_admin(request, token)))
+
+
+@router.get("/statistics/genes", response_model=Rows[GenePrice], operation_id="gene_prices")
+def gene_prices(request: Request, token: TokenDep) -> dict[str, Any]:
+    """Per gene: times offered and won, the mean price paid, and the mean price by round."""
+    return rows(request, lambda c: queries.gene_prices(c, is_admin(request, token)))
+
+
+@router.get("/statistics/combats", response_model=Rows[CombatOdds], operation_id="combat_odds")
+def combat_odds(request: Request, token: TokenDep) -> dict[str, Any]:
+    """Combats by horn difference: observed wins against the rate the die gives [E2-09]."""
+    return rows(request, lambda c: queries.combat_odds(c, is_admin(request, token)))
+
+
+@router.get("/statistics/dice", response_model=DieFaces, operation_id="die_faces")
+def die_faces(
+    request: Request,
+    ledger: LedgerDep,
+    token: TokenDep,
+    game_id: Annotated[str | None, Query(description="one game's rolls")] = None,
+    recorder: Annotated[str | None, Query(max_length=16, description="one recorder's rolls")] = None,
+) -> dict[str, Any]:
+    """The die's faces by what they were rolled for (combat, killer babies), rolls undone apart, and a
+    chi-square test of the rolls that stand against a fair die ("not enough data" when a face is expected fewer
+    than 5 times)."""
+    admin = is_admin(request, token)
+    if game_id is not None:
+        check_game_visible(request, game_id, admin)
+    answer, fresh = read(request, lambda c: queries.die_faces(c, game_id, recorder, admin))
+    return {**answer, **fresh}
+
+
+def check_game_visible(request: Request, game_id: str, admin: bool) -> None:
+    store: ReadStore = request.app.state.read_store
+    with store.engine.connect() as connection:
+        visible = queries.is_visible(connection, game_id, admin)
+    if visible is None:
+        raise ApiError(404, "unknown_game", f"the read tables hold no game {game_id!r}")
+    if not visible:
+        raise ApiError(403, "private_game", f"game {game_id} is private")
+
+
+@router.get("/statistics/survival", response_model=Rows[SurvivalLosses], operation_id="survival_losses")
+def survival_losses(request: Request, token: TokenDep) -> dict[str, Any]:
+    """Dinosaurs lost to the climate by zone, and by the layers held of the gene that protects there [E2-12]."""
+    return rows(request, lambda c: queries.survival_losses(c, is_admin(request, token)))
+
+
+@router.get("/statistics/games", response_model=Rows[GameSummary], operation_id="game_statistics")
+def game_statistics(request: Request, token: TokenDep) -> dict[str, Any]:
+    """Per game: status, length in rounds, effective actions and events, births, and the climate's sequence."""
+    return rows(request, lambda c: queries.game_summaries(c, is_admin(request, token)))
+
+
+@router.get(
+    "/tables/{table}.csv",
+    operation_id="table_csv",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/csv": {}}, "description": "the table, a header line then its rows"}},
+)
+def table_csv(
+    request: Request,
+    token: TokenDep,
+    table: Annotated[str, Path(description="a read table's name, as in the documented schema")],
+) -> StreamingResponse:
+    """A read table as CSV, rows in key order (rows of private games for the admin only)."""
+    if table not in queries.TABLES:
+        raise ApiError(404, "unknown_table", f"no read table {table!r}: the tables are {', '.join(queries.TABLES)}")
+    store: ReadStore = request.app.state.read_store
+    admin = is_admin(request, token)
+
+    def chunks() -> Iterator[str]:
+        with store.engine.connect() as connection:
+            yield from queries.table_csv(connection, table, admin)
+
+    headers = {"Content-Disposition": f'attachment; filename="{table}.csv"'}
+    return StreamingResponse(chunks(), media_type="text/csv", headers=headers)

@@ -1,0 +1,290 @@
+"""Every read of the read tables: what the API and the CSV export serve.
+
+Statistics leave out what was undone (undone rolls are counted apart) and, unless asked for, private games.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, Select, Table, and_, case, func, select
+
+from evo_ledger.rules.evo2.movement import DIE
+from projections.readmodel import expected_win_rate
+from projections.schema import (
+    AUCTION_RESULTS,
+    BIDS,
+    BIRTHS,
+    CLIMATE,
+    COMBATS,
+    DIE_ROLLS,
+    FINAL_STANDINGS,
+    GAME_PLAYERS,
+    GAMES,
+    GENES_OFFERED,
+    POSITIONS,
+    READ_TABLES,
+    ROUND_STANDINGS,
+    SURVIVAL_LOSSES,
+)
+from projections.stats import die_fit
+
+DIE_FACES = dict(Counter(DIE))
+TABLES = {table.name: table for table in READ_TABLES}
+Row = dict[str, Any]
+
+
+def _rows(connection: Connection, query: Select[Any]) -> list[Row]:
+    return [dict(row) for row in connection.execute(query).mappings()]
+
+
+def _visible(table: Table, include_private: bool) -> Any:
+    """Rows of games that are public (or any, with `include_private`)."""
+    if include_private:
+        return True
+    public = select(GAMES.c.game_id).where(~GAMES.c.private)
+    return table.c.game_id.in_(public)
+
+
+def _effective(table: Table, include_private: bool) -> Any:
+    return and_(~table.c.undone, _visible(table, include_private))
+
+
+def position(connection: Connection) -> int:
+    found = connection.execute(select(func.max(POSITIONS.c.notification_id))).scalar_one_or_none()
+    return int(found or 0)
+
+
+def game_standings(connection: Connection, game_id: str) -> Row:
+    """Each player's MP and dinosaurs after each round, and the final ranks once the game is over."""
+    rounds = _rows(
+        connection,
+        select(ROUND_STANDINGS.c.round, ROUND_STANDINGS.c.player_id, ROUND_STANDINGS.c.name,
+               ROUND_STANDINGS.c.mp, ROUND_STANDINGS.c.dinosaurs)
+        .where(ROUND_STANDINGS.c.game_id == game_id, ~ROUND_STANDINGS.c.undone)
+        .order_by(ROUND_STANDINGS.c.round, ROUND_STANDINGS.c.event, ROUND_STANDINGS.c.mp.desc()),
+    )  # fmt: skip
+    final = _rows(
+        connection,
+        select(FINAL_STANDINGS.c.rank, FINAL_STANDINGS.c.player_id, FINAL_STANDINGS.c.name,
+               FINAL_STANDINGS.c.mp, FINAL_STANDINGS.c.dinosaurs)
+        .where(FINAL_STANDINGS.c.game_id == game_id, ~FINAL_STANDINGS.c.undone)
+        .order_by(FINAL_STANDINGS.c.rank, FINAL_STANDINGS.c.name),
+    )  # fmt: skip
+    return {"game_id": game_id, "rounds": rounds, "final": final}
+
+
+def player_records(connection: Connection, include_private: bool = False) -> list[Row]:
+    """Per player (by stable id) over the games they finished: games, wins (shared first places count), mean
+    and best MP."""
+    table = FINAL_STANDINGS
+    return _rows(
+        connection,
+        select(
+            table.c.player_id,
+            func.max(table.c.name).label("name"),
+            func.count().label("games"),
+            func.sum(case((table.c.rank == 1, 1), else_=0)).label("wins"),
+            func.avg(table.c.mp).label("mean_mp"),
+            func.max(table.c.mp).label("best_mp"),
+        )
+        .where(_effective(table, include_private))
+        .group_by(table.c.player_id)
+        .order_by(func.count().desc(), table.c.player_id),
+    )
+
+
+def auction_history(connection: Connection, game_id: str) -> Row:
+    """Every bid in order (forced rebids and the bids they outbid marked) and what each auction settled."""
+    bids = _rows(
+        connection,
+        select(BIDS.c.event, BIDS.c.round, BIDS.c.player_id, BIDS.c.name, BIDS.c.amount, BIDS.c.target,
+               BIDS.c.forced, BIDS.c.outbid_player, BIDS.c.outbid_amount)
+        .where(BIDS.c.game_id == game_id, ~BIDS.c.undone)
+        .order_by(BIDS.c.event),
+    )  # fmt: skip
+    results = _rows(
+        connection,
+        select(AUCTION_RESULTS.c.round, AUCTION_RESULTS.c.player_id, AUCTION_RESULTS.c.name,
+               AUCTION_RESULTS.c.lab_column, AUCTION_RESULTS.c.item, AUCTION_RESULTS.c.bid, AUCTION_RESULTS.c.paid)
+        .where(AUCTION_RESULTS.c.game_id == game_id, ~AUCTION_RESULTS.c.undone)
+        .order_by(AUCTION_RESULTS.c.event, AUCTION_RESULTS.c.lab_column),
+    )  # fmt: skip
+    return {"game_id": game_id, "bids": bids, "results": results}
+
+
+def gene_prices(connection: Connection, include_private: bool = False) -> list[Row]:
+    """Per gene (and the event card, `card`): times offered in the lab and won, mean price paid, and the mean
+    price by round."""
+    offered: dict[str, int] = {
+        gene: count
+        for gene, count in connection.execute(
+            select(GENES_OFFERED.c.gene, func.count())
+            .where(_effective(GENES_OFFERED, include_private))
+            .group_by(GENES_OFFERED.c.gene)
+        )
+    }
+    won = AUCTION_RESULTS
+    totals = connection.execute(
+        select(won.c.item, func.count(), func.avg(won.c.paid))
+        .where(_effective(won, include_private), won.c.item.is_not(None))
+        .group_by(won.c.item)
+    ).all()
+    by_round: dict[str, dict[int, float]] = {}
+    for item, round_number, mean in connection.execute(
+        select(won.c.item, won.c.round, func.avg(won.c.paid))
+        .where(_effective(won, include_private), won.c.item.is_not(None))
+        .group_by(won.c.item, won.c.round)
+        .order_by(won.c.round)
+    ):
+        by_round.setdefault(item, {})[round_number] = float(mean)
+    names = sorted({*offered, *(item for item, _, _ in totals)})
+    won_counts = {item: (count, float(mean)) for item, count, mean in totals}
+    return [
+        {
+            "gene": name,
+            "offered": offered.get(name, 0),
+            "won": won_counts.get(name, (0, 0.0))[0],
+            "mean_price": won_counts[name][1] if name in won_counts else None,
+            "price_by_round": by_round.get(name, {}),
+        }
+        for name in names
+    ]
+
+
+def combat_odds(connection: Connection, include_private: bool = False) -> list[Row]:
+    """Combats by the attacker's horn difference: how many, how many the attacker won, against the die's odds."""
+    rows = connection.execute(
+        select(COMBATS.c.difference, func.count(), func.sum(case((COMBATS.c.attacker_won, 1), else_=0)))
+        .where(_effective(COMBATS, include_private))
+        .group_by(COMBATS.c.difference)
+        .order_by(COMBATS.c.difference)
+    ).all()
+    return [
+        {
+            "difference": difference,
+            "combats": count,
+            "attacker_wins": int(wins),
+            "observed_win_rate": int(wins) / count,
+            "expected_win_rate": expected_win_rate(difference),
+        }
+        for difference, count, wins in rows
+    ]
+
+
+def die_faces(
+    connection: Connection, game_id: str | None = None, recorder: str | None = None, include_private: bool = False
+) -> Row:
+    """The die's faces (of one game, one recorder's games, or all) by what the roll was for, the rolls later undone
+    apart, and the fit of the rolls that stand against a fair die."""
+    conditions = [_visible(DIE_ROLLS, include_private)]
+    if game_id is not None:
+        conditions.append(DIE_ROLLS.c.game_id == game_id)
+    if recorder is not None:
+        conditions.append(DIE_ROLLS.c.recorder == recorder)
+    counts: dict[str, dict[str, int]] = {}
+    for purpose, undone, face, count in connection.execute(
+        select(DIE_ROLLS.c.purpose, DIE_ROLLS.c.undone, DIE_ROLLS.c.face, func.count())
+        .where(*conditions)
+        .group_by(DIE_ROLLS.c.purpose, DIE_ROLLS.c.undone, DIE_ROLLS.c.face)
+    ):
+        kind = "undone" if undone else purpose
+        counts.setdefault(kind, dict.fromkeys(DIE_FACES, 0))[face] = count
+    standing = Counter[str]()
+    for kind, faces in counts.items():
+        if kind != "undone":
+            standing.update(faces)
+    fit = die_fit(standing, DIE_FACES)
+    return {
+        "game_id": game_id,
+        "recorder": recorder,
+        "faces": DIE_FACES,
+        "by_purpose": {kind: faces for kind, faces in sorted(counts.items()) if kind != "undone"},
+        "undone": counts.get("undone", dict.fromkeys(DIE_FACES, 0)),
+        "fit": {
+            "rolls": fit.rolls,
+            "observed": fit.observed,
+            "expected": fit.expected,
+            "chi_square": fit.statistic,
+            "degrees_of_freedom": fit.degrees_of_freedom,
+            "p_value": fit.p_value,
+            "verdict": fit.verdict,
+            "flagged": fit.flagged,
+        },
+    }
+
+
+def survival_losses(connection: Connection, include_private: bool = False) -> list[Row]:
+    """Dinosaurs lost to the climate, by zone and by the layers the player held of the gene that protects there."""
+    table = SURVIVAL_LOSSES
+    return _rows(
+        connection,
+        select(
+            table.c.zone,
+            table.c.protecting_gene,
+            table.c.protecting_layers,
+            func.count().label("losses"),
+            func.sum(case((table.c.chosen, 1), else_=0)).label("chosen"),
+        )
+        .where(_effective(table, include_private))
+        .group_by(table.c.zone, table.c.protecting_gene, table.c.protecting_layers)
+        .order_by(table.c.zone, table.c.protecting_layers),
+    )
+
+
+def game_summaries(connection: Connection, include_private: bool = False) -> list[Row]:
+    """Per game: status, length (rounds, effective actions, events), births and the climate's sequence."""
+    births: dict[str, int] = {
+        game_id: count
+        for game_id, count in connection.execute(
+            select(BIRTHS.c.game_id, func.count()).where(~BIRTHS.c.undone).group_by(BIRTHS.c.game_id)
+        )
+    }
+    sequences: dict[str, list[str]] = {}
+    for game_id, token, card in connection.execute(
+        select(CLIMATE.c.game_id, CLIMATE.c.token, CLIMATE.c.card).where(~CLIMATE.c.undone).order_by(CLIMATE.c.event)
+    ):
+        sequences.setdefault(game_id, []).append(token if token is not None else f"card:{card}")
+    games = _rows(
+        connection,
+        select(GAMES.c.game_id, GAMES.c.ruleset, GAMES.c.players, GAMES.c.status, GAMES.c.started_at,
+               GAMES.c.ended_at, GAMES.c.rounds, GAMES.c.events,
+               (GAMES.c.actions - GAMES.c.actions_undone).label("actions"))
+        .where(_visible(GAMES, include_private))
+        .order_by(GAMES.c.started_at, GAMES.c.game_id),
+    )  # fmt: skip
+    for game in games:
+        game["births"] = births.get(game["game_id"], 0)
+        game["climate"] = sequences.get(game["game_id"], [])
+    return games
+
+
+def game_players(connection: Connection, game_id: str) -> list[Row]:
+    return _rows(connection, select(GAME_PLAYERS).where(GAME_PLAYERS.c.game_id == game_id).order_by("seat"))
+
+
+def is_visible(connection: Connection, game_id: str, include_private: bool) -> bool | None:
+    """Whether the read tables may show the game (None: they do not know it)."""
+    private = connection.execute(select(GAMES.c.private).where(GAMES.c.game_id == game_id)).scalar_one_or_none()
+    return None if private is None else include_private or not private
+
+
+def table_csv(connection: Connection, name: str, include_private: bool = False) -> Iterator[str]:
+    """A read table as CSV (a header, then its rows in key order), in chunks."""
+    table = TABLES[name]
+    columns: Sequence[str] = [column.name for column in table.columns]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    query = select(table).where(_visible(table, include_private)).order_by(*table.primary_key.columns)
+    for row in connection.execute(query):
+        writer.writerow(row)
+        if buffer.tell() > 64_000:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()

@@ -1,0 +1,207 @@
+"""The runner: follows the global log and keeps the read tables up to date with it.
+
+`Projector.catch_up` reads the log in pages from the read tables' position and applies each page in one
+transaction with the position it reaches. `follow` goes on as events arrive: on PostgreSQL through the library's
+projection runner (its subscription is woken by the database's notifications), one transaction per event; on
+SQLite by polling. A runner killed at any moment leaves the tables at a committed position, from which the next
+one goes on; `rebuild` drops them and folds the whole log again.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.persistence import Notification, Tracking, TrackingRecorder
+from eventsourcing.projection import BaseProjectionRunner, Projection
+from eventsourcing.utils import get_topic
+
+from evo_ledger.game import kit_of
+from evo_ledger.ledger import Ledger
+from evo_ledger.rules.kit import Kit
+from evo_ledger.settings import Settings
+from projections.readmodel import Batch, ReadModel
+from projections.store import APPLICATION, PositionMoved, ReadStore
+
+PAGE = 1000
+POLL_SECONDS = 0.5
+RETRY_SECONDS = 1.0
+Progress = Callable[[int, int], None]
+log = logging.getLogger(__name__)
+
+
+class Projector:
+    """Applies the ledger's log to the read tables (one projector per process: it keeps games in memory)."""
+
+    def __init__(self, ledger: Ledger, store: ReadStore, page: int = PAGE) -> None:
+        self.ledger, self.store, self.page = ledger, store, page
+        self.model = ReadModel(self._kit_of_game)
+        self.position = store.position()
+
+    def catch_up(self, progress: Progress | None = None) -> int:
+        """Every event stored so far applied; returns how many were read. `progress(position, last)` is told after
+        each page."""
+        last = self.ledger.recorder.max_notification_id() or 0
+        read = 0
+        while True:
+            page = self.ledger.recorder.select_notifications(
+                start=self.position, limit=self.page, inclusive_of_start=False
+            )
+            if not page:
+                return read
+            self._apply(page)
+            read += len(page)
+            if progress is not None:
+                progress(self.position, max(last, self.position))
+
+    def apply_event(self, event: Any, notification_id: int) -> None:
+        """One event delivered by a subscription; one already applied changes nothing."""
+        if notification_id <= self.position:
+            return
+        self._advance(
+            notification_id,
+            lambda batch: self.model.handle(
+                batch, get_topic(type(event)), str(event.originator_id), event.originator_version, event
+            ),
+        )
+
+    def _apply(self, page: Sequence[Notification]) -> None:
+        def handle_all(batch: Batch) -> None:
+            to_domain_event, wants, handle = self.ledger.mapper.to_domain_event, self.model.wants, self.model.handle
+            for notification in page:
+                topic = notification.topic
+                event = to_domain_event(notification) if wants(topic) else None
+                handle(batch, topic, str(notification.originator_id), notification.originator_version, event)
+
+        self._advance(page[-1].id, handle_all)
+
+    def _advance(self, position: int, write: Callable[[Batch], None]) -> None:
+        """`write` applied in one transaction with the position it reaches. If another runner moved the tables
+        on meanwhile, nothing is written and this one goes on from where they are."""
+        try:
+            with self.store.advancing(self.position) as advance:
+                batch = Batch(advance.connection)
+                write(batch)
+                self.model.finish(batch)
+                advance.position = position
+        except PositionMoved:
+            self.model.forget()
+            self.position = self.store.position()
+            return
+        except BaseException:
+            self.model.forget()
+            raise
+        self.position = position
+
+    def _kit_of_game(self, game_id: str) -> Kit:
+        [started] = self.ledger.game_events(UUID(game_id), up_to=1)
+        return kit_of(started.kit_document, started.kit_hash)
+
+    def follow(self, stop: threading.Event, poll_seconds: float = POLL_SECONDS) -> None:
+        """Catch up, then keep up with new events until `stop` is set."""
+        self.catch_up()
+        if self.store.settings.is_postgres:
+            self._follow_notifications(stop)
+        else:
+            while not stop.wait(poll_seconds):
+                self.catch_up()
+
+    def _follow_notifications(self, stop: threading.Event) -> None:
+        view = ReadPosition(self)
+        with BaseProjectionRunner(
+            projection=LiveProjection(view),
+            application_class=followed_ledger(self.store.settings),
+            tracking_recorder=view,
+            topics=(),
+        ) as runner:
+            while not stop.is_set():
+                runner.run_forever(timeout=POLL_SECONDS)
+                if runner.is_interrupted.is_set():
+                    return
+
+
+class ReadPosition(TrackingRecorder):
+    """The read tables' position, as the library's runner asks for it."""
+
+    def __init__(self, projector: Projector) -> None:
+        self.projector = projector
+
+    def insert_tracking(self, tracking: Tracking) -> None:
+        raise NotImplementedError("the read tables' position is written with their rows")
+
+    def max_tracking_id(self, application_name: str) -> int | None:
+        return self.projector.position or None
+
+
+class LiveProjection(Projection[ReadPosition]):
+    name = "read_tables"
+
+    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
+        self.view.projector.apply_event(domain_event, tracking.notification_id)
+
+
+def followed_ledger(settings: Settings) -> type[Ledger]:
+    """The ledger as the library's runner makes it (from an environment it does not need here)."""
+
+    class FollowedLedger(Ledger):
+        name = APPLICATION
+
+        def __init__(self, env: Any = None) -> None:
+            super().__init__(settings)
+
+    return FollowedLedger
+
+
+def rebuild(ledger: Ledger, store: ReadStore, progress: Progress | None = None, page: int = PAGE) -> int:
+    """The read tables dropped and made again from the whole log; returns how many events were read."""
+    store.reset()
+    return Projector(ledger, store, page).catch_up(progress)
+
+
+class BackgroundProjection:
+    """The runner in a thread of the server's process: follows the log until stopped, starting again after an
+    error (the database gone for a moment)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.stop_requested = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="projections", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stop_requested.set()
+        self.thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while not self.stop_requested.is_set():
+            try:
+                self._follow()
+            except Exception:
+                log.exception("the projections stopped on an error; starting again")
+                self.stop_requested.wait(RETRY_SECONDS)
+
+    def _follow(self) -> None:
+        ledger, store = Ledger(self.settings), ReadStore(self.settings)
+        try:
+            Projector(ledger, store).follow(self.stop_requested)
+        finally:
+            store.close()
+            ledger.close()
+
+
+def wait_until(store: ReadStore, position: int, timeout: float) -> bool:
+    """Whether the read tables reached `position` within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    pause = 0.01
+    while store.position() < position:
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+        pause = min(pause * 2, 0.2)
+    return True

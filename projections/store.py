@@ -1,0 +1,116 @@
+"""The read tables' database: the ledger's own (a SQLite file or a PostgreSQL database), through SQLAlchemy.
+
+Rows and the position in the log they reach are written in one transaction. A transaction that writes starts by
+taking the position under a lock (`BEGIN IMMEDIATE` on SQLite, `SELECT ... FOR UPDATE` on PostgreSQL) and checks
+that it is the one its reader started from, so two runners never apply the same events twice.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event, insert, select, update
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
+
+from evo_ledger.settings import LOCK_TIMEOUT_SECONDS, Settings
+from projections.schema import POSITIONS, READ_TABLES, metadata
+
+PROJECTION = "read_tables"
+APPLICATION = "Ledger"
+CREATE_ATTEMPTS = 5
+
+
+class PositionMoved(RuntimeError):
+    """Another runner moved the read tables on since this one read their position: nothing was written."""
+
+
+def engine_for(settings: Settings) -> Engine:
+    if settings.is_postgres:
+        url = make_url(settings.database).set(drivername="postgresql+psycopg")
+        return create_engine(url, pool_size=5, pool_pre_ping=True)
+    engine = create_engine(f"sqlite:///{settings.database}")
+    event.listen(engine, "connect", _sqlite_connected)
+    event.listen(engine, "begin", _sqlite_begin)
+    return engine
+
+
+def _sqlite_connected(dbapi_connection: Any, _: Any) -> None:
+    # The driver's own transaction handling is turned off so that `_sqlite_begin` decides how each one begins.
+    dbapi_connection.isolation_level = None
+    dbapi_connection.execute(f"PRAGMA busy_timeout={LOCK_TIMEOUT_SECONDS * 1000}")
+    dbapi_connection.execute("PRAGMA journal_mode=WAL")
+    # The read tables can be rebuilt from the log: a commit need not wait for the disk, only stay atomic.
+    dbapi_connection.execute("PRAGMA synchronous=NORMAL")
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+@dataclass
+class Advance:
+    """A transaction moving the read tables on: the rows written on `connection` take them to `position`."""
+
+    connection: Connection
+    position: int
+
+
+class ReadStore:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.engine = engine_for(settings)
+        self.create()
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def create(self) -> None:
+        """The read tables, made if missing (two processes starting at once may collide: the later tries again)."""
+        for attempt in range(CREATE_ATTEMPTS):
+            try:
+                metadata.create_all(self.engine)
+                return
+            except DBAPIError:
+                if attempt == CREATE_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.1 * (attempt + 1))
+
+    def reset(self) -> None:
+        """The read tables dropped and made again, empty, at position 0."""
+        metadata.drop_all(self.engine, tables=[*READ_TABLES, POSITIONS])
+        self.create()
+
+    def position(self) -> int:
+        """The last notification of the log the read tables include (0: none)."""
+        with self.engine.connect() as connection:
+            found = connection.execute(
+                select(POSITIONS.c.notification_id).where(POSITIONS.c.projection == PROJECTION)
+            ).scalar_one_or_none()
+        return int(found or 0)
+
+    @contextmanager
+    def advancing(self, start: int) -> Iterator[Advance]:
+        """A transaction that moves the read tables on from position `start`: the block writes rows and sets the
+        position they reach; both commit together, or neither."""
+        with self.engine.begin() as connection:
+            locked = select(POSITIONS.c.notification_id).where(POSITIONS.c.projection == PROJECTION)
+            if self.settings.is_postgres:
+                locked = locked.with_for_update()
+            found = connection.execute(locked).scalar_one_or_none()
+            if int(found or 0) != start:
+                raise PositionMoved(f"the read tables are at notification {found}, not {start}")
+            advance = Advance(connection, start)
+            yield advance
+            if advance.position == start:
+                return
+            if found is None:
+                values = {"projection": PROJECTION, "application": APPLICATION, "notification_id": advance.position}
+                connection.execute(insert(POSITIONS).values(values))
+            else:
+                where = POSITIONS.c.projection == PROJECTION
+                connection.execute(update(POSITIONS).where(where).values(notification_id=advance.position))
