@@ -16,8 +16,8 @@ metadata = MetaData()
 POSITIONS = Table(
     "read_positions",
     metadata,
-    Column("projection", String(64), primary_key=True),
-    Column("application", String(64), nullable=False),
+    Column("projection", String(), primary_key=True),
+    Column("application", String(), nullable=False),
     Column("notification_id", BigInteger, nullable=False),
 )
 
@@ -28,7 +28,7 @@ def _game_id() -> Column[str]:
 
 def _fact(name: str, *columns: Column[Any], key: tuple[str, ...] = ()) -> Table:
     """A table of facts from games' events: the game, the event, its action, the round, and whether undone."""
-    keyed = [Column(column, String(64), primary_key=True) for column in key]
+    keyed = [Column(column, String(), primary_key=True) for column in key]
     return Table(
         name,
         metadata,
@@ -46,25 +46,25 @@ GAMES = Table(
     "read_games",
     metadata,
     _game_id(),
-    Column("ruleset", String(32), nullable=False),
-    Column("ruleset_version", String(16), nullable=False),
-    Column("kit", String(64), nullable=False),
-    Column("kit_hash", String(64), nullable=False),
-    Column("started_at", String(40), nullable=False),
-    Column("ended_at", String(40)),
+    Column("ruleset", String(), nullable=False),
+    Column("ruleset_version", String(), nullable=False),
+    Column("kit", String(), nullable=False),
+    Column("kit_hash", String(), nullable=False),
+    Column("started_at", String(), nullable=False),
+    Column("ended_at", String()),
     Column("players", Integer, nullable=False),
     Column("generated", Boolean, nullable=False),
     Column("access_id", String(36), index=True),
-    Column("recorder", String(16)),
+    Column("recorder", String()),
     Column("private", Boolean, nullable=False, default=False),
-    Column("status", String(8), nullable=False),
+    Column("status", String(), nullable=False),
     Column("rounds", Integer, nullable=False),
     Column("events", Integer, nullable=False),
     Column("actions", Integer, nullable=False),
     Column("actions_undone", Integer, nullable=False),
     # Where the game stands, for the facts that follow: the wheel position, the player owed a forced rebid.
     Column("climate_position", Integer),
-    Column("rebid_due", String(64)),
+    Column("rebid_due", String()),
 )
 
 GAME_PLAYERS = Table(
@@ -72,13 +72,13 @@ GAME_PLAYERS = Table(
     metadata,
     _game_id(),
     Column("seat", Integer, primary_key=True),
-    Column("player_id", String(64), nullable=False, index=True),
-    Column("name", String(64), nullable=False),
+    Column("player_id", String(), nullable=False, index=True),
+    Column("name", String(), nullable=False),
 )
 
 ROUND_STANDINGS = _fact(
     "read_round_standings",
-    Column("name", String(64), nullable=False),
+    Column("name", String(), nullable=False),
     Column("mp", Integer, nullable=False),
     Column("dinosaurs", Integer, nullable=False),
     key=("player_id",),
@@ -86,7 +86,7 @@ ROUND_STANDINGS = _fact(
 
 FINAL_STANDINGS = _fact(
     "read_final_standings",
-    Column("name", String(64), nullable=False),
+    Column("name", String(), nullable=False),
     Column("rank", Integer, nullable=False),
     Column("mp", Integer, nullable=False),
     Column("dinosaurs", Integer, nullable=False),
@@ -95,26 +95,26 @@ FINAL_STANDINGS = _fact(
 
 BIDS = _fact(
     "read_bids",
-    Column("player_id", String(64), nullable=False),
-    Column("name", String(64), nullable=False),
+    Column("player_id", String(), nullable=False),
+    Column("name", String(), nullable=False),
     Column("amount", Integer, nullable=False),
-    Column("target", String(32), nullable=False),
+    Column("target", String(), nullable=False),
     Column("forced", Boolean, nullable=False),
-    Column("outbid_player", String(64)),
+    Column("outbid_player", String()),
     Column("outbid_amount", Integer),
 )
 
 GENES_OFFERED = _fact(
     "read_genes_offered",
-    Column("gene", String(32), nullable=False),
+    Column("gene", String(), nullable=False),
     Column("lab_column", Integer, nullable=False),
 )
 
 AUCTION_RESULTS = _fact(
     "read_auction_results",
-    Column("name", String(64), nullable=False),
+    Column("name", String(), nullable=False),
     Column("lab_column", Integer, nullable=False),
-    Column("item", String(32)),
+    Column("item", String()),
     Column("bid", Integer, nullable=False),
     Column("paid", Integer, nullable=False),
     key=("player_id",),
@@ -122,12 +122,12 @@ AUCTION_RESULTS = _fact(
 
 COMBATS = _fact(
     "read_combats",
-    Column("attacker", String(64), nullable=False),
-    Column("defender", String(64), nullable=False),
+    Column("attacker", String(), nullable=False),
+    Column("defender", String(), nullable=False),
     Column("attack_horns", Integer, nullable=False),
     Column("defence_horns", Integer, nullable=False),
     Column("difference", Integer, nullable=False),
-    Column("face", String(16), nullable=False),
+    Column("face", String(), nullable=False),
     Column("attacker_won", Boolean, nullable=False),
     Column("expected_win_rate", Float, nullable=False),
     Column("escaped", Boolean, nullable=False),
@@ -135,24 +135,24 @@ COMBATS = _fact(
 
 DIE_ROLLS = _fact(
     "read_die_rolls",
-    Column("face", String(16), nullable=False),
-    Column("purpose", String(16), nullable=False),
-    Column("recorder", String(16)),
+    Column("face", String(), nullable=False),
+    Column("purpose", String(), nullable=False),
+    Column("recorder", String()),
 )
 
 BIRTHS = _fact(
     "read_births",
-    Column("player_id", String(64), nullable=False),
-    Column("name", String(64), nullable=False),
-    Column("space", String(8), nullable=False),
+    Column("player_id", String(), nullable=False),
+    Column("name", String(), nullable=False),
+    Column("space", String(), nullable=False),
 )
 
 SURVIVAL_LOSSES = _fact(
     "read_survival_losses",
-    Column("player_id", String(64), nullable=False),
-    Column("name", String(64), nullable=False),
-    Column("zone", String(16), nullable=False),
-    Column("protecting_gene", String(32)),
+    Column("player_id", String(), nullable=False),
+    Column("name", String(), nullable=False),
+    Column("zone", String(), nullable=False),
+    Column("protecting_gene", String()),
     Column("protecting_layers", Integer, nullable=False),
     Column("chosen", Boolean, nullable=False),
     key=("space",),
@@ -160,8 +160,8 @@ SURVIVAL_LOSSES = _fact(
 
 CLIMATE = _fact(
     "read_climate",
-    Column("token", String(16)),
-    Column("card", String(64)),
+    Column("token", String()),
+    Column("card", String()),
     Column("position", Integer, nullable=False),
 )
 

@@ -1,0 +1,278 @@
+"""The read tables on each database: exact rows from hand-made logs, undone facts apart, the die's fit, a runner
+killed at random points, redelivered events, and following the log."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import pytest
+from sqlalchemy import func, select
+
+from evo_ledger import selfplay
+from evo_ledger.ledger import Ledger
+from evo_ledger.notation import parse_game
+from evo_ledger.rules.evo2.actions import Roll
+from evo_ledger.settings import Settings
+from evo_ledger.transfer import import_notation
+from projections import queries
+from projections.runner import Projector, rebuild, wait_until
+from projections.schema import BIDS, COMBATS, READ_TABLES
+from projections.stats import FAIR, LOADED, NOT_ENOUGH_DATA, DieFit, die_fit
+from projections.store import ReadStore
+from tests.support import ROOT
+
+HAND_GAME = ROOT / "replays" / "hand-3p-first-game.evo"
+
+
+@pytest.fixture
+def store(ledger: Ledger) -> Iterator[ReadStore]:
+    read_store = ReadStore(ledger.settings)
+    yield read_store
+    read_store.close()
+
+
+def counts(store: ReadStore) -> dict[str, int]:
+    with store.engine.connect() as connection:
+        return {t.name: connection.execute(select(func.count()).select_from(t)).scalar_one() for t in READ_TABLES}
+
+
+def dump(store: ReadStore) -> dict[str, list[tuple[Any, ...]]]:
+    """Every read table's rows in key order, and the position."""
+    with store.engine.connect() as connection:
+        tables = {
+            t.name: [tuple(row) for row in connection.execute(select(t).order_by(*t.primary_key.columns))]
+            for t in READ_TABLES
+        }
+    return {**tables, "position": [(store.position(),)]}
+
+
+def import_hand_game(ledger: Ledger) -> str:
+    return str(import_notation(ledger, HAND_GAME.read_text(), HAND_GAME.parent).game_id)
+
+
+def lines_of(pattern: str) -> int:
+    return sum(1 for line in parse_game(HAND_GAME.read_text()).actions if re.match(pattern, line.text))
+
+
+def test_the_hand_made_game_fills_every_table_with_the_counts_its_comments_give(
+    ledger: Ledger, store: ReadStore
+) -> None:
+    game_id = import_hand_game(ledger)
+    Projector(ledger, store).catch_up()
+    assert (lines_of(r"\w+ bid "), lines_of(r"roll "), lines_of(r"\w+ birth ")) == (44, 3, 44)
+    assert counts(store) == {
+        "read_games": 1,
+        "read_game_players": 3,
+        "read_round_standings": 9 * 3,  # rounds 1 to 9 end with MP awarded; the meteorite ends round 10 at once
+        "read_final_standings": 3,
+        "read_bids": lines_of(r"\w+ bid "),
+        "read_genes_offered": 18,  # 19 drawn, the second thermoregulation of round 3 set aside
+        "read_auction_results": 9 * 3,
+        "read_combats": 3,  # rounds 6 (twice) and 8
+        "read_die_rolls": lines_of(r"roll "),
+        "read_births": lines_of(r"\w+ birth "),
+        "read_survival_losses": 37,
+        "read_climate": 9,  # the meteorite moves no wheel
+    }
+    with store.engine.connect() as connection:
+        standings = queries.game_standings(connection, game_id)
+        history = queries.auction_history(connection, game_id)
+        summary = queries.game_summaries(connection)
+        losses = queries.survival_losses(connection)
+    assert [(s["rank"], s["name"], s["mp"], s["dinosaurs"]) for s in standings["final"]] == [
+        (1, "ann", 19, 4), (2, "cat", 14, 3), (3, "ben", 13, 4),
+    ]  # fmt: skip
+    after_round_one = [(s["name"], s["mp"], s["dinosaurs"]) for s in standings["rounds"] if s["round"] == 1]
+    assert sorted(after_round_one) == [("ann", 7, 2), ("ben", 5, 2), ("cat", 8, 2)]
+    round_two = [(b["name"], b["amount"], b["target"], b["forced"], b["outbid_player"]) for b in history["bids"]
+                 if b["round"] == 2]  # fmt: skip
+    assert round_two == [
+        ("cat", 2, "horns", False, None),
+        ("ann", 3, "horns", False, "cat"),
+        ("cat", 1, "fur", True, None),  # cat rebids at once, in another column
+        ("ben", 2, "fur", False, "cat"),
+        ("cat", 4, "horns", True, "ann"),
+        ("ann", 0, "card", True, None),
+    ]
+    vial = [r for r in history["results"] if r["round"] == 4 and r["name"] == "ann"]
+    assert vial == [{"round": 4, "player_id": vial[0]["player_id"], "name": "ann", "lab_column": 2, "item": "eggs",
+                     "bid": 4, "paid": 3}]  # fmt: skip
+    assert summary[0] | {"started_at": None, "ended_at": None} == {
+        "game_id": game_id, "ruleset": "evo2", "players": 3, "status": "over", "started_at": None, "ended_at": None,
+        "rounds": 10, "events": 286, "actions": 186, "births": 44,
+        "climate": ["cw", "acw", "cw", "zero", "cw", "acw", "cw", "cw", "cw"],
+    }  # fmt: skip
+    hot_without_thermo = [row for row in losses if row["zone"] == "hot" and row["protecting_layers"] == 0]
+    assert sum(row["losses"] for row in losses) == 37
+    # Hot-zone losses of players holding no thermoregulation: rounds 1 (4), 3 (cat 2, ann 2), 4, 5, 8 (cat 2), 9.
+    assert sum(row["losses"] for row in hot_without_thermo) == 13
+
+
+def test_combats_are_counted_by_horn_difference_against_the_die_E2_09(ledger: Ledger, store: ReadStore) -> None:
+    import_hand_game(ledger)
+    Projector(ledger, store).catch_up()
+    with store.engine.connect() as connection:
+        odds = queries.combat_odds(connection)
+    assert [(o["difference"], o["combats"], o["attacker_wins"], o["expected_win_rate"]) for o in odds] == [
+        (-1, 1, 0, 1 / 6), (1, 1, 1, 4 / 6), (2, 1, 1, 5 / 6),
+    ]  # fmt: skip
+
+
+def hand_actions_up_to_first_roll() -> list[str]:
+    actions = [line.text for line in parse_game(HAND_GAME.read_text()).actions]
+    return actions[: actions.index("roll horn+") + 1]
+
+
+def test_an_undone_roll_is_counted_apart_and_what_followed_from_it_is_left_out(
+    ledger: Ledger, store: ReadStore
+) -> None:
+    started = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    ledger.record(started.game_id, hand_actions_up_to_first_roll())
+    ledger.undo(started.game_id, 1, "the die fell off the table")
+    ledger.record(started.game_id, "roll x")
+    Projector(ledger, store).catch_up()
+    with store.engine.connect() as connection:
+        dice = queries.die_faces(connection, game_id=str(started.game_id))
+        odds = queries.combat_odds(connection)
+        undone_combats = connection.execute(select(func.count()).where(COMBATS.c.undone)).scalar_one()
+    assert dice["by_purpose"] == {"combat": {"horn": 0, "horn=": 0, "horn+": 0, "horn++": 0, "x": 1}}
+    assert dice["undone"] == {"horn": 0, "horn=": 0, "horn+": 1, "horn++": 0, "x": 0}
+    assert dice["fit"]["verdict"] == NOT_ENOUGH_DATA and dice["fit"]["chi_square"] is None
+    assert [(o["difference"], o["combats"], o["attacker_wins"]) for o in odds] == [(1, 1, 0)]
+    assert undone_combats == 1
+
+
+def test_a_corrected_bid_is_replaced_in_the_auction_history(ledger: Ledger, store: ReadStore) -> None:
+    started = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    ledger.record(started.game_id, ["order ann ben cat", "climate cw", "draw legs", "draw eggs", "ann bid 2 eggs"])
+    ledger.correct(started.game_id, "ann bid 1 legs", "she pointed at legs")
+    ledger.record(started.game_id, "ben bid 3 eggs")
+    Projector(ledger, store).catch_up()
+    with store.engine.connect() as connection:
+        bids = queries.auction_history(connection, str(started.game_id))["bids"]
+        every_bid = connection.execute(select(func.count()).select_from(BIDS)).scalar_one()
+    assert [(b["name"], b["amount"], b["target"], b["outbid_player"]) for b in bids] == [
+        ("ann", 1, "legs", None),
+        ("ben", 3, "eggs", None),
+    ]
+    assert every_bid == 3  # the mistaken bid stays, marked undone
+
+
+def loaded_roll(self: Any) -> Roll:
+    return Roll(self.rng.choice(("horn++", "horn++", "horn++", "x", "x", "horn")))
+
+
+def test_a_fair_die_is_not_flagged_and_a_loaded_one_is(
+    ledger: Ledger, store: ReadStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fair = [ledger.generate_game(4, seed=seed).game_id for seed in range(6)]
+    monkeypatch.setattr(selfplay.Table, "roll", loaded_roll)
+    loaded = [ledger.generate_game(4, seed=seed).game_id for seed in range(6)]
+    Projector(ledger, store).catch_up()
+    with store.engine.connect() as connection:
+        fits = {
+            kind: [queries.die_faces(connection, game_id=str(g))["by_purpose"] for g in games]
+            for kind, games in (("fair", fair), ("loaded", loaded))
+        }
+        overall = queries.die_faces(connection)
+    fair_fit, loaded_fit = (die_fit_of(faces) for faces in fits.values())
+    assert fair_fit.rolls >= 60 and loaded_fit.rolls >= 60
+    assert fair_fit.verdict == FAIR and fair_fit.p_value is not None and fair_fit.p_value > 0.05
+    assert loaded_fit.verdict == LOADED and loaded_fit.p_value is not None and loaded_fit.p_value < 1e-6
+    assert overall["fit"]["rolls"] == fair_fit.rolls + loaded_fit.rolls and overall["fit"]["flagged"]
+    purposes = {purpose for game in fits["fair"] for purpose in game}
+    assert purposes == {"combat", "killer_baby"}  # killer-baby rolls are kept apart from combat rolls
+
+
+def die_fit_of(games: list[dict[str, dict[str, int]]]) -> DieFit:
+    total = Counter[str]()
+    for game in games:
+        for faces in game.values():
+            total.update(faces)
+    return die_fit(total, queries.DIE_FACES)
+
+
+def test_a_runner_killed_at_random_points_ends_with_the_tables_of_a_rebuild(
+    ledger: Ledger, store: ReadStore, tmp_path: Path
+) -> None:
+    for seed in range(16):
+        ledger.generate_game(4, seed=seed)
+    import_hand_game(ledger)
+    last = ledger.recorder.max_notification_id()
+    rng = random.Random(8)
+    killed_at = []
+    for _ in range(3):
+        killed_at.append(run_and_kill(ledger.settings, store, rng.uniform(0.0, 0.3), tmp_path))
+    assert any(0 < position < last for position in killed_at), killed_at
+    finished = subprocess.run(
+        project_command(ledger.settings), check=False, capture_output=True, text=True, env=child_env()
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert store.position() == last
+    caught_up = dump(store)
+    rebuild(ledger, store)
+    assert dump(store) == caught_up
+
+
+def project_command(settings: Settings, page: int = 20) -> list[str]:
+    return [sys.executable, "-m", "evo_ledger.cli", "project", "--database", settings.database, "--page", str(page)]
+
+
+def child_env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def run_and_kill(settings: Settings, store: ReadStore, delay: float, folder: Path) -> int:
+    """Starts the runner, lets it write for `delay` seconds once it has begun, kills it; the position it left."""
+    before = store.position()
+    with (folder / "runner.log").open("a") as log:
+        process = subprocess.Popen(project_command(settings), stdout=log, stderr=log, env=child_env())
+    deadline = time.monotonic() + 60
+    while store.position() == before and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    time.sleep(delay)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    return store.position()
+
+
+def test_redelivered_events_change_nothing(ledger: Ledger, store: ReadStore) -> None:
+    game_id = import_hand_game(ledger)
+    projector = Projector(ledger, store)
+    projector.catch_up()
+    before = dump(store)
+    [started] = ledger.game_events(UUID(game_id), up_to=1)
+    projector.apply_event(started, 1)  # the first event again, as a subscription may deliver it
+    stale = Projector(ledger, store)
+    stale.position = 0  # a second runner that read the position before the first moved it
+    stale.catch_up()
+    assert dump(store) == before
+    assert stale.position == before["position"][0][0]
+
+
+def test_following_the_log_applies_events_as_they_are_stored(ledger: Ledger, store: ReadStore) -> None:
+    projector = Projector(ledger, store)
+    stop = threading.Event()
+    follower = threading.Thread(target=projector.follow, args=(stop,), kwargs={"poll_seconds": 0.05})
+    follower.start()
+    try:
+        game_id = import_hand_game(ledger)
+        assert wait_until(store, ledger.recorder.max_notification_id(), timeout=20)
+        with store.engine.connect() as connection:
+            assert queries.game_standings(connection, game_id)["final"][0]["name"] == "ann"
+    finally:
+        stop.set()
+        follower.join(timeout=20)
+    assert not follower.is_alive()
