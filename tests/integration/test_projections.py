@@ -210,7 +210,7 @@ def test_a_runner_killed_at_random_points_ends_with_the_tables_of_a_rebuild(
     for seed in range(16):
         ledger.generate_game(4, seed=seed)
     import_hand_game(ledger)
-    last = ledger.recorder.max_notification_id()
+    last = ledger.recorder.max_notification_id() or 0
     rng = random.Random(8)
     killed_at = []
     for _ in range(3):
@@ -269,7 +269,7 @@ def test_following_the_log_applies_events_as_they_are_stored(ledger: Ledger, sto
     follower.start()
     try:
         game_id = import_hand_game(ledger)
-        assert wait_until(store, ledger.recorder.max_notification_id(), timeout=20)
+        assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=20)
         with store.engine.connect() as connection:
             assert queries.game_standings(connection, game_id)["final"][0]["name"] == "ann"
     finally:
