@@ -204,6 +204,7 @@ class ReadModel:
             if context is None:
                 return
             context.row["access_id"] = originator
+            self.access[originator] = context.game_id
             context.row["recorder"] = recorder_of(event.token_digest)
         else:
             context = self._context_of_access(batch, originator)

@@ -1,0 +1,114 @@
+"""The read tables over HTTP, on each database, with the server following the log itself: an append that waits for
+them, standings and auction histories, statistics without private games, CSV export of every table."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from fastapi.testclient import TestClient
+
+from evo_ledger.notation import parse_game
+from projections.schema import READ_TABLES
+from tests.e2e.test_api import ADMIN, HAND_GAME, append, client, new_game
+from tests.support import ROUND_ONE_AUCTION
+
+WAIT = {"wait_for_projections": 20}
+__all__ = ["client"]  # the fixture, shared with the API's other tests
+
+
+def import_hand_game(client: TestClient) -> str:
+    answer = client.post("/v1/games/import", content=HAND_GAME, headers={"Content-Type": "text/plain"})
+    assert answer.status_code == 201, answer.text
+    game: str = answer.json()["game_id"]
+    return game
+
+
+def caught_up(client: TestClient) -> None:
+    game, recorder = new_game(client)
+    answer = client.post(f"/v1/games/{game}/actions", json={"actions": ["order ann ben cat"]}, headers=recorder,
+                         params=WAIT)  # fmt: skip
+    assert answer.headers["Evo-Projections"] == "caught-up"
+
+
+def test_an_append_can_wait_until_the_read_tables_include_it(client: TestClient) -> None:
+    game, recorder = new_game(client)
+    answer = client.post(
+        f"/v1/games/{game}/actions", json={"actions": list(ROUND_ONE_AUCTION)}, headers=recorder, params=WAIT
+    )
+    assert answer.status_code == 200 and answer.headers["Evo-Projections"] == "caught-up"
+    history = client.get(f"/v1/games/{game}/auctions").json()
+    assert history["position"] == history["log_position"]
+    assert [(b["name"], b["amount"], b["target"]) for b in history["bids"]] == [
+        ("ann", 2, "eggs"), ("ben", 1, "legs"), ("cat", 0, "card"),
+    ]  # fmt: skip
+    assert [(r["name"], r["item"], r["paid"]) for r in history["results"]] == [
+        ("cat", "card", 0), ("ben", "legs", 1), ("ann", "eggs", 2),
+    ]  # fmt: skip
+    assert client.get("/v1/projections").json() == {
+        "position": history["position"],
+        "log_position": history["position"],
+    }
+
+
+def test_standings_and_statistics_come_from_the_read_tables(client: TestClient) -> None:
+    game = import_hand_game(client)
+    caught_up(client)
+    final = client.get(f"/v1/games/{game}/standings").json()["final"]
+    assert [(s["rank"], s["name"], s["mp"]) for s in final] == [(1, "ann", 19), (2, "cat", 14), (3, "ben", 13)]
+    players = {p["name"]: p for p in client.get("/v1/statistics/players").json()["rows"]}
+    assert players["ann"] | {"player_id": None} == {"player_id": None, "name": "ann", "games": 1, "wins": 1,
+                                                     "mean_mp": 19.0, "best_mp": 19}  # fmt: skip
+    genes = {g["gene"]: g for g in client.get("/v1/statistics/genes").json()["rows"]}
+    assert genes["horns"]["won"] == 4 and genes["horns"]["price_by_round"] == {"2": 4.0, "4": 2.0, "6": 4.0, "9": 3.0}
+    combats = client.get("/v1/statistics/combats").json()["rows"]
+    assert [c["difference"] for c in combats] == [-1, 1, 2]
+    dice = client.get("/v1/statistics/dice", params={"game_id": game}).json()
+    assert dice["fit"]["verdict"] == "not enough data" and dice["fit"]["rolls"] == 3
+    losses = client.get("/v1/statistics/survival").json()["rows"]
+    assert sum(row["losses"] for row in losses) == 37
+    games = client.get("/v1/statistics/games").json()["rows"]
+    assert {g["game_id"]: g["rounds"] for g in games}[game] == 10
+
+
+def test_private_games_are_left_out_of_statistics_but_for_the_admin(client: TestClient) -> None:
+    game = import_hand_game(client)
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    assert client.put(f"/v1/games/{game}/privacy", json={"private": True}, headers=admin).status_code == 200
+    caught_up(client)
+    assert client.get("/v1/statistics/players").json()["rows"] == []
+    assert len(client.get("/v1/statistics/players", headers=admin).json()["rows"]) == 3
+    assert client.get(f"/v1/games/{game}/standings").status_code == 403
+    assert client.get("/v1/statistics/dice", params={"game_id": game}).json()["code"] == "private_game"
+    public_csv = client.get("/v1/tables/read_final_standings.csv").text
+    assert public_csv.splitlines()[1:] == []
+    assert len(client.get("/v1/tables/read_final_standings.csv", headers=admin).text.splitlines()) == 4
+
+
+def test_every_read_table_exports_as_csv(client: TestClient) -> None:
+    import_hand_game(client)
+    game, recorder = new_game(client)
+    assert append(client, game, recorder, "order ann ben cat").status_code == 200
+    caught_up(client)
+    for table in READ_TABLES:
+        answer = client.get(f"/v1/tables/{table.name}.csv")
+        assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/csv")
+        rows = list(csv.reader(io.StringIO(answer.text)))
+        assert rows[0] == [column.name for column in table.columns]
+        assert len(rows) > 1, table.name
+    unknown = client.get("/v1/tables/stored_events.csv")
+    assert unknown.status_code == 404 and unknown.json()["code"] == "unknown_table"
+
+
+def test_die_faces_are_kept_per_recorder(client: TestClient) -> None:
+    game, recorder = new_game(client)
+    actions = [line.text for line in parse_game(HAND_GAME).actions]
+    first_roll = actions.index("roll horn+")
+    answer = append(client, game, recorder, *actions[: first_roll + 1])
+    assert answer.status_code == 200, answer.text
+    caught_up(client)
+    csv_rows = list(csv.DictReader(io.StringIO(client.get("/v1/tables/read_die_rolls.csv").text)))
+    [roll] = csv_rows
+    by_recorder = client.get("/v1/statistics/dice", params={"recorder": roll["recorder"]}).json()
+    assert by_recorder["by_purpose"] == {"combat": {"horn": 0, "horn=": 0, "horn+": 1, "horn++": 0, "x": 0}}
+    assert client.get("/v1/statistics/dice", params={"recorder": "someone-else"}).json()["fit"]["rolls"] == 0
