@@ -36,6 +36,8 @@ GAME_LINKS = {
         ("Audit", "audit"),
         ("Explain", "explain"),
         ("WhatIf", "what_if"),
+        ("Standings", "standings"),
+        ("Auctions", "auction_history"),
     )
 }
 GAME_CREATED: dict[int | str, dict[str, Any]] = {
