@@ -7,11 +7,14 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
 import uvicorn
+from eventsourcing.persistence import InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError
 
 from api import ApiSettings, create_app
 from evo_ledger import __version__
@@ -22,7 +25,7 @@ from evo_ledger.notation import GameFileError, format_result, parse_game
 from evo_ledger.rules.kit import KitError, builtin_kit_names, load_kit
 from evo_ledger.rules.kitmap import render_map
 from evo_ledger.selfplay import BOTS, play_game
-from evo_ledger.settings import Settings
+from evo_ledger.settings import Settings, SettingsError
 from projections.runner import PAGE, Projector
 from projections.store import ReadStore
 
@@ -91,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         return serve(args.host, args.port, args.database, not args.no_projections)
     if args.command == "project":
-        return project(Settings.for_database(args.database), args, sys.stdout)
+        return project(args, sys.stdout)
     return run_ledger_command(args)
 
 
@@ -105,28 +108,34 @@ def serve(host: str, port: int, database: str | None, projections: bool = True) 
     return EXIT_OK
 
 
-def project(settings: Settings, args: argparse.Namespace, out: TextIO) -> int:
+def project(args: argparse.Namespace, out: TextIO) -> int:
+    """`evo-ledger project`: the read tables brought up to date (or rebuilt), then followed if asked."""
     if args.page < 1:
-        print(f"--page: a page holds at least one event, not {args.page}", file=out)
+        print(f"evo-ledger project: --page holds at least one event, not {args.page}", file=sys.stderr)
         return EXIT_UNREADABLE
-    ledger, store = Ledger(settings), ReadStore(settings)
     try:
-        progress = Progress(ledger.recorder.max_notification_id() or 0, "events", sys.stderr)
-        started = time.perf_counter()
-        if args.rebuild:
-            store.reset()
-        projector = Projector(ledger, store, args.page)
-        read = projector.catch_up(lambda done, _: progress.update(done))
-        progress.finish()
-        seconds = time.perf_counter() - started
-        rate = f", {read / seconds:,.0f} events/s" if read and seconds > 0 else ""
-        print(f"read tables at event {store.position()} of the log: {read} events applied{rate}", file=out)
-        if args.follow:
-            print("following the log (Ctrl-C stops)", file=out, flush=True)
-            follow_until_interrupted(projector)
-    finally:
-        store.close()
-        ledger.close()
+        settings = Settings.for_database(args.database)
+        with closing(Ledger(settings)) as ledger, closing(ReadStore(settings)) as store:
+            return run_projections(ledger, store, args, out)
+    except (SettingsError, OSError, DBAPIError, InterfaceError, OperationalError) as error:
+        print(f"evo-ledger project: {str(error).strip().splitlines()[0]}", file=sys.stderr)
+        return EXIT_UNREADABLE
+
+
+def run_projections(ledger: Ledger, store: ReadStore, args: argparse.Namespace, out: TextIO) -> int:
+    progress = Progress(ledger.recorder.max_notification_id() or 0, "events", sys.stderr)
+    started = time.perf_counter()
+    if args.rebuild:
+        store.reset()
+    projector = Projector(ledger, store, args.page)
+    read = projector.catch_up(lambda done, _: progress.update(done))
+    progress.finish()
+    seconds = time.perf_counter() - started
+    rate = f", {read / seconds:,.0f} events/s" if read and seconds > 0 else ""
+    print(f"read tables at event {projector.position} of the log: {read} events applied{rate}", file=out)
+    if args.follow:
+        print("following the log (Ctrl-C stops)", file=out, flush=True)
+        follow_until_interrupted(projector)
     return EXIT_OK
 
 

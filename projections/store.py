@@ -70,15 +70,24 @@ class ReadStore:
         self.engine.dispose()
 
     def create(self) -> None:
-        """The read tables, made if missing (two processes starting at once may collide: the later tries again)."""
+        """The read tables, made if missing, at position 0 if new (two processes starting at once may collide:
+        the later tries again)."""
         for attempt in range(CREATE_ATTEMPTS):
             try:
                 metadata.create_all(self.engine)
+                self._start_position()
                 return
             except DBAPIError:
                 if attempt == CREATE_ATTEMPTS - 1:
                     raise
                 time.sleep(0.1 * (attempt + 1))
+
+    def _start_position(self) -> None:
+        with self.engine.begin() as connection:
+            known = select(POSITIONS.c.projection).where(POSITIONS.c.projection == PROJECTION)
+            if connection.execute(known).first() is None:
+                values = {"projection": PROJECTION, "application": APPLICATION, "notification_id": 0}
+                connection.execute(insert(POSITIONS).values(values))
 
     def reset(self) -> None:
         """The read tables dropped and made again, empty, at position 0."""
@@ -101,16 +110,11 @@ class ReadStore:
             locked = select(POSITIONS.c.notification_id).where(POSITIONS.c.projection == PROJECTION)
             if self.settings.is_postgres:
                 locked = locked.with_for_update()
-            found = connection.execute(locked).scalar_one_or_none()
-            if int(found or 0) != start:
+            found = connection.execute(locked).scalar_one()
+            if found != start:
                 raise PositionMoved(f"the read tables are at notification {found}, not {start}")
             advance = Advance(connection, start)
             yield advance
-            if advance.position == start:
-                return
-            if found is None:
-                values = {"projection": PROJECTION, "application": APPLICATION, "notification_id": advance.position}
-                connection.execute(insert(POSITIONS).values(values))
-            else:
+            if advance.position != start:
                 where = POSITIONS.c.projection == PROJECTION
                 connection.execute(update(POSITIONS).where(where).values(notification_id=advance.position))

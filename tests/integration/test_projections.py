@@ -21,6 +21,7 @@ import pytest
 from sqlalchemy import func, select
 
 from evo_ledger import selfplay
+from evo_ledger.cli import main
 from evo_ledger.ledger import Ledger
 from evo_ledger.notation import parse_game
 from evo_ledger.rules.evo2.actions import Roll
@@ -276,3 +277,21 @@ def test_following_the_log_applies_events_as_they_are_stored(ledger: Ledger, sto
         stop.set()
         follower.join(timeout=20)
     assert not follower.is_alive()
+
+
+def test_the_project_command_catches_up_rebuilds_and_names_what_it_cannot_use(
+    ledger: Ledger, store: ReadStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import_hand_game(ledger)
+    last = ledger.recorder.max_notification_id()
+    assert main(["project", "--database", ledger.settings.database]) == 0
+    assert capsys.readouterr().out.startswith(f"read tables at event {last} of the log: {last} events applied")
+    caught_up = dump(store)
+    assert main(["project", "--database", ledger.settings.database]) == 0
+    assert f"{last} of the log: 0 events applied" in capsys.readouterr().out
+    assert main(["project", "--rebuild", "--database", ledger.settings.database]) == 0
+    assert dump(store) == caught_up
+    assert main(["project", "--page", "0", "--database", ledger.settings.database]) == 2
+    assert "--page holds at least one event, not 0" in capsys.readouterr().err
+    assert main(["project", "--database", "postgresql://127.0.0.1"]) == 2
+    assert "a PostgreSQL URL needs a host and a database name" in capsys.readouterr().err
