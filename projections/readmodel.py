@@ -99,10 +99,22 @@ class Batch:
         self.connection.execute(update(table).where(where).values(changes))
 
     def flush(self) -> None:
+        copying = self.connection.dialect.name == "postgresql"
         for table, rows in self.rows.items():
-            if rows:
+            if rows and copying:
+                copy_rows(self.connection, table, rows)
+            elif rows:
                 self.connection.execute(insert(table), rows)
         self.rows = {}
+
+
+def copy_rows(connection: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
+    """Rows written by PostgreSQL's COPY, in the connection's transaction: many times faster than INSERTs."""
+    names = [column.name for column in table.columns]
+    statement = f"COPY {table.name} ({', '.join(names)}) FROM STDIN"
+    with connection.connection.driver_connection.cursor() as cursor, cursor.copy(statement) as copy:  # type: ignore[union-attr]
+        for row in rows:
+            copy.write_row([row[name] for name in names])
 
 
 class ReadModel:
@@ -196,7 +208,7 @@ class ReadModel:
                 GAME_PLAYERS,
                 {"game_id": game_id, "seat": player["seat"], "player_id": player["id"], "name": player["name"]},
             )
-        self.games[game_id] = GameContext(row, players)
+        self.games[game_id] = GameContext(row, players, genes={})
 
     def _access(self, batch: Batch, topic: str, originator: str, event: Any) -> None:
         if topic == GameAccess.Granted.TOPIC:
