@@ -7,13 +7,11 @@ beside the floor of the same run: reading the same stored events and decoding th
 from __future__ import annotations
 
 import argparse
-import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from bench.ledger_speed import long_game, postgres_database
+from bench.ledger_speed import long_game, on_each_database
 from evo_ledger.ledger import Ledger
 from evo_ledger.settings import Settings
 
@@ -47,13 +45,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/test")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        measure("SQLite", str(Path(folder) / "audit.sqlite"))
-    try:
-        with postgres_database(args.postgres) as url:
-            measure("PostgreSQL", url)
-    except Exception as error:
-        print(f"PostgreSQL left out: {str(error).strip().splitlines()[0]}")
+    on_each_database(measure, args.postgres, "audit.sqlite")
 
 
 if __name__ == "__main__":

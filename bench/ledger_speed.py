@@ -156,6 +156,18 @@ def postgres_database(admin_url: str) -> Iterator[str]:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def on_each_database(measure: Callable[[str, str], None], admin_url: str, sqlite_file: str) -> None:
+    """`measure(label, database)` on a SQLite file in a temporary folder, then on a PostgreSQL database made for
+    the run (left out, saying why, without a server)."""
+    with tempfile.TemporaryDirectory() as folder:
+        measure("SQLite", str(Path(folder) / sqlite_file))
+    try:
+        with postgres_database(admin_url) as url:
+            measure("PostgreSQL", url)
+    except Exception as error:
+        print(f"PostgreSQL left out: {str(error).strip().splitlines()[0]}")
+
+
 def run(label: str, database: str, floor: float, lines: list[str], texts: list[str]) -> None:
     with Ledger(Settings(database)) as ledger:
         saves, events = appends(ledger, lines, games=2)

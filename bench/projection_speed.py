@@ -14,13 +14,11 @@ PostgreSQL runs in a database made for the run and dropped after it; without a s
 from __future__ import annotations
 
 import argparse
-import tempfile
 import time
-from pathlib import Path
 
 from sqlalchemy import Column, Integer, LargeBinary, MetaData, String, Table, insert
 
-from bench.ledger_speed import postgres_database
+from bench.ledger_speed import on_each_database
 from evo_ledger.ledger import Ledger
 from evo_ledger.selfplay import play_game
 from evo_ledger.settings import Settings
@@ -79,13 +77,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/test")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        measure("SQLite", str(Path(folder) / "projections.sqlite"), args.games)
-    try:
-        with postgres_database(args.postgres) as url:
-            measure("PostgreSQL", url, args.games)
-    except Exception as error:
-        print(f"PostgreSQL left out: {str(error).strip().splitlines()[0]}")
+    on_each_database(lambda label, database: measure(label, database, args.games), args.postgres, "read.sqlite")
 
 
 if __name__ == "__main__":

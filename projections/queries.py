@@ -59,22 +59,20 @@ def position(connection: Connection) -> int:
     return int(found or 0)
 
 
+def _of_game(connection: Connection, table: Table, game_id: str, columns: str, order: str) -> list[Row]:
+    """The rows of one game that stand (not undone): the columns named, in the order named."""
+    return _rows(
+        connection,
+        select(*(table.c[name] for name in columns.split()))
+        .where(table.c.game_id == game_id, ~table.c.undone)
+        .order_by(*(table.c[name] for name in order.split())),
+    )
+
+
 def game_standings(connection: Connection, game_id: str) -> Row:
     """Each player's MP and dinosaurs after each round, and the final ranks once the game is over."""
-    rounds = _rows(
-        connection,
-        select(ROUND_STANDINGS.c.round, ROUND_STANDINGS.c.player_id, ROUND_STANDINGS.c.name,
-               ROUND_STANDINGS.c.mp, ROUND_STANDINGS.c.dinosaurs)
-        .where(ROUND_STANDINGS.c.game_id == game_id, ~ROUND_STANDINGS.c.undone)
-        .order_by(ROUND_STANDINGS.c.round, ROUND_STANDINGS.c.event, ROUND_STANDINGS.c.mp.desc()),
-    )  # fmt: skip
-    final = _rows(
-        connection,
-        select(FINAL_STANDINGS.c.rank, FINAL_STANDINGS.c.player_id, FINAL_STANDINGS.c.name,
-               FINAL_STANDINGS.c.mp, FINAL_STANDINGS.c.dinosaurs)
-        .where(FINAL_STANDINGS.c.game_id == game_id, ~FINAL_STANDINGS.c.undone)
-        .order_by(FINAL_STANDINGS.c.rank, FINAL_STANDINGS.c.name),
-    )  # fmt: skip
+    rounds = _of_game(connection, ROUND_STANDINGS, game_id, "round player_id name mp dinosaurs", "round event name")
+    final = _of_game(connection, FINAL_STANDINGS, game_id, "rank player_id name mp dinosaurs", "rank name")
     return {"game_id": game_id, "rounds": rounds, "final": final}
 
 
@@ -100,21 +98,13 @@ def player_records(connection: Connection, include_private: bool = False) -> lis
 
 def auction_history(connection: Connection, game_id: str) -> Row:
     """Every bid in order (forced rebids and the bids they outbid marked) and what each auction settled."""
-    bids = _rows(
-        connection,
-        select(BIDS.c.event, BIDS.c.round, BIDS.c.player_id, BIDS.c.name, BIDS.c.amount, BIDS.c.target,
-               BIDS.c.forced, BIDS.c.outbid_player, BIDS.c.outbid_amount)
-        .where(BIDS.c.game_id == game_id, ~BIDS.c.undone)
-        .order_by(BIDS.c.event),
-    )  # fmt: skip
-    results = _rows(
-        connection,
-        select(AUCTION_RESULTS.c.round, AUCTION_RESULTS.c.player_id, AUCTION_RESULTS.c.name,
-               AUCTION_RESULTS.c.lab_column, AUCTION_RESULTS.c.item, AUCTION_RESULTS.c.bid, AUCTION_RESULTS.c.paid)
-        .where(AUCTION_RESULTS.c.game_id == game_id, ~AUCTION_RESULTS.c.undone)
-        .order_by(AUCTION_RESULTS.c.event, AUCTION_RESULTS.c.lab_column),
-    )  # fmt: skip
-    return {"game_id": game_id, "bids": bids, "results": results}
+    bid_columns = "event round player_id name amount target forced outbid_player outbid_amount"
+    result_columns = "round player_id name lab_column item bid paid"
+    return {
+        "game_id": game_id,
+        "bids": _of_game(connection, BIDS, game_id, bid_columns, "event"),
+        "results": _of_game(connection, AUCTION_RESULTS, game_id, result_columns, "event lab_column"),
+    }
 
 
 def gene_prices(connection: Connection, include_private: bool = False) -> list[Row]:
