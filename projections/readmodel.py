@@ -138,7 +138,6 @@ class ReadModel:
             topic_of("GameEnded"): self._ended,
             topic_of("ClimateChanged"): self._climate,
         }
-
         self.decoded = frozenset({*self.handlers, *PARSED_ACTIONS, *ACCESS_TOPICS, Game.Started.TOPIC})
 
     def wants(self, topic: str) -> bool:
