@@ -128,7 +128,7 @@ def run_projections(ledger: Ledger, store: ReadStore, args: argparse.Namespace, 
     if args.rebuild:
         store.reset()
     projector = Projector(ledger, store, args.page)
-    read = projector.catch_up(lambda done, _: progress.update(done))
+    read = projector.catch_up(lambda done, _: progress.update(min(done, progress.total)))
     progress.finish()
     seconds = time.perf_counter() - started
     rate = f", {read / seconds:,.0f} events/s" if read and seconds > 0 else ""

@@ -23,7 +23,6 @@ from projections.schema import (
     COMBATS,
     DIE_ROLLS,
     FINAL_STANDINGS,
-    GAME_PLAYERS,
     GAMES,
     GENES_OFFERED,
     POSITIONS,
@@ -251,10 +250,6 @@ def game_summaries(connection: Connection, include_private: bool = False) -> lis
         game["births"] = births.get(game["game_id"], 0)
         game["climate"] = sequences.get(game["game_id"], [])
     return games
-
-
-def game_players(connection: Connection, game_id: str) -> list[Row]:
-    return _rows(connection, select(GAME_PLAYERS).where(GAME_PLAYERS.c.game_id == game_id).order_by("seat"))
 
 
 def is_visible(connection: Connection, game_id: str, include_private: bool) -> bool | None:
