@@ -25,7 +25,6 @@ from projections.schema import (
     FINAL_STANDINGS,
     GAMES,
     GENES_OFFERED,
-    POSITIONS,
     READ_TABLES,
     ROUND_STANDINGS,
     SURVIVAL_LOSSES,
@@ -51,11 +50,6 @@ def _visible(table: Table, include_private: bool) -> Any:
 
 def _effective(table: Table, include_private: bool) -> Any:
     return and_(~table.c.undone, _visible(table, include_private))
-
-
-def position(connection: Connection) -> int:
-    found = connection.execute(select(func.max(POSITIONS.c.notification_id))).scalar_one_or_none()
-    return int(found or 0)
 
 
 def _of_game(connection: Connection, table: Table, game_id: str, columns: str, order: str) -> list[Row]:

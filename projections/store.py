@@ -60,6 +60,14 @@ class Advance:
     position: int
 
 
+def position_in(connection: Connection) -> int:
+    """The last notification of the log the read tables include (0: none), as the connection sees them."""
+    found = connection.execute(
+        select(POSITIONS.c.notification_id).where(POSITIONS.c.projection == PROJECTION)
+    ).scalar_one_or_none()
+    return int(found or 0)
+
+
 class ReadStore:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -95,12 +103,8 @@ class ReadStore:
         self.create()
 
     def position(self) -> int:
-        """The last notification of the log the read tables include (0: none)."""
         with self.engine.connect() as connection:
-            found = connection.execute(
-                select(POSITIONS.c.notification_id).where(POSITIONS.c.projection == PROJECTION)
-            ).scalar_one_or_none()
-        return int(found or 0)
+            return position_in(connection)
 
     @contextmanager
     def advancing(self, start: int) -> Iterator[Advance]:

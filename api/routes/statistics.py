@@ -18,7 +18,7 @@ from api import schemas
 from api.deps import LedgerDep, ReaderDep, TokenDep, is_admin
 from api.errors import ApiError
 from projections import queries
-from projections.store import ReadStore
+from projections.store import ReadStore, position_in
 
 router = APIRouter(tags=["statistics"], responses=schemas.PROBLEMS)
 T = TypeVar("T")
@@ -155,7 +155,7 @@ def read(request: Request, query: Callable[[Connection], T]) -> tuple[T, dict[st
     store: ReadStore = request.app.state.read_store
     with store.engine.connect() as connection:
         answer = query(connection)
-        position = queries.position(connection)
+        position = position_in(connection)
     return answer, {"position": position, "log_position": request.app.state.ledger.recorder.max_notification_id()}
 
 
@@ -167,7 +167,7 @@ def rows(request: Request, query: Callable[[Connection], list[dict[str, Any]]]) 
 @router.get("/projections", response_model=Fresh, operation_id="projections_position")
 def projections_position(request: Request) -> dict[str, int]:
     """How far the read tables have followed the log: `position` of `log_position` events."""
-    return read(request, queries.position)[1]
+    return read(request, position_in)[1]
 
 
 @router.get("/games/{game_id}/standings", response_model=Standings, operation_id="standings")
