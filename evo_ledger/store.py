@@ -1,4 +1,4 @@
-"""The event store: on SQLite, made explicitly durable; on PostgreSQL, able to take batches of any size.
+"""The event store: on SQLite, made explicitly durable; on PostgreSQL, appending in one statement.
 
 The library opens SQLite files in WAL journal mode. Every connection here also sets `synchronous=FULL`, so a
 commit returns only once the write-ahead log is on disk: an acknowledged event survives a crash of the process,
@@ -12,7 +12,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import InfrastructureFactoryError, StoredEvent
-from eventsourcing.postgres import PostgresApplicationRecorder, PostgresFactory
+from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore, PostgresFactory
 from eventsourcing.sqlite import (
     SQLiteAggregateRecorder,
     SQLiteApplicationRecorder,
@@ -96,28 +96,54 @@ class DurableSQLiteFactory(SQLiteFactory):
         plain.close()
 
 
-# psycopg's pipeline mode can hang on one very large statement (its issue 685); larger batches go without it.
-PIPELINED_BYTES = 1_000_000
+class OneStatementPostgresApplicationRecorder(PostgresApplicationRecorder):
+    """The library's recorder, except that a batch of events is appended by one call of a stored function that
+    takes the table lock, notifies and inserts: one statement, so one round trip and one implicit transaction
+    (the library sends six statements, and waits on the server several times). The same lock keeps notification
+    ids in commit order; a batch of any size goes in one go."""
 
-
-class LargeBatchPostgresApplicationRecorder(PostgresApplicationRecorder):
-    """The library's recorder, except that a batch of more than PIPELINED_BYTES of events is inserted by plain
-    statements in one transaction: the same table lock, notification and returned ids, one round trip more."""
-
-    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
-        if sum(len(event.state) for event in stored_events) <= PIPELINED_BYTES:
-            ids: Sequence[int] | None = super().insert_events(stored_events, **kwargs)
-        else:
-            ids = self._insert_unpipelined(stored_events, **kwargs)
-        return ids
+    def __init__(self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events") -> None:
+        super().__init__(datastore, events_table_name=events_table_name)
+        schema, function = Identifier(datastore.schema), Identifier(f"{self.channel_name}_append")
+        id_type = SQL(datastore.originator_id_type)
+        self.sql_create_statements.append(
+            SQL(
+                "CREATE OR REPLACE FUNCTION {schema}.{function}("
+                "ids {id_type}[], versions bigint[], topics text[], states bytea[], lock_timeout text) "
+                "RETURNS SETOF bigint LANGUAGE plpgsql AS $$ BEGIN "
+                "PERFORM set_config('lock_timeout', lock_timeout, true); "
+                "LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; "
+                "NOTIFY {channel}; "
+                "RETURN QUERY INSERT INTO {schema}.{table} (originator_id, originator_version, topic, state) "
+                "SELECT * FROM unnest(ids, versions, topics, states) RETURNING notification_id; "
+                "END $$"
+            ).format(
+                schema=schema,
+                function=function,
+                id_type=id_type,
+                table=Identifier(self.events_table_name),
+                channel=Identifier(self.channel_name),
+            )
+        )
+        self.append_statement = SQL(
+            "SELECT id FROM {schema}.{function}(%s::{id_type}[], %s::bigint[], %s::text[], %s::bytea[], %s) "
+            "AS appended(id)"
+        ).format(schema=schema, function=function, id_type=id_type)
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
-    def _insert_unpipelined(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
-        with self.datastore.get_connection() as connection, connection.transaction(), connection.cursor() as cursor:
-            self._insert_events(cursor, stored_events, **kwargs)
-            self._insert_stored_events(cursor, stored_events, **kwargs)
-            ids: Sequence[int] | None = self._fetch_ids_after_insert_events(cursor, stored_events, **kwargs)
-            return ids
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        if not stored_events:
+            return []
+        columns = (
+            [event.originator_id for event in stored_events],
+            [event.originator_version for event in stored_events],
+            [event.topic for event in stored_events],
+            [event.state for event in stored_events],
+            f"{self.datastore.lock_timeout}s",
+        )
+        with self.datastore.get_connection() as connection, connection.cursor() as cursor:
+            cursor.execute(self.append_statement, columns, prepare=True)
+            return [row["id"] for row in cursor.fetchall()]
 
     def select_events_of(self, originator_ids: Sequence[UUID]) -> list[StoredEvent]:
         """Every event of each of the aggregates, in one query, by aggregate and version."""
@@ -135,6 +161,6 @@ class LargeBatchPostgresApplicationRecorder(PostgresApplicationRecorder):
 
 
 class LedgerPostgresFactory(PostgresFactory):
-    """The library's PostgreSQL factory, with a recorder that takes batches of any size."""
+    """The library's PostgreSQL factory, with a recorder that appends in one statement."""
 
-    application_recorder_class = LargeBatchPostgresApplicationRecorder
+    application_recorder_class = OneStatementPostgresApplicationRecorder

@@ -43,6 +43,24 @@ def test_postgres_commits_are_durable() -> None:
         assert connection.execute("SHOW fsync").fetchone() == ("on",)
 
 
+def test_postgres_appends_wait_for_the_table_lock_that_keeps_notification_ids_in_commit_order() -> None:
+    with fresh_postgres_database() as url, Ledger(Settings(url)) as ledger:
+        game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+        appended = threading.Event()
+
+        def append() -> None:
+            ledger.record(game, list(ROUND_ONE_AUCTION))
+            appended.set()
+
+        writer = threading.Thread(target=append)
+        with psycopg.connect(url) as holder:  # a lock that lets plain inserts through, not the append's
+            holder.execute(f'LOCK TABLE "{ledger.recorder.events_table_name}" IN ROW SHARE MODE')  # type: ignore[attr-defined]
+            writer.start()
+            assert not appended.wait(0.5)
+        writer.join(timeout=10)
+        assert appended.is_set() and ledger.receipt(game).version > 1
+
+
 def test_two_recorders_at_the_same_version_one_wins_one_conflicts(database: str) -> None:
     setup = Ledger(Settings(database))
     game = setup.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
