@@ -5,7 +5,8 @@
 For each database, in one run:
 - floor: raw single-row transactions (one INSERT and COMMIT each, the store's durability settings), rows/s;
 - appends: one action per save through `Ledger.record` (the action's event and the consequences the rules derive,
-  1.5 events a save on average), saves/s and events/s, each against the floor;
+  1.5 events a save on average), saves/s and events/s, each against the floor; the floor and the appends take
+  turns, five rounds of each, so that both meet the same moments of this shared machine;
 - bulk import: self-play game files through `import_notations` in batches, prepared by one process per core,
   events/s (the games are imported several times over, each time as new games, so that there are thousands);
 - full fold: a game of 1,000 events or more (a 5-player game with some actions undone and recorded again)
@@ -43,32 +44,48 @@ from evo_ledger.settings import Settings
 from evo_ledger.transfer import import_notations
 
 ROW = b"x" * 200
-FLOOR_ROWS = 500
+FLOOR_ROWS = 200
+ROUNDS = 5
+
+InsertRows = Callable[[int], float]
 
 
-def sqlite_floor(path: str) -> float:
+@contextmanager
+def sqlite_floor(path: str) -> Iterator[InsertRows]:
+    """Raw single-row transactions on a SQLite file: the seconds `count` of them take."""
     connection = sqlite3.connect(path, isolation_level=None)
     connection.execute("PRAGMA journal_mode=WAL")
     connection.execute("PRAGMA synchronous=FULL")
     connection.execute("CREATE TABLE floor (id INTEGER PRIMARY KEY, data BLOB)")
-    started = time.perf_counter()
-    for _ in range(FLOOR_ROWS):
-        connection.execute("BEGIN")
-        connection.execute("INSERT INTO floor (data) VALUES (?)", (ROW,))
-        connection.execute("COMMIT")
-    rate = FLOOR_ROWS / (time.perf_counter() - started)
-    connection.close()
-    return rate
+
+    def insert_rows(count: int) -> float:
+        started = time.perf_counter()
+        for _ in range(count):
+            connection.execute("BEGIN")
+            connection.execute("INSERT INTO floor (data) VALUES (?)", (ROW,))
+            connection.execute("COMMIT")
+        return time.perf_counter() - started
+
+    try:
+        yield insert_rows
+    finally:
+        connection.close()
 
 
-def postgres_floor(url: str) -> float:
+@contextmanager
+def postgres_floor(url: str) -> Iterator[InsertRows]:
+    """Raw single-row transactions on a PostgreSQL database: the seconds `count` of them take."""
     with psycopg.connect(url, autocommit=True) as connection:
         connection.execute("CREATE TABLE floor (id BIGSERIAL PRIMARY KEY, data BYTEA)")
-        started = time.perf_counter()
-        for _ in range(FLOOR_ROWS):
-            with connection.transaction():
-                connection.execute("INSERT INTO floor (data) VALUES (%s)", (ROW,))
-        return FLOOR_ROWS / (time.perf_counter() - started)
+
+        def insert_rows(count: int) -> float:
+            started = time.perf_counter()
+            for _ in range(count):
+                with connection.transaction():
+                    connection.execute("INSERT INTO floor (data) VALUES (%s)", (ROW,))
+            return time.perf_counter() - started
+
+        yield insert_rows
 
 
 def timed(work: Callable[[], int]) -> tuple[int, float]:
@@ -77,19 +94,26 @@ def timed(work: Callable[[], int]) -> tuple[int, float]:
     return count, time.perf_counter() - started
 
 
-def appends(ledger: Ledger, lines: list[str], games: int) -> tuple[float, float]:
-    def work() -> int:
-        events = 0
-        for _ in range(games):
-            receipt = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
-            start = receipt.version
-            for line in lines:
-                receipt = ledger.record(receipt.game_id, line, expected_version=receipt.version)
-            events += receipt.version - start
-        return events
+def record_game(ledger: Ledger, lines: list[str]) -> tuple[int, int, float]:
+    """A new game recorded one action a save: saves, events and seconds (the game's creation not counted)."""
+    receipt = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    start = receipt.version
+    started = time.perf_counter()
+    for line in lines:
+        receipt = ledger.record(receipt.game_id, line, expected_version=receipt.version)
+    return len(lines), receipt.version - start, time.perf_counter() - started
 
-    events, seconds = timed(work)
-    return games * len(lines) / seconds, events / seconds
+
+def appends_beside_floor(ledger: Ledger, lines: list[str], insert_rows: InsertRows) -> tuple[float, float, float]:
+    """Floor rows/s, saves/s and events/s, the floor and the appends taking turns for ROUNDS rounds, so that
+    both see the same moments of a shared machine."""
+    floor_seconds = append_seconds = 0.0
+    saves = events = 0
+    for _ in range(ROUNDS):
+        floor_seconds += insert_rows(FLOOR_ROWS)
+        game_saves, game_events, seconds = record_game(ledger, lines)
+        saves, events, append_seconds = saves + game_saves, events + game_events, append_seconds + seconds
+    return ROUNDS * FLOOR_ROWS / floor_seconds, saves / append_seconds, events / append_seconds
 
 
 def bulk_import(ledger: Ledger, texts: list[str]) -> float:
@@ -168,9 +192,9 @@ def on_each_database(measure: Callable[[str, str], None], admin_url: str, sqlite
         print(f"PostgreSQL left out: {str(error).strip().splitlines()[0]}")
 
 
-def run(label: str, database: str, floor: float, lines: list[str], texts: list[str]) -> None:
+def run(label: str, database: str, insert_rows: InsertRows, lines: list[str], texts: list[str]) -> None:
     with Ledger(Settings(database)) as ledger:
-        saves, events = appends(ledger, lines, games=2)
+        floor, saves, events = appends_beside_floor(ledger, lines, insert_rows)
         imported = bulk_import(ledger, texts)
     cold, warm, fold_events, p50, p99 = fold_and_at(Settings(database), long_game(), samples=200)
     print(f"\n{label}")
@@ -191,12 +215,11 @@ def main() -> None:
     print("preparing games...", flush=True)
     lines = [line.text for line in parse_game(Path("replays/hand-3p-first-game.evo").read_text()).actions]
     texts = [play_game(2 + seed % 4, seed).text() for seed in range(args.games)] * args.imports
-    with tempfile.TemporaryDirectory() as folder:
-        floor = sqlite_floor(str(Path(folder) / "floor.sqlite"))
-        run("SQLite (WAL, synchronous=FULL)", str(Path(folder) / "ledger.sqlite"), floor, lines, texts)
+    with tempfile.TemporaryDirectory() as folder, sqlite_floor(str(Path(folder) / "floor.sqlite")) as insert_rows:
+        run("SQLite (WAL, synchronous=FULL)", str(Path(folder) / "ledger.sqlite"), insert_rows, lines, texts)
     try:
-        with postgres_database(args.postgres) as url:
-            run("PostgreSQL", url, postgres_floor(url), lines, texts)
+        with postgres_database(args.postgres) as url, postgres_floor(url) as insert_rows:
+            run("PostgreSQL", url, insert_rows, lines, texts)
     except psycopg.OperationalError as error:
         print(f"\nPostgreSQL left out: {str(error).strip().splitlines()[0]}")
 

@@ -125,10 +125,14 @@ class OneStatementPostgresApplicationRecorder(PostgresApplicationRecorder):
                 channel=Identifier(self.channel_name),
             )
         )
-        self.append_statement = SQL(
-            "SELECT id FROM {schema}.{function}(%s::{id_type}[], %s::bigint[], %s::text[], %s::bytea[], %s) "
-            "AS appended(id)"
-        ).format(schema=schema, function=function, id_type=id_type)
+        self.append_statement = (
+            SQL(
+                "SELECT id FROM {schema}.{function}(%s::{id_type}[], %s::bigint[], %s::text[], %s::bytea[], %s) "
+                "AS appended(id)"
+            )
+            .format(schema=schema, function=function, id_type=id_type)
+            .as_bytes(None)
+        )  # rendered once, not per append
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
