@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import threading
 from collections import deque
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -126,6 +127,21 @@ class PreparedGame(NamedTuple):
     receipt: Receipt
     events: list[StoredEvent]
     snapshots: list[StoredEvent]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Sent from a worker as plain tuples: pickling stored event objects costs more than preparing them."""
+        return _unpickled_game, (self.receipt, _rows(self.events), _rows(self.snapshots))
+
+
+Row = tuple[UUID | str, int, str, bytes]
+
+
+def _rows(events: Sequence[StoredEvent]) -> list[Row]:
+    return [(event.originator_id, event.originator_version, event.topic, event.state) for event in events]
+
+
+def _unpickled_game(receipt: Receipt, events: list[Row], snapshots: list[Row]) -> PreparedGame:
+    return PreparedGame(receipt, [StoredEvent(*row) for row in events], [StoredEvent(*row) for row in snapshots])
 
 
 def bundle_game(mapper: Mapper[UUID], data: bytes) -> PreparedGame:
@@ -259,9 +275,7 @@ def _prepared_batches(
     if count == 1 or len(ahead_of_pool) < 2:  # one batch is not worth starting processes for
         yield from ((group, None) for group in groups)
         return
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
-    pool = ProcessPoolExecutor(count, mp_context=context, initializer=_start_worker, initargs=(mapper,))
+    pool = ProcessPoolExecutor(count, mp_context=_worker_context(), initializer=_start_worker, initargs=(mapper,))
     try:
         ahead: deque[tuple[list[T], Future[list[PreparedGame] | None]]] = deque()
         for group in groups:
@@ -272,6 +286,16 @@ def _prepared_batches(
             yield _result(ahead.popleft())
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker_context() -> multiprocessing.context.BaseContext:
+    """Workers forked from this process when it runs no other thread (they start at once, with its modules and
+    caches); from a fork server otherwise, since a thread may hold a lock at the moment of a fork."""
+    if threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    return context
 
 
 def _result(entry: tuple[list[T], Future[list[PreparedGame] | None]]) -> Prepared[T]:

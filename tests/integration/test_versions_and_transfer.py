@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +20,7 @@ from evo_ledger.settings import Settings
 from evo_ledger.transfer import (
     BundleError,
     IllegalAction,
+    _worker_context,
     bundle_game,
     export_bundle,
     export_notation,
@@ -142,6 +144,21 @@ def test_a_parallel_bulk_import_stores_what_an_import_in_one_process_stores(ledg
     for receipt, text in zip(receipts, texts, strict=True):
         assert ledger.receipt(receipt.game_id) == receipt
         assert ledger.game(receipt.game_id).state == ledger.game(import_notation(ledger, text).game_id).state
+
+
+def test_a_parallel_import_beside_other_threads_starts_its_workers_from_a_fork_server(ledger: Ledger) -> None:
+    texts = [(ROOT / "replays" / "selfplay-3p-seed10.evo").read_text()] * 4
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert _worker_context().get_start_method() == "forkserver"
+        receipts = import_notations(ledger, texts, batch=1, workers=2)
+    finally:
+        stop.set()
+        other.join()
+    assert [r.game_id for r in receipts] == list(ledger.game_ids())
+    assert all(ledger.receipt(r.game_id) == r for r in receipts)
 
 
 def test_an_illegal_game_in_a_parallel_import_raises_its_own_error_after_the_batches_before_it(ledger: Ledger) -> None:
