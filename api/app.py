@@ -14,9 +14,9 @@ from fastapi import FastAPI
 
 from api import errors
 from api.routes import audits, events, games, statistics
-from evo_ledger.ledger import Ledger
+from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.settings import Settings
-from evo_ledger.writer import GroupWriter
+from evo_ledger.writer import GroupWriter, LedgerProcess, ProcessWriter, Writer
 from projections.runner import BackgroundProjection
 from projections.store import ReadStore
 
@@ -33,7 +33,8 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 @dataclass(frozen=True)
 class ApiSettings:
     """The store, the admin token (none: no admin), the largest request body taken, how often streams look for
-    events appended by other processes, and whether the server keeps the read tables up to date itself."""
+    events appended by other processes, whether the server keeps the read tables up to date itself, and whether
+    appends are recorded by a process of their own, beside the event loop (or by a thread of the server's)."""
 
     store: Settings = field(default_factory=Settings.from_environment)
     admin_token: str | None = None
@@ -41,6 +42,7 @@ class ApiSettings:
     stream_poll_seconds: float = 1.0
     stream_heartbeat_seconds: float = 15.0
     follow_projections: bool = True
+    writer_process: bool = True
 
     @classmethod
     def from_environment(cls) -> ApiSettings:
@@ -82,7 +84,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         appends.loop = asyncio.get_running_loop()
         app.state.ledger = ledger = Ledger(settings.store)
-        app.state.writer = writer = GroupWriter(ledger, committed=lambda receipt: appends.appended(receipt.game_id))
+        app.state.writer = writer = start_writer(settings, ledger, lambda receipt: appends.appended(receipt.game_id))
         app.state.read_store = read_store = ReadStore(settings.store)
         projection = BackgroundProjection(settings.store) if settings.follow_projections else None
         if projection is not None:
@@ -92,7 +94,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
         finally:
             if projection is not None:
                 projection.stop()
-            writer.close()
+            await writer.aclose()
             read_store.close()
             ledger.close()
 
@@ -111,6 +113,12 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     app.include_router(statistics.router, prefix="/v1")
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     return app
+
+
+def start_writer(settings: ApiSettings, ledger: Ledger, committed: Callable[[Receipt], None]) -> Writer:
+    if settings.writer_process:
+        return ProcessWriter(LedgerProcess(settings.store), committed)
+    return GroupWriter(ledger, committed)
 
 
 class BodyLimit:

@@ -21,6 +21,7 @@ from evo_ledger.rules.kit import KitError
 from evo_ledger.rules.structured import ActionDataError
 from evo_ledger.rules.text import NotationError
 from evo_ledger.transfer import BundleError, IllegalAction
+from evo_ledger.writer import WriterProcessLost
 
 
 class ApiError(Exception):
@@ -50,6 +51,7 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
     KitError: (422, "kit_error"),
     BundleError: (422, "bundle_error"),
     NotExplainable: (422, "not_explainable"),
+    WriterProcessLost: (503, "writer_restarted"),
 }
 
 

@@ -26,6 +26,7 @@ from evo_ledger.rules.kit import KitError, builtin_kit_names, load_kit
 from evo_ledger.rules.kitmap import render_map
 from evo_ledger.selfplay import BOTS, play_game
 from evo_ledger.settings import Settings, SettingsError
+from evo_ledger.writer import settle_collector
 from projections.runner import PAGE, Projector
 from projections.store import ReadStore
 
@@ -104,7 +105,9 @@ def serve(host: str, port: int, database: str | None, projections: bool = True) 
     settings = replace(
         ApiSettings.from_environment(), store=Settings.for_database(database), follow_projections=projections
     )
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
+    app = create_app(settings)
+    settle_collector()
+    uvicorn.run(app, host=host, port=port, log_level="warning")
     return EXIT_OK
 
 

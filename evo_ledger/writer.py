@@ -3,30 +3,56 @@
 Each caller hands its append over and gets a future; the writer takes every append waiting when its last commit
 ended and stores them in one transaction (one sync to disk), so that concurrent recorders share the cost of
 durability. A future is answered only once its events are committed, so an acknowledged append is never lost.
+
+The writer records its groups through a ledger in this process, or through a `LedgerProcess`: a ledger in a
+process of its own, so that the rules, hashes, encoding and SQL of appends run beside a server's event loop
+instead of taking turns with it for the interpreter lock.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
+import multiprocessing
+import pickle
 import queue
+import signal
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from contextlib import suppress
+from contextlib import closing, suppress
+from multiprocessing.connection import Connection
+from typing import Any, NamedTuple, Protocol
 
 from evo_ledger.ledger import AppendRequest, Ledger, Outcome, Receipt
+from evo_ledger.settings import Settings
 
 MAX_GROUP = 64
+# A long-running process allocates and frees many small objects per append, and keeps a cache of games: with the
+# default thresholds (700, 10, 10) the collector runs a full pass, over every cached game, many times a second.
+COLLECTOR_THRESHOLDS = (20_000, 20, 100)
 
 Answer = Future[Receipt] | asyncio.Future[Receipt]
 Waiting = tuple[AppendRequest, Answer]
+
+
+class RecordsMany(Protocol):
+    def record_many(self, requests: Sequence[AppendRequest]) -> list[Outcome]: ...
+
+
+class Writer(Protocol):
+    """What a server appends through: a receipt for each append, and a close that answers what is waiting."""
+
+    async def append(self, request: AppendRequest) -> Receipt: ...
+
+    async def aclose(self) -> None: ...
 
 
 class GroupWriter:
     """Owns the thread that commits appends to `ledger`; `committed` is called with each receipt it gave."""
 
     def __init__(
-        self, ledger: Ledger, committed: Callable[[Receipt], None] = lambda _: None, max_group: int = MAX_GROUP
+        self, ledger: RecordsMany, committed: Callable[[Receipt], None] = lambda _: None, max_group: int = MAX_GROUP
     ) -> None:
         self.ledger, self.committed, self.max_group = ledger, committed, max_group
         self._waiting: queue.SimpleQueue[Waiting | None] = queue.SimpleQueue()
@@ -48,6 +74,9 @@ class GroupWriter:
         answer: asyncio.Future[Receipt] = asyncio.get_running_loop().create_future()
         self._waiting.put((request, answer))
         return await answer
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self.close)
 
     def close(self) -> None:
         """Commit what is waiting, then stop the thread."""
@@ -109,3 +138,203 @@ def settle(answer: Answer, outcome: Outcome) -> None:
 def settle_all(answers: Sequence[tuple[asyncio.Future[Receipt], Outcome]]) -> None:
     for answer, outcome in answers:
         settle(answer, outcome)
+
+
+class WriterProcessLost(RuntimeError):
+    """The process recording appends ended before it answered: the group's appends may or may not be stored."""
+
+
+class LedgerProcess:
+    """A ledger in a process of its own that records groups of appends for this one: `send` a group, then
+    `receive` its outcomes once `fileno()` is readable (or `record_many` for both, waiting). A process that
+    ended is replaced by `restart`."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._process, self._connection = self._start()
+
+    def record_many(self, requests: Sequence[AppendRequest]) -> list[Outcome]:
+        self.send(requests)
+        return self.receive()
+
+    def send(self, requests: Sequence[AppendRequest]) -> None:
+        try:
+            self._connection.send(list(requests))
+        except OSError as lost:
+            raise WriterProcessLost("the writing process ended: the appends were not sent") from lost
+
+    def receive(self) -> list[Outcome]:
+        try:
+            answers: list[Any] = self._connection.recv()
+        except (EOFError, OSError) as lost:
+            raise WriterProcessLost("the writing process ended: the appends may or may not be stored") from lost
+        return [restored(answer) for answer in answers]
+
+    def fileno(self) -> int:
+        return self._connection.fileno()
+
+    @property
+    def pid(self) -> int:
+        pid = self._process.pid
+        assert pid is not None
+        return pid
+
+    def restart(self) -> None:
+        self._stop()
+        self._process, self._connection = self._start()
+
+    def close(self) -> None:
+        with suppress(OSError):
+            self._connection.send(None)
+        self._stop()
+
+    def _start(self) -> tuple[multiprocessing.process.BaseProcess, Connection]:
+        context = multiprocessing.get_context("forkserver")  # a server runs threads: no plain fork
+        context.set_forkserver_preload([__name__])
+        ours, theirs = context.Pipe()
+        process = context.Process(target=record_appends, args=(self.settings, theirs), name="evo-ledger-writer")
+        process.start()
+        theirs.close()
+        try:
+            started = ours.recv()
+        except EOFError:
+            process.join()
+            raise WriterProcessLost(f"the writing process ended as it started (exit code {process.exitcode})") from None
+        if started is not None:
+            process.join()
+            raise restored(started)
+        return process, ours
+
+    def _stop(self) -> None:
+        self._process.join(timeout=30)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+        self._connection.close()
+
+
+class ProcessWriter:
+    """Group commit from an event loop through a `LedgerProcess`, without a thread: while the process records
+    one group, the appends that arrive wait; its answer settles that group and sends the next."""
+
+    def __init__(
+        self, process: LedgerProcess, committed: Callable[[Receipt], None] = lambda _: None, max_group: int = MAX_GROUP
+    ) -> None:
+        self.process, self.committed, self.max_group = process, committed, max_group
+        self._waiting: list[tuple[AppendRequest, asyncio.Future[Receipt]]] = []
+        self._sent: list[tuple[AppendRequest, asyncio.Future[Receipt]]] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    async def append(self, request: AppendRequest) -> Receipt:
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+            self._loop.add_reader(self.process.fileno(), self._answered)
+        answer: asyncio.Future[Receipt] = self._loop.create_future()
+        self._waiting.append((request, answer))
+        if not self._sent:
+            self._send_next()
+        return await answer
+
+    async def aclose(self) -> None:
+        """Answer the appends sent and waiting, then close the process."""
+        await self._idle.wait()
+        if self._loop is not None:
+            self._loop.remove_reader(self.process.fileno())
+        self.process.close()
+
+    def _send_next(self) -> None:
+        group, self._waiting = self._waiting[: self.max_group], self._waiting[self.max_group :]
+        try:
+            self.process.send([request for request, _ in group])
+        except WriterProcessLost as lost:
+            self._settle(group, [lost] * len(group))
+            self._restart()
+            return
+        self._sent = group
+        self._idle.clear()
+
+    def _answered(self) -> None:
+        group, self._sent = self._sent, []
+        try:
+            outcomes: list[Outcome] = self.process.receive()
+        except WriterProcessLost as lost:
+            outcomes = [lost] * len(group)
+            self._restart()
+        self._settle(group, outcomes)
+        if self._waiting:
+            self._send_next()
+        if not self._sent:
+            self._idle.set()
+
+    def _settle(self, group: Sequence[tuple[AppendRequest, asyncio.Future[Receipt]]], outcomes: list[Outcome]) -> None:
+        for (_, answer), outcome in zip(group, outcomes, strict=True):
+            settle(answer, outcome)
+            if not isinstance(outcome, Exception):
+                self.committed(outcome)
+
+    def _restart(self) -> None:
+        assert self._loop is not None
+        self._loop.remove_reader(self.process.fileno())
+        self.process.restart()
+        self._loop.add_reader(self.process.fileno(), self._answered)
+
+
+def record_appends(settings: Settings, connection: Connection) -> None:
+    """The writing process: says it has started (None, or the error that stopped it), then records each group of
+    appends it is sent and answers with their outcomes, until it is sent None or its parent is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt at a terminal is for the server, which closes this
+    try:
+        ledger = Ledger(settings)
+    except Exception as error:
+        connection.send(portable(error))
+        return
+    settle_collector()
+    connection.send(None)
+    with closing(ledger):
+        while True:
+            try:
+                requests = connection.recv()
+            except EOFError:
+                return
+            if requests is None:
+                return
+            connection.send([portable(outcome) for outcome in ledger.record_many(requests)])
+
+
+def settle_collector() -> None:
+    """For a long-running process, once started: what exists now is never collected (it is moved out of the
+    collector's sight), and young objects are collected less often."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
+
+
+class PortableError(NamedTuple):
+    """An exception as it crosses between processes: its class, arguments and attributes, whatever its
+    `__init__` takes."""
+
+    kind: type[BaseException]
+    args: tuple[Any, ...]
+    attributes: dict[str, Any]
+
+
+def portable(outcome: Any) -> Any:
+    if not isinstance(outcome, BaseException):
+        return outcome
+    error = PortableError(type(outcome), outcome.args, dict(vars(outcome)))
+    try:
+        pickle.dumps(error)
+    except Exception:
+        return PortableError(RuntimeError, (f"{type(outcome).__name__}: {outcome}",), {})
+    return error
+
+
+def restored(answer: Any) -> Any:
+    if not isinstance(answer, PortableError):
+        return answer
+    error = answer.kind.__new__(answer.kind)
+    error.args = answer.args
+    error.__dict__.update(answer.attributes)
+    return error

@@ -10,10 +10,11 @@ one goes on; `rebuild` drops them and folds the whole log again.
 from __future__ import annotations
 
 import logging
-import threading
+import multiprocessing
+import signal
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from eventsourcing.persistence import Notification, Tracking, TrackingRecorder
@@ -32,6 +33,14 @@ POLL_SECONDS = 0.5
 RETRY_SECONDS = 1.0
 Progress = Callable[[int, int], None]
 log = logging.getLogger(__name__)
+
+
+class StopSignal(Protocol):
+    """A thread's or a process's event: set when following should stop."""
+
+    def is_set(self) -> bool: ...
+
+    def wait(self, timeout: float | None = None) -> bool: ...
 
 
 class Projector:
@@ -101,7 +110,7 @@ class Projector:
         [started] = self.ledger.game_events(UUID(game_id), up_to=1)
         return kit_of(started.kit_document, started.kit_hash)
 
-    def follow(self, stop: threading.Event, poll_seconds: float = POLL_SECONDS) -> None:
+    def follow(self, stop: StopSignal, poll_seconds: float = POLL_SECONDS) -> None:
         """Catch up, then keep up with new events until `stop` is set."""
         self.catch_up()
         if self.store.settings.is_postgres:
@@ -110,7 +119,7 @@ class Projector:
             while not stop.wait(poll_seconds):
                 self.catch_up()
 
-    def _follow_notifications(self, stop: threading.Event) -> None:
+    def _follow_notifications(self, stop: StopSignal) -> None:
         view = ReadPosition(self)
         with BaseProjectionRunner(
             projection=LiveProjection(view),
@@ -163,36 +172,41 @@ def rebuild(ledger: Ledger, store: ReadStore, progress: Progress | None = None, 
 
 
 class BackgroundProjection:
-    """The runner in a thread of the server's process: follows the log until stopped, starting again after an
-    error (the database gone for a moment)."""
+    """The runner in a process of its own, beside a server: follows the log until stopped, starting again after an
+    error (the database gone for a moment). A process, not a thread, so that it does not take turns with the
+    server's event loop for the interpreter lock."""
 
     def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.stop_requested = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="projections", daemon=True)
+        context = multiprocessing.get_context("forkserver")  # a server runs threads: no plain fork
+        self.stop_requested = context.Event()
+        self.process = context.Process(
+            target=follow_until_stopped, args=(settings, self.stop_requested), name="evo-ledger-projections"
+        )
 
     def start(self) -> None:
-        self.thread.start()
+        self.process.start()
 
     def stop(self) -> None:
         self.stop_requested.set()
-        self.thread.join(timeout=10)
+        self.process.join(timeout=10)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
 
-    def _run(self) -> None:
-        while not self.stop_requested.is_set():
-            try:
-                self._follow()
-            except Exception:
-                log.exception("the projections stopped on an error; starting again")
-                self.stop_requested.wait(RETRY_SECONDS)
 
-    def _follow(self) -> None:
-        ledger, store = Ledger(self.settings), ReadStore(self.settings)
+def follow_until_stopped(settings: Settings, stop_requested: StopSignal) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt at a terminal is for the server, which stops this
+    while not stop_requested.is_set():
         try:
-            Projector(ledger, store).follow(self.stop_requested)
-        finally:
-            store.close()
-            ledger.close()
+            ledger, store = Ledger(settings), ReadStore(settings)
+            try:
+                Projector(ledger, store).follow(stop_requested)
+            finally:
+                store.close()
+                ledger.close()
+        except Exception:
+            log.exception("the projections stopped on an error; starting again")
+            stop_requested.wait(RETRY_SECONDS)
 
 
 def wait_until(store: ReadStore, position: int, timeout: float) -> bool:

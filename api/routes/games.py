@@ -16,7 +16,7 @@ from evo_ledger.access import new_token
 from evo_ledger.game import Game
 from evo_ledger.ledger import AppendRequest, Idempotency, Ledger
 from evo_ledger.rules.base import Outcome
-from evo_ledger.writer import GroupWriter
+from evo_ledger.writer import Writer
 from projections.runner import wait_until
 
 router = APIRouter(tags=["games"], responses=schemas.PROBLEMS)
@@ -152,7 +152,7 @@ async def append(
         request_digest = hashlib.sha256(json.dumps(body.model_dump(), sort_keys=True).encode()).hexdigest()
         idempotency = Idempotency(idempotency_key, request_digest)
     appended = AppendRequest(game_id_of(game_id), actions, body.expected_version, idempotency, token, True)
-    writer: GroupWriter = request.app.state.writer
+    writer: Writer = request.app.state.writer
     receipt = schemas.Receipt.of(await writer.append(appended))
     if wait_for_projections is not None:
         caught_up = await run_in_threadpool(projections_reach_log, request, wait_for_projections)

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
 import threading
 from typing import Any
 
 import pytest
 
 from evo_ledger.access import RecorderRefused, TokenRequired, new_token
-from evo_ledger.ledger import AppendRequest, Idempotency, Ledger, Receipt, VersionConflict
+from evo_ledger.ledger import AppendRequest, Idempotency, Ledger, Outcome, Receipt, VersionConflict
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.structured import ActionDataError
 from evo_ledger.settings import Settings
-from evo_ledger.writer import GroupWriter
+from evo_ledger.writer import GroupWriter, LedgerProcess, ProcessWriter, WriterProcessLost
 from tests.support import ROUND_ONE_AUCTION
 
 PLAYERS = ["ann", "ben", "cat"]
@@ -148,3 +151,60 @@ def test_the_writer_commits_concurrent_appends_in_fewer_transactions_and_loses_n
     assert {receipt.head_hash for receipt in acknowledged} >= {ledger.receipt(g).head_hash for g in games}
     with pytest.raises(RuntimeError):
         writer.submit(AppendRequest(games[0], ["ann pass"]))
+
+
+def test_refusals_cross_from_the_writing_process_with_their_rulings_and_versions(database: str) -> None:
+    with Ledger(Settings(database)) as ledger:
+        game = new_game(ledger).game_id
+    process = LedgerProcess(Settings(database))
+    try:
+        outcomes = process.record_many(
+            [
+                AppendRequest(game, ["order ann ben cat"], expected_version=1),
+                AppendRequest(game, ["order ann ben cat"], expected_version=1),
+                AppendRequest(game, ["ann bid 2 eggs"]),
+            ]
+        )
+    finally:
+        process.close()
+    receipt, conflict, violation = outcomes
+    assert isinstance(receipt, Receipt) and receipt.version > 1
+    assert isinstance(conflict, VersionConflict) and (conflict.game_id, conflict.expected) == (game, 1)
+    assert isinstance(violation, RuleViolation) and violation.ruling is not None
+    assert str(violation).startswith(f"[{violation.ruling}]")
+
+
+def test_a_writing_process_that_dies_is_replaced_and_no_acknowledged_append_is_lost(database: str) -> None:
+    with Ledger(Settings(database)) as ledger:
+        game = new_game(ledger).game_id
+
+    killed: list[int] = []
+
+    async def record() -> list[Outcome]:
+        writer = ProcessWriter(LedgerProcess(Settings(database)))
+        outcomes: list[Outcome] = []
+        version = 1
+        try:
+            for index, action in enumerate(ROUND_ONE_AUCTION):
+                if index == 2:
+                    killed.append(writer.process.pid)
+                    os.kill(killed[0], signal.SIGKILL)
+                try:
+                    receipt = await writer.append(AppendRequest(game, [action], expected_version=version))
+                except WriterProcessLost as lost:
+                    outcomes.append(lost)
+                    receipt = await writer.append(AppendRequest(game, [action], expected_version=version))
+                outcomes.append(receipt)
+                version = receipt.version
+            assert writer.process.pid != killed[0]
+        finally:
+            await writer.aclose()
+        return outcomes
+
+    outcomes = asyncio.run(record())
+    receipts = [outcome for outcome in outcomes if isinstance(outcome, Receipt)]
+    assert len(receipts) == len(ROUND_ONE_AUCTION)
+    assert all(isinstance(o, WriterProcessLost) for o in outcomes if not isinstance(o, Receipt))
+    with Ledger(Settings(database)) as ledger:
+        assert ledger.receipt(game) == receipts[-1]
+        assert notations(ledger, receipts[-1]) == list(ROUND_ONE_AUCTION)
