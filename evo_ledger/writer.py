@@ -18,6 +18,7 @@ import pickle
 import queue
 import signal
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from contextlib import closing, suppress
@@ -31,6 +32,8 @@ MAX_GROUP = 64
 # A long-running process allocates and frees many small objects per append, and keeps a cache of games: with the
 # default thresholds (700, 10, 10) the collector runs a full pass, over every cached game, many times a second.
 COLLECTOR_THRESHOLDS = (20_000, 20, 100)
+# Groups sent to a writing process before the first is answered: it records the next as soon as one is committed.
+IN_FLIGHT = 2
 
 Answer = Future[Receipt] | asyncio.Future[Receipt]
 Waiting = tuple[AppendRequest, Answer]
@@ -215,14 +218,15 @@ class LedgerProcess:
 
 class ProcessWriter:
     """Group commit from an event loop through a `LedgerProcess`, without a thread: while the process records
-    one group, the appends that arrive wait; its answer settles that group and sends the next."""
+    the groups sent to it (IN_FLIGHT at most), the appends that arrive wait; each answer settles its group and
+    sends the next."""
 
     def __init__(
         self, process: LedgerProcess, committed: Callable[[Receipt], None] = lambda _: None, max_group: int = MAX_GROUP
     ) -> None:
         self.process, self.committed, self.max_group = process, committed, max_group
         self._waiting: list[tuple[AppendRequest, asyncio.Future[Receipt]]] = []
-        self._sent: list[tuple[AppendRequest, asyncio.Future[Receipt]]] = []
+        self._sent: deque[list[tuple[AppendRequest, asyncio.Future[Receipt]]]] = deque()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._idle = asyncio.Event()
         self._idle.set()
@@ -233,7 +237,7 @@ class ProcessWriter:
             self._loop.add_reader(self.process.fileno(), self._answered)
         answer: asyncio.Future[Receipt] = self._loop.create_future()
         self._waiting.append((request, answer))
-        if not self._sent:
+        if len(self._sent) < IN_FLIGHT:
             self._send_next()
         return await answer
 
@@ -252,18 +256,22 @@ class ProcessWriter:
             self._settle(group, [lost] * len(group))
             self._restart()
             return
-        self._sent = group
+        self._sent.append(group)
         self._idle.clear()
 
     def _answered(self) -> None:
-        group, self._sent = self._sent, []
+        group = self._sent.popleft() if self._sent else []
         try:
             outcomes: list[Outcome] = self.process.receive()
         except WriterProcessLost as lost:
-            outcomes = [lost] * len(group)
+            lost_groups = [group, *self._sent]
+            self._sent.clear()
             self._restart()
-        self._settle(group, outcomes)
-        if self._waiting:
+            for lost_group in lost_groups:
+                self._settle(lost_group, [lost] * len(lost_group))
+        else:
+            self._settle(group, outcomes)
+        while self._waiting and len(self._sent) < IN_FLIGHT:
             self._send_next()
         if not self._sent:
             self._idle.set()
