@@ -22,11 +22,11 @@ from evo_ledger.checker import CheckReport, GameSetupError, check_game
 from evo_ledger.ledger import Ledger
 from evo_ledger.ledger_commands import Progress, add_ledger_commands, run_ledger_command
 from evo_ledger.notation import GameFileError, format_result, parse_game
+from evo_ledger.processes import settle_collector
 from evo_ledger.rules.kit import KitError, builtin_kit_names, load_kit
 from evo_ledger.rules.kitmap import render_map
 from evo_ledger.selfplay import BOTS, play_game
 from evo_ledger.settings import Settings, SettingsError
-from evo_ledger.writer import settle_collector
 from projections.runner import PAGE, Projector
 from projections.store import ReadStore
 

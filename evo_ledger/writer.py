@@ -12,11 +12,9 @@ instead of taking turns with it for the interpreter lock.
 from __future__ import annotations
 
 import asyncio
-import gc
 import multiprocessing
 import pickle
 import queue
-import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -26,12 +24,10 @@ from multiprocessing.connection import Connection
 from typing import Any, NamedTuple, Protocol
 
 from evo_ledger.ledger import AppendRequest, Ledger, Outcome, Receipt
+from evo_ledger.processes import run_beside_server, settle_collector
 from evo_ledger.settings import Settings
 
 MAX_GROUP = 64
-# A long-running process allocates and frees many small objects per append, and keeps a cache of games: with the
-# default thresholds (700, 10, 10) the collector runs a full pass, over every cached game, many times a second.
-COLLECTOR_THRESHOLDS = (20_000, 20, 100)
 # Groups sent to a writing process before the first is answered: it records the next as soon as one is committed.
 IN_FLIGHT = 2
 
@@ -292,7 +288,7 @@ class ProcessWriter:
 def record_appends(settings: Settings, connection: Connection) -> None:
     """The writing process: says it has started (None, or the error that stopped it), then records each group of
     appends it is sent and answers with their outcomes, until it is sent None or its parent is gone."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt at a terminal is for the server, which closes this
+    run_beside_server()
     try:
         ledger = Ledger(settings)
     except Exception as error:
@@ -309,14 +305,6 @@ def record_appends(settings: Settings, connection: Connection) -> None:
             if requests is None:
                 return
             connection.send([portable(outcome) for outcome in ledger.record_many(requests)])
-
-
-def settle_collector() -> None:
-    """For a long-running process, once started: what exists now is never collected (it is moved out of the
-    collector's sight), and young objects are collected less often."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*COLLECTOR_THRESHOLDS)
 
 
 class PortableError(NamedTuple):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
-import signal
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -23,6 +22,7 @@ from eventsourcing.utils import get_topic
 
 from evo_ledger.game import kit_of
 from evo_ledger.ledger import Ledger
+from evo_ledger.processes import run_beside_server
 from evo_ledger.rules.kit import Kit
 from evo_ledger.settings import Settings
 from projections.readmodel import Batch, ReadModel
@@ -195,7 +195,7 @@ class BackgroundProjection:
 
 
 def follow_until_stopped(settings: Settings, stop_requested: StopSignal) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt at a terminal is for the server, which stops this
+    run_beside_server()
     while not stop_requested.is_set():
         try:
             ledger, store = Ledger(settings), ReadStore(settings)

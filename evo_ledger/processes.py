@@ -1,0 +1,28 @@
+"""How the processes of a server run: the server itself, and those it starts beside it (the writing process,
+the read tables' runner)."""
+
+from __future__ import annotations
+
+import gc
+import os
+import signal
+
+# A long-running process allocates and frees many small objects per append, and keeps a cache of games: with the
+# default thresholds (700, 10, 10) the collector runs a full pass, over every cached game, many times a second.
+COLLECTOR_THRESHOLDS = (20_000, 20, 100)
+
+
+def run_beside_server() -> None:
+    """For a process a server starts: an interrupt at a terminal is for the server, which stops this process, and
+    the scheduler treats it as batch work, so that a server's event loop that wakes it is not preempted by it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(os, "sched_setscheduler"):
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+
+
+def settle_collector() -> None:
+    """For a long-running process, once started: what exists now is never collected (it is moved out of the
+    collector's sight), and young objects are collected less often."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
