@@ -185,6 +185,33 @@ def test_a_retried_append_stores_one_event_also_after_a_restart(database: str) -
         assert other.status_code == 422 and other.json()["code"] == "idempotency_key_reused"
 
 
+@pytest.mark.parametrize(
+    ("headers", "query", "names"),
+    [
+        ({"Idempotency-Key": "k" * 201}, {}, "header.Idempotency-Key"),
+        ({}, {"wait_for_projections": "-1"}, "query.wait_for_projections"),
+        ({}, {"wait_for_projections": "soon"}, "query.wait_for_projections"),
+        ({}, {"wait_for_projections": "31"}, "query.wait_for_projections"),
+        ({}, {"wait_for_projections": "nan"}, "query.wait_for_projections"),
+    ],
+)
+def test_an_append_with_a_bad_optional_parameter_is_refused_naming_it_and_stores_nothing(
+    client: TestClient, headers: dict[str, str], query: dict[str, str], names: str
+) -> None:
+    game, recorder = new_game(client)
+    body = {"actions": ["order ann ben cat"]}
+    refused = client.post(f"/v1/games/{game}/actions", json=body, headers={**recorder, **headers}, params=query)
+    assert refused.status_code == 422 and refused.json()["code"] == "invalid_request"
+    assert refused.json()["message"].startswith(names)
+    assert client.get(f"/v1/games/{game}").json()["version"] == 1
+
+
+def test_the_append_operation_documents_its_optional_parameters(client: TestClient) -> None:
+    operation = client.get("/openapi.json").json()["paths"]["/v1/games/{game_id}/actions"]["post"]
+    documented = {(parameter["in"], parameter["name"]) for parameter in operation["parameters"]}
+    assert {("header", "Idempotency-Key"), ("query", "wait_for_projections")} <= documented
+
+
 def test_two_writers_at_the_same_version_get_one_success_and_one_conflict(client: TestClient) -> None:
     game, recorder = new_game(client)
     statuses: list[int] = []
