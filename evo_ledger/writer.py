@@ -12,6 +12,7 @@ instead of taking turns with it for the interpreter lock.
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import pickle
 import queue
@@ -28,6 +29,7 @@ from evo_ledger.processes import run_beside_server, settle_collector
 from evo_ledger.settings import Settings
 
 MAX_GROUP = 64
+log = logging.getLogger(__name__)
 # Groups sent to a writing process before the first is answered: it records the next as soon as one is committed.
 IN_FLIGHT = 2
 
@@ -179,7 +181,8 @@ class LedgerProcess:
         return pid
 
     def restart(self) -> None:
-        self._stop()
+        with suppress(OSError):
+            self._stop()
         self._process, self._connection = self._start()
 
     def close(self) -> None:
@@ -224,6 +227,7 @@ class ProcessWriter:
         self._waiting: list[tuple[AppendRequest, asyncio.Future[Receipt]]] = []
         self._sent: deque[list[tuple[AppendRequest, asyncio.Future[Receipt]]]] = deque()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._down = False  # the process ended and could not be started again
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -231,6 +235,10 @@ class ProcessWriter:
         if self._loop is None:
             self._loop = asyncio.get_running_loop()
             self._loop.add_reader(self.process.fileno(), self._answered)
+        if self._down:
+            self._restart()
+            if self._down:
+                raise WriterProcessLost("the writing process could not be started again")
         answer: asyncio.Future[Receipt] = self._loop.create_future()
         self._waiting.append((request, answer))
         if len(self._sent) < IN_FLIGHT:
@@ -240,9 +248,10 @@ class ProcessWriter:
     async def aclose(self) -> None:
         """Answer the appends sent and waiting, then close the process."""
         await self._idle.wait()
-        if self._loop is not None:
+        if self._loop is not None and not self._down:
             self._loop.remove_reader(self.process.fileno())
-        self.process.close()
+        if not self._down:
+            self.process.close()
 
     def _send_next(self) -> None:
         group, self._waiting = self._waiting[: self.max_group], self._waiting[self.max_group :]
@@ -262,9 +271,9 @@ class ProcessWriter:
         except WriterProcessLost as lost:
             lost_groups = [group, *self._sent]
             self._sent.clear()
-            self._restart()
             for lost_group in lost_groups:
                 self._settle(lost_group, [lost] * len(lost_group))
+            self._restart()
         else:
             self._settle(group, outcomes)
         while self._waiting and len(self._sent) < IN_FLIGHT:
@@ -279,9 +288,17 @@ class ProcessWriter:
                 self.committed(outcome)
 
     def _restart(self) -> None:
+        """A new process in place of one that ended; if it cannot start, the next append tries again."""
         assert self._loop is not None
-        self._loop.remove_reader(self.process.fileno())
-        self.process.restart()
+        if not self._down:
+            self._loop.remove_reader(self.process.fileno())
+        try:
+            self.process.restart()
+        except Exception:
+            log.exception("the writing process could not be started again")
+            self._down = True
+            return
+        self._down = False
         self._loop.add_reader(self.process.fileno(), self._answered)
 
 
@@ -304,7 +321,11 @@ def record_appends(settings: Settings, connection: Connection) -> None:
                 return
             if requests is None:
                 return
-            connection.send([portable(outcome) for outcome in ledger.record_many(requests)])
+            try:
+                outcomes = ledger.record_many(requests)
+            except Exception as error:  # the ledger answers each append itself; this is a failure of the whole
+                outcomes = [error] * len(requests)
+            connection.send([portable(outcome) for outcome in outcomes])
 
 
 class PortableError(NamedTuple):
