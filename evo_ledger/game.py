@@ -324,10 +324,9 @@ class Game(Aggregate):
         version = self.version + 1
         kwargs["prev_hash"] = self.head_hash
         chained = event_hash(event_class.TOPIC, self.id_text, version, timestamp, kwargs) if self.hashed else ""
-        fields = {"originator_id": self.id, "originator_version": version, "timestamp": timestamp, "prev_hash": None}
-        fields["hash"] = chained
-        fields.update(kwargs)
-        event = new_event(event_class, fields)
+        # The fields in the event class's order: its base fields, then the caller's (prev_hash keeps its place).
+        fields = {"originator_id": self.id, "originator_version": version, "timestamp": timestamp}
+        event = new_event(event_class, {**fields, "prev_hash": self.head_hash, "hash": chained, **kwargs})
         event.mutate(self)
         self._pending_events.append(event)
         if version % SNAPSHOT_INTERVAL == 0:

@@ -163,8 +163,8 @@ async def append(
     says `caught-up`, or `behind` if they did not in time.
 
     The append is recorded by the server's writing process together with the others waiting (group commit).
-    The two optional parameters are read here rather than declared: declared, they cost every append more
-    than a tenth of the server's time for it."""
+    The two optional parameters are read here rather than declared: declared, FastAPI's handling of them took
+    about a fifteenth of the server's time for an append."""
     idempotency_key, wait_for_projections = idempotency_key_of(request), projection_wait_of(request)
     actions = [action if isinstance(action, str) else action.model_dump() for action in body.actions]
     idempotency = None
