@@ -13,6 +13,7 @@ import logging
 import multiprocessing
 import time
 from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection
 from typing import Any, Protocol
 from uuid import UUID
 
@@ -174,28 +175,46 @@ def rebuild(ledger: Ledger, store: ReadStore, progress: Progress | None = None, 
 class BackgroundProjection:
     """The runner in a process of its own, beside a server: follows the log until stopped, starting again after an
     error (the database gone for a moment). A process, not a thread, so that it does not take turns with the
-    server's event loop for the interpreter lock."""
+    server's event loop for the interpreter lock; it stops too when the server is gone, killed or not."""
 
     def __init__(self, settings: Settings) -> None:
         context = multiprocessing.get_context("forkserver")  # a server runs threads: no plain fork
-        self.stop_requested = context.Event()
+        self.server_end, self.process_end = context.Pipe()
         self.process = context.Process(
-            target=follow_until_stopped, args=(settings, self.stop_requested), name="evo-ledger-projections"
+            target=follow_until_stopped, args=(settings, self.process_end), name="evo-ledger-projections"
         )
 
     def start(self) -> None:
         self.process.start()
+        self.process_end.close()
 
     def stop(self) -> None:
-        self.stop_requested.set()
+        self.server_end.close()
         self.process.join(timeout=10)
         if self.process.is_alive():
             self.process.kill()
             self.process.join()
 
 
-def follow_until_stopped(settings: Settings, stop_requested: StopSignal) -> None:
+class ServerGone:
+    """Set once the server's end of the pipe is closed: by `BackgroundProjection.stop`, or by the server's end."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self.gone = False
+
+    def is_set(self) -> bool:
+        return self.wait(0)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        if not self.gone and self.connection.poll(timeout):
+            self.gone = True  # the server never writes: readable means closed
+        return self.gone
+
+
+def follow_until_stopped(settings: Settings, server: Connection) -> None:
     run_beside_server()
+    stop_requested = ServerGone(server)
     while not stop_requested.is_set():
         try:
             ledger, store = Ledger(settings), ReadStore(settings)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -14,6 +15,13 @@ from evo_ledger.rules.kit import load_kit
 
 RULES = Evo2Ruleset()
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def child_env() -> dict[str, str]:
+    """The environment for a Python process a test starts: this checkout importable."""
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
 TINY_KIT = str(ROOT / "tests" / "rulings" / "tiny-3p.json")
 PLAYERS = ("ann", "ben", "cat")
 # Round 1 to its movement phase: cat (card), ben (legs), ann (eggs) move in that order.

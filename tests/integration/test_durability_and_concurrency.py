@@ -18,7 +18,7 @@ from evo_ledger.ledger import Ledger, VersionConflict
 from evo_ledger.notation import parse_game
 from evo_ledger.settings import Settings
 from tests.databases import fresh_postgres_database
-from tests.support import ROOT, ROUND_ONE_AUCTION
+from tests.support import ROOT, ROUND_ONE_AUCTION, child_env
 
 GAME_LINES = [line.text for line in parse_game((ROOT / "replays" / "selfplay-5p-seed5.evo").read_text()).actions]
 
@@ -170,3 +170,42 @@ def test_a_ledger_whose_cached_game_is_stale_never_appends_on_it(database: str) 
     assert [type(e).__name__ for e in second.game_events(game)].count("BidPlaced") == 1
     first.close()
     second.close()
+
+
+def test_the_processes_a_server_starts_stop_when_it_is_killed_with_sigkill(database: str) -> None:
+    with Ledger(Settings(database)) as ledger:
+        ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER_PROCESSES, database], stdout=subprocess.PIPE, text=True, env=child_env()
+    )
+    assert server.stdout is not None
+    started = [int(pid) for pid in server.stdout.readline().split()]
+    assert len(started) == 2 and all(process_alive(pid) for pid in started)
+    server.kill()
+    server.wait()
+    deadline = time.monotonic() + 10
+    while any(process_alive(pid) for pid in started) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(process_alive(pid) for pid in started)
+
+
+SERVER_PROCESSES = """
+import sys, time
+from evo_ledger.settings import Settings
+from evo_ledger.writer import LedgerProcess
+from projections.runner import BackgroundProjection
+writer = LedgerProcess(Settings(sys.argv[1]))
+projection = BackgroundProjection(Settings(sys.argv[1]))
+projection.start()
+print(writer.pid, projection.process.pid, flush=True)
+time.sleep(120)
+"""
+
+
+def process_alive(pid: int) -> bool:
+    """Alive and not a zombie waiting for its parent to collect it."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"

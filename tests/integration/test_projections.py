@@ -3,7 +3,6 @@ killed at random points, redelivered events, and following the log."""
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import signal
@@ -32,7 +31,7 @@ from projections.runner import Projector, rebuild, wait_until
 from projections.schema import BIDS, COMBATS, READ_TABLES
 from projections.stats import FAIR, LOADED, NOT_ENOUGH_DATA, DieFit, die_fit
 from projections.store import ReadStore
-from tests.support import ROOT
+from tests.support import ROOT, child_env
 
 HAND_GAME = ROOT / "replays" / "hand-3p-first-game.evo"
 
@@ -230,10 +229,6 @@ def test_a_runner_killed_at_random_points_ends_with_the_tables_of_a_rebuild(
 
 def project_command(settings: Settings, page: int = 20) -> list[str]:
     return [sys.executable, "-m", "evo_ledger.cli", "project", "--database", settings.database, "--page", str(page)]
-
-
-def child_env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
 def run_and_kill(settings: Settings, store: ReadStore, delay: float, folder: Path) -> int:
