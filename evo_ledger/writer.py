@@ -18,14 +18,17 @@ import pickle
 import queue
 import threading
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import closing, suppress
+from dataclasses import dataclass
+from itertools import groupby
 from multiprocessing.connection import Connection
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, Union, cast
 
 from evo_ledger.ledger import AppendRequest, Ledger, Outcome, Receipt
 from evo_ledger.processes import run_beside_server, settle_collector
+from evo_ledger.rules.base import OptionValue
 from evo_ledger.settings import Settings
 
 MAX_GROUP = 64
@@ -34,7 +37,22 @@ log = logging.getLogger(__name__)
 IN_FLIGHT = 2
 
 Answer = Future[Receipt] | asyncio.Future[Receipt]
+Written = Union["AppendRequest", "NewGame"]
 Waiting = tuple[AppendRequest, Answer]
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A game to create (`Ledger.create_game`), sent to a writer like an append."""
+
+    ruleset: str
+    kit: str
+    players: Sequence[tuple[str, str | None]]
+    options: Mapping[str, OptionValue]
+    recorder_token: str
+
+    def create(self, ledger: Ledger) -> Receipt:
+        return ledger.create_game(self.ruleset, self.kit, self.players, self.options, self.recorder_token)
 
 
 class RecordsMany(Protocol):
@@ -42,9 +60,12 @@ class RecordsMany(Protocol):
 
 
 class Writer(Protocol):
-    """What a server appends through: a receipt for each append, and a close that answers what is waiting."""
+    """What a server writes through: a receipt for each append or new game, and a close that answers what is
+    waiting."""
 
     async def append(self, request: AppendRequest) -> Receipt: ...
+
+    async def create(self, game: NewGame) -> Receipt: ...
 
     async def aclose(self) -> None: ...
 
@@ -75,6 +96,11 @@ class GroupWriter:
         answer: asyncio.Future[Receipt] = asyncio.get_running_loop().create_future()
         self._waiting.put((request, answer))
         return await answer
+
+    async def create(self, game: NewGame) -> Receipt:
+        if not isinstance(self.ledger, Ledger):
+            raise TypeError("this writer creates games only on a ledger of this process")
+        return await asyncio.to_thread(game.create, self.ledger)
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self.close)
@@ -154,11 +180,11 @@ class LedgerProcess:
         self.settings = settings
         self._process, self._connection = self._start()
 
-    def record_many(self, requests: Sequence[AppendRequest]) -> list[Outcome]:
+    def record_many(self, requests: Sequence[Written]) -> list[Outcome]:
         self.send(requests)
         return self.receive()
 
-    def send(self, requests: Sequence[AppendRequest]) -> None:
+    def send(self, requests: Sequence[Written]) -> None:
         try:
             self._connection.send(list(requests))
         except OSError as lost:
@@ -224,14 +250,20 @@ class ProcessWriter:
         self, process: LedgerProcess, committed: Callable[[Receipt], None] = lambda _: None, max_group: int = MAX_GROUP
     ) -> None:
         self.process, self.committed, self.max_group = process, committed, max_group
-        self._waiting: list[tuple[AppendRequest, asyncio.Future[Receipt]]] = []
-        self._sent: deque[list[tuple[AppendRequest, asyncio.Future[Receipt]]]] = deque()
+        self._waiting: list[tuple[Written, asyncio.Future[Receipt]]] = []
+        self._sent: deque[list[tuple[Written, asyncio.Future[Receipt]]]] = deque()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._down = False  # the process ended and could not be started again
         self._idle = asyncio.Event()
         self._idle.set()
 
     async def append(self, request: AppendRequest) -> Receipt:
+        return await self._written(request)
+
+    async def create(self, game: NewGame) -> Receipt:
+        return await self._written(game)
+
+    async def _written(self, item: Written) -> Receipt:
         if self._loop is None:
             self._loop = asyncio.get_running_loop()
             self._loop.add_reader(self.process.fileno(), self._answered)
@@ -240,7 +272,7 @@ class ProcessWriter:
             if self._down:
                 raise WriterProcessLost("the writing process could not be started again")
         answer: asyncio.Future[Receipt] = self._loop.create_future()
-        self._waiting.append((request, answer))
+        self._waiting.append((item, answer))
         if len(self._sent) < IN_FLIGHT:
             self._send_next()
         return await answer
@@ -256,7 +288,7 @@ class ProcessWriter:
     def _send_next(self) -> None:
         group, self._waiting = self._waiting[: self.max_group], self._waiting[self.max_group :]
         try:
-            self.process.send([request for request, _ in group])
+            self.process.send([item for item, _ in group])
         except WriterProcessLost as lost:
             self._settle(group, [lost] * len(group))
             self._restart()
@@ -281,7 +313,7 @@ class ProcessWriter:
         if not self._sent:
             self._idle.set()
 
-    def _settle(self, group: Sequence[tuple[AppendRequest, asyncio.Future[Receipt]]], outcomes: list[Outcome]) -> None:
+    def _settle(self, group: Sequence[tuple[Written, asyncio.Future[Receipt]]], outcomes: list[Outcome]) -> None:
         for (_, answer), outcome in zip(group, outcomes, strict=True):
             settle(answer, outcome)
             if not isinstance(outcome, Exception):
@@ -321,11 +353,29 @@ def record_appends(settings: Settings, connection: Connection) -> None:
                 return
             if requests is None:
                 return
+            connection.send([portable(outcome) for outcome in carried_out(ledger, requests)])
+
+
+def carried_out(ledger: Ledger, items: Sequence[Written]) -> list[Outcome]:
+    """Each item's outcome, in order: the appends between two new games committed together."""
+    outcomes: list[Outcome] = []
+    for is_append, run in groupby(items, key=lambda item: isinstance(item, AppendRequest)):
+        batch = list(run)
+        if is_append:
             try:
-                outcomes = ledger.record_many(requests)
+                outcomes.extend(ledger.record_many(cast(list[AppendRequest], batch)))
             except Exception as error:  # the ledger answers each append itself; this is a failure of the whole
-                outcomes = [error] * len(requests)
-            connection.send([portable(outcome) for outcome in outcomes])
+                outcomes.extend([error] * len(batch))
+        else:
+            outcomes.extend(created(ledger, cast(NewGame, game)) for game in batch)
+    return outcomes
+
+
+def created(ledger: Ledger, game: NewGame) -> Outcome:
+    try:
+        return game.create(ledger)
+    except Exception as error:
+        return error
 
 
 class PortableError(NamedTuple):

@@ -17,7 +17,7 @@ from evo_ledger.access import new_token
 from evo_ledger.game import Game
 from evo_ledger.ledger import AppendRequest, Idempotency, Ledger
 from evo_ledger.rules.base import Outcome
-from evo_ledger.writer import Writer
+from evo_ledger.writer import NewGame, Writer
 from projections.runner import wait_until
 
 router = APIRouter(tags=["games"], responses=schemas.PROBLEMS)
@@ -49,11 +49,13 @@ GAME_CREATED: dict[int | str, dict[str, Any]] = {
 @router.post(
     "/games", status_code=201, response_model=schemas.Created, operation_id="create_game", responses=GAME_CREATED
 )
-def create_game(body: schemas.NewGame, ledger: LedgerDep) -> schemas.Created:
-    """A new game; the answer carries its recorder token, which is shown only here."""
+async def create_game(body: schemas.NewGame, request: Request) -> schemas.Created:
+    """A new game; the answer carries its recorder token, which is shown only here. It is stored by the server's
+    writer, as appends are: one process writes the server's games."""
     token = new_token()
     players = [(p.name, p.id) for p in body.players]
-    receipt = ledger.create_game(body.ruleset, body.kit, players, body.options, recorder_token=token)
+    writer: Writer = request.app.state.writer
+    receipt = await writer.create(NewGame(body.ruleset, body.kit, players, body.options, token))
     return schemas.Created.given(receipt, token)
 
 

@@ -13,9 +13,10 @@ import pytest
 from evo_ledger.access import RecorderRefused, TokenRequired, new_token
 from evo_ledger.ledger import AppendRequest, Idempotency, Ledger, Outcome, Receipt, VersionConflict
 from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.kit import KitError
 from evo_ledger.rules.structured import ActionDataError
 from evo_ledger.settings import Settings
-from evo_ledger.writer import GroupWriter, LedgerProcess, ProcessWriter, WriterProcessLost
+from evo_ledger.writer import GroupWriter, LedgerProcess, NewGame, ProcessWriter, WriterProcessLost
 from tests.support import ROUND_ONE_AUCTION
 
 PLAYERS = ["ann", "ben", "cat"]
@@ -208,3 +209,29 @@ def test_a_writing_process_that_dies_is_replaced_and_no_acknowledged_append_is_l
     with Ledger(Settings(database)) as ledger:
         assert ledger.receipt(game) == receipts[-1]
         assert notations(ledger, receipts[-1]) == list(ROUND_ONE_AUCTION)
+
+
+def test_new_games_and_appends_sent_together_are_answered_in_order(database: str) -> None:
+    with Ledger(Settings(database)) as ledger:
+        game = new_game(ledger).game_id
+    token = new_token()
+    players = [(name, None) for name in PLAYERS]
+    process = LedgerProcess(Settings(database))
+    try:
+        outcomes = process.record_many(
+            [
+                AppendRequest(game, ["order ann ben cat"], expected_version=1),
+                NewGame("evo2", "standin-e2-3p", players, {}, token),
+                AppendRequest(game, ["climate cw"]),
+                NewGame("evo2", "no-such-kit", players, {}, token),
+            ]
+        )
+    finally:
+        process.close()
+    first, created, second, refused = outcomes
+    assert isinstance(first, Receipt) and isinstance(second, Receipt) and second.version > first.version
+    assert isinstance(created, Receipt) and created.version == 1 and created.game_id != game
+    assert isinstance(refused, KitError)
+    with Ledger(Settings(database)) as ledger:
+        access = ledger.access(created.game_id)
+        assert access is not None and access.admits(token)
