@@ -128,21 +128,6 @@ class PreparedGame(NamedTuple):
     events: list[StoredEvent]
     snapshots: list[StoredEvent]
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        """Sent from a worker as plain tuples: pickling stored event objects costs more than preparing them."""
-        return _unpickled_game, (self.receipt, _rows(self.events), _rows(self.snapshots))
-
-
-Row = tuple[UUID | str, int, str, bytes]
-
-
-def _rows(events: Sequence[StoredEvent]) -> list[Row]:
-    return [(event.originator_id, event.originator_version, event.topic, event.state) for event in events]
-
-
-def _unpickled_game(receipt: Receipt, events: list[Row], snapshots: list[Row]) -> PreparedGame:
-    return PreparedGame(receipt, [StoredEvent(*row) for row in events], [StoredEvent(*row) for row in snapshots])
-
 
 def bundle_game(mapper: Mapper[UUID], data: bytes) -> PreparedGame:
     """A bundle read and verified: its hash chain holds and every action is legal where it stands."""
