@@ -11,6 +11,8 @@ from evo_ledger.rules import RULESETS
 from evo_ledger.rules.kit import builtin_kit_names
 
 MAX_BATCH = 200
+# The largest event number a store's integer column holds: a larger one is refused, not sent to the database.
+MAX_EVENT_NUMBER = 2**63 - 1
 
 
 class Player(BaseModel):
@@ -55,7 +57,9 @@ class Append(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     actions: list[str | ActionData] = Field(min_length=1, max_length=MAX_BATCH)
-    expected_version: int | None = Field(default=None, ge=1, description="refused with 409 unless the game is here")
+    expected_version: int | None = Field(
+        default=None, ge=1, le=MAX_EVENT_NUMBER, description="refused with 409 unless the game is here"
+    )
 
 
 class Privacy(BaseModel):

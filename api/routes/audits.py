@@ -25,7 +25,9 @@ router = APIRouter(tags=["audit"], responses=schemas.PROBLEMS)
 def audit(
     reader: ReaderDep,
     ledger: LedgerDep,
-    event: Annotated[int | None, Query(ge=1, description="audit the log up to this event")] = None,
+    event: Annotated[
+        int | None, Query(ge=1, le=schemas.MAX_EVENT_NUMBER, description="audit the log up to this event")
+    ] = None,
     expect_head: Annotated[
         str | None, Query(pattern="^[0-9a-f]{64}$", description="a receipt's head hash: shows a cut end")
     ] = None,
@@ -37,7 +39,9 @@ def audit(
     return report_response(ledger.audit(reader.game_id, up_to=event, expect_head=expect_head))
 
 
-EventNumber = Annotated[int, Path(ge=1, description="the event's version in the game's log")]
+EventNumber = Annotated[
+    int, Path(ge=1, le=schemas.MAX_EVENT_NUMBER, description="the event's version in the game's log")
+]
 
 
 @router.get(

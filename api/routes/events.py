@@ -65,7 +65,7 @@ def page_of(ledger: Ledger, reader: Reader, after: int, limit: int) -> schemas.E
 def events(
     reader: ReaderDep,
     ledger: LedgerDep,
-    after: Annotated[int, Query(ge=0)] = 0,
+    after: Annotated[int, Query(ge=0, le=schemas.MAX_EVENT_NUMBER)] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = PAGE,
     accept: Annotated[str | None, Header()] = None,
 ) -> Any:
@@ -78,7 +78,9 @@ def events(
 
 @router.get("/games/{game_id}/state", response_model=schemas.State, operation_id="state")
 def state(
-    reader: ReaderDep, ledger: LedgerDep, at: Annotated[int | None, Query(ge=1, description="an event number")] = None
+    reader: ReaderDep,
+    ledger: LedgerDep,
+    at: Annotated[int | None, Query(ge=1, le=schemas.MAX_EVENT_NUMBER, description="an event number")] = None,
 ) -> schemas.State:
     """The game as it stood after event `at` (the latest if left out)."""
     latest = ledger.game(reader.game_id)
@@ -107,7 +109,7 @@ async def stream(
     reader: ReaderDep,
     ledger: LedgerDep,
     request: Request,
-    after: Annotated[int | None, Query(ge=0)] = None,
+    after: Annotated[int | None, Query(ge=0, le=schemas.MAX_EVENT_NUMBER)] = None,
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> StreamingResponse:
     """New events as server-sent events, each with its number as its id. A viewer that reconnects with
@@ -119,9 +121,10 @@ async def stream(
 def resume_point(last_event_id: str | None) -> int:
     if last_event_id is None:
         return 0
-    if not last_event_id.strip().isdigit():
+    text = last_event_id.strip()
+    if not text.isdigit() or int(text) > schemas.MAX_EVENT_NUMBER:
         raise ApiError(422, "invalid_request", f"Last-Event-ID {last_event_id!r} is not an event number")
-    return int(last_event_id)
+    return int(text)
 
 
 async def follow(request: Request, ledger: Ledger, reader: Reader, sent: int) -> AsyncIterator[str]:

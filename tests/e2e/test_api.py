@@ -328,3 +328,21 @@ def test_an_event_is_explained_and_branched_over_http_with_the_command_lines_rep
         "what-if with both": (422, "invalid_request"),
         "illegal replacement": (422, "not_explainable"),
     }
+
+
+def test_event_numbers_beyond_what_a_store_holds_are_refused_not_sent_to_the_database(client: TestClient) -> None:
+    game, recorder = new_game(client)
+    huge = str(2**64)
+    refused = [
+        client.get(f"/v1/games/{game}/events", params={"after": huge}),
+        client.get(f"/v1/games/{game}/state", params={"at": huge}),
+        client.get(f"/v1/games/{game}/audit", params={"event": huge}),
+        client.get(f"/v1/games/{game}/events/{huge}/explanation"),
+        client.get(f"/v1/games/{game}/stream", params={"after": huge}),
+        client.get(f"/v1/games/{game}/stream", headers={"Last-Event-ID": huge}),
+        client.post(
+            f"/v1/games/{game}/actions", json={"actions": ["climate cw"], "expected_version": 2**64}, headers=recorder
+        ),
+    ]
+    assert [(answer.status_code, answer.json()["code"]) for answer in refused] == [(422, "invalid_request")] * 7
+    assert client.get(f"/v1/games/{game}/events", params={"after": str(2**63 - 1)}).json()["events"] == []
