@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import threading
 import time
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
@@ -31,6 +32,8 @@ from projections.store import APPLICATION, PositionMoved, ReadStore
 
 PAGE = 1000
 POLL_SECONDS = 0.5
+LIVE_DELAY = 0.02  # seconds an event delivered live may wait to be written with those after it
+LIVE_BATCH = 1000
 RETRY_SECONDS = 1.0
 Progress = Callable[[int, int], None]
 log = logging.getLogger(__name__)
@@ -70,14 +73,21 @@ class Projector:
 
     def apply_event(self, event: Any, notification_id: int) -> None:
         """One event delivered by a subscription; one already applied changes nothing."""
-        if notification_id <= self.position:
+        self.apply_events([(event, notification_id)])
+
+    def apply_events(self, delivered: Sequence[tuple[Any, int]]) -> None:
+        """Events delivered by a subscription, with their notification ids, in one transaction; those already
+        applied change nothing."""
+        fresh = [(event, notification_id) for event, notification_id in delivered if notification_id > self.position]
+        if not fresh:
             return
-        self._advance(
-            notification_id,
-            lambda batch: self.model.handle(
-                batch, get_topic(type(event)), str(event.originator_id), event.originator_version, event
-            ),
-        )
+
+        def handle_all(batch: Batch) -> None:
+            for event, _ in fresh:
+                topic = get_topic(type(event))
+                self.model.handle(batch, topic, str(event.originator_id), event.originator_version, event)
+
+        self._advance(fresh[-1][1], handle_all)
 
     def _apply(self, page: Sequence[Notification]) -> None:
         def handle_all(batch: Batch) -> None:
@@ -122,14 +132,16 @@ class Projector:
 
     def _follow_notifications(self, stop: StopSignal) -> None:
         view = ReadPosition(self)
+        projection = LiveProjection(view)
         with BaseProjectionRunner(
-            projection=LiveProjection(view),
+            projection=projection,
             application_class=followed_ledger(self.store.settings),
             tracking_recorder=view,
             topics=(),
         ) as runner:
             while not stop.is_set():
-                runner.run_forever(timeout=POLL_SECONDS)
+                runner.run_forever(timeout=LIVE_DELAY)
+                projection.flush()
                 if runner.is_interrupted.is_set():
                     return
 
@@ -148,10 +160,36 @@ class ReadPosition(TrackingRecorder):
 
 
 class LiveProjection(Projection[ReadPosition]):
+    """The events the library's runner delivers, written in batches: those that arrive within LIVE_DELAY of the
+    first go in one transaction with their position (one transaction an event had the database sync to disk for
+    each of them). An event not yet written when the runner stops is delivered again from the position the
+    tables hold."""
+
     name = "read_tables"
 
+    def __init__(self, view: ReadPosition) -> None:
+        super().__init__(view)
+        self._pending: list[tuple[Any, int]] = []
+        self._since = 0.0
+        self._lock = threading.Lock()
+
     def process_event(self, domain_event: Any, tracking: Tracking) -> None:
-        self.view.projector.apply_event(domain_event, tracking.notification_id)
+        with self._lock:
+            if not self._pending:
+                self._since = time.monotonic()
+            self._pending.append((domain_event, tracking.notification_id))
+            if len(self._pending) >= LIVE_BATCH or time.monotonic() - self._since >= LIVE_DELAY:
+                self._write_pending()
+
+    def flush(self) -> None:
+        """Write what waits (the follower calls this every LIVE_DELAY, for the last events of a burst)."""
+        with self._lock:
+            self._write_pending()
+
+    def _write_pending(self) -> None:
+        pending, self._pending = self._pending, []
+        if pending:
+            self.view.projector.apply_events(pending)
 
 
 def followed_ledger(settings: Settings) -> type[Ledger]:
