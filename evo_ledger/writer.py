@@ -172,9 +172,9 @@ class WriterProcessLost(RuntimeError):
 
 
 class LedgerProcess:
-    """A ledger in a process of its own that records groups of appends for this one: `send` a group, then
-    `receive` its outcomes once `fileno()` is readable (or `record_many` for both, waiting). A process that
-    ended is replaced by `restart`."""
+    """A ledger in a process of its own that records groups of appends and new games for this one: `send` a
+    group, then `receive` its outcomes once `fileno()` is readable (or `record_many` for both, waiting). A
+    process that ended is replaced by `restart`."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -207,6 +207,9 @@ class LedgerProcess:
         return pid
 
     def restart(self) -> None:
+        """A new process in place of this one, which is given up for lost (killed if it still runs)."""
+        if self._process.is_alive():
+            self._process.kill()
         with suppress(OSError):
             self._stop()
         self._process, self._connection = self._start()
