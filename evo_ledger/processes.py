@@ -4,8 +4,11 @@ the read tables' runner)."""
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import os
 import signal
+from multiprocessing.context import ForkServerContext
+from multiprocessing.process import BaseProcess
 
 # A long-running process allocates and frees many small objects per append, and keeps a cache of games: with the
 # default thresholds (700, 10, 10) the collector runs a full pass, over every cached game, many times a second.
@@ -26,3 +29,20 @@ def settle_collector() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
+
+
+def server_context(preload: str | None = None) -> ForkServerContext:
+    """How a server starts its processes: from a fork server (a server runs threads, so no plain fork), which
+    imports `preload` once for all of them."""
+    context = multiprocessing.get_context("forkserver")
+    if preload is not None:
+        context.set_forkserver_preload([preload])
+    return context
+
+
+def end_process(process: BaseProcess, timeout: float) -> None:
+    """Waits `timeout` seconds for a process told to stop, then kills it."""
+    process.join(timeout=timeout)
+    if process.is_alive():
+        process.kill()
+        process.join()

@@ -27,7 +27,7 @@ from multiprocessing.connection import Connection
 from typing import Any, NamedTuple, Protocol, Union, cast
 
 from evo_ledger.ledger import AppendRequest, Ledger, Outcome, Receipt
-from evo_ledger.processes import run_beside_server, settle_collector
+from evo_ledger.processes import end_process, run_beside_server, server_context, settle_collector
 from evo_ledger.rules.base import OptionValue
 from evo_ledger.settings import Settings
 
@@ -38,7 +38,7 @@ IN_FLIGHT = 2
 
 Answer = Future[Receipt] | asyncio.Future[Receipt]
 Written = Union["AppendRequest", "NewGame"]
-Waiting = tuple[AppendRequest, Answer]
+Waiting = tuple["Written", Answer]
 
 
 @dataclass(frozen=True)
@@ -55,10 +55,6 @@ class NewGame:
         return ledger.create_game(self.ruleset, self.kit, self.players, self.options, self.recorder_token)
 
 
-class RecordsMany(Protocol):
-    def record_many(self, requests: Sequence[AppendRequest]) -> list[Outcome]: ...
-
-
 class Writer(Protocol):
     """What a server writes through: a receipt for each append or new game, and a close that answers what is
     waiting."""
@@ -71,10 +67,11 @@ class Writer(Protocol):
 
 
 class GroupWriter:
-    """Owns the thread that commits appends to `ledger`; `committed` is called with each receipt it gave."""
+    """Owns the thread that commits appends and new games to `ledger`; `committed` is called with each receipt it
+    gave."""
 
     def __init__(
-        self, ledger: RecordsMany, committed: Callable[[Receipt], None] = lambda _: None, max_group: int = MAX_GROUP
+        self, ledger: Ledger, committed: Callable[[Receipt], None] = lambda _: None, max_group: int = MAX_GROUP
     ) -> None:
         self.ledger, self.committed, self.max_group = ledger, committed, max_group
         self._waiting: queue.SimpleQueue[Waiting | None] = queue.SimpleQueue()
@@ -91,16 +88,17 @@ class GroupWriter:
 
     async def append(self, request: AppendRequest) -> Receipt:
         """The receipt, from an event loop: the loop is woken once for all the answers of a group."""
+        return await self._written(request)
+
+    async def create(self, game: NewGame) -> Receipt:
+        return await self._written(game)
+
+    async def _written(self, item: Written) -> Receipt:
         if self._closed:
             raise RuntimeError("the writer is closed")
         answer: asyncio.Future[Receipt] = asyncio.get_running_loop().create_future()
-        self._waiting.put((request, answer))
+        self._waiting.put((item, answer))
         return await answer
-
-    async def create(self, game: NewGame) -> Receipt:
-        if not isinstance(self.ledger, Ledger):
-            raise TypeError("this writer creates games only on a ledger of this process")
-        return await asyncio.to_thread(game.create, self.ledger)
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self.close)
@@ -136,10 +134,7 @@ class GroupWriter:
         return group, False
 
     def _commit(self, group: Sequence[Waiting]) -> None:
-        try:
-            outcomes: list[Outcome] = self.ledger.record_many([request for request, _ in group])
-        except Exception as error:  # the ledger answers each append itself; this is a failure of the whole
-            outcomes = [error] * len(group)
+        outcomes = carried_out(self.ledger, [item for item, _ in group])
         by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Receipt], Outcome]]] = {}
         for (_, answer), outcome in zip(group, outcomes, strict=True):
             if isinstance(answer, asyncio.Future):
@@ -220,8 +215,7 @@ class LedgerProcess:
         self._stop()
 
     def _start(self) -> tuple[multiprocessing.process.BaseProcess, Connection]:
-        context = multiprocessing.get_context("forkserver")  # a server runs threads: no plain fork
-        context.set_forkserver_preload([__name__])
+        context = server_context(preload=__name__)
         ours, theirs = context.Pipe()
         process = context.Process(target=record_appends, args=(self.settings, theirs), name="evo-ledger-writer")
         process.start()
@@ -237,10 +231,7 @@ class LedgerProcess:
         return process, ours
 
     def _stop(self) -> None:
-        self._process.join(timeout=30)
-        if self._process.is_alive():
-            self._process.kill()
-            self._process.join()
+        end_process(self._process, timeout=30)
         self._connection.close()
 
 

@@ -10,7 +10,6 @@ one goes on; `rebuild` drops them and folds the whole log again.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -24,7 +23,7 @@ from eventsourcing.utils import get_topic
 
 from evo_ledger.game import kit_of
 from evo_ledger.ledger import Ledger
-from evo_ledger.processes import run_beside_server
+from evo_ledger.processes import end_process, run_beside_server, server_context
 from evo_ledger.rules.kit import Kit
 from evo_ledger.settings import Settings
 from projections.readmodel import Batch, ReadModel
@@ -216,7 +215,7 @@ class BackgroundProjection:
     server's event loop for the interpreter lock; it stops too when the server is gone, killed or not."""
 
     def __init__(self, settings: Settings) -> None:
-        context = multiprocessing.get_context("forkserver")  # a server runs threads: no plain fork
+        context = server_context()
         self.server_end, self.process_end = context.Pipe()
         self.process = context.Process(
             target=follow_until_stopped, args=(settings, self.process_end), name="evo-ledger-projections"
@@ -228,14 +227,11 @@ class BackgroundProjection:
 
     def stop(self) -> None:
         self.server_end.close()
-        self.process.join(timeout=10)
-        if self.process.is_alive():
-            self.process.kill()
-            self.process.join()
+        end_process(self.process, timeout=10)
 
 
 class ServerGone:
-    """Set once the server's end of the pipe is closed: by `BackgroundProjection.stop`, or by the server's end."""
+    """Set once the server's end of the pipe is closed: by `BackgroundProjection.stop`, or as the server ends."""
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection

@@ -235,3 +235,21 @@ def test_new_games_and_appends_sent_together_are_answered_in_order(database: str
     with Ledger(Settings(database)) as ledger:
         access = ledger.access(created.game_id)
         assert access is not None and access.admits(token)
+
+
+def test_the_writer_thread_creates_games_as_it_commits_appends(ledger: Ledger) -> None:
+    token = new_token()
+
+    async def write() -> tuple[Receipt, Receipt]:
+        writer = GroupWriter(ledger)
+        try:
+            created = await writer.create(NewGame("evo2", "standin-e2-3p", [(n, None) for n in PLAYERS], {}, token))
+            ordered = await writer.append(AppendRequest(created.game_id, ["order ann ben cat"], recorder_token=token))
+        finally:
+            await writer.aclose()
+        return created, ordered
+
+    created, ordered = asyncio.run(write())
+    assert created.version == 1 and ordered.version > 1
+    access = ledger.access(created.game_id)
+    assert access is not None and access.admits(token)
