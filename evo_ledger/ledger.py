@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
@@ -25,6 +25,7 @@ from evo_ledger.audit import AuditReport, audit
 from evo_ledger.codec import MsgpackTranscoder
 from evo_ledger.disputes import ExplanationReport, WhatIfReport, explain_event, what_if
 from evo_ledger.game import SNAPSHOT_INTERVAL, Game, seed_commitment
+from evo_ledger.game_logs import GameLogs
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import OptionValue
 from evo_ledger.rules.kit import load_kit_document
@@ -138,6 +139,7 @@ class Ledger(Application[UUID]):
     def __init__(self, settings: Settings | None = None, **env: str) -> None:
         settings = settings or Settings.from_environment()
         self.settings = settings
+        self.game_logs = GameLogs(settings.log_cache_events) if settings.log_cache_events else None
         full_env = {
             **settings.persistence_env(),
             "AGGREGATE_CACHE_MAXSIZE": str(CACHED_GAMES),
@@ -307,12 +309,52 @@ class Ledger(Application[UUID]):
 
     def game(self, game_id: UUID, version: int | None = None) -> Game:
         """The game as it stands, or as it stood after event `version`."""
+        if version is not None and self.game_logs is not None:
+            return self._game_at(game_id, version)
         try:
             game: Any = self.repository.get(game_id, version=version, projector_func=fold_events)
         except AggregateNotFoundError:
             raise UnknownGame(game_id) from None
         assert isinstance(game, Game)
         return game
+
+    def _game_at(self, game_id: UUID, version: int) -> Game:
+        """The game after event `version` (or at its head, if it has fewer): its latest snapshot at or before
+        that event and the events after it, each read from the store once and then held."""
+        game: Any = None
+        snapshot = self._snapshot_within(game_id, version)
+        if snapshot is not None:
+            game = cast(Any, self.mapper.to_domain_event(snapshot)).mutate(None)
+        events = self._logged_events(game_id, game.version if game else 0, version)
+        if game is None and not events:
+            raise UnknownGame(game_id)
+        game = fold_events(game, events)
+        assert isinstance(game, Game)
+        return game
+
+    def _logged_events(self, game_id: UUID, base: int, version: int) -> list[Any]:
+        """The game's events after `base` up to `version`: those held, and any after them read and held."""
+        assert self.game_logs is not None
+        held = self.game_logs.events(game_id, base, version)
+        if base + len(held) < version:
+            read = list(self.repository.event_store.get(game_id, gt=base + len(held), lte=version))
+            self.game_logs.add(game_id, base, read)
+            held += read
+        return held
+
+    def _snapshot_within(self, game_id: UUID, version: int) -> StoredEvent | None:
+        """The game's latest stored snapshot at or before `version`, held once read (one is due every
+        SNAPSHOT_INTERVAL events; the store is asked when the due one is not held)."""
+        assert self.game_logs is not None
+        if self.snapshots is None or version < SNAPSHOT_INTERVAL:
+            return None
+        held = self.game_logs.snapshot(game_id, version - version % SNAPSHOT_INTERVAL)
+        if held is None:
+            found = self.snapshots.recorder.select_events(game_id, lte=version, desc=True, limit=1)
+            held = found[0] if found else None
+            if held is not None:
+                self.game_logs.add_snapshot(game_id, held)
+        return held
 
     def receipt(self, game_id: UUID) -> Receipt:
         game = self.game(game_id)

@@ -5,17 +5,23 @@ EVO_LEDGER_DATABASE=postgresql://user:secret@host:5432/evo
 
 EVO_LEDGER_SEAL_KEY, if set, seals every event stored with that key (evo_ledger.seal); audits given it check the
 seals.
+
+EVO_LEDGER_LOG_CACHE_EVENTS (default 50000) bounds how many decoded events of recently read games a ledger keeps,
+so that the game at any of their events is folded without reading the database (evo_ledger.game_logs); 0 keeps
+none.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from urllib.parse import unquote, urlsplit
 
 DATABASE_VARIABLE = "EVO_LEDGER_DATABASE"
 DEFAULT_DATABASE = "evo-ledger.sqlite"
 SEAL_KEY_VARIABLE = "EVO_LEDGER_SEAL_KEY"
+LOG_CACHE_VARIABLE = "EVO_LEDGER_LOG_CACHE_EVENTS"
+DEFAULT_LOG_CACHE_EVENTS = 50_000
 # Seconds a writer waits for a lock before giving up with an error rather than hanging.
 LOCK_TIMEOUT_SECONDS = 5
 
@@ -28,19 +34,21 @@ class SettingsError(ValueError):
 class Settings:
     database: str = DEFAULT_DATABASE
     seal_key: str | None = field(default=None, repr=False)
+    log_cache_events: int = DEFAULT_LOG_CACHE_EVENTS
 
     @classmethod
     def from_environment(cls) -> Settings:
         return cls(
             database=os.environ.get(DATABASE_VARIABLE) or DEFAULT_DATABASE,
             seal_key=os.environ.get(SEAL_KEY_VARIABLE) or None,
+            log_cache_events=log_cache_events(os.environ.get(LOG_CACHE_VARIABLE)),
         )
 
     @classmethod
     def for_database(cls, database: str | None) -> Settings:
         """The environment's settings, with `database` instead of the environment's when it is given."""
         settings = cls.from_environment()
-        return settings if not database else cls(database=database, seal_key=settings.seal_key)
+        return settings if not database else replace(settings, database=database)
 
     @property
     def is_postgres(self) -> bool:
@@ -55,6 +63,14 @@ class Settings:
             "SQLITE_DBNAME": self.database,
             "SQLITE_LOCK_TIMEOUT": str(LOCK_TIMEOUT_SECONDS),
         }
+
+
+def log_cache_events(text: str | None) -> int:
+    if not text:
+        return DEFAULT_LOG_CACHE_EVENTS
+    if not text.strip().isdigit():
+        raise SettingsError(f"{LOG_CACHE_VARIABLE}: a number of events, 0 or more, not {text!r}")
+    return int(text)
 
 
 def postgres_env(url: str) -> dict[str, str]:

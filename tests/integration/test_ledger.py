@@ -87,6 +87,72 @@ def test_the_game_at_any_event_is_the_fold_of_the_events_before_it(ledger: Ledge
     fresh.close()
 
 
+def recorded_long_game(ledger: Ledger) -> tuple[uuid.UUID, int]:
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    return game, ledger.record(game, actions_of("replays/hand-3p-first-game.evo")).version
+
+
+def same_game(one: Game, other: Game) -> bool:
+    return (one.version, one.head_hash, one.state, one.history, one.annotations) == (
+        other.version,
+        other.head_hash,
+        other.state,
+        other.history,
+        other.annotations,
+    )
+
+
+def test_the_game_at_an_event_folded_from_held_events_is_the_one_the_store_folds(ledger: Ledger) -> None:
+    game, _ = recorded_long_game(ledger)
+    head = ledger.annotate(game, 5, "a note").version
+    uncached = Ledger(Settings(ledger.settings.database, log_cache_events=0))
+    held = Ledger(ledger.settings)
+    reads: list[tuple[int, int]] = []
+    store_get = held.repository.event_store.get
+
+    def counted_get(originator_id: uuid.UUID, gt: int | None = None, lte: int | None = None, **kwargs: Any) -> Any:
+        reads.append((gt or 0, lte or 0))
+        return store_get(originator_id, gt=gt, lte=lte, **kwargs)
+
+    held.repository.event_store.get = counted_get  # type: ignore[method-assign]
+    versions = [*range(1, head + 2, 7), 99, 100, 101, 200, head, head + 1]
+    for version in versions:
+        assert same_game(held.game(game, version=version), uncached.game(game, version=version))
+    events_read = [version for after, up_to in reads for version in range(after + 1, min(up_to, head) + 1)]
+    assert len(events_read) == len(set(events_read))  # no event was read twice
+    reads.clear()
+    for version in versions:
+        assert same_game(held.game(game, version=version), uncached.game(game, version=version))
+    assert set(reads) == {(head, head + 1)}  # all came from held events; only what may follow the head is asked
+    too_long = Ledger(Settings(ledger.settings.database, log_cache_events=head // 2))
+    for version in (1, 150, head):
+        assert same_game(too_long.game(game, version=version), uncached.game(game, version=version))
+    for reader in (held, uncached, too_long):
+        reader.close()
+
+
+def test_events_appended_after_a_read_are_read_when_a_later_event_is_asked_for(ledger: Ledger) -> None:
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    reader = Ledger(ledger.settings)
+    assert reader.game(game, version=5).version == 1  # a game with one event, at its head
+    receipt = ledger.record(game, ["order ann ben cat", "climate cw"])
+    at_head = reader.game(game, version=receipt.version)
+    assert (at_head.version, at_head.head_hash) == (receipt.version, receipt.head_hash)
+    assert reader.game(game, version=1).version == 1
+    reader.close()
+
+
+def test_a_game_made_from_held_events_shares_nothing_with_the_next_one(ledger: Ledger) -> None:
+    game, _ = recorded_long_game(ledger)
+    uncached = Ledger(Settings(ledger.settings.database, log_cache_events=0))
+    for version in (50, 250):  # before the first snapshot, and after one
+        changed = ledger.game(game, version=version)
+        changed.undo(1, "trying a change on a copy")
+        changed.annotate(version, "not saved")
+        assert same_game(ledger.game(game, version=version), uncached.game(game, version=version))
+    uncached.close()
+
+
 def test_undo_and_correction_are_events_with_reasons_and_the_mistake_stays_in_the_log(ledger: Ledger) -> None:
     game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
     ledger.record(game, [*ROUND_ONE_AUCTION, "cat move C1 C2"])
