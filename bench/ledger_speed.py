@@ -13,7 +13,7 @@ For each database, in one run:
   rebuilt from its events alone (no snapshot, no cached game), events/s: best of 5, and the first fold of a
   fresh ledger (kit not yet parsed, notation not yet cached);
 - game at event N: a random N, p50 and p99 in milliseconds, read from the store (the nearest snapshot and the events
-  after it, by a ledger that holds no log) and from the held log of a ledger that read the game before.
+  after it, by a ledger that holds no log) and from the held log of a ledger that has read the game through once.
 PostgreSQL runs in a database made for the run and dropped after it; without a server it is left out.
 """
 
@@ -36,7 +36,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
-from evo_ledger.game import Game
+from evo_ledger.game import SNAPSHOT_INTERVAL, Game
 from evo_ledger.ledger import Ledger
 from evo_ledger.notation import parse_game
 from evo_ledger.rules.evo2.actions import Pass
@@ -163,7 +163,8 @@ def fold_and_at(settings: Settings, game: Game, samples: int) -> tuple[float, fl
     with Ledger(from_store) as ledger:
         stored = game_at_random_events(ledger, game, samples)
     with Ledger(settings) as ledger:
-        ledger.game(game.id, version=game.version)
+        for version in [*range(SNAPSHOT_INTERVAL - 1, game.version, SNAPSHOT_INTERVAL), game.version]:
+            ledger.game(game.id, version=version)  # a viewer that has stepped through the game once
         held = game_at_random_events(ledger, game, samples)
     return events / cold, events / warm, events, stored, held
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta, timezone
 from uuid import uuid4
 
@@ -71,3 +72,21 @@ def test_a_seal_after_a_stored_value_is_read_apart_and_other_trailing_bytes_are_
     for trailer in (b"\x01", SEAL_MARK + seal[:31], b"\xc4\x21" + seal + b"x"):
         with pytest.raises(CodecError, match="not a seal"):
             MsgpackTranscoder().decode(body + trailer)
+
+
+def test_a_value_refused_half_way_leaves_nothing_behind_for_the_next_one() -> None:
+    transcoder = MsgpackTranscoder()
+    value = {"a": (1, (2,)), "b": "c"}
+    before = transcoder.encode(value)
+    with pytest.raises(CodecError):
+        transcoder.encode({"first": "packed", "then": object()})
+    assert transcoder.encode(value) == before
+    assert transcoder.decode(before) == value
+
+
+def test_threads_packing_at_once_each_get_their_own_value() -> None:
+    values = [{"n": n, "t": (n, [n] * (n % 7)), "s": "x" * (n % 300)} for n in range(400)]
+    transcoder = MsgpackTranscoder()
+    with ThreadPoolExecutor(8) as pool:
+        packed = list(pool.map(transcoder.encode, values * 5))
+    assert [transcoder.decode(data) for data in packed] == values * 5
