@@ -12,7 +12,7 @@ from uuid import UUID
 
 from fastapi import FastAPI
 
-from api import errors
+from api import errors, schemas
 from api.routes import audits, events, games, statistics
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.settings import Settings
@@ -111,6 +111,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     app.include_router(events.router, prefix="/v1")
     app.include_router(audits.router, prefix="/v1")
     app.include_router(statistics.router, prefix="/v1")
+    app.openapi = schemas.with_models(app.openapi, games.BODIES_READ)  # type: ignore[method-assign]
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     return app
 

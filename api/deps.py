@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, TypeVar
 from uuid import UUID
 
 from fastapi import Depends, Header, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
 
 from api.errors import ApiError
 from evo_ledger.game import Game
 from evo_ledger.ledger import Ledger
+
+Body = TypeVar("Body", bound=BaseModel)
 
 
 async def ledger(request: Request) -> Ledger:
@@ -21,12 +25,40 @@ async def ledger(request: Request) -> Ledger:
 
 
 async def bearer_token(authorization: Annotated[str | None, Header()] = None) -> str | None:
+    return token_of(authorization)
+
+
+def token_of(authorization: str | None) -> str | None:
+    """The token of an `Authorization: Bearer TOKEN` header (None without the header)."""
     if authorization is None:
         return None
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiError(401, "token_required", "the Authorization header must be 'Bearer TOKEN'")
     return token.strip()
+
+
+async def json_body(request: Request, model: type[Body]) -> Body:
+    """The request's JSON body read as `model`, for an endpoint that reads its request itself: refused as a
+    declared body is, with 422 `invalid_request` naming where in the body."""
+    raw = await request.body()
+    if not raw:
+        raise body_error("missing", "Field required")
+    if not is_json(request.headers.get("content-type", "")):
+        raise body_error("not_json", "the body must be JSON, sent with Content-Type: application/json")
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as error:
+        raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in error.errors()]) from None
+
+
+def body_error(kind: str, message: str) -> RequestValidationError:
+    return RequestValidationError([{"type": kind, "loc": ("body",), "msg": message, "input": None}])
+
+
+def is_json(content_type: str) -> bool:
+    media_type = content_type.partition(";")[0].strip().lower()
+    return media_type == "application/json" or (media_type.startswith("application/") and media_type.endswith("+json"))
 
 
 LedgerDep = Annotated[Ledger, Depends(ledger)]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, field_validator
+from pydantic.json_schema import models_json_schema
 
 from evo_ledger.ledger import Receipt as LedgerReceipt
 from evo_ledger.rules import RULESETS
@@ -161,3 +163,31 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
         (422, "a request the rules or the schema refuse"),
     )
 }
+
+
+COMPONENTS = "#/components/schemas/"
+
+
+def json_body_of(model: type[BaseModel]) -> dict[str, Any]:
+    """The OpenAPI request body of an endpoint that reads `model` from its request itself (`with_models` puts
+    the model in the schema's components)."""
+    return {"required": True, "content": {"application/json": {"schema": {"$ref": COMPONENTS + model.__name__}}}}
+
+
+OpenApi = Callable[[], dict[str, Any]]
+
+
+def with_models(openapi: OpenApi, models: Sequence[type[BaseModel]]) -> OpenApi:
+    """`openapi`, whose components also hold `models` and the models they use."""
+
+    def documented() -> dict[str, Any]:
+        schema = openapi()
+        components: dict[str, Any] = schema.setdefault("components", {}).setdefault("schemas", {})
+        if any(model.__name__ not in components for model in models):
+            read = [(model, "validation") for model in models]
+            _, definitions = models_json_schema(read, ref_template=COMPONENTS + "{model}")  # type: ignore[arg-type]
+            for name, definition in definitions.get("$defs", {}).items():
+                components.setdefault(name, definition)
+        return schema
+
+    return documented

@@ -206,10 +206,68 @@ def test_an_append_with_a_bad_optional_parameter_is_refused_naming_it_and_stores
     assert client.get(f"/v1/games/{game}").json()["version"] == 1
 
 
-def test_the_append_operation_documents_its_optional_parameters(client: TestClient) -> None:
-    operation = client.get("/openapi.json").json()["paths"]["/v1/games/{game_id}/actions"]["post"]
+@pytest.mark.parametrize(
+    ("content", "content_type", "where"),
+    [
+        (b"", "application/json", "body: Field required"),
+        (b'{"actions": ["order ann ben cat"]}', "text/plain", "body: the body must be JSON"),
+        (b'{"actions": ["order ann ben cat"]}', None, "body: the body must be JSON"),
+        (b'{"actions": ["order ann ben cat"]', "application/json", "body: Invalid JSON"),
+        (b'{"actions": []}', "application/json", "body.actions: List should have at least 1 item"),
+        (b'{"actions": [7]}', "application/json", "body.actions.0.str: Input should be a valid string"),
+        (b'{"actions": ["x"], "expected_version": 0}', "application/json", "body.expected_version"),
+        (b'{"actions": ["x"], "also": 1}', "application/json", "body.also: Extra inputs are not permitted"),
+        (b'["order ann ben cat"]', "application/json", "body: Input should be an object"),
+    ],
+)
+def test_an_append_with_a_bad_body_is_refused_naming_where_and_stores_nothing(
+    client: TestClient, content: bytes, content_type: str | None, where: str
+) -> None:
+    game, recorder = new_game(client)
+    headers = {**recorder, **({"Content-Type": content_type} if content_type else {})}
+    refused = client.post(f"/v1/games/{game}/actions", content=content, headers=headers)
+    assert refused.status_code == 422 and refused.json()["code"] == "invalid_request"
+    assert refused.json()["message"].startswith(f"the request is not valid: {where}"), refused.json()["message"]
+    assert client.get(f"/v1/games/{game}").json()["version"] == 1
+
+
+def test_an_append_reads_a_json_body_of_any_json_media_type(client: TestClient) -> None:
+    game, recorder = new_game(client)
+    sent = [("application/json; charset=utf-8", "order ann ben cat"), ("application/vnd.evo+json", "climate cw")]
+    for content_type, action in sent:
+        content = f'{{"actions": ["{action}"]}}'.encode()
+        headers = {**recorder, "Content-Type": content_type}
+        answer = client.post(f"/v1/games/{game}/actions", content=content, headers=headers)
+        assert answer.status_code == 200 and answer.headers["content-type"] == "application/json"
+        summary = client.get(f"/v1/games/{game}").json()
+        assert answer.json() == {key: summary[key] for key in ("game_id", "version", "head_hash")}
+
+
+def test_an_append_with_a_malformed_authorization_header_is_refused(client: TestClient) -> None:
+    game, _ = new_game(client)
+    for header in ("Basic abc", "Bearer ", "token"):
+        refused = client.post(f"/v1/games/{game}/actions", json={"actions": ["x"]}, headers={"Authorization": header})
+        assert refused.status_code == 401 and refused.json()["code"] == "token_required"
+    assert client.get(f"/v1/games/{game}").json()["version"] == 1
+
+
+def test_the_append_operation_documents_what_it_reads_itself(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    operation = schema["paths"]["/v1/games/{game_id}/actions"]["post"]
     documented = {(parameter["in"], parameter["name"]) for parameter in operation["parameters"]}
-    assert {("header", "Idempotency-Key"), ("query", "wait_for_projections")} <= documented
+    assert documented == {
+        ("path", "game_id"),
+        ("header", "authorization"),
+        ("header", "Idempotency-Key"),
+        ("query", "wait_for_projections"),
+    }
+    body = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    assert body == "#/components/schemas/Append"
+    append = schema["components"]["schemas"]["Append"]
+    assert append["required"] == ["actions"] and append["additionalProperties"] is False
+    action_data = append["properties"]["actions"]["items"]["anyOf"][1]["$ref"].rsplit("/", 1)[1]
+    assert action_data in schema["components"]["schemas"]
+    assert operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith("/Receipt")
 
 
 def test_two_writers_at_the_same_version_get_one_success_and_one_conflict(client: TestClient) -> None:
