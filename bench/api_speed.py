@@ -7,8 +7,10 @@ For each database, in one run:
 - appends over HTTP with 1, 8 and 32 concurrent clients, each recording its own game, one action a request:
   events/s, p50 and p99 latency, errors;
 - the HTTP ceiling: the same requests to a do-nothing endpoint of the same shape (bench/http_ceiling.py), served
-  by uvicorn the same way, with 32 clients; the appends with 32 clients and the ceiling take turns for three
-  rounds, so that both meet the same moments of this shared machine, and the median round's ratio is given;
+  by uvicorn the same way and reading its request as the append does, with 32 clients; the appends with 32
+  clients and the ceiling take turns for three rounds, so that both meet the same moments of this shared machine,
+  and the median round's ratio is given; then, for comparison, the same endpoint with its parameters declared
+  to FastAPI;
 - the state at a random event over HTTP, p50 and p99.
 """
 
@@ -27,11 +29,13 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from bench.http_ceiling import DECLARED
 from bench.ledger_speed import postgres_database
 from evo_ledger.ledger import Ledger
 from evo_ledger.notation import parse_game
@@ -137,13 +141,15 @@ async def client_loop(base: str, deadline: float, latencies: list[float], counts
         connection.close()
 
 
-async def ceiling_loop(base: str, deadline: float, latencies: list[float], counts: list[int]) -> None:
+async def ceiling_loop(
+    base: str, deadline: float, latencies: list[float], counts: list[int], path: str = "/v1/games/g/actions"
+) -> None:
     """The same append request, again and again, to the do-nothing endpoint."""
     connection = await Connection.open(base)
     try:
         while time.perf_counter() < deadline:
             started = time.perf_counter()
-            status, _ = await connection.post("/v1/games/g/actions", {"actions": [GAME[0]], "expected_version": 1})
+            status, _ = await connection.post(path, {"actions": [GAME[0]], "expected_version": 1})
             latencies.append(time.perf_counter() - started)
             counts[0 if status == 200 else 1] += 1
     finally:
@@ -209,6 +215,9 @@ def run(label: str, database: str, seconds: float) -> None:
         print(f"  do-nothing ceiling, 32      {ceiling_rate:8,.0f} requests/s  p50 {p50:.1f} ms  p99 {p99:.1f} ms")
         ratios = ", ".join(f"{a[1] / c[1]:.2f}" for a, c in zip(appends, ceilings, strict=True))
         print(f"  appends against the ceiling {appends[middle][1] / ceiling_rate:8.2f}x (the median round of {ratios})")
+        declared_loop = partial(ceiling_loop, path=DECLARED.format(game_id="g"))
+        declared = asyncio.run(load(declared_loop, ceiling_base, 32, seconds))[1]
+        print(f"  declared to FastAPI, 32     {declared:8,.0f} requests/s (FastAPI reading the request, to compare)")
         p50, p99 = state_latency(base, 200)
         print(f"  state at a random event     p50 {p50:.1f} ms  p99 {p99:.1f} ms")
 
