@@ -117,6 +117,12 @@ def parse_cached(text: str) -> Action:
     return parse_action(text)
 
 
+@lru_cache(maxsize=4096)
+def format_cached(action: Action) -> str:
+    """An action's canonical notation, recorded with every action: as often repeated as the lines themselves."""
+    return format_action(action)
+
+
 ACTION_FORM = ActionForm(Action, parse_action, format_action)
 
 
@@ -168,7 +174,7 @@ class Evo2Ruleset:
         return parse_cached(text)
 
     def format_action(self, action: Action) -> str:
-        return format_action(action)
+        return format_cached(action)
 
     def action_from_data(self, data: Any) -> Action:
         return ACTION_FORM.read(data)  # type: ignore[no-any-return]
