@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import combinations, product
 from math import comb, prod
 
@@ -23,13 +24,14 @@ class Due:
     keep: Mapping[str, int]
     count: int
 
-    @property
+    @cached_property
     def excess(self) -> dict[str, int]:
         return {zone: max(0, len(spaces) - self.keep[zone]) for zone, spaces in self.at_risk.items()}
 
     def _splits(self) -> Iterator[tuple[tuple[int, ...], int]]:
         """Each way to share `count` among the zones, with the number of dinosaur sets it allows."""
-        sizes, limits = [len(self.at_risk[z]) for z in AT_RISK], [self.excess[z] for z in AT_RISK]
+        excess = self.excess
+        sizes, limits = [len(self.at_risk[z]) for z in AT_RISK], [excess[z] for z in AT_RISK]
         for taken in product(*(range(limit + 1) for limit in limits)):
             if sum(taken) == self.count:
                 yield taken, comb(sizes[0], taken[0]) * comb(sizes[1], taken[1]) * comb(sizes[2], taken[2])
