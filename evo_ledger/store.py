@@ -218,7 +218,7 @@ class OneStatementPostgresApplicationRecorder(PostgresApplicationRecorder):
         if isinstance(originator_id, str) and self.datastore.originator_id_type == "uuid":
             found_id = UUID(originator_id)
         with self.datastore.get_connection() as connection, connection.cursor(row_factory=tuple_row) as cursor:
-            cursor.execute(statement, [found_id, *params], prepare=True)
+            cursor.execute(statement, [found_id, *params], prepare=True, binary=True)
             return [stored_event(found_id, row[0], row[1], bytes(row[2])) for row in cursor.fetchall()]
 
     def select_events_of(self, originator_ids: Sequence[UUID]) -> list[StoredEvent]:
