@@ -88,12 +88,11 @@ def parse_game(text: str) -> GameFile:
     for number, column, content in rows[index:]:
         if result_line is not None:
             raise GameFileError(number, column, "nothing may follow the result line")
-        if content.split()[0] == "result":
+        first_word = content.split(maxsplit=1)[0]
+        if first_word == "result":
             result, result_line = _parse_result(number, column, content), number
-        elif content.split()[0] in HEADER_KEYS:
-            raise GameFileError(
-                number, column, f"the header line {content.split()[0]!r} must come before the first action"
-            )
+        elif first_word in HEADER_KEYS:
+            raise GameFileError(number, column, f"the header line {first_word!r} must come before the first action")
         else:
             actions.append(ActionLine(number, content, _parse_action(ruleset, number, column, content)))
     return GameFile(header, tuple(actions), result, result_line)
