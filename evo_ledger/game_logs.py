@@ -16,6 +16,9 @@ from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 
+# What a held snapshot counts for against the bound, in events: its stored bytes run to ten events' worth.
+SNAPSHOT_WEIGHT = 10
+
 
 @dataclass
 class _Log:
@@ -25,11 +28,12 @@ class _Log:
 
     @property
     def size(self) -> int:
-        return sum(len(run) for run in self.runs.values())
+        return sum(len(run) for run in self.runs.values()) + SNAPSHOT_WEIGHT * len(self.snapshots)
 
 
 class GameLogs:
-    """Decoded events of the games read most recently, at most `max_events` of them in all.
+    """Decoded events of the games read most recently, at most `max_events` of them in all (a snapshot counts
+    for SNAPSHOT_WEIGHT events).
 
     A game's events are held in runs, each from a base: its start, or one of its snapshots. The game after event
     N is folded from the latest snapshot at or before N and the run of events after it."""
@@ -51,7 +55,7 @@ class GameLogs:
             if log is None:
                 return []
             self._logs.move_to_end(game_id)
-            return log.runs.get(base, [])[: up_to - base]
+            return log.runs.get(base, [])[: max(0, up_to - base)]
 
     def add(self, game_id: UUID, base: int, events: Sequence[Any]) -> None:
         """Events read after `base`: each one that continues the run held after it is kept."""
@@ -73,7 +77,10 @@ class GameLogs:
     def add_snapshot(self, game_id: UUID, snapshot: StoredEvent) -> None:
         with self._lock:
             log = self._logs.setdefault(game_id, _Log())
-            log.snapshots[snapshot.originator_version] = snapshot
+            if snapshot.originator_version not in log.snapshots:
+                log.snapshots[snapshot.originator_version] = snapshot
+                self._held += SNAPSHOT_WEIGHT
+                self._keep_within_bounds()
 
     def _keep_within_bounds(self) -> None:
         while self._held > self.max_events and self._logs:

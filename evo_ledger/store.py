@@ -92,7 +92,7 @@ class BatchInsertingSQLiteApplicationRecorder(SQLiteApplicationRecorder):
         limit: int | None = None,
     ) -> Sequence[StoredEvent]:
         """The library's query, each row made a stored event of `originator_id` as given (the library makes a
-        UUID again from each row's text) without the frozen dataclass's per-field set: a quarter of a fold."""
+        UUID again from each row's text) without the frozen dataclass's per-field set: a sixth of a fold."""
         found_id = self.convert_originator_id(originator_id) if isinstance(originator_id, str) else originator_id
         clauses, params = select_clauses(gt, lte, desc, limit, "?")
         statement = f"SELECT originator_version, topic, state FROM {self.events_table_name} WHERE originator_id=? "

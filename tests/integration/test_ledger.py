@@ -200,6 +200,20 @@ def test_an_unknown_game_is_named(ledger: Ledger) -> None:
     missing = uuid.uuid4()
     with pytest.raises(UnknownGame, match=str(missing)):
         ledger.game(missing)
+    with pytest.raises(UnknownGame, match=str(missing)):
+        ledger.game(missing, version=3)
+
+
+@pytest.mark.parametrize("held", [50_000, 0])
+def test_there_is_no_game_before_its_first_event(ledger: Ledger, held: int) -> None:
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    head = ledger.record(game, ["order ann ben cat", "climate cw"]).version
+    reader = Ledger(Settings(ledger.settings.database, log_cache_events=held))
+    assert reader.game(game, version=head).version == head
+    for version in (0, -1, -3):
+        with pytest.raises(UnknownGame):
+            reader.game(game, version=version)
+    reader.close()
 
 
 def test_games_survive_a_new_ledger_on_the_same_database(database: str) -> None:

@@ -6,13 +6,18 @@ import uuid
 from types import SimpleNamespace
 
 import pytest
+from eventsourcing.persistence import StoredEvent
 
-from evo_ledger.game_logs import GameLogs
+from evo_ledger.game_logs import SNAPSHOT_WEIGHT, GameLogs
 from evo_ledger.settings import LOG_CACHE_VARIABLE, Settings, SettingsError
 
 
 def events(first: int, last: int) -> list[SimpleNamespace]:
     return [SimpleNamespace(originator_version=version) for version in range(first, last + 1)]
+
+
+def stored(game: uuid.UUID, version: int) -> StoredEvent:
+    return StoredEvent(game, version, "evo-ledger:Game.Snapshot", b"")
 
 
 def versions(held: list[SimpleNamespace]) -> list[int]:
@@ -44,6 +49,23 @@ def test_the_games_read_longest_ago_are_let_go_beyond_the_bound() -> None:
     assert logs.events(second, 0, 10) == []
     assert versions(logs.events(first, 100, 110)) == [101, 102]
     assert versions(logs.events(third, 0, 10)) == [1, 2, 3, 4]
+
+
+def test_held_snapshots_count_against_the_bound() -> None:
+    logs, first, second = GameLogs(2 * SNAPSHOT_WEIGHT), uuid.uuid4(), uuid.uuid4()
+    logs.add_snapshot(first, stored(first, 100))
+    logs.add_snapshot(first, stored(first, 100))  # read again: held once
+    logs.add_snapshot(second, stored(second, 100))
+    assert logs.held == 2 * SNAPSHOT_WEIGHT and logs.snapshot(first, 100) is not None
+    logs.add_snapshot(second, stored(second, 200))
+    assert logs.held == 2 * SNAPSHOT_WEIGHT and logs.snapshot(first, 100) is None
+    assert logs.snapshot(second, 200) is not None
+
+
+def test_no_events_are_given_before_the_first() -> None:
+    logs, game = GameLogs(100), uuid.uuid4()
+    logs.add(game, 0, events(1, 5))
+    assert logs.events(game, 0, 0) == [] and logs.events(game, 0, -3) == []
 
 
 def test_a_game_longer_than_the_bound_is_not_held() -> None:
