@@ -1,4 +1,6 @@
-"""The read tables' database: the ledger's own (a SQLite file or a PostgreSQL database), through SQLAlchemy.
+"""The read tables' database, through SQLAlchemy: the ledger's own PostgreSQL database, or beside a SQLite ledger a
+file of their own (`games.sqlite` -> `games.read.sqlite`). SQLite has one write lock a file: in the ledger's file,
+each page the follower wrote held it, and the ledger's appends waited for it (sleeping 1, 2, 5 ms and more).
 
 Rows and the position in the log they reach are written in one transaction. A transaction that writes starts by
 taking the position under a lock (`BEGIN IMMEDIATE` on SQLite, `SELECT ... FOR UPDATE` on PostgreSQL) and checks
@@ -11,6 +13,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, insert, select, update
@@ -33,10 +36,16 @@ def engine_for(settings: Settings) -> Engine:
     if settings.is_postgres:
         url = make_url(settings.database).set(drivername="postgresql+psycopg")
         return create_engine(url, pool_size=5, pool_pre_ping=True)
-    engine = create_engine(f"sqlite:///{settings.database}")
+    engine = create_engine(f"sqlite:///{read_tables_file(settings.database)}")
     event.listen(engine, "connect", _sqlite_connected)
     event.listen(engine, "begin", _sqlite_begin)
     return engine
+
+
+def read_tables_file(database: str) -> str:
+    """The SQLite file of a SQLite ledger's read tables, beside the ledger's."""
+    path = Path(database)
+    return str(path.with_name(f"{path.stem}.read{path.suffix}"))
 
 
 def _sqlite_connected(dbapi_connection: Any, _: Any) -> None:

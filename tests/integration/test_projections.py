@@ -30,7 +30,7 @@ from projections import queries
 from projections.runner import Projector, rebuild, wait_until
 from projections.schema import BIDS, COMBATS, READ_TABLES
 from projections.stats import FAIR, LOADED, NOT_ENOUGH_DATA, DieFit, die_fit
-from projections.store import ReadStore
+from projections.store import ReadStore, read_tables_file
 from tests.support import ROOT, child_env
 
 HAND_GAME = ROOT / "replays" / "hand-3p-first-game.evo"
@@ -291,3 +291,19 @@ def test_the_project_command_catches_up_rebuilds_and_names_what_it_cannot_use(
     assert "--page holds at least one event, not 0" in capsys.readouterr().err
     assert main(["project", "--database", "postgresql://127.0.0.1"]) == 2
     assert "a PostgreSQL URL needs a host and a database name" in capsys.readouterr().err
+
+
+def test_writing_the_read_tables_of_a_sqlite_ledger_never_holds_the_ledgers_write_lock(tmp_path: Path) -> None:
+    settings = Settings(str(tmp_path / "games.sqlite"))
+    ledger, store = Ledger(settings), ReadStore(settings)
+    receipt = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    assert Path(read_tables_file(settings.database)) == tmp_path / "games.read.sqlite"
+    with store.engine.begin() as held:  # BEGIN IMMEDIATE: the read tables' write lock, as a page being written
+        held.execute(select(func.count()).select_from(BIDS))
+        started = time.monotonic()
+        receipt = ledger.record(receipt.game_id, "order ann ben cat", expected_version=receipt.version)
+        assert time.monotonic() - started < 1.0  # in the ledger's own file it waited for the lock
+    rebuild(ledger, store)
+    assert store.position() == ledger.recorder.max_notification_id()
+    store.close()
+    ledger.close()
