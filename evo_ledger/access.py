@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
+from functools import lru_cache
 from typing import Any
 from uuid import UUID
 
@@ -27,7 +28,9 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+@lru_cache(maxsize=4096)
 def access_id(game_id: UUID) -> UUID:
+    """The id of a game's access aggregate (looked up for every group of appends: cached)."""
     return uuid.uuid5(ACCESS_NAMESPACE, f"access:{game_id}")
 
 
