@@ -2,9 +2,10 @@
 
 `Projector.catch_up` reads the log in pages from the read tables' position and applies each page in one
 transaction with the position it reaches. `follow` goes on as events arrive: on PostgreSQL through the library's
-projection runner (its subscription is woken by the database's notifications), one transaction per event; on
-SQLite by polling. A runner killed at any moment leaves the tables at a committed position, from which the next
-one goes on; `rebuild` drops them and folds the whole log again.
+projection runner (its subscription is woken by the database's notifications), the events delivered within
+LIVE_DELAY of each other in one transaction; on SQLite by polling. A runner killed at any moment leaves the
+tables at a committed position, from which the next one goes on; `rebuild` drops them and folds the whole log
+again.
 """
 
 from __future__ import annotations
@@ -69,10 +70,6 @@ class Projector:
             read += len(page)
             if progress is not None:
                 progress(self.position, max(last, self.position))
-
-    def apply_event(self, event: Any, notification_id: int) -> None:
-        """One event delivered by a subscription; one already applied changes nothing."""
-        self.apply_events([(event, notification_id)])
 
     def apply_events(self, delivered: Sequence[tuple[Any, int]]) -> None:
         """Events delivered by a subscription, with their notification ids, in one transaction; those already

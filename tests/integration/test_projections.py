@@ -251,7 +251,7 @@ def test_redelivered_events_change_nothing(ledger: Ledger, store: ReadStore) -> 
     projector.catch_up()
     before = dump(store)
     [started] = ledger.game_events(UUID(game_id), up_to=1)
-    projector.apply_event(started, 1)  # the first event again, as a subscription may deliver it
+    projector.apply_events([(started, 1)])  # the first event again, as a subscription may deliver it
     stale = Projector(ledger, store)
     stale.position = 0  # a second runner that read the position before the first moved it
     stale.catch_up()
