@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import pickle
 import threading
 from collections import deque
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
@@ -33,6 +34,7 @@ from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.text import NotationError
 from evo_ledger.seal import sealed_by, unsealed_bytes
+from evo_ledger.store import stored_event
 
 BUNDLE_FORMAT = "evo-ledger-bundle"
 BUNDLE_VERSION = 1
@@ -228,7 +230,9 @@ def import_batches(
     worker is prepared again here, so that the error raised is the item's own."""
     for group, prepared in _prepared_batches(ledger.mapper, prepare, in_batches(items, batch), workers):
         with _cycle_collector_paused():
-            games = prepared if prepared is not None else [prepare(ledger.mapper, item) for item in group]
+            games = (
+                unpacked_games(prepared) if prepared is not None else [prepare(ledger.mapper, item) for item in group]
+            )
             events = [event for game in games for event in game.events]
             ledger.insert_stored_events(events, [stored for game in games for stored in game.snapshots])
         yield [game.receipt for game in games]
@@ -244,7 +248,8 @@ def _import(
     return [receipt for receipts in import_batches(ledger, prepare, items, batch, workers) for receipt in receipts]
 
 
-Prepared = tuple[list[T], list[PreparedGame] | None]
+Prepared = tuple[list[T], list[bytes] | None]
+Ahead = tuple[list[T], list[Future[bytes | None]]]
 
 
 def _prepared_batches(
@@ -253,7 +258,9 @@ def _prepared_batches(
     groups: Iterator[list[T]],
     workers: int | None,
 ) -> Iterator[Prepared[T]]:
-    """The batches in order, each with its prepared games, or None where it is to be prepared by the caller."""
+    """The batches in order, each with its prepared games, or None where it is to be prepared by the caller.
+
+    Each batch is shared out among the workers, so that none waits idle while another prepares the last one."""
     count = workers or os.cpu_count() or 1
     ahead_of_pool = list(islice(groups, 2))
     groups = chain(ahead_of_pool, groups)
@@ -262,15 +269,47 @@ def _prepared_batches(
         return
     pool = ProcessPoolExecutor(count, mp_context=_worker_context(), initializer=_start_worker, initargs=(mapper,))
     try:
-        ahead: deque[tuple[list[T], Future[list[PreparedGame] | None]]] = deque()
+        ahead: deque[Ahead[T]] = deque()
         for group in groups:
-            ahead.append((group, pool.submit(_prepare_in_worker, prepare, group)))
-            if len(ahead) > 2 * count:
+            ahead.append((group, [pool.submit(_prepare_in_worker, prepare, share) for share in _shares(group, count)]))
+            if len(ahead) > 2:
                 yield _result(ahead.popleft())
         while ahead:
             yield _result(ahead.popleft())
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def packed_games(games: Sequence[PreparedGame]) -> bytes:
+    """Prepared games as a worker hands them over: each stored event as a tuple of its own fields (its game's id
+    once), pickled. Unpickled by the importing thread with the cycle collector paused: pickled stored events,
+    unpickled as they arrive, cost the importing process about as much as inserting them."""
+    return pickle.dumps([_packed(game) for game in games], pickle.HIGHEST_PROTOCOL)
+
+
+def unpacked_games(shares: Iterable[bytes]) -> list[PreparedGame]:
+    """The games of a batch in order, from the shares of it that workers prepared."""
+    return [_unpacked(*game) for share in shares for game in pickle.loads(share)]
+
+
+PackedEvents = list[tuple[int, str, bytes]]
+
+
+def _packed(game: PreparedGame) -> tuple[Receipt, PackedEvents, PackedEvents]:
+    return game.receipt, _packed_events(game.events), _packed_events(game.snapshots)
+
+
+def _packed_events(events: list[StoredEvent]) -> PackedEvents:
+    return [(event.originator_version, event.topic, event.state) for event in events]
+
+
+def _unpacked(receipt: Receipt, events: PackedEvents, snapshots: PackedEvents) -> PreparedGame:
+    game_id = receipt.game_id
+    return PreparedGame(
+        receipt,
+        [stored_event(game_id, *event) for event in events],
+        [stored_event(game_id, *snapshot) for snapshot in snapshots],
+    )
 
 
 def _worker_context() -> multiprocessing.context.BaseContext:
@@ -283,9 +322,16 @@ def _worker_context() -> multiprocessing.context.BaseContext:
     return context
 
 
-def _result(entry: tuple[list[T], Future[list[PreparedGame] | None]]) -> Prepared[T]:
-    group, future = entry
-    return group, future.result()
+def _shares(group: list[T], count: int) -> Iterator[list[T]]:
+    size = -(-len(group) // count)
+    return (group[start : start + size] for start in range(0, len(group), size))
+
+
+def _result(entry: Ahead[T]) -> Prepared[T]:
+    group, futures = entry
+    shares = [future.result() for future in futures]
+    prepared = [share for share in shares if share is not None]
+    return group, prepared if len(prepared) == len(shares) else None
 
 
 _worker_mapper: list[Mapper[UUID]] = []
@@ -295,10 +341,10 @@ def _start_worker(mapper: Mapper[UUID]) -> None:
     _worker_mapper.append(mapper)
 
 
-def _prepare_in_worker(prepare: Callable[[Mapper[UUID], T], PreparedGame], group: list[T]) -> list[PreparedGame] | None:
+def _prepare_in_worker(prepare: Callable[[Mapper[UUID], T], PreparedGame], group: list[T]) -> bytes | None:
     try:
         with _cycle_collector_paused():
-            return [prepare(_worker_mapper[0], item) for item in group]
+            return packed_games([prepare(_worker_mapper[0], item) for item in group])
     except Exception:  # prepared again by the importing process, which raises the item's own error
         return None
 
