@@ -107,7 +107,7 @@ def load_kit(reference: str) -> Kit:
 def load_kit_document(reference: str) -> tuple[dict[str, Any], Kit]:
     """The kit's JSON document as written, and the kit it describes."""
     if reference in builtin_kit_names():
-        text = (resources.files("evo_ledger") / "kits" / f"{reference}.json").read_text(encoding="utf-8")
+        text = _builtin_kit_text(reference)
     else:
         path = Path(reference)
         if not path.is_file():
@@ -119,6 +119,12 @@ def load_kit_document(reference: str) -> tuple[dict[str, Any], Kit]:
     except json.JSONDecodeError as error:
         raise KitError(f"kit {reference!r}: not valid JSON: {error}") from None
     return document, _parsed_kit(text, reference)
+
+
+@lru_cache(maxsize=None)
+def _builtin_kit_text(name: str) -> str:
+    """A kit installed with the package: read once (an import reads it for every game)."""
+    return (resources.files("evo_ledger") / "kits" / f"{name}.json").read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=64)
