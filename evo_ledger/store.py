@@ -7,10 +7,12 @@ and of the machine. PostgreSQL commits are durable with its default `synchronous
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 from uuid import UUID
 
+import psycopg
 from eventsourcing.persistence import InfrastructureFactoryError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore, PostgresFactory
 from eventsourcing.sqlite import (
@@ -24,6 +26,8 @@ from eventsourcing.sqlite import (
 )
 from eventsourcing.utils import retry
 from psycopg import InterfaceError, OperationalError
+from psycopg.adapt import Dumper
+from psycopg.pq import Format
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
@@ -139,6 +143,65 @@ class DurableSQLiteFactory(SQLiteFactory):
         plain.close()
 
 
+_ARRAY_HEADER = struct.Struct("!iiiii")  # dimensions, has nulls, element type, length, lower bound
+_ELEMENT_LENGTH = struct.Struct("!i")
+_BIGINT = struct.Struct("!q")
+
+
+class BinaryArray:
+    """A one-dimensional PostgreSQL array of non-null values, in the binary form it travels in.
+
+    psycopg dumps a Python list by looking again at every element's type at each call: for an append's four
+    short columns, a fifth of the appending process's CPU."""
+
+    __slots__ = ("data",)
+    element_oid: ClassVar[int]
+    array_oid: ClassVar[int]
+
+    def __init__(self, elements: Sequence[bytes]) -> None:
+        header = _ARRAY_HEADER.pack(1, 0, self.element_oid, len(elements), 1)
+        self.data = header + b"".join([_ELEMENT_LENGTH.pack(len(element)) + element for element in elements])
+
+
+class UuidArray(BinaryArray):
+    __slots__ = ()
+    element_oid, array_oid = 2950, 2951
+
+
+class BigintArray(BinaryArray):
+    __slots__ = ()
+    element_oid, array_oid = 20, 1016
+
+    def __init__(self, numbers: Sequence[int]) -> None:
+        super().__init__([_BIGINT.pack(number) for number in numbers])
+
+
+class TextArray(BinaryArray):
+    __slots__ = ()
+    element_oid, array_oid = 25, 1009
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        super().__init__([text.encode("utf-8") for text in texts])
+
+
+class ByteaArray(BinaryArray):
+    __slots__ = ()
+    element_oid, array_oid = 17, 1001
+
+
+class _BinaryArrayDumper(Dumper):
+    format = Format.BINARY
+
+    def dump(self, obj: BinaryArray) -> bytes:
+        return obj.data
+
+
+for _array in (UuidArray, BigintArray, TextArray, ByteaArray):
+    psycopg.adapters.register_dumper(
+        _array, type(f"{_array.__name__}Dumper", (_BinaryArrayDumper,), {"oid": _array.array_oid})
+    )
+
+
 class OneStatementPostgresApplicationRecorder(PostgresApplicationRecorder):
     """The library's recorder, except that a batch of events is appended by one call of a stored function that
     takes the table lock, notifies and inserts: one statement, so one round trip and one implicit transaction
@@ -183,15 +246,20 @@ class OneStatementPostgresApplicationRecorder(PostgresApplicationRecorder):
         if not stored_events:
             return []
         columns = (
-            [event.originator_id for event in stored_events],
-            [event.originator_version for event in stored_events],
-            [event.topic for event in stored_events],
-            [event.state for event in stored_events],
+            self._ids([event.originator_id for event in stored_events]),
+            BigintArray([event.originator_version for event in stored_events]),
+            TextArray([event.topic for event in stored_events]),
+            ByteaArray([event.state for event in stored_events]),
             f"{self.datastore.lock_timeout}s",
         )
-        with self.datastore.get_connection() as connection, connection.cursor() as cursor:
+        with self.datastore.get_connection() as connection, connection.cursor(row_factory=tuple_row) as cursor:
             cursor.execute(self.append_statement, columns, prepare=True)
-            return [row["id"] for row in cursor.fetchall()]
+            return [row[0] for row in cursor.fetchall()]
+
+    def _ids(self, ids: list[UUID | str]) -> BinaryArray:
+        if self.datastore.originator_id_type == "text":
+            return TextArray([str(originator_id) for originator_id in ids])
+        return UuidArray([UUID(str(i)).bytes if isinstance(i, str) else i.bytes for i in ids])
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def select_events(
