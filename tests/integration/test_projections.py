@@ -28,7 +28,7 @@ from evo_ledger.settings import Settings
 from evo_ledger.transfer import import_notation
 from projections import queries
 from projections.runner import Projector, rebuild, wait_until
-from projections.schema import BIDS, COMBATS, READ_TABLES
+from projections.schema import BIDS, COMBATS, GAMES, READ_TABLES
 from projections.stats import FAIR, LOADED, NOT_ENOUGH_DATA, DieFit, die_fit
 from projections.store import ReadStore, read_tables_file
 from tests.support import ROOT, child_env
@@ -243,6 +243,17 @@ def run_and_kill(settings: Settings, store: ReadStore, delay: float, folder: Pat
     process.send_signal(signal.SIGKILL)
     process.wait()
     return store.position()
+
+
+def test_each_game_of_one_transaction_has_its_own_row_written(ledger: Ledger, store: ReadStore) -> None:
+    games = [ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id for _ in range(3)]
+    lines = [line.text for line in parse_game(HAND_GAME.read_text()).actions]
+    for count, game_id in enumerate(games, start=1):
+        ledger.record(game_id, lines[: 10 * count])
+    Projector(ledger, store).catch_up()  # every event of the three games in one page
+    with store.engine.connect() as connection:
+        written = {row.game_id: row.actions for row in connection.execute(select(GAMES.c.game_id, GAMES.c.actions))}
+    assert written == {str(game_id): 10 * count for count, game_id in enumerate(games, start=1)}
 
 
 def test_redelivered_events_change_nothing(ledger: Ledger, store: ReadStore) -> None:
