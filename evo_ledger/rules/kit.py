@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
@@ -121,7 +121,7 @@ def load_kit_document(reference: str) -> tuple[dict[str, Any], Kit]:
     return document, _parsed_kit(text, reference)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _builtin_kit_text(name: str) -> str:
     """A kit installed with the package: read once (an import reads it for every game)."""
     return (resources.files("evo_ledger") / "kits" / f"{name}.json").read_text(encoding="utf-8")
