@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any, cast
 from uuid import UUID
 
@@ -20,7 +20,15 @@ from eventsourcing.application import AggregateNotFoundError, Application, Proce
 from eventsourcing.persistence import IntegrityError, InternalError, Mapper, StoredEvent, Transcoder
 
 from evo_ledger import selfplay
-from evo_ledger.access import AnsweredAppend, GameAccess, access_id, answer_id, check_recorder
+from evo_ledger.access import (
+    ACCESS_TOPIC_PREFIX,
+    AnsweredAppend,
+    GameAccess,
+    HeldAccesses,
+    access_id,
+    answer_id,
+    check_recorder,
+)
 from evo_ledger.audit import AuditReport, audit
 from evo_ledger.codec import MsgpackTranscoder
 from evo_ledger.disputes import ExplanationReport, WhatIfReport, explain_event, what_if
@@ -33,6 +41,7 @@ from evo_ledger.seal import Sealer, SealingMapper
 from evo_ledger.settings import Settings
 
 CACHED_GAMES = 256
+HELD_ACCESSES = 4096  # a few hundred bytes each
 STARTUP_ATTEMPTS = 5
 
 
@@ -140,6 +149,7 @@ class Ledger(Application[UUID]):
         settings = settings or Settings.from_environment()
         self.settings = settings
         self.game_logs = GameLogs(settings.log_cache_events) if settings.log_cache_events else None
+        self.held_accesses = HeldAccesses(HELD_ACCESSES)
         full_env = {
             **settings.persistence_env(),
             "AGGREGATE_CACHE_MAXSIZE": str(CACHED_GAMES),
@@ -250,16 +260,23 @@ class Ledger(Application[UUID]):
         return access
 
     def accesses(self, game_ids: Iterable[UUID]) -> dict[UUID, GameAccess | None]:
-        """Who may write to each game, read in one query where the store can."""
+        """Who may write to each game: those held since they were last read, and the others read in one query
+        where the store can (read only: never change one in place)."""
         wanted = {access_id(game_id): game_id for game_id in game_ids}
-        select_many = getattr(self.recorder, "select_events_of", None)
-        if select_many is None:
+        changes = getattr(self.recorder, "select_changed_since", None)
+        if changes is None:
             return {game_id: self.access(game_id) for game_id in wanted.values()}
-        found: dict[UUID, GameAccess | None] = dict.fromkeys(wanted.values())
-        for stored in select_many(list(wanted)):
-            game_id = wanted[UUID(str(stored.originator_id))]
+        found = self.held_accesses.current(
+            wanted, partial(changes, topic_prefix=ACCESS_TOPIC_PREFIX), self._read_accesses
+        )
+        return {game_id: found[key] for key, game_id in wanted.items()}
+
+    def _read_accesses(self, access_ids: list[UUID]) -> dict[UUID, GameAccess | None]:
+        found: dict[UUID, GameAccess | None] = dict.fromkeys(access_ids)
+        for stored in self.recorder.select_events_of(access_ids):  # type: ignore[attr-defined]
+            key = UUID(str(stored.originator_id))
             event: Any = self.mapper.to_domain_event(stored)
-            found[game_id] = event.mutate(found[game_id])
+            found[key] = event.mutate(found[key])
         return found
 
     def grant_recorder(self, game_id: UUID, token: str) -> None:

@@ -125,6 +125,21 @@ class BatchInsertingSQLiteApplicationRecorder(SQLiteApplicationRecorder):
                 for row in cursor.fetchall()
             ]
 
+    def select_changed_since(self, position: int | None, topic_prefix: str) -> tuple[int, set[UUID]]:
+        """The log's last notification id, and the aggregates with an event whose topic starts with
+        `topic_prefix` stored after `position` and up to it (with None for `position`, none: from now on)."""
+        with self.datastore.transaction(commit=False) as cursor:
+            cursor.execute(f"SELECT MAX(rowid) FROM {self.events_table_name}")  # the notification id
+            last: int = cursor.fetchone()[0] or 0
+            if position is None or position >= last:
+                return last, set()
+            cursor.execute(
+                f"SELECT DISTINCT originator_id FROM {self.events_table_name} "
+                "WHERE rowid > ? AND rowid <= ? AND substr(topic, 1, ?) = ?",
+                [position, last, len(topic_prefix), topic_prefix],
+            )
+            return last, {UUID(row[0]) for row in cursor.fetchall()}
+
 
 class DurableSQLiteFactory(SQLiteFactory):
     """The library's SQLite factory, every connection committing to disk before it returns."""
@@ -302,6 +317,29 @@ class OneStatementPostgresApplicationRecorder(PostgresApplicationRecorder):
                 StoredEvent(row["originator_id"], row["originator_version"], row["topic"], bytes(row["state"]))
                 for row in cursor.fetchall()
             ]
+
+    def select_changed_since(self, position: int | None, topic_prefix: str) -> tuple[int, set[UUID]]:
+        """The log's last notification id, and the aggregates with an event whose topic starts with
+        `topic_prefix` stored after `position` and up to it (with None for `position`, none: from now on).
+
+        Notification ids follow the order of commits (appends take the table's lock), so an event not yet
+        committed when the last id was read has a larger one."""
+        table = SQL("{schema}.{table}").format(
+            schema=Identifier(self.datastore.schema), table=Identifier(self.events_table_name)
+        )
+        with self.datastore.get_connection() as connection, connection.cursor(row_factory=tuple_row) as cursor:
+            cursor.execute(SQL("SELECT MAX(notification_id) FROM {table}").format(table=table))
+            last: int = cursor.fetchone()[0] or 0  # type: ignore[index]
+            if position is None or position >= last:
+                return last, set()
+            cursor.execute(
+                SQL(
+                    "SELECT DISTINCT originator_id FROM {table} "
+                    "WHERE notification_id > %s AND notification_id <= %s AND left(topic, %s) = %s"
+                ).format(table=table),
+                [position, last, len(topic_prefix), topic_prefix],
+            )
+            return last, {UUID(str(row[0])) for row in cursor.fetchall()}
 
 
 class LedgerPostgresFactory(PostgresFactory):

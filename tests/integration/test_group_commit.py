@@ -121,6 +121,50 @@ def test_only_the_recorder_token_appends_when_one_is_required(ledger: Ledger) ->
     assert isinstance(outcomes[3], Receipt) and outcomes[3].version == 3
 
 
+def with_token(receipt: Receipt, action: str, token: str | None) -> AppendRequest:
+    return AppendRequest(receipt.game_id, [action], recorder_token=token, token_required=True)
+
+
+def test_a_token_replaced_by_another_server_is_refused_at_once_by_one_that_held_the_access(database: str) -> None:
+    lost, issued = new_token(), new_token()
+    with Ledger(Settings(database)) as writing, Ledger(Settings(database)) as admin:
+        game, open_game = new_game(writing, lost), new_game(writing)
+        [first, _] = writing.record_many(
+            [with_token(game, "order ann ben cat", lost), with_token(open_game, "order ann ben cat", lost)]
+        )  # both games' accesses now held, the open game's as having none
+        assert isinstance(first, Receipt)
+        admin.grant_recorder(game.game_id, issued)
+        admin.grant_recorder(open_game.game_id, issued)
+        refused, taken, opened = writing.record_many(
+            [
+                with_token(game, "climate cw", lost),
+                with_token(game, "climate cw", issued),
+                with_token(open_game, "order ann ben cat", issued),
+            ]
+        )
+    assert isinstance(refused, RecorderRefused) and refused.code == "token_refused"
+    assert isinstance(taken, Receipt) and isinstance(opened, Receipt)
+
+
+def test_held_accesses_are_not_read_again_until_one_changes(ledger: Ledger) -> None:
+    token = new_token()
+    games = [new_game(ledger, token) for _ in range(3)]
+    read: list[int] = []
+    select_events_of = ledger.recorder.select_events_of  # type: ignore[attr-defined]
+
+    def counted(ids: Any) -> Any:
+        read.append(len(ids))
+        return select_events_of(ids)
+
+    ledger.recorder.select_events_of = counted  # type: ignore[attr-defined]
+    for action in ("order ann ben cat", "climate cw"):
+        outcomes = ledger.record_many([with_token(game, action, token) for game in games])
+        assert all(isinstance(outcome, Receipt) for outcome in outcomes)
+    ledger.grant_recorder(games[0].game_id, token)  # the same token again: an access event all the same
+    ledger.record_many([with_token(game, "draw legs", token) for game in games])
+    assert read == [3, 1]
+
+
 def test_the_writer_commits_concurrent_appends_in_fewer_transactions_and_loses_none(ledger: Ledger) -> None:
     games = [new_game(ledger).game_id for _ in range(8)]
     commits: list[int] = []
