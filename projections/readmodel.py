@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Table, and_, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Table, and_, bindparam, func, select, update
 
 from evo_ledger.access import GameAccess
 from evo_ledger.game import ACTION_FACTS, Game, topic_of
@@ -104,13 +104,19 @@ class Batch:
         self.connection.execute(update(table).where(where).values(changes))
 
     def flush(self) -> None:
-        copying = self.connection.dialect.name == "postgresql"
+        write = copy_rows if self.connection.dialect.name == "postgresql" else insert_rows
         for table, rows in self.rows.items():
-            if rows and copying:
-                copy_rows(self.connection, table, rows)
-            elif rows:
-                self.connection.execute(insert(table), rows)
+            if rows:
+                write(self.connection, table, rows)
         self.rows = {}
+
+
+def insert_rows(connection: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
+    """Rows given to the driver's `executemany` as tuples: SQLAlchemy's handling of each row's parameters was a
+    quarter of the read tables' CPU."""
+    names = [column.name for column in table.columns]
+    statement = f"INSERT INTO {table.name} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
+    connection.exec_driver_sql(statement, [tuple(row[name] for name in names) for row in rows])
 
 
 def copy_rows(connection: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
