@@ -6,11 +6,12 @@ For each database, in one run:
 - in-process appends: one action per save through `Ledger.record`, events/s (no HTTP);
 - appends over HTTP with 1, 8 and 32 concurrent clients, each recording its own game, one action a request:
   events/s, p50 and p99 latency, errors;
-- the HTTP ceiling: the same requests to a do-nothing endpoint of the same shape (bench/http_ceiling.py), served
-  by uvicorn the same way and reading its request as the append does, with 32 clients; the appends with 32
-  clients and the ceiling take turns for three rounds, so that both meet the same moments of this shared machine,
-  and the median round's ratio is given; then, for comparison, the same endpoint with its parameters declared
-  to FastAPI;
+- the HTTP ceiling: the same requests to a do-nothing endpoint of the same shape (bench/http_ceiling.py) that
+  reads its request as the append does, in the service's own app served as `evo-ledger serve` serves it (on a
+  store of its own), with 32 clients; the appends with 32 clients, that ceiling and, for comparison, the same
+  endpoint alone in a bare FastAPI app take turns for three rounds, so that all meet the same moments of this
+  shared machine, and the median round's ratios are given; then, for comparison too, the bare app's endpoint
+  with its parameters declared to FastAPI;
 - the state at a random event over HTTP, p50 and p99.
 """
 
@@ -35,7 +36,7 @@ from typing import Any
 
 import httpx
 
-from bench.http_ceiling import DECLARED
+from bench.http_ceiling import DECLARED, NOTHING
 from bench.ledger_speed import postgres_database
 from evo_ledger.ledger import Ledger
 from evo_ledger.notation import parse_game
@@ -196,30 +197,51 @@ def state_latency(base: str, samples: int) -> tuple[float, float]:
 def run(label: str, database: str, seconds: float) -> None:
     print(f"\n{label}", flush=True)
     print(f"  in-process appends          {in_process_rate(database, seconds):8,.0f} events/s")
-    port, ceiling_port = free_port(), free_port()
+    port, ceiling_port, bare_port = free_port(), free_port(), free_port()
     serve = [sys.executable, "-m", "evo_ledger.cli", "serve", "--port", str(port), "--database", database]
-    ceiling = [sys.executable, "-m", "uvicorn", "bench.http_ceiling:app", "--port", str(ceiling_port)]
+    bare = [sys.executable, "-m", "uvicorn", "bench.http_ceiling:app", "--port", str(bare_port)]
     with (
+        tempfile.TemporaryDirectory() as unused,
         served(serve, port, {}) as base,
-        served([*ceiling, "--log-level", "warning"], ceiling_port, {}) as ceiling_base,
+        served(ceiling_command(ceiling_port, unused), ceiling_port, {}) as ceiling_base,
+        served([*bare, "--log-level", "warning"], bare_port, {}) as bare_base,
     ):
         for clients in (1, 8):
             print_appends(clients, asyncio.run(load(client_loop, base, clients, seconds)))
-        appends, ceilings = [], []
-        for _ in range(ROUNDS):
-            appends.append(asyncio.run(load(client_loop, base, 32, seconds)))
-            ceilings.append(asyncio.run(load(ceiling_loop, ceiling_base, 32, seconds)))
-        middle = sorted(range(ROUNDS), key=lambda index: appends[index][1] / ceilings[index][1])[ROUNDS // 2]
-        print_appends(32, appends[middle])
-        _, ceiling_rate, p50, p99, _ = ceilings[middle]
-        print(f"  do-nothing ceiling, 32      {ceiling_rate:8,.0f} requests/s  p50 {p50:.1f} ms  p99 {p99:.1f} ms")
-        ratios = ", ".join(f"{a[1] / c[1]:.2f}" for a, c in zip(appends, ceilings, strict=True))
-        print(f"  appends against the ceiling {appends[middle][1] / ceiling_rate:8.2f}x (the median round of {ratios})")
+        nothing_loop = partial(ceiling_loop, path=NOTHING.format(game_id="g"))
+        measured = [
+            (
+                asyncio.run(load(client_loop, base, 32, seconds)),
+                asyncio.run(load(nothing_loop, ceiling_base, 32, seconds))[1],
+                asyncio.run(load(ceiling_loop, bare_base, 32, seconds))[1],
+            )
+            for _ in range(ROUNDS)
+        ]
+        middle = sorted(range(ROUNDS), key=lambda index: measured[index][0][1] / measured[index][1])[ROUNDS // 2]
+        print_appends(32, measured[middle][0])
+        appended = [rates[0][1] for rates in measured]
+        for name, ceilings in (
+            ("in the service's app", [rates[1] for rates in measured]),
+            ("in a bare FastAPI app", [rates[2] for rates in measured]),
+        ):
+            ratios = [append / ceiling for append, ceiling in zip(appended, ceilings, strict=True)]
+            print(f"  do-nothing ceiling {name:22} {statistics.median(ceilings):8,.0f} requests/s")
+            print(
+                f"    appends against it        {statistics.median(ratios):8.2f}x"
+                f" (rounds: {', '.join(f'{ratio:.2f}' for ratio in ratios)})"
+            )
         declared_loop = partial(ceiling_loop, path=DECLARED.format(game_id="g"))
-        declared = asyncio.run(load(declared_loop, ceiling_base, 32, seconds))[1]
+        declared = asyncio.run(load(declared_loop, bare_base, 32, seconds))[1]
         print(f"  declared to FastAPI, 32     {declared:8,.0f} requests/s (FastAPI reading the request, to compare)")
         p50, p99 = state_latency(base, 200)
         print(f"  state at a random event     p50 {p50:.1f} ms  p99 {p99:.1f} ms")
+
+
+def ceiling_command(port: int, folder: str) -> list[str]:
+    """The service's app with the do-nothing endpoint, on a SQLite store of its own that it never writes (its
+    read tables' process would otherwise follow the appends being measured)."""
+    database = str(Path(folder) / "ceiling.sqlite")
+    return [sys.executable, "-m", "bench.http_ceiling", "--port", str(port), "--database", database]
 
 
 def print_appends(clients: int, measured: tuple[float, float, float, float, int]) -> None:

@@ -1,25 +1,35 @@
-"""The HTTP ceiling for the API benchmark: an app with one endpoint of the append's shape that stores nothing. It
+"""The HTTP ceilings for the API benchmark: a do-nothing endpoint of the append's shape that stores nothing. It
 reads its request as the append does (the bearer token, the JSON body validated by the same model, the game id
-from the path) and answers a receipt the same way. Served by uvicorn like `evo-ledger serve`:
+from the path) and answers a receipt the same way.
 
-    python -m uvicorn bench.http_ceiling:app --port 8001
+The ceiling of the target is that endpoint served the same way as the append: in the service's own app (its
+middleware, its routers and error handlers, its writing and read tables' processes, idle here), tried before the
+service's routes, so that finding it costs no more than finding the append, and run as `evo-ledger serve` runs
+the app:
 
-For comparison only, `DECLARED` is the same endpoint with its parameters declared to FastAPI, which reads them
-(as the append did before it read its request itself).
+    python -m bench.http_ceiling --port 8001 --database ceiling.sqlite
+
+For comparison, `app` is the same endpoint alone in a bare FastAPI app, and `DECLARED` the same again with its
+parameters declared to FastAPI, which reads them:
+
+    python -m uvicorn bench.http_ceiling:app --port 8002
 """
 
 from __future__ import annotations
 
-from fastapi import FastAPI, Request, Response
+import argparse
 
-from api import schemas
+from fastapi import APIRouter, FastAPI, Request, Response
+
+from api import ApiSettings, create_app, schemas
 from api.deps import TokenDep, json_body, token_of
+from evo_ledger.cli import run_server
+from evo_ledger.settings import Settings
 
-app = FastAPI()
+NOTHING = "/v1/nothing/games/{game_id}/actions"
 DECLARED = "/v1/declared/games/{game_id}/actions"
 
 
-@app.post("/v1/games/{game_id}/actions", response_model=schemas.Receipt)
 async def append_nothing(request: Request) -> Response:
     token_of(request.headers.get("authorization"))
     body = await json_body(request, schemas.Append)
@@ -27,6 +37,32 @@ async def append_nothing(request: Request) -> Response:
     return Response(receipt.model_dump_json(), media_type="application/json")
 
 
-@app.post(DECLARED, response_model=schemas.Receipt)
 async def append_nothing_declared(game_id: str, body: schemas.Append, token: TokenDep) -> schemas.Receipt:
     return schemas.Receipt(game_id=game_id, version=len(body.actions), head_hash="0" * 64)
+
+
+app = FastAPI()
+app.post("/v1/games/{game_id}/actions", response_model=schemas.Receipt)(append_nothing)
+app.post(DECLARED, response_model=schemas.Receipt)(append_nothing_declared)
+
+
+def service_app(database: str) -> FastAPI:
+    """The service's app, with the do-nothing endpoint at NOTHING tried before every other route."""
+    service = create_app(ApiSettings(store=Settings.for_database(database)))
+    nothing = APIRouter()
+    nothing.post(NOTHING, response_model=schemas.Receipt)(append_nothing)
+    service.include_router(nothing)
+    service.router.routes.insert(0, service.router.routes.pop())
+    return service
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--database", required=True, help="the service's database (nothing is written to it)")
+    args = parser.parse_args()
+    run_server(service_app(args.database), "127.0.0.1", args.port)
+
+
+if __name__ == "__main__":
+    main()

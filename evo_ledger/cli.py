@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 import uvicorn
 from eventsourcing.persistence import InterfaceError, OperationalError
+from fastapi import FastAPI
 from sqlalchemy.exc import DBAPIError
 
 from api import ApiSettings, create_app
@@ -105,10 +106,14 @@ def serve(host: str, port: int, database: str | None, projections: bool = True) 
     settings = replace(
         ApiSettings.from_environment(), store=Settings.for_database(database), follow_projections=projections
     )
-    app = create_app(settings)
+    run_server(create_app(settings), host, port)
+    return EXIT_OK
+
+
+def run_server(app: FastAPI, host: str, port: int) -> None:
+    """Serve `app` as `evo-ledger serve` serves the API."""
     settle_collector()
     uvicorn.run(app, host=host, port=port, log_level="warning")
-    return EXIT_OK
 
 
 def project(args: argparse.Namespace, out: TextIO) -> int:
