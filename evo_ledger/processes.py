@@ -15,12 +15,15 @@ from multiprocessing.process import BaseProcess
 COLLECTOR_THRESHOLDS = (20_000, 20, 100)
 
 
-def run_beside_server() -> None:
+def run_beside_server(niceness: int = 0) -> None:
     """For a process a server starts: an interrupt at a terminal is for the server, which stops this process, and
-    the scheduler treats it as batch work, so that a server's event loop that wakes it is not preempted by it."""
+    the scheduler treats it as batch work, so that a server's event loop that wakes it is not preempted by it.
+    With a `niceness`, the process also gives way to the others when they compete for the CPU."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(os, "sched_setscheduler"):
         os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+    if niceness:
+        os.nice(niceness)
 
 
 def settle_collector() -> None:

@@ -17,6 +17,7 @@ import pytest
 from evo_ledger.ledger import Ledger, VersionConflict
 from evo_ledger.notation import parse_game
 from evo_ledger.settings import Settings
+from projections.runner import READ_TABLES_NICENESS
 from tests.databases import fresh_postgres_database
 from tests.support import ROOT, ROUND_ONE_AUCTION, child_env
 
@@ -187,6 +188,30 @@ def test_the_processes_a_server_starts_stop_when_it_is_killed_with_sigkill(datab
     while any(process_alive(pid) for pid in started) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(process_alive(pid) for pid in started)
+
+
+def test_the_read_tables_process_gives_way_to_the_writing_process(tmp_path: Path) -> None:
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER_PROCESSES, str(tmp_path / "games.sqlite")],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=child_env(),
+    )
+    try:
+        assert server.stdout is not None
+        writer, projection = (int(pid) for pid in server.stdout.readline().split())
+        deadline = time.monotonic() + 10
+        while niceness(projection) - niceness(writer) != READ_TABLES_NICENESS and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert niceness(writer) == niceness(os.getpid())
+        assert niceness(projection) - niceness(writer) == READ_TABLES_NICENESS
+    finally:
+        server.kill()
+        server.wait()
+
+
+def niceness(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
 
 
 SERVER_PROCESSES = """
