@@ -9,6 +9,7 @@ from uuid import UUID, uuid4
 
 import psycopg
 import pytest
+from eventsourcing.persistence import StoredEvent
 
 from evo_ledger.ledger import Ledger
 from evo_ledger.settings import Settings
@@ -64,32 +65,37 @@ def test_an_element_out_of_its_type_is_refused_by_the_server(connection: psycopg
     assert refused.status == psycopg.pq.ExecStatus.FATAL_ERROR
 
 
-def test_an_append_prepares_its_statement_again_on_a_connection_that_lost_it(url: str) -> None:
-    with Ledger(Settings(url)) as ledger:
-        game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
-        recorder = ledger.recorder
-        assert isinstance(recorder, OneStatementPostgresApplicationRecorder)
-        first = ledger.stored_events(game.game_id)[0]
-        copies = [uuid4(), uuid4()]
-        with recorder.datastore.get_connection() as pooled:
-            ids = [recorder.appended(pooled, columns(copy, first.topic, first.state)) for copy in copies[:1]]
-            pooled.execute("DEALLOCATE ALL")
-            ids.append(recorder.appended(pooled, columns(copies[1], first.topic, first.state)))
-        assert [len(appended) for appended in ids] == [1, 1] and ids[1][0] > ids[0][0]
-        assert [ledger.stored_events(copy)[0].state for copy in copies] == [first.state] * 2
+@pytest.fixture
+def ledger(url: str) -> Iterator[Ledger]:
+    with Ledger(Settings(url)) as opened:
+        yield opened
 
 
-def test_a_refused_append_raises_what_psycopg_would(url: str) -> None:
-    with Ledger(Settings(url)) as ledger:
-        game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
-        recorder = ledger.recorder
-        assert isinstance(recorder, OneStatementPostgresApplicationRecorder)
-        first = ledger.stored_events(game.game_id)[0]
-        with recorder.datastore.get_connection() as pooled, pytest.raises(psycopg.errors.UniqueViolation):
-            recorder.appended(pooled, columns(game.game_id, first.topic, first.state))
+def recorder_and_first_event(ledger: Ledger) -> tuple[OneStatementPostgresApplicationRecorder, StoredEvent]:
+    """The ledger's recorder, and the first event of a new game."""
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    assert isinstance(ledger.recorder, OneStatementPostgresApplicationRecorder)
+    return ledger.recorder, ledger.stored_events(game.game_id)[0]
 
 
-def columns(game_id: UUID, topic: str, state: bytes) -> list[bytes]:
-    """An append's columns: the game's first event."""
-    arrays = [UuidArray([game_id.bytes]), BigintArray([1]), TextArray([topic]), ByteaArray([state])]
+def test_an_append_prepares_its_statement_again_on_a_connection_that_lost_it(ledger: Ledger) -> None:
+    recorder, first = recorder_and_first_event(ledger)
+    copies = [uuid4(), uuid4()]
+    with recorder.datastore.get_connection() as pooled:
+        before = recorder.appended(pooled, columns(copies[0], first))
+        pooled.execute("DEALLOCATE ALL")
+        after = recorder.appended(pooled, columns(copies[1], first))
+    assert len(before) == len(after) == 1 and after[0] > before[0]
+    assert [ledger.stored_events(copy)[0].state for copy in copies] == [first.state] * 2
+
+
+def test_a_refused_append_raises_what_psycopg_would(ledger: Ledger) -> None:
+    recorder, first = recorder_and_first_event(ledger)
+    with recorder.datastore.get_connection() as pooled, pytest.raises(psycopg.errors.UniqueViolation):
+        recorder.appended(pooled, columns(UUID(str(first.originator_id)), first))  # its game's version 1 again
+
+
+def columns(game_id: UUID, event: StoredEvent) -> list[bytes]:
+    """An append's columns: `event` as the first event of `game_id`."""
+    arrays = [UuidArray([game_id.bytes]), BigintArray([1]), TextArray([event.topic]), ByteaArray([event.state])]
     return [*(array.data for array in arrays), b"5s"]
