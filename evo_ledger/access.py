@@ -13,6 +13,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable
 from functools import lru_cache
+from itertools import islice
 from typing import Any
 from uuid import UUID
 
@@ -156,7 +157,7 @@ class HeldAccesses:
 
     def _hold(self, fresh: dict[UUID, GameAccess | None]) -> None:
         self._held.update(fresh)
-        for key in list(self._held)[: max(0, len(self._held) - self.limit)]:  # the first read go first
+        for key in list(islice(self._held, max(0, len(self._held) - self.limit))):  # the first read go first
             del self._held[key]
 
 

@@ -41,7 +41,7 @@ from evo_ledger.seal import Sealer, SealingMapper
 from evo_ledger.settings import Settings
 
 CACHED_GAMES = 256
-HELD_ACCESSES = 4096  # a few hundred bytes each
+HELD_ACCESSES = 4096  # games' accesses a ledger holds (each a token's digest and a flag)
 STARTUP_ATTEMPTS = 5
 
 

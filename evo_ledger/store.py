@@ -245,6 +245,16 @@ class OneStatementPostgresApplicationRecorder(PostgresApplicationRecorder):
         self.append_types = [id_array.array_oid, BigintArray.array_oid, TextArray.array_oid, ByteaArray.array_oid, 25]
         self._prepared_on: weakref.WeakSet[PGconn] = weakref.WeakSet()
         self._select_statements: dict[str, bytes] = {}
+        table = SQL("{schema}.{table}").format(schema=schema, table=Identifier(self.events_table_name))
+        self._last_id_statement = SQL("SELECT MAX(notification_id) FROM {table}").format(table=table).as_bytes(None)
+        self._changed_statement = (
+            SQL(
+                "SELECT DISTINCT originator_id FROM {table} "
+                "WHERE notification_id > %s AND notification_id <= %s AND left(topic, %s) = %s"
+            )
+            .format(table=table)
+            .as_bytes(None)
+        )
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
@@ -331,21 +341,12 @@ class OneStatementPostgresApplicationRecorder(PostgresApplicationRecorder):
 
         Notification ids follow the order of commits (appends take the table's lock), so an event not yet
         committed when the last id was read has a larger one."""
-        table = SQL("{schema}.{table}").format(
-            schema=Identifier(self.datastore.schema), table=Identifier(self.events_table_name)
-        )
         with self.datastore.get_connection() as connection, connection.cursor(row_factory=tuple_row) as cursor:
-            cursor.execute(SQL("SELECT MAX(notification_id) FROM {table}").format(table=table))
+            cursor.execute(self._last_id_statement, prepare=True)
             last: int = cursor.fetchone()[0] or 0  # type: ignore[index]
             if position is None or position >= last:
                 return last, set()
-            cursor.execute(
-                SQL(
-                    "SELECT DISTINCT originator_id FROM {table} "
-                    "WHERE notification_id > %s AND notification_id <= %s AND left(topic, %s) = %s"
-                ).format(table=table),
-                [position, last, len(topic_prefix), topic_prefix],
-            )
+            cursor.execute(self._changed_statement, [position, last, len(topic_prefix), topic_prefix], prepare=True)
             return last, {UUID(str(row[0])) for row in cursor.fetchall()}
 
 
