@@ -263,6 +263,8 @@ class Ledger(Application[UUID]):
         """Who may write to each game: those held since they were last read, and the others read in one query
         where the store can (read only: never change one in place)."""
         wanted = {access_id(game_id): game_id for game_id in game_ids}
+        if not wanted:
+            return {}
         changes = getattr(self.recorder, "select_changed_since", None)
         if changes is None:
             return {game_id: self.access(game_id) for game_id in wanted.values()}

@@ -165,6 +165,15 @@ def test_held_accesses_are_not_read_again_until_one_changes(ledger: Ledger) -> N
     assert read == [3, 1]
 
 
+def test_appends_that_need_no_token_ask_the_store_nothing_about_accesses(ledger: Ledger) -> None:
+    game = new_game(ledger, new_token())
+    asked: list[Any] = []
+    ledger.recorder.select_changed_since = lambda *args: asked.append(args)  # type: ignore[attr-defined]
+    ledger.record(game.game_id, "order ann ben cat", expected_version=game.version)
+    ledger.record_many([AppendRequest(game.game_id, ["climate cw"])])
+    assert asked == []
+
+
 def test_the_writer_commits_concurrent_appends_in_fewer_transactions_and_loses_none(ledger: Ledger) -> None:
     games = [new_game(ledger).game_id for _ in range(8)]
     commits: list[int] = []
