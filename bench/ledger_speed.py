@@ -8,7 +8,9 @@ For each database, in one run:
   1.5 events a save on average), saves/s and events/s, each against the floor; the floor and the appends take
   turns, five rounds of each, so that both meet the same moments of this shared machine;
 - bulk import: self-play game files through `import_notations` in batches, prepared by one process per core,
-  events/s (the games are imported several times over, each time as new games, so that there are thousands);
+  events/s (the games are imported several times over, each time as new games, so that there are thousands),
+  against this process preparing the same games alone, storing nothing, measured just before (what one core
+  does at this moment of the machine);
 - full fold: a game of 1,000 events or more (a 5-player game with some actions undone and recorded again)
   rebuilt from its events alone (no snapshot, no cached game), events/s: best of 5, and the first fold of a
   fresh ledger (kit not yet parsed, notation not yet cached);
@@ -20,6 +22,7 @@ PostgreSQL runs in a database made for the run and dropped after it; without a s
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import random
 import sqlite3
@@ -43,7 +46,7 @@ from evo_ledger.rules.evo2.actions import Pass
 from evo_ledger.rules.kit import load_kit, load_kit_document
 from evo_ledger.selfplay import PLAYER_NAMES, RULES, play, play_game
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import import_notations
+from evo_ledger.transfer import import_notations, notation_game
 
 ROW = b"x" * 200
 FLOOR_ROWS = 200
@@ -120,6 +123,19 @@ def appends_beside_floor(ledger: Ledger, lines: list[str], insert_rows: InsertRo
 
 def bulk_import(ledger: Ledger, texts: list[str]) -> float:
     events, seconds = timed(lambda: sum(r.version for r in import_notations(ledger, texts, workers=None)))
+    return events / seconds
+
+
+def prepared_alone(ledger: Ledger, texts: list[str]) -> float:
+    """Events/s of this process preparing the games as an import's workers do (the collector paused, as theirs
+    is), storing nothing."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        events, seconds = timed(lambda: sum(len(notation_game(ledger.mapper, text).events) for text in texts))
+    finally:
+        if collecting:
+            gc.enable()
     return events / seconds
 
 
@@ -212,12 +228,14 @@ def run(label: str, database: str, insert_rows: InsertRows, lines: list[str], te
     cold, warm, fold_events, stored, held = fold_and_at(Settings(database), long_game(), samples=400)
     with Ledger(Settings(database)) as ledger:
         floor, saves, events = appends_beside_floor(ledger, lines, insert_rows)
+        alone = prepared_alone(ledger, list(dict.fromkeys(texts)))
         imported = bulk_import(ledger, texts)
     print(f"\n{label}")
     print(f"  raw single-row transactions {floor:10,.0f} rows/s")
     print(f"  appends, one action a save  {saves:10,.0f} saves/s = {saves / floor:.2f}x the floor")
     print(f"                              {events:10,.0f} events/s = {events / floor:.2f}x the floor's rows/s")
     print(f"  bulk import, {os.cpu_count()} processes     {imported:10,.0f} events/s ({len(texts)} games)")
+    print(f"                              = {imported / alone:.2f}x one process preparing them alone ({alone:,.0f}/s)")
     print(f"  full fold, {fold_events} events    {warm:10,.0f} events/s (the first, cold: {cold:,.0f})")
     print(f"  game at a random event      p50 {stored[0]:.2f} ms, p99 {stored[1]:.2f} ms from the store")
     print(f"                              p50 {held[0]:.2f} ms, p99 {held[1]:.2f} ms from the held log")
