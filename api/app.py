@@ -107,10 +107,13 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.appends = appends
     errors.install(app)
+    documentation = list(app.router.routes)  # FastAPI's own: the schema and the documentation's pages
     app.include_router(games.router, prefix="/v1")
     app.include_router(events.router, prefix="/v1")
     app.include_router(audits.router, prefix="/v1")
     app.include_router(statistics.router, prefix="/v1")
+    # A request is matched against the routes in turn: the API's, which take nearly every request, come first.
+    app.router.routes[:] = [route for route in app.router.routes if route not in documentation] + documentation
     app.openapi = schemas.with_models(app.openapi, games.BODIES_READ)  # type: ignore[method-assign]
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     return app

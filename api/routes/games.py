@@ -46,91 +46,7 @@ GAME_CREATED: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.post(
-    "/games", status_code=201, response_model=schemas.Created, operation_id="create_game", responses=GAME_CREATED
-)
-async def create_game(body: schemas.NewGame, request: Request) -> schemas.Created:
-    """A new game; the answer carries its recorder token, which is shown only here. It is stored by the server's
-    writer, as appends are: one process writes the server's games."""
-    token = new_token()
-    players = [(p.name, p.id) for p in body.players]
-    writer: Writer = request.app.state.writer
-    receipt = await writer.create(NewGame(body.ruleset, body.kit, players, body.options, token))
-    return schemas.Created.given(receipt, token)
-
-
-@router.get("/games", response_model=schemas.GameList, operation_id="list_games")
-def list_games(
-    request: Request,
-    ledger: LedgerDep,
-    token: TokenDep,
-    ruleset: str | None = None,
-    player: Annotated[str | None, Query(description="a player's name or stable id")] = None,
-    status: Annotated[str | None, Query(pattern="^(ongoing|over)$")] = None,
-    started_from: date | None = None,
-    started_to: date | None = None,
-) -> schemas.GameList:
-    """Public games (and private ones for the admin), oldest first, filtered."""
-    admin = is_admin(request, token)
-    found = []
-    for game_id in ledger.game_ids():
-        summary = summarise(ledger, ledger.game(game_id))
-        if summary.private and not admin:
-            continue
-        if matches(summary, ruleset, player, status, started_from, started_to):
-            found.append(summary)
-    return schemas.GameList(games=found)
-
-
-def matches(
-    summary: schemas.Summary,
-    ruleset: str | None,
-    player: str | None,
-    status: str | None,
-    started_from: date | None,
-    started_to: date | None,
-) -> bool:
-    started = date.fromisoformat(summary.started_at[:10])
-    return (
-        (ruleset is None or summary.ruleset == ruleset)
-        and (player is None or any(player in (p["name"], p["id"]) for p in summary.players))
-        and (status is None or summary.status == status)
-        and (started_from is None or started >= started_from)
-        and (started_to is None or started <= started_to)
-    )
-
-
-@router.get("/games/{game_id}", response_model=schemas.Summary, operation_id="game_summary")
-def game_summary(reader: ReaderDep, ledger: LedgerDep) -> schemas.Summary:
-    return summarise(ledger, ledger.game(reader.game_id))
-
-
-def summarise(ledger: Ledger, game: Game) -> schemas.Summary:
-    outcome = game.rules.outcome(game.state)
-    access = ledger.access(game.id)
-    return schemas.Summary(
-        game_id=str(game.id),
-        ruleset=game.ruleset_name,
-        ruleset_version=game.ruleset_version,
-        kit=game.kit_name,
-        kit_hash=game.kit_hash,
-        players=game.players,
-        version=game.version,
-        head_hash=game.head_hash,
-        status="over" if outcome is not None else "ongoing",
-        headline=game.rules.view(game.state).headline,
-        private=access is not None and access.private,
-        started_at=game.created_on.isoformat(),
-        result=result_of(outcome),
-    )
-
-
-def result_of(outcome: Outcome | None) -> list[dict[str, Any]] | None:
-    if outcome is None:
-        return None
-    return [{"rank": s.rank, "player": s.player, "score": list(s.score)} for s in outcome.standings]
-
-
+# The append comes first: a request is matched against the routes in turn, and most requests are appends.
 MAX_IDEMPOTENCY_KEY = 200
 # The bodies endpoints here read themselves, for the OpenAPI schema's components.
 BODIES_READ = (schemas.Append,)
@@ -222,6 +138,91 @@ def projections_reach_log(request: Request, timeout: float) -> bool:
     """Whether the read tables include every event stored so far, within `timeout` seconds."""
     ledger: Ledger = request.app.state.ledger
     return wait_until(request.app.state.read_store, ledger.recorder.max_notification_id() or 0, timeout)
+
+
+@router.post(
+    "/games", status_code=201, response_model=schemas.Created, operation_id="create_game", responses=GAME_CREATED
+)
+async def create_game(body: schemas.NewGame, request: Request) -> schemas.Created:
+    """A new game; the answer carries its recorder token, which is shown only here. It is stored by the server's
+    writer, as appends are: one process writes the server's games."""
+    token = new_token()
+    players = [(p.name, p.id) for p in body.players]
+    writer: Writer = request.app.state.writer
+    receipt = await writer.create(NewGame(body.ruleset, body.kit, players, body.options, token))
+    return schemas.Created.given(receipt, token)
+
+
+@router.get("/games", response_model=schemas.GameList, operation_id="list_games")
+def list_games(
+    request: Request,
+    ledger: LedgerDep,
+    token: TokenDep,
+    ruleset: str | None = None,
+    player: Annotated[str | None, Query(description="a player's name or stable id")] = None,
+    status: Annotated[str | None, Query(pattern="^(ongoing|over)$")] = None,
+    started_from: date | None = None,
+    started_to: date | None = None,
+) -> schemas.GameList:
+    """Public games (and private ones for the admin), oldest first, filtered."""
+    admin = is_admin(request, token)
+    found = []
+    for game_id in ledger.game_ids():
+        summary = summarise(ledger, ledger.game(game_id))
+        if summary.private and not admin:
+            continue
+        if matches(summary, ruleset, player, status, started_from, started_to):
+            found.append(summary)
+    return schemas.GameList(games=found)
+
+
+def matches(
+    summary: schemas.Summary,
+    ruleset: str | None,
+    player: str | None,
+    status: str | None,
+    started_from: date | None,
+    started_to: date | None,
+) -> bool:
+    started = date.fromisoformat(summary.started_at[:10])
+    return (
+        (ruleset is None or summary.ruleset == ruleset)
+        and (player is None or any(player in (p["name"], p["id"]) for p in summary.players))
+        and (status is None or summary.status == status)
+        and (started_from is None or started >= started_from)
+        and (started_to is None or started <= started_to)
+    )
+
+
+@router.get("/games/{game_id}", response_model=schemas.Summary, operation_id="game_summary")
+def game_summary(reader: ReaderDep, ledger: LedgerDep) -> schemas.Summary:
+    return summarise(ledger, ledger.game(reader.game_id))
+
+
+def summarise(ledger: Ledger, game: Game) -> schemas.Summary:
+    outcome = game.rules.outcome(game.state)
+    access = ledger.access(game.id)
+    return schemas.Summary(
+        game_id=str(game.id),
+        ruleset=game.ruleset_name,
+        ruleset_version=game.ruleset_version,
+        kit=game.kit_name,
+        kit_hash=game.kit_hash,
+        players=game.players,
+        version=game.version,
+        head_hash=game.head_hash,
+        status="over" if outcome is not None else "ongoing",
+        headline=game.rules.view(game.state).headline,
+        private=access is not None and access.private,
+        started_at=game.created_on.isoformat(),
+        result=result_of(outcome),
+    )
+
+
+def result_of(outcome: Outcome | None) -> list[dict[str, Any]] | None:
+    if outcome is None:
+        return None
+    return [{"rank": s.rank, "player": s.player, "score": list(s.score)} for s in outcome.standings]
 
 
 @router.get("/games/{game_id}/legal", response_model=schemas.LegalActions, operation_id="legal_actions")

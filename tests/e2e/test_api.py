@@ -9,9 +9,12 @@ from typing import Any
 from uuid import UUID
 
 import pytest
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
+from starlette.routing import Match
 
 from api import ApiSettings, create_app
+from api.routes import games
 from evo_ledger.codec import unpack
 from evo_ledger.settings import Settings
 from tests.support import ROOT, ROUND_ONE_AUCTION
@@ -268,6 +271,17 @@ def test_the_append_operation_documents_what_it_reads_itself(client: TestClient)
     action_data = append["properties"]["actions"]["items"]["anyOf"][1]["$ref"].rsplit("/", 1)[1]
     assert action_data in schema["components"]["schemas"]
     assert operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith("/Receipt")
+
+
+def test_an_append_is_matched_by_the_first_route_tried_and_the_documentation_is_tried_last(database: str) -> None:
+    app = create_app(ApiSettings(store=Settings(database)))
+    append_request = {"type": "http", "method": "POST", "path": "/v1/games/some-game/actions", "root_path": ""}
+    assert app.router.routes[0].matches(append_request)[0] is Match.FULL
+    first_of_its_router = games.router.routes[0]
+    assert isinstance(first_of_its_router, APIRoute) and first_of_its_router.endpoint is games.append
+    documentation = {"/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"}
+    assert {getattr(route, "path", None) for route in app.router.routes[-len(documentation) :]} == documentation
+    assert TestClient(app).get("/docs").status_code == 200
 
 
 def test_two_writers_at_the_same_version_get_one_success_and_one_conflict(client: TestClient) -> None:
