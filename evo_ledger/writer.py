@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from itertools import groupby
 from multiprocessing.connection import Connection
 from typing import Any, NamedTuple, Protocol, Union, cast
+from uuid import UUID
 
-from evo_ledger.ledger import AppendRequest, Ledger, Outcome, Receipt
+from evo_ledger.ledger import AppendRequest, Idempotency, Ledger, Outcome, Receipt
 from evo_ledger.processes import end_process, run_beside_server, server_context, settle_collector
 from evo_ledger.rules.base import OptionValue
 from evo_ledger.settings import Settings
@@ -174,6 +175,7 @@ class LedgerProcess:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._process, self._connection = self._start()
+        self._unanswered: deque[Sequence[Written]] = deque()
 
     def record_many(self, requests: Sequence[Written]) -> list[Outcome]:
         self.send(requests)
@@ -181,16 +183,19 @@ class LedgerProcess:
 
     def send(self, requests: Sequence[Written]) -> None:
         try:
-            self._connection.send(list(requests))
+            self._connection.send_bytes(pickle.dumps([sent(item) for item in requests], pickle.HIGHEST_PROTOCOL))
         except OSError as lost:
             raise WriterProcessLost("the writing process ended: the appends were not sent") from lost
+        self._unanswered.append(requests)
 
     def receive(self) -> list[Outcome]:
+        """The outcomes of the oldest group sent and not yet answered."""
         try:
-            answers: list[Any] = self._connection.recv()
+            replies: list[Any] = pickle.loads(self._connection.recv_bytes())
         except (EOFError, OSError) as lost:
             raise WriterProcessLost("the writing process ended: the appends may or may not be stored") from lost
-        return [restored(answer) for answer in answers]
+        requests = self._unanswered.popleft()
+        return [replied(item, reply) for item, reply in zip(requests, replies, strict=True)]
 
     def fileno(self) -> int:
         return self._connection.fileno()
@@ -208,10 +213,11 @@ class LedgerProcess:
         with suppress(OSError):
             self._stop()
         self._process, self._connection = self._start()
+        self._unanswered.clear()
 
     def close(self) -> None:
         with suppress(OSError):
-            self._connection.send(None)
+            self._connection.send_bytes(CLOSE)
         self._stop()
 
     def _start(self) -> tuple[multiprocessing.process.BaseProcess, Connection]:
@@ -342,12 +348,16 @@ def record_appends(settings: Settings, connection: Connection) -> None:
     with closing(ledger):
         while True:
             try:
-                requests = connection.recv()
+                sent_items = pickle.loads(connection.recv_bytes())
             except EOFError:
                 return
-            if requests is None:
+            if sent_items is None:
                 return
-            connection.send([portable(outcome) for outcome in carried_out(ledger, requests)])
+            requests = [received(item) for item in sent_items]
+            replies = [
+                reply(item, outcome) for item, outcome in zip(requests, carried_out(ledger, requests), strict=True)
+            ]
+            connection.send_bytes(pickle.dumps(replies, pickle.HIGHEST_PROTOCOL))
 
 
 def carried_out(ledger: Ledger, items: Sequence[Written]) -> list[Outcome]:
@@ -370,6 +380,48 @@ def created(ledger: Ledger, game: NewGame) -> Outcome:
         return game.create(ledger)
     except Exception as error:
         return error
+
+
+# Appends and their receipts cross the pipe as tuples of plain values, which pickle handles in C (as dataclasses,
+# each went through copyreg, its game's UUID too: 8.8 -> 3.2 us an append in the server's process, 11.4 -> 5.9 in
+# the writing process, measured together). A receipt for an append carries only what its request does not say.
+CLOSE = pickle.dumps(None)
+SentAppend = tuple[bytes, Sequence[Any], int | None, tuple[str, str] | None, str | None, bool]
+
+
+def sent(item: Written) -> SentAppend | NewGame:
+    if isinstance(item, NewGame):
+        return item
+    idempotency = (item.idempotency.key, item.idempotency.request) if item.idempotency is not None else None
+    return (
+        item.game_id.bytes,
+        item.actions,
+        item.expected_version,
+        idempotency,
+        item.recorder_token,
+        item.token_required,
+    )
+
+
+def received(item: SentAppend | NewGame) -> Written:
+    if isinstance(item, NewGame):
+        return item
+    game_id, actions, expected_version, idempotency, token, token_required = item
+    key = Idempotency(*idempotency) if idempotency is not None else None
+    return AppendRequest(UUID(bytes=game_id), actions, expected_version, key, token, token_required)
+
+
+def reply(item: Written, outcome: Outcome) -> Any:
+    """The outcome as it is sent back: an append's receipt as its version and head hash."""
+    if isinstance(outcome, Receipt) and isinstance(item, AppendRequest) and outcome.game_id == item.game_id:
+        return outcome.version, outcome.head_hash
+    return portable(outcome)
+
+
+def replied(item: Written, reply: Any) -> Outcome:
+    if type(reply) is tuple and isinstance(item, AppendRequest):  # a PortableError is a tuple of another type
+        return Receipt(item.game_id, *reply)
+    return cast(Outcome, restored(reply))
 
 
 class PortableError(NamedTuple):

@@ -11,7 +11,15 @@ from typing import Any
 import pytest
 
 from evo_ledger.access import RecorderRefused, TokenRequired, new_token
-from evo_ledger.ledger import AppendRequest, Idempotency, Ledger, Outcome, Receipt, VersionConflict
+from evo_ledger.ledger import (
+    AppendRequest,
+    Idempotency,
+    IdempotencyKeyReused,
+    Ledger,
+    Outcome,
+    Receipt,
+    VersionConflict,
+)
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.kit import KitError
 from evo_ledger.rules.structured import ActionDataError
@@ -226,6 +234,28 @@ def test_refusals_cross_from_the_writing_process_with_their_rulings_and_versions
     assert isinstance(conflict, VersionConflict) and (conflict.game_id, conflict.expected) == (game, 1)
     assert isinstance(violation, RuleViolation) and violation.ruling is not None
     assert str(violation).startswith(f"[{violation.ruling}]")
+
+
+def test_appends_cross_to_the_writing_process_with_their_keys_tokens_and_data(database: str) -> None:
+    token = new_token()
+    with Ledger(Settings(database)) as ledger:
+        game = new_game(ledger, token).game_id
+    keyed = AppendRequest(game, ["order ann ben cat"], 1, Idempotency("k1", "digest"), token, token_required=True)
+    as_data = AppendRequest(game, [{"kind": "reveal_climate", "token": "cw"}], None, None, token, token_required=True)
+    process = LedgerProcess(Settings(database))
+    try:
+        first, retried, climate = process.record_many([keyed, keyed, as_data])
+        [reused] = process.record_many([AppendRequest(game, ["ann pass"], None, Idempotency("k1", "other"), token)])
+        [refused] = process.record_many([AppendRequest(game, ["ann pass"], None, None, "not-the-token", True)])
+    finally:
+        process.close()
+    assert isinstance(first, Receipt) and first == retried and first.game_id == game
+    assert isinstance(climate, Receipt) and climate.version > first.version
+    assert isinstance(reused, IdempotencyKeyReused) and reused.key == "k1"
+    assert isinstance(refused, RecorderRefused)
+    with Ledger(Settings(database)) as ledger:
+        assert ledger.receipt(game) == climate
+        assert notations(ledger, climate) == ["order ann ben cat", "climate cw"]
 
 
 def test_a_writing_process_that_dies_is_replaced_and_no_acknowledged_append_is_lost(database: str) -> None:
