@@ -105,11 +105,12 @@ class Connection:
         auth = f"Authorization: Bearer {token}\r\n" if token else ""
         head = f"POST {path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n{auth}"
         self.writer.write(f"{head}Content-Length: {len(data)}\r\n\r\n".encode() + data)
-        status_line = await self.reader.readline()
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status_line, _, headers = head.partition(b"\r\n")
         length = 0
-        while (line := await self.reader.readline()) not in (b"\r\n", b""):
-            name, _, value = line.decode("latin-1").partition(":")
-            if name.lower() == "content-length":
+        for line in headers.split(b"\r\n"):
+            name, _, value = line.partition(b":")
+            if name.lower() == b"content-length":
                 length = int(value)
         answer = await self.reader.readexactly(length)
         return int(status_line.split()[1]), json.loads(answer) if answer else None
