@@ -39,6 +39,7 @@ from evo_ledger.rules.base import OptionValue
 from evo_ledger.rules.kit import load_kit_document
 from evo_ledger.seal import Sealer, SealingMapper
 from evo_ledger.settings import Settings
+from evo_ledger.store import EventRow
 
 CACHED_GAMES = 256
 HELD_ACCESSES = 4096  # games' accesses a ledger holds (each a token's digest and a flag)
@@ -449,6 +450,15 @@ class Ledger(Application[UUID]):
             self.recorder.insert_events(list(events))
         except IntegrityError as error:
             raise VersionConflict(events[0].originator_id, events[0].originator_version, None) from error  # type: ignore[arg-type]
+        if self.snapshots is not None and snapshots:
+            self.snapshots.recorder.insert_events(list(snapshots))
+
+    def insert_rows(self, rows: Sequence[EventRow], snapshots: Sequence[StoredEvent] = ()) -> None:
+        """Write events given as rows in one transaction, then their snapshots (the bulk import)."""
+        try:
+            self.recorder.insert_rows(rows)  # type: ignore[attr-defined]
+        except IntegrityError as error:
+            raise VersionConflict(UUID(rows[0][0]), rows[0][1], None) from error
         if self.snapshots is not None and snapshots:
             self.snapshots.recorder.insert_events(list(snapshots))
 

@@ -34,7 +34,7 @@ from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.text import NotationError
 from evo_ledger.seal import sealed_by, unsealed_bytes
-from evo_ledger.store import stored_event
+from evo_ledger.store import EventRow, stored_event
 
 BUNDLE_FORMAT = "evo-ledger-bundle"
 BUNDLE_VERSION = 1
@@ -230,11 +230,12 @@ def import_batches(
     worker is prepared again here, so that the error raised is the item's own."""
     for group, prepared in _prepared_batches(ledger.mapper, prepare, in_batches(items, batch), workers):
         with _cycle_collector_paused():
-            games = (
-                unpacked_games(prepared) if prepared is not None else [prepare(ledger.mapper, item) for item in group]
-            )
-            events = [event for game in games for event in game.events]
-            ledger.insert_stored_events(events, [stored for game in games for stored in game.snapshots])
+            if prepared is None:
+                games = [_unpacked(*_packed(prepare(ledger.mapper, item))) for item in group]
+            else:
+                games = unpacked_games(prepared)
+            rows = [row for game in games for row in game.rows]
+            ledger.insert_rows(rows, [stored for game in games for stored in game.snapshots])
         yield [game.receipt for game in games]
 
 
@@ -280,36 +281,38 @@ def _prepared_batches(
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+class GameRows(NamedTuple):
+    """A prepared game as the import writes it: its receipt, its events as rows, and its stored snapshots."""
+
+    receipt: Receipt
+    rows: list[EventRow]
+    snapshots: list[StoredEvent]
+
+
 def packed_games(games: Sequence[PreparedGame]) -> bytes:
-    """Prepared games as a worker hands them over: each stored event as a tuple of its own fields (its game's id
-    once), pickled. Unpickled by the importing thread with the cycle collector paused: pickled stored events,
-    unpickled as they arrive, cost the importing process about as much as inserting them."""
+    """Prepared games as a worker hands them over: each event as the row it is written as (its game's id one
+    string, which pickle writes once), each snapshot as a tuple of its own fields, pickled. Unpickled by the
+    importing thread with the cycle collector paused: stored events, unpickled as they arrived, cost the
+    importing process about as much as inserting them."""
     return pickle.dumps([_packed(game) for game in games], pickle.HIGHEST_PROTOCOL)
 
 
-def unpacked_games(shares: Iterable[bytes]) -> list[PreparedGame]:
+def unpacked_games(shares: Iterable[bytes]) -> list[GameRows]:
     """The games of a batch in order, from the shares of it that workers prepared."""
     return [_unpacked(*game) for share in shares for game in pickle.loads(share)]
 
 
-PackedEvents = list[tuple[int, str, bytes]]
+PackedSnapshots = list[tuple[int, str, bytes]]
 
 
-def _packed(game: PreparedGame) -> tuple[Receipt, PackedEvents, PackedEvents]:
-    return game.receipt, _packed_events(game.events), _packed_events(game.snapshots)
+def _packed(game: PreparedGame) -> tuple[Receipt, list[EventRow], PackedSnapshots]:
+    game_id = game.receipt.game_id.hex
+    rows = [(game_id, event.originator_version, event.topic, event.state) for event in game.events]
+    return game.receipt, rows, [(s.originator_version, s.topic, s.state) for s in game.snapshots]
 
 
-def _packed_events(events: list[StoredEvent]) -> PackedEvents:
-    return [(event.originator_version, event.topic, event.state) for event in events]
-
-
-def _unpacked(receipt: Receipt, events: PackedEvents, snapshots: PackedEvents) -> PreparedGame:
-    game_id = receipt.game_id
-    return PreparedGame(
-        receipt,
-        [stored_event(game_id, *event) for event in events],
-        [stored_event(game_id, *snapshot) for snapshot in snapshots],
-    )
+def _unpacked(receipt: Receipt, rows: list[EventRow], snapshots: PackedSnapshots) -> GameRows:
+    return GameRows(receipt, rows, [stored_event(receipt.game_id, *snapshot) for snapshot in snapshots])
 
 
 def _worker_context() -> multiprocessing.context.BaseContext:

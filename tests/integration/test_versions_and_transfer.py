@@ -76,6 +76,15 @@ def test_an_exported_bundle_imports_elsewhere_and_exports_the_same_bytes(ledger:
             import_bundles(target, [bundle])  # already there
 
 
+def test_a_bundle_imported_again_into_the_same_store_is_a_version_conflict_naming_its_game(ledger: Ledger) -> None:
+    receipt = import_notation(ledger, GAME_TEXT)
+    bundle = export_bundle(ledger, receipt.game_id)
+    with pytest.raises(VersionConflict) as conflict:
+        import_bundles(ledger, [bundle])
+    assert conflict.value.game_id == receipt.game_id
+    assert ledger.receipt(receipt.game_id) == receipt
+
+
 def edited_bundle(bundle: bytes, change: Callable[[list[Any]], None]) -> bytes:
     document = unpack(bundle)
     change(document["events"])
