@@ -18,7 +18,7 @@ from functools import cached_property
 from typing import Any, ClassVar, NamedTuple, cast
 from uuid import UUID
 
-from eventsourcing.domain import Aggregate, Snapshot
+from eventsourcing.domain import Aggregate, OriginatorIDError, OriginatorVersionError, Snapshot
 from eventsourcing.utils import register_topic
 
 from evo_ledger.codec import digest
@@ -140,6 +140,20 @@ class Game(Aggregate):
     class Event(Aggregate.Event):
         prev_hash: str
         hash: str
+
+        def mutate(self, aggregate: Any) -> Any:
+            """The library's checks and changes (this event is the game's and its next), through the game's own
+            attributes rather than the library's properties. The first event (None given) is the library's."""
+            if aggregate is None:
+                return super().mutate(aggregate)
+            if self.originator_id != aggregate._id:
+                raise OriginatorIDError(self.originator_id, aggregate._id)
+            if self.originator_version != aggregate._version + 1:
+                raise OriginatorVersionError(self.originator_version, aggregate._version + 1)
+            self.apply(aggregate)
+            aggregate._version = self.originator_version
+            aggregate._modified_on = self.timestamp
+            return aggregate
 
         def apply(self, aggregate: Any) -> None:
             aggregate.head_hash = self.hash

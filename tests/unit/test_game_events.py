@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+from eventsourcing.domain import OriginatorIDError, OriginatorVersionError
+
 from evo_ledger.codec import pack
 from evo_ledger.game import field_names
 from evo_ledger.transfer import game_from_notation
@@ -16,3 +19,16 @@ def test_every_event_of_a_recorded_game_equals_the_one_its_class_makes_field_for
         made_by_class = type(event)(**vars(event))
         assert tuple(vars(event)) == tuple(vars(made_by_class)) == field_names(type(event))
         assert event == made_by_class and pack(vars(event)) == pack(vars(made_by_class))
+
+
+def test_an_event_folds_only_into_its_own_game_at_the_version_after_the_game_s() -> None:
+    text = (ROOT / "replays" / "selfplay-5p-seed5.evo").read_text()
+    game, other = game_from_notation(text), game_from_notation(text)
+    first, second, third = game.collect_events()[:3]
+    folded = second.mutate(first.mutate(None))
+    assert (folded.version, folded.modified_on, folded.head_hash) == (2, second.timestamp, second.hash)
+    with pytest.raises(OriginatorVersionError):
+        second.mutate(folded)  # again
+    with pytest.raises(OriginatorIDError):
+        third.mutate(other.collect_events()[0].mutate(None))
+    assert third.mutate(folded).version == 3
