@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import pytest
 from eventsourcing.domain import OriginatorIDError, OriginatorVersionError
 
@@ -24,11 +26,12 @@ def test_every_event_of_a_recorded_game_equals_the_one_its_class_makes_field_for
 def test_an_event_folds_only_into_its_own_game_at_the_version_after_the_game_s() -> None:
     text = (ROOT / "replays" / "selfplay-5p-seed5.evo").read_text()
     game, other = game_from_notation(text), game_from_notation(text)
-    first, second, third = game.collect_events()[:3]
+    events: list[Any] = list(game.collect_events())
+    first, second, third = events[:3]
     folded = second.mutate(first.mutate(None))
     assert (folded.version, folded.modified_on, folded.head_hash) == (2, second.timestamp, second.hash)
     with pytest.raises(OriginatorVersionError):
         second.mutate(folded)  # again
     with pytest.raises(OriginatorIDError):
-        third.mutate(other.collect_events()[0].mutate(None))
+        third.mutate(cast(Any, other.collect_events()[0]).mutate(None))
     assert third.mutate(folded).version == 3
