@@ -105,8 +105,8 @@ class Connection:
         auth = f"Authorization: Bearer {token}\r\n" if token else ""
         head = f"POST {path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n{auth}"
         self.writer.write(f"{head}Content-Length: {len(data)}\r\n\r\n".encode() + data)
-        head = await self.reader.readuntil(b"\r\n\r\n")
-        status_line, _, headers = head.partition(b"\r\n")
+        answer_head = await self.reader.readuntil(b"\r\n\r\n")
+        status_line, _, headers = answer_head.partition(b"\r\n")
         length = 0
         for line in headers.split(b"\r\n"):
             name, _, value = line.partition(b":")
