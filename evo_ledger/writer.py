@@ -290,8 +290,7 @@ class ProcessWriter:
         try:
             self.process.send([item for item, _ in group])
         except WriterProcessLost as lost:
-            self._settle(group, [lost] * len(group))
-            self._restart()
+            self._lost(lost, [*self._sent, group])
             return
         self._sent.append(group)
         self._idle.clear()
@@ -301,17 +300,24 @@ class ProcessWriter:
         try:
             outcomes: list[Outcome] = self.process.receive()
         except WriterProcessLost as lost:
-            lost_groups = [group, *self._sent]
-            self._sent.clear()
-            for lost_group in lost_groups:
-                self._settle(lost_group, [lost] * len(lost_group))
-            self._restart()
+            self._lost(lost, [group, *self._sent])
         else:
             self._settle(group, outcomes)
         while self._waiting and len(self._sent) < IN_FLIGHT:
             self._send_next()
         if not self._sent:
             self._idle.set()
+
+    def _lost(
+        self, lost: WriterProcessLost, groups: Sequence[Sequence[tuple[Written, asyncio.Future[Receipt]]]]
+    ) -> None:
+        """Every group sent to a process that ended, and not answered, is answered `lost` (none is left to wait
+        for an answer that a new process would never give); a new process takes its place."""
+        self._sent.clear()
+        for group in groups:
+            self._settle(group, [lost] * len(group))
+        self._idle.set()
+        self._restart()
 
     def _settle(self, group: Sequence[tuple[Written, asyncio.Future[Receipt]]], outcomes: list[Outcome]) -> None:
         for (_, answer), outcome in zip(group, outcomes, strict=True):

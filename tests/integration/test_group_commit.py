@@ -7,6 +7,7 @@ import os
 import signal
 import threading
 from typing import Any
+from uuid import uuid4
 
 import pytest
 
@@ -292,6 +293,49 @@ def test_a_writing_process_that_dies_is_replaced_and_no_acknowledged_append_is_l
     with Ledger(Settings(database)) as ledger:
         assert ledger.receipt(game) == receipts[-1]
         assert notations(ledger, receipts[-1]) == list(ROUND_ONE_AUCTION)
+
+
+class ProcessLostAtSecondSend:
+    """A writing process that takes a first group and never answers it, then ends as the second is sent."""
+
+    def __init__(self) -> None:
+        self.answers, self.unused = os.pipe()
+        self.sent: list[Any] = []
+        self.restarts = 0
+
+    def fileno(self) -> int:
+        return self.answers
+
+    def send(self, requests: Any) -> None:
+        self.sent.append(requests)
+        if len(self.sent) == 2:
+            raise WriterProcessLost("the writing process ended: the appends were not sent")
+
+    def receive(self) -> list[Outcome]:
+        raise AssertionError("it never answers")
+
+    def restart(self) -> None:
+        self.restarts += 1
+
+    def close(self) -> None:
+        os.close(self.answers)
+        os.close(self.unused)
+
+
+def test_a_group_in_flight_when_the_writing_process_is_lost_is_answered_lost_too() -> None:
+    process = ProcessLostAtSecondSend()
+
+    async def append_two() -> list[Any]:
+        writer = ProcessWriter(process)  # type: ignore[arg-type]
+        game = uuid4()
+        appends = [writer.append(AppendRequest(game, [action])) for action in ROUND_ONE_AUCTION[:2]]
+        outcomes = await asyncio.wait_for(asyncio.gather(*appends, return_exceptions=True), timeout=5)
+        await asyncio.wait_for(writer.aclose(), timeout=5)
+        return outcomes
+
+    outcomes = asyncio.run(append_two())
+    assert len(process.sent) == 2 and process.restarts == 1
+    assert all(isinstance(outcome, WriterProcessLost) for outcome in outcomes)
 
 
 def test_new_games_and_appends_sent_together_are_answered_in_order(database: str) -> None:
