@@ -450,8 +450,7 @@ class Ledger(Application[UUID]):
             self.recorder.insert_events(list(events))
         except IntegrityError as error:
             raise VersionConflict(events[0].originator_id, events[0].originator_version, None) from error  # type: ignore[arg-type]
-        if self.snapshots is not None and snapshots:
-            self.snapshots.recorder.insert_events(list(snapshots))
+        self._insert_snapshots(snapshots)
 
     def insert_rows(self, rows: Sequence[EventRow], snapshots: Sequence[StoredEvent] = ()) -> None:
         """Write events given as rows in one transaction, then their snapshots (the bulk import)."""
@@ -459,6 +458,9 @@ class Ledger(Application[UUID]):
             self.recorder.insert_rows(rows)  # type: ignore[attr-defined]
         except IntegrityError as error:
             raise VersionConflict(UUID(rows[0][0]), rows[0][1], None) from error
+        self._insert_snapshots(snapshots)
+
+    def _insert_snapshots(self, snapshots: Sequence[StoredEvent]) -> None:
         if self.snapshots is not None and snapshots:
             self.snapshots.recorder.insert_events(list(snapshots))
 
