@@ -40,6 +40,7 @@ IN_FLIGHT = 2
 Answer = Future[Receipt] | asyncio.Future[Receipt]
 Written = Union["AppendRequest", "NewGame"]
 Waiting = tuple["Written", Answer]
+SentGroup = Sequence[tuple["Written", "asyncio.Future[Receipt]"]]
 
 
 @dataclass(frozen=True)
@@ -308,9 +309,7 @@ class ProcessWriter:
         if not self._sent:
             self._idle.set()
 
-    def _lost(
-        self, lost: WriterProcessLost, groups: Sequence[Sequence[tuple[Written, asyncio.Future[Receipt]]]]
-    ) -> None:
+    def _lost(self, lost: WriterProcessLost, groups: Sequence[SentGroup]) -> None:
         """Every group sent to a process that ended, and not answered, is answered `lost` (none is left to wait
         for an answer that a new process would never give); a new process takes its place."""
         self._sent.clear()
@@ -319,7 +318,7 @@ class ProcessWriter:
         self._idle.set()
         self._restart()
 
-    def _settle(self, group: Sequence[tuple[Written, asyncio.Future[Receipt]]], outcomes: list[Outcome]) -> None:
+    def _settle(self, group: SentGroup, outcomes: list[Outcome]) -> None:
         for (_, answer), outcome in zip(group, outcomes, strict=True):
             settle(answer, outcome)
             if not isinstance(outcome, Exception):
@@ -424,10 +423,10 @@ def reply(item: Written, outcome: Outcome) -> Any:
     return portable(outcome)
 
 
-def replied(item: Written, reply: Any) -> Outcome:
-    if type(reply) is tuple and isinstance(item, AppendRequest):  # a PortableError is a tuple of another type
-        return Receipt(item.game_id, *reply)
-    return cast(Outcome, restored(reply))
+def replied(item: Written, sent_back: Any) -> Outcome:
+    if type(sent_back) is tuple and isinstance(item, AppendRequest):  # a PortableError is a tuple of another type
+        return Receipt(item.game_id, *sent_back)
+    return cast(Outcome, restored(sent_back))
 
 
 class PortableError(NamedTuple):
