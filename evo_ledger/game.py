@@ -146,7 +146,7 @@ class Game(Aggregate):
             attributes rather than the library's properties. The first event (None given) is the library's."""
             if aggregate is None:
                 return super().mutate(aggregate)
-            if self.originator_id != aggregate._id:
+            if self.originator_id is not aggregate._id and self.originator_id != aggregate._id:
                 raise OriginatorIDError(self.originator_id, aggregate._id)
             if self.originator_version != aggregate._version + 1:
                 raise OriginatorVersionError(self.originator_version, aggregate._version + 1)
@@ -157,7 +157,7 @@ class Game(Aggregate):
 
         def apply(self, aggregate: Any) -> None:
             aggregate.head_hash = self.hash
-            self.fold(cast(Game, aggregate))
+            self.fold(aggregate)
 
         def fold(self, game: Game) -> None:
             """What the event changes in the game, besides its head hash."""
@@ -335,7 +335,7 @@ class Game(Aggregate):
 
         Only this module's registered classes come here, so the library's per-event topic check is left out."""
         timestamp = datetime.now(UTC)
-        version = self.version + 1
+        version = self._version + 1
         kwargs["prev_hash"] = self.head_hash
         chained = event_hash(event_class.TOPIC, self.id_text, version, timestamp, kwargs) if self.hashed else ""
         # The fields in the event class's order: its base fields, then the caller's (prev_hash keeps its place).
@@ -435,7 +435,7 @@ class Game(Aggregate):
         }
 
     def _derive(self, consequences: Sequence[Consequence]) -> None:
-        cause = self.version
+        cause = self._version
         for consequence in consequences:
             self.trigger_event(self.consequence_events[consequence.kind], cause=cause, data=dict(consequence.data))
 
