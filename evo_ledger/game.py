@@ -339,7 +339,7 @@ class Game(Aggregate):
         kwargs["prev_hash"] = self.head_hash
         chained = event_hash(event_class.TOPIC, self.id_text, version, timestamp, kwargs) if self.hashed else ""
         # The fields in the event class's order: its base fields, then the caller's (prev_hash keeps its place).
-        fields = {"originator_id": self.id, "originator_version": version, "timestamp": timestamp}
+        fields = {"originator_id": self._id, "originator_version": version, "timestamp": timestamp}
         event = new_event(event_class, {**fields, "prev_hash": self.head_hash, "hash": chained, **kwargs})
         event.mutate(self)
         self._pending_events.append(event)
