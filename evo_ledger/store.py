@@ -255,11 +255,12 @@ class OneStatementPostgresApplicationRecorder(PostgresApplicationRecorder):
         self._prepared_on: weakref.WeakSet[PGconn] = weakref.WeakSet()
         self._select_statements: dict[str, bytes] = {}
         table = SQL("{schema}.{table}").format(schema=schema, table=Identifier(self.events_table_name))
-        self._last_id_statement = SQL("SELECT MAX(notification_id) FROM {table}").format(table=table).as_bytes(None)
+        # The log's last id and what changed up to it, from one snapshot: one statement, one round trip.
         self._changed_statement = (
             SQL(
-                "SELECT DISTINCT originator_id FROM {table} "
-                "WHERE notification_id > %s AND notification_id <= %s AND left(topic, %s) = %s"
+                "SELECT last.id, changed.originator_id FROM (SELECT MAX(notification_id) AS id FROM {table}) AS last "
+                "LEFT JOIN LATERAL (SELECT DISTINCT originator_id FROM {table} "
+                "WHERE notification_id > %s AND notification_id <= last.id AND left(topic, %s) = %s) AS changed ON true"
             )
             .format(table=table)
             .as_bytes(None)
@@ -370,12 +371,10 @@ class OneStatementPostgresApplicationRecorder(PostgresApplicationRecorder):
         Notification ids follow the order of commits (appends take the table's lock), so an event not yet
         committed when the last id was read has a larger one."""
         with self.datastore.get_connection() as connection, connection.cursor(row_factory=tuple_row) as cursor:
-            cursor.execute(self._last_id_statement, prepare=True)
-            last: int = cursor.fetchone()[0] or 0  # type: ignore[index]
-            if position is None or position >= last:
-                return last, set()
-            cursor.execute(self._changed_statement, [position, last, len(topic_prefix), topic_prefix], prepare=True)
-            return last, {UUID(str(row[0])) for row in cursor.fetchall()}
+            cursor.execute(self._changed_statement, [position, len(topic_prefix), topic_prefix], prepare=True)
+            rows = cursor.fetchall()
+        last: int = rows[0][0] or 0
+        return last, {UUID(str(row[1])) for row in rows if row[1] is not None}
 
 
 def _succeeded(result: PGresult, connection: psycopg.Connection[Any]) -> None:

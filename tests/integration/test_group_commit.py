@@ -11,7 +11,7 @@ from uuid import uuid4
 
 import pytest
 
-from evo_ledger.access import RecorderRefused, TokenRequired, new_token
+from evo_ledger.access import ACCESS_TOPIC_PREFIX, RecorderRefused, TokenRequired, access_id, new_token
 from evo_ledger.ledger import (
     AppendRequest,
     Idempotency,
@@ -172,6 +172,22 @@ def test_held_accesses_are_not_read_again_until_one_changes(ledger: Ledger) -> N
     ledger.grant_recorder(games[0].game_id, token)  # the same token again: an access event all the same
     ledger.record_many([with_token(game, "draw legs", token) for game in games])
     assert read == [3, 1]
+
+
+def test_the_store_names_the_accesses_changed_since_a_position_and_up_to_its_last_event(ledger: Ledger) -> None:
+    changed_since = ledger.recorder.select_changed_since  # type: ignore[attr-defined]
+    assert changed_since(None, ACCESS_TOPIC_PREFIX) == (0, set())  # an empty log
+    first = new_game(ledger, new_token())
+    start, _ = changed_since(None, ACCESS_TOPIC_PREFIX)
+    assert start > 0
+    second, open_game = new_game(ledger, new_token()), new_game(ledger)
+    ledger.grant_recorder(first.game_id, new_token())
+    last, changed = changed_since(start, ACCESS_TOPIC_PREFIX)
+    assert changed == {access_id(first.game_id), access_id(second.game_id)}
+    assert access_id(open_game.game_id) not in changed
+    assert changed_since(last, ACCESS_TOPIC_PREFIX) == (last, set())
+    assert changed_since(None, ACCESS_TOPIC_PREFIX) == (last, set())
+    assert changed_since(0, "evo-ledger:Nothing.")[1] == set()
 
 
 def test_appends_that_need_no_token_ask_the_store_nothing_about_accesses(ledger: Ledger) -> None:
