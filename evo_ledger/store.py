@@ -93,6 +93,8 @@ class BatchInsertingSQLiteApplicationRecorder(SQLiteApplicationRecorder):
     def insert_rows(self, rows: Sequence[EventRow]) -> None:
         """Events written as they are given, in one transaction: the imports, whose rows come ready from the
         processes that prepared them (no stored events made only to be taken apart again)."""
+        if self.datastore.originator_id_type == "text":
+            rows = [(str(UUID(row[0])), *row[1:]) for row in rows]
         with self.datastore.transaction(commit=True) as cursor:
             cursor.executemany(self.insert_events_statement, rows)
 

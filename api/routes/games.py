@@ -46,7 +46,6 @@ GAME_CREATED: dict[int | str, dict[str, Any]] = {
 }
 
 
-# The append comes first: a request is matched against the routes in turn, and most requests are appends.
 MAX_IDEMPOTENCY_KEY = 200
 # The bodies endpoints here read themselves, for the OpenAPI schema's components.
 BODIES_READ = (schemas.Append,)
@@ -76,6 +75,7 @@ APPEND_PARAMETERS = [
 ]
 
 
+# The append is this router's first route: a request is matched against the routes in turn, and most are appends.
 @router.post(
     "/games/{game_id}/actions",
     response_model=schemas.Receipt,
