@@ -17,7 +17,7 @@ from evo_ledger.ledger import GameReferenceError, IdempotencyKeyReused, UnknownG
 from evo_ledger.notation import GameFileError
 from evo_ledger.rules import UnknownRuleset
 from evo_ledger.rules.base import RuleViolation, SetupError
-from evo_ledger.rules.kit import KitError
+from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.structured import ActionDataError
 from evo_ledger.rules.text import NotationError
 from evo_ledger.transfer import BundleError, IllegalAction

@@ -9,8 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, fi
 from pydantic.json_schema import models_json_schema
 
 from evo_ledger.ledger import Receipt as LedgerReceipt
-from evo_ledger.rules import RULESETS
-from evo_ledger.rules.kit import builtin_kit_names
+from evo_ledger.rules import rulesets
+from evo_ledger.rules.kits import builtin_kit_names
 
 MAX_BATCH = 200
 # The largest event number a store's integer column holds: a larger one is refused, not sent to the database.
@@ -24,22 +24,26 @@ class Player(BaseModel):
 
 
 KITS = builtin_kit_names()
-RULESET_NAMES: list[JsonValue] = list(sorted(RULESETS))
+RULESET_NAMES: list[JsonValue] = list(sorted(rulesets()))
 KIT_NAMES: list[JsonValue] = list(KITS)
 
 
 class NewGame(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    ruleset: str = Field(default="evo2", json_schema_extra={"enum": RULESET_NAMES})
-    kit: str = Field(description="a built-in kit: an island for so many players", json_schema_extra={"enum": KIT_NAMES})
+    ruleset: str | None = Field(
+        default=None,
+        description="the ruleset, checked against the kit's (the kit's if left out)",
+        json_schema_extra={"enum": [*RULESET_NAMES, None]},
+    )
+    kit: str = Field(description="a built-in kit: it names its ruleset", json_schema_extra={"enum": KIT_NAMES})
     players: list[Player] = Field(min_length=2, max_length=5, description="in seat order, as many as the kit seats")
     options: dict[str, bool | int | str] = Field(default_factory=dict, description="the ruleset's named options")
 
     @field_validator("ruleset", "kit")
     @classmethod
-    def known(cls, name: str, info: ValidationInfo) -> str:
+    def known(cls, name: str | None, info: ValidationInfo) -> str | None:
         known = RULESET_NAMES if info.field_name == "ruleset" else KIT_NAMES
-        if name not in known:
+        if name is not None and name not in known:
             raise ValueError(f"no {info.field_name} {name!r}; known: {', '.join(map(str, known))}")
         return name
 

@@ -43,10 +43,15 @@ from evo_ledger.game import SNAPSHOT_INTERVAL, Game
 from evo_ledger.ledger import Ledger
 from evo_ledger.notation import parse_game
 from evo_ledger.rules.evo2.actions import Pass
-from evo_ledger.rules.kit import load_kit, load_kit_document
-from evo_ledger.selfplay import PLAYER_NAMES, RULES, play, play_game
+from evo_ledger.rules.evo2.ruleset import Evo2Ruleset
+from evo_ledger.rules.evo2.selfplay import play
+from evo_ledger.rules.kits import load_kit, load_kit_document
+from evo_ledger.selfplay import play_game, player_names
 from evo_ledger.settings import Settings
 from evo_ledger.transfer import import_notations, notation_game
+
+RULES = Evo2Ruleset()
+NAMES = player_names(5)
 
 ROW = b"x" * 200
 FLOOR_ROWS = 200
@@ -146,7 +151,7 @@ def busy_bot(state: Any, legal: Sequence[Any], rng: random.Random) -> Any:
 
 
 def busy_game_lines(seed: int) -> list[str]:
-    return [RULES.format_action(action) for action, _ in play(load_kit("standin-e2-5p"), PLAYER_NAMES, seed, busy_bot)]
+    return [RULES.format_action(action) for action, _ in play(RULES, load_kit("standin-e2-5p"), NAMES, seed, busy_bot)]
 
 
 def long_game(minimum: int = 1000) -> Game:
@@ -155,7 +160,7 @@ def long_game(minimum: int = 1000) -> Game:
     document, kit = load_kit_document("standin-e2-5p")
     lines = busy_game_lines(0)
     for every in (6, 4, 3, 2):
-        game = Game.start(RULES, document, kit, [(name, None) for name in PLAYER_NAMES], {})
+        game = Game.start(RULES, document, kit, [(name, None) for name in NAMES], {})
         for index, line in enumerate(lines):
             game.record(line)
             if index % every == 0:

@@ -22,7 +22,10 @@ import chess
 
 from evo_ledger.checker import start
 from evo_ledger.notation import GameFile, parse_game
-from evo_ledger.selfplay import RULES, play_game
+from evo_ledger.rules.evo2.ruleset import Evo2Ruleset
+from evo_ledger.selfplay import play_game
+
+RULES = Evo2Ruleset()
 
 
 def best_rates(runs: dict[str, tuple[int, Callable[[], None]]], repeats: int) -> dict[str, float]:

@@ -19,12 +19,11 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import resolve_topic
 
-from evo_ledger import selfplay
 from evo_ledger.codec import canonical_bytes, digest, unpack_sealed
 from evo_ledger.game import GENESIS, Game, stored_hash
-from evo_ledger.rules import RULESETS, UnknownRuleset
+from evo_ledger.rules import UnknownRuleset, rulesets
 from evo_ledger.rules.base import RuleViolation
-from evo_ledger.rules.kit import KitError, parse_kit
+from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.text import NotationError
 from evo_ledger.seal import Sealer
 
@@ -32,7 +31,6 @@ REPORT_FORMAT = "evo-ledger audit"
 REPORT_VERSION = 2
 PASS, FAIL, RULES_CHANGED, NOT_RUN = "pass", "fail", "rules changed", "not run"
 CLEAN, DAMAGED = "clean", "damaged"
-CHANCE_FACTS = frozenset({"InitiativeDrawn", "ClimateTokenRevealed", "GeneDrawn", "DieRolled"})
 # Fields every event has that the rules do not derive: where and when it was stored, and its hashes.
 UNDERIVED = frozenset({"originator_id", "originator_version", "timestamp", "hash", "prev_hash"})
 CHECK_NAMES = ("sequence", "hashes", "chain", "seals", "setup", "rules", "chance", "head")
@@ -167,7 +165,7 @@ class Audit:
         self._check_chance(shadow, domain)
 
     def _check_chance(self, shadow: Game, domain: Sequence[Any]) -> None:
-        """A generated game's chance actions drawn again from the seed it revealed (evo_ledger.selfplay)."""
+        """A generated game's chance actions drawn again from the seed it revealed (`Ruleset.self_play`)."""
         chance = self.checks["chance"]
         revealed = [event for event in domain if isinstance(event, Game.SeedRevealed)]
         if shadow.commitment is None:
@@ -176,17 +174,17 @@ class Audit:
             chance.verdict, chance.detail = NOT_RUN, "the rules check failed first"
         elif not revealed:
             chance.verdict, chance.detail = NOT_RUN, "the game's seed is not revealed yet"
-        elif revealed[0].generator != selfplay.CHANCE_GENERATOR:
+        elif (bots := shadow.rules.self_play()) is None or revealed[0].generator != bots.generator:
             chance.fail(revealed[0].originator_version, f"the generator {revealed[0].generator!r} is not known here")
         else:
             history = shadow.history
             actions = [shadow.rules.parse_action(notation) for _, notation, _ in history]
-            unseeded = selfplay.first_unseeded(shadow.kit, shadow.player_names, revealed[0].seed, actions)
+            unseeded = bots.first_unseeded(shadow.kit, shadow.player_names, revealed[0].seed, actions)
             if unseeded is not None:
                 version, notation, _ = history[unseeded]
                 chance.fail(version, f"event {version} ({notation!r}) is not what the revealed seed draws")
             else:
-                drawn = sum(1 for action in actions if shadow.rules.fact_of(action) in CHANCE_FACTS)
+                drawn = sum(1 for action in actions if shadow.rules.is_chance(action))
                 chance.detail = f"{drawn} chance actions drawn again from seed {revealed[0].seed}"
 
     def _start(self, first: Any) -> Game | None:
@@ -194,7 +192,7 @@ class Audit:
         if not isinstance(first, Game.Started):
             setup.fail(1, "event 1 does not start a game")
             return None
-        ruleset = RULESETS.get(first.ruleset)
+        ruleset = rulesets().get(first.ruleset)
         self.pinned = {
             "ruleset": first.ruleset,
             "ruleset_version": first.version,
@@ -208,7 +206,7 @@ class Audit:
             setup.fail(1, f"the game's ruleset {first.ruleset!r} is not known here")
             return None
         try:
-            kit = parse_kit(first.kit_document, label=first.kit)
+            kit = ruleset.parse_kit(first.kit_document, first.kit)
         except KitError as error:
             setup.fail(1, f"the kit the game carries is not valid: {error}")
             return None
@@ -338,7 +336,7 @@ class Refold:
     def _note_undone_rolls(self, event: Any) -> None:
         undone = set(event.versions)
         for version, notation, _ in self.game.history[-len(undone) :]:
-            if version in undone and type(self.recorded[version - 1]).__name__ == "DieRolled":
+            if version in undone and self.game.rules.is_chance(self.game.rules.parse_action(notation)):
                 self.undone_rolls.append(
                     {"event": version, "roll": notation, "undone_by": event.originator_version, "reason": event.reason}
                 )

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from evo_ledger.notation import ActionLine, GameFile, format_result
-from evo_ledger.rules import get_ruleset
-from evo_ledger.rules.base import Outcome, RuleViolation, SetupError, Standing
-from evo_ledger.rules.kit import Kit, KitError, load_kit_document
+from evo_ledger.rules import AnyRuleset, get_ruleset
+from evo_ledger.rules.base import Kit, Outcome, RuleViolation, SetupError, Standing
+from evo_ledger.rules.kits import KitError, load_kit_document
 
 
 class GameSetupError(ValueError):
@@ -25,6 +25,7 @@ class LineWarning:
 
 @dataclass
 class CheckReport:
+    ruleset: AnyRuleset
     actions_applied: int = 0
     state: Any = None
     outcome: Outcome | None = None
@@ -68,7 +69,7 @@ def start(game: GameFile, base: Path | None = None) -> Any:
 def check_game(game: GameFile, base: Path | None = None) -> CheckReport:
     """Replays `game`; `base` is the folder a kit given by a relative path is looked for in."""
     ruleset = get_ruleset(game.header.ruleset, game.header.version)
-    report = CheckReport(state=start(game, base))
+    report = CheckReport(ruleset, state=start(game, base))
     for line in game.actions:
         try:
             transition = ruleset.apply(report.state, line.action)
@@ -88,7 +89,7 @@ def compare_result(claimed: tuple[Standing, ...] | None, outcome: Outcome | None
     if claimed is None:
         return None
     if outcome is None:
-        return "the file has a result line, but the game has not ended: the meteorite has not been revealed"
+        return "the file has a result line, but the game has not ended"
     if claimed != outcome.standings:
         return f"the engine finds '{format_result(outcome)}'"
     return None

@@ -24,9 +24,10 @@ from evo_ledger.ledger import Ledger
 from evo_ledger.ledger_commands import Progress, add_ledger_commands, run_ledger_command
 from evo_ledger.notation import GameFileError, format_result, parse_game
 from evo_ledger.processes import settle_collector
-from evo_ledger.rules.kit import KitError, builtin_kit_names, load_kit
-from evo_ledger.rules.kitmap import render_map
-from evo_ledger.selfplay import BOTS, play_game
+from evo_ledger.rules import UnknownRuleset, rulesets
+from evo_ledger.rules.kits import KitError, builtin_kit_names, load_kit_document, ruleset_for_kit
+from evo_ledger.rules.registry import DEFAULT_RULESET
+from evo_ledger.selfplay import NoSelfPlay, bot_names, play_game
 from evo_ledger.settings import Settings, SettingsError
 from projections.runner import PAGE, Projector
 from projections.store import ReadStore
@@ -51,11 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay = commands.add_parser(
         "selfplay",
         help="play a game with seeded bots and print it as a game file",
-        description="Play a complete Evo 2nd edition game with seeded bots; the same seed prints the same bytes.",
+        description="Play a complete game with seeded bots; the same seed prints the same bytes.",
     )
-    selfplay.add_argument("--players", type=int, choices=range(2, 6), default=4, metavar="2-5")
+    selfplay.add_argument("--ruleset", choices=sorted(rulesets()), default=DEFAULT_RULESET)
+    selfplay.add_argument("--players", type=int, default=4)
     selfplay.add_argument("--seed", type=int, default=0)
-    selfplay.add_argument("--bot", choices=sorted(BOTS), default="sensible")
+    selfplay.add_argument("--bot", choices=bot_names(list(rulesets().values())), default="sensible")
     kit = commands.add_parser("kit", help="validate a kit and show its island", description="Validate a kit.")
     kit.add_argument(
         "kit", nargs="?", metavar="NAME-OR-PATH", help="a built-in kit's name or a JSON file; none lists them"
@@ -89,7 +91,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "check":
         return max(check_file(path, args.quiet, sys.stdout) for path in args.files)
     if args.command == "selfplay":
-        sys.stdout.write(play_game(args.players, args.seed, args.bot).text())
+        try:
+            sys.stdout.write(play_game(args.players, args.seed, args.bot, args.ruleset).text())
+        except NoSelfPlay as error:
+            print(f"evo-ledger selfplay: {error}", file=sys.stderr)
+            return EXIT_UNREADABLE
         return EXIT_OK
     if args.command == "kit":
         return show_kit(args.kit, sys.stdout)
@@ -182,11 +188,11 @@ def print_verdict(path: Path, result_line: int | None, report: CheckReport, quie
         print(f"{path}:{result_line}: wrong result: {report.result_mismatch}", file=out)
         return EXIT_REFUSED
     if not quiet:
-        state = report.state
+        headline = report.ruleset.view(report.state).headline
         if report.outcome is not None:
-            summary = f"game over in round {state.round}: {format_result(report.outcome)}"
+            summary = f"{headline}: {format_result(report.outcome)}"
         else:
-            summary = f"game goes on: round {state.round}, {state.phase} phase"
+            summary = f"game goes on: {headline}"
         print(f"{path}: {report.actions_applied} actions legal; {summary}", file=out)
     return EXIT_OK
 
@@ -197,17 +203,15 @@ def show_kit(reference: str | None, out: TextIO) -> int:
             print(name, file=out)
         return EXIT_OK
     try:
-        kit = load_kit(reference)
-    except KitError as error:
+        document, kit = load_kit_document(reference)
+        rules = ruleset_for_kit(document, reference)
+    except (KitError, UnknownRuleset) as error:
         print(error, file=out)
         return EXIT_UNREADABLE
     stand_in = " (stand-in)" if kit.stand_in else ""
-    print(f"kit {kit.name}{stand_in}: {kit.edition}, {kit.players} players, {len(kit.spaces)} spaces", file=out)
+    print(f"kit {kit.name}{stand_in}: {rules.name}, {kit.players} players", file=out)
     print(f"hash {kit.content_hash}", file=out)
-    for seat, marks in sorted(kit.start_marks.items()):
-        print(f"seat {seat} starts on {' '.join(marks)}", file=out)
-    print("\nmap: id, terrain initial, * on the coast\n", file=out)
-    print(render_map(kit), file=out, end="")
+    print(rules.draw(kit), file=out, end="")
     return EXIT_OK
 
 

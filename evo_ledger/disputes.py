@@ -96,8 +96,8 @@ def explain_event(game: Game, events: Sequence[Any], version: int) -> Explanatio
             f"event {version} ({name}) is not part of a combat, a survival phase, an auction or a climate reveal"
         )
     data = dict(explanation.data)
-    if explanation.kind == "combat":
-        data["undone_rolls"] = _undone_rolls_of_combat(game, events, index)
+    if explanation.span is not None:
+        data["undone_rolls"] = _undone_rolls_between(game, events, explanation.span)
     return ExplanationReport(
         {
             "format": EXPLANATION_FORMAT,
@@ -111,15 +111,13 @@ def explain_event(game: Game, events: Sequence[Any], version: int) -> Explanatio
     )
 
 
-def _undone_rolls_of_combat(game: Game, events: Sequence[Any], index: int) -> list[dict[str, Any]]:
-    """The die rolls undone between the attack and the roll that decided it (`index` is either's): re-rolls."""
-    if type(events[game.history[index][0] - 1]).__name__ != "DieRolled":
-        index += 1
-    attack_version, roll_version = game.history[index - 1][0], game.history[index][0]
+def _undone_rolls_between(game: Game, events: Sequence[Any], span: tuple[int, int]) -> list[dict[str, Any]]:
+    """The chance actions undone between two effective actions (their indices): re-rolls."""
+    first, last = game.history[span[0]][0], game.history[span[1]][0]
     return [
         {"event": event.originator_version, "roll": event.notation}
-        for event in events[attack_version : roll_version - 1]
-        if type(event).__name__ == "DieRolled"
+        for event in events[first : last - 1]
+        if isinstance(event, Game.ActionRecorded) and game.rules.is_chance(game.rules.parse_action(event.notation))
     ]
 
 

@@ -1,8 +1,8 @@
 """The Game aggregate: a game of any ruleset as the sequence of its events.
 
-Every action made at the table is one event, of a class named for the fact it records (`DieRolled`,
-`BidPlaced`); the consequences the rules derive follow it as events of their own (`CombatResolved`,
-`AuctionSettled`), so a reader of the log never re-runs the rules to learn what happened. Undoing, correcting
+Every action made at the table is one event, of a class named for the fact it records; the consequences the
+rules derive follow it as events of their own, so a reader of the log never re-runs the rules to learn what
+happened. The ruleset names both (its `Vocabulary`), and each is stored under its own topic. Undoing, correcting
 and annotating are events too. Each event carries the hash of its predecessor and its own, over its canonical
 bytes, so an edited, dropped or reordered event shows.
 """
@@ -15,16 +15,15 @@ from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import Any, ClassVar, NamedTuple, cast
+from typing import Any, ClassVar, NamedTuple
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, OriginatorIDError, OriginatorVersionError, Snapshot
 from eventsourcing.utils import register_topic
 
 from evo_ledger.codec import digest
-from evo_ledger.rules import AnyRuleset, get_ruleset
-from evo_ledger.rules.base import Consequence, OptionValue, Transition
-from evo_ledger.rules.kit import Kit, parse_kit
+from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
+from evo_ledger.rules.base import Consequence, Kit, OptionValue, Transition, Vocabulary
 
 TOPIC_PREFIX = "evo-ledger:Game"
 SNAPSHOT_INTERVAL = 100
@@ -32,33 +31,6 @@ SNAPSHOT_INTERVAL = 100
 UNDO_REACH = 8
 PLAYER_NAMESPACE = uuid.UUID("5e7c1d2a-9a52-4d7e-8f0a-6b7f6c0e2a11")
 GENESIS = "0" * 64
-
-# The facts an action can record, whatever the ruleset (each ruleset's `fact_of` names one of them).
-ACTION_FACTS = (
-    "InitiativeDrawn", "ClimateTokenRevealed", "GeneDrawn", "BidPlaced", "InitiativePlaceChosen", "DinosaurMoved",
-    "AttackDeclared", "DinosaurFlew", "DinosaurSwam", "EscapeChosen", "DieRolled", "DinosaurBorn", "TurnPassed",
-    "SurvivalChosen", "ClimateTokenPeeked", "EventCardDrawn", "EventCardPlayed",
-)  # fmt: skip
-# What the rules derive from an action, by the consequence kind the rules report.
-CONSEQUENCES = {
-    "initiative_set": "InitiativeSet",
-    "climate_changed": "ClimateChanged",
-    "lab_left_unfilled": "LabLeftUnfilled",
-    "gene_set_aside": "GeneSetAside",
-    "gene_placed": "GenePlaced",
-    "genes_returned_to_bag": "GenesReturnedToBag",
-    "bid_outbid": "BidOutbid",
-    "auction_settled": "AuctionSettled",
-    "combat_resolved": "CombatResolved",
-    "chameleon_escaped": "ChameleonEscaped",
-    "killer_baby_resolved": "KillerBabyResolved",
-    "dinosaurs_perished": "DinosaursPerished",
-    "mp_awarded": "MPAwarded",
-    "game_ended": "GameEnded",
-    "card_played": "CardPlayed",
-    "dinosaur_removed": "DinosaurRemoved",
-    "rule_overridden": "RuleOverridden",
-}
 
 
 class NothingToUndo(ValueError):
@@ -74,16 +46,16 @@ def player_id(name: str, given: str | None = None) -> str:
     return given or str(uuid.uuid5(PLAYER_NAMESPACE, name.lower()))
 
 
-_KITS: dict[str, Kit] = {}
+_KITS: dict[str, Any] = {}
 # Folding trusts the log's actions, checked when recorded; an import of foreign events checks them again.
 CHECK_ON_FOLD: ContextVar[bool] = ContextVar("check_on_fold", default=False)
 
 
-def kit_of(document: Mapping[str, Any], pinned_hash: str) -> Kit:
+def kit_of(rules: AnyRuleset, document: Mapping[str, Any], pinned_hash: str) -> Any:
     """The kit a game carries, checked against the hash it pinned (once per hash: kits never change)."""
     kit = _KITS.get(pinned_hash)
     if kit is None:
-        kit = parse_kit(document, label=pinned_hash)
+        kit = rules.parse_kit(document, label=pinned_hash)
         if kit.content_hash != pinned_hash:
             raise ValueError(f"the game's kit has hash {kit.content_hash}, not the {pinned_hash} it pinned")
         _KITS[pinned_hash] = kit
@@ -251,10 +223,8 @@ class Game(Aggregate):
         def fold(self, game: Game) -> None:
             game.annotations.append((self.about, self.text))
 
-    action_events: ClassVar[dict[str, type[Game.ActionRecorded]]] = {}
     # False only for a game made again beside its log by the audit, which compares everything but the hashes.
     hashed: ClassVar[bool] = True
-    consequence_events: ClassVar[dict[str, type[Game.ConsequenceDerived]]] = {}
 
     def __init__(
         self,
@@ -280,6 +250,7 @@ class Game(Aggregate):
         # by a snapshot, or None when the game came from a snapshot that did not keep it).
         self.history: list[tuple[int, str, Any]] = []
         self._rules: AnyRuleset = get_ruleset(ruleset, version)
+        self._events = events_of(self._rules.vocabulary)
         self.state: Any = self._rules.setup(self.kit, self.player_names, options)
         self._prepared: Transition[Any] | None = None
 
@@ -358,7 +329,7 @@ class Game(Aggregate):
         """Check an action (in notation, or as data) and append it with its consequences, in notation; an illegal
         action raises and appends nothing."""
         action, transition = self._prepare(self.state, notation)
-        self.trigger_event(self.action_events[self._rules.fact_of(action)], **self._action_fields(action, transition))
+        self.trigger_event(self._events.facts[self._rules.fact_of(action)], **self._action_fields(action, transition))
         self._derive(transition.consequences)
 
     def record_all(self, actions: Sequence[str | Mapping[str, Any]]) -> None:
@@ -437,7 +408,7 @@ class Game(Aggregate):
     def _derive(self, consequences: Sequence[Consequence]) -> None:
         cause = self._version
         for consequence in consequences:
-            self.trigger_event(self.consequence_events[consequence.kind], cause=cause, data=dict(consequence.data))
+            self.trigger_event(self._events.consequences[consequence.kind], cause=cause, data=dict(consequence.data))
 
     def apply_action(self, notation: str, version: int) -> None:
         """Fold one action into the game's state: the transition prepared when it was recorded, or anew."""
@@ -477,8 +448,8 @@ class Game(Aggregate):
         return self.history[index][2]
 
     @property
-    def kit(self) -> Kit:
-        return kit_of(self.kit_document, self.kit_hash)
+    def kit(self) -> Any:
+        return kit_of(self._rules, self.kit_document, self.kit_hash)
 
     def undo_to(self, length: int) -> None:
         if length < len(self.history):
@@ -528,6 +499,7 @@ class Game(Aggregate):
             version, notation, _ = game.history[index]
             game.history[index] = (version, notation, before)
         game._rules = get_ruleset(ruleset, ruleset_version)
+        game._events = events_of(game._rules.vocabulary)
         game.state = game._rules.restore_state(game.kit, data["state"])
         game._prepared = None
         return game
@@ -567,22 +539,46 @@ register_topic(GameSnapshot.TOPIC, GameSnapshot)
 Game.Snapshot = GameSnapshot
 
 
-def _define_fact_classes() -> None:
-    """One event class per fact and per consequence, each with its explicit topic."""
-    for name in ACTION_FACTS:
-        fact = cast(type[Game.ActionRecorded], _event_class(name, Game.ActionRecorded))
-        Game.action_events[name] = fact
-    for kind, name in CONSEQUENCES.items():
-        derived = cast(type[Game.ConsequenceDerived], _event_class(name, Game.ConsequenceDerived))
-        Game.consequence_events[kind] = derived
+class VocabularyEvents(NamedTuple):
+    """A ruleset's event classes: one per fact, by name, and one per consequence, by kind."""
+
+    facts: dict[str, type[Game.ActionRecorded]]
+    consequences: dict[str, type[Game.ConsequenceDerived]]
 
 
-def _event_class(name: str, base: type) -> type:
-    topic = topic_of(name)
+_VOCABULARIES: dict[Vocabulary, VocabularyEvents] = {}
+CORE_EVENTS = frozenset(
+    name for name, value in vars(Game).items() if isinstance(value, type) and issubclass(value, Aggregate.Event)
+)
+
+
+def events_of(vocabulary: Vocabulary) -> VocabularyEvents:
+    """The event classes of a ruleset's vocabulary, each made once with its explicit topic and registered, so
+    that a stored event of that topic is read as one."""
+    events = _VOCABULARIES.get(vocabulary)
+    if events is None:
+        facts = {name: _event_class(vocabulary, name, Game.ActionRecorded) for name in vocabulary.facts}
+        consequences = {
+            kind: _event_class(vocabulary, name, Game.ConsequenceDerived)
+            for kind, name in vocabulary.consequences.items()
+        }
+        events = _VOCABULARIES[vocabulary] = VocabularyEvents(facts, consequences)
+    return events
+
+
+def _event_class(vocabulary: Vocabulary, name: str, base: type[Any]) -> Any:
+    topic = vocabulary.topic(name)
+    if vocabulary.topic_prefix == TOPIC_PREFIX and name in CORE_EVENTS:
+        raise ValueError(f"a ruleset's fact cannot be named {name!r}: the game's own event has that topic")
     cls = type(name, (base,), {"TOPIC": topic, "__qualname__": f"Game.{name}"})
     register_topic(topic, cls)
-    setattr(Game, name, cls)
     return cls
 
 
-_define_fact_classes()
+def register_vocabularies() -> None:
+    """Every installed ruleset's events, registered before any stored event is read."""
+    for ruleset in rulesets().values():
+        events_of(ruleset.vocabulary)
+
+
+register_vocabularies()

@@ -19,7 +19,6 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.persistence import IntegrityError, InternalError, Mapper, StoredEvent, Transcoder
 
-from evo_ledger import selfplay
 from evo_ledger.access import (
     ACCESS_TOPIC_PREFIX,
     AnsweredAppend,
@@ -36,8 +35,10 @@ from evo_ledger.game import SNAPSHOT_INTERVAL, Game, seed_commitment
 from evo_ledger.game_logs import GameLogs
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import OptionValue
-from evo_ledger.rules.kit import load_kit_document
+from evo_ledger.rules.kits import load_kit_document, ruleset_for_kit
+from evo_ledger.rules.registry import DEFAULT_RULESET
 from evo_ledger.seal import Sealer, SealingMapper
+from evo_ledger.selfplay import player_names, self_play_of
 from evo_ledger.settings import Settings
 from evo_ledger.store import EventRow
 
@@ -202,35 +203,38 @@ class Ledger(Application[UUID]):
 
     def create_game(
         self,
-        ruleset: str,
+        ruleset: str | None,
         kit: str,
         players: Sequence[str | tuple[str, str | None]],
         options: Mapping[str, OptionValue] | None = None,
         recorder_token: str | None = None,
     ) -> Receipt:
         """A new game: `players` in seat order, each a name or (name, stable id); with a recorder token, only
-        its holder may append (its digest is stored with the game's first event, in one transaction)."""
+        its holder may append (its digest is stored with the game's first event, in one transaction). The
+        ruleset is the one the kit names; a `ruleset` given must be that one."""
         document, loaded = load_kit_document(kit)
         seats = [(p, None) if isinstance(p, str) else p for p in players]
-        game = Game.start(get_ruleset(ruleset), document, loaded, seats, options or {})
+        game = Game.start(ruleset_for_kit(document, kit, ruleset), document, loaded, seats, options or {})
         access = [GameAccess.grant(game.id, recorder_token)] if recorder_token is not None else []
         return self.save_games([game], also=access)[0]
 
-    def generate_game(self, players: int, bot: str = "sensible", seed: int | None = None) -> Receipt:
-        """A whole game played by seeded bots (evo_ledger.selfplay) and stored in one transaction. Its first event
-        commits to the chance generator, a secret salt and the seed (a random one unless given); its last
-        reveals them, so that an audit can draw every roll again."""
-        if players not in range(2, 6):
-            raise ValueError(f"players: a generated game has 2 to 5 players, not {players}")
+    def generate_game(
+        self, players: int, bot: str = "sensible", seed: int | None = None, ruleset: str = DEFAULT_RULESET
+    ) -> Receipt:
+        """A whole game played by the ruleset's seeded bots (`Ruleset.self_play`) and stored in one transaction.
+        Its first event commits to the chance generator, a secret salt and the seed (a random one unless given);
+        its last reveals them, so that an audit can draw every roll again."""
+        rules = get_ruleset(ruleset)
+        bots = self_play_of(rules, players, bot)
         seed = secrets.randbits(63) if seed is None else seed
         salt = secrets.token_hex(16)
-        document, kit = load_kit_document(f"standin-e2-{players}p")
-        names = selfplay.PLAYER_NAMES[:players]
-        commitment = seed_commitment(selfplay.CHANCE_GENERATOR, salt, seed)
-        game = Game.start(selfplay.RULES, document, kit, [(name, None) for name in names], {}, commitment=commitment)
-        for action, _ in selfplay.play(kit, names, seed, selfplay.BOTS[bot]):
-            game.record(selfplay.RULES.format_action(action))
-        game.reveal_seed(selfplay.CHANCE_GENERATOR, salt, seed)
+        document, kit = load_kit_document(bots.default_kit(players))
+        names = player_names(players)
+        commitment = seed_commitment(bots.generator, salt, seed)
+        game = Game.start(rules, document, kit, [(name, None) for name in names], {}, commitment=commitment)
+        for action, _ in bots.play(kit, names, seed, bot):
+            game.record(rules.format_action(action))
+        game.reveal_seed(bots.generator, salt, seed)
         return self.save_games([game])[0]
 
     def record(

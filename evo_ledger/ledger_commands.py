@@ -21,11 +21,12 @@ from evo_ledger.disputes import ExplanationReport, NotExplainable, WhatIfReport
 from evo_ledger.game import NothingToUndo
 from evo_ledger.ledger import GameReferenceError, Ledger, Receipt, UnknownGame, VersionConflict
 from evo_ledger.notation import GameFileError, parse_option_value
-from evo_ledger.rules import UnknownRuleset
+from evo_ledger.rules import UnknownRuleset, rulesets
 from evo_ledger.rules.base import RuleViolation, SetupError
-from evo_ledger.rules.kit import KitError
+from evo_ledger.rules.kits import KitError
+from evo_ledger.rules.registry import DEFAULT_RULESET
 from evo_ledger.rules.text import NotationError
-from evo_ledger.selfplay import BOTS
+from evo_ledger.selfplay import NoSelfPlay, bot_names
 from evo_ledger.settings import Settings, SettingsError
 from evo_ledger.transfer import BUNDLE_SUFFIX, ImportFileError, export_bundle, export_notation, import_files
 from evo_ledger.views import event_line, position
@@ -41,7 +42,7 @@ def add_ledger_commands(commands: Any) -> None:
     new = _command(commands, "new", "start a game and print its id")
     new.add_argument("--kit", required=True, help="a built-in kit's name or a kit JSON file")
     new.add_argument("--players", nargs="+", required=True, metavar="NAME", help="in seat order; NAME=ID keeps an id")
-    new.add_argument("--ruleset", default="evo2")
+    new.add_argument("--ruleset", help="the ruleset, checked against the kit's (default: the kit's)")
     new.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a ruleset option")
     record = _command(commands, "record", "record actions, all or none, and print the receipt", game=True)
     record.add_argument("actions", nargs="+", metavar="ACTION", help="an action in notation, quoted")
@@ -69,9 +70,10 @@ def add_ledger_commands(commands: Any) -> None:
     audit.add_argument("--json", action="store_true", help="the report as canonical JSON, with its hash")
     generate = _command(commands, "generate", "play a game with seeded bots and store it, committed to a secret "
                         "salt and its seed, revealed at its end for the audit")  # fmt: skip
-    generate.add_argument("--players", type=int, choices=range(2, 6), default=4, metavar="2-5")
+    generate.add_argument("--ruleset", choices=sorted(rulesets()), default=DEFAULT_RULESET)
+    generate.add_argument("--players", type=int, default=4)
     generate.add_argument("--seed", type=int, help="the seed (default: a random one)")
-    generate.add_argument("--bot", choices=sorted(BOTS), default="sensible")
+    generate.add_argument("--bot", choices=bot_names(list(rulesets().values())), default="sensible")
     explain = _command(commands, "explain", "why the rules decided as they did about an event's combat, survival "
                        "phase, auction or climate reveal", game=True)  # fmt: skip
     explain.add_argument("event", type=int, metavar="EVENT", help="the event's number in the game's log")
@@ -112,7 +114,7 @@ class CommandError(ValueError):
 
 BAD_INPUT = (
     CommandError, GameReferenceError, UnknownGame, NotationError, GameFileError, GameSetupError, ImportFileError,
-    KitError, SetupError, UnknownRuleset, SettingsError, NotExplainable, OSError,
+    KitError, SetupError, UnknownRuleset, SettingsError, NotExplainable, NoSelfPlay, OSError,
 )  # fmt: skip
 
 
@@ -136,7 +138,7 @@ def new_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def generate(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    receipt = ledger.generate_game(args.players, args.bot, args.seed)
+    receipt = ledger.generate_game(args.players, args.bot, args.seed, args.ruleset)
     print(f"game {receipt.game_id}", file=out)
     print_receipt(receipt, out)
     return EXIT_OK

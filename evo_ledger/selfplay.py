@@ -1,133 +1,40 @@
-"""Seeded self-play: bots play complete Evo 2nd edition games through the rules API.
-
-Chance and choice come from two generators seeded from the game's seed, so that a bot's choices never shift the
-chance stream: `Random("chance:SEED")` shuffles the climate pile and the gene bag, draws the initiative order
-and rolls the die; `Random("bots:SEED")` breaks the bots' ties. Python's `random.Random` seeded with a string is
-the same on every platform, so the same seed always gives the same game, byte for byte.
-
-That is the generator named `CHANCE_GENERATOR`: a game the service generates commits to it, a secret salt and
-its seed in its first event and reveals them at its end, and the audit draws every chance action again from
-them (`first_unseeded`): the initiative order, each climate token, each gene and each die face.
-"""
+"""Self-play for every ruleset that has bots (`Ruleset.self_play`): whole games as game files, the same bytes
+for the same seed."""
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from evo_ledger.notation import Header, format_game
-from evo_ledger.rules.base import Outcome, Transition
-from evo_ledger.rules.evo2.actions import (
-    Action,
-    Attack,
-    Bid,
-    Birth,
-    DrawGene,
-    Move,
-    Pass,
-    RevealClimate,
-    Roll,
-    SetOrder,
-)
-from evo_ledger.rules.evo2.climate import METEORITE
-from evo_ledger.rules.evo2.movement import DIE, attack_horns, defence_horns
-from evo_ledger.rules.evo2.ruleset import Evo2Ruleset
-from evo_ledger.rules.evo2.state import ESCAPE, Phase, State
-from evo_ledger.rules.kit import Kit, load_kit
+from evo_ledger.rules import AnyRuleset, get_ruleset
+from evo_ledger.rules.base import Outcome, SelfPlay
+from evo_ledger.rules.kits import load_kit
+from evo_ledger.rules.registry import DEFAULT_RULESET
 
-PLAYER_NAMES = ("ann", "ben", "cat", "dan", "eve")
-CHANCE_GENERATOR = "evo-ledger selfplay evo2 1: Random('chance:SEED') drawing for Table"
-RULES = Evo2Ruleset()
-Bot = Callable[[State, Sequence[Action], random.Random], Action]
+PLAYER_NAMES = ("ann", "ben", "cat", "dan", "eve", "fay", "gus", "hal")
 
 
-class Table:
-    """The components chance decides: the climate pile, the gene bag, the initiative draw and the die."""
-
-    def __init__(self, kit: Kit, rng: random.Random) -> None:
-        self.rng = rng
-        self.climate_pile = self._climate_pile(kit)
-        uniques = rng.sample(list(kit.genes.unique), kit.genes.unique_in_bag)
-        self.bag = [gene for gene, count in kit.genes.normal.items() for _ in range(count)] + uniques
-        self.set_aside: list[str] = []
-
-    def _climate_pile(self, kit: Kit) -> list[str]:
-        """One token removed unseen; the meteorite shuffled among the last few; the rest on top [E2-04]."""
-        others = [token for token, count in kit.climate.tokens.items() if token != METEORITE for _ in range(count)]
-        self.rng.shuffle(others)
-        others = others[kit.climate.removed_unseen :]
-        bottom = [METEORITE, *others[: kit.climate.meteorite_among_last - 1]]
-        top = others[kit.climate.meteorite_among_last - 1 :]
-        self.rng.shuffle(bottom)
-        self.rng.shuffle(top)
-        return top + bottom
-
-    def order(self, players: Sequence[str]) -> SetOrder:
-        shuffled = list(players)
-        self.rng.shuffle(shuffled)
-        return SetOrder(tuple(shuffled))
-
-    def reveal(self) -> RevealClimate:
-        return RevealClimate(self.climate_pile.pop(0))
-
-    def draw(self, lab: Sequence[str | None], lab_size: int) -> DrawGene:
-        """A random token from the bag; a duplicate is set aside and goes back once the lab is full [E2-06]."""
-        if not any(gene not in lab for gene in self.bag):
-            self.bag.extend(self.set_aside)
-            self.set_aside = []
-            return DrawGene(None)
-        gene = self.bag.pop(self.rng.randrange(len(self.bag)))
-        if gene in lab:
-            self.set_aside.append(gene)
-        elif len(lab) + 1 == lab_size:
-            self.bag.extend(self.set_aside)
-            self.set_aside = []
-        return DrawGene(gene)
-
-    def roll(self) -> Roll:
-        return Roll(self.rng.choice(DIE))
+class NoSelfPlay(ValueError):
+    """A ruleset without bots, a player count or a bot it does not have."""
 
 
-def random_bot(state: State, legal: Sequence[Action], rng: random.Random) -> Action:
-    return rng.choice(legal)
+def self_play_of(ruleset: AnyRuleset, players: int | None = None, bot: str | None = None) -> SelfPlay[Any, Any, Any]:
+    """The ruleset's self-play, checked to have so many players and such a bot."""
+    found = ruleset.self_play()
+    if found is None:
+        raise NoSelfPlay(f"ruleset {ruleset.name!r} has no bots to play a game")
+    if players is not None and players not in found.player_counts:
+        counts = found.player_counts
+        raise NoSelfPlay(f"players: {ruleset.name} self-play has {counts.start} to {counts.stop - 1}, not {players}")
+    if bot is not None and bot not in found.bots:
+        raise NoSelfPlay(f"bot: {ruleset.name} has no bot {bot!r}; it has {', '.join(sorted(found.bots))}")
+    return found
 
 
-GENE_VALUE = {"horns": 3, "eggs": 3, "legs": 2, "fur": 2, "thermo": 2, "vial": 1, "card": 1}
-UNIQUE_VALUE = 3
-
-
-def sensible_bot(state: State, legal: Sequence[Action], rng: random.Random) -> Action:
-    """Bids for what it values at a price it can bear, keeps to ideal ground, fights when it has the horns."""
-    scored = [(score(state, action), index) for index, action in enumerate(legal)]
-    best = max(value for value, _ in scored)
-    return legal[rng.choice([index for value, index in scored if value == best])]
-
-
-def score(state: State, action: Action) -> float:
-    match action:
-        case Bid(player, amount, target):
-            item = target if target in GENE_VALUE or target in state.kit.genes.unique else None
-            value = GENE_VALUE.get(item, UNIQUE_VALUE) if item else 0
-            return value - amount * 6 / max(6, state.players[player].mp)
-        case Move(_, path):
-            return zone_gain(state, path[0], path[-1]) - 0.1 * len(path)
-        case Attack(player, _, target):
-            return 1.5 if attack_horns(state, player) - defence_horns(state, state.board[target]) >= 1 else -1
-        case Birth(_, space, _):
-            return {"ideal": 2, "hot": 1, "cold": 1, "deadly": -1}[state.zone_of(space)]
-        case Pass():
-            return 0
-    return 0
-
-
-def zone_gain(state: State, source: str, target: str) -> float:
-    worth = {"ideal": 2, "hot": 1, "cold": 1, "deadly": 0}
-    return float(worth[state.zone_of(target)] - worth[state.zone_of(source)])
-
-
-BOTS: dict[str, Bot] = {"random": random_bot, "sensible": sensible_bot}
+def player_names(players: int) -> tuple[str, ...]:
+    return PLAYER_NAMES[:players]
 
 
 @dataclass(frozen=True)
@@ -143,61 +50,24 @@ class SelfPlayGame:
         return ["A game played by evo-ledger's self-play bots; standings follow each round."]
 
 
-def next_action(state: State, table: Table, bot: Bot, rng: random.Random) -> Action:
-    """Chance's move when the rules wait on chance (the initiative draw, a token, a gene, the die); else the bot's."""
-    return chance_action(state, table) or bot(state, list(RULES.legal_actions(state)), rng)
-
-
-def chance_action(state: State, table: Table) -> Action | None:
-    """What chance draws when the rules wait on it, None when a player is to choose."""
-    if state.phase == Phase.ORDER:
-        return table.order(list(state.players))
-    if state.pending is not None and state.pending.kind != ESCAPE:
-        return table.roll()
-    if state.phase == Phase.CLIMATE:
-        return table.reveal()
-    if state.phase == Phase.MUTATIONS:
-        return table.draw(state.lab, len(state.players) - 1)
-    return None
-
-
-def first_unseeded(kit: Kit, names: Sequence[str], seed: int, actions: Sequence[Action]) -> int | None:
-    """The index of the first chance action in `actions` that the seed's generator does not give, or None."""
-    state = RULES.setup(kit, names, {})
-    table = Table(kit, random.Random(f"chance:{seed}"))
-    for index, action in enumerate(actions):
-        drawn = chance_action(state, table)
-        if drawn is not None and drawn != action:
-            return index
-        state = RULES.replay(state, action)
-    return None
-
-
-def play(kit: Kit, names: Sequence[str], seed: int, bot: Bot) -> Iterator[tuple[Action, Transition[State]]]:
-    """A whole game, action by action, with the transition each made; the last transition ends the game."""
-    state = RULES.setup(kit, names, {})
-    table, rng = Table(kit, random.Random(f"chance:{seed}")), random.Random(f"bots:{seed}")
-    while RULES.outcome(state) is None:
-        action = next_action(state, table, bot, rng)
-        transition = RULES.apply(state, action)
+def play_game(players: int, seed: int, bot: str = "sensible", ruleset: str = DEFAULT_RULESET) -> SelfPlayGame:
+    """A whole game of `players` seats played by seeded bots of one kind, as a game file."""
+    rules = get_ruleset(ruleset)
+    bots = self_play_of(rules, players, bot)
+    kit = load_kit(bots.default_kit(players))
+    names = player_names(players)
+    header = Header(rules.name, rules.version, kit.name, kit.content_hash, names, {})
+    lines: list[str] = [f"# seed {seed}, {bot} bots"]
+    state = None
+    for action, transition in bots.play(kit, names, seed, bot):
+        lines.append(rules.format_action(action))
+        lines.extend(bots.comments(transition))
         state = transition.state
-        yield action, transition
-
-
-def play_game(players: int, seed: int, bot_name: str = "sensible") -> SelfPlayGame:
-    kit = load_kit(f"standin-e2-{players}p")
-    names = PLAYER_NAMES[:players]
-    header = Header("evo2", RULES.version, kit.name, kit.content_hash, names, {})
-    lines: list[str] = [f"# seed {seed}, {bot_name} bots"]
-    for action, transition in play(kit, names, seed, BOTS[bot_name]):
-        lines.append(RULES.format_action(action))
-        lines.extend(standings_comment(c.data) for c in transition.consequences if c.kind == "mp_awarded")
-    outcome = RULES.outcome(transition.state)
+    outcome = rules.outcome(state)
     assert outcome is not None
     return SelfPlayGame(header, tuple(lines), outcome)
 
 
-def standings_comment(award: Mapping[str, Any]) -> str:
-    totals: dict[str, int] = award["totals"]
-    ranked = sorted(totals.items(), key=lambda item: -item[1])
-    return f"# after round {award['round']}: " + ", ".join(f"{name} {mp} MP" for name, mp in ranked)
+def bot_names(rulesets: Sequence[AnyRuleset]) -> list[str]:
+    """Every bot any of the rulesets has."""
+    return sorted({name for ruleset in rulesets if (found := ruleset.self_play()) for name in found.bots})

@@ -8,7 +8,6 @@ from typing import Any
 
 from evo_ledger.game import Game
 from evo_ledger.notation import format_result
-from evo_ledger.rules.kitmap import render_map
 
 WORD_BOUNDARY = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
@@ -20,14 +19,18 @@ def headline(game: Game) -> str:
 
 
 def position(game: Game) -> str:
-    """The game after its latest event: headline, a line a player, and the island with each occupant's initial."""
+    """The game after its latest event: headline, a line a player, and the board (if the game has one) with each
+    occupant's initial."""
     view = game.rules.view(game.state)
     marks = occupant_marks(game.player_names)
     lines = [f"event {game.version} · {headline(game)}", *view.players]
-    key = ", ".join(f"{mark} {name}" for name, mark in marks.items())
     labels = {space: marks[owner] for space, owner in view.occupants.items()}
-    lines.append(f"\nisland: space, terrain initial, * on the coast, then its occupant ({key})\n")
-    return "\n".join(lines) + "\n" + render_map(game.kit, labels)
+    board = game.rules.draw(game.kit, labels)
+    if not board:
+        return "\n".join(lines) + "\n"
+    key = ", ".join(f"{mark} {name}" for name, mark in marks.items())
+    lines.append(f"\noccupants: {key}")
+    return "\n".join(lines) + "\n" + board
 
 
 def occupant_marks(players: Iterable[str]) -> dict[str, str]:
@@ -63,7 +66,7 @@ def _hidden(player: str | None) -> str:
 
 
 def consequence_name(event: Game.ConsequenceDerived) -> str:
-    """`AuctionSettled` as `auction settled`, `MPAwarded` as `mp awarded`."""
+    """The event's class name in words: `SeedRevealed` as `seed revealed`, `HPLost` as `hp lost`."""
     return WORD_BOUNDARY.sub(" ", type(event).__name__).lower()
 
 

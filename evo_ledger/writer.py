@@ -47,7 +47,7 @@ SentGroup = Sequence[tuple["Written", "asyncio.Future[Receipt]"]]
 class NewGame:
     """A game to create (`Ledger.create_game`), sent to a writer like an append."""
 
-    ruleset: str
+    ruleset: str | None
     kit: str
     players: Sequence[tuple[str, str | None]]
     options: Mapping[str, OptionValue]

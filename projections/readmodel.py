@@ -16,11 +16,11 @@ from typing import Any
 from sqlalchemy import Connection, Table, and_, bindparam, func, select, update
 
 from evo_ledger.access import GameAccess
-from evo_ledger.game import ACTION_FACTS, Game, topic_of
-from evo_ledger.rules import AnyRuleset, get_ruleset
+from evo_ledger.game import Game, topic_of
+from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
 from evo_ledger.rules.evo2.actions import Bid, Birth, Overridden, Roll
 from evo_ledger.rules.evo2.movement import DIE, WINNING_FACES
-from evo_ledger.rules.kit import Kit
+from evo_ledger.rules.hexisland.kit import Kit
 from projections.schema import (
     AUCTION_RESULTS,
     BIDS,
@@ -39,7 +39,9 @@ from projections.schema import (
 
 # The gene that keeps dinosaurs alive in each zone the climate threatens [E2-12].
 PROTECTING_GENE = {"hot": "thermo", "cold": "fur", "deadly": "cave_dweller"}
-ACTION_TOPICS = frozenset(topic_of(name) for name in ACTION_FACTS)
+ACTION_TOPICS = frozenset(
+    ruleset.vocabulary.topic(fact) for ruleset in rulesets().values() for fact in ruleset.vocabulary.facts
+)
 GAME_TOPIC_PREFIX = topic_of("")
 PARSED_ACTIONS = frozenset(topic_of(name) for name in ("BidPlaced", "DieRolled", "DinosaurBorn"))
 ACCESS_TOPICS = frozenset(

@@ -1,13 +1,22 @@
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from evo_ledger.ledger import Ledger
-from evo_ledger.settings import Settings
-from tests.databases import BACKENDS, database_for
+# The toy ruleset's test-only distribution, found through the rulesets' entry point group like any other, here
+# and in every process the tests start (the server's writer and read tables among them).
+TOY_DISTRIBUTION = str(Path(__file__).parent / "toy_dist")
+CHECKOUT = str(Path(__file__).parent.parent)
+sys.path.append(TOY_DISTRIBUTION)
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [CHECKOUT, TOY_DISTRIBUTION, os.environ.get("PYTHONPATH")]))
+
+from evo_ledger.ledger import Ledger  # noqa: E402
+from evo_ledger.settings import Settings  # noqa: E402
+from tests.databases import BACKENDS, database_for  # noqa: E402
 
 
 @pytest.fixture(params=BACKENDS)

@@ -11,15 +11,15 @@ import pytest
 from evo_ledger.rules.base import OptionValue, RuleViolation, Transition
 from evo_ledger.rules.evo2.ruleset import Evo2Ruleset
 from evo_ledger.rules.evo2.state import State
-from evo_ledger.rules.kit import load_kit
+from evo_ledger.rules.kits import load_kit
 
 RULES = Evo2Ruleset()
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def child_env() -> dict[str, str]:
-    """The environment for a Python process a test starts: this checkout importable."""
-    return {**os.environ, "PYTHONPATH": str(ROOT)}
+    """The environment for a Python process a test starts: this checkout importable, with the toy ruleset."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "toy_dist")])}
 
 
 TINY_KIT = str(ROOT / "tests" / "rulings" / "tiny-3p.json")

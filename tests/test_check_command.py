@@ -83,7 +83,7 @@ def test_an_unfinished_game_without_result_checks_and_says_where_it_stands(
     game = tmp_path / "unfinished.evo"
     game.write_text("ruleset evo2 1\nkit standin-e2-3p\nplayers ann ben cat\norder ann ben cat\nclimate cw\n")
     status, out = run_check(game, capsys)
-    assert status == 0 and "2 actions legal; game goes on: round 1, mutations phase" in out
+    assert status == 0 and "2 actions legal; game goes on: round 1 · mutations ·" in out
 
 
 @pytest.mark.parametrize(
@@ -125,7 +125,8 @@ def test_an_illegal_action_without_a_ruling_names_what_does_not_exist(
 def test_the_kit_command_validates_and_draws_a_kit(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["kit", "standin-e2-5p"]) == 0
     out = capsys.readouterr().out
-    assert "kit standin-e2-5p (stand-in): evo2, 5 players, 55 spaces" in out and "hash sha256:" in out
+    assert "kit standin-e2-5p (stand-in): evo2, 5 players" in out and "hash sha256:" in out
+    assert "seat 5 starts on" in out and "island" in out
     assert main(["kit", "nowhere"]) == 2
     assert main(["kit"]) == 0 and "standin-e2-2p" in capsys.readouterr().out
 

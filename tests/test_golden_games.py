@@ -8,8 +8,7 @@ import sys
 from evo_ledger.checker import start
 from evo_ledger.notation import parse_game
 from evo_ledger.rules.evo2.actions import Fly, Swim
-from evo_ledger.selfplay import RULES
-from tests.support import ROOT
+from tests.support import ROOT, RULES
 
 REQUIRED = {
     "combat won", "combat lost", "outbid", "killer babies", "regeneration", "chameleon skin",

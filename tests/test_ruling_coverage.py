@@ -1,4 +1,5 @@
-"""Every ruling in RULINGS.md of the editions we implement is named by at least one test."""
+"""Every ruling of RULINGS.md that an installed ruleset implements is named by at least one test; every id
+family of RULINGS.md is known, with the ruleset it belongs to."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from evo_ledger.rules import rulesets
 from tests.support import ROOT
 
-IMPLEMENTED_EDITIONS = ("E2",)
-RULING_ID = re.compile(r"\[(E\d-\d\d)\]")
-NAMED_IN_TESTS = re.compile(r"\b(E\d)[-_](\d\d)\b")
+# Each family of ruling ids and the ruleset whose package implements it (Autosaur seats are evo1's).
+FAMILIES = {"E2": "evo2", "E1": "evo1", "AS": "evo1", "TR": "traits"}
+RULING_ID = re.compile(r"\[([A-Z][A-Z0-9])-(\d\d)\]")
+NAMED_IN_TESTS = re.compile(r"\b([A-Z][A-Z0-9])[-_](\d\d)\b")
 
 
 def rulings_file() -> Path:
@@ -27,20 +30,34 @@ def ruling_ids() -> set[str]:
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)
-    return {found for found in RULING_ID.findall(path.read_text()) if found.startswith(IMPLEMENTED_EDITIONS)}
+    return {f"{family}-{number}" for family, number in RULING_ID.findall(path.read_text())}
 
 
 def ids_named_by_tests() -> set[str]:
     named = set()
     for path in (ROOT / "tests").rglob("*"):
         if path.suffix in (".py", ".evo") and path.name != Path(__file__).name:
-            named |= {f"{edition}-{number}" for edition, number in NAMED_IN_TESTS.findall(path.read_text())}
+            named |= {f"{family}-{number}" for family, number in NAMED_IN_TESTS.findall(path.read_text())}
     return named
 
 
-def test_every_ruling_of_an_implemented_edition_has_a_test() -> None:
-    missing = sorted(ruling_ids() - ids_named_by_tests())
+def test_every_ruling_an_installed_ruleset_implements_has_a_test() -> None:
+    implemented = {ruling for ruleset in rulesets().values() for ruling in ruleset.rulings}
+    missing = sorted(implemented - ids_named_by_tests())
     assert not missing, f"rulings no test names: {', '.join(missing)}"
+
+
+def test_every_ruling_a_ruleset_implements_is_in_the_rulings_file_and_of_its_family() -> None:
+    known = ruling_ids()
+    for ruleset in rulesets().values():
+        for ruling in ruleset.rulings:
+            assert ruling in known, f"{ruleset.name} implements {ruling}, which RULINGS.md does not have"
+            assert FAMILIES[ruling[:2]] == ruleset.name, f"{ruling} belongs to {FAMILIES[ruling[:2]]}"
+
+
+def test_every_family_of_the_rulings_file_is_known() -> None:
+    families = {ruling[:2] for ruling in ruling_ids()}
+    assert families == set(FAMILIES), f"families of RULINGS.md: {sorted(families)}"
 
 
 def test_the_rulings_file_has_the_e2_ids() -> None:

@@ -1,4 +1,4 @@
-"""Writes the stand-in kits for Evo 2nd edition, 2 to 5 players, into evo_ledger/kits/.
+"""Writes the stand-in kits for Evo 2nd edition, 2 to 5 players, into evo_ledger/rules/evo2/kits/.
 
 No digital map of the real islands is public. These islands follow what is known: a hex grid, beaches on the
 coast, plains, hills and mountains towards the centre, two start marks per player on the coast. Every kit says
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-KITS_DIR = Path(__file__).resolve().parent.parent / "evo_ledger" / "kits"
+KITS_DIR = Path(__file__).resolve().parent.parent / "evo_ledger" / "rules" / "evo2" / "kits"
 DIRECTIONS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
 TERRAINS = ["yellow", "green", "brown", "white"]
 UNIQUE_GENES = [

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from datetime import date
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
+from pydantic import BeforeValidator
 
 from api import schemas
 from api.deps import LedgerDep, ReaderDep, TokenDep, game_id_of, is_admin, json_body, require_admin, token_of
@@ -153,6 +155,17 @@ async def create_game(body: schemas.NewGame, request: Request) -> schemas.Create
     return schemas.Created.given(receipt, token)
 
 
+def iso_date_only(value: object) -> object:
+    """A date in a query is YYYY-MM-DD: not a number, which pydantic would read as a Unix time."""
+    if isinstance(value, str) and not ISO_DATE.fullmatch(value):
+        raise ValueError(f"{value!r} is not a date written YYYY-MM-DD")
+    return value
+
+
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+IsoDate = Annotated[date, BeforeValidator(iso_date_only)]
+
+
 @router.get("/games", response_model=schemas.GameList, operation_id="list_games")
 def list_games(
     request: Request,
@@ -161,8 +174,8 @@ def list_games(
     ruleset: str | None = None,
     player: Annotated[str | None, Query(description="a player's name or stable id")] = None,
     status: Annotated[str | None, Query(pattern="^(ongoing|over)$")] = None,
-    started_from: date | None = None,
-    started_to: date | None = None,
+    started_from: IsoDate | None = None,
+    started_to: IsoDate | None = None,
 ) -> schemas.GameList:
     """Public games (and private ones for the admin), oldest first, filtered."""
     admin = is_admin(request, token)

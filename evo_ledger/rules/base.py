@@ -7,11 +7,11 @@ consequences the rules derive and any warnings. Nothing here knows a particular 
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.resources.abc import Traversable
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
-
-from evo_ledger.rules.kit import Kit
 
 OptionValue = bool | int | str
 
@@ -79,8 +79,40 @@ class StateView:
     occupants: Mapping[str, str]
 
 
+class Kit(Protocol):
+    """What the core reads of any ruleset's kit: the rest is the ruleset's own."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def stand_in(self) -> bool: ...
+
+    @property
+    def players(self) -> int: ...
+
+    @property
+    def content_hash(self) -> str: ...
+
+
+@dataclass(frozen=True, eq=False)
+class Vocabulary:
+    """A ruleset's events: the fact each kind of action records (`fact_of` names one), and the event each kind of
+    consequence is stored as, both named in the past tense. An event's stored topic is `topic_prefix` and its
+    name; a topic, once stored, keeps its meaning for ever."""
+
+    topic_prefix: str
+    facts: tuple[str, ...]
+    consequences: Mapping[str, str]
+
+    def topic(self, name: str) -> str:
+        return f"{self.topic_prefix}.{name}"
+
+
 StateT = TypeVar("StateT")
 ActionT = TypeVar("ActionT")
+KitT = TypeVar("KitT", bound=Kit)
+KitT_contra = TypeVar("KitT_contra", bound=Kit, contravariant=True)
 
 
 class Transition(NamedTuple, Generic[StateT]):
@@ -108,6 +140,9 @@ class Explanation:
     kind: str
     data: Mapping[str, Any]
     words: tuple[str, ...]
+    span: tuple[int, int] | None = None
+    """The first and last effective actions the explanation covers: chance actions undone between them (re-rolls)
+    are listed with it."""
 
 
 @dataclass(frozen=True)
@@ -120,12 +155,54 @@ class OptionSpec:
     help: str
 
 
-class Ruleset(Protocol[StateT, ActionT]):
+Bot = Callable[[StateT, Sequence[ActionT], random.Random], ActionT]
+
+
+class SelfPlay(Protocol[StateT, ActionT, KitT_contra]):
+    """Seeded bots that play whole games, with chance drawn from the seed: a game the service generates commits
+    to `generator`, a secret salt and its seed in its first event and reveals them at its end, and the audit
+    draws every chance action again (`first_unseeded`)."""
+
+    generator: str
+    bots: Mapping[str, Bot[StateT, ActionT]]
+    player_counts: range
+
+    def default_kit(self, players: int) -> str:
+        """The built-in kit a generated game of so many players is played on."""
+
+    def play(
+        self, kit: KitT_contra, names: Sequence[str], seed: int, bot: str
+    ) -> Iterator[tuple[ActionT, Transition[StateT]]]:
+        """A whole game, action by action, with the transition each made; the last transition ends the game."""
+
+    def first_unseeded(
+        self, kit: KitT_contra, names: Sequence[str], seed: int, actions: Sequence[ActionT]
+    ) -> int | None:
+        """The index of the first chance action in `actions` that the seed does not draw, or None."""
+
+    def comments(self, transition: Transition[StateT]) -> list[str]:
+        """Comment lines a self-played game file gives after the action (the standings after a round)."""
+
+
+class Ruleset(Protocol[StateT, ActionT, KitT]):
+    """A rule system. A ruleset subclasses this and writes what its game has: the methods with a body are
+    optional hooks, the others it must write."""
+
     name: str
     version: str
     options: tuple[OptionSpec, ...]
+    vocabulary: Vocabulary
+    rulings: tuple[str, ...] = ()
+    """The ids of RULINGS.md the ruleset implements (its range): each is named by a test."""
 
-    def setup(self, kit: Kit, players: Sequence[str], options: Mapping[str, OptionValue]) -> StateT: ...
+    def parse_kit(self, document: Any, label: str) -> KitT:
+        """The kit a JSON document describes; raise KitError naming the field and what is wrong."""
+
+    def builtin_kits(self) -> Mapping[str, Traversable]:
+        """The kits the ruleset ships (evo_ledger.rules.kits.kits_in), by name."""
+        return {}
+
+    def setup(self, kit: KitT, players: Sequence[str], options: Mapping[str, OptionValue]) -> StateT: ...
 
     def legal(self, state: StateT, action: ActionT) -> None:
         """Return if `action` is legal in `state`; raise RuleViolation naming the ruling otherwise."""
@@ -135,8 +212,11 @@ class Ruleset(Protocol[StateT, ActionT]):
 
     def replay(self, state: StateT, action: ActionT) -> StateT:
         """The state after an action already found legal (read back from a log): no checks, no consequences."""
+        return self.apply(state, action).state
 
-    def legal_actions(self, state: StateT) -> Iterator[ActionT]: ...
+    def legal_actions(self, state: StateT) -> Iterator[ActionT]:
+        """The legal actions, where the ruleset can list them."""
+        return iter(())
 
     def outcome(self, state: StateT) -> Outcome | None:
         """The result once the game has ended, None while it goes on."""
@@ -158,27 +238,44 @@ class Ruleset(Protocol[StateT, ActionT]):
     def snapshot_state(self, state: StateT) -> dict[str, Any]:
         """The state as plain values (str, int, bool, None, lists, dicts), without the kit."""
 
-    def restore_state(self, kit: Kit, data: dict[str, Any]) -> StateT:
+    def restore_state(self, kit: KitT, data: dict[str, Any]) -> StateT:
         """The state `snapshot_state` gave `data` for, on the same kit."""
 
     def fact_of(self, action: ActionT) -> str:
-        """The kind of fact the action records, named in the past tense: `DieRolled`, `BidPlaced`."""
+        """The fact the action records, one of `vocabulary.facts`, named in the past tense."""
+
+    def is_chance(self, action: ActionT) -> bool:
+        """Whether chance, not a player, makes the action (a die face, a token or a card drawn)."""
+        return False
 
     def visible_only_to(self, action: ActionT) -> str | None:
         """The one player who may see `action` until it is revealed, or None when everyone may."""
+        return None
 
     def reveals(self, hidden: ActionT, later: ActionT) -> bool:
         """Whether `later` shows everyone the action `hidden` that only its player could see."""
+        return False
 
     def public_state(self, state: StateT) -> dict[str, Any]:
         """The state as `snapshot_state` gives it, less what the rules keep from all but one player."""
+        return self.snapshot_state(state)
 
     def view(self, state: StateT) -> StateView:
         """The position in words: round, phase and whose turn, a line a player, the occupant of each space."""
 
+    def draw(self, kit: KitT, labels: Mapping[str, str] | None = None) -> str:
+        """A text picture of the kit's board, `labels` written beside its spaces (their occupants); empty for a
+        game with no board."""
+        return ""
+
     def explain(self, steps: Sequence[Step[StateT, ActionT]], at: int) -> Explanation | None:
         """Why the rules decided as they did about the part of the game that `steps[at]` belongs to (a combat,
         a survival phase, an auction...), or None when there is nothing the rules decided there."""
+        return None
+
+    def self_play(self) -> SelfPlay[StateT, ActionT, KitT] | None:
+        """The ruleset's seeded bots, None when it has none."""
+        return None
 
 
 def passing(

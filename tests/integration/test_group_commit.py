@@ -22,7 +22,7 @@ from evo_ledger.ledger import (
     VersionConflict,
 )
 from evo_ledger.rules.base import RuleViolation
-from evo_ledger.rules.kit import KitError
+from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.structured import ActionDataError
 from evo_ledger.settings import Settings
 from evo_ledger.writer import GroupWriter, LedgerProcess, NewGame, ProcessWriter, WriterProcessLost

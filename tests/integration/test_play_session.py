@@ -21,7 +21,7 @@ from evo_ledger.game import Game
 from evo_ledger.ledger import Ledger
 from evo_ledger.notation import ActionLine, GameFile, format_game, parse_game
 from evo_ledger.rules import get_ruleset
-from evo_ledger.rules.kit import load_kit
+from evo_ledger.rules.kits import load_kit
 from evo_ledger.settings import Settings
 from evo_ledger.transfer import export_notation, import_notation
 from tests.support import ROOT

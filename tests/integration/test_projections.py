@@ -19,10 +19,10 @@ from uuid import UUID
 import pytest
 from sqlalchemy import func, select
 
-from evo_ledger import selfplay
 from evo_ledger.cli import main
 from evo_ledger.ledger import Ledger
 from evo_ledger.notation import parse_game
+from evo_ledger.rules.evo2 import selfplay
 from evo_ledger.rules.evo2.actions import Roll
 from evo_ledger.settings import Settings
 from evo_ledger.transfer import import_notation

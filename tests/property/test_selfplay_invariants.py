@@ -15,9 +15,11 @@ import pytest
 from evo_ledger.rules.base import RuleViolation, Transition
 from evo_ledger.rules.evo2.actions import Action, Bid, Birth, Move, Pass, RevealClimate
 from evo_ledger.rules.evo2.auction import price
+from evo_ledger.rules.evo2.selfplay import Table, next_action, random_bot, sensible_bot
 from evo_ledger.rules.evo2.state import Phase, State
-from evo_ledger.rules.kit import load_kit
-from evo_ledger.selfplay import PLAYER_NAMES, RULES, Table, next_action, random_bot, sensible_bot
+from evo_ledger.rules.kits import load_kit
+from evo_ledger.selfplay import PLAYER_NAMES
+from tests.support import RULES
 
 GAMES = 1000
 BATCHES = 10
@@ -89,7 +91,7 @@ def play_checked(seed: int) -> int:
     bot = random_bot if seed % 2 else sensible_bot
     steps = 0
     while RULES.outcome(state) is None:
-        action = next_action(state, table, bot, bot_rng)
+        action = next_action(RULES, state, table, bot, bot_rng)
         before = fingerprint(state)
         for bent in illegal_variants(state, action):
             with pytest.raises(RuleViolation):

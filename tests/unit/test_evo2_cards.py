@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from evo_ledger.rules.evo2.state import Phase, State
-from evo_ledger.rules.kit import CardDefinition
+from evo_ledger.rules.hexisland.kit import CardDefinition
 from tests.support import (
     CAT_NEXT_TO_ANN,
     ROUND_ONE_AUCTION,

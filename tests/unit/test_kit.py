@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from evo_ledger.rules.kit import KitError, builtin_kit_names, load_kit, parse_kit
-from evo_ledger.rules.kitmap import render_map
+from evo_ledger.rules.hexisland.kit import parse_kit
+from evo_ledger.rules.hexisland.kitmap import render_map
+from evo_ledger.rules.kits import KitError, builtin_kit_names, load_kit
 from tools.make_standin_kits import make_kit, render
 
-KITS = Path(__file__).resolve().parents[2] / "evo_ledger" / "kits"
+KITS = Path(__file__).resolve().parents[2] / "evo_ledger" / "rules" / "evo2" / "kits"
 
 
 def standin(players: int = 3) -> dict[str, Any]:
@@ -28,7 +29,7 @@ def rejected(document: dict[str, Any]) -> str:
 
 
 def test_there_is_a_stand_in_kit_for_2_to_5_players_each_marked_as_one() -> None:
-    assert builtin_kit_names() == [f"standin-e2-{n}p" for n in (2, 3, 4, 5)]
+    assert [name for name in builtin_kit_names() if "-e2-" in name] == [f"standin-e2-{n}p" for n in (2, 3, 4, 5)]
     for players in (2, 3, 4, 5):
         kit = load_kit(f"standin-e2-{players}p")
         assert kit.stand_in and kit.players == players and kit.edition == "evo2"
@@ -40,6 +41,8 @@ def test_there_is_a_stand_in_kit_for_2_to_5_players_each_marked_as_one() -> None
 def test_start_marks_are_on_the_coast_E2_02() -> None:
     for name in builtin_kit_names():
         kit = load_kit(name)
+        if not hasattr(kit, "start_marks"):
+            continue  # a kit with no island
         assert all(kit.spaces[space].coast for marks in kit.start_marks.values() for space in marks)
 
 

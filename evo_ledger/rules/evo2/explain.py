@@ -4,6 +4,7 @@ reveal [E2-04], as data and in words, from the states before the game's actions.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from evo_ledger.rules.base import Consequence, Explanation, RuleViolation, Step
@@ -30,7 +31,7 @@ def explain(
     if isinstance(action, Attack) and at + 1 < len(steps):
         return explain(steps, at + 1, survival_start)
     if isinstance(action, Roll) and step.before.pending is not None and step.before.pending.kind == ATTACK_ROLL:
-        return combat(step)
+        return replace(combat(step), span=(at - 1, at))
     if isinstance(action, Bid) or _kinds(step) & {"bid_outbid", "auction_settled"}:
         return auction_of(steps, at)
     if isinstance(action, RevealClimate):

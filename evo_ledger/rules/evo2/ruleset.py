@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
+from importlib.resources.abc import Traversable
 from itertools import permutations
 from typing import Any
 
@@ -12,11 +13,14 @@ from evo_ledger.rules.base import (
     OptionSpec,
     OptionValue,
     Outcome,
+    Ruleset,
     RuleViolation,
+    SelfPlay,
     SetupError,
     StateView,
     Step,
     Transition,
+    Vocabulary,
     passing,
     resolve_options,
 )
@@ -50,6 +54,7 @@ from evo_ledger.rules.evo2.actions import (
 )
 from evo_ledger.rules.evo2.effects import Effects, PhaseWatcher
 from evo_ledger.rules.evo2.explain import explain
+from evo_ledger.rules.evo2.selfplay import Evo2SelfPlay
 from evo_ledger.rules.evo2.state import (
     ATTACK_ROLL,
     ESCAPE,
@@ -61,7 +66,9 @@ from evo_ledger.rules.evo2.state import (
     state_to_data,
 )
 from evo_ledger.rules.evo2.view import view
-from evo_ledger.rules.kit import Kit
+from evo_ledger.rules.hexisland.kit import Kit, parse_kit
+from evo_ledger.rules.hexisland.kitmap import render_map
+from evo_ledger.rules.kits import kits_in
 from evo_ledger.rules.structured import ActionForm
 
 PHASE_OF: dict[type, tuple[str, ...]] = {
@@ -97,6 +104,28 @@ FACTS: dict[type, str] = {
     Drew: "EventCardDrawn",
     PlayCard: "EventCardPlayed",
 }
+# What the rules derive from an action, by the consequence kind the rules report.
+CONSEQUENCES = {
+    "initiative_set": "InitiativeSet",
+    "climate_changed": "ClimateChanged",
+    "lab_left_unfilled": "LabLeftUnfilled",
+    "gene_set_aside": "GeneSetAside",
+    "gene_placed": "GenePlaced",
+    "genes_returned_to_bag": "GenesReturnedToBag",
+    "bid_outbid": "BidOutbid",
+    "auction_settled": "AuctionSettled",
+    "combat_resolved": "CombatResolved",
+    "chameleon_escaped": "ChameleonEscaped",
+    "killer_baby_resolved": "KillerBabyResolved",
+    "dinosaurs_perished": "DinosaursPerished",
+    "mp_awarded": "MPAwarded",
+    "game_ended": "GameEnded",
+    "card_played": "CardPlayed",
+    "dinosaur_removed": "DinosaurRemoved",
+    "rule_overridden": "RuleOverridden",
+}
+# evo2's events were stored under the game's own topics before there were other rulesets; they keep them.
+VOCABULARY = Vocabulary("evo-ledger:Game", tuple(FACTS.values()), CONSEQUENCES)
 # Rolls and escapes answer a pending choice; peeks and cards may come in any phase.
 PENDING_ANSWERS = {ATTACK_ROLL: Roll, KILLER_BABY_ROLL: Roll, ESCAPE: Escape}
 PENDING_ANSWER_TYPES = frozenset({Roll, Escape})
@@ -126,10 +155,26 @@ def format_cached(action: Action) -> str:
 ACTION_FORM = ActionForm(Action, parse_action, format_action)
 
 
-class Evo2Ruleset:
+class Evo2Ruleset(Ruleset[State, Action, Kit]):
     name = "evo2"
     version = "1"
     options = OPTIONS
+    vocabulary = VOCABULARY
+    rulings = tuple(f"E2-{number:02d}" for number in range(1, 17))
+
+    def parse_kit(self, document: Any, label: str) -> Kit:
+        return parse_kit(document, label)
+
+    def builtin_kits(self) -> Mapping[str, Traversable]:
+        return kits_in(__package__ or "evo_ledger.rules.evo2")
+
+    def draw(self, kit: Kit, labels: Mapping[str, str] | None = None) -> str:
+        starts = [f"seat {seat} starts on {' '.join(marks)}" for seat, marks in sorted(kit.start_marks.items())]
+        legend = "island: space, terrain initial, * on the coast, then its occupant" if labels else "island"
+        return "\n".join([*([] if labels else starts), f"\n{legend}\n", render_map(kit, labels)])
+
+    def self_play(self) -> SelfPlay[State, Action, Kit]:
+        return Evo2SelfPlay(self)
 
     def setup(self, kit: Kit, players: Sequence[str], options: Mapping[str, OptionValue]) -> State:
         check_setup(kit, players)
@@ -190,6 +235,10 @@ class Evo2Ruleset:
 
     def fact_of(self, action: Action) -> str:
         return FACTS[type(action.action if isinstance(action, Overridden) else action)]
+
+    def is_chance(self, action: Action) -> bool:
+        """The initiative draw, a climate token, a gene drawn and a die face."""
+        return isinstance(action, SetOrder | RevealClimate | DrawGene | Roll)
 
     def visible_only_to(self, action: Action) -> str | None:
         """The one player who may see `action` until it is revealed: a card drawn, a sixth-sense peek [E2-15, E2-16]."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evo_ledger.rules.kit import Kit
+from evo_ledger.rules.hexisland.kit import Kit
 
 SHEET_LEGS = 2
 SHEET_EGGS = 1

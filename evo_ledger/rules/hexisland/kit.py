@@ -1,28 +1,22 @@
-"""Kits: the physical components of a game as validated data.
+"""Island kits: the physical components of an Evo board game as validated data.
 
-A kit is a JSON document (format in docs/kits.md): the island's spaces on a hex grid, the start marks paired
-with seats, the climate wheel and its tokens, the gene bag and the component counts. Loading checks every part
-and gives the kit's content hash, which a game pins so that its replay never changes when a kit file does.
+An island kit is a JSON document (format in docs/kits.md): the island's spaces on a hex grid, the start marks
+paired with seats, the climate wheel and its tokens, the gene bag and the component counts. Parsing checks every
+part and gives the kit's content hash, which a game pins so that its replay never changes when a kit file does.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache, cached_property, lru_cache
-from importlib import resources
-from pathlib import Path
-from typing import Any, NoReturn
+from functools import cached_property
+from typing import Any
+
+from evo_ledger.rules.kits import KitError, KitReader, canonical_hash
 
 FORMAT_VERSION = 1
 ZONES = ("ideal", "hot", "cold", "deadly")
 HEX_DIRECTIONS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
-
-
-class KitError(ValueError):
-    """A kit that cannot be used; the message names the kit, the field and what is wrong."""
 
 
 @dataclass(frozen=True)
@@ -89,57 +83,8 @@ class Kit:
         return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
 
 
-def builtin_kit_names() -> list[str]:
-    return list(_builtin_kit_names())
-
-
-@lru_cache(maxsize=1)
-def _builtin_kit_names() -> tuple[str, ...]:
-    folder = resources.files("evo_ledger") / "kits"
-    return tuple(sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json")))
-
-
-def load_kit(reference: str) -> Kit:
-    """Load a kit by built-in name (`standin-e2-3p`) or by the path of a JSON file."""
-    return load_kit_document(reference)[1]
-
-
-def load_kit_document(reference: str) -> tuple[dict[str, Any], Kit]:
-    """The kit's JSON document as written, and the kit it describes."""
-    if reference in builtin_kit_names():
-        text = _builtin_kit_text(reference)
-    else:
-        path = Path(reference)
-        if not path.is_file():
-            known = ", ".join(builtin_kit_names())
-            raise KitError(f"kit {reference!r}: no such built-in kit ({known}) and no such file")
-        text = path.read_text(encoding="utf-8")
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise KitError(f"kit {reference!r}: not valid JSON: {error}") from None
-    return document, _parsed_kit(text, reference)
-
-
-@cache
-def _builtin_kit_text(name: str) -> str:
-    """A kit installed with the package: read once (an import reads it for every game)."""
-    return (resources.files("evo_ledger") / "kits" / f"{name}.json").read_text(encoding="utf-8")
-
-
-@lru_cache(maxsize=64)
-def _parsed_kit(text: str, label: str) -> Kit:
-    """The kit a document's text describes: parsed once per text (a kit is immutable)."""
-    return parse_kit(json.loads(text), label=label)
-
-
-def canonical_hash(document: Mapping[str, Any]) -> str:
-    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
 def parse_kit(document: Any, label: str = "kit") -> Kit:
-    reader = _Reader(label)
+    reader = KitReader(label)
     root = reader.mapping(document, "")
     version = reader.integer(root, "format", minimum=1)
     if version != FORMAT_VERSION:
@@ -169,7 +114,7 @@ def parse_kit(document: Any, label: str = "kit") -> Kit:
     )
 
 
-def _parse_cards(reader: _Reader, root: Mapping[str, Any]) -> dict[str, CardDefinition]:
+def _parse_cards(reader: KitReader, root: Mapping[str, Any]) -> dict[str, CardDefinition]:
     """The optional `event_card_catalogue`: card name to the phases it is played in and its effects."""
     catalogue = reader.mapping(root.get("event_card_catalogue", {}), "event_card_catalogue")
     cards = {}
@@ -181,7 +126,7 @@ def _parse_cards(reader: _Reader, root: Mapping[str, Any]) -> dict[str, CardDefi
     return cards
 
 
-def _parse_spaces(reader: _Reader, root: Mapping[str, Any], terrains: tuple[str, ...]) -> dict[str, Space]:
+def _parse_spaces(reader: KitReader, root: Mapping[str, Any], terrains: tuple[str, ...]) -> dict[str, Space]:
     entries = reader.sequence(root.get("spaces"), "spaces")
     if not entries:
         reader.fail("spaces", "the island needs at least one space")
@@ -230,7 +175,7 @@ def _neighbours(spaces: Mapping[str, Space]) -> dict[str, frozenset[str]]:
 
 
 def _check_islands(
-    reader: _Reader, spaces: Mapping[str, Space], neighbours: Mapping[str, frozenset[str]], declared: int
+    reader: KitReader, spaces: Mapping[str, Space], neighbours: Mapping[str, frozenset[str]], declared: int
 ) -> None:
     unvisited = set(spaces)
     found = 0
@@ -247,7 +192,7 @@ def _check_islands(
 
 
 def _parse_start_marks(
-    reader: _Reader, root: Mapping[str, Any], spaces: Mapping[str, Space], players: int
+    reader: KitReader, root: Mapping[str, Any], spaces: Mapping[str, Space], players: int
 ) -> dict[int, tuple[str, ...]]:
     marks = reader.mapping(root.get("start_marks"), "start_marks")
     expected = {str(seat) for seat in range(1, players + 1)}
@@ -269,7 +214,7 @@ def _parse_start_marks(
     return result
 
 
-def _parse_climate(reader: _Reader, root: Mapping[str, Any], terrains: tuple[str, ...]) -> ClimateWheel:
+def _parse_climate(reader: KitReader, root: Mapping[str, Any], terrains: tuple[str, ...]) -> ClimateWheel:
     climate = reader.mapping(root.get("climate"), "climate")
     positions = []
     for index, entry in enumerate(reader.sequence(climate.get("positions"), "climate.positions")):
@@ -294,7 +239,7 @@ def _parse_climate(reader: _Reader, root: Mapping[str, Any], terrains: tuple[str
     )
 
 
-def _parse_genes(reader: _Reader, root: Mapping[str, Any]) -> GeneBag:
+def _parse_genes(reader: KitReader, root: Mapping[str, Any]) -> GeneBag:
     genes = reader.mapping(root.get("genes"), "genes")
     normal = reader.mapping(genes.get("normal"), "genes.normal")
     for kind in normal:
@@ -308,69 +253,3 @@ def _parse_genes(reader: _Reader, root: Mapping[str, Any]) -> GeneBag:
         unique=unique,
         unique_in_bag=reader.integer(genes, "unique_in_bag", minimum=0, maximum=len(unique), where="genes"),
     )
-
-
-class _Reader:
-    """Typed access to the JSON document; every failure names the field."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-
-    def fail(self, where: str, problem: str) -> NoReturn:
-        raise KitError(f"kit {self.label!r}: {where or 'document'}: {problem}")
-
-    def _path(self, where: str, key: str) -> str:
-        return f"{where}.{key}" if where else key
-
-    def mapping(self, value: Any, where: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            self.fail(where, f"must be an object, got {type(value).__name__}")
-        return value
-
-    def sequence(self, value: Any, where: str) -> list[Any]:
-        if not isinstance(value, list):
-            self.fail(where, f"must be a list, got {type(value).__name__}")
-        return value
-
-    def string(self, item: Mapping[str, Any], key: str, where: str = "") -> str:
-        value = item.get(key)
-        if not isinstance(value, str) or not value:
-            self.fail(self._path(where, key), f"must be a non-empty string, got {value!r}")
-        return value
-
-    def strings(self, item: Mapping[str, Any], key: str, where: str = "") -> list[str]:
-        values = self.sequence(item.get(key), self._path(where, key))
-        if not all(isinstance(v, str) and v for v in values) or len(set(values)) != len(values):
-            self.fail(self._path(where, key), "must be a list of distinct non-empty strings")
-        return values
-
-    def boolean(self, item: Mapping[str, Any], key: str) -> bool:
-        value = item.get(key)
-        if not isinstance(value, bool):
-            self.fail(key, f"must be true or false, got {value!r}")
-        return value
-
-    def choice(self, item: Mapping[str, Any], key: str, allowed: tuple[str, ...], where: str = "") -> str:
-        value = item.get(key)
-        if value not in allowed:
-            self.fail(self._path(where, key), f"{value!r} is not one of {', '.join(allowed)}")
-        return str(value)
-
-    def integer(
-        self,
-        item: Mapping[str, Any],
-        key: str,
-        minimum: int | None = None,
-        maximum: int | None = None,
-        where: str = "",
-        default: int | None = None,
-    ) -> int:
-        value = item.get(key, default)
-        path = self._path(where, key)
-        if not isinstance(value, int) or isinstance(value, bool):
-            self.fail(path, f"must be a whole number, got {value!r}")
-        if minimum is not None and value < minimum:
-            self.fail(path, f"must be at least {minimum}, got {value}")
-        if maximum is not None and value > maximum:
-            self.fail(path, f"must be at most {maximum}, got {value}")
-        return value

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from evo_ledger.rules.kit import Kit
+from evo_ledger.rules.hexisland.kit import Kit
 
 CELL_WIDTH = 8
 

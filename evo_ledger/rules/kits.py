@@ -1,0 +1,175 @@
+"""Kits: the physical components of a game as JSON documents, each naming the ruleset that reads it.
+
+A kit's `ruleset` (in island kits of format 1, `edition`) names its ruleset, which parses and checks the rest
+(`Ruleset.parse_kit`). The content hash is over the canonical JSON, whatever the ruleset: a game pins it, so that
+its replay never changes when a kit file does. Built-in kits ship inside their ruleset's package
+(`Ruleset.builtin_kits`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from functools import cache, lru_cache
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any, NoReturn
+
+from evo_ledger.rules.base import SetupError
+from evo_ledger.rules.registry import AnyRuleset, UnknownRuleset, get_ruleset, rulesets
+
+# The keys that may name a kit's ruleset: `edition` in the island kits written before there were other rulesets.
+RULESET_KEYS = ("ruleset", "edition")
+
+
+class KitError(ValueError):
+    """A kit that cannot be used; the message names the kit, the field and what is wrong."""
+
+
+def canonical_hash(document: Mapping[str, Any]) -> str:
+    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def kits_in(package: str, folder: str = "kits") -> dict[str, Traversable]:
+    """The JSON kits a package ships in `folder`, by name: what a ruleset's `builtin_kits` returns."""
+    files = resources.files(package) / folder
+    return {path.name.removesuffix(".json"): path for path in files.iterdir() if path.name.endswith(".json")}
+
+
+def ruleset_of_kit(document: Any, label: str = "kit") -> str:
+    """The name of the ruleset a kit document is for."""
+    if isinstance(document, dict):
+        for key in RULESET_KEYS:
+            if isinstance(document.get(key), str) and document[key]:
+                return str(document[key])
+    raise KitError(f"kit {label!r}: document: must be an object naming its ruleset in 'ruleset'")
+
+
+def ruleset_for_kit(document: Any, label: str, named: str | None = None) -> AnyRuleset:
+    """The ruleset the kit is for; one `named` by a caller must be that one."""
+    found = ruleset_of_kit(document, label)
+    if named is not None and named != found:
+        raise SetupError(f"kit {label!r} is for ruleset {found}, not {named}")
+    return get_ruleset(found)
+
+
+def parse_kit(document: Any, label: str = "kit") -> Any:
+    """The kit a document describes, checked by the ruleset it names."""
+    name = ruleset_of_kit(document, label)
+    try:
+        ruleset = get_ruleset(name)
+    except UnknownRuleset as error:
+        raise KitError(f"kit {label!r}: {error}") from None
+    return ruleset.parse_kit(document, label)
+
+
+@cache
+def _builtin_kits() -> dict[str, Traversable]:
+    return {name: path for ruleset in rulesets().values() for name, path in ruleset.builtin_kits().items()}
+
+
+def builtin_kit_names() -> list[str]:
+    return sorted(_builtin_kits())
+
+
+def load_kit(reference: str) -> Any:
+    """Load a kit by built-in name (`standin-e2-3p`) or by the path of a JSON file."""
+    return load_kit_document(reference)[1]
+
+
+def load_kit_document(reference: str) -> tuple[dict[str, Any], Any]:
+    """The kit's JSON document as written, and the kit it describes."""
+    if reference in _builtin_kits():
+        text = _builtin_kit_text(reference)
+    else:
+        path = Path(reference)
+        if not path.is_file():
+            known = ", ".join(builtin_kit_names())
+            raise KitError(f"kit {reference!r}: no such built-in kit ({known}) and no such file")
+        text = path.read_text(encoding="utf-8")
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise KitError(f"kit {reference!r}: not valid JSON: {error}") from None
+    return document, _parsed_kit(text, reference)
+
+
+@cache
+def _builtin_kit_text(name: str) -> str:
+    """A kit installed with a ruleset: read once (an import reads it for every game)."""
+    return _builtin_kits()[name].read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=64)
+def _parsed_kit(text: str, label: str) -> Any:
+    """The kit a document's text describes: parsed once per text (a kit is immutable)."""
+    return parse_kit(json.loads(text), label=label)
+
+
+class KitReader:
+    """Typed access to a kit's JSON document for the ruleset that parses it; every failure names the field."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+    def fail(self, where: str, problem: str) -> NoReturn:
+        raise KitError(f"kit {self.label!r}: {where or 'document'}: {problem}")
+
+    def _path(self, where: str, key: str) -> str:
+        return f"{where}.{key}" if where else key
+
+    def mapping(self, value: Any, where: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            self.fail(where, f"must be an object, got {type(value).__name__}")
+        return value
+
+    def sequence(self, value: Any, where: str) -> list[Any]:
+        if not isinstance(value, list):
+            self.fail(where, f"must be a list, got {type(value).__name__}")
+        return value
+
+    def string(self, item: Mapping[str, Any], key: str, where: str = "") -> str:
+        value = item.get(key)
+        if not isinstance(value, str) or not value:
+            self.fail(self._path(where, key), f"must be a non-empty string, got {value!r}")
+        return value
+
+    def strings(self, item: Mapping[str, Any], key: str, where: str = "") -> list[str]:
+        values = self.sequence(item.get(key), self._path(where, key))
+        if not all(isinstance(v, str) and v for v in values) or len(set(values)) != len(values):
+            self.fail(self._path(where, key), "must be a list of distinct non-empty strings")
+        return values
+
+    def boolean(self, item: Mapping[str, Any], key: str) -> bool:
+        value = item.get(key)
+        if not isinstance(value, bool):
+            self.fail(key, f"must be true or false, got {value!r}")
+        return value
+
+    def choice(self, item: Mapping[str, Any], key: str, allowed: tuple[str, ...], where: str = "") -> str:
+        value = item.get(key)
+        if value not in allowed:
+            self.fail(self._path(where, key), f"{value!r} is not one of {', '.join(allowed)}")
+        return str(value)
+
+    def integer(
+        self,
+        item: Mapping[str, Any],
+        key: str,
+        minimum: int | None = None,
+        maximum: int | None = None,
+        where: str = "",
+        default: int | None = None,
+    ) -> int:
+        value = item.get(key, default)
+        path = self._path(where, key)
+        if not isinstance(value, int) or isinstance(value, bool):
+            self.fail(path, f"must be a whole number, got {value!r}")
+        if minimum is not None and value < minimum:
+            self.fail(path, f"must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            self.fail(path, f"must be at most {maximum}, got {value}")
+        return value

@@ -1,0 +1,45 @@
+"""The rulesets installed: found through the entry point group `evo_ledger.rulesets`, so that another package
+adds one by declaring it (`NAME = "package.module:RulesetClass"`), with no edit here."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.metadata import entry_points
+from typing import Any
+
+from evo_ledger.rules.base import Ruleset
+
+GROUP = "evo_ledger.rulesets"
+# The ruleset a command means when it names none and has no kit to tell.
+DEFAULT_RULESET = "evo2"
+AnyRuleset = Ruleset[Any, Any, Any]
+
+
+class UnknownRuleset(LookupError):
+    pass
+
+
+class BadRuleset(TypeError):
+    """An entry point of the group that does not give a ruleset of its own name."""
+
+
+@cache
+def rulesets() -> dict[str, AnyRuleset]:
+    """Every installed ruleset by name, each made once."""
+    found: dict[str, AnyRuleset] = {}
+    for entry in sorted(entry_points(group=GROUP), key=lambda entry: entry.name):
+        ruleset = entry.load()()
+        if getattr(ruleset, "name", None) != entry.name:
+            raise BadRuleset(f"entry point {entry.name!r} of {GROUP} gives a ruleset named {ruleset.name!r}")
+        found.setdefault(entry.name, ruleset)
+    return found
+
+
+def get_ruleset(name: str, version: str | None = None) -> AnyRuleset:
+    """The ruleset called `name`; a game pinned to another version of it is refused rather than misread."""
+    ruleset = rulesets().get(name)
+    if ruleset is None:
+        raise UnknownRuleset(f"no ruleset {name!r}; known: {', '.join(sorted(rulesets()))}")
+    if version is not None and version != ruleset.version:
+        raise UnknownRuleset(f"ruleset {name} is at version {ruleset.version}; this game was recorded with {version}")
+    return ruleset

@@ -1,0 +1,149 @@
+"""A toy ruleset (Pig, with a hidden peek), installed only through the rulesets' entry point group, goes through
+every layer of the core: record, replay, undo, correct, export and import both ways, audit, explain, generate,
+the API and `play`. Nothing outside its package names it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from uuid import UUID
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api import ApiSettings, create_app
+from evo_ledger.ledger import Ledger
+from evo_ledger.rules import rulesets
+from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.kits import builtin_kit_names
+from evo_ledger.settings import Settings
+from evo_ledger.transfer import export_bundle, export_notation, import_bundles, import_notation
+from tests.integration.test_play_session import EVO_LEDGER, Terminal
+from tests.support import child_env
+from tests.toy.ruleset import ToyRuleset
+
+# ann rolls 5 and 6 and holds 11; ben peeks a 4, rolls it, then a 1 and loses it; ann rolls 3 and holds: 14.
+WHOLE_GAME = [
+    "ann roll 5",
+    "ann roll 6",
+    "ann hold",
+    "ben peek 4",
+    "ben roll 4",
+    "ben roll 1",
+    "ann roll 3",
+    "ann hold",
+]
+
+
+@pytest.fixture
+def toy_ledger(database: str) -> Iterator[Ledger]:
+    ledger = Ledger(Settings(database))
+    yield ledger
+    ledger.close()
+
+
+def new_toy_game(ledger: Ledger) -> UUID:
+    return ledger.create_game(None, "toy-2p", ["ann", "ben"]).game_id
+
+
+def test_the_toy_ruleset_is_found_through_its_entry_point_with_its_kit() -> None:
+    assert isinstance(rulesets()["toy"], ToyRuleset)
+    assert "toy-2p" in builtin_kit_names()
+
+
+def test_a_toy_game_is_recorded_replayed_and_refused_by_its_own_rules(toy_ledger: Ledger) -> None:
+    game_id = new_toy_game(toy_ledger)
+    with pytest.raises(RuleViolation, match=r"\[TOY-1\] it is ann's turn, not ben's"):
+        toy_ledger.record(game_id, "ben roll 3")
+    toy_ledger.record(game_id, WHOLE_GAME)
+    game = toy_ledger.game(game_id)
+    outcome = game.rules.outcome(game.state)
+    assert outcome is not None and outcome.winners == ("ann",)
+    kinds = [type(event).__name__ for event in toy_ledger.game_events(game_id)]
+    assert kinds.count("TurnScored") == 2 and kinds.count("TurnLost") == 1 and kinds[-1] == "GameWon"
+    topics = {stored.topic for stored in toy_ledger.stored_events(game_id)}
+    assert "evo-ledger:toy.DieRolled" in topics and "evo-ledger:toy.GameWon" in topics
+    assert toy_ledger.game(game_id, 3).state.at_stake == 11
+
+
+def test_a_toy_game_is_undone_corrected_and_audited_clean(toy_ledger: Ledger) -> None:
+    game_id = new_toy_game(toy_ledger)
+    toy_ledger.record(game_id, ["ann roll 5", "ann roll 2"])
+    toy_ledger.undo(game_id, 1, "misread the die")
+    toy_ledger.correct(game_id, "ann roll 6", "it was a six")
+    assert toy_ledger.game(game_id).state.at_stake == 6
+    assert toy_ledger.audit(game_id).verdict == "clean"
+
+
+def test_a_toy_game_goes_out_and_back_in_as_notation_and_as_a_bundle(toy_ledger: Ledger) -> None:
+    game_id = new_toy_game(toy_ledger)
+    toy_ledger.record(game_id, WHOLE_GAME)
+    text = export_notation(toy_ledger, game_id)
+    assert "ruleset toy 1" in text and "result 1 ann 14, 2 ben 0" in text
+    copy = import_notation(toy_ledger, text).game_id
+    assert export_notation(toy_ledger, copy).split("# game")[0] == text.split("# game")[0]
+
+
+def test_a_toy_bundle_imports_into_another_ledger(toy_ledger: Ledger, tmp_path: Path) -> None:
+    game_id = new_toy_game(toy_ledger)
+    toy_ledger.record(game_id, WHOLE_GAME)
+    bundle = export_bundle(toy_ledger, game_id)
+    other = Ledger(Settings(str(tmp_path / "other.sqlite")))
+    try:
+        [receipt] = import_bundles(other, [bundle])
+        assert other.audit(receipt.game_id).verdict == "clean" and export_bundle(other, receipt.game_id) == bundle
+    finally:
+        other.close()
+
+
+def test_a_toy_turn_is_explained(toy_ledger: Ledger) -> None:
+    game_id = new_toy_game(toy_ledger)
+    toy_ledger.record(game_id, WHOLE_GAME[:3])
+    report = toy_ledger.explain(game_id, 4)
+    assert report.data["kind"] == "turn" and report.data["data"]["rolls"] == [5, 6]
+
+
+def test_a_generated_toy_game_passes_the_chance_check(toy_ledger: Ledger) -> None:
+    receipt = toy_ledger.generate_game(2, seed=3, ruleset="toy")
+    report = toy_ledger.audit(receipt.game_id)
+    chance = next(check for check in report.data["checks"] if check["check"] == "chance")
+    assert report.verdict == "clean" and chance["verdict"] == "pass", chance
+
+
+def test_a_toy_game_is_played_through_the_api(database: str) -> None:
+    with TestClient(create_app(ApiSettings(store=Settings(database), admin_token="admin"))) as client:
+        created = client.post("/v1/games", json={"kit": "toy-2p", "players": [{"name": "ann"}, {"name": "ben"}]})
+        assert created.status_code == 201, created.text
+        game, token = created.json()["game_id"], created.json()["recorder_token"]
+        headers = {"Authorization": f"Bearer {token}"}
+        refused = client.post(f"/v1/games/{game}/actions", json={"actions": ["ben hold"]}, headers=headers)
+        assert refused.status_code == 422 and refused.json()["ruling"] == "TOY-1"
+        answer = client.post(f"/v1/games/{game}/actions", json={"actions": WHOLE_GAME}, headers=headers)
+        assert answer.status_code == 200, answer.text
+        summary = client.get(f"/v1/games/{game}").json()
+        assert summary["status"] == "over" and summary["ruleset"] == "toy"
+        assert client.get(f"/v1/games/{game}/audit").json()["verdict"] == "clean"
+        mismatched = client.post("/v1/games", json={"ruleset": "evo2", "kit": "toy-2p", "players": [{"name": "a"}]})
+        assert mismatched.status_code == 422
+
+
+def test_a_toy_game_is_recorded_through_play(tmp_path: Path) -> None:
+    database = str(tmp_path / "toy.sqlite")
+    ledger = Ledger(Settings(database))
+    new_toy_game(ledger)
+    env = {**child_env(), "EVO_LEDGER_DATABASE": database, "TERM": "xterm"}
+    terminal = Terminal(str(EVO_LEDGER), "play", "last", env=env)
+    try:
+        terminal.expect(r"ann to roll or hold")
+        terminal.expect(r"\n> ")
+        for line in WHOLE_GAME:
+            terminal.type(line + "\n")
+            terminal.expect(r"stored: event \d+")
+        terminal.expect(re.escape("result 1 ann 14, 2 ben 0"))
+        terminal.type(":quit\n")
+        assert terminal.process.wait(timeout=30) == 0
+    finally:
+        terminal.close()
+    assert ledger.game(ledger.find_game("last")).rules.name == "toy"
+    ledger.close()
