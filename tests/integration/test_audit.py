@@ -260,6 +260,21 @@ def test_an_edit_hashed_again_is_found_only_with_the_key(sealed_ledger: Ledger, 
     assert f"event {note}'s seal does not match it" in divergence["detail"]
 
 
+def test_a_game_stripped_of_every_seal_is_damaged_for_an_audit_with_the_key(sealed_ledger: Ledger) -> None:
+    """The first event says the game was stored by a server with a seal key, under the chain: a forger who takes
+    every seal off (and edits an annotation, hashing again) leaves a game that says it should carry them."""
+    receipt, note = recorded_with_a_note(sealed_ledger)
+    tamperer = Tamperer(sealed_ledger, receipt.game_id)
+    rehash_from(sealed_ledger, tamperer, note, {"text": "nothing happened"})
+    for version in range(1, receipt.version + 1):
+        topic, state = tamperer.stored(version)
+        tamperer.write(version, topic, unsealed_bytes(state))
+    report = sealed_ledger.audit(receipt.game_id)
+    assert report.verdict == DAMAGED
+    assert report.check("seals")["event"] == 1
+    assert "the game says it was stored with a seal key" in report.check("seals")["detail"]
+
+
 def test_a_seal_taken_off_an_event_is_named(sealed_ledger: Ledger) -> None:
     receipt, note = recorded_with_a_note(sealed_ledger)
     tamperer = Tamperer(sealed_ledger, receipt.game_id)
