@@ -129,19 +129,22 @@ class Audit:
             check.verdict, check.detail = NOT_RUN, "no seal key was given"
             return
         first_sealed = None
+        says_sealed = bool(events) and events[0][1].get("sealed") is True
         for stored, _ in events:
             version, seal = stored.originator_version, self.seals[stored.originator_version]
             if seal is None:
-                if first_sealed is not None:
+                if says_sealed:
+                    check.fail(version, f"event {version} carries no seal: the game says it was stored with a seal key")
+                elif first_sealed is not None:
                     check.fail(version, f"event {version} carries no seal, though event {first_sealed} does")
                 continue
             if first_sealed is None:
                 first_sealed = version
             if not self.sealer.holds(stored, seal):
                 check.fail(version, f"event {version}'s seal does not match it: it was changed without the key")
-        if first_sealed is None:
+        if first_sealed is None and not says_sealed:
             check.verdict, check.detail = NOT_RUN, "no event carries a seal: the game was stored without a seal key"
-        elif first_sealed > 1 and check.verdict == PASS:
+        elif first_sealed is not None and first_sealed > 1 and check.verdict == PASS:
             check.detail = f"events 1 to {first_sealed - 1} were stored before the key was set"
 
     def _check_rules(self, events: Sequence[tuple[StoredEvent, dict[str, Any]]]) -> None:

@@ -142,10 +142,11 @@ class Game(Aggregate):
 
         Version 2 gives each player a seat and a stable id; version 1 listed names only. Version 3 adds the
         commitment of a game the service generates: the hash of its chance generator, secret salt and seed,
-        revealed by `SeedRevealed` at its end (None for a game played at a table)."""
+        revealed by `SeedRevealed` at its end (None for a game played at a table). Version 4 says whether the
+        server that stored the game sealed its events with a key: then every event carries a seal."""
 
         TOPIC = topic_of("Started")
-        class_version = 3
+        class_version = 4
         ruleset: str
         version: str
         kit: str
@@ -154,6 +155,7 @@ class Game(Aggregate):
         players: list[dict[str, Any]]
         options: dict[str, Any]
         commitment: str | None
+        sealed: bool
         prev_hash: str
         hash: str
 
@@ -166,6 +168,10 @@ class Game(Aggregate):
         @staticmethod
         def upcast_v2_v3(state: dict[str, Any]) -> None:
             state["commitment"] = None
+
+        @staticmethod
+        def upcast_v3_v4(state: dict[str, Any]) -> None:
+            state["sealed"] = False
 
     class ActionRecorded(Event):
         """An action made at the table, in the ruleset's notation."""
@@ -236,11 +242,12 @@ class Game(Aggregate):
         players: list[dict[str, Any]],
         options: dict[str, Any],
         commitment: str | None,
+        sealed: bool,
         prev_hash: str,
         hash: str,
     ) -> None:
         self.ruleset_name, self.ruleset_version = ruleset, version
-        self.commitment = commitment
+        self.commitment, self.sealed = commitment, sealed
         self.kit_name, self.kit_hash, self.kit_document = kit, kit_hash, kit_document
         self.players = players
         self.options = options
@@ -264,9 +271,10 @@ class Game(Aggregate):
         options: Mapping[str, OptionValue],
         timestamp: datetime | None = None,
         commitment: str | None = None,
+        sealed: bool = False,
     ) -> Game:
         """A new game; `players` are (name, stable id or None) in seat order; `commitment` is that of a game the
-        service generates (`seed_commitment`)."""
+        service generates (`seed_commitment`); `sealed`, whether its events are stored with a seal."""
         game_id = uuid.uuid4()
         # In UTC, as stored: the hash is over the time's ISO text.
         timestamp = (timestamp or cls.Started.create_timestamp()).astimezone(UTC)
@@ -282,6 +290,7 @@ class Game(Aggregate):
             ],
             "options": dict(options),
             "commitment": commitment,
+            "sealed": sealed,
             "prev_hash": GENESIS,
             "originator_topic": cls.TOPIC,
         }
@@ -468,6 +477,7 @@ class Game(Aggregate):
         return {
             "setup": [self.ruleset_name, self.ruleset_version, self.kit_name, self.kit_hash, self.kit_document],
             "commitment": self.commitment,
+            "sealed": self.sealed,
             "players": self.players,
             "options": self.options,
             "head_hash": self.head_hash,
@@ -490,7 +500,7 @@ class Game(Aggregate):
         game._created_on, game._modified_on = data["created_on"], data["modified_on"]
         ruleset, ruleset_version, kit, kit_hash, kit_document = data["setup"]
         game.ruleset_name, game.ruleset_version = ruleset, ruleset_version
-        game.commitment = data.get("commitment")
+        game.commitment, game.sealed = data.get("commitment"), data.get("sealed", False)
         game.kit_name, game.kit_hash, game.kit_document = kit, kit_hash, kit_document
         game.players, game.options, game.head_hash = data["players"], data["options"], data["head_hash"]
         game.annotations = [(about, text) for about, text in data["annotations"]]

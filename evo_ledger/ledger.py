@@ -214,7 +214,8 @@ class Ledger(Application[UUID]):
         ruleset is the one the kit names; a `ruleset` given must be that one."""
         document, loaded = load_kit_document(kit)
         seats = [(p, None) if isinstance(p, str) else p for p in players]
-        game = Game.start(ruleset_for_kit(document, kit, ruleset), document, loaded, seats, options or {})
+        rules = ruleset_for_kit(document, kit, ruleset)
+        game = Game.start(rules, document, loaded, seats, options or {}, sealed=self.sealer is not None)
         access = [GameAccess.grant(game.id, recorder_token)] if recorder_token is not None else []
         return self.save_games([game], also=access)[0]
 
@@ -231,7 +232,8 @@ class Ledger(Application[UUID]):
         document, kit = load_kit_document(bots.default_kit(players))
         names = player_names(players)
         commitment = seed_commitment(bots.generator, salt, seed)
-        game = Game.start(rules, document, kit, [(name, None) for name in names], {}, commitment=commitment)
+        seats = [(name, None) for name in names]
+        game = Game.start(rules, document, kit, seats, {}, commitment=commitment, sealed=self.sealer is not None)
         for action, _ in bots.play(kit, names, seed, bot):
             game.record(rules.format_action(action))
         game.reveal_seed(bots.generator, salt, seed)

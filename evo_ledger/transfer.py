@@ -142,7 +142,7 @@ def bundle_game(mapper: Mapper[UUID], data: bytes) -> PreparedGame:
 
 def notation_game(mapper: Mapper[UUID], text: str, base: Path | None = None) -> PreparedGame:
     """A game file recorded as a new game, every action checked."""
-    game = game_from_notation(text, base)
+    game = game_from_notation(text, base, sealed=getattr(mapper, "sealer", None) is not None)
     events = [mapper.to_stored_event(event) for event in game.collect_events()]
     snapshots = [mapper.to_stored_event(snapshot) for snapshot in game.snapshots_due]
     return PreparedGame(Receipt.of(game), events, snapshots)
@@ -373,13 +373,15 @@ class IllegalAction(ValueError):
         self.violation = violation
 
 
-def game_from_notation(text: str, base: Path | None = None) -> Game:
-    """The game a file records; an action the rules refuse raises IllegalAction, one unreadable GameFileError."""
+def game_from_notation(text: str, base: Path | None = None, sealed: bool = False) -> Game:
+    """The game a file records (`sealed`: to be stored with seals); an action the rules refuse raises
+    IllegalAction, one unreadable GameFileError."""
     game_file = parse_game(text)
     header = game_file.header
     document, kit = load_pinned_kit_document(game_file, base)
+    players = [(name, None) for name in header.players]
     game = Game.start(
-        get_ruleset(header.ruleset, header.version), document, kit, [(n, None) for n in header.players], header.options
+        get_ruleset(header.ruleset, header.version), document, kit, players, header.options, sealed=sealed
     )
     for line in game_file.actions:
         try:

@@ -38,7 +38,8 @@ def test_a_started_event_of_version_1_replays_with_seats_and_stable_ids(ledger: 
     game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
     first = ledger.stored_events(game)[0]
     state = unpack(first.state)
-    assert state.pop("class_version") == 3
+    assert state.pop("class_version") == 4
+    assert state.pop("sealed") is False  # version 4 added it
     assert state.pop("commitment") is None  # version 3 added it
     state["players"] = ["ann", "ben", "cat"]  # how version 1 wrote them
     old_game = uuid.uuid4()
@@ -53,12 +54,13 @@ def test_a_started_event_of_version_2_replays_without_a_commitment(ledger: Ledge
     game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
     first = ledger.stored_events(game)[0]
     state = unpack(first.state)
-    del state["commitment"]
+    del state["commitment"], state["sealed"]
     state["class_version"] = 2
     old_game = uuid.uuid4()
     ledger.insert_stored_events([StoredEvent(old_game, 1, first.topic, pack(state))])
     replayed = ledger.game(old_game)
     assert replayed.commitment is None and replayed.players == ledger.game(game).players
+    assert replayed.sealed is False
 
 
 def test_an_exported_bundle_imports_elsewhere_and_exports_the_same_bytes(ledger: Ledger, tmp_path: Path) -> None:
