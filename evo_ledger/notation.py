@@ -172,8 +172,13 @@ def _parse_result(number: int, column: int, content: str) -> tuple[Standing, ...
     return tuple(standings)
 
 
+def format_score(score: tuple[int, ...]) -> str:
+    """A score as a result line writes it: its parts joined by `/` (`19/4`)."""
+    return "/".join(str(value) for value in score)
+
+
 def format_result(outcome: Outcome) -> str:
-    entries = (f"{s.rank} {s.player} {'/'.join(str(v) for v in s.score)}" for s in outcome.standings)
+    entries = (f"{s.rank} {s.player} {format_score(s.score)}" for s in outcome.standings)
     return "result " + ", ".join(entries)
 
 

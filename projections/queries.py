@@ -13,26 +13,14 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, Table, and_, case, func, select
 
-from evo_ledger.rules.evo2.movement import DIE
-from projections.readmodel import expected_win_rate
-from projections.schema import (
-    AUCTION_RESULTS,
-    BIDS,
-    BIRTHS,
-    CLIMATE,
-    COMBATS,
-    DIE_ROLLS,
-    FINAL_STANDINGS,
-    GAMES,
-    GENES_OFFERED,
-    READ_TABLES,
-    ROUND_STANDINGS,
-    SURVIVAL_LOSSES,
-)
+from projections.schema import GAMES, TABLES, column_values
 from projections.stats import die_fit
 
-DIE_FACES = dict(Counter(DIE))
-TABLES = {table.name: table for table in READ_TABLES}
+ROUND_STANDINGS, FINAL_STANDINGS = TABLES["read_round_standings"], TABLES["read_final_standings"]
+BIDS, AUCTION_RESULTS, GENES_OFFERED = TABLES["read_bids"], TABLES["read_auction_results"], TABLES["read_genes_offered"]
+COMBATS, DIE_ROLLS, BIRTHS = TABLES["read_combats"], TABLES["read_die_rolls"], TABLES["read_births"]
+SURVIVAL_LOSSES, CLIMATE = TABLES["read_survival_losses"], TABLES["read_climate"]
+DIE_FACES = dict(Counter(column_values("read_die_rolls", "face")))
 Row = dict[str, Any]
 
 
@@ -142,7 +130,12 @@ def gene_prices(connection: Connection, include_private: bool = False) -> list[R
 def combat_odds(connection: Connection, include_private: bool = False) -> list[Row]:
     """Combats by the attacker's horn difference: how many, how many the attacker won, against the die's odds."""
     rows = connection.execute(
-        select(COMBATS.c.difference, func.count(), func.sum(case((COMBATS.c.attacker_won, 1), else_=0)))
+        select(
+            COMBATS.c.difference,
+            func.count(),
+            func.sum(case((COMBATS.c.attacker_won, 1), else_=0)),
+            func.max(COMBATS.c.expected_win_rate),
+        )
         .where(_effective(COMBATS, include_private))
         .group_by(COMBATS.c.difference)
         .order_by(COMBATS.c.difference)
@@ -153,9 +146,9 @@ def combat_odds(connection: Connection, include_private: bool = False) -> list[R
             "combats": count,
             "attacker_wins": int(wins),
             "observed_win_rate": int(wins) / count,
-            "expected_win_rate": expected_win_rate(difference),
+            "expected_win_rate": expected,
         }
-        for difference, count, wins in rows
+        for difference, count, wins, expected in rows
     ]
 
 

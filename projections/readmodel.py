@@ -1,52 +1,35 @@
 """How each event of the log changes the read tables (projections/schema.py).
 
 `ReadModel.handle` takes the events of the global log in order, inside one open transaction; the runner stores
-the position reached in the same transaction. What a fact needs from earlier events (the round, the wheel
-position, whether a bid is a forced rebid, the genes a player holds) is kept per game in `GameContext`, written
-back to `read_games` with the position and read again from the tables after a restart or an undo.
+the position reached in the same transaction. The games, their players and results are written here; the rows of
+a ruleset's own tables come from its reading (`Ruleset.reading`), which keeps what later facts need in the game's
+memory, written back to `read_games` with the position and rebuilt from the rows that stand after an undo.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Table, and_, bindparam, func, select, update
+from sqlalchemy import Connection, Table, and_, bindparam, select, update
 
 from evo_ledger.access import GameAccess
 from evo_ledger.game import Game, topic_of
+from evo_ledger.notation import format_score
 from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
-from evo_ledger.rules.evo2.actions import Bid, Birth, Overridden, Roll
-from evo_ledger.rules.evo2.movement import DIE, WINNING_FACES
-from evo_ledger.rules.hexisland.kit import Kit
-from projections.schema import (
-    AUCTION_RESULTS,
-    BIDS,
-    BIRTHS,
-    CLIMATE,
-    COMBATS,
-    DIE_ROLLS,
-    FACT_TABLES,
-    FINAL_STANDINGS,
-    GAME_PLAYERS,
-    GAMES,
-    GENES_OFFERED,
-    ROUND_STANDINGS,
-    SURVIVAL_LOSSES,
-)
+from evo_ledger.rules.base import ReadAmend, Reading, ReadItem, ReadResult, ReadRow
+from projections.schema import FACT_TABLES, GAME_PLAYERS, GAMES, RESULTS, TABLES
 
-# The gene that keeps dinosaurs alive in each zone the climate threatens [E2-12].
-PROTECTING_GENE = {"hot": "thermo", "cold": "fur", "deadly": "cave_dweller"}
 ACTION_TOPICS = frozenset(
     ruleset.vocabulary.topic(fact) for ruleset in rulesets().values() for fact in ruleset.vocabulary.facts
 )
 GAME_TOPIC_PREFIX = topic_of("")
-PARSED_ACTIONS = frozenset(topic_of(name) for name in ("BidPlaced", "DieRolled", "DinosaurBorn"))
 ACCESS_TOPICS = frozenset(
     {GameAccess.Granted.TOPIC, GameAccess.TokenReplaced.TOPIC, GameAccess.PrivacySet.TOPIC}
 )  # fmt: skip
+UNDOING_TOPICS = frozenset({Game.ActionsUndone.TOPIC, Game.ActionCorrected.TOPIC})
 
 # The games' rows, written back in one statement for all the games of a transaction: an UPDATE built for each
 # game was half of the read tables' CPU with many games at once.
@@ -54,21 +37,40 @@ THE_GAME = "the_game"
 GAME_ROW_UPDATE = update(GAMES).where(GAMES.c.game_id == bindparam(THE_GAME))
 
 
-def expected_win_rate(difference: int) -> float:
-    """The share of the die's faces on which an attacker with `difference` more horns wins [E2-09]."""
-    winning = WINNING_FACES[max(-1, min(2, difference))]
-    return sum(face in winning for face in DIE) / len(DIE)
+@dataclass(frozen=True)
+class Read:
+    """What the read model does with an event of a ruleset's: the action or consequence kind its reading reads."""
+
+    reading: Reading
+    fact: str | None = None
+    kind: str | None = None
+
+
+def ruleset_topics() -> dict[str, Read]:
+    """The topics of the events each installed ruleset's reading reads."""
+    found: dict[str, Read] = {}
+    for ruleset in rulesets().values():
+        reading, vocabulary = ruleset.reading(), ruleset.vocabulary
+        if reading is None:
+            continue
+        for fact in reading.facts:
+            found[vocabulary.topic(fact)] = Read(reading, fact=fact)
+        for kind in reading.consequences:
+            found[vocabulary.topic(vocabulary.consequences[kind])] = Read(reading, kind=kind)
+    return found
 
 
 @dataclass
 class GameContext:
-    """A game's row in `read_games` (kept up to date in memory), its players by name, and what is read lazily."""
+    """A game's row in `read_games` (kept up to date in memory, its memory decoded), its players by name, and
+    what is read lazily."""
 
     row: dict[str, Any]
     players: dict[str, str]
-    genes: dict[str, Counter[str]] | None = None
-    kit: Kit | None = None
+    memory: dict[str, Any]
+    kit_of_game: Callable[[str], Any] = field(repr=False)
     rules: AnyRuleset | None = field(default=None, repr=False)
+    loaded_kit: Any = field(default=None, repr=False)
 
     @property
     def game_id(self) -> str:
@@ -76,12 +78,29 @@ class GameContext:
 
     @property
     def round(self) -> int:
-        return int(self.row["rounds"])
+        return int(self.memory.get("round", 0))
+
+    @property
+    def recorder(self) -> str | None:
+        return self.row["recorder"]  # type: ignore[no-any-return]
 
     def ruleset(self) -> AnyRuleset:
         if self.rules is None:
             self.rules = get_ruleset(self.row["ruleset"], self.row["ruleset_version"])
         return self.rules
+
+    def player(self, name: str) -> dict[str, str]:
+        return {"player_id": self.players[name], "name": name}
+
+    def kit(self) -> Any:
+        if self.loaded_kit is None:
+            self.loaded_kit = self.kit_of_game(self.game_id)
+        return self.loaded_kit
+
+    def written_row(self) -> dict[str, Any]:
+        """The row as stored, its memory as JSON."""
+        self.row["rounds"] = max(self.row["rounds"], self.round)
+        return {**self.row, "memory": json.dumps(self.memory, sort_keys=True), THE_GAME: self.game_id}
 
 
 class Batch:
@@ -131,27 +150,15 @@ def copy_rows(connection: Connection, table: Table, rows: list[dict[str, Any]]) 
 
 
 class ReadModel:
-    """The read tables' handlers, one per kind of event."""
+    """The read tables' handlers: the games' own, and each ruleset's reading."""
 
-    def __init__(self, kit_of_game: Callable[[str], Kit]) -> None:
+    def __init__(self, kit_of_game: Callable[[str], Any]) -> None:
         self.kit_of_game = kit_of_game
         self.games: dict[str, GameContext] = {}
         self.dirty: set[str] = set()
         self.access: dict[str, str] = {}
-        self.handlers: dict[str, Callable[[Batch, GameContext, Any], None]] = {
-            topic_of("ActionsUndone"): self._undone,
-            topic_of("ActionCorrected"): self._corrected,
-            topic_of("GenePlaced"): self._gene_placed,
-            topic_of("BidOutbid"): self._outbid,
-            topic_of("AuctionSettled"): self._auction_settled,
-            topic_of("CombatResolved"): self._combat,
-            topic_of("KillerBabyResolved"): self._killer_baby,
-            topic_of("DinosaursPerished"): self._perished,
-            topic_of("MPAwarded"): self._mp_awarded,
-            topic_of("GameEnded"): self._ended,
-            topic_of("ClimateChanged"): self._climate,
-        }
-        self.decoded = frozenset({*self.handlers, *PARSED_ACTIONS, *ACCESS_TOPICS, Game.Started.TOPIC})
+        self.topics = ruleset_topics()
+        self.decoded = frozenset({*self.topics, *UNDOING_TOPICS, *ACCESS_TOPICS, Game.Started.TOPIC})
 
     def wants(self, topic: str) -> bool:
         """Whether events of `topic` must be decoded (the others only count towards their game's length)."""
@@ -169,21 +176,27 @@ class ReadModel:
             self._started(batch, event)
         elif topic in ACCESS_TOPICS:
             self._access(batch, topic, originator, event)
-        elif topic.startswith(GAME_TOPIC_PREFIX):
+        elif topic.startswith(GAME_TOPIC_PREFIX) or topic in self.topics or topic in ACTION_TOPICS:
             context = self._context(batch, originator)
             if context is None:
                 return
             self._count(context, topic, version)
-            handler = self.handlers.get(topic)
-            if handler is not None:
-                handler(batch, context, event)
-            elif topic in PARSED_ACTIONS:
-                self._action(batch, context, version, event.notation)
+            read = self.topics.get(topic)
+            if read is not None and read.kind is not None:
+                items = read.reading.from_consequence(context, read.kind, event.cause, event.data)
+                self._write(batch, context, (version, event.cause, event.timestamp.isoformat()), items)
+            elif read is not None:
+                self._action(batch, context, event)
+            elif topic == Game.ActionsUndone.TOPIC:
+                self._mark_undone(batch, context, list(event.versions))
+            elif topic == Game.ActionCorrected.TOPIC:
+                self._mark_undone(batch, context, [event.replaced])
+                self._action(batch, context, event)
 
     def finish(self, batch: Batch) -> None:
         """The games' rows as they stand now, written before the position is."""
         batch.flush()
-        rows = [{**self.games[game_id].row, THE_GAME: game_id} for game_id in sorted(self.dirty)]
+        rows = [self.games[game_id].written_row() for game_id in sorted(self.dirty)]
         if rows:
             batch.connection.execute(GAME_ROW_UPDATE, rows)
         self.dirty.clear()
@@ -211,8 +224,7 @@ class ReadModel:
             "events": 1,
             "actions": 0,
             "actions_undone": 0,
-            "climate_position": None,
-            "rebid_due": None,
+            "memory": "{}",
         }
         batch.insert(GAMES, dict(row))
         for player in event.players:
@@ -220,7 +232,7 @@ class ReadModel:
                 GAME_PLAYERS,
                 {"game_id": game_id, "seat": player["seat"], "player_id": player["id"], "name": player["name"]},
             )
-        self.games[game_id] = GameContext(row, players, genes={})
+        self.games[game_id] = GameContext(row, players, {}, self.kit_of_game)
 
     def _access(self, batch: Batch, topic: str, originator: str, event: Any) -> None:
         if topic == GameAccess.Granted.TOPIC:
@@ -243,40 +255,46 @@ class ReadModel:
     def _count(self, context: GameContext, topic: str, version: int) -> None:
         row = context.row
         row["events"] = max(row["events"], version)
-        if topic in ACTION_TOPICS or topic == topic_of("ActionCorrected"):
+        if topic in ACTION_TOPICS or topic == Game.ActionCorrected.TOPIC:
             row["actions"] += 1
         self.dirty.add(context.game_id)
 
-    # Actions.
+    # The rows of the rulesets' readings.
 
-    def _action(self, batch: Batch, context: GameContext, version: int, notation: str) -> None:
-        action = context.ruleset().parse_action(notation)
-        if isinstance(action, Overridden):
-            action = action.action
-        if isinstance(action, Roll):
-            batch.insert(DIE_ROLLS, self._fact(context, version, face=action.face, purpose="other",
-                                               recorder=context.row["recorder"]))  # fmt: skip
-        elif isinstance(action, Bid):
-            self._bid(batch, context, version, action)
-        elif isinstance(action, Birth):
-            batch.insert(BIRTHS, self._fact(context, version, **self._player(context, action.player),
-                                            space=action.space))  # fmt: skip
+    def _action(self, batch: Batch, context: GameContext, event: Any) -> None:
+        rules = context.ruleset()
+        reading = rules.reading()
+        action = rules.parse_action(event.notation)
+        if reading is not None and rules.fact_of(action) in reading.facts:
+            version = event.originator_version
+            where = (version, version, event.timestamp.isoformat())
+            self._write(batch, context, where, reading.from_action(context, action))
 
-    def _bid(self, batch: Batch, context: GameContext, version: int, bid: Bid) -> None:
-        forced = context.row["rebid_due"] == bid.player
-        context.row["rebid_due"] = None
-        row = self._fact(
-            context, version, **self._player(context, bid.player), amount=bid.amount, target=bid.target,
-            forced=forced, outbid_player=None, outbid_amount=None,
-        )  # fmt: skip
-        batch.insert(BIDS, row)
+    def _write(
+        self, batch: Batch, context: GameContext, where: tuple[int, int, str], items: Iterable[ReadItem]
+    ) -> None:
+        """The items a reading gave for an event: `where` is the event's version, its action's, and its time."""
+        version, cause, _ = where
+        for item in items:
+            if isinstance(item, ReadRow):
+                values = item.values
+                row = {"game_id": context.game_id, "event": version, "action": cause, "round": context.round,
+                       **values, "undone": False}  # fmt: skip
+                batch.insert(TABLES[item.table], row)
+            elif isinstance(item, ReadAmend):
+                batch.amend(TABLES[item.table], context.game_id, item.event, **item.changes)
+            else:
+                self._result(batch, context, where, item)
 
-    def _corrected(self, batch: Batch, context: GameContext, event: Any) -> None:
-        self._mark_undone(batch, context, [event.replaced])
-        self._action(batch, context, event.originator_version, event.notation)
-
-    def _undone(self, batch: Batch, context: GameContext, event: Any) -> None:
-        self._mark_undone(batch, context, list(event.versions))
+    def _result(self, batch: Batch, context: GameContext, where: tuple[int, int, str], result: ReadResult) -> None:
+        version, cause, when = where
+        for standing in result.outcome.standings:
+            batch.insert(RESULTS, {
+                "game_id": context.game_id, "event": version, "action": cause, "round": context.round,
+                **context.player(standing.player), "rank": standing.rank, "score": standing.score[0],
+                "scores": format_score(standing.score), "undone": False,
+            })  # fmt: skip
+        context.row.update(status="over", ended_at=when)
 
     def _mark_undone(self, batch: Batch, context: GameContext, versions: list[int]) -> None:
         """The facts that followed from these actions are kept, marked undone; what the game's later facts need
@@ -288,110 +306,10 @@ class ReadModel:
                 update(table).where(table.c.game_id == game_id, table.c.action.in_(versions)).values(undone=True)
             )
         context.row["actions_undone"] += len(versions)
-        context.genes = None
-        context.row.update(restored_context(connection, game_id))
-
-    # Consequences.
-
-    def _gene_placed(self, batch: Batch, context: GameContext, event: Any) -> None:
-        data = event.data
-        batch.insert(GENES_OFFERED, self._derived(context, event, gene=data["gene"], lab_column=data["column"]))
-
-    def _outbid(self, batch: Batch, context: GameContext, event: Any) -> None:
-        data = event.data
-        batch.amend(BIDS, context.game_id, event.cause, outbid_player=data["player"], outbid_amount=data["bid"])
-        context.row["rebid_due"] = data["player"]
-
-    def _auction_settled(self, batch: Batch, context: GameContext, event: Any) -> None:
-        genes = self._genes(batch, context)
-        for result in event.data["results"]:
-            item = result["item"]
-            batch.insert(AUCTION_RESULTS, self._derived(
-                context, event, **self._player(context, result["player"]), lab_column=result["column"], item=item,
-                bid=result["bid"], paid=result["paid"],
-            ))  # fmt: skip
-            if item is not None:
-                genes.setdefault(result["player"], Counter())[item] += 1
-
-    def _combat(self, batch: Batch, context: GameContext, event: Any) -> None:
-        data = event.data
-        difference = data["attack_horns"] - data["defence_horns"]
-        batch.insert(COMBATS, self._derived(
-            context, event, attacker=data["attacker"], defender=data["defender"], attack_horns=data["attack_horns"],
-            defence_horns=data["defence_horns"], difference=difference, face=data["face"],
-            attacker_won=data["winner"] == data["attacker"], expected_win_rate=expected_win_rate(difference),
-            escaped=data.get("escape_from") is not None,
-        ))  # fmt: skip
-        batch.amend(DIE_ROLLS, context.game_id, event.cause, purpose="combat")
-
-    def _killer_baby(self, batch: Batch, context: GameContext, event: Any) -> None:
-        batch.amend(DIE_ROLLS, context.game_id, event.cause, purpose="killer_baby")
-
-    def _perished(self, batch: Batch, context: GameContext, event: Any) -> None:
-        data = event.data
-        position = context.row["climate_position"]
-        zones = self._kit(context).zones[position] if position is not None else {}
-        held = self._genes(batch, context).get(data["player"], Counter())
-        for space in data["spaces"]:
-            zone = zones.get(space, "unknown")
-            gene = PROTECTING_GENE.get(zone)
-            batch.insert(SURVIVAL_LOSSES, self._derived(
-                context, event, space=space, **self._player(context, data["player"]), zone=zone,
-                protecting_gene=gene, protecting_layers=held[gene] if gene else 0, chosen=bool(data["chosen"]),
-            ))  # fmt: skip
-
-    def _mp_awarded(self, batch: Batch, context: GameContext, event: Any) -> None:
-        data = event.data
-        for name, mp in data["totals"].items():
-            batch.insert(ROUND_STANDINGS, self._derived(
-                context, event, player_id=context.players[name], name=name, mp=mp, dinosaurs=data["awards"][name]
-            ))  # fmt: skip
-
-    def _ended(self, batch: Batch, context: GameContext, event: Any) -> None:
-        for standing in event.data["standings"]:
-            name = standing["player"]
-            batch.insert(FINAL_STANDINGS, self._derived(
-                context, event, player_id=context.players[name], name=name, rank=standing["rank"], mp=standing["mp"],
-                dinosaurs=standing["dinosaurs"],
-            ))  # fmt: skip
-        context.row.update(status="over", ended_at=event.timestamp.isoformat())
-
-    def _climate(self, batch: Batch, context: GameContext, event: Any) -> None:
-        data = event.data
-        batch.insert(CLIMATE, self._derived(
-            context, event, token=data.get("token"), card=data.get("card"), position=data["position"]
-        ))  # fmt: skip
-        context.row["climate_position"] = data["position"]
-
-    # Rows and what they need.
-
-    @staticmethod
-    def _fact(context: GameContext, version: int, **columns: Any) -> dict[str, Any]:
-        return {"game_id": context.game_id, "event": version, "action": version, "round": context.round,
-                **columns, "undone": False}  # fmt: skip
-
-    @staticmethod
-    def _derived(context: GameContext, event: Any, **columns: Any) -> dict[str, Any]:
-        """A row made from a consequence: its round is the consequence's own, which is also the game's now."""
-        round_number = event.data["round"]
-        context.row["rounds"] = max(context.round, round_number)
-        return {"game_id": context.game_id, "event": event.originator_version, "action": event.cause,
-                "round": round_number, **columns, "undone": False}  # fmt: skip
-
-    @staticmethod
-    def _player(context: GameContext, name: str) -> dict[str, str]:
-        return {"player_id": context.players[name], "name": name}
-
-    def _kit(self, context: GameContext) -> Kit:
-        if context.kit is None:
-            context.kit = self.kit_of_game(context.game_id)
-        return context.kit
-
-    def _genes(self, batch: Batch, context: GameContext) -> dict[str, Counter[str]]:
-        if context.genes is None:
-            batch.flush()
-            context.genes = genes_won(batch.connection, context.game_id)
-        return context.genes
+        reading = context.ruleset().reading()
+        context.memory = reading.restored(standing_rows(connection, game_id, reading)) if reading else {}
+        if not standing_rows(connection, game_id, None)[RESULTS.name]:
+            context.row.update(status="playing", ended_at=None)
 
     def _context(self, batch: Batch, game_id: str) -> GameContext | None:
         """The game's context, read from the tables if it is not in memory (None: a game started before the
@@ -399,7 +317,7 @@ class ReadModel:
         context = self.games.get(game_id)
         if context is None:
             batch.flush()
-            context = load_context(batch.connection, game_id)
+            context = load_context(batch.connection, game_id, self.kit_of_game)
             if context is not None:
                 self.games[game_id] = context
         return context
@@ -422,47 +340,25 @@ def recorder_of(token_digest: str | None) -> str | None:
     return token_digest[:12] if token_digest else None
 
 
-def load_context(connection: Connection, game_id: str) -> GameContext | None:
+def load_context(connection: Connection, game_id: str, kit_of_game: Callable[[str], Any]) -> GameContext | None:
     row = connection.execute(select(GAMES).where(GAMES.c.game_id == game_id)).mappings().one_or_none()
     if row is None:
         return None
     players = connection.execute(
         select(GAME_PLAYERS.c.name, GAME_PLAYERS.c.player_id).where(GAME_PLAYERS.c.game_id == game_id)
     ).all()
-    return GameContext(dict(row), {name: player_id for name, player_id in players})
+    stored = dict(row)
+    memory = json.loads(stored.pop("memory"))
+    stored["memory"] = "{}"
+    return GameContext(stored, {name: player_id for name, player_id in players}, memory, kit_of_game)
 
 
-def genes_won(connection: Connection, game_id: str) -> dict[str, Counter[str]]:
-    """The genes (and event cards) each player has won so far, from the auctions not undone."""
-    won: dict[str, Counter[str]] = {}
-    rows = connection.execute(
-        select(AUCTION_RESULTS.c.name, AUCTION_RESULTS.c.item, func.count())
-        .where(AUCTION_RESULTS.c.game_id == game_id, ~AUCTION_RESULTS.c.undone, AUCTION_RESULTS.c.item.is_not(None))
-        .group_by(AUCTION_RESULTS.c.name, AUCTION_RESULTS.c.item)
-    )
-    for name, item, count in rows:
-        won.setdefault(name, Counter())[item] = count
-    return won
+def standing_rows(connection: Connection, game_id: str, reading: Reading | None) -> dict[str, list[dict[str, Any]]]:
+    """The game's rows not undone, in event order, of the reading's tables (of its results when None)."""
+    names = [spec.name for spec in reading.tables] if reading is not None else [RESULTS.name]
+    return {name: _standing(connection, TABLES[name], game_id) for name in names}
 
 
-def restored_context(connection: Connection, game_id: str) -> dict[str, Any]:
-    """What the game's later facts need, from the facts not undone: the round, the wheel position, the player
-    owed a forced rebid, and whether the game is over."""
-    latest = _latest(connection, CLIMATE, game_id, (CLIMATE.c.round, CLIMATE.c.position))
-    last_bid = _latest(connection, BIDS, game_id, (BIDS.c.outbid_player,))
-    ended = connection.execute(
-        select(func.count()).where(FINAL_STANDINGS.c.game_id == game_id, ~FINAL_STANDINGS.c.undone)
-    ).scalar_one()
-    round_number, position = latest if latest is not None else (0, None)
-    return {
-        "rounds": round_number,
-        "climate_position": position,
-        "rebid_due": last_bid[0] if last_bid is not None else None,
-        **({} if ended else {"status": "playing", "ended_at": None}),
-    }
-
-
-def _latest(connection: Connection, table: Table, game_id: str, columns: Iterable[Any]) -> Any:
-    return connection.execute(
-        select(*columns).where(table.c.game_id == game_id, ~table.c.undone).order_by(table.c.event.desc()).limit(1)
-    ).one_or_none()
+def _standing(connection: Connection, table: Table, game_id: str) -> list[dict[str, Any]]:
+    where = and_(table.c.game_id == game_id, ~table.c.undone)
+    return [dict(row) for row in connection.execute(select(table).where(where).order_by(table.c.event)).mappings()]

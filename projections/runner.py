@@ -26,7 +26,6 @@ from evo_ledger.game import kit_of
 from evo_ledger.ledger import Ledger
 from evo_ledger.processes import end_process, run_beside_server, server_context
 from evo_ledger.rules import get_ruleset
-from evo_ledger.rules.hexisland.kit import Kit
 from evo_ledger.settings import Settings
 from projections.readmodel import Batch, ReadModel
 from projections.store import APPLICATION, PositionMoved, ReadStore
@@ -118,10 +117,9 @@ class Projector:
             raise
         self.position = position
 
-    def _kit_of_game(self, game_id: str) -> Kit:
+    def _kit_of_game(self, game_id: str) -> Any:
         [started] = self.ledger.game_events(UUID(game_id), up_to=1)
-        kit: Kit = kit_of(get_ruleset(started.ruleset), started.kit_document, started.kit_hash)
-        return kit
+        return kit_of(get_ruleset(started.ruleset), started.kit_document, started.kit_hash)
 
     def follow(self, stop: StopSignal, poll_seconds: float = POLL_SECONDS) -> None:
         """Catch up, then keep up with new events until `stop` is set."""

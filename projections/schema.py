@@ -3,15 +3,22 @@
 Every row comes from the log. `event` is the version, within its game, of the event a row was made from, and
 `action` that of the action it followed from (the same for a row made from an action); `undone` turns true when
 that action is undone or corrected, so a row is never deleted and statistics can count undone facts apart.
+
+The games, their players and their results are every ruleset's; each ruleset adds the tables its reading
+declares (`Ruleset.reading`), built here from their plain descriptions.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import BigInteger, Boolean, Column, Float, Integer, MetaData, String, Table
+from sqlalchemy import BigInteger, Boolean, Column, Float, Integer, MetaData, String, Table, Text
+
+from evo_ledger.rules import rulesets
+from evo_ledger.rules.base import ReadColumn, ReadTable
 
 metadata = MetaData()
+COLUMN_TYPES: dict[str, Any] = {"text": String, "integer": Integer, "real": Float, "boolean": Boolean}
 
 POSITIONS = Table(
     "read_positions",
@@ -42,6 +49,17 @@ def _fact(name: str, *columns: Column[Any], key: tuple[str, ...] = ()) -> Table:
     )
 
 
+def _column(spec: ReadColumn) -> Column[Any]:
+    return Column(spec.name, COLUMN_TYPES[spec.kind](), nullable=spec.nullable)
+
+
+def ruleset_table(spec: ReadTable) -> Table:
+    """A table a ruleset's reading declares, with the columns every fact table has."""
+    key = tuple(column.name for column in spec.columns if column.key)
+    columns = [_column(column) for column in spec.columns if not column.key]
+    return _fact(spec.name, *columns, key=key)
+
+
 GAMES = Table(
     "read_games",
     metadata,
@@ -62,9 +80,8 @@ GAMES = Table(
     Column("events", Integer, nullable=False),
     Column("actions", Integer, nullable=False),
     Column("actions_undone", Integer, nullable=False),
-    # Where the game stands, for the facts that follow: the wheel position, the player owed a forced rebid.
-    Column("climate_position", Integer),
-    Column("rebid_due", String()),
+    # What the ruleset's reading keeps of the game for the facts that follow, as JSON.
+    Column("memory", Text(), nullable=False),
 )
 
 GAME_PLAYERS = Table(
@@ -76,97 +93,24 @@ GAME_PLAYERS = Table(
     Column("name", String(), nullable=False),
 )
 
-ROUND_STANDINGS = _fact(
-    "read_round_standings",
-    Column("name", String(), nullable=False),
-    Column("mp", Integer, nullable=False),
-    Column("dinosaurs", Integer, nullable=False),
-    key=("player_id",),
-)
-
-FINAL_STANDINGS = _fact(
-    "read_final_standings",
+RESULTS = _fact(
+    "read_results",
     Column("name", String(), nullable=False),
     Column("rank", Integer, nullable=False),
-    Column("mp", Integer, nullable=False),
-    Column("dinosaurs", Integer, nullable=False),
+    Column("score", Integer, nullable=False),
+    Column("scores", String(), nullable=False),
     key=("player_id",),
 )
 
-BIDS = _fact(
-    "read_bids",
-    Column("player_id", String(), nullable=False),
-    Column("name", String(), nullable=False),
-    Column("amount", Integer, nullable=False),
-    Column("target", String(), nullable=False),
-    Column("forced", Boolean, nullable=False),
-    Column("outbid_player", String()),
-    Column("outbid_amount", Integer),
-)
-
-GENES_OFFERED = _fact(
-    "read_genes_offered",
-    Column("gene", String(), nullable=False),
-    Column("lab_column", Integer, nullable=False),
-)
-
-AUCTION_RESULTS = _fact(
-    "read_auction_results",
-    Column("name", String(), nullable=False),
-    Column("lab_column", Integer, nullable=False),
-    Column("item", String()),
-    Column("bid", Integer, nullable=False),
-    Column("paid", Integer, nullable=False),
-    key=("player_id",),
-)
-
-COMBATS = _fact(
-    "read_combats",
-    Column("attacker", String(), nullable=False),
-    Column("defender", String(), nullable=False),
-    Column("attack_horns", Integer, nullable=False),
-    Column("defence_horns", Integer, nullable=False),
-    Column("difference", Integer, nullable=False),
-    Column("face", String(), nullable=False),
-    Column("attacker_won", Boolean, nullable=False),
-    Column("expected_win_rate", Float, nullable=False),
-    Column("escaped", Boolean, nullable=False),
-)
-
-DIE_ROLLS = _fact(
-    "read_die_rolls",
-    Column("face", String(), nullable=False),
-    Column("purpose", String(), nullable=False),
-    Column("recorder", String()),
-)
-
-BIRTHS = _fact(
-    "read_births",
-    Column("player_id", String(), nullable=False),
-    Column("name", String(), nullable=False),
-    Column("space", String(), nullable=False),
-)
-
-SURVIVAL_LOSSES = _fact(
-    "read_survival_losses",
-    Column("player_id", String(), nullable=False),
-    Column("name", String(), nullable=False),
-    Column("zone", String(), nullable=False),
-    Column("protecting_gene", String()),
-    Column("protecting_layers", Integer, nullable=False),
-    Column("chosen", Boolean, nullable=False),
-    key=("space",),
-)
-
-CLIMATE = _fact(
-    "read_climate",
-    Column("token", String()),
-    Column("card", String()),
-    Column("position", Integer, nullable=False),
-)
-
-FACT_TABLES = (
-    ROUND_STANDINGS, FINAL_STANDINGS, BIDS, GENES_OFFERED, AUCTION_RESULTS, COMBATS, DIE_ROLLS, BIRTHS,
-    SURVIVAL_LOSSES, CLIMATE,
-)  # fmt: skip
+RULESET_SPECS = {
+    spec.name: spec for ruleset in rulesets().values() if (reading := ruleset.reading()) for spec in reading.tables
+}
+RULESET_TABLES = {name: ruleset_table(spec) for name, spec in RULESET_SPECS.items()}
+FACT_TABLES = (RESULTS, *RULESET_TABLES.values())
 READ_TABLES = (GAMES, GAME_PLAYERS, *FACT_TABLES)
+TABLES = {table.name: table for table in READ_TABLES}
+
+
+def column_values(table: str, column: str) -> tuple[str, ...]:
+    """The values a ruleset's column takes, as its reading declares them."""
+    return next(spec.values for spec in RULESET_SPECS[table].columns if spec.name == column)

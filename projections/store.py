@@ -9,6 +9,7 @@ that it is the one its reader started from, so two runners never apply the same 
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, insert, select, update
+from sqlalchemy import Connection, Engine, create_engine, event, insert, inspect, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
@@ -26,6 +27,7 @@ from projections.schema import POSITIONS, READ_TABLES, metadata
 PROJECTION = "read_tables"
 APPLICATION = "Ledger"
 CREATE_ATTEMPTS = 5
+log = logging.getLogger(__name__)
 
 
 class PositionMoved(RuntimeError):
@@ -88,9 +90,13 @@ class ReadStore:
 
     def create(self) -> None:
         """The read tables, made if missing, at position 0 if new (two processes starting at once may collide:
-        the later tries again)."""
+        the later tries again). Tables whose columns are not those of this version are made again from the log's
+        start."""
         for attempt in range(CREATE_ATTEMPTS):
             try:
+                if not self._columns_match():
+                    log.warning("the read tables' columns have changed: they are built again from the log")
+                    metadata.drop_all(self.engine, tables=[*READ_TABLES, POSITIONS])
                 metadata.create_all(self.engine)
                 self._start_position()
                 return
@@ -98,6 +104,16 @@ class ReadStore:
                 if attempt == CREATE_ATTEMPTS - 1:
                     raise
                 time.sleep(0.1 * (attempt + 1))
+
+    def _columns_match(self) -> bool:
+        """Whether every read table that exists has the columns this version writes."""
+        found = inspect(self.engine)
+        existing = set(found.get_table_names())
+        return all(
+            {column["name"] for column in found.get_columns(table.name)} == set(table.columns.keys())
+            for table in READ_TABLES
+            if table.name in existing
+        )
 
     def _start_position(self) -> None:
         with self.engine.begin() as connection:

@@ -13,8 +13,6 @@ from evo_ledger.rules import rulesets
 from tests.support import ROOT
 
 RULESET_PACKAGES = ("evo_ledger.rules.hexisland", *(f"evo_ledger.rules.{name}" for name in ("evo2", "evo1", "traits")))
-# Still evo2's: the read tables, whose rows move behind the rulesets' read hook next.
-NOT_YET_NEUTRAL = {"projections/readmodel.py", "projections/queries.py", "projections/runner.py"}
 
 
 def core_modules() -> list[str]:
@@ -44,13 +42,7 @@ def vocabulary_words() -> set[str]:
     return words
 
 
-def marks(module: str) -> list[pytest.MarkDecorator]:
-    if module in NOT_YET_NEUTRAL:
-        return [pytest.mark.xfail(strict=True, reason="the read tables still read evo2's events")]
-    return []
-
-
-@pytest.mark.parametrize("module", [pytest.param(m, marks=marks(m)) for m in core_modules()])
+@pytest.mark.parametrize("module", core_modules())
 def test_a_core_module_imports_no_ruleset_and_names_no_fact(module: str) -> None:
     path = ROOT / module
     imports = {name for name in imported_modules(path) if name.startswith(RULESET_PACKAGES)}

@@ -18,6 +18,7 @@ from api import schemas
 from api.deps import LedgerDep, ReaderDep, TokenDep, is_admin
 from api.errors import ApiError
 from projections import queries
+from projections.schema import TABLES
 from projections.store import ReadStore, position_in
 
 router = APIRouter(tags=["statistics"], responses=schemas.PROBLEMS)
@@ -256,8 +257,8 @@ def table_csv(
     table: Annotated[str, Path(description="a read table's name, as in the documented schema")],
 ) -> StreamingResponse:
     """A read table as CSV, rows in key order (rows of private games for the admin only)."""
-    if table not in queries.TABLES:
-        raise ApiError(404, "unknown_table", f"no read table {table!r}: the tables are {', '.join(queries.TABLES)}")
+    if table not in TABLES:
+        raise ApiError(404, "unknown_table", f"no read table {table!r}: the tables are {', '.join(TABLES)}")
     store: ReadStore = request.app.state.read_store
     admin = is_admin(request, token)
 

@@ -155,6 +155,92 @@ class OptionSpec:
     help: str
 
 
+@dataclass(frozen=True)
+class ReadColumn:
+    """A column of a read table: `kind` is text, integer, real or boolean; `key` columns join the row's key;
+    `values`, where the rules fix them, are the values it takes, each as often as chance gives it (a die's faces)."""
+
+    name: str
+    kind: str
+    nullable: bool = False
+    key: bool = False
+    values: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReadTable:
+    """A read table of a ruleset's facts. Beside its own columns, each row has the game, the event it was made
+    from (with the key columns, the row's key), the action that event followed from, the round, and whether that
+    action was undone since."""
+
+    name: str
+    columns: tuple[ReadColumn, ...]
+
+
+@dataclass(frozen=True)
+class ReadRow:
+    """A row for one of the ruleset's read tables, made from the event being read."""
+
+    table: str
+    values: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ReadAmend:
+    """A change to the row of `table` made from the game's event `event` (still to be written, or written)."""
+
+    table: str
+    event: int
+    changes: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """The game is over: its standings, as `Outcome` gives them."""
+
+    outcome: Outcome
+
+
+ReadItem = ReadRow | ReadAmend | ReadResult
+
+
+class ReadContext(Protocol):
+    """What a ruleset's reading sees of a game while the read tables follow it: `memory` is its own, plain
+    values kept with the game's row (with `round`, the round the game is in); `player` gives a player's columns."""
+
+    memory: dict[str, Any]
+
+    @property
+    def recorder(self) -> str | None:
+        """Who records the game, as the read tables name a recorder (None: no recorder token)."""
+
+    def player(self, name: str) -> dict[str, str]:
+        """The player's `player_id` and `name` columns."""
+
+    def kit(self) -> Any:
+        """The game's kit."""
+
+
+class Reading(Protocol):
+    """What a ruleset gives the read tables: its tables, and the rows each of its events makes, as plain values
+    (the SQL is the projections'). It reads the facts and consequence kinds it names; the others only count."""
+
+    tables: tuple[ReadTable, ...]
+    facts: frozenset[str]
+    consequences: frozenset[str]
+
+    def from_action(self, context: ReadContext, action: Any) -> Iterable[ReadItem]:
+        """The rows an action makes (of a fact the reading names)."""
+
+    def from_consequence(
+        self, context: ReadContext, kind: str, cause: int, data: Mapping[str, Any]
+    ) -> Iterable[ReadItem]:
+        """The rows a consequence makes; `cause` is the event of the action it followed from."""
+
+    def restored(self, standing: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
+        """The memory again, after an undo, from the rows of the game that stand, by table, in event order."""
+
+
 Bot = Callable[[StateT, Sequence[ActionT], random.Random], ActionT]
 
 
@@ -271,6 +357,10 @@ class Ruleset(Protocol[StateT, ActionT, KitT]):
     def explain(self, steps: Sequence[Step[StateT, ActionT]], at: int) -> Explanation | None:
         """Why the rules decided as they did about the part of the game that `steps[at]` belongs to (a combat,
         a survival phase, an auction...), or None when there is nothing the rules decided there."""
+        return None
+
+    def reading(self) -> Reading | None:
+        """The ruleset's read tables and the rows its events make, None when it has none of its own."""
         return None
 
     def self_play(self) -> SelfPlay[StateT, ActionT, KitT] | None:

@@ -28,11 +28,12 @@ from evo_ledger.settings import Settings
 from evo_ledger.transfer import import_notation
 from projections import queries
 from projections.runner import Projector, rebuild, wait_until
-from projections.schema import BIDS, COMBATS, GAMES, READ_TABLES
+from projections.schema import GAMES, READ_TABLES, TABLES
 from projections.stats import FAIR, LOADED, NOT_ENOUGH_DATA, DieFit, die_fit
 from projections.store import ReadStore, read_tables_file
 from tests.support import ROOT, child_env
 
+BIDS, COMBATS = TABLES["read_bids"], TABLES["read_combats"]
 HAND_GAME = ROOT / "replays" / "hand-3p-first-game.evo"
 
 
@@ -77,6 +78,7 @@ def test_the_hand_made_game_fills_every_table_with_the_counts_its_comments_give(
         "read_game_players": 3,
         "read_round_standings": 9 * 3,  # rounds 1 to 9 end with MP awarded; the meteorite ends round 10 at once
         "read_final_standings": 3,
+        "read_results": 3,
         "read_bids": lines_of(r"\w+ bid "),
         "read_genes_offered": 18,  # 19 drawn, the second thermoregulation of round 3 set aside
         "read_auction_results": 9 * 3,

@@ -11,6 +11,7 @@ from uuid import UUID
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from api import ApiSettings, create_app
 from evo_ledger.ledger import Ledger
@@ -19,6 +20,9 @@ from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.kits import builtin_kit_names
 from evo_ledger.settings import Settings
 from evo_ledger.transfer import export_bundle, export_notation, import_bundles, import_notation
+from projections.runner import Projector
+from projections.schema import GAMES, RESULTS
+from projections.store import ReadStore
 from tests.integration.test_play_session import EVO_LEDGER, Terminal
 from tests.support import child_env
 from tests.toy.ruleset import ToyRuleset
@@ -102,6 +106,28 @@ def test_a_toy_turn_is_explained(toy_ledger: Ledger) -> None:
     toy_ledger.record(game_id, WHOLE_GAME[:3])
     report = toy_ledger.explain(game_id, 4)
     assert report.data["kind"] == "turn" and report.data["data"]["rolls"] == [5, 6]
+
+
+def test_a_toy_game_fills_the_generic_read_tables_and_an_undo_takes_its_result_back(
+    toy_ledger: Ledger, database: str
+) -> None:
+    game_id = new_toy_game(toy_ledger)
+    toy_ledger.record(game_id, WHOLE_GAME)
+    store = ReadStore(Settings(database))
+    try:
+        projector = Projector(toy_ledger, store)
+        projector.catch_up()
+        with store.engine.connect() as connection:
+            results = connection.execute(select(RESULTS.c.rank, RESULTS.c.name, RESULTS.c.score)).all()
+            assert sorted(results) == [(1, "ann", 14), (2, "ben", 0)]
+            assert connection.execute(select(GAMES.c.status)).scalar_one() == "over"
+        toy_ledger.undo(game_id, 1, "ann had not held")
+        projector.catch_up()
+        with store.engine.connect() as connection:
+            assert connection.execute(select(GAMES.c.status)).scalar_one() == "playing"
+            assert connection.execute(select(RESULTS.c.undone)).scalars().all() == [True, True]
+    finally:
+        store.close()
 
 
 def test_a_generated_toy_game_passes_the_chance_check(toy_ledger: Ledger) -> None:

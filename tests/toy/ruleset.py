@@ -15,6 +15,10 @@ from evo_ledger.rules.base import (
     Consequence,
     Explanation,
     Outcome,
+    ReadContext,
+    ReadItem,
+    ReadResult,
+    ReadTable,
     Ruleset,
     RuleViolation,
     SetupError,
@@ -132,6 +136,26 @@ class ToySelfPlay:
 
     def comments(self, transition: Transition[State]) -> list[str]:
         return []
+
+
+class ToyReading:
+    """No tables of its own: the game's result for the read tables' results."""
+
+    tables: tuple[ReadTable, ...] = ()
+    facts: frozenset[str] = frozenset()
+    consequences: frozenset[str] = frozenset({"game_won"})
+
+    def from_action(self, context: ReadContext, action: Any) -> Iterator[ReadItem]:
+        return iter(())
+
+    def from_consequence(
+        self, context: ReadContext, kind: str, cause: int, data: Mapping[str, Any]
+    ) -> Iterator[ReadItem]:
+        standings = tuple(Standing(rank, player, (score,)) for rank, player, score in data["standings"])
+        yield ReadResult(Outcome(standings, ("points",)))
+
+    def restored(self, standing: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
+        return {}
 
 
 class ToyRuleset(Ruleset[State, Action, ToyKit]):
@@ -269,6 +293,9 @@ class ToyRuleset(Ruleset[State, Action, ToyKit]):
         rolls = [step.action.face for step in steps[first : at + 1] if isinstance(step.action, Roll)]
         words = (f"{player} rolled {', '.join(map(str, rolls)) or 'nothing'} this turn",)
         return Explanation("turn", {"player": player, "rolls": rolls}, words)
+
+    def reading(self) -> ToyReading:
+        return ToyReading()
 
     def self_play(self) -> ToySelfPlay:
         return ToySelfPlay(self)

@@ -13,6 +13,7 @@ from evo_ledger.rules.base import (
     OptionSpec,
     OptionValue,
     Outcome,
+    Reading,
     Ruleset,
     RuleViolation,
     SelfPlay,
@@ -54,6 +55,7 @@ from evo_ledger.rules.evo2.actions import (
 )
 from evo_ledger.rules.evo2.effects import Effects, PhaseWatcher
 from evo_ledger.rules.evo2.explain import explain
+from evo_ledger.rules.evo2.reading import Evo2Reading
 from evo_ledger.rules.evo2.selfplay import Evo2SelfPlay
 from evo_ledger.rules.evo2.state import (
     ATTACK_ROLL,
@@ -155,6 +157,9 @@ def format_cached(action: Action) -> str:
 ACTION_FORM = ActionForm(Action, parse_action, format_action)
 
 
+READING = Evo2Reading()
+
+
 class Evo2Ruleset(Ruleset[State, Action, Kit]):
     name = "evo2"
     version = "1"
@@ -172,6 +177,9 @@ class Evo2Ruleset(Ruleset[State, Action, Kit]):
         starts = [f"seat {seat} starts on {' '.join(marks)}" for seat, marks in sorted(kit.start_marks.items())]
         legend = "island: space, terrain initial, * on the coast, then its occupant" if labels else "island"
         return "\n".join([*([] if labels else starts), f"\n{legend}\n", render_map(kit, labels)])
+
+    def reading(self) -> Reading:
+        return READING
 
     def self_play(self) -> SelfPlay[State, Action, Kit]:
         return Evo2SelfPlay(self)
