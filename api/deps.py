@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Annotated, TypeVar
 from uuid import UUID
@@ -116,6 +117,19 @@ def hidden_from(reader: Reader, ledger: Ledger, game: Game) -> bool:
         getattr(event, "visible_only_to", None) is not None and event.originator_version not in revealed
         for event in ledger.game_events(game.id)
     )
+
+
+def hashes_withheld_from(ledger: Ledger, game: Game, shown: Container[int] | None) -> int | None:
+    """The first event whose hash a reader who sees only `shown` of the hidden actions may not have: an action
+    hidden from it that the chain covers directly (stored before hidden actions carried a salted commitment),
+    from which every later hash could be used to try the few actions it could be. None: none is withheld."""
+    if shown is None:
+        return None
+    for event in ledger.game_events(game.id):
+        hidden = getattr(event, "visible_only_to", None) is not None and event.originator_version not in shown
+        if hidden and getattr(event, "action_commitment", None) is None:
+            return int(event.originator_version)
+    return None
 
 
 def reads_hidden(reader: Reader, game: Game) -> bool:

@@ -104,7 +104,10 @@ class Summary(BaseModel):
     kit_hash: str
     players: list[dict[str, Any]]
     version: int
-    head_hash: str
+    head_hash: str | None = Field(
+        description="the hash of the latest event; null where a hidden action stored before hidden actions carried "
+        "a salted commitment could be tried from it"
+    )
     status: str = Field(description="ongoing or over")
     headline: str
     private: bool

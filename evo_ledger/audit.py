@@ -20,7 +20,7 @@ from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import resolve_topic
 
 from evo_ledger.codec import canonical_bytes, digest, unpack_sealed
-from evo_ledger.game import GENESIS, Game, stored_hash
+from evo_ledger.game import GENESIS, Game, commitment_holds, stored_hash
 from evo_ledger.rules import UnknownRuleset, rulesets
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.kits import KitError
@@ -32,7 +32,9 @@ REPORT_VERSION = 2
 PASS, FAIL, RULES_CHANGED, NOT_RUN = "pass", "fail", "rules changed", "not run"
 CLEAN, DAMAGED = "clean", "damaged"
 # Fields every event has that the rules do not derive: where and when it was stored, and its hashes.
-UNDERIVED = frozenset({"originator_id", "originator_version", "timestamp", "hash", "prev_hash"})
+UNDERIVED = frozenset(
+    {"originator_id", "originator_version", "timestamp", "hash", "prev_hash", "action_salt", "action_commitment"}
+)
 CHECK_NAMES = ("sequence", "hashes", "chain", "seals", "setup", "rules", "chance", "head")
 DESCRIPTIONS = {
     "sequence": "the events are numbered 1, 2, 3... with none missing and each readable",
@@ -119,6 +121,8 @@ class Audit:
                 chain.fail(version, f"event {version} does not carry the hash of event {version - 1}")
             if stored_hash(stored.topic, stored.originator_id, version, fields) != fields.get("hash"):
                 hashes.fail(version, f"event {version}'s content does not match its hash: it was changed")
+            elif not commitment_holds(fields):
+                hashes.fail(version, f"event {version}'s hidden action does not match its commitment: it was changed")
             previous = fields.get("hash", "")
 
     def _check_seals(self, events: Sequence[tuple[StoredEvent, dict[str, Any]]]) -> None:

@@ -10,6 +10,7 @@ bytes, so an edited, dropped or reordered event shows.
 from __future__ import annotations
 
 import dataclasses
+import secrets
 import uuid
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
@@ -62,12 +63,36 @@ def kit_of(rules: AnyRuleset, document: Mapping[str, Any], pinned_hash: str) -> 
     return kit
 
 
+# What an event's hash is not over: the hash itself and, of a hidden action, what its commitment stands for.
+NOT_HASHED = frozenset({"hash"})
+COMMITTED = frozenset({"hash", "notation", "action_salt"})
+
+
+def hashed_fields(fields: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The fields an event's hash is over: a hidden action's notation and salt are left to its commitment."""
+    left_out = NOT_HASHED if fields.get("action_commitment") is None else COMMITTED
+    if not left_out & fields.keys():
+        return fields
+    return {key: value for key, value in fields.items() if key not in left_out}
+
+
 def event_hash(topic: str, game_id: UUID | str, version: int, timestamp: datetime, fields: Mapping[str, Any]) -> str:
-    """The hash of an event: over its topic, place, time, predecessor's hash and fields (all but the hash itself),
-    in canonical bytes."""
-    if "hash" in fields:
-        fields = {key: value for key, value in fields.items() if key != "hash"}
-    return digest([topic, str(game_id), version, timestamp.isoformat(), fields])
+    """The hash of an event: over its topic, place, time, predecessor's hash and fields (all but the hash itself,
+    and a hidden action's notation and salt, which its commitment covers), in canonical bytes."""
+    return digest([topic, str(game_id), version, timestamp.isoformat(), hashed_fields(fields)])
+
+
+def hidden_commitment(salt: str, notation: str) -> str:
+    """What the chain covers of a hidden action: the hash of a 128-bit secret salt and its notation, so that no
+    reader without the salt can try the few actions it could be. The salt is published with its reveal."""
+    return digest(["hidden action", salt, notation])
+
+
+def commitment_holds(fields: Mapping[str, Any]) -> bool:
+    """Whether a stored action's commitment (if it has one) is that of its salt and notation."""
+    commitment = fields.get("action_commitment")
+    salt, notation = fields.get("action_salt") or "", fields.get("notation", "")
+    return commitment is None or commitment == hidden_commitment(salt, notation)
 
 
 _FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
@@ -103,7 +128,7 @@ STORED_BESIDE = frozenset({"timestamp", "class_version", "hash"})
 def stored_hash(topic: str, game_id: UUID | str, version: int, fields: Mapping[str, Any]) -> str:
     """The hash a stored event's decoded fields should carry (what is stored beside them is left out)."""
     content = {key: value for key, value in fields.items() if key not in STORED_BESIDE}
-    return digest([topic, str(game_id), version, fields["timestamp"].isoformat(), content])
+    return digest([topic, str(game_id), version, fields["timestamp"].isoformat(), hashed_fields(content)])
 
 
 class Game(Aggregate):
@@ -174,12 +199,20 @@ class Game(Aggregate):
             state["sealed"] = False
 
     class ActionRecorded(Event):
-        """An action made at the table, in the ruleset's notation."""
+        """An action made at the table, in the ruleset's notation. Version 2 adds, for an action only one player
+        may see, its salt and commitment (`hidden_commitment`): the hash is over the commitment, not the action."""
 
         TOPIC = topic_of("ActionRecorded")
+        class_version = 2
         notation: str
         warnings: list[list[str]]
         visible_only_to: str | None
+        action_salt: str | None
+        action_commitment: str | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["action_salt"] = state["action_commitment"] = None
 
         def fold(self, game: Game) -> None:
             game.apply_action(self.notation, self.originator_version)
@@ -203,11 +236,18 @@ class Game(Aggregate):
         """The latest action replaced by another: the mistake stays in the log, beside its correction."""
 
         TOPIC = topic_of("ActionCorrected")
+        class_version = 2
         replaced: int
         notation: str
         warnings: list[list[str]]
         visible_only_to: str | None
+        action_salt: str | None
+        action_commitment: str | None
         reason: str
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["action_salt"] = state["action_commitment"] = None
 
         def fold(self, game: Game) -> None:
             game.undo_to(len(game.history) - 1)
@@ -408,10 +448,15 @@ class Game(Aggregate):
         return action, self._prepared
 
     def _action_fields(self, action: Any, transition: Transition[Any]) -> dict[str, Any]:
+        notation = self._rules.format_action(action)
+        owner = self._rules.visible_only_to(action)
+        salt = secrets.token_hex(16) if owner is not None else None
         return {
-            "notation": self._rules.format_action(action),
+            "notation": notation,
             "warnings": [[w.ruling, w.message] for w in transition.warnings],
-            "visible_only_to": self._rules.visible_only_to(action),
+            "visible_only_to": owner,
+            "action_salt": salt,
+            "action_commitment": hidden_commitment(salt, notation) if salt is not None else None,
         }
 
     def _derive(self, consequences: Sequence[Consequence]) -> None:

@@ -27,7 +27,7 @@ from eventsourcing.persistence import Mapper, StoredEvent
 from evo_ledger.access import GameAccess
 from evo_ledger.checker import load_pinned_kit_document
 from evo_ledger.codec import CodecError, pack, unpack, unpack_sealed
-from evo_ledger.game import CHECK_ON_FOLD, GENESIS, SNAPSHOT_INTERVAL, Game, GameSnapshot, stored_hash
+from evo_ledger.game import CHECK_ON_FOLD, GENESIS, SNAPSHOT_INTERVAL, Game, GameSnapshot, commitment_holds, stored_hash
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.notation import ActionLine, GameFileError, Header, format_game, parse_game
 from evo_ledger.rules import get_ruleset
@@ -89,6 +89,8 @@ def verify_chain(events: Sequence[StoredEvent]) -> None:
             raise BundleError(f"event {expected_version} does not follow the hash of event {expected_version - 1}")
         if stored_hash(event.topic, event.originator_id, expected_version, fields) != fields["hash"]:
             raise BundleError(f"event {expected_version}'s content does not match its hash")
+        if not commitment_holds(fields):
+            raise BundleError(f"event {expected_version}'s hidden action does not match its commitment")
         previous = fields["hash"]
 
 

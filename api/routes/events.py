@@ -17,7 +17,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.responses import Response, StreamingResponse
 
 from api import schemas
-from api.deps import LedgerDep, Reader, ReaderDep, hidden_from, reads_hidden
+from api.deps import LedgerDep, Reader, ReaderDep, hashes_withheld_from, hidden_from, reads_hidden
 from api.errors import ApiError
 from api.routes.games import GAME_CREATED, result_of
 from evo_ledger.access import new_token
@@ -31,13 +31,19 @@ PAGE = 100
 HIDDEN = "hidden until revealed"
 
 
-def event_out(event: Any, shown: Container[int] | None) -> schemas.Event:
-    """The event as JSON; with `shown`, a hidden action not among those versions shows only whose it is."""
+def event_out(event: Any, shown: Container[int] | None, withheld_from: int | None = None) -> schemas.Event:
+    """The event as JSON; with `shown`, a hidden action not among those versions shows only whose it is (its
+    salt left out too); from event `withheld_from` on, hashes are left out (`hashes_withheld_from`)."""
     fields = {k: v for k, v in vars(event).items() if k not in ("originator_id", "originator_version", "timestamp")}
     owner = getattr(event, "visible_only_to", None)
     hidden = owner is not None and shown is not None and event.originator_version not in shown
     if hidden:
         fields["notation"] = f"{owner}: {HIDDEN}"
+        fields["action_salt"] = None
+    if withheld_from is not None and event.originator_version >= withheld_from:
+        fields["hash"] = None
+        if event.originator_version > withheld_from:
+            fields["prev_hash"] = None
     return schemas.Event(
         number=event.originator_version,
         kind=type(event).__name__,
@@ -51,7 +57,8 @@ def event_out(event: Any, shown: Container[int] | None) -> schemas.Event:
 def page_of(ledger: Ledger, reader: Reader, after: int, limit: int) -> schemas.EventPage:
     game = ledger.game(reader.game_id)
     shown = None if reads_hidden(reader, game) else game.revealed_versions()
-    events = [event_out(e, shown) for e in ledger.game_events(reader.game_id, after=after, limit=limit)]
+    withheld = hashes_withheld_from(ledger, game, shown)
+    events = [event_out(e, shown, withheld) for e in ledger.game_events(reader.game_id, after=after, limit=limit)]
     more = bool(events) and events[-1].number < game.version
     return schemas.EventPage(events=events, next_after=events[-1].number if more else None)
 

@@ -13,7 +13,17 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BeforeValidator
 
 from api import schemas
-from api.deps import LedgerDep, ReaderDep, TokenDep, game_id_of, is_admin, json_body, require_admin, token_of
+from api.deps import (
+    LedgerDep,
+    ReaderDep,
+    TokenDep,
+    game_id_of,
+    hashes_withheld_from,
+    is_admin,
+    json_body,
+    require_admin,
+    token_of,
+)
 from api.errors import ApiError
 from evo_ledger.access import new_token
 from evo_ledger.game import Game
@@ -209,12 +219,15 @@ def matches(
 
 @router.get("/games/{game_id}", response_model=schemas.Summary, operation_id="game_summary")
 def game_summary(reader: ReaderDep, ledger: LedgerDep) -> schemas.Summary:
-    return summarise(ledger, ledger.game(reader.game_id))
+    return summarise(ledger, ledger.game(reader.game_id), reader.sees_all)
 
 
-def summarise(ledger: Ledger, game: Game) -> schemas.Summary:
+def summarise(ledger: Ledger, game: Game, sees_all: bool = False) -> schemas.Summary:
+    """The game as a reader sees it: the head hash is left out where a hidden action's could be tried from it."""
     outcome = game.rules.outcome(game.state)
     access = ledger.access(game.id)
+    shown = None if sees_all or outcome is not None else game.revealed_versions()
+    withheld = hashes_withheld_from(ledger, game, shown)
     return schemas.Summary(
         game_id=str(game.id),
         ruleset=game.ruleset_name,
@@ -223,7 +236,7 @@ def summarise(ledger: Ledger, game: Game) -> schemas.Summary:
         kit_hash=game.kit_hash,
         players=game.players,
         version=game.version,
-        head_hash=game.head_hash,
+        head_hash=game.head_hash if withheld is None else None,
         status="over" if outcome is not None else "ongoing",
         headline=game.rules.view(game.state).headline,
         private=access is not None and access.private,

@@ -4,15 +4,20 @@ it like any other."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from evo_ledger.game import event_hash
-from tests.e2e.test_api import HELD_CARD, append, client_for, new_game
+from evo_ledger.game import event_hash, hidden_commitment
+from evo_ledger.ledger import Ledger
+from tests.e2e.test_api import ADMIN, HELD_CARD, append, client_for, new_game
+from tests.integration.test_audit import Tamperer
+from tests.integration.test_stored_format import FIXTURES, game_id_of
 from tests.support import ROUND_ONE_AUCTION
 
 CARD_NAMES = ("Ambush", "Heatwave", "Nest", "Migration", "Drought", "Earthquake", "Stampede", "Volcano")
@@ -33,14 +38,17 @@ def candidates(owner: str) -> list[str]:
 
 
 def recovered(event: dict[str, Any], game_id: str) -> list[str]:
-    """The candidates whose hash, with the event's public fields, is the one the reader was given."""
+    """The candidates that the public fields single out: one whose hash over the fields (the action in place of
+    its commitment) is the one given, or whose commitment, with the salt given, is the one given."""
     fields = dict(event["fields"])
-    given = fields.get("hash")
+    given, commitment = fields.get("hash"), fields.get("action_commitment")
     timestamp = datetime.fromisoformat(event["timestamp"])
     found = []
     for guess in candidates(fields["visible_only_to"]):
-        attempt = {**fields, "notation": guess}
-        if given and event_hash(event["topic"], game_id, event["number"], timestamp, attempt) == given:
+        plain = {key: value for key, value in fields.items() if key not in ("action_salt", "action_commitment")}
+        hashed = event_hash(event["topic"], game_id, event["number"], timestamp, {**plain, "notation": guess})
+        committed = hidden_commitment(fields.get("action_salt") or "", guess)
+        if (given and hashed == given) or (commitment and committed == commitment):
             found.append(guess)
     return found
 
@@ -57,3 +65,36 @@ def test_a_reader_who_may_not_see_a_hidden_action_cannot_recover_it_by_brute_for
     assert recovered(hidden[0], game) == []
     assert actions[-1] not in str(events)
     assert all(actions[-1] not in str(event) for event in client.get(f"/v1/games/{game}/events").json()["events"])
+
+
+def test_a_hidden_action_stored_before_commitments_has_its_hashes_withheld(tmp_path: Path) -> None:
+    """The fixture's `peek` game was stored when the chain covered a hidden action itself: from that action on,
+    a reader who may not see it is given no hash to try actions against."""
+    copy = tmp_path / "games.sqlite"
+    shutil.copyfile(FIXTURES / "games.sqlite", copy)
+    game = str(game_id_of("peek"))
+    with client_for(str(copy)) as client:
+        events = client.get(f"/v1/games/{game}/events").json()["events"]
+        [peek] = [event for event in events if event["hidden"]]
+        assert recovered(peek, game) == []
+        assert all(event["fields"]["hash"] is None for event in events if event["number"] >= peek["number"])
+        assert all(event["fields"]["hash"] for event in events if event["number"] < peek["number"])
+        assert client.get(f"/v1/games/{game}").json()["head_hash"] is None
+        admin = {"Authorization": f"Bearer {ADMIN}"}
+        assert client.get(f"/v1/games/{game}/events", headers=admin).json()["events"][-1]["fields"]["hash"]
+
+
+def test_a_revealed_action_is_verified_by_the_audit_against_its_commitment(ledger: Ledger) -> None:
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.record(game, [*ROUND_ONE_AUCTION, f"cat drew {HELD_CARD}", f"cat play {HELD_CARD} no_attacks for round"])
+    assert ledger.audit(game).verdict == "clean"
+    drawn = next(e for e in ledger.game_events(game) if getattr(e, "visible_only_to", None))
+    assert drawn.action_commitment == hidden_commitment(drawn.action_salt, drawn.notation)
+    tamperer = Tamperer(ledger, game)
+    topic, state = tamperer.stored(drawn.originator_version)
+    fields = ledger.mapper.transcoder.decode(state)
+    tamperer.write(
+        drawn.originator_version, topic, ledger.mapper.transcoder.encode({**fields, "notation": "cat drew Nest"})
+    )
+    hashes = ledger.audit(game).check("hashes")
+    assert hashes["event"] == drawn.originator_version and "does not match its commitment" in hashes["detail"]
