@@ -80,10 +80,12 @@ def require_admin(request: Request, token: TokenDep) -> None:
 
 @dataclass(frozen=True)
 class Reader:
-    """A caller reading a game: `sees_all` when it holds the recorder token (or the admin's)."""
+    """A caller reading a game: `sees_all` when it holds the recorder token (or the admin's); `seat`, the player
+    whose seat token it holds, who sees that seat's hidden actions."""
 
     game_id: UUID
     sees_all: bool
+    seat: str | None = None
 
 
 def game_id_of(game_id: str) -> UUID:
@@ -100,36 +102,46 @@ def reader(game_id: str, request: Request, ledger: LedgerDep, token: TokenDep) -
     if access is None:
         ledger.game(game)  # an unknown game raises
     sees_all = is_admin(request, token) or (access is not None and access.admits(token))
-    if access is not None and access.private and not sees_all:
+    seat = access.seat_of(token) if access is not None and not sees_all else None
+    if access is not None and access.private and not sees_all and seat is None:
         raise ApiError(403, "private_game", f"game {game} is private")
-    return Reader(game, sees_all)
+    return Reader(game, sees_all, seat)
 
 
 ReaderDep = Annotated[Reader, Depends(reader)]
 
 
-def hidden_from(reader: Reader, ledger: Ledger, game: Game) -> bool:
-    """Whether the game's log holds an action the reader may not see yet."""
+@dataclass(frozen=True)
+class Visibility:
+    """What of a game's log a reader may see. `shown`: the hidden actions it sees (None: all of them); `hidden`:
+    the others, by event, with their player and notation; `withheld_from`: the first event whose hash it may not
+    have (an action hidden from it that the chain covers directly, stored before hidden actions carried a salted
+    commitment: every later hash could be used to try the few actions it could be), and those hashes."""
+
+    shown: Container[int] | None
+    hidden: dict[int, tuple[str, str]]
+    withheld_from: int | None = None
+    withheld_hashes: frozenset[str] = frozenset()
+
+
+def visibility(reader: Reader, ledger: Ledger, game: Game) -> Visibility:
     if reads_hidden(reader, game):
-        return False
-    revealed = game.revealed_versions()
-    return any(
-        getattr(event, "visible_only_to", None) is not None and event.originator_version not in revealed
-        for event in ledger.game_events(game.id)
-    )
-
-
-def hashes_withheld_from(ledger: Ledger, game: Game, shown: Container[int] | None) -> int | None:
-    """The first event whose hash a reader who sees only `shown` of the hidden actions may not have: an action
-    hidden from it that the chain covers directly (stored before hidden actions carried a salted commitment),
-    from which every later hash could be used to try the few actions it could be. None: none is withheld."""
-    if shown is None:
-        return None
+        return Visibility(None, {})
+    shown = set(game.revealed_versions())
+    hidden: dict[int, tuple[str, str]] = {}
+    withheld_from, withheld = None, set()
     for event in ledger.game_events(game.id):
-        hidden = getattr(event, "visible_only_to", None) is not None and event.originator_version not in shown
-        if hidden and getattr(event, "action_commitment", None) is None:
-            return int(event.originator_version)
-    return None
+        version, owner = event.originator_version, getattr(event, "visible_only_to", None)
+        if owner is not None and version not in shown:
+            if owner == reader.seat:
+                shown.add(version)
+            else:
+                hidden[version] = (owner, event.notation)
+                if withheld_from is None and getattr(event, "action_commitment", None) is None:
+                    withheld_from = version
+        if withheld_from is not None:
+            withheld.add(event.hash)
+    return Visibility(shown, hidden, withheld_from, frozenset(withheld))
 
 
 def reads_hidden(reader: Reader, game: Game) -> bool:

@@ -38,6 +38,7 @@ class NewGame(BaseModel):
     kit: str = Field(description="a built-in kit: it names its ruleset", json_schema_extra={"enum": KIT_NAMES})
     players: list[Player] = Field(min_length=2, max_length=5, description="in seat order, as many as the kit seats")
     options: dict[str, bool | int | str] = Field(default_factory=dict, description="the ruleset's named options")
+    seat_tokens: bool = Field(default=False, description="issue a token per seat: each reads what its seat may see")
 
     @field_validator("ruleset", "kit")
     @classmethod
@@ -85,10 +86,13 @@ class Receipt(BaseModel):
 
 class Created(Receipt):
     recorder_token: str = Field(description="shown once: only its holder may append to the game")
+    seat_tokens: dict[str, str] | None = Field(
+        default=None, description="shown once, by player: each reads what that player's seat may see"
+    )
 
     @classmethod
-    def given(cls, receipt: LedgerReceipt, token: str) -> Created:
-        return cls(**Receipt.of(receipt).model_dump(), recorder_token=token)
+    def given(cls, receipt: LedgerReceipt, token: str, seats: dict[str, str] | None = None) -> Created:
+        return cls(**Receipt.of(receipt).model_dump(), recorder_token=token, seat_tokens=seats)
 
 
 class RecorderToken(BaseModel):

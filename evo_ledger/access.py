@@ -11,7 +11,7 @@ import hashlib
 import secrets
 import threading
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from itertools import islice
 from typing import Any
@@ -78,11 +78,18 @@ class GameAccess(Aggregate):
         TOPIC = "evo-ledger:GameAccess.Created"
 
     class Granted(Created):
-        """The game's access, with its recorder token's digest (None: no recorder token yet)."""
+        """The game's access, with its recorder token's digest (None: no recorder token yet). Version 2 adds the
+        digests of the seats' tokens, by player: each reads what its seat may see."""
 
         TOPIC = "evo-ledger:GameAccess.Granted"
+        class_version = 2
         game_id: UUID
         token_digest: str | None
+        seat_digests: dict[str, str]
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["seat_digests"] = {}
 
     class TokenReplaced(Aggregate.Event):
         TOPIC = "evo-ledger:GameAccess.TokenReplaced"
@@ -98,20 +105,32 @@ class GameAccess(Aggregate):
         def apply(self, aggregate: Any) -> None:
             aggregate.private = self.private
 
-    def __init__(self, game_id: UUID, token_digest: str | None) -> None:
+    def __init__(self, game_id: UUID, token_digest: str | None, seat_digests: dict[str, str]) -> None:
         self.game_id = game_id
         self.token_digest = token_digest
+        self.seat_digests = seat_digests
         self.private = False
 
     @classmethod
-    def grant(cls, game_id: UUID, token: str | None) -> GameAccess:
-        """The game's access: `token` its recorder token, or None for a game that has none yet."""
+    def grant(cls, game_id: UUID, token: str | None, seats: Mapping[str, str] | None = None) -> GameAccess:
+        """The game's access: `token` its recorder token, or None for a game that has none yet; `seats`, each
+        player's own token."""
         digest = token_digest(token) if token is not None else None
-        return cls._create(cls.Granted, id=access_id(game_id), game_id=game_id, token_digest=digest)
+        seat_digests = {player: token_digest(seat) for player, seat in (seats or {}).items()}
+        return cls._create(
+            cls.Granted, id=access_id(game_id), game_id=game_id, token_digest=digest, seat_digests=seat_digests
+        )
 
     def admits(self, token: str | None) -> bool:
         held = self.token_digest
         return token is not None and held is not None and secrets.compare_digest(token_digest(token), held)
+
+    def seat_of(self, token: str | None) -> str | None:
+        """The player whose seat token `token` is, or None."""
+        if token is None:
+            return None
+        given = token_digest(token)
+        return next((player for player, held in self.seat_digests.items() if secrets.compare_digest(given, held)), None)
 
     def replace_token(self, token: str) -> None:
         self.trigger_event(self.TokenReplaced, token_digest=token_digest(token))

@@ -11,9 +11,9 @@ its own hash.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
@@ -27,6 +27,8 @@ from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.text import NotationError
 from evo_ledger.seal import Sealer
 
+# What a reader who may not see a hidden action is shown in its place.
+HIDDEN = "hidden until revealed"
 REPORT_FORMAT = "evo-ledger audit"
 REPORT_VERSION = 2
 PASS, FAIL, RULES_CHANGED, NOT_RUN = "pass", "fail", "rules changed", "not run"
@@ -414,6 +416,28 @@ class CanonicalReport:
     @property
     def canonical(self) -> bytes:
         return canonical_bytes({**self.data, "report_hash": self.hash})
+
+    def left_out(self, hidden: Mapping[int, tuple[str, str]], hashes: Collection[str]) -> Self:
+        """The report for a reader who may not see the hidden actions `hidden` (event: its player and notation)
+        nor the `hashes` withheld from it: each left out wherever it stands, and said to be left out."""
+        if not hidden and not hashes:
+            return self
+        shown = {notation: f"{player}: {HIDDEN}" for player, notation in hidden.values()}
+
+        def redact(value: Any) -> Any:
+            if isinstance(value, dict):
+                return {key: redact(item) for key, item in value.items()}
+            if isinstance(value, list):
+                return [redact(item) for item in value]
+            if isinstance(value, str):
+                if value in hashes:
+                    return None
+                for notation, replacement in shown.items():
+                    value = value.replace(notation, replacement)
+            return value
+
+        left = {"hidden_actions": sorted(hidden), "hashes_withheld": bool(hashes)}
+        return type(self)({**redact(self.data), "left_out": left})
 
 
 class AuditReport(CanonicalReport):

@@ -208,15 +208,18 @@ class Ledger(Application[UUID]):
         players: Sequence[str | tuple[str, str | None]],
         options: Mapping[str, OptionValue] | None = None,
         recorder_token: str | None = None,
+        seat_tokens: Mapping[str, str] | None = None,
     ) -> Receipt:
         """A new game: `players` in seat order, each a name or (name, stable id); with a recorder token, only
-        its holder may append (its digest is stored with the game's first event, in one transaction). The
-        ruleset is the one the kit names; a `ruleset` given must be that one."""
+        its holder may append (its digest is stored with the game's first event, in one transaction); with seat
+        tokens (by player), each reads what its seat may see. The ruleset is the one the kit names; a `ruleset`
+        given must be that one."""
         document, loaded = load_kit_document(kit)
         seats = [(p, None) if isinstance(p, str) else p for p in players]
         rules = ruleset_for_kit(document, kit, ruleset)
         game = Game.start(rules, document, loaded, seats, options or {}, sealed=self.sealer is not None)
-        access = [GameAccess.grant(game.id, recorder_token)] if recorder_token is not None else []
+        granted = recorder_token is not None or bool(seat_tokens)
+        access = [GameAccess.grant(game.id, recorder_token, seat_tokens)] if granted else []
         return self.save_games([game], also=access)[0]
 
     def generate_game(

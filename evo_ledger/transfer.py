@@ -47,17 +47,35 @@ class BundleError(ValueError):
     """A bundle that cannot be imported: unreadable, or its events do not verify."""
 
 
-def export_bundle(ledger: Ledger, game_id: UUID) -> bytes:
+def export_bundle(
+    ledger: Ledger, game_id: UUID, left_out: Container[int] = (), withheld_from: int | None = None
+) -> bytes:
+    """The game's stored events with their hashes. For a reader who may not see everything: the hidden actions
+    `left_out` show whose they are only (their salt left out too), and the hashes from `withheld_from` on are left
+    out; such a bundle says so and is not imported until they are revealed."""
     ledger.game(game_id)  # an unknown game raises
     events = ledger.stored_events(game_id)
-    return pack(
-        {
-            "format": BUNDLE_FORMAT,
-            "version": BUNDLE_VERSION,
-            "game": str(game_id),
-            "events": [[event.topic, event.originator_version, unsealed_bytes(event.state)] for event in events],
-        }
-    )
+    rows = [[event.topic, event.originator_version, unsealed_bytes(event.state)] for event in events]
+    if left_out or withheld_from is not None:
+        rows = [_left_out(ledger, row, left_out, withheld_from) for row in rows]
+    bundle: dict[str, Any] = {"format": BUNDLE_FORMAT, "version": BUNDLE_VERSION, "game": str(game_id), "events": rows}
+    if left_out or withheld_from is not None:
+        bundle["left_out"] = [row[1] for row in rows if row[1] in left_out]
+    return pack(bundle)
+
+
+def _left_out(ledger: Ledger, row: list[Any], left_out: Container[int], withheld_from: int | None) -> list[Any]:
+    topic, version, state = row
+    if version not in left_out and (withheld_from is None or version < withheld_from):
+        return row
+    fields = ledger.mapper.transcoder.decode(state)
+    if version in left_out:
+        fields.update(notation=f"{fields['visible_only_to']}: hidden until revealed", action_salt=None)
+    if withheld_from is not None and version >= withheld_from:
+        fields["hash"] = None
+        if version > withheld_from:
+            fields["prev_hash"] = None
+    return [topic, version, ledger.mapper.transcoder.encode(fields)]
 
 
 def read_bundle(data: bytes) -> list[StoredEvent]:
@@ -69,6 +87,11 @@ def read_bundle(data: bytes) -> list[StoredEvent]:
         raise BundleError("not an evo-ledger bundle")
     if bundle.get("version") != BUNDLE_VERSION:
         raise BundleError(f"bundle version {bundle.get('version')!r} is not supported (this reads {BUNDLE_VERSION})")
+    if bundle.get("left_out"):
+        events = ", ".join(map(str, bundle["left_out"]))
+        raise BundleError(
+            f"the bundle leaves out hidden actions (events {events}): it is imported once they are revealed"
+        )
     try:
         game_id = UUID(bundle["game"])
         return [StoredEvent(game_id, version, topic, state) for topic, version, state in bundle["events"]]
@@ -165,9 +188,9 @@ def import_bundles(
     return _import(ledger, bundle_game, bundles, batch, workers)
 
 
-def export_notation(ledger: Ledger, game_id: UUID, hide: bool = False) -> str:
+def export_notation(ledger: Ledger, game_id: UUID, shown: Container[int] | None = None) -> str:
     """The game as a notation file: its effective actions, with undone ones, corrections and notes as comments.
-    With `hide`, an action the rules keep hidden (a card drawn, a peek) and no later action has revealed is a
+    With `shown`, an action the rules keep hidden (a card drawn, a peek) that is not among those versions is a
     comment naming only its player.
 
     The header names the game's kit and pins its hash; a bundle carries the kit's whole content."""
@@ -177,7 +200,6 @@ def export_notation(ledger: Ledger, game_id: UUID, hide: bool = False) -> str:
     )
     lines: list[str] = []
     effective: list[int] = []
-    shown = game.revealed_versions() if hide else None
     for event in ledger.game_events(game_id):
         _add_lines(event, lines, effective, shown)
     ids = ", ".join(f"{p['name']}={p['id']}" for p in game.players)

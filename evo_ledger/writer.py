@@ -52,9 +52,12 @@ class NewGame:
     players: Sequence[tuple[str, str | None]]
     options: Mapping[str, OptionValue]
     recorder_token: str
+    seat_tokens: Mapping[str, str] | None = None
 
     def create(self, ledger: Ledger) -> Receipt:
-        return ledger.create_game(self.ruleset, self.kit, self.players, self.options, self.recorder_token)
+        return ledger.create_game(
+            self.ruleset, self.kit, self.players, self.options, self.recorder_token, self.seat_tokens
+        )
 
 
 class Writer(Protocol):

@@ -3,18 +3,19 @@ canonical report, byte for byte, as the command line's `--json`."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 
 from api import schemas
-from api.deps import LedgerDep, Reader, ReaderDep, hidden_from
+from api.deps import LedgerDep, Reader, ReaderDep, visibility
 from api.errors import ApiError
 from evo_ledger.audit import CanonicalReport
 from evo_ledger.ledger import Ledger
 
 router = APIRouter(tags=["audit"], responses=schemas.PROBLEMS)
+Report = TypeVar("Report", bound=CanonicalReport)
 
 
 @router.get(
@@ -35,8 +36,8 @@ def audit(
     """The game's log checked from its first event: the sequence, each hash and the chain, the setup it pinned,
     every action and consequence by the rules, and a receipt's head. The verdict is `clean`, `damaged` or
     `rules changed`; the first divergence names its event. The report carries its own hash."""
-    check_nothing_hidden(reader, ledger, "audit")
-    return report_response(ledger.audit(reader.game_id, up_to=event, expect_head=expect_head))
+    report = ledger.audit(reader.game_id, up_to=event, expect_head=expect_head)
+    return report_response(for_reader(report, reader, ledger))
 
 
 EventNumber = Annotated[
@@ -52,8 +53,8 @@ EventNumber = Annotated[
 def explain(reader: ReaderDep, ledger: LedgerDep, event: EventNumber) -> Response:
     """Why the rules decided as they did about the combat, survival phase, auction or climate reveal the event
     belongs to: every number they used, as data and in words. 422 `not_explainable` for any other event."""
-    check_nothing_hidden(reader, ledger, "explain")
-    return report_response(ledger.explain(reader.game_id, event))
+    check_not_hidden(reader, ledger, event)
+    return report_response(for_reader(ledger.explain(reader.game_id, event), reader, ledger))
 
 
 @router.get(
@@ -75,13 +76,21 @@ def what_if(
     touched."""
     if (replace is None) == (not drop):
         raise ApiError(422, "invalid_request", "give either replace=ACTION or drop=true")
-    check_nothing_hidden(reader, ledger, "branch")
-    return report_response(ledger.what_if(reader.game_id, event, replace))
+    check_not_hidden(reader, ledger, event)
+    return report_response(for_reader(ledger.what_if(reader.game_id, event, replace), reader, ledger))
 
 
-def check_nothing_hidden(reader: Reader, ledger: Ledger, verb: str) -> None:
-    if hidden_from(reader, ledger, ledger.game(reader.game_id)):
-        raise ApiError(403, "hidden_until_over", f"the log holds hidden actions: only the recorder may {verb} it now")
+def for_reader(report: Report, reader: Reader, ledger: Ledger) -> Report:
+    """The report with what the reader may not see left out, and said to be (`left_out` in the report)."""
+    seen = visibility(reader, ledger, ledger.game(reader.game_id))
+    return report.left_out(seen.hidden, seen.withheld_hashes)
+
+
+def check_not_hidden(reader: Reader, ledger: Ledger, event: int) -> None:
+    """An action hidden from the reader is neither explained nor branched from for it."""
+    seen = visibility(reader, ledger, ledger.game(reader.game_id))
+    if event in seen.hidden:
+        raise ApiError(404, "hidden_event", f"event {event} is an action hidden from this reader until it is revealed")
 
 
 def report_response(report: CanonicalReport) -> Response:

@@ -17,7 +17,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.responses import Response, StreamingResponse
 
 from api import schemas
-from api.deps import LedgerDep, Reader, ReaderDep, hashes_withheld_from, hidden_from, reads_hidden
+from api.deps import LedgerDep, Reader, ReaderDep, reads_hidden, visibility
 from api.errors import ApiError
 from api.routes.games import GAME_CREATED, result_of
 from evo_ledger.access import new_token
@@ -56,9 +56,9 @@ def event_out(event: Any, shown: Container[int] | None, withheld_from: int | Non
 
 def page_of(ledger: Ledger, reader: Reader, after: int, limit: int) -> schemas.EventPage:
     game = ledger.game(reader.game_id)
-    shown = None if reads_hidden(reader, game) else game.revealed_versions()
-    withheld = hashes_withheld_from(ledger, game, shown)
-    events = [event_out(e, shown, withheld) for e in ledger.game_events(reader.game_id, after=after, limit=limit)]
+    seen = visibility(reader, ledger, game)
+    events = ledger.game_events(reader.game_id, after=after, limit=limit)
+    events = [event_out(e, seen.shown, seen.withheld_from) for e in events]
     more = bool(events) and events[-1].number < game.version
     return schemas.EventPage(events=events, next_after=events[-1].number if more else None)
 
@@ -95,8 +95,12 @@ def state(
         raise ApiError(404, "unknown_event", f"the game has events 1 to {latest.version}, not {at}")
     game = ledger.game(reader.game_id, version=at) if at is not None else latest
     view = game.rules.view(game.state)
-    show = reads_hidden(reader, latest)
-    data = game.rules.snapshot_state(game.state) if show else game.rules.public_state(game.state)
+    if reads_hidden(reader, latest):
+        data = game.rules.snapshot_state(game.state)
+    elif reader.seat is not None:
+        data = game.rules.seat_state(game.state, reader.seat)
+    else:
+        data = game.rules.public_state(game.state)
     return schemas.State(
         version=game.version,
         headline=view.headline,
@@ -162,14 +166,17 @@ def export(
     ledger: LedgerDep,
     format: Annotated[str, Query(pattern="^(notation|bundle)$")] = "notation",
 ) -> Response:
-    """The game as a game file, or as a msgpack bundle of its stored events with their hashes."""
-    game = ledger.game(reader.game_id)
-    show = reads_hidden(reader, game)
+    """The game as a game file, or as a msgpack bundle of its stored events with their hashes. What the reader
+    may not see is left out (a comment naming whose action it is, in a game file), and the answer's
+    `Evo-Left-Out` header names those events: a bundle with hidden actions left out is not imported until they
+    are revealed."""
+    seen = visibility(reader, ledger, ledger.game(reader.game_id))
+    headers = {"Evo-Left-Out": " ".join(map(str, sorted(seen.hidden)))} if seen.hidden else {}
     if format == "notation":
-        return Response(export_notation(ledger, reader.game_id, hide=not show), media_type="text/plain")
-    if hidden_from(reader, ledger, game):
-        raise ApiError(403, "hidden_until_over", "the bundle holds hidden actions: only the recorder may take it")
-    return Response(export_bundle(ledger, reader.game_id), media_type=MSGPACK)
+        text = export_notation(ledger, reader.game_id, shown=seen.shown)
+        return Response(text, media_type="text/plain", headers=headers)
+    bundle = export_bundle(ledger, reader.game_id, left_out=set(seen.hidden), withheld_from=seen.withheld_from)
+    return Response(bundle, media_type=MSGPACK, headers=headers)
 
 
 @router.post(

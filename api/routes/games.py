@@ -15,14 +15,15 @@ from pydantic import BeforeValidator
 from api import schemas
 from api.deps import (
     LedgerDep,
+    Reader,
     ReaderDep,
     TokenDep,
     game_id_of,
-    hashes_withheld_from,
     is_admin,
     json_body,
     require_admin,
     token_of,
+    visibility,
 )
 from api.errors import ApiError
 from evo_ledger.access import new_token
@@ -160,9 +161,10 @@ async def create_game(body: schemas.NewGame, request: Request) -> schemas.Create
     writer, as appends are: one process writes the server's games."""
     token = new_token()
     players = [(p.name, p.id) for p in body.players]
+    seats = {p.name: new_token() for p in body.players} if body.seat_tokens else None
     writer: Writer = request.app.state.writer
-    receipt = await writer.create(NewGame(body.ruleset, body.kit, players, body.options, token))
-    return schemas.Created.given(receipt, token)
+    receipt = await writer.create(NewGame(body.ruleset, body.kit, players, body.options, token, seats))
+    return schemas.Created.given(receipt, token, seats)
 
 
 def iso_date_only(value: object) -> object:
@@ -219,15 +221,15 @@ def matches(
 
 @router.get("/games/{game_id}", response_model=schemas.Summary, operation_id="game_summary")
 def game_summary(reader: ReaderDep, ledger: LedgerDep) -> schemas.Summary:
-    return summarise(ledger, ledger.game(reader.game_id), reader.sees_all)
+    return summarise(ledger, ledger.game(reader.game_id), reader)
 
 
-def summarise(ledger: Ledger, game: Game, sees_all: bool = False) -> schemas.Summary:
-    """The game as a reader sees it: the head hash is left out where a hidden action's could be tried from it."""
+def summarise(ledger: Ledger, game: Game, reader: Reader | None = None) -> schemas.Summary:
+    """The game as a reader (the public if None) sees it: the head hash is left out where a hidden action could
+    be tried from it."""
     outcome = game.rules.outcome(game.state)
     access = ledger.access(game.id)
-    shown = None if sees_all or outcome is not None else game.revealed_versions()
-    withheld = hashes_withheld_from(ledger, game, shown)
+    withheld = visibility(reader or Reader(game.id, sees_all=False), ledger, game).withheld_from
     return schemas.Summary(
         game_id=str(game.id),
         ruleset=game.ruleset_name,

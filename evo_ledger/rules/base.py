@@ -346,6 +346,10 @@ class Ruleset(Protocol[StateT, ActionT, KitT]):
         """The state as `snapshot_state` gives it, less what the rules keep from all but one player."""
         return self.snapshot_state(state)
 
+    def seat_state(self, state: StateT, seat: str) -> dict[str, Any]:
+        """The state as the player `seat` may see it: `public_state` with that player's own hidden facts."""
+        return self.public_state(state)
+
     def view(self, state: StateT) -> StateView:
         """The position in words: round, phase and whose turn, a line a player, the occupant of each space."""
 

@@ -154,7 +154,8 @@ def test_a_held_card_reaches_no_one_but_the_recorder_until_the_game_ends(client:
         client.get(f"/v1/games/{game}").text,
     ]
     assert all(HELD_CARD not in text for text in public)
-    assert client.get(f"/v1/games/{game}/export", params={"format": "bundle"}).json()["code"] == "hidden_until_over"
+    bundle = client.get(f"/v1/games/{game}/export", params={"format": "bundle"})
+    assert HELD_CARD.encode() not in bundle.content and bundle.headers["Evo-Left-Out"]
     assert HELD_CARD in client.get(f"/v1/games/{game}/state", headers=recorder).text
     assert HELD_CARD in client.get(f"/v1/games/{game}/events", headers=recorder).text
     assert HELD_CARD in client.get(f"/v1/games/{game}/export", headers=recorder).text
@@ -361,15 +362,24 @@ def test_a_game_is_audited_over_http_with_the_command_lines_report(client: TestC
     assert client.get(f"/v1/games/{game}/audit", params={"expect_head": "x"}).json()["code"] == "invalid_request"
 
 
-def test_an_unfinished_game_with_a_held_card_is_audited_by_its_recorder_only(client: TestClient) -> None:
+def test_an_unfinished_game_with_a_held_card_is_audited_for_everyone_with_the_card_left_out(
+    client: TestClient,
+) -> None:
     game, recorder = new_game(client)
     assert append(client, game, recorder, *ROUND_ONE_AUCTION, f"cat drew {HELD_CARD}").status_code == 200
-    assert client.get(f"/v1/games/{game}/audit").json()["code"] == "hidden_until_over"
-    assert client.get(f"/v1/games/{game}/audit", headers=recorder).json()["verdict"] == "clean"
+    public = client.get(f"/v1/games/{game}/audit")
+    drawn = client.get(f"/v1/games/{game}").json()["version"]  # the card drawn is the latest event
+    assert public.json()["verdict"] == "clean" and public.json()["left_out"]["hidden_actions"] == [drawn]
+    assert HELD_CARD not in public.text
+    full = client.get(f"/v1/games/{game}/audit", headers=recorder).json()
+    assert full["verdict"] == "clean" and "left_out" not in full
     settled = f"/v1/games/{game}/events/{len(ROUND_ONE_AUCTION) + 6}"
-    assert client.get(f"{settled}/explanation").json()["code"] == "hidden_until_over"
-    assert client.get(f"{settled}/what-if", params={"drop": True}).json()["code"] == "hidden_until_over"
+    first_bid = f"/v1/games/{game}/events/{len(ROUND_ONE_AUCTION) + 3}"
+    for path, params in ((f"{settled}/explanation", {}), (f"{first_bid}/what-if", {"replace": "ann bid 3 eggs"})):
+        answer = client.get(path, params=params)
+        assert answer.status_code == 200 and HELD_CARD not in answer.text
     assert client.get(f"{settled}/explanation", headers=recorder).json()["kind"] == "auction"
+    assert client.get(f"/v1/games/{game}/events/{drawn}/explanation").json()["code"] == "hidden_event"
 
 
 def test_an_event_is_explained_and_branched_over_http_with_the_command_lines_reports(client: TestClient) -> None:

@@ -274,6 +274,16 @@ class Evo2Ruleset(Ruleset[State, Action, Kit]):
         data["peeked"] = None
         return data
 
+    def seat_state(self, state: State, seat: str) -> dict[str, Any]:
+        """The player's own event cards in hand, and the peek if the player has the sixth sense [E2-15, E2-16]."""
+        data = self.public_state(state)
+        own = state.players.get(seat)
+        if own is not None:
+            data["players"][seat][4] = list(own.named_cards)
+            if own.genes.get("sixth_sense", 0):
+                data["peeked"] = state.peeked
+        return data
+
 
 def check_setup(kit: Kit, players: Sequence[str]) -> None:
     if kit.edition != "evo2":

@@ -1,0 +1,118 @@
+"""Readers per seat: a game created with seat tokens answers each reader, on every endpoint, with what its seat
+may see. A card cat drew is seen by cat's token and the recorder's, never by ann's or the public; the audit,
+explanations and what-ifs answer everyone, leaving the card out and saying so."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.e2e.test_api import HELD_CARD, PLAYERS, append, client_for
+from tests.e2e.test_stream import running_server
+from tests.support import ROUND_ONE_AUCTION
+
+DRAWN = [*ROUND_ONE_AUCTION, f"cat drew {HELD_CARD}", "cat pass"]
+
+
+@pytest.fixture
+def client(database: str) -> Iterator[TestClient]:
+    with client_for(database) as test_client:
+        yield test_client
+
+
+def seated_game(client: TestClient) -> tuple[str, dict[str, dict[str, str]]]:
+    """A game with seat tokens in which cat drew a card: each reader's headers, by who reads."""
+    answer = client.post("/v1/games", json={"kit": "standin-e2-3p", "players": PLAYERS, "seat_tokens": True})
+    assert answer.status_code == 201, answer.text
+    body = answer.json()
+    assert sorted(body["seat_tokens"]) == ["ann", "ben", "cat"]
+    readers = {"public": {}, "recorder": {"Authorization": f"Bearer {body['recorder_token']}"}}
+    readers |= {seat: {"Authorization": f"Bearer {token}"} for seat, token in body["seat_tokens"].items()}
+    assert append(client, body["game_id"], readers["recorder"], *DRAWN).status_code == 200
+    return body["game_id"], readers
+
+
+def every_answer(client: TestClient, game: str, headers: dict[str, str]) -> dict[str, Any]:
+    """What every endpoint answers the reader, by endpoint (status and body)."""
+    drew = 15  # the game's start, seven actions and seven consequences before it
+    paths = {
+        "summary": f"/v1/games/{game}",
+        "events": f"/v1/games/{game}/events",
+        "state": f"/v1/games/{game}/state",
+        "legal": f"/v1/games/{game}/legal",
+        "export": f"/v1/games/{game}/export",
+        "bundle": f"/v1/games/{game}/export?format=bundle",
+        "audit": f"/v1/games/{game}/audit",
+        "explain auction": f"/v1/games/{game}/events/12/explanation",
+        "what-if": f"/v1/games/{game}/events/10/what-if?replace=ann%20bid%203%20eggs",
+        "explain drawn": f"/v1/games/{game}/events/{drew}/explanation",
+        "standings": f"/v1/games/{game}/standings",
+        "auctions": f"/v1/games/{game}/auctions",
+        "statistics": "/v1/statistics/games",
+        "tables": "/v1/tables/read_auction_results.csv",
+    }
+    answers = {name: client.get(path, headers=headers) for name, path in paths.items()}
+    packed = client.get(f"/v1/games/{game}/events", headers={**headers, "Accept": "application/msgpack"})
+    return {
+        **{name: (a.status_code, a.content.decode("latin-1")) for name, a in answers.items()},
+        "events msgpack": (packed.status_code, packed.content.decode("latin-1")),
+    }
+
+
+def test_each_seat_reads_what_it_may_see_on_every_endpoint(client: TestClient) -> None:
+    game, readers = seated_game(client)
+    seen = {who: every_answer(client, game, headers) for who, headers in readers.items()}
+    for who in ("public", "ann", "ben"):
+        leaks = [name for name, (_, body) in seen[who].items() if HELD_CARD in body]
+        assert not leaks, f"{who} reads the held card in {leaks}"
+        assert seen[who]["explain drawn"][0] == 404 and "hidden_event" in seen[who]["explain drawn"][1]
+    for who in ("cat", "recorder"):
+        for name in ("events", "state", "export", "events msgpack", "bundle"):
+            assert HELD_CARD in seen[who][name][1], f"{who} does not read the held card in {name}"
+    for who, answers in seen.items():
+        failed = {name: status for name, (status, _) in answers.items() if status >= 400 and name != "explain drawn"}
+        assert not failed, (who, failed)
+        assert ('"left_out"' in answers["audit"][1]) == (who not in ("cat", "recorder"))
+
+
+def test_a_seat_reads_a_private_game_and_a_stranger_does_not(client: TestClient) -> None:
+    game, readers = seated_game(client)
+    admin = {"Authorization": "Bearer admin-secret"}
+    assert client.put(f"/v1/games/{game}/privacy", json={"private": True}, headers=admin).status_code == 200
+    assert client.get(f"/v1/games/{game}/state", headers=readers["ann"]).status_code == 200
+    assert client.get(f"/v1/games/{game}/state", headers=readers["public"]).status_code in (403, 404)
+
+
+def test_a_bundle_that_leaves_out_a_hidden_action_is_refused_by_an_import_saying_why(client: TestClient) -> None:
+    game, readers = seated_game(client)
+    bundle = client.get(f"/v1/games/{game}/export?format=bundle", headers=readers["ann"])
+    assert bundle.headers["Evo-Left-Out"] == "15"
+    refused = client.post("/v1/games/import", content=bundle.content, headers={"Content-Type": "application/msgpack"})
+    assert refused.status_code == 422 and "leaves out hidden actions (events 15)" in refused.text
+
+
+def test_the_stream_gives_each_seat_what_it_may_see(database: str) -> None:
+    with running_server(database) as base, httpx.Client(base_url=base, timeout=10) as http:
+        created = http.post("/v1/games", json={"kit": "standin-e2-3p", "players": PLAYERS, "seat_tokens": True})
+        body = created.json()
+        recorder = {"Authorization": f"Bearer {body['recorder_token']}"}
+        assert http.post(f"/v1/games/{body['game_id']}/actions", json={"actions": DRAWN}, headers=recorder).is_success
+        for seat, expected in (("ann", False), ("cat", True)):
+            headers = {"Authorization": f"Bearer {body['seat_tokens'][seat]}"}
+            assert (HELD_CARD in stream_text(http, body["game_id"], headers, events=16)) == expected
+
+
+def stream_text(http: httpx.Client, game: str, headers: dict[str, str], events: int) -> str:
+    """The stream's text up to its `events`-th event."""
+    text, seen = "", 0
+    with http.stream("GET", f"/v1/games/{game}/stream", headers=headers) as answer:
+        for line in answer.iter_lines():
+            text += line + "\n"
+            seen += line.startswith("id: ")
+            if seen == events and line == "":
+                break
+    return text
