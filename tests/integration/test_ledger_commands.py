@@ -67,6 +67,7 @@ def test_a_stale_expected_version_is_refused(database: str, capsys: pytest.Captu
         (("new", "--kit", "no-such-kit", "--players", "ann", "ben", "cat"), "no-such-kit"),
         (("new", "--kit", "standin-e2-3p", "--players", "ann", "ben"), "not 2"),
         (("new", "--kit", "standin-e2-3p", "--players", "a", "b", "c", "--option", "x"), "--option 'x'"),
+        (("new", "--kit", "toy-2p", "--ruleset", "evo2", "--players", "a", "b"), "is for ruleset toy, not evo2"),
     ],
 )
 def test_bad_input_is_named_with_exit_status_2(
@@ -74,6 +75,12 @@ def test_bad_input_is_named_with_exit_status_2(
 ) -> None:
     status, out, err = run(capsys, database, *args)
     assert status == 2 and out == "" and message in err and "Traceback" not in err
+
+
+def test_new_takes_the_ruleset_from_the_kit(database: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, database, "new", "--kit", "toy-2p", "--players", "ann", "ben")[0] == 0
+    status, out, _ = run(capsys, database, "show", "last")
+    assert status == 0 and "ann to roll or hold" in out
 
 
 def test_import_stores_each_file_and_export_gives_it_back(
