@@ -68,7 +68,7 @@ TokenDep = Annotated[str | None, Depends(bearer_token)]
 
 def is_admin(request: Request, token: str | None) -> bool:
     admin: str | None = request.app.state.settings.admin_token
-    return admin is not None and token is not None and secrets.compare_digest(token, admin)
+    return admin is not None and token is not None and secrets.compare_digest(token.encode(), admin.encode())
 
 
 def require_admin(request: Request, token: TokenDep) -> None:
@@ -95,6 +95,11 @@ def game_id_of(game_id: str) -> UUID:
         raise ApiError(404, "unknown_game", f"no game {game_id!r}: a game id is a UUID") from None
 
 
+def unknown_game(game: UUID) -> ApiError:
+    """What a reader who may not see a private game is told: the same as for a game that does not exist."""
+    return ApiError(404, "unknown_game", f"no game {game}")
+
+
 def reader(game_id: str, request: Request, ledger: LedgerDep, token: TokenDep) -> Reader:
     """Anyone may read a public game; a private one, only its recorder and the admin."""
     game = game_id_of(game_id)
@@ -104,7 +109,7 @@ def reader(game_id: str, request: Request, ledger: LedgerDep, token: TokenDep) -
     sees_all = is_admin(request, token) or (access is not None and access.admits(token))
     seat = access.seat_of(token) if access is not None and not sees_all else None
     if access is not None and access.private and not sees_all and seat is None:
-        raise ApiError(403, "private_game", f"game {game} is private")
+        raise unknown_game(game)
     return Reader(game, sees_all, seat)
 
 

@@ -10,7 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from evo_ledger.access import RecorderRefused, TokenRequired
+from evo_ledger.access import HiddenGame, RecorderRefused, TokenRequired
 from evo_ledger.checker import GameSetupError
 from evo_ledger.disputes import NotExplainable
 from evo_ledger.ledger import GameReferenceError, IdempotencyKeyReused, UnknownGame, VersionConflict
@@ -39,6 +39,7 @@ def problem(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
 # Exception type: (status, code).
 MAPPED: dict[type[Exception], tuple[int, str]] = {
     UnknownGame: (404, "unknown_game"),
+    HiddenGame: (404, "unknown_game"),
     ActionDataError: (422, "action_data_error"),
     GameReferenceError: (404, "unknown_game"),
     VersionConflict: (409, "version_conflict"),

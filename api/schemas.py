@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, field_validator, model_validator
 from pydantic.json_schema import models_json_schema
 
 from evo_ledger.ledger import Receipt as LedgerReceipt
@@ -57,6 +57,28 @@ class ActionData(BaseModel):
         json_schema_extra={"examples": [{"kind": "bid", "player": "ann", "amount": 3, "target": "horns"}]},
     )
     kind: str = Field(min_length=1, max_length=40)
+
+    @model_validator(mode="after")
+    def numbers_fit(self) -> ActionData:
+        """No number of an action is larger than 64 bits: no rule counts that far, and a longer one could not
+        even be written back as text."""
+        for name, value in (self.model_extra or {}).items():
+            if not fits(value):
+                raise ValueError(f"{name}: a number in an action must be within 64 bits")
+        return self
+
+
+def fits(value: Any) -> bool:
+    if isinstance(value, int):
+        return value.bit_length() <= MAX_NUMBER_BITS
+    if isinstance(value, list):
+        return all(fits(item) for item in value)
+    if isinstance(value, dict):
+        return all(fits(item) for item in value.values())
+    return True
+
+
+MAX_NUMBER_BITS = 63
 
 
 class Append(BaseModel):

@@ -16,7 +16,7 @@ from evo_ledger.rules.base import OptionValue, Outcome, Standing
 from evo_ledger.rules.text import NotationError
 
 HEADER_KEYS = ("ruleset", "kit", "players", "option")
-_RESULT_ENTRY = re.compile(r"(\d+)\s+([a-z][a-z0-9_]*)\s+(\d+(?:/\d+)*)")
+_RESULT_ENTRY = re.compile(r"(\d{1,18})\s+([a-z][a-z0-9_]*)\s+(\d{1,18}(?:/\d{1,18})*)")
 _OPTION = re.compile(r"([a-z][a-z0-9_]*)=(\S+)")
 
 
@@ -144,7 +144,7 @@ def _parse_option(number: int, column: int, content: str) -> tuple[str, OptionVa
 def parse_option_value(text: str) -> OptionValue:
     if text in ("true", "false"):
         return text == "true"
-    if re.fullmatch(r"-?\d+", text):
+    if re.fullmatch(r"-?\d{1,18}", text):
         return int(text)
     return text
 

@@ -26,7 +26,7 @@ from api.deps import (
     visibility,
 )
 from api.errors import ApiError
-from evo_ledger.access import new_token
+from evo_ledger.access import HiddenGame, check_recorder, new_token
 from evo_ledger.game import Game
 from evo_ledger.ledger import AppendRequest, Idempotency, Ledger
 from evo_ledger.rules.base import Outcome
@@ -115,7 +115,15 @@ async def append(request: Request) -> Response:
     game_id = game_id_of(request.path_params["game_id"])
     appended = AppendRequest(game_id, actions, body.expected_version, idempotency, token, True)
     writer: Writer = request.app.state.writer
-    receipt = schemas.Receipt.of(await writer.append(appended))
+    try:
+        receipt = schemas.Receipt.of(await writer.append(appended))
+    except HiddenGame:
+        if not is_admin(request, token):
+            raise
+        # The admin sees every game: it is told why it may not append.
+        access = await run_in_threadpool(request.app.state.ledger.access, game_id)
+        check_recorder(game_id, access, token, sees_private=True)
+        raise
     headers = {}
     if wait_for_projections is not None:
         caught_up = await run_in_threadpool(projections_reach_log, request, wait_for_projections)

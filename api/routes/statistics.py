@@ -157,7 +157,8 @@ def read(request: Request, query: Callable[[Connection], T]) -> tuple[T, dict[st
     with store.engine.connect() as connection:
         answer = query(connection)
         position = position_in(connection)
-    return answer, {"position": position, "log_position": request.app.state.ledger.recorder.max_notification_id()}
+    log_position = request.app.state.ledger.recorder.max_notification_id() or 0  # None: an empty log
+    return answer, {"position": position, "log_position": log_position}
 
 
 def rows(request: Request, query: Callable[[Connection], list[dict[str, Any]]]) -> dict[str, Any]:
@@ -227,10 +228,8 @@ def check_game_visible(request: Request, game_id: str, admin: bool) -> None:
     store: ReadStore = request.app.state.read_store
     with store.engine.connect() as connection:
         visible = queries.is_visible(connection, game_id, admin)
-    if visible is None:
+    if not visible:  # a private game is told as an unknown one
         raise ApiError(404, "unknown_game", f"the read tables hold no game {game_id!r}")
-    if not visible:
-        raise ApiError(403, "private_game", f"game {game_id} is private")
 
 
 @router.get("/statistics/survival", response_model=Rows[SurvivalLosses], operation_id="survival_losses")

@@ -6,7 +6,8 @@ import re
 from collections.abc import Collection
 
 _WORD = re.compile(r"\S+")
-_INTEGER = re.compile(r"[-+]?\d+")
+# At most 18 digits: no rule counts further, and a longer number would be costly to read and to write back.
+_INTEGER = re.compile(r"[-+]?\d{1,18}")
 
 
 class NotationError(ValueError):

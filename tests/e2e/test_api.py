@@ -311,7 +311,7 @@ def test_the_admin_issues_a_new_recorder_token_and_makes_games_private(client: T
     assert append(client, game, recorder, "order ann ben cat").status_code == 403
     assert append(client, game, {"Authorization": f"Bearer {token}"}, "order ann ben cat").status_code == 200
     assert client.put(f"/v1/games/{game}/privacy", json={"private": True}, headers=admin).status_code == 200
-    assert client.get(f"/v1/games/{game}").json()["code"] == "private_game"
+    assert client.get(f"/v1/games/{game}").json()["code"] == "unknown_game"
     assert client.get("/v1/games").json()["games"] == []
     assert client.get(f"/v1/games/{game}", headers={"Authorization": f"Bearer {token}"}).status_code == 200
     assert len(client.get("/v1/games", headers=admin).json()["games"]) == 1
@@ -323,7 +323,7 @@ def test_a_game_started_without_a_recorder_token_can_be_made_private_and_given_o
     admin = {"Authorization": f"Bearer {ADMIN}"}
     assert append(client, game, admin, "order ann ben cat").json()["code"] == "no_recorder"
     assert client.put(f"/v1/games/{game}/privacy", json={"private": True}, headers=admin).status_code == 200
-    assert client.get(f"/v1/games/{game}").json()["code"] == "private_game"
+    assert client.get(f"/v1/games/{game}").json()["code"] == "unknown_game"
     assert append(client, game, admin, "order ann ben cat").json()["code"] == "no_recorder"
     token = client.post(f"/v1/games/{game}/recorder-token", headers=admin).json()["recorder_token"]
     recorder = {"Authorization": f"Bearer {token}"}

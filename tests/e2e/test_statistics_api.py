@@ -78,8 +78,8 @@ def test_private_games_are_left_out_of_statistics_but_for_the_admin(client: Test
     caught_up(client)
     assert client.get("/v1/statistics/players").json()["rows"] == []
     assert len(client.get("/v1/statistics/players", headers=admin).json()["rows"]) == 3
-    assert client.get(f"/v1/games/{game}/standings").status_code == 403
-    assert client.get("/v1/statistics/dice", params={"game_id": game}).json()["code"] == "private_game"
+    assert client.get(f"/v1/games/{game}/standings").status_code == 404
+    assert client.get("/v1/statistics/dice", params={"game_id": game}).json()["code"] == "unknown_game"
     public_csv = client.get("/v1/tables/read_final_standings.csv").text
     assert public_csv.splitlines()[1:] == []
     assert len(client.get("/v1/tables/read_final_standings.csv", headers=admin).text.splitlines()) == 4

@@ -12,7 +12,7 @@ from evo_ledger.rules.evo2.state import Marker, State
 
 HIGHEST_BID = 6
 CARD_COLUMN = 1
-_COLUMN = re.compile(r"col(\d+)")
+_COLUMN = re.compile(r"col(\d{1,18})")
 
 
 def bidder(state: State) -> str:
