@@ -143,6 +143,7 @@ class Summary(BaseModel):
 
 class GameList(BaseModel):
     games: list[Summary]
+    next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last")
 
 
 class Event(BaseModel):

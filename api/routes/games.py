@@ -183,6 +183,7 @@ def iso_date_only(value: object) -> object:
 
 
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+DEFAULT_LIST, MAX_LIST = 100, 1000
 IsoDate = Annotated[date, BeforeValidator(iso_date_only)]
 
 
@@ -196,17 +197,27 @@ def list_games(
     status: Annotated[str | None, Query(pattern="^(ongoing|over)$")] = None,
     started_from: IsoDate | None = None,
     started_to: IsoDate | None = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIST, description="games a page")] = DEFAULT_LIST,
+    cursor: Annotated[
+        str | None, Query(pattern=r"^\d{1,18}$", description="a page's `next_cursor`: the games after it")
+    ] = None,
 ) -> schemas.GameList:
-    """Public games (and private ones for the admin), oldest first, filtered."""
+    """Public games (and private ones for the admin), oldest first, filtered, `limit` a page; `next_cursor`
+    gives the next page (null on the last)."""
     admin = is_admin(request, token)
-    found = []
-    for game_id in ledger.game_ids():
+    found: list[schemas.Summary] = []
+    next_cursor = None
+    for position, game_id in ledger.started_games(after=int(cursor or 0)):
         summary = summarise(ledger, ledger.game(game_id))
-        if summary.private and not admin:
+        if (summary.private and not admin) or not matches(summary, ruleset, player, status, started_from, started_to):
             continue
-        if matches(summary, ruleset, player, status, started_from, started_to):
-            found.append(summary)
-    return schemas.GameList(games=found)
+        if len(found) == limit:  # one more matches: there is a next page
+            break
+        found.append(summary)
+        next_cursor = str(position)
+    else:
+        next_cursor = None
+    return schemas.GameList(games=found, next_cursor=next_cursor)
 
 
 def matches(
