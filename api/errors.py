@@ -13,7 +13,7 @@ from starlette.exceptions import HTTPException
 from evo_ledger.access import HiddenGame, RecorderRefused, TokenRequired
 from evo_ledger.checker import GameSetupError
 from evo_ledger.disputes import NotExplainable
-from evo_ledger.ledger import GameReferenceError, IdempotencyKeyReused, UnknownGame, VersionConflict
+from evo_ledger.ledger import Contention, GameReferenceError, IdempotencyKeyReused, UnknownGame, VersionConflict
 from evo_ledger.notation import GameFileError
 from evo_ledger.rules import UnknownRuleset
 from evo_ledger.rules.base import RuleViolation, SetupError
@@ -43,6 +43,7 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
     ActionDataError: (422, "action_data_error"),
     GameReferenceError: (404, "unknown_game"),
     VersionConflict: (409, "version_conflict"),
+    Contention: (409, "contention"),
     IdempotencyKeyReused: (422, "idempotency_key_reused"),
     NotationError: (422, "notation_error"),
     GameFileError: (422, "game_file_error"),

@@ -91,6 +91,20 @@ class IdempotencyKeyReused(ValueError):
         self.key = key
 
 
+# How often an append that names no expected version is made again when another writer appended first.
+RETRIES_ON_CONFLICT = 5
+
+
+class Contention(Exception):
+    """Other writers appended first every time an append was made again: nothing was appended."""
+
+    def __init__(self, game_id: UUID) -> None:
+        super().__init__(
+            f"game {game_id}: other writers appended first {RETRIES_ON_CONFLICT} times; nothing was appended"
+        )
+        self.game_id = game_id
+
+
 class VersionConflict(Exception):
     """The game moved on since the recorder last saw it: nothing was appended."""
 
@@ -418,11 +432,15 @@ class Ledger(Application[UUID]):
 
     def game_ids(self) -> Iterator[UUID]:
         """Every game, in the order it was started."""
-        start = 1
+        return (game_id for _, game_id in self.started_games())
+
+    def started_games(self, after: int = 0) -> Iterator[tuple[int, UUID]]:
+        """The games started after position `after` of the log, in order: each with its start's position."""
+        start = after + 1
         while True:
             page = self.recorder.select_notifications(start=start, limit=1000, topics=[Game.Started.TOPIC])
             for notification in page:
-                yield UUID(str(notification.originator_id))
+                yield notification.id, UUID(str(notification.originator_id))
             if len(page) < 1000:
                 return
             start = page[-1].id + 1
@@ -479,11 +497,12 @@ class Ledger(Application[UUID]):
             raise outcome
         return outcome
 
-    def _commit(self, changes: Sequence[_Change]) -> list[Outcome]:
+    def _commit(self, changes: Sequence[_Change], retries: int = RETRIES_ON_CONFLICT) -> list[Outcome]:
         """Apply each change in turn and store all their events in one transaction.
 
         If the store refuses the transaction (another process appended to one of the games, or two changes carry
-        one idempotency key), each change is made again alone, so that each gets the answer it would have had."""
+        one idempotency key), each change is made again alone, so that each gets the answer it would have had; a
+        change that names no expected version is made again on the game as it now stands, `retries` times."""
         games: dict[UUID, Game] = {}
         answers: dict[UUID, AnsweredAppend] = {}
         outcomes: list[Outcome] = []
@@ -504,9 +523,12 @@ class Ledger(Application[UUID]):
             self.save(*games.values(), *answers.values())
         except IntegrityError:
             self._forget_all(games)
-            if len(changes) == 1:
-                return [self._conflict(changes[0])]
-            return [outcome for change in changes for outcome in self._commit([change])]
+            if len(changes) > 1:
+                return [outcome for change in changes for outcome in self._commit([change])]
+            conflict = self._conflict(changes[0])
+            if not isinstance(conflict, VersionConflict) or changes[0].expected is not None:
+                return [conflict]
+            return self._commit(changes, retries - 1) if retries else [Contention(changes[0].game_id)]
         except Exception as error:
             self._forget_all(games)
             return [error if isinstance(outcome, Receipt) else outcome for outcome in outcomes]
