@@ -24,11 +24,12 @@ WAIT = 20.0
 
 
 @contextmanager
-def running_server(database: str) -> Iterator[str]:
+def running_server(database: str, loop: str = "auto") -> Iterator[str]:
     settings = ApiSettings(store=Settings(database), admin_token=ADMIN, stream_poll_seconds=0.5)
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1)
+    config = uvicorn.Config(
+        create_app(settings), host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1, loop=loop
     )
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + WAIT
