@@ -21,7 +21,7 @@ from projections.runner import BackgroundProjection
 from projections.store import ReadStore
 
 ADMIN_TOKEN_VARIABLE = "EVO_LEDGER_ADMIN_TOKEN"
-MAX_BODY_BYTES = 2_000_000
+MAX_BODY_BYTES = 1_000_000
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

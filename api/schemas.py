@@ -13,6 +13,7 @@ from evo_ledger.rules import rulesets
 from evo_ledger.rules.kits import builtin_kit_names
 
 MAX_BATCH = 200
+MAX_ACTION_BYTES = 4096
 # The largest event number a store's integer column holds: a larger one is refused, not sent to the database.
 MAX_EVENT_NUMBER = 2**63 - 1
 

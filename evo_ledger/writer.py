@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 import pickle
 import queue
 import threading
@@ -270,7 +271,7 @@ class ProcessWriter:
     async def _written(self, item: Written) -> Receipt:
         if self._loop is None:
             self._loop = asyncio.get_running_loop()
-            self._loop.add_reader(self.process.fileno(), self._answered)
+            self._watch()
         if self._down:
             self._restart()
             if self._down:
@@ -339,7 +340,15 @@ class ProcessWriter:
             self._down = True
             return
         self._down = False
+        self._watch()
+
+    def _watch(self) -> None:
+        """The process's answers read as they come. Some loops (uvloop) make the pipe non-blocking when they watch
+        it, and a message larger than the pipe's buffer would then be sent or read in part: it is made blocking
+        again, so that every message crosses whole (the process reads each request at once, whatever its size)."""
+        assert self._loop is not None
         self._loop.add_reader(self.process.fileno(), self._answered)
+        os.set_blocking(self.process.fileno(), True)
 
 
 def record_appends(settings: Settings, connection: Connection) -> None:

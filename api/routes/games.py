@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from datetime import date
 from typing import Annotated, Any
 
@@ -108,6 +109,7 @@ async def append(request: Request) -> Response:
     body = await json_body(request, schemas.Append)
     idempotency_key, wait_for_projections = idempotency_key_of(request), projection_wait_of(request)
     actions = [action if isinstance(action, str) else action.model_dump() for action in body.actions]
+    check_action_sizes(body.actions)
     idempotency = None
     if idempotency_key is not None:
         request_digest = hashlib.sha256(json.dumps(body.model_dump(), sort_keys=True).encode()).hexdigest()
@@ -129,6 +131,17 @@ async def append(request: Request) -> Response:
         caught_up = await run_in_threadpool(projections_reach_log, request, wait_for_projections)
         headers[PROJECTIONS_HEADER] = "caught-up" if caught_up else "behind"
     return Response(receipt.model_dump_json(), media_type="application/json", headers=headers)
+
+
+def check_action_sizes(actions: Sequence[str | schemas.ActionData]) -> None:
+    for index, action in enumerate(actions):
+        size = len(action.encode() if isinstance(action, str) else action.model_dump_json().encode())
+        if size > schemas.MAX_ACTION_BYTES:
+            raise ApiError(
+                422,
+                "action_too_long",
+                f"body.actions.{index}: an action is at most {schemas.MAX_ACTION_BYTES} bytes, this one {size}",
+            )
 
 
 def idempotency_key_of(request: Request) -> str | None:
