@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Container
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, TypeVar
 from uuid import UUID
 
@@ -13,6 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
 from api.errors import ApiError
+from evo_ledger.access import GameAccess
 from evo_ledger.game import Game
 from evo_ledger.ledger import Ledger
 
@@ -86,6 +87,8 @@ class Reader:
     game_id: UUID
     sees_all: bool
     seat: str | None = None
+    admin: bool = False
+    token: str | None = field(default=None, repr=False)
 
 
 def game_id_of(game_id: str) -> UUID:
@@ -106,11 +109,23 @@ def reader(game_id: str, request: Request, ledger: LedgerDep, token: TokenDep) -
     access = ledger.access(game)
     if access is None:
         ledger.game(game)  # an unknown game raises
-    sees_all = is_admin(request, token) or (access is not None and access.admits(token))
+    admin = is_admin(request, token)
+    sees_all = admin or (access is not None and access.admits(token))
     seat = access.seat_of(token) if access is not None and not sees_all else None
     if access is not None and access.private and not sees_all and seat is None:
         raise unknown_game(game)
-    return Reader(game, sees_all, seat)
+    return Reader(game, sees_all, seat, admin, token)
+
+
+def lost_access(reader: Reader, access: GameAccess | None) -> str | None:
+    """Why the reader no longer reads the game as it did when it began (its access has changed since), or None."""
+    if reader.admin or access is None:
+        return None
+    if reader.sees_all and not access.admits(reader.token):
+        return "the recorder token was replaced: reconnect with the new one"
+    if access.private and not reader.sees_all and reader.seat is None:
+        return "the game was made private"
+    return None
 
 
 ReaderDep = Annotated[Reader, Depends(reader)]

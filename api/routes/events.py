@@ -17,7 +17,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.responses import Response, StreamingResponse
 
 from api import schemas
-from api.deps import LedgerDep, Reader, ReaderDep, reads_hidden, visibility
+from api.deps import LedgerDep, Reader, ReaderDep, lost_access, reads_hidden, visibility
 from api.errors import ApiError
 from api.routes.games import GAME_CREATED, result_of
 from evo_ledger.access import new_token
@@ -29,6 +29,7 @@ router = APIRouter(tags=["events"], responses=schemas.PROBLEMS)
 MSGPACK = "application/msgpack"
 PAGE = 100
 HIDDEN = "hidden until revealed"
+ACCESS_CHECK_SECONDS = 1.0
 
 
 def event_out(event: Any, shown: Container[int] | None, withheld_from: int | None = None) -> schemas.Event:
@@ -139,18 +140,26 @@ def resume_point(last_event_id: str | None) -> int:
 
 
 async def follow(request: Request, ledger: Ledger, reader: Reader, sent: int) -> AsyncIterator[str]:
+    """The events after `sent`, then each as it comes. The reader's access is read again before each page (at
+    least once a second, and at once when it changes on this server): a reader who lost it is sent a last
+    `closed` event saying why."""
     settings = request.app.state.settings
     appends = request.app.state.appends
+    wait = min(settings.stream_poll_seconds, ACCESS_CHECK_SECONDS)
     quiet = 0.0
     while True:
+        lost = lost_access(reader, await run_in_threadpool(ledger.access, reader.game_id))
+        if lost is not None:
+            yield f"event: closed\ndata: {json.dumps({'reason': lost})}\n\n"
+            return
         page = await run_in_threadpool(page_of, ledger, reader, sent, PAGE)
         for event in page.events:
             yield f"id: {event.number}\nevent: {event.kind}\ndata: {json.dumps(event.model_dump())}\n\n"
             sent = event.number
         if page.next_after is not None:
             continue
-        await appends.wait(reader.game_id, settings.stream_poll_seconds)
-        quiet = 0.0 if page.events else quiet + settings.stream_poll_seconds
+        await appends.wait(reader.game_id, wait)
+        quiet = 0.0 if page.events else quiet + wait
         if quiet >= settings.stream_heartbeat_seconds:
             quiet = 0.0
             yield ": still here\n\n"

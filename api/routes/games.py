@@ -299,11 +299,12 @@ def legal_actions(reader: ReaderDep, ledger: LedgerDep) -> schemas.LegalActions:
     dependencies=[Depends(require_admin)],
     operation_id="issue_recorder_token",
 )
-def issue_recorder_token(game_id: str, ledger: LedgerDep) -> schemas.RecorderToken:
-    """A new recorder token for a game whose token was lost; the old one stops working."""
+def issue_recorder_token(game_id: str, ledger: LedgerDep, request: Request) -> schemas.RecorderToken:
+    """A new recorder token for a game whose token was lost; the old one stops working (its streams close)."""
     game = game_id_of(game_id)
     token = new_token()
     ledger.grant_recorder(game, token)
+    request.app.state.appends.appended(game)  # the game's streams read their access again
     return schemas.RecorderToken(game_id=str(game), recorder_token=token)
 
 
@@ -313,7 +314,8 @@ def issue_recorder_token(game_id: str, ledger: LedgerDep) -> schemas.RecorderTok
     dependencies=[Depends(require_admin)],
     operation_id="set_privacy",
 )
-def set_privacy(game_id: str, body: schemas.Privacy, ledger: LedgerDep) -> schemas.Privacy:
+def set_privacy(game_id: str, body: schemas.Privacy, ledger: LedgerDep, request: Request) -> schemas.Privacy:
     game = game_id_of(game_id)
     ledger.change_access(game, lambda access: access.set_private(body.private))
+    request.app.state.appends.appended(game)  # the game's streams read their access again
     return body
