@@ -13,7 +13,8 @@ from uuid import UUID
 from fastapi import FastAPI
 
 from api import errors, schemas
-from api.routes import audits, events, games, statistics
+from api.routes import audits, events, games, health, statistics
+from api.supervision import Supervisor
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.settings import Settings
 from evo_ledger.writer import GroupWriter, LedgerProcess, ProcessWriter, Writer
@@ -89,9 +90,12 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
         projection = BackgroundProjection(settings.store) if settings.follow_projections else None
         if projection is not None:
             projection.start()
+        app.state.supervisor = supervisor = Supervisor(writer, projection)
+        watching = asyncio.create_task(supervisor.run())
         try:
             yield
         finally:
+            watching.cancel()
             if projection is not None:
                 projection.stop()
             await writer.aclose()
@@ -112,6 +116,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     app.include_router(events.router, prefix="/v1")
     app.include_router(audits.router, prefix="/v1")
     app.include_router(statistics.router, prefix="/v1")
+    app.include_router(health.router)
     # A request is matched against the routes in turn: the API's, which take nearly every request, come first.
     app.router.routes[:] = [route for route in app.router.routes if route not in documentation] + documentation
     app.openapi = schemas.with_models(app.openapi, games.BODIES_READ)  # type: ignore[method-assign]

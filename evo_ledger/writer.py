@@ -71,6 +71,12 @@ class Writer(Protocol):
 
     async def aclose(self) -> None: ...
 
+    def health(self) -> dict[str, Any]:
+        """Its state (`running`, `restarting` or `down`) and its process's id, if it has one."""
+
+    def supervise(self) -> None:
+        """Called on the event loop now and then: a writing process found ended is started again."""
+
 
 class GroupWriter:
     """Owns the thread that commits appends and new games to `ledger`; `committed` is called with each receipt it
@@ -108,6 +114,12 @@ class GroupWriter:
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self.close)
+
+    def health(self) -> dict[str, Any]:
+        return {"state": "running" if self._thread.is_alive() else "down", "pid": None}
+
+    def supervise(self) -> None:
+        """A thread of the server's own writes: nothing to start again."""
 
     def close(self) -> None:
         """Commit what is waiting, then stop the thread."""
@@ -211,6 +223,10 @@ class LedgerProcess:
         assert pid is not None
         return pid
 
+    @property
+    def alive(self) -> bool:
+        return self._process.is_alive()
+
     def restart(self) -> None:
         """A new process in place of this one, which is given up for lost (killed if it still runs)."""
         if self._process.is_alive():
@@ -269,14 +285,12 @@ class ProcessWriter:
         return await self._written(game)
 
     async def _written(self, item: Written) -> Receipt:
-        if self._loop is None:
-            self._loop = asyncio.get_running_loop()
-            self._watch()
+        loop = self._on_loop()
         if self._down:
             self._restart()
             if self._down:
                 raise WriterProcessLost("the writing process could not be started again")
-        answer: asyncio.Future[Receipt] = self._loop.create_future()
+        answer: asyncio.Future[Receipt] = loop.create_future()
         self._waiting.append((item, answer))
         if len(self._sent) < IN_FLIGHT:
             self._send_next()
@@ -289,6 +303,24 @@ class ProcessWriter:
             self._loop.remove_reader(self.process.fileno())
         if not self._down:
             self.process.close()
+
+    def supervise(self) -> None:
+        self._on_loop()
+        if not self._down and not self.process.alive:
+            self._lost(WriterProcessLost("the writing process ended"), list(self._sent))
+
+    def _on_loop(self) -> asyncio.AbstractEventLoop:
+        """The running loop, on which the process's answers are watched from the first call made on it."""
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+            self._watch()
+        return self._loop
+
+    def health(self) -> dict[str, Any]:
+        if self._down:
+            return {"state": "down", "pid": None}
+        alive = self.process.alive
+        return {"state": "running" if alive else "restarting", "pid": self.process.pid}
 
     def _send_next(self) -> None:
         group, self._waiting = self._waiting[: self.max_group], self._waiting[self.max_group :]
@@ -333,6 +365,7 @@ class ProcessWriter:
         assert self._loop is not None
         if not self._down:
             self._loop.remove_reader(self.process.fileno())
+        log.warning("the writing process ended: starting it again")
         try:
             self.process.restart()
         except Exception:

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any, Protocol
 from uuid import UUID
 
@@ -216,19 +217,39 @@ class BackgroundProjection:
     server's event loop for the interpreter lock; it stops too when the server is gone, killed or not."""
 
     def __init__(self, settings: Settings) -> None:
-        context = server_context()
-        self.server_end, self.process_end = context.Pipe()
-        self.process = context.Process(
-            target=follow_until_stopped, args=(settings, self.process_end), name="evo-ledger-projections"
-        )
+        self.settings = settings
+        self.process: BaseProcess | None = None
+        self.server_end: Connection | None = None
 
     def start(self) -> None:
+        """The process started (again, in place of one that ended)."""
+        if self.server_end is not None:
+            self.server_end.close()
+        context = server_context()
+        self.server_end, process_end = context.Pipe()
+        self.process = context.Process(
+            target=follow_until_stopped, args=(self.settings, process_end), name="evo-ledger-projections"
+        )
         self.process.start()
-        self.process_end.close()
+        process_end.close()
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.is_alive()
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
+    @property
+    def exitcode(self) -> int | None:
+        return self.process.exitcode if self.process is not None else None
 
     def stop(self) -> None:
-        self.server_end.close()
-        end_process(self.process, timeout=10)
+        if self.server_end is not None:
+            self.server_end.close()
+        if self.process is not None:
+            end_process(self.process, timeout=10)
 
 
 class ServerGone:

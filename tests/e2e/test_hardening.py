@@ -49,9 +49,14 @@ def test_an_action_with_an_integer_too_long_to_read_is_refused(client: TestClien
     in_notation = client.post(
         f"/v1/games/{game}/actions", json={"actions": [f"ann bid {'9' * 5000} eggs"]}, headers=recorder
     )
-    assert in_notation.status_code == 422 and in_notation.json()["code"] == "notation_error", in_notation.text
+    assert in_notation.status_code == 422 and in_notation.json()["code"] == "action_too_long", in_notation.text
+    game_file = (
+        f"ruleset evo2 1\nkit standin-e2-3p\nplayers ann ben cat\norder ann ben cat\nann bid {'9' * 5000} eggs\n"
+    )
+    imported = client.post("/v1/games/import", content=game_file, headers={"Content-Type": "text/plain"})
+    assert imported.status_code == 422, imported.text
     column = client.post(
-        f"/v1/games/{game}/actions", json={"actions": [f"ann bid 1 col{'9' * 5000}"]}, headers=recorder
+        f"/v1/games/{game}/actions", json={"actions": [f"ann bid 1 col{'9' * 4000}"]}, headers=recorder
     )
     assert column.status_code == 422, column.text
     assert client.get(f"/v1/games/{game}").status_code == 200  # the same connection goes on

@@ -45,3 +45,18 @@ def test_a_killed_read_tables_process_is_started_again_and_catches_up(
         caught_up = health_when(http, lambda h: h["read_tables"]["lag"] == 0)
         assert caught_up["read_tables"]["position"] >= 1
         assert http.get("/v1/projections").json()["position"] == caught_up["read_tables"]["position"]
+
+
+def test_a_killed_writing_process_is_started_again_with_a_log_line(
+    tmp_path: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING)
+    with running_server(str(tmp_path / "writer.sqlite")) as base, httpx.Client(base_url=base, timeout=WAIT) as http:
+        first = health_when(http, lambda h: h["writer"]["state"] == "running")
+        os.kill(first["writer"]["pid"], signal.SIGKILL)
+        again = health_when(
+            http, lambda h: h["writer"]["state"] == "running" and h["writer"]["pid"] != first["writer"]["pid"]
+        )
+        assert again["status"] == "ok"
+        assert any("writing process ended" in record.getMessage() for record in caplog.records)
+        assert http.post("/v1/games", json={"kit": "standin-e2-3p", "players": PLAYERS}).status_code == 201

@@ -1,0 +1,62 @@
+"""The server's processes kept running: the read tables' process, started again (with a back-off if it keeps
+ending) and logged; the writing process, which its writer starts again itself when it ends; and their health."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from evo_ledger.writer import Writer
+from projections.runner import BackgroundProjection
+
+log = logging.getLogger(__name__)
+CHECK_SECONDS = 0.5
+FIRST_BACK_OFF, MAX_BACK_OFF = 0.5, 30.0
+# A process that ran this long before it ended is started again at once, its back-off forgotten.
+STEADY_SECONDS = 60.0
+
+
+class Supervisor:
+    """Watches the server's processes every half second: the writer starts its own again; the read tables'
+    process is started again here."""
+
+    def __init__(self, writer: Writer, projection: BackgroundProjection | None) -> None:
+        self.writer, self.projection = writer, projection
+        self.restarts = 0
+        self.back_off = FIRST_BACK_OFF
+        self.started_at = time.monotonic()
+        self.due: float | None = None
+
+    async def run(self) -> None:
+        while True:
+            await asyncio.sleep(CHECK_SECONDS)
+            self.writer.supervise()
+            if self.projection is not None:
+                self.check(self.projection, time.monotonic())
+
+    def check(self, projection: BackgroundProjection, now: float) -> None:
+        if projection.alive:
+            return
+        if self.due is None:
+            if now - self.started_at >= STEADY_SECONDS:
+                self.back_off = FIRST_BACK_OFF
+            log.warning(
+                "the read tables' process ended (exit code %s): starting it again in %.1f s",
+                projection.exitcode,
+                self.back_off,
+            )
+            self.due, self.back_off = now + self.back_off, min(self.back_off * 2, MAX_BACK_OFF)
+        elif now >= self.due:
+            projection.start()
+            self.restarts += 1
+            self.started_at, self.due = now, None
+            log.warning("the read tables' process started again (pid %s)", projection.pid)
+
+    def health(self) -> dict[str, Any]:
+        """The read tables' process: its state, pid and restarts."""
+        if self.projection is None:
+            return {"state": "not followed"}
+        state = "running" if self.projection.alive else "restarting"
+        return {"state": state, "pid": self.projection.pid, "restarts": self.restarts}
