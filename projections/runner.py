@@ -78,9 +78,13 @@ class Projector:
 
     def apply_events(self, delivered: Sequence[tuple[Any, int]]) -> None:
         """Events delivered by a subscription, with their notification ids, in one transaction; those already
-        applied change nothing."""
+        applied change nothing. Where the delivered events do not follow the tables' position (another runner
+        moved the tables on, or ids were left unused), what lies between is read from the log itself."""
         fresh = [(event, notification_id) for event, notification_id in delivered if notification_id > self.position]
         if not fresh:
+            return
+        if fresh[0][1] != self.position + 1:
+            self.catch_up()
             return
 
         def handle_all(batch: Batch) -> None:
@@ -88,7 +92,8 @@ class Projector:
                 topic = get_topic(type(event))
                 self.model.handle(batch, topic, str(event.originator_id), event.originator_version, event)
 
-        self._advance(fresh[-1][1], handle_all)
+        if not self._advance(fresh[-1][1], handle_all):
+            self.catch_up()
 
     def _apply(self, page: Sequence[Notification]) -> None:
         def handle_all(batch: Batch) -> None:
@@ -100,9 +105,9 @@ class Projector:
 
         self._advance(page[-1].id, handle_all)
 
-    def _advance(self, position: int, write: Callable[[Batch], None]) -> None:
+    def _advance(self, position: int, write: Callable[[Batch], None]) -> bool:
         """`write` applied in one transaction with the position it reaches. If another runner moved the tables
-        on meanwhile, nothing is written and this one goes on from where they are."""
+        on meanwhile, nothing is written and this one goes on from where they are (False)."""
         try:
             with self.store.advancing(self.position) as advance:
                 batch = Batch(advance.connection)
@@ -112,11 +117,12 @@ class Projector:
         except PositionMoved:
             self.model.forget()
             self.position = self.store.position()
-            return
+            return False
         except BaseException:
             self.model.forget()
             raise
         self.position = position
+        return True
 
     def _kit_of_game(self, game_id: str) -> Any:
         [started] = self.ledger.game_events(UUID(game_id), up_to=1)
