@@ -1,0 +1,51 @@
+"""The command line as a newcomer meets it: a broken pipe ends a command quietly, an audit's expected head is
+checked for its form, and a batch's refused action is named by its place."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evo_ledger.cli import main
+from tests.support import ROOT, child_env
+
+EVO_LEDGER = Path(sys.executable).parent / "evo-ledger"
+
+
+def test_a_broken_pipe_ends_a_command_quietly(tmp_path: Path) -> None:
+    env = {**child_env(), "EVO_LEDGER_DATABASE": str(tmp_path / "games.sqlite")}
+    assert (
+        main(["import", str(ROOT / "replays" / "hand-3p-first-game.evo"), "--database", env["EVO_LEDGER_DATABASE"]])
+        == 0
+    )
+    for command in ("kit standin-e2-5p", "log last", "export last", "selfplay --players 5"):
+        done = subprocess.run(
+            f"{EVO_LEDGER} {command} | head -1",
+            shell=True,
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.stderr == "", (command, done.stderr)
+
+
+def test_an_expected_head_that_is_not_a_hash_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    database = str(tmp_path / "games.sqlite")
+    assert main(["new", "--kit", "standin-e2-3p", "--players", "ann", "ben", "cat", "--database", database]) == 0
+    assert main(["audit", "last", "--expect-head", "deadbeef", "--database", database]) == 2
+    assert "--expect-head" in capsys.readouterr().err
+
+
+def test_a_refused_action_of_a_batch_is_named_by_its_place(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    database = str(tmp_path / "games.sqlite")
+    assert main(["new", "--kit", "standin-e2-3p", "--players", "ann", "ben", "cat", "--database", database]) == 0
+    capsys.readouterr()
+    assert main(["record", "last", "order ann ben cat", "cat pass", "cat pass", "--database", database]) == 1
+    err = capsys.readouterr().err
+    assert "action 2 of 3 ('cat pass')" in err and "nothing was recorded" in err
