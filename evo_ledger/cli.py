@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 import time
@@ -87,6 +88,16 @@ def add_project_command(commands: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command's exit status; one whose reader went away (`| head`) ends quietly."""
+    try:
+        return run(argv)
+    except BrokenPipeError:
+        # Python would write to the closed pipe again at exit: standard output now goes nowhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+
+
+def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "check":
         return max(check_file(path, args.quiet, sys.stdout) for path in args.files)

@@ -24,7 +24,7 @@ from eventsourcing.utils import register_topic
 
 from evo_ledger.codec import digest
 from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
-from evo_ledger.rules.base import Consequence, Kit, OptionValue, Transition, Vocabulary
+from evo_ledger.rules.base import Consequence, Kit, OptionValue, RuleViolation, Transition, Vocabulary
 
 TOPIC_PREFIX = "evo-ledger:Game"
 SNAPSHOT_INTERVAL = 100
@@ -382,8 +382,15 @@ class Game(Aggregate):
         self._derive(transition.consequences)
 
     def record_all(self, actions: Sequence[str | Mapping[str, Any]]) -> None:
-        for action in actions:
-            self.record(action)
+        """Each action in turn; a refusal of one of several names its place in the batch."""
+        for place, action in enumerate(actions, start=1):
+            try:
+                self.record(action)
+            except RuleViolation as violation:
+                if len(actions) == 1:
+                    raise
+                shown = action if isinstance(action, str) else str(action.get("kind", "action"))
+                raise violation.in_batch(place, len(actions), shown) from None
 
     def correct(self, notation: str, reason: str) -> None:
         """Replace the latest action by another, with a reason; the replacement must be legal where it stands."""

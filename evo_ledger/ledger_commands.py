@@ -8,6 +8,7 @@ file or action).
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -66,7 +67,12 @@ def add_ledger_commands(commands: Any) -> None:
     _command(commands, "play", "record a game interactively, one action a line", game=True)
     audit = _command(commands, "audit", "check a game's log from its first event; exit 1 if it is not clean", game=True)
     audit.add_argument("--event", type=int, metavar="N", help="audit the log up to event N (all of it by default)")
-    audit.add_argument("--expect-head", metavar="HASH", help="a receipt's head hash: shows whether events were cut")
+    audit.add_argument(
+        "--expect-head",
+        type=event_hash_text,
+        metavar="HASH",
+        help="a receipt's head hash: shows whether events were cut",
+    )
     audit.add_argument("--json", action="store_true", help="the report as canonical JSON, with its hash")
     generate = _command(commands, "generate", "play a game with seeded bots and store it, committed to a secret "
                         "salt and its seed, revealed at its end for the audit")  # fmt: skip
@@ -101,8 +107,10 @@ def run_ledger_command(args: argparse.Namespace, out: TextIO | None = None) -> i
         with open_ledger(args.database) as ledger:
             return COMMANDS[args.command](ledger, args, out)
     except (RuleViolation, VersionConflict, NothingToUndo) as refusal:
-        print(f"refused: {refusal}", file=sys.stderr)
+        print(f"refused: {refusal}; nothing was recorded", file=sys.stderr)
         return EXIT_REFUSED
+    except BrokenPipeError:
+        raise
     except BAD_INPUT as error:
         print(f"evo-ledger {args.command}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -110,6 +118,13 @@ def run_ledger_command(args: argparse.Namespace, out: TextIO | None = None) -> i
 
 class CommandError(ValueError):
     """An argument the command cannot use."""
+
+
+def event_hash_text(text: str) -> str:
+    """An event's hash as a receipt gives it: 64 lower-case hex digits."""
+    if not re.fullmatch(r"[0-9a-f]{64}", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an event's hash (64 hex digits, as a receipt gives it)")
+    return text
 
 
 BAD_INPUT = (

@@ -38,8 +38,9 @@ def test_a_broken_pipe_ends_a_command_quietly(tmp_path: Path) -> None:
 def test_an_expected_head_that_is_not_a_hash_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     database = str(tmp_path / "games.sqlite")
     assert main(["new", "--kit", "standin-e2-3p", "--players", "ann", "ben", "cat", "--database", database]) == 0
-    assert main(["audit", "last", "--expect-head", "deadbeef", "--database", database]) == 2
-    assert "--expect-head" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:
+        main(["audit", "last", "--expect-head", "deadbeef", "--database", database])
+    assert refused.value.code == 2 and "--expect-head: 'deadbeef' is not an event's hash" in capsys.readouterr().err
 
 
 def test_a_refused_action_of_a_batch_is_named_by_its_place(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -27,6 +27,10 @@ class RuleViolation(Exception):
         self.waivable = waivable
         """True when a played card may override the rule (never for what would break the board itself)."""
 
+    def in_batch(self, place: int, size: int, action: str) -> RuleViolation:
+        """The same refusal, naming the action's place in the batch it came in."""
+        return RuleViolation(self.ruling, f"action {place} of {size} ({action!r}): {self.message}", self.waivable)
+
 
 class SetupError(ValueError):
     """Players or options that no game of this ruleset can start with."""
