@@ -36,6 +36,8 @@ def problem(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"code": code, "message": message, **extra}, status_code=status)
 
 
+# What pydantic puts before the message of an error a validator raised.
+VALIDATOR_PREFIX = "Value error, "
 # Exception type: (status, code).
 MAPPED: dict[type[Exception], tuple[int, str]] = {
     UnknownGame: (404, "unknown_game"),
@@ -77,7 +79,10 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     def invalid_request(_: Request, error: RequestValidationError) -> JSONResponse:
-        details = [{"where": ".".join(map(str, e["loc"])), "problem": e["msg"]} for e in error.errors()]
+        details = [
+            {"where": ".".join(map(str, e["loc"])), "problem": e["msg"].removeprefix(VALIDATOR_PREFIX)}
+            for e in error.errors()
+        ]
         where = "; ".join(f"{d['where']}: {d['problem']}" for d in details)
         return problem(422, "invalid_request", f"the request is not valid: {where}", details=details)
 

@@ -312,10 +312,12 @@ class Game(Aggregate):
         timestamp: datetime | None = None,
         commitment: str | None = None,
         sealed: bool = False,
+        game_id: UUID | None = None,
     ) -> Game:
         """A new game; `players` are (name, stable id or None) in seat order; `commitment` is that of a game the
-        service generates (`seed_commitment`); `sealed`, whether its events are stored with a seal."""
-        game_id = uuid.uuid4()
+        service generates (`seed_commitment`); `sealed`, whether its events are stored with a seal; `game_id`,
+        its id (a new random one if None)."""
+        game_id = game_id or uuid.uuid4()
         # In UTC, as stored: the hash is over the time's ISO text.
         timestamp = (timestamp or cls.Started.create_timestamp()).astimezone(UTC)
         fields: dict[str, Any] = {

@@ -61,6 +61,8 @@ class Receipt:
     game_id: UUID
     version: int
     head_hash: str
+    already_stored: bool = False
+    """For an import: the game was in the ledger already, and nothing was stored."""
 
     @classmethod
     def of(cls, game: Game) -> Receipt:
@@ -398,6 +400,10 @@ class Ledger(Application[UUID]):
             if held is not None:
                 self.game_logs.add_snapshot(game_id, held)
         return held
+
+    def stored_among(self, game_ids: Iterable[UUID]) -> set[UUID]:
+        """Those of the games that the ledger holds."""
+        return {game_id for game_id in game_ids if self.recorder.select_events(game_id, limit=1)}
 
     def receipt(self, game_id: UUID) -> Receipt:
         game = self.game(game_id)

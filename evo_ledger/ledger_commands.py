@@ -61,6 +61,9 @@ def add_ledger_commands(commands: Any) -> None:
     imports = _command(commands, "import", f"store game files (.evo) and bundles ({BUNDLE_SUFFIX}) as new games")
     imports.add_argument("files", nargs="+", type=Path, metavar="FILE")
     imports.add_argument("--workers", type=int, help="processes preparing games (default: one per core)")
+    imports.add_argument(
+        "--again", action="store_true", help="store a game file's game again, as a copy, even if it is stored"
+    )
     export = _command(commands, "export", "write a game as a game file, or as a bundle with its hashes", game=True)
     export.add_argument("--bundle", action="store_true", help=f"a msgpack bundle ({BUNDLE_SUFFIX})")
     export.add_argument("--output", "-o", type=Path, metavar="FILE", help="where to write (default: standard output)")
@@ -114,6 +117,11 @@ def run_ledger_command(args: argparse.Namespace, out: TextIO | None = None) -> i
     except BAD_INPUT as error:
         print(f"evo-ledger {args.command}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def counted(count: int, thing: str) -> str:
+    """`1 event`, `2 events`."""
+    return f"{count} {thing}" if count == 1 else f"{count} {thing}s"
 
 
 class CommandError(ValueError):
@@ -246,7 +254,7 @@ def games(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     for game_id in ledger.game_ids():
         game = ledger.game(game_id)
         players = ", ".join(game.player_names)
-        print(f"{game_id}  {game.ruleset_name} {game.kit_name}  {players}  {game.version} events", file=out)
+        print(f"{game_id}  {game.ruleset_name} {game.kit_name}  {players}  {counted(game.version, 'event')}", file=out)
     return EXIT_OK
 
 
@@ -254,9 +262,12 @@ def import_command(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int
     paths: list[Path] = args.files
     progress = Progress(len(paths), "games", sys.stderr)
     stored = 0
-    for receipts in import_files(ledger, paths, workers=args.workers):
+    for receipts in import_files(ledger, paths, workers=args.workers, again=args.again):
         for receipt in receipts:
-            print(f"{paths[stored]}: game {receipt.game_id}, {receipt.version} events", file=out)
+            if receipt.already_stored:
+                print(f"{paths[stored]}: already stored as game {receipt.game_id} (--again stores a copy)", file=out)
+            else:
+                print(f"{paths[stored]}: game {receipt.game_id}, {counted(receipt.version, 'event')}", file=out)
             stored += 1
         progress.update(stored)
     progress.finish()

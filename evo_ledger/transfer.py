@@ -16,20 +16,21 @@ from collections import deque
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
+from dataclasses import replace
 from functools import partial
 from itertools import chain, islice
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
-from uuid import UUID
+from uuid import UUID, uuid5
 
 from eventsourcing.persistence import Mapper, StoredEvent
 
 from evo_ledger.access import GameAccess
 from evo_ledger.checker import load_pinned_kit_document
-from evo_ledger.codec import CodecError, pack, unpack, unpack_sealed
+from evo_ledger.codec import CodecError, digest, pack, unpack, unpack_sealed
 from evo_ledger.game import CHECK_ON_FOLD, GENESIS, SNAPSHOT_INTERVAL, Game, GameSnapshot, commitment_holds, stored_hash
 from evo_ledger.ledger import Ledger, Receipt
-from evo_ledger.notation import ActionLine, GameFileError, Header, format_game, parse_game
+from evo_ledger.notation import ActionLine, GameFile, GameFileError, Header, format_game, parse_game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.text import NotationError
@@ -165,16 +166,21 @@ def bundle_game(mapper: Mapper[UUID], data: bytes) -> PreparedGame:
     return PreparedGame(Receipt.of(game), sealed, [mapper.to_stored_event(s) for s in snapshots])
 
 
-def notation_game(mapper: Mapper[UUID], text: str, base: Path | None = None) -> PreparedGame:
-    """A game file recorded as a new game, every action checked."""
-    game = game_from_notation(text, base, sealed=getattr(mapper, "sealer", None) is not None)
+def notation_game(mapper: Mapper[UUID], text: str, base: Path | None = None, again: bool = False) -> PreparedGame:
+    """A game file recorded as a game, every action checked. Its id is that of its content (ruleset, kit,
+    players, options and actions), so that the same game imported twice is found stored already; `again` gives
+    it a new id, to store a copy."""
+    game = game_from_notation(text, base, sealed=getattr(mapper, "sealer", None) is not None, again=again)
     events = [mapper.to_stored_event(event) for event in game.collect_events()]
     snapshots = [mapper.to_stored_event(snapshot) for snapshot in game.snapshots_due]
     return PreparedGame(Receipt.of(game), events, snapshots)
 
 
 def store_game(ledger: Ledger, game: PreparedGame, recorder_token: str | None = None) -> Receipt:
-    """One prepared game stored in one transaction, with its recorder token's digest if one is given."""
+    """One prepared game stored in one transaction, with its recorder token's digest if one is given; a game the
+    ledger holds already is not stored again (its receipt says so)."""
+    if ledger.stored_among([game.receipt.game_id]):
+        return _already(ledger, game.receipt)
     access = [GameAccess.grant(game.receipt.game_id, recorder_token)] if recorder_token is not None else []
     granted = [ledger.mapper.to_stored_event(event) for aggregate in access for event in aggregate.collect_events()]
     ledger.insert_stored_events([*game.events, *granted], game.snapshots)
@@ -224,9 +230,10 @@ def _add_lines(event: Any, lines: list[str], effective: list[int], shown: Contai
         lines.append(f"# note on event {event.about}: {event.text}")
 
 
-def import_notation(ledger: Ledger, text: str, base: Path | None = None) -> Receipt:
-    """A game file recorded as a new game: every action checked, all stored or none."""
-    return import_notations(ledger, [text], base=base)[0]
+def import_notation(ledger: Ledger, text: str, base: Path | None = None, again: bool = False) -> Receipt:
+    """A game file recorded as a new game: every action checked, all stored or none (nothing if it is stored
+    already, unless `again`)."""
+    return import_notations(ledger, [text], base=base, again=again)[0]
 
 
 def import_notations(
@@ -235,10 +242,11 @@ def import_notations(
     base: Path | None = None,
     batch: int = IMPORT_BATCH,
     workers: int | None = 1,
+    again: bool = False,
 ) -> list[Receipt]:
     """Game files recorded as new games, `batch` games to a transaction; an illegal action stops the import
-    with the games of earlier batches stored."""
-    return _import(ledger, partial(notation_game, base=base), texts, batch, workers)
+    with the games of earlier batches stored. A game stored already is not stored again, unless `again`."""
+    return _import(ledger, partial(notation_game, base=base, again=again), texts, batch, workers)
 
 
 def import_batches(
@@ -258,9 +266,22 @@ def import_batches(
                 games = [_unpacked(*_packed(prepare(ledger.mapper, item))) for item in group]
             else:
                 games = unpacked_games(prepared)
-            rows = [row for game in games for row in game.rows]
-            ledger.insert_rows(rows, [stored for game in games for stored in game.snapshots])
-        yield [game.receipt for game in games]
+            stored = ledger.stored_among(game.receipt.game_id for game in games)
+            new = list(
+                {game.receipt.game_id: game for game in reversed(games) if game.receipt.game_id not in stored}.values()
+            )
+            new.reverse()  # the first of the same game in the batch is stored, the others are found stored
+            stored |= {game.receipt.game_id for game in new}
+            rows = [row for game in new for row in game.rows]
+            if new:
+                ledger.insert_rows(rows, [stored for game in new for stored in game.snapshots])
+        first = {id(game) for game in new}
+        yield [game.receipt if id(game) in first else _already(ledger, game.receipt) for game in games]
+
+
+def _already(ledger: Ledger, receipt: Receipt) -> Receipt:
+    """The receipt of a game found stored already: as the ledger has it."""
+    return replace(ledger.receipt(receipt.game_id), already_stored=True)
 
 
 def _import(
@@ -397,16 +418,16 @@ class IllegalAction(ValueError):
         self.violation = violation
 
 
-def game_from_notation(text: str, base: Path | None = None, sealed: bool = False) -> Game:
-    """The game a file records (`sealed`: to be stored with seals); an action the rules refuse raises
-    IllegalAction, one unreadable GameFileError."""
+def game_from_notation(text: str, base: Path | None = None, sealed: bool = False, again: bool = False) -> Game:
+    """The game a file records (`sealed`: to be stored with seals), under the id of its content (a new one
+    with `again`); an action the rules refuse raises IllegalAction, one unreadable GameFileError."""
     game_file = parse_game(text)
     header = game_file.header
     document, kit = load_pinned_kit_document(game_file, base)
     players = [(name, None) for name in header.players]
-    game = Game.start(
-        get_ruleset(header.ruleset, header.version), document, kit, players, header.options, sealed=sealed
-    )
+    rules = get_ruleset(header.ruleset, header.version)
+    game_id = None if again else content_id(rules, kit.content_hash, game_file)
+    game = Game.start(rules, document, kit, players, header.options, sealed=sealed, game_id=game_id)
     for line in game_file.actions:
         try:
             game.record(line.text)
@@ -415,6 +436,17 @@ def game_from_notation(text: str, base: Path | None = None, sealed: bool = False
         except NotationError as error:
             raise GameFileError(line.line, error.column, str(error)) from None
     return game
+
+
+IMPORTED_NAMESPACE = UUID("3f1d8a52-52b6-4c1e-9b0a-2f1f7e6c9d40")
+
+
+def content_id(rules: Any, kit_hash: str, game_file: GameFile) -> UUID:
+    """The id of a game file's game: the same for the same ruleset, kit, players, options and actions."""
+    header = game_file.header
+    actions = [rules.format_action(line.action) for line in game_file.actions]
+    content = [rules.name, rules.version, kit_hash, list(header.players), dict(header.options), actions]
+    return uuid5(IMPORTED_NAMESPACE, digest(content))
 
 
 class ImportFileError(ValueError):
@@ -426,18 +458,19 @@ class ImportFileError(ValueError):
         self.reason = reason
 
 
-def file_game(mapper: Mapper[UUID], path: Path) -> PreparedGame:
-    """A game file (notation) or a bundle (BUNDLE_SUFFIX) read and checked, ready to store."""
+def file_game(mapper: Mapper[UUID], path: Path, again: bool = False) -> PreparedGame:
+    """A game file (notation) or a bundle (BUNDLE_SUFFIX) read and checked, ready to store; `again` gives a game
+    file's game a new id (a bundle keeps its game's)."""
     try:
         if path.suffix == BUNDLE_SUFFIX:
             return bundle_game(mapper, path.read_bytes())
-        return notation_game(mapper, path.read_text(encoding="utf-8"), path.parent)
+        return notation_game(mapper, path.read_text(encoding="utf-8"), path.parent, again)
     except (OSError, ValueError) as error:
         raise ImportFileError(path, error) from None
 
 
 def import_files(
-    ledger: Ledger, paths: Iterable[Path], batch: int = IMPORT_BATCH, workers: int | None = None
+    ledger: Ledger, paths: Iterable[Path], batch: int = IMPORT_BATCH, workers: int | None = None, again: bool = False
 ) -> Iterator[list[Receipt]]:
     """Game files and bundles stored as games, a batch at a time; a bad file raises ImportFileError naming it."""
-    return import_batches(ledger, file_game, paths, batch, workers)
+    return import_batches(ledger, partial(file_game, again=again), paths, batch, workers)

@@ -245,6 +245,11 @@ def is_visible(connection: Connection, game_id: str, include_private: bool) -> b
     return None if private is None else include_private or not private
 
 
+def csv_value(value: Any) -> Any:
+    """Booleans as `true`/`false`, as SQL and JSON write them; anything else as it is."""
+    return ("true" if value else "false") if isinstance(value, bool) else value
+
+
 def table_csv(connection: Connection, name: str, include_private: bool = False) -> Iterator[str]:
     """A read table as CSV (a header, then its rows in key order), in chunks."""
     table = TABLES[name]
@@ -254,7 +259,7 @@ def table_csv(connection: Connection, name: str, include_private: bool = False) 
     writer.writerow(columns)
     query = select(table).where(_visible(table, include_private)).order_by(*table.primary_key.columns)
     for row in connection.execute(query):
-        writer.writerow(row)
+        writer.writerow([csv_value(value) for value in row])
         if buffer.tell() > 64_000:
             yield buffer.getvalue()
             buffer.seek(0)

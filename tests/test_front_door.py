@@ -50,3 +50,19 @@ def test_a_refused_action_of_a_batch_is_named_by_its_place(tmp_path: Path, capsy
     assert main(["record", "last", "order ann ben cat", "cat pass", "cat pass", "--database", database]) == 1
     err = capsys.readouterr().err
     assert "action 2 of 3 ('cat pass')" in err and "nothing was recorded" in err
+
+
+def test_a_game_imported_twice_is_reported_stored_and_skipped_unless_asked_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    database, game_file = str(tmp_path / "games.sqlite"), str(ROOT / "replays" / "hand-3p-first-game.evo")
+    assert main(["import", game_file, "--database", database]) == 0
+    stored = capsys.readouterr().out
+    assert main(["import", game_file, "--database", database]) == 0
+    skipped = capsys.readouterr().out
+    game_id = stored.split("game ", 1)[1].split(",")[0]
+    assert f"already stored as game {game_id}" in skipped
+    assert main(["import", game_file, "--again", "--database", database]) == 0
+    assert "already stored" not in capsys.readouterr().out
+    assert main(["games", "--database", database]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 2

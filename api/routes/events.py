@@ -206,7 +206,8 @@ def export(
 )
 async def import_game(request: Request) -> schemas.Created:
     """A whole game, as a game file (text/plain) or a bundle (application/msgpack), every action checked; the
-    answer carries the new game's recorder token."""
+    answer carries the new game's recorder token. A game stored already (the same bundle, or a game file with the
+    same ruleset, kit, players, options and actions) is not stored again: 409 `already_stored` names it."""
     body = await request.body()
     kind = request.headers.get("content-type", "").split(";")[0].strip()
     if kind not in ("text/plain", MSGPACK):
@@ -214,6 +215,8 @@ async def import_game(request: Request) -> schemas.Created:
     ledger: Ledger = request.app.state.ledger
     token = new_token()
     receipt = await run_in_threadpool(stored_import, ledger, kind, body, token)
+    if receipt.already_stored:
+        raise ApiError(409, "already_stored", f"game {receipt.game_id} is stored already: nothing was imported")
     return schemas.Created.given(receipt, token)
 
 

@@ -428,3 +428,12 @@ def test_event_numbers_beyond_what_a_store_holds_are_refused_not_sent_to_the_dat
     ]
     assert [(answer.status_code, answer.json()["code"]) for answer in refused] == [(422, "invalid_request")] * 7
     assert client.get(f"/v1/games/{game}/events", params={"after": str(2**63 - 1)}).json()["events"] == []
+
+
+def test_a_game_imported_twice_over_http_is_found_stored_and_named(client: TestClient) -> None:
+    first = client.post("/v1/games/import", content=HAND_GAME, headers={"Content-Type": "text/plain"})
+    assert first.status_code == 201
+    again = client.post("/v1/games/import", content=HAND_GAME, headers={"Content-Type": "text/plain"})
+    assert again.status_code == 409 and again.json()["code"] == "already_stored"
+    assert first.json()["game_id"] in again.json()["message"]
+    assert len(client.get("/v1/games").json()["games"]) == 1

@@ -3,6 +3,8 @@ killed at random points, redelivered events, and following the log."""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import random
 import re
 import signal
@@ -27,6 +29,7 @@ from evo_ledger.rules.evo2.actions import Roll
 from evo_ledger.settings import Settings
 from evo_ledger.transfer import import_notation
 from projections import queries
+from projections.readmodel import ReadModel
 from projections.runner import Projector, rebuild, wait_until
 from projections.schema import GAMES, READ_TABLES, TABLES
 from projections.stats import FAIR, LOADED, NOT_ENOUGH_DATA, DieFit, die_fit
@@ -216,9 +219,9 @@ def test_a_runner_killed_at_random_points_ends_with_the_tables_of_a_rebuild(
     rng = random.Random(8)
     killed_at = []
     for _ in range(3):
-        # pages of 5 events and a kill within a tenth of a second of the first: mid-way, even in a fast moment
-        killed_at.append(run_and_kill(ledger.settings, store, rng.uniform(0.0, 0.1), tmp_path))
-    assert any(0 < position < last for position in killed_at), killed_at
+        # pages of 5 events, and the process killed as it is about to commit a page drawn from the seed
+        killed_at.append(run_and_kill(ledger.settings, store, rng.randrange(1, 400)))
+    assert all(0 < position < last for position in killed_at) and killed_at == sorted(killed_at), killed_at
     finished = subprocess.run(
         project_command(ledger.settings), check=False, capture_output=True, text=True, env=child_env()
     )
@@ -233,18 +236,28 @@ def project_command(settings: Settings, page: int = 20) -> list[str]:
     return [sys.executable, "-m", "evo_ledger.cli", "project", "--database", settings.database, "--page", str(page)]
 
 
-def run_and_kill(settings: Settings, store: ReadStore, delay: float, folder: Path) -> int:
-    """Starts the runner, lets it write for `delay` seconds once it has begun, kills it; the position it left."""
-    before = store.position()
-    with (folder / "runner.log").open("a") as log:
-        process = subprocess.Popen(project_command(settings, page=5), stdout=log, stderr=log, env=child_env())
-    deadline = time.monotonic() + 60
-    while store.position() == before and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.005)
-    time.sleep(delay)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
+def run_and_kill(settings: Settings, store: ReadStore, pages: int) -> int:
+    """A runner in a process of its own, killed (SIGKILL) with the rows of its `pages`-th page written and not yet
+    committed; the position it left."""
+    process = multiprocessing.get_context("fork").Process(target=project_until_killed, args=(settings, pages))
+    process.start()
+    process.join(timeout=120)
+    assert process.exitcode == -signal.SIGKILL, process.exitcode
     return store.position()
+
+
+def project_until_killed(settings: Settings, pages: int) -> None:
+    finish, written = ReadModel.finish, [0]
+
+    def finish_then_die(self: ReadModel, batch: Any) -> None:
+        finish(self, batch)
+        written[0] += 1
+        if written[0] == pages:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    ReadModel.finish = finish_then_die  # type: ignore[method-assign]
+    with Ledger(settings) as ledger:
+        Projector(ledger, ReadStore(settings), page=5).catch_up()
 
 
 def test_each_game_of_one_transaction_has_its_own_row_written(ledger: Ledger, store: ReadStore) -> None:

@@ -85,7 +85,7 @@ def test_a_toy_game_goes_out_and_back_in_as_notation_and_as_a_bundle(toy_ledger:
     toy_ledger.record(game_id, WHOLE_GAME)
     text = export_notation(toy_ledger, game_id)
     assert "ruleset toy 1" in text and "result 1 ann 14, 2 ben 0" in text
-    copy = import_notation(toy_ledger, text).game_id
+    copy = import_notation(toy_ledger, text, again=True).game_id
     assert export_notation(toy_ledger, copy).split("# game")[0] == text.split("# game")[0]
 
 

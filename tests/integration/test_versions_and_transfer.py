@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -74,17 +75,20 @@ def test_an_exported_bundle_imports_elsewhere_and_exports_the_same_bytes(ledger:
         assert imported == ledger.receipt(receipt.game_id)
         assert export_bundle(target, receipt.game_id) == bundle
         assert target.snapshots is not None and list(target.snapshots.get(receipt.game_id))
-        with pytest.raises(VersionConflict):
-            import_bundles(target, [bundle])  # already there
+        [again] = import_bundles(target, [bundle])  # already there: nothing stored
+        assert again == replace(imported, already_stored=True)
 
 
-def test_a_bundle_imported_again_into_the_same_store_is_a_version_conflict_naming_its_game(ledger: Ledger) -> None:
+def test_a_game_imported_again_is_found_stored_and_not_stored_twice(ledger: Ledger) -> None:
     receipt = import_notation(ledger, GAME_TEXT)
     bundle = export_bundle(ledger, receipt.game_id)
-    with pytest.raises(VersionConflict) as conflict:
-        import_bundles(ledger, [bundle])
-    assert conflict.value.game_id == receipt.game_id
-    assert ledger.receipt(receipt.game_id) == receipt
+    [from_bundle] = import_bundles(ledger, [bundle])
+    from_notation = import_notation(ledger, GAME_TEXT)
+    assert from_bundle == from_notation == replace(receipt, already_stored=True)
+    assert list(ledger.game_ids()) == [receipt.game_id]
+    copy = import_notation(ledger, GAME_TEXT, again=True)
+    assert not copy.already_stored and copy.game_id != receipt.game_id
+    assert len(list(ledger.game_ids())) == 2
 
 
 def edited_bundle(bundle: bytes, change: Callable[[list[Any]], None]) -> bytes:
@@ -136,13 +140,13 @@ def test_a_notation_export_replays_to_the_same_game_and_shows_undone_actions(led
     assert f"# undone (too early): {last}" in text and text.rstrip().endswith(
         "result 1 ann 19/4, 2 cat 14/3, 3 ben 13/4"
     )
-    again = import_notation(ledger, text)
+    again = import_notation(ledger, text, again=True)
     assert ledger.game(again.game_id).state == ledger.game(game).state
 
 
 def test_bulk_import_stores_many_games_in_batches(ledger: Ledger) -> None:
     texts = [(ROOT / "replays" / name).read_text() for name in ("hand-3p-first-game.evo", "selfplay-3p-seed10.evo")] * 3
-    receipts = import_notations(ledger, texts, batch=4)
+    receipts = import_notations(ledger, texts, batch=4, again=True)
     assert len(receipts) == 6 and len(set(r.game_id for r in receipts)) == 6
     assert [r.game_id for r in receipts] == list(ledger.game_ids())
     assert all(ledger.receipt(r.game_id) == r for r in receipts)
@@ -150,11 +154,19 @@ def test_bulk_import_stores_many_games_in_batches(ledger: Ledger) -> None:
 
 def test_a_parallel_bulk_import_stores_what_an_import_in_one_process_stores(ledger: Ledger) -> None:
     texts = [(ROOT / "replays" / name).read_text() for name in ("hand-3p-first-game.evo", "selfplay-3p-seed10.evo")] * 3
-    receipts = import_notations(ledger, texts, batch=2, workers=2)
+    receipts = import_notations(ledger, texts, batch=2, workers=2, again=True)
     assert [r.game_id for r in receipts] == list(ledger.game_ids())
     for receipt, text in zip(receipts, texts, strict=True):
         assert ledger.receipt(receipt.game_id) == receipt
-        assert ledger.game(receipt.game_id).state == ledger.game(import_notation(ledger, text).game_id).state
+        copy = import_notation(ledger, text, again=True)
+        assert ledger.game(receipt.game_id).state == ledger.game(copy.game_id).state
+
+
+def test_the_same_game_twice_in_one_import_is_stored_once(ledger: Ledger) -> None:
+    texts = [(ROOT / "replays" / "hand-3p-first-game.evo").read_text()] * 3
+    first, second, third = import_notations(ledger, texts, batch=2)
+    assert not first.already_stored and second.already_stored and third.already_stored
+    assert first.game_id == second.game_id == third.game_id and list(ledger.game_ids()) == [first.game_id]
 
 
 def test_a_parallel_import_beside_other_threads_starts_its_workers_from_a_fork_server(ledger: Ledger) -> None:
@@ -164,7 +176,7 @@ def test_a_parallel_import_beside_other_threads_starts_its_workers_from_a_fork_s
     other.start()
     try:
         assert _worker_context().get_start_method() == "forkserver"
-        receipts = import_notations(ledger, texts, batch=1, workers=2)
+        receipts = import_notations(ledger, texts, batch=1, workers=2, again=True)
     finally:
         stop.set()
         other.join()
@@ -176,7 +188,7 @@ def test_an_illegal_game_in_a_parallel_import_raises_its_own_error_after_the_bat
     good = (ROOT / "replays" / "hand-3p-first-game.evo").read_text()
     illegal = (ROOT / "tests" / "rulings" / "e2-02-move-beyond-legs.evo").read_text()
     with pytest.raises(IllegalAction) as refused:
-        import_notations(ledger, [good, good, illegal, good], batch=2, workers=2)
+        import_notations(ledger, [good, good, illegal, good], batch=2, workers=2, again=True)
     assert refused.value.violation.ruling == "E2-02" and refused.value.line.line == 14
     assert len(list(ledger.game_ids())) == 2
 

@@ -25,7 +25,7 @@ def test_every_event_of_a_recorded_game_equals_the_one_its_class_makes_field_for
 
 def test_an_event_folds_only_into_its_own_game_at_the_version_after_the_game_s() -> None:
     text = (ROOT / "replays" / "selfplay-5p-seed5.evo").read_text()
-    game, other = game_from_notation(text), game_from_notation(text)
+    game, other = game_from_notation(text), game_from_notation(text, again=True)
     events: list[Any] = list(game.collect_events())
     first, second, third = events[:3]
     folded = second.mutate(first.mutate(None))
