@@ -437,3 +437,13 @@ def test_a_game_imported_twice_over_http_is_found_stored_and_named(client: TestC
     assert again.status_code == 409 and again.json()["code"] == "already_stored"
     assert first.json()["game_id"] in again.json()["message"]
     assert len(client.get("/v1/games").json()["games"]) == 1
+
+
+def test_an_actions_kind_is_the_notations_word_and_the_old_names_still_read(client: TestClient) -> None:
+    game, recorder = new_game(client)
+    words = [{"kind": "order", "players": ["ann", "ben", "cat"]}, {"kind": "climate", "token": "cw"}]
+    assert append(client, game, recorder, *words, {"kind": "draw", "gene": "legs"}).status_code == 200
+    assert append(client, game, recorder, {"kind": "draw_gene", "gene": "eggs"}).status_code == 200
+    unknown = append(client, game, recorder, {"kind": "dance"})
+    assert unknown.status_code == 422 and "expected one of attack, bid, birth, climate, draw" in unknown.text
+    assert "draw_gene" not in unknown.text
