@@ -51,7 +51,7 @@ class NewGame(BaseModel):
 
 
 class ActionData(BaseModel):
-    """An action as data: its kind (the notation's action in snake case) and its fields by name."""
+    """An action as data: its kind (the notation's word for it) and its fields by name."""
 
     model_config = ConfigDict(
         extra="allow",

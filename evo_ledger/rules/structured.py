@@ -1,10 +1,10 @@
 """Actions as data, for clients that would rather send JSON than notation.
 
-An action is an object with its `kind` (the action's class in snake case: `bid`, `reveal_climate`) and its
-fields by name: `{"kind": "bid", "player": "ann", "amount": 3, "target": "horns"}`. Lists stand for tuples; a
-field that holds any one of several kinds of action is an object with a `kind` of its own. The data is read
-into the ruleset's own action values, then checked by writing them in notation and reading that back, so both
-forms accept exactly the same actions.
+An action is an object with its `kind` (the notation's word: `bid`, `climate`; its class in snake case reads
+too) and its fields by name: `{"kind": "bid", "player": "ann", "amount": 3, "target": "horns"}`. Lists stand
+for tuples; a field that holds any one of several kinds of action is an object with a `kind` of its own. The
+data is read into the ruleset's own action values, then checked by writing them in notation and reading that
+back, so both forms accept exactly the same actions.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, fields, is_dataclass
 from typing import Any
 
@@ -30,15 +30,31 @@ def kind_of(action_class: type) -> str:
 
 
 class ActionForm:
-    """The data form of a ruleset's actions, given the union of its action classes and its notation."""
+    """The data form of a ruleset's actions, given the union of its action classes and its notation. An action's
+    kind is its notation's word (`words`, by class; the class's name in snake case where none is given); the
+    class's name in snake case is read too."""
 
-    def __init__(self, actions: Any, parse: Callable[[str], Any], format: Callable[[Any], str]) -> None:
-        self.kinds = {kind_of(cls): cls for cls in typing.get_args(actions)}
+    def __init__(
+        self,
+        actions: Any,
+        parse: Callable[[str], Any],
+        format: Callable[[Any], str],
+        words: Mapping[type, str] | None = None,
+    ) -> None:
+        self.words = dict(words or {})
+        self.kinds = self._kinds(typing.get_args(actions))
         self.parse, self.format = parse, format
+
+    def word(self, cls: type) -> str:
+        return self.words.get(cls, kind_of(cls))
+
+    def _kinds(self, classes: Sequence[type]) -> dict[str, type]:
+        """The kinds read, by word, and by class name for the words that differ from it."""
+        return {**{kind_of(cls): cls for cls in classes}, **{self.word(cls): cls for cls in classes}}
 
     def write(self, action: Any) -> dict[str, Any]:
         """The action as data: its kind, then its fields."""
-        return {"kind": kind_of(type(action)), **self._fields_data(action)}
+        return {"kind": self.word(type(action)), **self._fields_data(action)}
 
     def _fields_data(self, value: Any) -> dict[str, Any]:
         hints = _hints(type(value))
@@ -70,7 +86,8 @@ class ActionForm:
             raise ActionDataError(f"{where}: expected an object with a 'kind', found {_shown(data)}")
         kind = data.get("kind")
         if not isinstance(kind, str) or kind not in kinds:
-            raise ActionDataError(f"{where}.kind: expected one of {', '.join(sorted(kinds))}, found {_shown(kind)}")
+            expected = ", ".join(sorted({self.word(cls) for cls in kinds.values()}))
+            raise ActionDataError(f"{where}.kind: expected one of {expected}, found {_shown(kind)}")
         return self._instance(kinds[kind], {k: v for k, v in data.items() if k != "kind"}, where)
 
     def _instance(self, cls: type, data: Mapping[str, Any], where: str) -> Any:
@@ -78,7 +95,7 @@ class ActionForm:
         known = {field.name: field for field in fields(cls)}
         unknown = sorted(set(data) - set(known))
         if unknown:
-            raise ActionDataError(f"{where}: {kind_of(cls)} has no field {unknown[0]!r}; it has {', '.join(known)}")
+            raise ActionDataError(f"{where}: {self.word(cls)} has no field {unknown[0]!r}; it has {', '.join(known)}")
         values = {}
         for name, field in known.items():
             if name in data:
@@ -99,7 +116,7 @@ class ActionForm:
             classes = [arg for arg in args if arg is not type(None)]
             if len(classes) == 1:
                 return self._value(data, classes[0], where)
-            return self._action(data, {kind_of(cls): cls for cls in classes}, where)
+            return self._action(data, self._kinds(classes), where)
         if is_dataclass(hint):
             if not isinstance(data, Mapping):
                 raise ActionDataError(f"{where}: expected an object, found {_shown(data)}")

@@ -441,7 +441,10 @@ def test_a_game_imported_twice_over_http_is_found_stored_and_named(client: TestC
 
 def test_an_actions_kind_is_the_notations_word_and_the_old_names_still_read(client: TestClient) -> None:
     game, recorder = new_game(client)
-    words = [{"kind": "order", "players": ["ann", "ben", "cat"]}, {"kind": "climate", "token": "cw"}]
+    words: list[dict[str, Any]] = [
+        {"kind": "order", "players": ["ann", "ben", "cat"]},
+        {"kind": "climate", "token": "cw"},
+    ]
     assert append(client, game, recorder, *words, {"kind": "draw", "gene": "legs"}).status_code == 200
     assert append(client, game, recorder, {"kind": "draw_gene", "gene": "eggs"}).status_code == 200
     unknown = append(client, game, recorder, {"kind": "dance"})

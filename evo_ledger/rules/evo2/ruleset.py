@@ -154,7 +154,11 @@ def format_cached(action: Action) -> str:
     return format_action(action)
 
 
-ACTION_FORM = ActionForm(Action, parse_action, format_action)
+# Each kind of action as data is named by its notation's word.
+ACTION_WORDS: dict[type, str] = {
+    SetOrder: "order", RevealClimate: "climate", DrawGene: "draw", PlayCard: "play", Overridden: "override",
+}  # fmt: skip
+ACTION_FORM = ActionForm(Action, parse_action, format_action, ACTION_WORDS)
 
 
 READING = Evo2Reading()
