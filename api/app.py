@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -29,6 +31,8 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+log = logging.getLogger(__name__)
+REQUESTS = logging.getLogger("evo_ledger.requests")
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            log.info("stopping: the writing process and the read tables' process are closed")
             watching.cancel()
             if projection is not None:
                 projection.stop()
@@ -121,7 +126,33 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     app.router.routes[:] = [route for route in app.router.routes if route not in documentation] + documentation
     app.openapi = schemas.with_models(app.openapi, games.BODIES_READ)  # type: ignore[method-assign]
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    if REQUESTS.isEnabledFor(logging.INFO):
+        app.add_middleware(RequestLog)
     return app
+
+
+class RequestLog:
+    """Logs each request once answered: its method, path, status and time."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started, status = time.perf_counter(), [500]
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            took = (time.perf_counter() - started) * 1000
+            REQUESTS.info("%s %s %d %.1f ms", scope["method"], scope["path"], status[0], took)
 
 
 def start_writer(settings: ApiSettings, ledger: Ledger, committed: Callable[[Receipt], None]) -> Writer:

@@ -200,6 +200,7 @@ def run(label: str, database: str, seconds: float) -> None:
     print(f"  in-process appends          {in_process_rate(database, seconds):8,.0f} events/s")
     port, ceiling_port, bare_port = free_port(), free_port(), free_port()
     serve = [sys.executable, "-m", "evo_ledger.cli", "serve", "--port", str(port), "--database", database]
+    serve += ["--log-level", "warning"]  # as the bare app below: no line a request
     bare = [sys.executable, "-m", "uvicorn", "bench.http_ceiling:app", "--port", str(bare_port)]
     with (
         tempfile.TemporaryDirectory() as unused,

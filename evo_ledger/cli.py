@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import threading
@@ -36,6 +37,8 @@ from projections.store import ReadStore
 EXIT_OK = 0
 EXIT_REFUSED = 1
 EXIT_UNREADABLE = 2
+LOG_LEVELS = ("debug", "info", "warning", "error")
+log = logging.getLogger("evo_ledger.serve")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,6 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--database", help="a SQLite file or a postgresql:// URL (default: EVO_LEDGER_DATABASE)")
     serve.add_argument("--no-projections", action="store_true", help="do not keep the read tables up to date")
+    serve.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default="info",
+        help="info logs each request (method, path, status, time); warning only what goes wrong (default: info)",
+    )
     add_project_command(commands)
     return parser
 
@@ -111,26 +120,29 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "kit":
         return show_kit(args.kit, sys.stdout)
     if args.command == "serve":
-        return serve(args.host, args.port, args.database, not args.no_projections)
+        return serve(args.host, args.port, args.database, not args.no_projections, args.log_level)
     if args.command == "project":
         return project(args, sys.stdout)
     return run_ledger_command(args)
 
 
-def serve(host: str, port: int, database: str | None, projections: bool = True) -> int:
+def serve(host: str, port: int, database: str | None, projections: bool = True, log_level: str = "info") -> int:
     """The API on SQLite or PostgreSQL, with the read tables followed in the background; the admin token comes
     from EVO_LEDGER_ADMIN_TOKEN, the seal key from EVO_LEDGER_SEAL_KEY."""
+    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s", force=True)
     settings = replace(
         ApiSettings.from_environment(), store=Settings.for_database(database), follow_projections=projections
     )
+    log.info("serving on http://%s:%s (%s)", host, port, settings.store.described)
     run_server(create_app(settings), host, port)
+    log.info("stopped")
     return EXIT_OK
 
 
 def run_server(app: FastAPI, host: str, port: int) -> None:
-    """Serve `app` as `evo-ledger serve` serves the API."""
+    """Serve `app` as `evo-ledger serve` serves the API (the requests logged by the app itself)."""
     settle_collector()
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, log_config=None)
 
 
 def project(args: argparse.Namespace, out: TextIO) -> int:

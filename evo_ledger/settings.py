@@ -51,6 +51,14 @@ class Settings:
         return settings if not database else replace(settings, database=database)
 
     @property
+    def described(self) -> str:
+        """The store in words, without a password: `SQLite file games.sqlite`, `PostgreSQL database test at HOST`."""
+        if not self.is_postgres:
+            return f"SQLite file {self.database}"
+        parts = urlsplit(self.database)
+        return f"PostgreSQL database {parts.path.strip('/')} at {parts.hostname}:{parts.port or 5432}"
+
+    @property
     def is_postgres(self) -> bool:
         return self.database.startswith(("postgresql://", "postgres://"))
 
