@@ -19,6 +19,7 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import resolve_topic
 
+from evo_ledger.access import hidden_in_place
 from evo_ledger.codec import canonical_bytes, digest, unpack_sealed
 from evo_ledger.game import GENESIS, Game, commitment_holds, stored_hash
 from evo_ledger.rules import UnknownRuleset, rulesets
@@ -27,8 +28,6 @@ from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.text import NotationError
 from evo_ledger.seal import Sealer
 
-# What a reader who may not see a hidden action is shown in its place.
-HIDDEN = "hidden until revealed"
 REPORT_FORMAT = "evo-ledger audit"
 REPORT_VERSION = 2
 PASS, FAIL, RULES_CHANGED, NOT_RUN = "pass", "fail", "rules changed", "not run"
@@ -422,7 +421,7 @@ class CanonicalReport:
         nor the `hashes` withheld from it: each left out wherever it stands, and said to be left out."""
         if not hidden and not hashes:
             return self
-        shown = {notation: f"{player}: {HIDDEN}" for player, notation in hidden.values()}
+        shown = {notation: hidden_in_place(player) for player, notation in hidden.values()}
 
         def redact(value: Any) -> Any:
             if isinstance(value, dict):

@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--ruleset", choices=sorted(rulesets()), default=DEFAULT_RULESET)
     selfplay.add_argument("--players", type=int, default=4)
     selfplay.add_argument("--seed", type=int, default=0)
-    selfplay.add_argument("--bot", choices=bot_names(list(rulesets().values())), default="sensible")
+    selfplay.add_argument("--bot", choices=bot_names(), default="sensible")
     kit = commands.add_parser("kit", help="validate a kit and show its island", description="Validate a kit.")
     kit.add_argument(
         "kit", nargs="?", metavar="NAME-OR-PATH", help="a built-in kit's name or a JSON file; none lists them"

@@ -82,7 +82,7 @@ def add_ledger_commands(commands: Any) -> None:
     generate.add_argument("--ruleset", choices=sorted(rulesets()), default=DEFAULT_RULESET)
     generate.add_argument("--players", type=int, default=4)
     generate.add_argument("--seed", type=int, help="the seed (default: a random one)")
-    generate.add_argument("--bot", choices=bot_names(list(rulesets().values())), default="sensible")
+    generate.add_argument("--bot", choices=bot_names(), default="sensible")
     explain = _command(commands, "explain", "why the rules decided as they did about an event's combat, survival "
                        "phase, auction or climate reveal", game=True)  # fmt: skip
     explain.add_argument("event", type=int, metavar="EVENT", help="the event's number in the game's log")

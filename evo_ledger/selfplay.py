@@ -3,12 +3,11 @@ for the same seed."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from evo_ledger.notation import Header, format_game
-from evo_ledger.rules import AnyRuleset, get_ruleset
+from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
 from evo_ledger.rules.base import Outcome, SelfPlay
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.rules.registry import DEFAULT_RULESET
@@ -68,6 +67,6 @@ def play_game(players: int, seed: int, bot: str = "sensible", ruleset: str = DEF
     return SelfPlayGame(header, tuple(lines), outcome)
 
 
-def bot_names(rulesets: Sequence[AnyRuleset]) -> list[str]:
-    """Every bot any of the rulesets has."""
-    return sorted({name for ruleset in rulesets if (found := ruleset.self_play()) for name in found.bots})
+def bot_names() -> list[str]:
+    """Every bot any installed ruleset has."""
+    return sorted({name for ruleset in rulesets().values() if (found := ruleset.self_play()) for name in found.bots})

@@ -25,7 +25,7 @@ from uuid import UUID, uuid5
 
 from eventsourcing.persistence import Mapper, StoredEvent
 
-from evo_ledger.access import GameAccess
+from evo_ledger.access import HIDDEN, GameAccess, leave_out
 from evo_ledger.checker import load_pinned_kit_document
 from evo_ledger.codec import CodecError, digest, pack, unpack, unpack_sealed
 from evo_ledger.game import CHECK_ON_FOLD, GENESIS, SNAPSHOT_INTERVAL, Game, GameSnapshot, commitment_holds, stored_hash
@@ -56,27 +56,17 @@ def export_bundle(
     out; such a bundle says so and is not imported until they are revealed."""
     ledger.game(game_id)  # an unknown game raises
     events = ledger.stored_events(game_id)
-    rows = [[event.topic, event.originator_version, unsealed_bytes(event.state)] for event in events]
-    if left_out or withheld_from is not None:
-        rows = [_left_out(ledger, row, left_out, withheld_from) for row in rows]
+    rows: list[list[Any]] = [[event.topic, event.originator_version, unsealed_bytes(event.state)] for event in events]
     bundle: dict[str, Any] = {"format": BUNDLE_FORMAT, "version": BUNDLE_VERSION, "game": str(game_id), "events": rows}
     if left_out or withheld_from is not None:
+        transcoder = ledger.mapper.transcoder
+        for row in rows:
+            _, version, state = row
+            if version in left_out or (withheld_from is not None and version >= withheld_from):
+                fields = leave_out(transcoder.decode(state), version, version in left_out, withheld_from)
+                row[2] = transcoder.encode(fields)
         bundle["left_out"] = [row[1] for row in rows if row[1] in left_out]
     return pack(bundle)
-
-
-def _left_out(ledger: Ledger, row: list[Any], left_out: Container[int], withheld_from: int | None) -> list[Any]:
-    topic, version, state = row
-    if version not in left_out and (withheld_from is None or version < withheld_from):
-        return row
-    fields = ledger.mapper.transcoder.decode(state)
-    if version in left_out:
-        fields.update(notation=f"{fields['visible_only_to']}: hidden until revealed", action_salt=None)
-    if withheld_from is not None and version >= withheld_from:
-        fields["hash"] = None
-        if version > withheld_from:
-            fields["prev_hash"] = None
-    return [topic, version, ledger.mapper.transcoder.encode(fields)]
 
 
 def read_bundle(data: bytes) -> list[StoredEvent]:
@@ -221,7 +211,7 @@ def _add_lines(event: Any, lines: list[str], effective: list[int], shown: Contai
     if isinstance(event, Game.ActionRecorded | Game.ActionCorrected):
         effective.append(len(lines))
         hidden = shown is not None and event.visible_only_to is not None and event.originator_version not in shown
-        lines.append(f"# hidden until revealed: an action of {event.visible_only_to}" if hidden else event.notation)
+        lines.append(f"# {HIDDEN}: an action of {event.visible_only_to}" if hidden else event.notation)
     elif isinstance(event, Game.ActionsUndone):
         for _ in event.versions:
             index = effective.pop()

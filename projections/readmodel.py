@@ -39,10 +39,9 @@ GAME_ROW_UPDATE = update(GAMES).where(GAMES.c.game_id == bindparam(THE_GAME))
 
 @dataclass(frozen=True)
 class Read:
-    """What the read model does with an event of a ruleset's: the action or consequence kind its reading reads."""
+    """An event of a ruleset's that its reading reads: an action, or a consequence of the `kind` named."""
 
     reading: Reading
-    fact: str | None = None
     kind: str | None = None
 
 
@@ -54,7 +53,7 @@ def ruleset_topics() -> dict[str, Read]:
         if reading is None:
             continue
         for fact in reading.facts:
-            found[vocabulary.topic(fact)] = Read(reading, fact=fact)
+            found[vocabulary.topic(fact)] = Read(reading)
         for kind in reading.consequences:
             found[vocabulary.topic(vocabulary.consequences[kind])] = Read(reading, kind=kind)
     return found
@@ -224,9 +223,8 @@ class ReadModel:
             "events": 1,
             "actions": 0,
             "actions_undone": 0,
-            "memory": "{}",
         }
-        batch.insert(GAMES, dict(row))
+        batch.insert(GAMES, {**row, "memory": "{}"})
         for player in event.players:
             batch.insert(
                 GAME_PLAYERS,
@@ -307,8 +305,10 @@ class ReadModel:
             )
         context.row["actions_undone"] += len(versions)
         reading = context.ruleset().reading()
-        context.memory = reading.restored(standing_rows(connection, game_id, reading)) if reading else {}
-        if not standing_rows(connection, game_id, None)[RESULTS.name]:
+        if reading is not None:
+            tables = [TABLES[spec.name] for spec in reading.tables]
+            context.memory = reading.restored({table.name: standing(connection, table, game_id) for table in tables})
+        if not standing(connection, RESULTS, game_id):
             context.row.update(status="playing", ended_at=None)
 
     def _context(self, batch: Batch, game_id: str) -> GameContext | None:
@@ -349,16 +349,10 @@ def load_context(connection: Connection, game_id: str, kit_of_game: Callable[[st
     ).all()
     stored = dict(row)
     memory = json.loads(stored.pop("memory"))
-    stored["memory"] = "{}"
     return GameContext(stored, {name: player_id for name, player_id in players}, memory, kit_of_game)
 
 
-def standing_rows(connection: Connection, game_id: str, reading: Reading | None) -> dict[str, list[dict[str, Any]]]:
-    """The game's rows not undone, in event order, of the reading's tables (of its results when None)."""
-    names = [spec.name for spec in reading.tables] if reading is not None else [RESULTS.name]
-    return {name: _standing(connection, TABLES[name], game_id) for name in names}
-
-
-def _standing(connection: Connection, table: Table, game_id: str) -> list[dict[str, Any]]:
+def standing(connection: Connection, table: Table, game_id: str) -> list[dict[str, Any]]:
+    """The game's rows of `table` not undone, in event order."""
     where = and_(table.c.game_id == game_id, ~table.c.undone)
     return [dict(row) for row in connection.execute(select(table).where(where).order_by(table.c.event)).mappings()]

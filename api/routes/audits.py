@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 
 from api import schemas
-from api.deps import LedgerDep, Reader, ReaderDep, visibility
+from api.deps import LedgerDep, Reader, ReaderDep, Visibility, visibility
 from api.errors import ApiError
 from evo_ledger.audit import CanonicalReport
 from evo_ledger.ledger import Ledger
@@ -36,8 +36,8 @@ def audit(
     """The game's log checked from its first event: the sequence, each hash and the chain, the setup it pinned,
     every action and consequence by the rules, and a receipt's head. The verdict is `clean`, `damaged` or
     `rules changed`; the first divergence names its event. The report carries its own hash."""
-    report = ledger.audit(reader.game_id, up_to=event, expect_head=expect_head)
-    return report_response(for_reader(report, reader, ledger))
+    seen = visibility(reader, ledger, ledger.game(reader.game_id))
+    return report_response(for_reader(ledger.audit(reader.game_id, up_to=event, expect_head=expect_head), seen))
 
 
 EventNumber = Annotated[
@@ -53,8 +53,8 @@ EventNumber = Annotated[
 def explain(reader: ReaderDep, ledger: LedgerDep, event: EventNumber) -> Response:
     """Why the rules decided as they did about the combat, survival phase, auction or climate reveal the event
     belongs to: every number they used, as data and in words. 422 `not_explainable` for any other event."""
-    check_not_hidden(reader, ledger, event)
-    return report_response(for_reader(ledger.explain(reader.game_id, event), reader, ledger))
+    seen = not_hidden(reader, ledger, event)
+    return report_response(for_reader(ledger.explain(reader.game_id, event), seen))
 
 
 @router.get(
@@ -76,21 +76,22 @@ def what_if(
     touched."""
     if (replace is None) == (not drop):
         raise ApiError(422, "invalid_request", "give either replace=ACTION or drop=true")
-    check_not_hidden(reader, ledger, event)
-    return report_response(for_reader(ledger.what_if(reader.game_id, event, replace), reader, ledger))
+    seen = not_hidden(reader, ledger, event)
+    return report_response(for_reader(ledger.what_if(reader.game_id, event, replace), seen))
 
 
-def for_reader(report: Report, reader: Reader, ledger: Ledger) -> Report:
+def for_reader(report: Report, seen: Visibility) -> Report:
     """The report with what the reader may not see left out, and said to be (`left_out` in the report)."""
-    seen = visibility(reader, ledger, ledger.game(reader.game_id))
     return report.left_out(seen.hidden, seen.withheld_hashes)
 
 
-def check_not_hidden(reader: Reader, ledger: Ledger, event: int) -> None:
-    """An action hidden from the reader is neither explained nor branched from for it."""
+def not_hidden(reader: Reader, ledger: Ledger, event: int) -> Visibility:
+    """What the reader may see of the game, refused if `event` is an action hidden from it: that is neither
+    explained nor branched from for it."""
     seen = visibility(reader, ledger, ledger.game(reader.game_id))
     if event in seen.hidden:
         raise ApiError(404, "hidden_event", f"event {event} is an action hidden from this reader until it is revealed")
+    return seen
 
 
 def report_response(report: CanonicalReport) -> Response:

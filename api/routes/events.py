@@ -20,7 +20,7 @@ from api import schemas
 from api.deps import LedgerDep, Reader, ReaderDep, lost_access, reads_hidden, visibility
 from api.errors import ApiError
 from api.routes.games import GAME_CREATED, result_of
-from evo_ledger.access import new_token
+from evo_ledger.access import leave_out, new_token
 from evo_ledger.codec import pack
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.transfer import bundle_game, export_bundle, export_notation, notation_game, store_game
@@ -28,23 +28,16 @@ from evo_ledger.transfer import bundle_game, export_bundle, export_notation, not
 router = APIRouter(tags=["events"], responses=schemas.PROBLEMS)
 MSGPACK = "application/msgpack"
 PAGE = 100
-HIDDEN = "hidden until revealed"
 ACCESS_CHECK_SECONDS = 1.0
 
 
 def event_out(event: Any, shown: Container[int] | None, withheld_from: int | None = None) -> schemas.Event:
-    """The event as JSON; with `shown`, a hidden action not among those versions shows only whose it is (its
-    salt left out too); from event `withheld_from` on, hashes are left out (`hashes_withheld_from`)."""
+    """The event as JSON; with `shown`, a hidden action not among those versions shows only whose it is; from
+    event `withheld_from` on, hashes are left out (`Visibility`)."""
     fields = {k: v for k, v in vars(event).items() if k not in ("originator_id", "originator_version", "timestamp")}
     owner = getattr(event, "visible_only_to", None)
     hidden = owner is not None and shown is not None and event.originator_version not in shown
-    if hidden:
-        fields["notation"] = f"{owner}: {HIDDEN}"
-        fields["action_salt"] = None
-    if withheld_from is not None and event.originator_version >= withheld_from:
-        fields["hash"] = None
-        if event.originator_version > withheld_from:
-            fields["prev_hash"] = None
+    fields = leave_out(fields, event.originator_version, hidden, withheld_from)
     return schemas.Event(
         number=event.originator_version,
         kind=type(event).__name__,
@@ -58,8 +51,8 @@ def event_out(event: Any, shown: Container[int] | None, withheld_from: int | Non
 def page_of(ledger: Ledger, reader: Reader, after: int, limit: int) -> schemas.EventPage:
     game = ledger.game(reader.game_id)
     seen = visibility(reader, ledger, game)
-    events = ledger.game_events(reader.game_id, after=after, limit=limit)
-    events = [event_out(e, seen.shown, seen.withheld_from) for e in events]
+    stored = ledger.game_events(reader.game_id, after=after, limit=limit)
+    events = [event_out(e, seen.shown, seen.withheld_from) for e in stored]
     more = bool(events) and events[-1].number < game.version
     return schemas.EventPage(events=events, next_after=events[-1].number if more else None)
 

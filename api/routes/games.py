@@ -219,18 +219,17 @@ def list_games(
     gives the next page (null on the last)."""
     admin = is_admin(request, token)
     found: list[schemas.Summary] = []
-    next_cursor = None
+    last, more = 0, False
     for position, game_id in ledger.started_games(after=int(cursor or 0)):
         summary = summarise(ledger, ledger.game(game_id))
         if (summary.private and not admin) or not matches(summary, ruleset, player, status, started_from, started_to):
             continue
         if len(found) == limit:  # one more matches: there is a next page
+            more = True
             break
         found.append(summary)
-        next_cursor = str(position)
-    else:
-        next_cursor = None
-    return schemas.GameList(games=found, next_cursor=next_cursor)
+        last = position
+    return schemas.GameList(games=found, next_cursor=str(last) if more else None)
 
 
 def matches(
