@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterator
 
 from evo_ledger.rules.base import RuleViolation, passing
+from evo_ledger.rules.effects import Effects
 from evo_ledger.rules.evo2.actions import BID_CARD, Bid, Slot
-from evo_ledger.rules.evo2.effects import Effects
 from evo_ledger.rules.evo2.state import Marker, State
 
 HIGHEST_BID = 6

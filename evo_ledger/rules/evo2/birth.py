@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.effects import Effects
 from evo_ledger.rules.evo2.actions import Birth, Roll
-from evo_ledger.rules.evo2.effects import Effects
 from evo_ledger.rules.evo2.movement import check_own, check_protected, check_space
 from evo_ledger.rules.evo2.state import KILLER_BABY_ROLL, Pending, State
 

@@ -7,8 +7,8 @@ the card's definition only when the kit's catalogue defines that card.
 from __future__ import annotations
 
 from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.effects import Effects
 from evo_ledger.rules.evo2.actions import FACT_EFFECTS, Drew, Effect, PlayCard, format_effect
-from evo_ledger.rules.evo2.effects import Effects
 from evo_ledger.rules.evo2.movement import check_space
 from evo_ledger.rules.evo2.state import Modifier, State
 

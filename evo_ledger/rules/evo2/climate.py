@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.effects import Effects
 from evo_ledger.rules.evo2.actions import DrawGene, Peek, RevealClimate, SetOrder
-from evo_ledger.rules.evo2.effects import Effects
 from evo_ledger.rules.evo2.state import Phase, State
 
 METEORITE = "meteorite"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from evo_ledger.rules.base import Outcome, Standing
+from evo_ledger.rules.effects import Effects
 from evo_ledger.rules.evo2 import auction, survival
-from evo_ledger.rules.evo2.effects import Effects
 from evo_ledger.rules.evo2.movement import movement_points
 from evo_ledger.rules.evo2.state import Phase, State
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from evo_ledger.rules.base import RuleViolation, passing
+from evo_ledger.rules.effects import Effects
 from evo_ledger.rules.evo2.actions import Attack, Escape, Fly, Move, Roll, Swim
-from evo_ledger.rules.evo2.effects import Effects
 from evo_ledger.rules.evo2.state import ATTACK_ROLL, ESCAPE, Pending, State
 
 # Faces of the combat die; the attacker wins on the faces listed for its horn difference [E2-09].

@@ -25,6 +25,7 @@ from evo_ledger.rules.base import (
     passing,
     resolve_options,
 )
+from evo_ledger.rules.effects import Effects, PhaseWatcher
 from evo_ledger.rules.evo2 import auction, birth, cards, climate, flow, movement, survival
 from evo_ledger.rules.evo2.actions import (
     CLIMATE_TOKENS,
@@ -53,7 +54,6 @@ from evo_ledger.rules.evo2.actions import (
     format_action,
     parse_action,
 )
-from evo_ledger.rules.evo2.effects import Effects, PhaseWatcher
 from evo_ledger.rules.evo2.explain import explain
 from evo_ledger.rules.evo2.reading import Evo2Reading
 from evo_ledger.rules.evo2.selfplay import Evo2SelfPlay

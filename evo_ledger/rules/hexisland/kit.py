@@ -90,10 +90,10 @@ def parse_kit(document: Any, label: str = "kit") -> Kit:
     if version != FORMAT_VERSION:
         raise KitError(f"kit {label!r}: format {version} is not supported (this version reads {FORMAT_VERSION})")
     terrains = tuple(reader.strings(root, "terrains"))
-    spaces = _parse_spaces(reader, root, terrains)
-    neighbours = _neighbours(spaces)
+    spaces = parse_spaces(reader, root, terrains)
+    neighbours = neighbours_of(spaces)
     islands = reader.integer(root, "islands", minimum=1, default=1)
-    _check_islands(reader, spaces, neighbours, islands)
+    check_islands(reader, spaces, neighbours, islands)
     players = reader.integer(root, "players", minimum=1)
     components = reader.mapping(root.get("components"), "components")
     return Kit(
@@ -126,7 +126,7 @@ def _parse_cards(reader: KitReader, root: Mapping[str, Any]) -> dict[str, CardDe
     return cards
 
 
-def _parse_spaces(reader: KitReader, root: Mapping[str, Any], terrains: tuple[str, ...]) -> dict[str, Space]:
+def parse_spaces(reader: KitReader, root: Mapping[str, Any], terrains: tuple[str, ...]) -> dict[str, Space]:
     entries = reader.sequence(root.get("spaces"), "spaces")
     if not entries:
         reader.fail("spaces", "the island needs at least one space")
@@ -164,7 +164,7 @@ def _derive_missing_coasts(
     return result
 
 
-def _neighbours(spaces: Mapping[str, Space]) -> dict[str, frozenset[str]]:
+def neighbours_of(spaces: Mapping[str, Space]) -> dict[str, frozenset[str]]:
     by_coords = {(s.q, s.r): s.id for s in spaces.values()}
     return {
         s.id: frozenset(
@@ -174,7 +174,7 @@ def _neighbours(spaces: Mapping[str, Space]) -> dict[str, frozenset[str]]:
     }
 
 
-def _check_islands(
+def check_islands(
     reader: KitReader, spaces: Mapping[str, Space], neighbours: Mapping[str, frozenset[str]], declared: int
 ) -> None:
     unvisited = set(spaces)

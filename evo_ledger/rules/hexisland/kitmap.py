@@ -3,21 +3,33 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Protocol
 
-from evo_ledger.rules.hexisland.kit import Kit
+from evo_ledger.rules.hexisland.kit import Space
+
+
+class HexBoard(Protocol):
+    """Any kit whose board is spaces on a hex grid."""
+
+    @property
+    def spaces(self) -> Mapping[str, Space]: ...
+
 
 CELL_WIDTH = 8
 
 
-def render_map(kit: Kit, labels: Mapping[str, str] | None = None) -> str:
-    """One line per half hex row; `labels` adds a short text after a space's id (its occupant, say)."""
-    labels = labels or {}
+def render_map(
+    kit: HexBoard, labels: Mapping[str, str] | None = None, initials: Mapping[str, str] | None = None
+) -> str:
+    """One line per half hex row; `labels` adds a short text after a space's id (its occupant, say); `initials`
+    gives the letter of a terrain where its first letter would not do."""
+    labels, initials = labels or {}, initials or {}
     q_min = min(s.q for s in kit.spaces.values())
     y_min = min(2 * s.r + s.q for s in kit.spaces.values())
     rows: dict[int, dict[int, str]] = {}
     for space in kit.spaces.values():
         mark = "*" if space.coast else " "
-        text = f"{space.id}{space.terrain[0]}{mark}{labels.get(space.id, '')}"
+        text = f"{space.id}{initials.get(space.terrain, space.terrain[0])}{mark}{labels.get(space.id, '')}"
         rows.setdefault(2 * space.r + space.q - y_min, {})[space.q - q_min] = text
     lines = []
     for y in range(max(rows) + 1):

@@ -1,4 +1,5 @@
-"""What applying one action produces besides the new state: consequences and warnings, in order."""
+"""What applying one action produces besides the new state, for the rulesets that build it up as they go:
+consequences and warnings, in order."""
 
 from __future__ import annotations
 

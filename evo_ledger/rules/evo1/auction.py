@@ -1,0 +1,172 @@
+"""Phase 6's evolution: the genes drawn into rows [E1-15], the bids [E1-16, E1-17], passes [E1-18] and the
+payments [E1-19]."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.effects import Effects
+from evo_ledger.rules.evo1.actions import Bid, DrawGene, Pass, row_of
+from evo_ledger.rules.evo1.kit import CARD_GENE
+from evo_ledger.rules.evo1.state import State
+
+
+def bag_left(state: State, gene: str | None = None) -> int:
+    genes = [gene] if gene is not None else list(state.kit.genes)
+    return sum(state.kit.genes.get(g, 0) - state.drawn.get(g, 0) for g in genes)
+
+
+def open_auction(state: State, effects: Effects) -> bool:
+    """Set out the rows to be drawn: one a player, one fewer under `experienced`, all that is left of a short bag,
+    whose missing rows each open a pass [E1-15, E1-18, E1-21]. False when the bag is empty: no auction."""
+    players = len(state.order)
+    wanted = players - 1 if state.options["experienced"] else players
+    rows = min(wanted, bag_left(state))
+    if rows == 0:
+        effects.add("auction_skipped", turn=state.turn, reason="the gene bag is empty")
+        return False
+    state.rows, state.rows_due, state.bids = (), rows, {}
+    state.to_bid, state.outbid = state.order, None
+    state.passes_open, state.passed = players - rows, ()
+    return True
+
+
+def check_draw(state: State, action: DrawGene) -> None:
+    if len(state.rows) >= state.rows_due:
+        raise RuleViolation("E1-15", f"the {state.rows_due} rows of this auction are drawn: bidding goes on")
+    if action.gene not in state.kit.genes:
+        raise RuleViolation(None, f"no gene {action.gene!r}; the bag holds {', '.join(state.kit.genes)}")
+    if bag_left(state, action.gene) < 1:
+        drawn = state.drawn.get(action.gene, 0)
+        raise RuleViolation("E1-03", f"the bag held {drawn} {action.gene} genes and all have been drawn")
+
+
+def apply_draw(state: State, action: DrawGene) -> None:
+    state.rows = (*state.rows, action.gene)
+    state.drawn = {**state.drawn, action.gene: state.drawn.get(action.gene, 0) + 1}
+
+
+def bidder(state: State) -> str | None:
+    """The seat that bids now: the one just outbid, else the next in initiative order still to bid [E1-16]."""
+    if len(state.rows) < state.rows_due:
+        return None
+    return state.outbid or (state.to_bid[0] if state.to_bid else None)
+
+
+def check_bidder(state: State, player: str, doing: str) -> None:
+    if len(state.rows) < state.rows_due:
+        raise RuleViolation("E1-15", f"{len(state.rows)} of the {state.rows_due} genes are drawn: bids come after")
+    current = bidder(state)
+    if current != player:
+        reason = "was just outbid and bids again" if current == state.outbid else "bids next"
+        raise RuleViolation("E1-16", f"{current} {reason}, not {player}, who cannot {doing} now")
+
+
+def target_row(state: State, target: str) -> int:
+    row = row_of(target)
+    if row is not None:
+        if row > len(state.rows):
+            raise RuleViolation("E1-16", f"this auction has rows 1 to {len(state.rows)}, not {row}")
+        return row
+    rows = [index for index, gene in enumerate(state.rows, start=1) if gene == target]
+    if not rows:
+        raise RuleViolation("E1-16", f"no row holds {target}; the rows hold {', '.join(state.rows)}")
+    if len(rows) > 1:
+        raise RuleViolation("E1-16", f"rows {' and '.join(map(str, rows))} both hold {target}: name one as rowN")
+    return rows[0]
+
+
+def price(state: State, player: str, amount: int) -> int:
+    """What a winning bid costs: 1 less a mutant held before this auction, never below 0 [E1-19]."""
+    return max(0, amount - state.gene(player, "mutant"))
+
+
+def check_bid(state: State, action: Bid) -> None:
+    check_bidder(state, action.player, "bid")
+    row = target_row(state, action.target)
+    standing = state.bids.get(row)
+    if standing is not None and action.amount <= standing[1]:
+        raise RuleViolation(
+            "E1-16", f"{standing[0]} holds row {row} ({state.rows[row - 1]}) at {standing[1]}: outbid it with more"
+        )
+    cost, mp = price(state, action.player, action.amount), state.seats[action.player].mp
+    if cost > mp:
+        raise RuleViolation(
+            "E1-17", f"a bid of {action.amount} would cost {action.player} {cost} MP, and {action.player} has {mp}"
+        )
+
+
+def apply_bid(state: State, action: Bid, effects: Effects) -> bool:
+    """Place the bid, the outbid seat to bid again at once; True when every seat holds its row."""
+    row = row_of(action.target) or target_row(state, action.target)
+    displaced = state.bids.get(row)
+    state.bids = {**state.bids, row: (action.player, action.amount)}
+    if state.outbid == action.player:
+        state.outbid = None
+    else:
+        state.to_bid = state.to_bid[1:]
+    if displaced is not None:
+        state.outbid = displaced[0]
+        effects.add(
+            "bid_outbid", turn=state.turn, row=row, gene=state.rows[row - 1], player=displaced[0],
+            amount=displaced[1], by=action.player, bid=action.amount,
+        )  # fmt: skip
+    return auction_over(state)
+
+
+def check_pass(state: State, action: Pass) -> None:
+    check_bidder(state, action.player, "pass")
+    if state.passes_open < 1:
+        raise RuleViolation(
+            "E1-18",
+            "every seat must bid: a pass is open only under 'experienced', after Missing Link, or with a short bag",
+        )
+
+
+def apply_pass(state: State, action: Pass) -> bool:
+    state.passes_open -= 1
+    state.passed = (*state.passed, action.player)
+    if state.outbid == action.player:
+        state.outbid = None
+    else:
+        state.to_bid = state.to_bid[1:]
+    return auction_over(state)
+
+
+def auction_over(state: State) -> bool:
+    return not state.to_bid and state.outbid is None
+
+
+def settle(state: State, effects: Effects) -> None:
+    """Each winner pays, mutants bought in this auction not yet counting; a card gene owes its winner a card and
+    leaves the game [E1-19]."""
+    prices = {row: price(state, seat, amount) for row, (seat, amount) in state.bids.items()}
+    rows = []
+    for row, (seat, amount) in sorted(state.bids.items()):
+        gene = state.rows[row - 1]
+        own = state.own_seat(seat)
+        own.mp -= prices[row]
+        if gene == CARD_GENE:
+            state.cards_due = (*state.cards_due, seat)
+        else:
+            own.genes[gene] = own.genes.get(gene, 0) + 1
+        rows.append({"row": row, "gene": gene, "player": seat, "bid": amount, "paid": prices[row]})
+    effects.add("auction_settled", turn=state.turn, rows=rows, passed=list(state.passed))
+    state.rows, state.rows_due, state.bids, state.passed = (), 0, {}, ()
+
+
+def legal_auction_actions(state: State) -> Iterator[DrawGene | Bid | Pass]:
+    if len(state.rows) < state.rows_due:
+        yield from (DrawGene(gene) for gene in state.kit.genes if bag_left(state, gene) > 0)
+        return
+    player = bidder(state)
+    if player is None:
+        return
+    top = state.seats[player].mp + state.gene(player, "mutant")
+    for row in range(1, len(state.rows) + 1):
+        standing = state.bids.get(row)
+        lowest = standing[1] + 1 if standing else 0
+        yield from (Bid(player, amount, f"row{row}") for amount in range(lowest, top + 1))
+    if state.passes_open > 0:
+        yield Pass(player)

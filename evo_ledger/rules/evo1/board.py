@@ -1,0 +1,254 @@
+"""Phases 3 to 5 on the board: movement and combat [E1-08, E1-09], births [E1-10] and survival [E1-11]."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import combinations, product
+
+from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.effects import Effects
+from evo_ledger.rules.evo1.actions import Attack, Birth, Move, Remove
+from evo_ledger.rules.evo1.state import Combat, State
+
+# The highest face with which the attacker wins, by horn difference (attacker less defender), capped at +2 [E1-09].
+WINNING_FACES = {-1: 1, 0: 2, 1: 4, 2: 5}
+# The zones where some of a species may stay, with the gene that keeps one there [E1-11].
+LIMITED_ZONES = {"hot": "parasol", "cold": "fur"}
+
+
+def check_space(state: State, space: str) -> None:
+    if space not in state.kit.spaces:
+        raise RuleViolation(None, f"the board of kit {state.kit.name} has no space {space!r}")
+
+
+def check_turn(state: State, player: str, doing: str) -> None:
+    current = state.current_player
+    if current != player:
+        raise RuleViolation("E1-04", f"it is {current}'s turn in the {state.phase} phase, not {player}'s to {doing}")
+
+
+def check_own(state: State, player: str, space: str, ruling: str) -> None:
+    check_space(state, space)
+    if state.board.get(space) != player:
+        raise RuleViolation(ruling, f"{player} has no dinosaur on {space}")
+
+
+def check_move(state: State, action: Move) -> None:
+    check_turn(state, action.player, "move")
+    check_own(state, action.player, action.path[0], "E1-08")
+    steps = len(action.path) - 1
+    if steps > state.movement_left:
+        raise RuleViolation(
+            "E1-08", f"{action.player} has {state.movement_left} movement points left, and the move takes {steps}"
+        )
+    for here, there in zip(action.path, action.path[1:], strict=False):
+        check_space(state, there)
+        if there not in state.kit.neighbours[here]:
+            raise RuleViolation("E1-08", f"{there} is not next to {here}: each step goes to an adjacent space")
+        owner = state.board.get(there)
+        if owner == action.player:
+            raise RuleViolation("E1-08", f"{there} holds a dinosaur of {action.player}'s own species")
+        if owner is not None:
+            raise RuleViolation(
+                "E1-08", f"{there} holds {owner}'s dinosaur: entering it is an attack, recorded as 'attack'"
+            )
+
+
+def apply_move(state: State, action: Move) -> None:
+    del state.board[action.path[0]]
+    state.board[action.path[-1]] = action.player
+    state.movement_left -= len(action.path) - 1
+
+
+def horn_difference(state: State, attacker: str, defender: str) -> int:
+    return state.gene(attacker, "horn") - state.gene(defender, "horn")
+
+
+def check_attack(state: State, action: Attack) -> None:
+    check_turn(state, action.player, "attack")
+    check_own(state, action.player, action.source, "E1-09")
+    check_space(state, action.target)
+    if state.movement_left < 1:
+        raise RuleViolation("E1-08", f"{action.player} has no movement point left to attack with")
+    if action.target not in state.kit.neighbours[action.source]:
+        raise RuleViolation("E1-09", f"{action.target} is not next to {action.source}")
+    defender = state.board.get(action.target)
+    if defender is None:
+        raise RuleViolation("E1-09", f"{action.target} is empty: nothing to attack there, record a move")
+    if defender == action.player:
+        raise RuleViolation("E1-08", f"{action.target} holds a dinosaur of {action.player}'s own species")
+    difference = horn_difference(state, action.player, defender)
+    if difference <= -2:
+        raise RuleViolation(
+            "E1-09",
+            f"{action.player} has {-difference} horns fewer than {defender}: an attack at -2 or worse is not allowed",
+        )
+
+
+def apply_attack(state: State, action: Attack) -> None:
+    state.combat = Combat(action.player, action.source, action.target)
+
+
+def resolve_combat(state: State, face: int, effects: Effects) -> None:
+    """The attacker's die: the losing defender goes to its reserve and the attacker moves in; a losing attacker
+    stays. The attack costs a movement point either way [E1-09]."""
+    combat = state.combat
+    assert combat is not None
+    defender = state.board[combat.target]
+    difference = horn_difference(state, combat.attacker, defender)
+    wins_on = WINNING_FACES[min(difference, 2)]
+    won = face <= wins_on
+    if won:
+        del state.board[combat.source]
+        state.board[combat.target] = combat.attacker
+    state.movement_left -= 1
+    state.combat = None
+    effects.add(
+        "combat_resolved", turn=state.turn, attacker=combat.attacker, defender=defender, source=combat.source,
+        target=combat.target, attacker_horns=state.gene(combat.attacker, "horn"),
+        defender_horns=state.gene(defender, "horn"), wins_on=wins_on, face=face,
+        winner=combat.attacker if won else defender,
+    )  # fmt: skip
+
+
+def legal_moves(state: State, player: str) -> Iterator[Move | Attack]:
+    """Every path of one to `movement_left` steps through empty spaces, and every attack allowed."""
+    for source in state.dinosaurs_of(player):
+        yield from (Move(player, path) for path in paths_from(state, source, state.movement_left))
+        for target in sorted(state.kit.neighbours[source]):
+            defender = state.board.get(target)
+            if defender not in (None, player) and horn_difference(state, player, defender) > -2:
+                yield Attack(player, source, target)
+
+
+def paths_from(state: State, source: str, steps: int) -> Iterator[tuple[str, ...]]:
+    frontier: list[tuple[str, ...]] = [(source,)]
+    for _ in range(steps):
+        longer = [
+            (*path, there)
+            for path in frontier
+            for there in sorted(state.kit.neighbours[path[-1]])
+            if there not in state.board and there not in path
+        ]
+        yield from longer
+        frontier = longer
+
+
+def birth_spaces(state: State, player: str) -> set[str]:
+    """The empty spaces a baby may be placed on: next to an adult of the species; with no adult at the start of
+    the phase, under `rebirth_without_adults`, anywhere for the first baby, then next to an earlier one [E1-10,
+    E1-22]."""
+    if state.births_left < 1 or state.reserve_of(player) < 1:
+        return set()
+    adults = [space for space, owner in state.adults.items() if owner == player and state.board.get(space) == player]
+    if not adults and player not in state.adults.values() and state.options["rebirth_without_adults"]:
+        if not state.babies:
+            return {space for space in state.kit.spaces if space not in state.board}
+        adults = list(state.babies)
+    return {space for adult in adults for space in state.kit.neighbours[adult] if space not in state.board}
+
+
+def check_birth(state: State, action: Birth) -> None:
+    check_turn(state, action.player, "place a baby")
+    check_space(state, action.space)
+    if state.births_left < 1:
+        raise RuleViolation("E1-10", f"{action.player} has no egg left this turn")
+    if state.reserve_of(action.player) < 1:
+        raise RuleViolation(
+            "E1-10", f"all {state.kit.dinosaurs_per_player} of {action.player}'s dinosaurs are on the board"
+        )
+    if action.space in state.board:
+        raise RuleViolation("E1-10", f"{action.space} is taken: a baby goes on an empty space")
+    if action.space not in birth_spaces(state, action.player):
+        if action.player not in state.adults.values() and not state.options["rebirth_without_adults"]:
+            raise RuleViolation(
+                "E1-22", f"{action.player} had no dinosaur on the board as the births began, so has no births"
+            )
+        raise RuleViolation("E1-10", f"{action.space} is not next to an adult of {action.player}'s species")
+
+
+def apply_birth(state: State, action: Birth) -> None:
+    state.board[action.space] = action.player
+    state.babies = (*state.babies, action.space)
+    state.births_left -= 1
+
+
+@dataclass(frozen=True)
+class Survival:
+    """A species' dinosaurs in each zone, how many its genes keep in the hot and cold zones, and the excess."""
+
+    player: str
+    in_zone: dict[str, tuple[str, ...]]
+    limits: dict[str, int]
+
+    def excess(self, zone: str) -> int:
+        return max(0, len(self.in_zone[zone]) - self.limits[zone])
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """The zones where the owner chooses which go: some go, not all."""
+        return tuple(zone for zone in LIMITED_ZONES if 0 < self.excess(zone) < len(self.in_zone[zone]))
+
+    @property
+    def forced(self) -> tuple[str, ...]:
+        """The dinosaurs that go whatever the owner chooses: in deadly zones, and in zones that keep none."""
+        whole = [zone for zone in LIMITED_ZONES if self.limits[zone] == 0]
+        return tuple(sorted(space for zone in ("deadly", *whole) for space in self.in_zone[zone]))
+
+
+def survival_of(state: State, player: str) -> Survival:
+    in_zone: dict[str, list[str]] = {"ideal": [], "hot": [], "cold": [], "deadly": []}
+    for space in sorted(state.dinosaurs_of(player)):
+        in_zone[state.zone_of(space)].append(space)
+    limits = {zone: state.gene(player, gene) for zone, gene in LIMITED_ZONES.items()}
+    return Survival(player, {zone: tuple(spaces) for zone, spaces in in_zone.items()}, limits)
+
+
+def check_remove(state: State, action: Remove) -> None:
+    check_turn(state, action.player, "choose who survives")
+    survival = survival_of(state, action.player)
+    if len(set(action.spaces)) != len(action.spaces):
+        raise RuleViolation("E1-11", "each dinosaur is listed once")
+    for space in action.spaces:
+        check_own(state, action.player, space, "E1-11")
+        zone = state.zone_of(space)
+        if zone not in survival.choices:
+            raise RuleViolation("E1-11", f"{space} is in {describe_zone(survival, zone)}: only choices are listed")
+    for zone in survival.choices:
+        listed = sum(1 for space in action.spaces if state.zone_of(space) == zone)
+        if listed != survival.excess(zone):
+            raise RuleViolation(
+                "E1-11",
+                f"{action.player} has {len(survival.in_zone[zone])} dinosaurs in the {zone} zone and "
+                f"{survival.limits[zone]} {LIMITED_ZONES[zone]} keep as many: remove {survival.excess(zone)}, "
+                f"not {listed}",
+            )
+
+
+def describe_zone(survival: Survival, zone: str) -> str:
+    if zone == "deadly":
+        return "a deadly zone, where every dinosaur goes by itself"
+    if zone == "ideal":
+        return "the ideal zone, where every dinosaur survives"
+    if survival.limits[zone] == 0:
+        return f"the {zone} zone, which the species' 0 {LIMITED_ZONES[zone]} leave to go by itself"
+    return f"the {zone} zone, where all of the species' dinosaurs survive"
+
+
+def remove_survivors_choice(state: State, survival: Survival, chosen: tuple[str, ...], effects: Effects) -> None:
+    """Take off the forced and the chosen dinosaurs; say what each zone held and kept."""
+    gone = (*survival.forced, *chosen)
+    for space in gone:
+        del state.board[space]
+    effects.add(
+        "dinosaurs_perished", turn=state.turn, player=survival.player, spaces=sorted(gone), chosen=sorted(chosen),
+        zones={zone: len(spaces) for zone, spaces in survival.in_zone.items()}, limits=dict(survival.limits),
+    )  # fmt: skip
+
+
+def legal_removals(state: State, player: str) -> Iterator[Remove]:
+    survival = survival_of(state, player)
+    choices = [combinations(survival.in_zone[zone], survival.excess(zone)) for zone in survival.choices]
+    for picked in product(*choices):
+        yield Remove(player, tuple(space for group in picked for space in group))

@@ -1,0 +1,257 @@
+"""How the phases of an Evo 1st edition turn lead one to the next [E1-04], from the setup [E1-02] to the impact
+and the final standings [E1-20]."""
+
+from __future__ import annotations
+
+from evo_ledger.rules.base import Outcome, RuleViolation, Standing
+from evo_ledger.rules.effects import Effects
+from evo_ledger.rules.evo1 import auction, board
+from evo_ledger.rules.evo1.actions import Drew, Start
+from evo_ledger.rules.evo1.state import Phase, State
+
+SCORE_LABELS = ("mp", "dinosaurs")
+# The climate die: the chart positions the marker moves by for each face [E1-06].
+CLIMATE_STEPS = {1: -1, 2: 0, 3: 1, 4: 1, 5: 1, 6: 1}
+
+
+def check_start(state: State, action: Start) -> None:
+    if state.board:
+        raise RuleViolation("E1-02", "the starred beaches are already assigned")
+    players = [player for player, _ in action.beaches]
+    if sorted(players) != sorted(state.seats):
+        raise RuleViolation("E1-02", f"each seat gets one starred beach: {', '.join(state.seats)}")
+    beaches = [space for _, space in action.beaches]
+    if sorted(beaches) != sorted(state.kit.start_beaches):
+        raise RuleViolation("E1-02", f"the starred beaches are {', '.join(state.kit.start_beaches)}, each used once")
+
+
+def apply_start(state: State, action: Start, effects: Effects) -> None:
+    state.board = {space: player for player, space in action.beaches}
+    begin_if_ready(state, effects)
+
+
+def check_drew(state: State, action: Drew) -> None:
+    if action.player not in state.cards_due:
+        raise RuleViolation(
+            "E1-23", f"{action.player} is owed no card: cards come from the deal and from card genes only"
+        )
+    if action.card not in state.kit.card_ids:
+        raise RuleViolation(None, f"kit {state.kit.name} has no event card {action.card!r}")
+    if action.card in state.held_cards() or action.card in state.discards:
+        raise RuleViolation("E1-23", f"{action.card} has already been drawn: the deck holds each card once")
+
+
+def apply_drew(state: State, action: Drew, effects: Effects) -> None:
+    own = state.own_seat(action.player)
+    own.hand = (*own.hand, action.card)
+    due = list(state.cards_due)
+    due.remove(action.player)
+    state.cards_due = tuple(due)
+    if state.phase == Phase.SETUP:
+        begin_if_ready(state, effects)
+    elif not state.cards_due:
+        start_turn(state, effects)
+
+
+def begin_if_ready(state: State, effects: Effects) -> None:
+    """Turn 1 begins once every seat has its beach and its cards."""
+    if state.board and not state.cards_due:
+        start_turn(state, effects)
+
+
+def start_turn(state: State, effects: Effects) -> None:
+    state.turn += 1
+    state.phase = Phase.INITIATIVE
+    state.tiebreaks = {name: () for name in state.seats}
+    state.to_roll = ()
+    settle_initiative(state, effects)
+
+
+def initiative_key(state: State, player: str) -> tuple[int, int, tuple[int, ...]]:
+    """Longest tail first, then fewer dinosaurs, then the lower rolls [E1-05]."""
+    return (-state.gene(player, "tail"), state.count_of(player), state.tiebreaks[player])
+
+
+def tied_seats(state: State) -> tuple[str, ...]:
+    """The first seats, in initiative order, that nothing yet tells apart."""
+    ranked = sorted(state.seats, key=lambda p: (initiative_key(state, p), state.seats[p].seat))
+    for index, player in enumerate(ranked):
+        tied = [other for other in ranked[index:] if initiative_key(state, other) == initiative_key(state, player)]
+        if len(tied) > 1:
+            return tuple(tied)
+    return ()
+
+
+def settle_initiative(state: State, effects: Effects) -> None:
+    """The order, once no seats are tied; tied seats roll, in seat order, and equal rolls roll again [E1-05]."""
+    state.to_roll = tied_seats(state)
+    if state.to_roll:
+        return
+    state.order = tuple(sorted(state.seats, key=lambda p: initiative_key(state, p)))
+    effects.add(
+        "initiative_set", turn=state.turn, order=list(state.order),
+        tails={p: state.gene(p, "tail") for p in state.order}, dinosaurs={p: state.count_of(p) for p in state.order},
+        rolls={p: list(rolls) for p, rolls in state.tiebreaks.items() if rolls},
+    )  # fmt: skip
+    state.phase = Phase.CLIMATE
+
+
+def apply_initiative_roll(state: State, face: int, effects: Effects) -> None:
+    roller, state.to_roll = state.to_roll[0], state.to_roll[1:]
+    state.tiebreaks = {**state.tiebreaks, roller: (*state.tiebreaks[roller], face)}
+    if not state.to_roll:
+        settle_initiative(state, effects)
+
+
+def apply_climate_roll(state: State, face: int, effects: Effects) -> None:
+    """3 to 6 turn the marker clockwise, 1 anticlockwise, 2 leaves it [E1-06]."""
+    before = state.climate_position
+    state.climate_position = (before + CLIMATE_STEPS[face]) % len(state.kit.chart)
+    effects.add(
+        "climate_changed", turn=state.turn, face=face, roller=state.first_player, position=state.climate_position,
+        colour=state.kit.chart[state.climate_position], previous=before,
+    )  # fmt: skip
+    start_movement(state, effects)
+
+
+def start_movement(state: State, effects: Effects) -> None:
+    state.phase = Phase.MOVEMENT
+    state.acting = -1
+    next_mover(state, effects)
+
+
+def next_mover(state: State, effects: Effects) -> None:
+    """The next seat with a dinosaur on the board moves with as many points as its feet [E1-08]."""
+    state.acting += 1
+    while state.acting < len(state.order):
+        player = state.order[state.acting]
+        if state.count_of(player) > 0:
+            state.movement_left = state.gene(player, "foot")
+            return
+        state.acting += 1
+    state.movement_left = 0
+    start_births(state, effects)
+
+
+def after_movement_action(state: State, effects: Effects) -> None:
+    if state.combat is None and (state.movement_left == 0 or state.count_of(state.order[state.acting]) == 0):
+        next_mover(state, effects)
+
+
+def start_births(state: State, effects: Effects) -> None:
+    state.phase = Phase.BIRTHS
+    state.adults = dict(state.board)
+    state.acting = -1
+    next_birther(state, effects)
+
+
+def next_birther(state: State, effects: Effects) -> None:
+    """The next seat with a birth it can make places as many babies as it has eggs [E1-10]."""
+    state.acting += 1
+    while state.acting < len(state.order):
+        state.births_left, state.babies = state.gene(state.order[state.acting], "egg"), ()
+        if board.birth_spaces(state, state.order[state.acting]):
+            return
+        state.acting += 1
+    state.births_left, state.babies = 0, ()
+    start_survival(state, effects)
+
+
+def after_birth(state: State, effects: Effects) -> None:
+    """Births are compulsory, so a seat's births end when none is left that it can make [E1-10]."""
+    if not board.birth_spaces(state, state.order[state.acting]):
+        next_birther(state, effects)
+
+
+def start_survival(state: State, effects: Effects) -> None:
+    state.phase = Phase.SURVIVAL
+    state.adults = {}
+    state.acting = -1
+    next_survivor(state, effects)
+
+
+def next_survivor(state: State, effects: Effects) -> None:
+    """In initiative order, each seat loses what the climate takes; one whose owner must choose waits [E1-11]."""
+    state.acting += 1
+    while state.acting < len(state.order):
+        survival = board.survival_of(state, state.order[state.acting])
+        if survival.choices:
+            return
+        if survival.forced:
+            board.remove_survivors_choice(state, survival, (), effects)
+        state.acting += 1
+    award_mp(state, effects)
+    start_evolution(state, effects)
+
+
+def award_mp(state: State, effects: Effects) -> None:
+    """1 MP a dinosaur on the board [E1-12]."""
+    awards = {player: state.count_of(player) for player in state.order}
+    for player, mp in awards.items():
+        state.own_seat(player).mp += mp
+    effects.add("mp_awarded", turn=state.turn, awards=awards, totals={p: state.seats[p].mp for p in state.order})
+
+
+def start_evolution(state: State, effects: Effects) -> None:
+    """The meteor moves one space (not in turns 1 and 2 under `experienced`); the end of the track is the
+    impact, a die number on the space is rolled against [E1-13, E1-21]."""
+    state.phase = Phase.EVOLUTION
+    state.acting = 0
+    if state.options["experienced"] and state.turn <= 2:
+        open_auction(state, effects)
+        return
+    state.meteor += 1
+    number = state.kit.meteor_track[state.meteor]
+    effects.add("meteor_advanced", turn=state.turn, space=state.meteor, **({"number": number} if number else {}))
+    if state.meteor == len(state.kit.meteor_track) - 1:
+        end_game(state, effects, "the meteor reached the end of its track")
+    elif number is not None:
+        state.awaiting_meteor_roll = True
+    else:
+        open_auction(state, effects)
+
+
+def apply_meteor_roll(state: State, face: int, effects: Effects) -> None:
+    number = state.kit.meteor_track[state.meteor]
+    assert number is not None
+    state.awaiting_meteor_roll = False
+    impact = face <= number
+    effects.add("meteor_rolled", turn=state.turn, space=state.meteor, number=number, face=face, impact=impact)
+    if impact:
+        end_game(state, effects, f"the meteor struck: {face} is at most {number}")
+    else:
+        open_auction(state, effects)
+
+
+def open_auction(state: State, effects: Effects) -> None:
+    """No auction in the turn the meteor strikes; the bag may be empty [E1-14, E1-18]."""
+    if not auction.open_auction(state, effects):
+        start_turn(state, effects)
+
+
+def after_auction(state: State, effects: Effects) -> None:
+    auction.settle(state, effects)
+    if not state.cards_due:
+        start_turn(state, effects)
+
+
+def end_game(state: State, effects: Effects, reason: str) -> None:
+    """The impact ends the game at once [E1-14, E1-20]."""
+    state.impact = True
+    state.phase = Phase.OVER
+    result = standings(state)
+    effects.add(
+        "game_ended", turn=state.turn, reason=reason,
+        standings=[{"rank": s.rank, "player": s.player, "score": list(s.score)} for s in result.standings],
+    )  # fmt: skip
+
+
+def standings(state: State) -> Outcome:
+    """Most MP first; a tie goes to most dinosaurs on the board; a further tie shares the place [E1-20]."""
+    scores = {p: (seat.mp, state.count_of(p)) for p, seat in state.seats.items()}
+    ranked = sorted(scores, key=lambda p: (-scores[p][0], -scores[p][1], state.seats[p].seat))
+    result: list[Standing] = []
+    for index, player in enumerate(ranked):
+        rank = index + 1 if index == 0 or scores[player] != scores[ranked[index - 1]] else result[-1].rank
+        result.append(Standing(rank, player, scores[player]))
+    return Outcome(tuple(result), SCORE_LABELS)

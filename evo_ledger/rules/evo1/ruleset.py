@@ -1,0 +1,445 @@
+"""Evo 1st edition as a ruleset: which action each phase accepts [E1-04], checked and applied."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import lru_cache
+from importlib.resources.abc import Traversable
+from itertools import permutations
+from typing import Any
+
+from evo_ledger.rules.base import (
+    Explanation,
+    OptionSpec,
+    OptionValue,
+    Outcome,
+    Ruleset,
+    RuleViolation,
+    SetupError,
+    StateView,
+    Step,
+    Transition,
+    Vocabulary,
+    resolve_options,
+)
+from evo_ledger.rules.effects import Effects
+from evo_ledger.rules.evo1 import auction, board, flow
+from evo_ledger.rules.evo1.actions import (
+    DIE_FACES,
+    KEYWORDS,
+    PLAYER,
+    Action,
+    Attack,
+    Bid,
+    Birth,
+    DrawGene,
+    Drew,
+    Move,
+    Pass,
+    PlayCard,
+    Remove,
+    Roll,
+    Start,
+    format_action,
+    parse_action,
+)
+from evo_ledger.rules.evo1.explain import explain
+from evo_ledger.rules.evo1.kit import PLAYER_COUNTS, Kit, parse_kit
+from evo_ledger.rules.evo1.state import (
+    CLIMATE_ROLL,
+    COMBAT_ROLL,
+    INITIATIVE_ROLL,
+    METEOR_ROLL,
+    Phase,
+    Seat,
+    State,
+    state_from_data,
+    state_to_data,
+)
+from evo_ledger.rules.evo1.view import draw_board, view
+from evo_ledger.rules.kits import kits_in
+from evo_ledger.rules.structured import ActionForm
+
+FACTS: dict[type, str] = {
+    Start: "StartingBeachesAssigned",
+    Drew: "EventCardDrawn",
+    Roll: "DieRolled",
+    Move: "DinosaurMoved",
+    Attack: "AttackDeclared",
+    Pass: "TurnPassed",
+    Birth: "DinosaurBorn",
+    Remove: "SurvivalChosen",
+    DrawGene: "GeneDrawn",
+    Bid: "BidPlaced",
+    PlayCard: "EventCardPlayed",
+}
+CONSEQUENCES = {
+    "initiative_set": "InitiativeSet",
+    "climate_changed": "ClimateChanged",
+    "combat_resolved": "CombatResolved",
+    "dinosaurs_perished": "DinosaursPerished",
+    "mp_awarded": "MPAwarded",
+    "meteor_advanced": "MeteorAdvanced",
+    "meteor_rolled": "MeteorRolled",
+    "auction_skipped": "AuctionSkipped",
+    "bid_outbid": "BidOutbid",
+    "auction_settled": "AuctionSettled",
+    "game_ended": "GameEnded",
+}
+VOCABULARY = Vocabulary("evo-ledger:evo1", tuple(FACTS.values()), CONSEQUENCES)
+PHASE_OF: dict[type, tuple[str, ...]] = {
+    Start: (Phase.SETUP,),
+    Move: (Phase.MOVEMENT,),
+    Attack: (Phase.MOVEMENT,),
+    Birth: (Phase.BIRTHS,),
+    Pass: (Phase.MOVEMENT, Phase.BIRTHS, Phase.EVOLUTION),
+    Remove: (Phase.SURVIVAL,),
+    DrawGene: (Phase.EVOLUTION,),
+    Bid: (Phase.EVOLUTION,),
+}
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "experienced",
+        False,
+        "E1-21",
+        "the experienced players' variant: one gene fewer than players, one pass an auction, no meteor in turns 1-2",
+    ),
+    OptionSpec(
+        "rebirth_without_adults",
+        False,
+        "E1-22",
+        "a species with no dinosaur on the board as the births begin places its babies anywhere, each next to the last",
+    ),
+)
+ACTION_WORDS: dict[type, str] = {Start: "start", DrawGene: "draw", PlayCard: "play"}
+ACTION_FORM = ActionForm(Action, parse_action, format_action, ACTION_WORDS)
+
+
+@lru_cache(maxsize=4096)
+def parse_cached(text: str) -> Action:
+    return parse_action(text)
+
+
+@lru_cache(maxsize=4096)
+def format_cached(action: Action) -> str:
+    return format_action(action)
+
+
+class Evo1Ruleset(Ruleset[State, Action, Kit]):
+    name = "evo1"
+    version = "1"
+    options = OPTIONS
+    vocabulary = VOCABULARY
+    rulings = tuple(f"E1-{number:02d}" for number in range(1, 23))
+
+    def parse_kit(self, document: Any, label: str) -> Kit:
+        return parse_kit(document, label)
+
+    def builtin_kits(self) -> Mapping[str, Traversable]:
+        return kits_in(__package__ or "evo_ledger.rules.evo1")
+
+    def draw(self, kit: Kit, labels: Mapping[str, str] | None = None) -> str:
+        return draw_board(kit, labels)
+
+    def setup(self, kit: Kit, players: Sequence[str], options: Mapping[str, OptionValue]) -> State:
+        check_setup(kit, players)
+        return State(
+            kit=kit,
+            options=resolve_options(self.options, options),
+            seats={name: Seat(name, seat, kit.start_mp) for seat, name in enumerate(players, start=1)},
+            board={},
+            climate_position=kit.chart_start,
+            meteor=kit.meteor_start,
+            cards_due=tuple(name for name in players for _ in range(kit.hand)),
+        )
+
+    def legal(self, state: State, action: Action) -> None:
+        check_phase(state, action)
+        CHECKS[type(action)](state, action)
+
+    def apply(self, state: State, action: Action) -> Transition[State]:
+        self.legal(state, action)
+        after = state.copy()
+        effects = Effects()
+        APPLIES[type(action)](after, action, effects)
+        return Transition(after, tuple(effects.consequences), tuple(effects.warnings))
+
+    def replay(self, state: State, action: Action) -> State:
+        after = state.copy()
+        APPLIES[type(action)](after, action, Effects())
+        return after
+
+    def legal_actions(self, state: State) -> Iterator[Action]:
+        """Every legal action; a card dealt or drawn is listed from the cards not yet out of the deck."""
+        return legal_actions(state)
+
+    def outcome(self, state: State) -> Outcome | None:
+        return flow.standings(state) if state.phase == Phase.OVER else None
+
+    def standings(self, state: State) -> Outcome:
+        return flow.standings(state)
+
+    def parse_action(self, text: str) -> Action:
+        return parse_cached(text)
+
+    def format_action(self, action: Action) -> str:
+        return format_cached(action)
+
+    def action_from_data(self, data: Any) -> Action:
+        return ACTION_FORM.read(data)  # type: ignore[no-any-return]
+
+    def action_data(self, action: Action) -> dict[str, Any]:
+        return ACTION_FORM.write(action)
+
+    def snapshot_state(self, state: State) -> dict[str, Any]:
+        return state_to_data(state)
+
+    def restore_state(self, kit: Kit, data: dict[str, Any]) -> State:
+        return state_from_data(kit, data)
+
+    def fact_of(self, action: Action) -> str:
+        return FACTS[type(action)]
+
+    def is_chance(self, action: Action) -> bool:
+        """The starred beaches, a die face and a gene drawn."""
+        return isinstance(action, Start | Roll | DrawGene)
+
+    def visible_only_to(self, action: Action) -> str | None:
+        """A card dealt or drawn is its player's alone until played [E1-02, E1-23]."""
+        return action.player if isinstance(action, Drew) else None
+
+    def reveals(self, hidden: Action, later: Action) -> bool:
+        return (
+            isinstance(hidden, Drew)
+            and isinstance(later, PlayCard)
+            and (later.player, later.card) == (hidden.player, hidden.card)
+        )
+
+    def public_state(self, state: State) -> dict[str, Any]:
+        """Without the cards in hand: their number stays [E1-23]."""
+        data = state_to_data(state)
+        for entry in data["seats"].values():
+            entry[3] = len(entry[3])
+        return data
+
+    def seat_state(self, state: State, seat: str) -> dict[str, Any]:
+        data = self.public_state(state)
+        if seat in state.seats:
+            data["seats"][seat][3] = list(state.seats[seat].hand)
+        return data
+
+    def view(self, state: State) -> StateView:
+        return view(state)
+
+    def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
+        return explain(steps, at)
+
+
+def check_setup(kit: Kit, players: Sequence[str]) -> None:
+    if len(players) not in PLAYER_COUNTS:
+        raise SetupError(f"[E1-01] Evo 1st edition is for 3 to 5 players, not {len(players)}")
+    if len(players) != kit.players:
+        raise SetupError(f"[E1-01] kit {kit.name!r} is the board for {kit.players} players, not {len(players)}")
+    for name in players:
+        if not PLAYER.fullmatch(name) or name in KEYWORDS:
+            raise SetupError(f"{name!r} cannot be a player's name: use lower-case letters, digits and _, not a keyword")
+    if len(set(players)) != len(players):
+        raise SetupError("each player must have a different name")
+    if len(kit.cards) < kit.hand * len(players):
+        raise SetupError(f"kit {kit.name!r} has too few event cards to deal {kit.hand} to each player")
+
+
+def awaited_roll(state: State) -> str | None:
+    """What a die roll would decide now, if the game awaits one."""
+    if state.phase == Phase.INITIATIVE and state.to_roll:
+        return INITIATIVE_ROLL
+    if state.phase == Phase.CLIMATE:
+        return CLIMATE_ROLL
+    if state.combat is not None:
+        return COMBAT_ROLL
+    if state.awaiting_meteor_roll:
+        return METEOR_ROLL
+    return None
+
+
+def check_phase(state: State, action: Action) -> None:
+    if state.phase == Phase.OVER:
+        raise RuleViolation("E1-20", "the meteor has struck and ended the game: no action follows it")
+    player = getattr(action, "player", None)
+    if player is not None and player not in state.seats:
+        raise RuleViolation(None, f"no player named {player!r} sits at this table ({', '.join(state.seats)})")
+    if isinstance(action, Drew | PlayCard):
+        return
+    awaited = awaited_roll(state)
+    if isinstance(action, Roll):
+        if awaited is None:
+            raise RuleViolation("E1-04", f"no die roll is awaited in turn {state.turn}'s {state.phase} phase")
+        return
+    if awaited is not None:
+        raise RuleViolation(ROLL_RULINGS[awaited], f"the {awaited} die must be rolled first ({awaiting(state)})")
+    if state.cards_due and state.phase != Phase.SETUP:
+        raise RuleViolation("E1-19", f"{state.cards_due[0]} draws the event card of a card gene first")
+    if state.phase not in PHASE_OF[type(action)]:
+        expected = " or ".join(PHASE_OF[type(action)])
+        raise RuleViolation(
+            "E1-04", f"'{format_action(action)}' belongs to the {expected} phase; turn {state.turn} is in {state.phase}"
+        )
+    if state.phase == Phase.EVOLUTION and isinstance(action, Bid | Pass) and not state.rows_due:
+        raise RuleViolation("E1-14", "there is no auction to bid in now")
+
+
+ROLL_RULINGS = {INITIATIVE_ROLL: "E1-05", CLIMATE_ROLL: "E1-06", COMBAT_ROLL: "E1-09", METEOR_ROLL: "E1-13"}
+
+
+def awaiting(state: State) -> str:
+    awaited = awaited_roll(state)
+    if awaited == INITIATIVE_ROLL:
+        return f"{state.to_roll[0]} rolls for initiative"
+    if awaited == CLIMATE_ROLL:
+        return f"{state.first_player} rolls the climate die"
+    if awaited == COMBAT_ROLL and state.combat is not None:
+        combat = state.combat
+        return f"{combat.attacker} rolls for the attack from {combat.source} on {combat.target}"
+    if awaited == METEOR_ROLL:
+        number = state.kit.meteor_track[state.meteor]
+        return f"{state.first_player} rolls for the meteor on space {state.meteor}: {number} or less strikes"
+    return ""
+
+
+def check_roll(state: State, action: Roll) -> None:
+    """Any face may come up; what is awaited was checked with the phase."""
+
+
+def check_pass(state: State, action: Pass) -> None:
+    if state.phase == Phase.MOVEMENT:
+        board.check_turn(state, action.player, "end a movement")
+    elif state.phase == Phase.BIRTHS:
+        board.check_turn(state, action.player, "end the births")
+        left = sorted(board.birth_spaces(state, action.player))
+        raise RuleViolation(
+            "E1-10", f"births are compulsory: {action.player} still has an egg and room on {', '.join(left)}"
+        )
+    else:
+        auction.check_pass(state, action)
+
+
+def check_play(state: State, action: PlayCard) -> None:
+    if action.card not in state.seats[action.player].hand:
+        raise RuleViolation("E1-23", f"{action.player} does not hold {action.card}")
+    if state.turn <= 2:
+        raise RuleViolation("E1-23", f"no event card may be played in turns 1 and 2; this is turn {state.turn}")
+    raise RuleViolation(
+        "E1-23", f"this version of the evo1 ruleset does not check card plays yet, so {action.card} cannot be recorded"
+    )
+
+
+CHECKS: dict[type, Callable[[State, Any], None]] = {
+    Start: flow.check_start,
+    Drew: flow.check_drew,
+    Roll: check_roll,
+    Move: board.check_move,
+    Attack: board.check_attack,
+    Pass: check_pass,
+    Birth: board.check_birth,
+    Remove: board.check_remove,
+    DrawGene: auction.check_draw,
+    Bid: auction.check_bid,
+    PlayCard: check_play,
+}
+
+
+def apply_roll(state: State, action: Roll, effects: Effects) -> None:
+    awaited = awaited_roll(state)
+    if awaited == INITIATIVE_ROLL:
+        flow.apply_initiative_roll(state, action.face, effects)
+    elif awaited == CLIMATE_ROLL:
+        flow.apply_climate_roll(state, action.face, effects)
+    elif awaited == COMBAT_ROLL:
+        board.resolve_combat(state, action.face, effects)
+        flow.after_movement_action(state, effects)
+    else:
+        flow.apply_meteor_roll(state, action.face, effects)
+
+
+def apply_move(state: State, action: Move, effects: Effects) -> None:
+    board.apply_move(state, action)
+    flow.after_movement_action(state, effects)
+
+
+def apply_birth(state: State, action: Birth, effects: Effects) -> None:
+    board.apply_birth(state, action)
+    flow.after_birth(state, effects)
+
+
+def apply_remove(state: State, action: Remove, effects: Effects) -> None:
+    board.remove_survivors_choice(state, board.survival_of(state, action.player), action.spaces, effects)
+    flow.next_survivor(state, effects)
+
+
+def apply_pass(state: State, action: Pass, effects: Effects) -> None:
+    if state.phase == Phase.MOVEMENT:
+        flow.next_mover(state, effects)
+    elif auction.apply_pass(state, action):
+        flow.after_auction(state, effects)
+
+
+def apply_bid(state: State, action: Bid, effects: Effects) -> None:
+    if auction.apply_bid(state, action, effects):
+        flow.after_auction(state, effects)
+
+
+def apply_draw(state: State, action: DrawGene, effects: Effects) -> None:
+    auction.apply_draw(state, action)
+
+
+def apply_play(state: State, action: PlayCard, effects: Effects) -> None:
+    raise AssertionError("no card play passes its check in this version")
+
+
+APPLIES: dict[type, Callable[[State, Any, Effects], None]] = {
+    Start: flow.apply_start,
+    Drew: flow.apply_drew,
+    Roll: apply_roll,
+    Move: apply_move,
+    Attack: lambda state, action, _: board.apply_attack(state, action),
+    Pass: apply_pass,
+    Birth: apply_birth,
+    Remove: apply_remove,
+    DrawGene: apply_draw,
+    Bid: apply_bid,
+    PlayCard: apply_play,
+}
+
+
+def legal_actions(state: State) -> Iterator[Action]:
+    if state.phase == Phase.OVER:
+        return
+    yield from card_draws(state)
+    if awaited_roll(state) is not None:
+        yield from (Roll(face) for face in DIE_FACES)
+        return
+    if state.cards_due and state.phase != Phase.SETUP:
+        return
+    player = state.current_player
+    match state.phase:
+        case Phase.SETUP if not state.board:
+            players = list(state.seats)
+            yield from (
+                Start(tuple(zip(players, beaches, strict=True))) for beaches in permutations(state.kit.start_beaches)
+            )
+        case Phase.MOVEMENT if player is not None:
+            yield from board.legal_moves(state, player)
+            yield Pass(player)
+        case Phase.BIRTHS if player is not None:
+            yield from (Birth(player, space) for space in sorted(board.birth_spaces(state, player)))
+        case Phase.SURVIVAL if player is not None:
+            yield from board.legal_removals(state, player)
+        case Phase.EVOLUTION:
+            yield from auction.legal_auction_actions(state)
+
+
+def card_draws(state: State) -> Iterator[Drew]:
+    out = state.held_cards() | set(state.discards)
+    deck = [card for card in state.kit.card_ids if card not in out]
+    for player in dict.fromkeys(state.cards_due):
+        yield from (Drew(player, card) for card in deck)

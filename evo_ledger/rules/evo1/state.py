@@ -1,0 +1,214 @@
+"""The state of an Evo 1st edition game between two actions.
+
+States are plain objects, and the ruleset never changes one it was given: `apply` works on a `copy()`, which
+shares everything but the board and the seats; a seat is copied the first time a transition changes it
+(`own_seat`). Turns run the six phases of E1-04; a phase that needs no input happens inside the action that
+ends the phase before it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from evo_ledger.rules.evo1.kit import Kit
+
+
+class Phase:
+    SETUP = "setup"
+    INITIATIVE = "initiative"
+    CLIMATE = "climate"
+    MOVEMENT = "movement"
+    BIRTHS = "births"
+    SURVIVAL = "survival"
+    EVOLUTION = "evolution"
+    OVER = "over"
+
+
+PHASE_NUMBERS = {
+    Phase.INITIATIVE: 1, Phase.CLIMATE: 2, Phase.MOVEMENT: 3, Phase.BIRTHS: 4, Phase.SURVIVAL: 5, Phase.EVOLUTION: 6,
+}  # fmt: skip
+
+# What a die roll decides, when the game awaits one.
+INITIATIVE_ROLL = "initiative"
+CLIMATE_ROLL = "climate"
+COMBAT_ROLL = "combat"
+METEOR_ROLL = "meteor"
+
+
+@dataclass
+class Seat:
+    name: str
+    seat: int
+    mp: int
+    genes: dict[str, int] = field(default_factory=dict)
+    """Genes bought, beside those printed on the sheet."""
+    hand: tuple[str, ...] = ()
+
+    def copy(self) -> Seat:
+        return Seat(self.name, self.seat, self.mp, dict(self.genes), self.hand)
+
+
+@dataclass(frozen=True)
+class Combat:
+    attacker: str
+    source: str
+    target: str
+
+
+@dataclass
+class State:
+    kit: Kit
+    options: dict[str, Any]
+    seats: dict[str, Seat]
+    board: dict[str, str]
+    turn: int = 0
+    phase: str = Phase.SETUP
+    order: tuple[str, ...] = ()
+    tiebreaks: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    """Initiative rolls of this turn, by seat, in the order rolled [E1-05]."""
+    climate_position: int = 0
+    acting: int = 0
+    """The place in `order` of the seat whose turn it is in phases 3 to 5."""
+    movement_left: int = 0
+    combat: Combat | None = None
+    to_roll: tuple[str, ...] = ()
+    """The tied seats still to roll for initiative in this round of rolls [E1-05]."""
+    adults: dict[str, str] = field(default_factory=dict)
+    """The board as the births began: each adult's space and owner [E1-10]."""
+    babies: tuple[str, ...] = ()
+    births_left: int = 0
+    meteor: int = 0
+    awaiting_meteor_roll: bool = False
+    drawn: dict[str, int] = field(default_factory=dict)
+    """Genes drawn from the bag so far, by gene [E1-03]."""
+    rows: tuple[str, ...] = ()
+    rows_due: int = 0
+    bids: dict[int, tuple[str, int]] = field(default_factory=dict)
+    """The bid standing in each row (1 is the top): its seat and amount."""
+    to_bid: tuple[str, ...] = ()
+    outbid: str | None = None
+    passes_open: int = 0
+    passed: tuple[str, ...] = ()
+    cards_due: tuple[str, ...] = ()
+    """The seats owed a card, once each card: the deal, then card genes [E1-02, E1-19]."""
+    discards: tuple[str, ...] = ()
+    impact: bool = False
+    _owned: set[str] = field(default_factory=set, compare=False, repr=False)
+
+    def copy(self) -> State:
+        clone = object.__new__(State)
+        clone.__dict__.update(self.__dict__)
+        clone.board = dict(self.board)
+        clone.seats = dict(self.seats)
+        clone._owned = set()
+        return clone
+
+    def own_seat(self, name: str) -> Seat:
+        if name not in self._owned:
+            self.seats[name] = self.seats[name].copy()
+            self._owned.add(name)
+        return self.seats[name]
+
+    def gene(self, player: str, gene: str) -> int:
+        """The species' count of a gene: the sheet's and those bought [E1-02]."""
+        return self.kit.sheet.get(gene, 0) + self.seats[player].genes.get(gene, 0)
+
+    def dinosaurs_of(self, player: str) -> list[str]:
+        return [space for space, owner in self.board.items() if owner == player]
+
+    def count_of(self, player: str) -> int:
+        return sum(1 for owner in self.board.values() if owner == player)
+
+    def reserve_of(self, player: str) -> int:
+        return self.kit.dinosaurs_per_player - self.count_of(player)
+
+    def zone_of(self, space: str) -> str:
+        return self.kit.zones[self.climate_position][space]
+
+    @property
+    def first_player(self) -> str:
+        return self.order[0]
+
+    @property
+    def current_player(self) -> str | None:
+        """Whose turn it is in the movement, births and survival phases; None elsewhere."""
+        if self.phase in (Phase.MOVEMENT, Phase.BIRTHS, Phase.SURVIVAL) and self.acting < len(self.order):
+            return self.order[self.acting]
+        return None
+
+    def held_cards(self) -> set[str]:
+        return {card for seat in self.seats.values() for card in seat.hand}
+
+
+def state_to_data(state: State) -> dict[str, Any]:
+    """The state as plain values (for snapshots); the kit is the game's own and is not repeated."""
+    combat = state.combat
+    return {
+        "options": dict(state.options),
+        "seats": {name: [s.seat, s.mp, dict(s.genes), list(s.hand)] for name, s in state.seats.items()},
+        "board": dict(state.board),
+        "turn": state.turn,
+        "phase": state.phase,
+        "order": list(state.order),
+        "tiebreaks": {name: list(rolls) for name, rolls in state.tiebreaks.items()},
+        "climate_position": state.climate_position,
+        "acting": state.acting,
+        "movement_left": state.movement_left,
+        "combat": [combat.attacker, combat.source, combat.target] if combat else None,
+        "to_roll": list(state.to_roll),
+        "adults": dict(state.adults),
+        "babies": list(state.babies),
+        "births_left": state.births_left,
+        "meteor": state.meteor,
+        "awaiting_meteor_roll": state.awaiting_meteor_roll,
+        "drawn": dict(state.drawn),
+        "rows": list(state.rows),
+        "rows_due": state.rows_due,
+        "bids": {str(row): [seat, amount] for row, (seat, amount) in state.bids.items()},
+        "to_bid": list(state.to_bid),
+        "outbid": state.outbid,
+        "passes_open": state.passes_open,
+        "passed": list(state.passed),
+        "cards_due": list(state.cards_due),
+        "discards": list(state.discards),
+        "impact": state.impact,
+    }
+
+
+def state_from_data(kit: Kit, data: dict[str, Any]) -> State:
+    combat = data["combat"]
+    return State(
+        kit=kit,
+        options=dict(data["options"]),
+        seats={
+            name: Seat(name, seat, mp, dict(genes), tuple(hand))
+            for name, (seat, mp, genes, hand) in data["seats"].items()
+        },
+        board=dict(data["board"]),
+        turn=data["turn"],
+        phase=data["phase"],
+        order=tuple(data["order"]),
+        tiebreaks={name: tuple(rolls) for name, rolls in data["tiebreaks"].items()},
+        climate_position=data["climate_position"],
+        acting=data["acting"],
+        movement_left=data["movement_left"],
+        combat=Combat(*combat) if combat else None,
+        to_roll=tuple(data["to_roll"]),
+        adults=dict(data["adults"]),
+        babies=tuple(data["babies"]),
+        births_left=data["births_left"],
+        meteor=data["meteor"],
+        awaiting_meteor_roll=data["awaiting_meteor_roll"],
+        drawn=dict(data["drawn"]),
+        rows=tuple(data["rows"]),
+        rows_due=data["rows_due"],
+        bids={int(row): (seat, amount) for row, (seat, amount) in data["bids"].items()},
+        to_bid=tuple(data["to_bid"]),
+        outbid=data["outbid"],
+        passes_open=data["passes_open"],
+        passed=tuple(data["passed"]),
+        cards_due=tuple(data["cards_due"]),
+        discards=tuple(data["discards"]),
+        impact=data["impact"],
+    )

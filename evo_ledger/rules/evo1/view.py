@@ -1,0 +1,76 @@
+"""An Evo 1st edition position in words, and its board as a picture, for people at the table."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from evo_ledger.rules.base import StateView
+from evo_ledger.rules.evo1 import auction
+from evo_ledger.rules.evo1.kit import Kit
+from evo_ledger.rules.evo1.state import Phase, State
+from evo_ledger.rules.hexisland.kitmap import render_map
+
+GENE_ORDER = ("tail", "foot", "horn", "egg", "fur", "parasol", "mutant")
+# Green and grey share a first letter: grey spaces are the mountains.
+TERRAIN_INITIALS = {"yellow": "y", "green": "g", "brown": "b", "grey": "m"}
+
+
+def view(state: State) -> StateView:
+    players = tuple(seat_line(state, name) for name in state.seats)
+    return StateView(headline(state), players, dict(state.board))
+
+
+def headline(state: State) -> str:
+    if state.phase == Phase.OVER:
+        return f"game over in turn {state.turn}: the meteor struck"
+    if state.phase == Phase.SETUP:
+        return f"setup · {awaited(state)}"
+    colour = state.kit.chart[state.climate_position]
+    return f"turn {state.turn} · {state.phase} · climate {colour} · meteor on {state.meteor} · {awaited(state)}"
+
+
+def awaited(state: State) -> str:
+    if state.cards_due:
+        return f"{state.cards_due[0]} to draw an event card"
+    if state.combat is not None:
+        return f"{state.combat.attacker} to roll for the attack from {state.combat.source} on {state.combat.target}"
+    player = state.current_player
+    match state.phase:
+        case Phase.SETUP:
+            return "the starred beaches to be assigned"
+        case Phase.INITIATIVE:
+            return f"{state.to_roll[0]} to roll for initiative, {len(state.to_roll)} tied seats still to roll"
+        case Phase.CLIMATE:
+            return f"{state.first_player} to roll the climate die"
+        case Phase.MOVEMENT:
+            return f"{player} to move ({state.movement_left} movement points left)"
+        case Phase.BIRTHS:
+            return f"{player} to place a baby ({state.births_left} eggs left)"
+        case Phase.SURVIVAL:
+            return f"{player} to choose which dinosaurs the climate takes"
+    if state.awaiting_meteor_roll:
+        return f"{state.first_player} to roll for the meteor"
+    if len(state.rows) < state.rows_due:
+        return f"{state.first_player} to draw gene {len(state.rows) + 1} of {state.rows_due}"
+    return f"{auction.bidder(state)} to bid"
+
+
+def seat_line(state: State, name: str) -> str:
+    seat = state.seats[name]
+    genes = ", ".join(f"{gene} {state.gene(name, gene)}" for gene in GENE_ORDER)
+    cards = len(seat.hand)
+    return (
+        f"{name} (seat {seat.seat}): {seat.mp} MP, {state.count_of(name)} dinosaurs, {genes}, "
+        f"{cards} event card{'' if cards == 1 else 's'}"
+    )
+
+
+def draw_board(kit: Kit, labels: Mapping[str, str] | None = None) -> str:
+    beaches = f"starred beaches: {' '.join(kit.start_beaches)}; halves: {' + '.join(kit.halves)}"
+    chart = f"climate chart: {' '.join(kit.chart)} (clockwise), marker starts on {kit.chart[kit.chart_start]}"
+    track = " ".join("·" if number is None else str(number) for number in kit.meteor_track[:-1]) + " end"
+    meteor = f"meteor track: {track}, starting on space {kit.meteor_start}"
+    terrains = "y yellow beach, g green plain, b brown hill, m grey mountain"
+    legend = f"board: space, terrain ({terrains}), * on the coast" + (", then its occupant" if labels else "")
+    header = [] if labels else [beaches, chart, meteor]
+    return "\n".join([*header, f"\n{legend}\n", render_map(kit, labels, TERRAIN_INITIALS)])
