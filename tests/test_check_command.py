@@ -36,7 +36,9 @@ def test_each_ruling_file_is_refused_or_warned_at_its_last_line_with_its_ruling(
     verdict, ruling = expectation.groups()
     status, out = run_check(path, capsys)
     line = last_action_line(path)
-    if verdict == "refused":
+    if verdict == "refused" and path.read_text().splitlines()[line - 1].startswith("players "):
+        assert status == 2 and f"{path}: cannot start the game: [{ruling}]" in out
+    elif verdict == "refused":
         assert status == 1
         assert f"{path}:{line}: illegal action" in out and f"[{ruling}]" in out
     else:
@@ -48,6 +50,12 @@ def test_every_core_ruling_that_forbids_an_action_has_a_ruling_file() -> None:
     covered = {EXPECT.match(path.read_text()).group(2) for path in RULING_FILES}  # type: ignore[union-attr]
     # E2-05 (the wheel is kit data) and E2-13 (the MP award) forbid no action; unit tests cover them.
     forbidding = {f"E2-{n:02d}" for n in range(1, 15)} - {"E2-05", "E2-13"}
+    assert forbidding <= covered
+
+
+def test_every_evo1_ruling_that_forbids_an_action_has_a_ruling_file() -> None:
+    covered = {EXPECT.match(path.read_text()).group(2) for path in RULING_FILES}  # type: ignore[union-attr]
+    forbidding = {f"E1-{n:02d}" for n in (1, 5, 6, 8, 9, 10, 11, 13, 14, 16, 17, 18, 19, 23)}
     assert forbidding <= covered
 
 

@@ -15,7 +15,8 @@ from tests.support import ROOT
 # Each family of ruling ids and the ruleset whose package implements it (Autosaur seats are evo1's).
 FAMILIES = {"E2": "evo2", "E1": "evo1", "AS": "evo1", "TR": "traits"}
 RULING_ID = re.compile(r"\[([A-Z][A-Z0-9])-(\d\d)\]")
-NAMED_IN_TESTS = re.compile(r"\b([A-Z][A-Z0-9])[-_](\d\d)\b")
+# An id in a test's text or in its name (`test_E1_07_zones`).
+NAMED_IN_TESTS = re.compile(r"(?<![A-Za-z0-9])([A-Z][A-Z0-9])[-_](\d\d)(?![0-9])")
 
 
 def rulings_file() -> Path:

@@ -40,7 +40,7 @@ def check_move(state: State, action: Move) -> None:
     steps = len(action.path) - 1
     if steps > state.movement_left:
         raise RuleViolation(
-            "E1-08", f"{action.player} has {state.movement_left} movement points left, and the move takes {steps}"
+            "E1-08", f"{action.player} has {points(state.movement_left)} left, and the move takes {steps}"
         )
     for here, there in zip(action.path, action.path[1:], strict=False):
         check_space(state, there)
@@ -59,6 +59,10 @@ def apply_move(state: State, action: Move) -> None:
     del state.board[action.path[0]]
     state.board[action.path[-1]] = action.player
     state.movement_left -= len(action.path) - 1
+
+
+def points(count: int) -> str:
+    return f"{count} movement point{'' if count == 1 else 's'}"
 
 
 def horn_difference(state: State, attacker: str, defender: str) -> int:
@@ -220,8 +224,8 @@ def check_remove(state: State, action: Remove) -> None:
         if listed != survival.excess(zone):
             raise RuleViolation(
                 "E1-11",
-                f"{action.player} has {len(survival.in_zone[zone])} dinosaurs in the {zone} zone and "
-                f"{survival.limits[zone]} {LIMITED_ZONES[zone]} keep as many: remove {survival.excess(zone)}, "
+                f"{action.player} has {len(survival.in_zone[zone])} dinosaurs in the {zone} zone and its "
+                f"{LIMITED_ZONES[zone]} genes keep {survival.limits[zone]}: remove {survival.excess(zone)}, "
                 f"not {listed}",
             )
 

@@ -264,12 +264,16 @@ def awaited_roll(state: State) -> str | None:
 
 def check_phase(state: State, action: Action) -> None:
     if state.phase == Phase.OVER:
+        if isinstance(action, DrawGene | Bid | Pass):
+            raise RuleViolation("E1-14", f"the meteor struck in turn {state.turn}: that turn has no auction")
         raise RuleViolation("E1-20", "the meteor has struck and ended the game: no action follows it")
     player = getattr(action, "player", None)
     if player is not None and player not in state.seats:
         raise RuleViolation(None, f"no player named {player!r} sits at this table ({', '.join(state.seats)})")
     if isinstance(action, Drew | PlayCard):
         return
+    if state.cards_due and state.phase != Phase.SETUP:
+        raise RuleViolation("E1-19", f"{state.cards_due[0]} draws the event card of a card gene first")
     awaited = awaited_roll(state)
     if isinstance(action, Roll):
         if awaited is None:
@@ -277,8 +281,6 @@ def check_phase(state: State, action: Action) -> None:
         return
     if awaited is not None:
         raise RuleViolation(ROLL_RULINGS[awaited], f"the {awaited} die must be rolled first ({awaiting(state)})")
-    if state.cards_due and state.phase != Phase.SETUP:
-        raise RuleViolation("E1-19", f"{state.cards_due[0]} draws the event card of a card gene first")
     if state.phase not in PHASE_OF[type(action)]:
         expected = " or ".join(PHASE_OF[type(action)])
         raise RuleViolation(
