@@ -315,8 +315,7 @@ def test_E1_18_only_one_pass_and_the_passer_gets_nothing() -> None:
 
 def test_E1_19_mutants_bought_in_this_auction_give_no_discount_and_a_card_gene_draws_a_card() -> None:
     state = with_genes(play(TURN_1 + "draw mutant\ndraw card\ndraw foot"), ann={"mutant": 1})
-    after = RULES.apply(state, RULES.parse_action("ann bid 3 mutant"))
-    after = play_on(after.state, "ben bid 4 card", "cat bid 2 foot")
+    after = play_on(state, "ann bid 3 mutant", "ben bid 4 card", "cat bid 2 foot")
     assert after.seats["ann"].mp == 11 - 2 and after.seats["ben"].mp == 12 - 4 and after.seats["cat"].mp == 11 - 2
     assert after.cards_due == ("ben",) and after.seats["ann"].genes["mutant"] == 2
     assert refusal(after, "ben drew heat_stroke").ruling == "E1-23", "heat_stroke is in ann's hand"
