@@ -7,6 +7,7 @@ import sys
 
 from evo_ledger.checker import start
 from evo_ledger.notation import parse_game
+from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.evo2.actions import Fly, Swim
 from tests.support import ROOT, RULES
 
@@ -18,9 +19,10 @@ REQUIRED = {
 
 def features_of(text: str) -> set[str]:
     game = parse_game(text)
+    rules = get_ruleset(game.header.ruleset)
     state, seen = start(game, ROOT / "replays"), set()
     for line in game.actions:
-        transition = RULES.apply(state, line.action)
+        transition = rules.apply(state, line.action)
         for consequence in transition.consequences:
             data = consequence.data
             if consequence.kind == "combat_resolved":
@@ -34,7 +36,7 @@ def features_of(text: str) -> set[str]:
         if isinstance(line.action, Fly | Swim):
             seen.add("wings or flippers")
         state = transition.state
-    if any(player.has("regeneration") for player in state.players.values()):
+    if game.header.ruleset == "evo2" and any(player.has("regeneration") for player in state.players.values()):
         seen.add("regeneration")
     return seen
 
@@ -48,6 +50,11 @@ def test_the_golden_games_between_them_show_every_required_feature() -> None:
 
 def test_the_hand_made_game_has_combats_outbids_and_survival_choices() -> None:
     seen = features_of((ROOT / "replays" / "hand-3p-first-game.evo").read_text())
+    assert {"combat won", "combat lost", "outbid", "survival choice"} <= seen
+
+
+def test_the_hand_worked_evo1_game_has_combats_outbids_and_survival_choices_E1_09_E1_16_E1_11() -> None:
+    seen = features_of((ROOT / "replays" / "evo1-hand-3p.evo").read_text())
     assert {"combat won", "combat lost", "outbid", "survival choice"} <= seen
 
 
