@@ -1,0 +1,116 @@
+"""An Evo 1st edition game through every layer: the ledger, import and export, the audit, explanations, the
+API with its readers, and `play` with Tab completion. The ruleset comes from the kit."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api import ApiSettings, create_app
+from evo_ledger.ledger import Ledger
+from evo_ledger.notation import parse_game
+from evo_ledger.rules.base import RuleViolation
+from evo_ledger.settings import Settings
+from evo_ledger.transfer import export_notation, import_notation
+from tests.integration.test_play_session import EVO_LEDGER, Terminal
+from tests.support import ROOT, child_env
+
+HAND_GAME = (ROOT / "replays" / "evo1-hand-3p.evo").read_text()
+LINES = [line.text for line in parse_game(HAND_GAME).actions]
+PLAYERS = ["ann", "ben", "cat"]
+# The first combat of the hand-worked game: cat attacks ann's C5 from D5 with 1 horn against 0, rolls 3.
+ATTACK = "cat attack D5 C5"
+
+
+@pytest.fixture
+def ledger(database: str) -> Iterator[Ledger]:
+    opened = Ledger(Settings(database))
+    yield opened
+    opened.close()
+
+
+def test_a_game_on_an_evo1_kit_is_an_evo1_game_and_refuses_by_its_rulings(ledger: Ledger) -> None:
+    game_id = ledger.create_game(None, "standin-e1-3p", PLAYERS).game_id
+    game = ledger.game(game_id)
+    assert game.rules.name == "evo1" and game.state.seats["ann"].mp == 10
+    with pytest.raises(RuleViolation, match=r"\[E1-02\]"):
+        ledger.record(game_id, "start ann A3 ben H2 cat A1")
+    ledger.record(game_id, LINES)
+    outcome = ledger.game(game_id).rules.outcome(ledger.game(game_id).state)
+    assert outcome is not None and outcome.winners == ("cat",)
+    with pytest.raises(Exception, match=r"E1-01"):
+        ledger.create_game(None, "standin-e1-3p", ["ann", "ben", "cat", "dan"])
+
+
+def test_an_evo1_game_goes_out_and_back_in_and_audits_clean(ledger: Ledger) -> None:
+    receipt = import_notation(ledger, HAND_GAME)
+    text = export_notation(ledger, receipt.game_id)
+    assert "ruleset evo1 1" in text and "result 1 cat 44/10, 2 ann 42/7, 3 ben 32/7" in text
+    again = import_notation(ledger, text, again=True).game_id
+    assert export_notation(ledger, again).split("# game")[0] == text.split("# game")[0]
+    assert ledger.audit(receipt.game_id).verdict == "clean"
+
+
+def test_a_combat_names_the_faces_that_win_E1_09(ledger: Ledger) -> None:
+    game_id = import_notation(ledger, HAND_GAME).game_id
+    events = list(ledger.game_events(game_id))
+    attack = next(n for n, e in enumerate(events, start=1) if getattr(e, "notation", None) == ATTACK)
+    report = ledger.explain(game_id, attack + 1)
+    assert report.data["kind"] == "combat"
+    assert report.data["data"]["winning_faces"] == [1, 2, 3, 4] and report.data["data"]["face"] == 3
+    assert any("wins on 1-4" in line for line in report.data["words"])
+
+
+def test_hidden_cards_reach_only_their_seat_through_the_api(database: str) -> None:
+    with TestClient(create_app(ApiSettings(store=Settings(database), admin_token="admin"))) as client:
+        created = client.post(
+            "/v1/games", json={"kit": "standin-e1-3p", "players": [{"name": p} for p in PLAYERS], "seat_tokens": True}
+        )
+        assert created.status_code == 201, created.text
+        body = created.json()
+        game, recorder = body["game_id"], {"Authorization": f"Bearer {body['recorder_token']}"}
+        answer = client.post(f"/v1/games/{game}/actions", json={"actions": LINES[:40]}, headers=recorder)
+        assert answer.status_code == 200, answer.text
+        refused = client.post(f"/v1/games/{game}/actions", json={"actions": ["ann play heat_stroke"]}, headers=recorder)
+        assert refused.status_code == 422 and refused.json()["ruling"] == "E1-23"
+        ann = {"Authorization": f"Bearer {body['seat_tokens']['ann']}"}
+        # The kit's catalogue names every card; a hand is read in the draws and in the state.
+        for path, own_card, other_card in (
+            ("events", "drew heat_stroke", "drew choose_climate"),
+            ("export", "drew heat_stroke", "drew choose_climate"),
+            ("state", "heat_stroke", "choose_climate"),
+        ):
+            public = client.get(f"/v1/games/{game}/{path}").text
+            own = client.get(f"/v1/games/{game}/{path}", headers=ann).text
+            assert own_card not in public and other_card not in own and own_card in own, path
+        assert client.get(f"/v1/games/{game}").json()["ruleset"] == "evo1"
+        too_many = client.post("/v1/games", json={"kit": "standin-e1-3p", "players": [{"name": "a"}, {"name": "b"}]})
+        assert too_many.status_code == 422 and "E1-01" in too_many.text
+
+
+def test_an_evo1_game_is_recorded_through_play_with_tab_completion(tmp_path: Path) -> None:
+    database = str(tmp_path / "evo1.sqlite")
+    ledger = Ledger(Settings(database))
+    game_id = ledger.create_game(None, "standin-e1-3p", PLAYERS).game_id
+    ledger.record(game_id, LINES[:10])
+    env = {**child_env(), "EVO_LEDGER_DATABASE": database, "TERM": "xterm"}
+    terminal = Terminal(str(EVO_LEDGER), "play", "last", env=env)
+    try:
+        terminal.expect(r"ann to roll for initiative")
+        terminal.expect(r"\n> ")
+        terminal.type("\t\t")  # an empty line completes to every legal action: here, the six faces
+        terminal.expect(r"roll 1\s+roll 3\s+roll 5")
+        terminal.type("\x15roll 4\n")
+        terminal.expect(r"stored: event \d+")
+        terminal.type("ann move A3 A2\n")
+        terminal.expect(re.escape("refused [E1-05]"))
+        terminal.type(":quit\n")
+        assert terminal.process.wait(timeout=30) == 0
+    finally:
+        terminal.close()
+    assert ledger.game(game_id).state.tiebreaks["ann"] == (4,)
+    ledger.close()
