@@ -15,7 +15,7 @@ from uuid import UUID
 from fastapi import FastAPI
 
 from api import errors, schemas
-from api.routes import audits, events, games, health, statistics
+from api.routes import audits, events, games, health, rules, statistics
 from api.supervision import Supervisor
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.settings import Settings
@@ -121,6 +121,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     app.include_router(events.router, prefix="/v1")
     app.include_router(audits.router, prefix="/v1")
     app.include_router(statistics.router, prefix="/v1")
+    app.include_router(rules.router, prefix="/v1")
     app.include_router(health.router)
     # A request is matched against the routes in turn: the API's, which take nearly every request, come first.
     app.router.routes[:] = [route for route in app.router.routes if route not in documentation] + documentation

@@ -226,3 +226,14 @@ def with_models(openapi: OpenApi, models: Sequence[type[BaseModel]]) -> OpenApi:
         return schema
 
     return documented
+
+
+class Ruling(BaseModel):
+    id: str = Field(description="the ruling's id, as a refusal names it (E1-09)")
+    title: str
+    text: str = Field(description="what the ruling means, in the project's words")
+    ruleset: str
+
+
+class RulingList(BaseModel):
+    rulings: list[Ruling]

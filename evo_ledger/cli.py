@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import shutil
 import sys
+import textwrap
 import threading
 import time
 from collections.abc import Sequence
@@ -28,6 +30,7 @@ from evo_ledger.notation import GameFileError, format_result, parse_game
 from evo_ledger.processes import settle_collector
 from evo_ledger.rules import UnknownRuleset, rulesets
 from evo_ledger.rules.kits import KitError, builtin_kit_names, load_kit_document, ruleset_for_kit
+from evo_ledger.rules.reference import UnknownRuling, reference, ruling
 from evo_ledger.rules.registry import DEFAULT_RULESET
 from evo_ledger.selfplay import NoSelfPlay, bot_names, play_game
 from evo_ledger.settings import Settings, SettingsError
@@ -66,6 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
     kit.add_argument(
         "kit", nargs="?", metavar="NAME-OR-PATH", help="a built-in kit's name or a JSON file; none lists them"
     )
+    rules = commands.add_parser(
+        "rules",
+        help="what a ruling id means, as the rules refuse an action by it",
+        description="Print what a ruling id (E1-09, E2-07) means, in the project's words; with no id, list them.",
+    )
+    rules.add_argument("ruling", nargs="?", metavar="ID", help="a ruling id, such as E1-09; none lists them all")
     add_ledger_commands(commands)
     serve = commands.add_parser("serve", help="serve the HTTP API", description="Serve the HTTP API under /v1.")
     serve.add_argument("--host", default="127.0.0.1")
@@ -119,6 +128,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     if args.command == "kit":
         return show_kit(args.kit, sys.stdout)
+    if args.command == "rules":
+        return show_rules(args.ruling, sys.stdout)
     if args.command == "serve":
         return serve(args.host, args.port, args.database, not args.no_projections, args.log_level)
     if args.command == "project":
@@ -217,6 +228,22 @@ def print_verdict(path: Path, result_line: int | None, report: CheckReport, quie
         else:
             summary = f"game goes on: {headline}"
         print(f"{path}: {report.actions_applied} actions legal; {summary}", file=out)
+    return EXIT_OK
+
+
+def show_rules(ruling_id: str | None, out: TextIO) -> int:
+    if ruling_id is None:
+        for known in reference().values():
+            print(f"{known.id}  {known.title} ({known.ruleset})", file=out)
+        return EXIT_OK
+    try:
+        found = ruling(ruling_id)
+    except UnknownRuling as error:
+        print(f"evo-ledger rules: {error}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    width = min(shutil.get_terminal_size().columns, 100)
+    print(f"{found.id} {found.title} ({found.ruleset})", file=out)
+    print(textwrap.fill(found.text, width=width), file=out)
     return EXIT_OK
 
 

@@ -367,6 +367,10 @@ class Ruleset(Protocol[StateT, ActionT, KitT]):
         a survival phase, an auction...), or None when there is nothing the rules decided there."""
         return None
 
+    def reference(self) -> Mapping[str, Any]:
+        """What each ruling id it names means, in the project's words (evo_ledger.rules.reference.rulings_in)."""
+        return {}
+
     def reading(self) -> Reading | None:
         """The ruleset's read tables and the rows its events make, None when it has none of its own."""
         return None

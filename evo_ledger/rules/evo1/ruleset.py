@@ -58,6 +58,7 @@ from evo_ledger.rules.evo1.state import (
 )
 from evo_ledger.rules.evo1.view import draw_board, view
 from evo_ledger.rules.kits import kits_in
+from evo_ledger.rules.reference import Ruling, rulings_in
 from evo_ledger.rules.structured import ActionForm
 
 FACTS: dict[type, str] = {
@@ -137,6 +138,9 @@ class Evo1Ruleset(Ruleset[State, Action, Kit]):
 
     def builtin_kits(self) -> Mapping[str, Traversable]:
         return kits_in(__package__ or "evo_ledger.rules.evo1")
+
+    def reference(self) -> Mapping[str, Ruling]:
+        return rulings_in(__package__ or "evo_ledger.rules.evo1", self.name)
 
     def draw(self, kit: Kit, labels: Mapping[str, str] | None = None) -> str:
         return draw_board(kit, labels)

@@ -71,6 +71,7 @@ from evo_ledger.rules.evo2.view import view
 from evo_ledger.rules.hexisland.kit import Kit, parse_kit
 from evo_ledger.rules.hexisland.kitmap import render_map
 from evo_ledger.rules.kits import kits_in
+from evo_ledger.rules.reference import Ruling, rulings_in
 from evo_ledger.rules.structured import ActionForm
 
 PHASE_OF: dict[type, tuple[str, ...]] = {
@@ -176,6 +177,9 @@ class Evo2Ruleset(Ruleset[State, Action, Kit]):
 
     def builtin_kits(self) -> Mapping[str, Traversable]:
         return kits_in(__package__ or "evo_ledger.rules.evo2")
+
+    def reference(self) -> Mapping[str, Ruling]:
+        return rulings_in(__package__ or "evo_ledger.rules.evo2", self.name)
 
     def draw(self, kit: Kit, labels: Mapping[str, str] | None = None) -> str:
         starts = [f"seat {seat} starts on {' '.join(marks)}" for seat, marks in sorted(kit.start_marks.items())]

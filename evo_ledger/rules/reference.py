@@ -1,0 +1,47 @@
+"""The project's own rules reference: what each ruling id means, in its words, from the `rulings.toml` each
+ruleset ships beside its code (`Ruleset.reference`)."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from evo_ledger.rules.registry import rulesets
+
+RULINGS_FILE = "rulings.toml"
+
+
+@dataclass(frozen=True)
+class Ruling:
+    id: str
+    title: str
+    text: str
+    ruleset: str
+
+
+class UnknownRuling(LookupError):
+    pass
+
+
+def rulings_in(package: str, ruleset: str) -> dict[str, Ruling]:
+    """The rulings a ruleset's package describes in its `rulings.toml`, by id."""
+    document = tomllib.loads((resources.files(package) / RULINGS_FILE).read_text(encoding="utf-8"))
+    return {ruling: Ruling(ruling, entry["title"], entry["text"], ruleset) for ruling, entry in document.items()}
+
+
+@cache
+def reference() -> Mapping[str, Ruling]:
+    """Every ruling the installed rulesets describe, by id, in id order."""
+    found = {ruling.id: ruling for rules in rulesets().values() for ruling in rules.reference().values()}
+    return dict(sorted(found.items()))
+
+
+def ruling(ruling_id: str) -> Ruling:
+    found = reference().get(ruling_id.upper())
+    if found is None:
+        families = sorted({known.split("-")[0] for known in reference()})
+        raise UnknownRuling(f"no ruling {ruling_id!r}; the ids are {', '.join(f'{f}-NN' for f in families)}")
+    return found
