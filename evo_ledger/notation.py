@@ -1,4 +1,5 @@
-"""Games as text files: a header, one action per line, comments, and an optional `result` line (docs/notation.md).
+"""Games as text files: a header, one action per line, comments, and an optional `result` line
+(docs/notation/README.md).
 
 Actions are read by the game's ruleset; this module knows the file's shape and reports every error with its
 line and column.

@@ -1,4 +1,4 @@
-"""The actions of an Evo 2nd edition game and their text form (docs/notation.md).
+"""The actions of an Evo 2nd edition game and their text form (docs/notation/evo2.md).
 
 Each action is a frozen value. Facts that chance decides at the table (the initiative draw, a climate token,
 a gene drawn, a die face) are actions too, recorded as they happen, never recomputed.
