@@ -1,13 +1,14 @@
-"""How fast the rules engine replays recorded games, beside python-chess replaying random chess games.
+"""How fast each ruleset's engine replays recorded games, beside python-chess replaying random chess games.
 
-    python bench/rules_speed.py [--games 60] [--repeats 5]
+    python bench/rules_speed.py [--games 60] [--repeats 5] [--report]
 
-Self-play games of 2 to 5 players are recorded first (not timed). Then, best of `repeats`:
-- evo2 check+apply: every recorded action checked and applied through the ruleset (actions/s);
-- evo2 parse+check+apply: every recorded line read from notation, then checked and applied (lines/s);
-- chess check+apply: `Board.is_legal` then `Board.push` over random games (moves/s);
-- chess parse+check+apply: `Board.push_san` over the same games' SAN (moves/s).
-The four take turns within each repeat, so the ratios hold on a noisy shared machine.
+Games are recorded first (not timed): evo2's by its seeded bots, evo1's by a seeded player choosing among the
+legal actions at random. Then, best of `repeats`, each ruleset's games are replayed twice:
+- check+apply: every recorded action checked and applied through the ruleset (actions/s);
+- parse+check+apply: every recorded line read from notation, then checked and applied (lines/s);
+beside python-chess's `Board.is_legal` then `Board.push` (check+apply) and `Board.push_san` (parse+check+apply)
+over random games. All the runs take turns within each repeat, so the ratios hold on a noisy shared machine.
+With `--report`, each ruleset's section of docs/benchmarks.md is written anew.
 """
 
 from __future__ import annotations
@@ -16,16 +17,47 @@ import argparse
 import random
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import chess
 
+from bench.report import machine, verdict, write_section
 from evo_ledger.checker import start
-from evo_ledger.notation import GameFile, parse_game
-from evo_ledger.rules.evo2.ruleset import Evo2Ruleset
+from evo_ledger.notation import parse_game
+from evo_ledger.rules import AnyRuleset, get_ruleset
+from evo_ledger.rules.kits import load_kit
 from evo_ledger.selfplay import play_game
 
-RULES = Evo2Ruleset()
+TARGET = 1.0
+EVO1_KITS = {3: "standin-e1-3p", 4: "standin-e1-4p", 5: "standin-e1-5p"}
+
+
+@dataclass
+class Recorded:
+    """A ruleset's recorded games: each game's starting state with its actions, and with its lines."""
+
+    rules: AnyRuleset
+    actions: list[tuple[Any, list[Any]]]
+    lines: list[tuple[Any, list[str]]]
+
+    @property
+    def count(self) -> int:
+        return sum(len(actions) for _, actions in self.actions)
+
+    def apply(self) -> None:
+        apply = self.rules.apply
+        for first, actions in self.actions:
+            state = first
+            for action in actions:
+                state = apply(state, action).state
+
+    def parse_apply(self) -> None:
+        apply, parse = self.rules.apply, self.rules.parse_action
+        for first, lines in self.lines:
+            state = first
+            for line in lines:
+                state = apply(state, parse(line)).state
 
 
 def best_rates(runs: dict[str, tuple[int, Callable[[], None]]], repeats: int) -> dict[str, float]:
@@ -39,22 +71,33 @@ def best_rates(runs: dict[str, tuple[int, Callable[[], None]]], repeats: int) ->
     return {name: runs[name][0] / seconds for name, seconds in best.items()}
 
 
-def recorded_games(count: int) -> list[GameFile]:
-    return [parse_game(play_game(2 + seed % 4, seed).text()) for seed in range(count)]
+def evo2_games(count: int) -> Recorded:
+    games = [parse_game(play_game(2 + seed % 4, seed).text()) for seed in range(count)]
+    return Recorded(
+        get_ruleset("evo2"),
+        [(start(g), [line.action for line in g.actions]) for g in games],
+        [(start(g), [line.text for line in g.actions]) for g in games],
+    )
 
 
-def replay_actions(games: list[tuple[Any, list[Any]]]) -> None:
-    for start_state, actions in games:
-        state = start_state
-        for action in actions:
-            state = RULES.apply(state, action).state
-
-
-def replay_lines(games: list[tuple[Any, list[str]]]) -> None:
-    for start_state, lines in games:
-        state = start_state
-        for line in lines:
-            state = RULES.apply(state, RULES.parse_action(line)).state
+def evo1_games(count: int) -> Recorded:
+    """Games of 3 to 5 players, every action drawn at random among the legal ones, half under `experienced`."""
+    rules = get_ruleset("evo1")
+    actions, lines = [], []
+    for seed in range(count):
+        players = 3 + seed % 3
+        rng = random.Random(seed)
+        first = rules.setup(
+            load_kit(EVO1_KITS[players]), [f"p{n}" for n in range(players)], {"experienced": seed % 2 == 1}
+        )
+        state, played = first, []
+        while rules.outcome(state) is None:
+            action = rng.choice(list(rules.legal_actions(state)))
+            played.append(action)
+            state = rules.apply(state, action).state
+        actions.append((first, played))
+        lines.append((first, [rules.format_action(action) for action in played]))
+    return Recorded(rules, actions, lines)
 
 
 def random_chess_games(count: int, rng: random.Random) -> list[list[chess.Move]]:
@@ -96,38 +139,56 @@ def chess_parse_check_apply(games: list[list[str]]) -> None:
             board.push_san(san)
 
 
+def report(name: str, recorded: Recorded, games: int, rates: dict[str, float], chess_games: int) -> str:
+    apply, parse = rates[f"{name} apply"], rates[f"{name} parse"]
+    chess_apply, chess_parse = rates["chess apply"], rates["chess parse"]
+    against = f"{verdict(apply / chess_apply, TARGET)} (chess: {chess_apply:,.0f} moves/s)"
+    how = "its seeded bots" if name == "evo2" else "a seeded player choosing among the legal actions at random"
+    return f"""## Rules engine: {name}
+
+`.venv/bin/python bench/rules_speed.py --report` ({machine()}): {games} games of {name} recorded by {how}
+({recorded.count:,} actions), replayed beside python-chess replaying {chess_games} random games; best of the runs.
+
+| measure | rate | against python-chess |
+| --- | --- | --- |
+| {name} check+apply | {apply:,.0f} actions/s | {against} |
+| {name} parse+check+apply | {parse:,.0f} lines/s | {parse / chess_parse:.2f}x (chess: {chess_parse:,.0f} moves/s) |
+"""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=60, help="self-play games to record and replay")
+    parser.add_argument("--games", type=int, default=60, help="games of each ruleset to record and replay")
     parser.add_argument("--chess-games", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--report", action="store_true", help="write each ruleset's section of docs/benchmarks.md")
     args = parser.parse_args()
 
-    print(f"recording {args.games} self-play games...", flush=True)
-    games = recorded_games(args.games)
-    actions = [(start(g), [line.action for line in g.actions]) for g in games]
-    lines = [(start(g), [line.text for line in g.actions]) for g in games]
-    count = sum(len(a) for _, a in actions)
+    print(f"recording {args.games} games of each ruleset...", flush=True)
+    recorded = {"evo2": evo2_games(args.games), "evo1": evo1_games(args.games)}
     moves = random_chess_games(args.chess_games, random.Random(1))
     sans = chess_sans(moves)
     move_count = sum(len(m) for m in moves)
+    runs: dict[str, tuple[int, Callable[[], None]]] = {
+        "chess apply": (move_count, lambda: chess_check_apply(moves)),
+        "chess parse": (move_count, lambda: chess_parse_check_apply(sans)),
+    }
+    for name, games in recorded.items():
+        runs[f"{name} apply"] = (games.count, games.apply)
+        runs[f"{name} parse"] = (games.count, games.parse_apply)
+    rates = best_rates(runs, args.repeats)
 
-    rates = best_rates(
-        {
-            "evo apply": (count, lambda: replay_actions(actions)),
-            "chess apply": (move_count, lambda: chess_check_apply(moves)),
-            "evo parse": (count, lambda: replay_lines(lines)),
-            "chess parse": (move_count, lambda: chess_parse_check_apply(sans)),
-        },
-        args.repeats,
-    )
-    evo_apply, chess_apply, evo_parse, chess_parse = rates.values()
-
-    print(f"evo2 games replayed: {len(games)} ({count} actions); chess games: {len(moves)} ({move_count} moves)")
-    print(f"evo2 check+apply        {evo_apply:10,.0f} actions/s = {evo_apply / chess_apply:.2f}x chess check+apply")
-    print(f"evo2 parse+check+apply  {evo_parse:10,.0f} lines/s   = {evo_parse / chess_parse:.2f}x chess, same")
-    print(f"chess check+apply       {chess_apply:10,.0f} moves/s")
-    print(f"chess parse+check+apply {chess_parse:10,.0f} moves/s")
+    print(f"chess check+apply       {rates['chess apply']:10,.0f} moves/s ({len(moves)} games, {move_count} moves)")
+    print(f"chess parse+check+apply {rates['chess parse']:10,.0f} moves/s")
+    for name, games in recorded.items():
+        apply, parse = rates[f"{name} apply"], rates[f"{name} parse"]
+        ratio = apply / rates["chess apply"]
+        print(f"{name} check+apply        {apply:10,.0f} actions/s = {ratio:.2f}x chess ({games.count} actions)")
+        print(f"{name} parse+check+apply  {parse:10,.0f} lines/s   = {parse / rates['chess parse']:.2f}x chess")
+        if args.report:
+            write_section(f"rules-{name}", report(name, games, args.games, rates, len(moves)))
+    if args.report:
+        print("wrote the rules engine's sections of docs/benchmarks.md")
 
 
 if __name__ == "__main__":

@@ -135,7 +135,8 @@ def test_E1_04_each_seat_acts_in_its_turn_and_each_action_in_its_phase() -> None
 def with_genes(state: State, **genes: dict[str, int]) -> State:
     changed = state.copy()
     for name, bought in genes.items():
-        changed.own_seat(name).genes.update(bought)
+        seat = changed.own_seat(name)
+        seat.genes = {**seat.genes, **bought}
     return changed
 
 
@@ -187,9 +188,9 @@ def test_E1_08_no_move_onto_or_through_an_occupied_space_and_spent_points_end_th
     state = play(DEAL + "roll 1\nroll 2\nroll 3\nroll 2")
     two_feet = with_genes(state, ann={"foot": 1})
     two_feet.movement_left = 2
-    two_feet.board["A2"] = "ann"
+    two_feet.own_board()["A2"] = "ann"
     assert refusal(two_feet, "ann move A1 A2").ruling == "E1-08"
-    two_feet.board["A2"] = "ben"
+    two_feet.own_board()["A2"] = "ben"
     assert "an attack" in refusal(two_feet, "ann move A1 A2 A3").message
     moved = play_on(state, "ann move A1 B1")
     assert moved.current_player == "ben"
@@ -198,7 +199,7 @@ def test_E1_08_no_move_onto_or_through_an_occupied_space_and_spent_points_end_th
 def combat_state(attacker_horns: int, defender_horns: int) -> State:
     state = play(DEAL + "roll 1\nroll 2\nroll 3\nroll 2")
     state = with_genes(state, ann={"horn": attacker_horns}, ben={"horn": defender_horns})
-    state.board["A2"] = "ben"
+    state.own_board()["A2"] = "ben"
     return state
 
 
@@ -337,7 +338,7 @@ def test_E1_22_a_species_without_adults_has_no_births_unless_the_option_says_so(
     text = DEAL + "roll 1\nroll 2\nroll 3\nroll 2\nann move A1 A2\nben move D1 D2"
     for option in (False, True):
         state = play(text, {"rebirth_without_adults": option})
-        del state.board["A2"]
+        del state.own_board()["A2"]
         births = play_on(state, "cat pass")
         assert (births.current_player == "ann") is option
         if option:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from evo_ledger.rules.text import Words
 
@@ -195,6 +196,7 @@ def format_action(action: Action) -> str:
     raise TypeError(f"not an evo1 action: {action!r}")
 
 
+@lru_cache(maxsize=256)
 def row_of(target: str) -> int | None:
     """The row number a bid's `rowN` target names, or None for a gene's name."""
     match = ROW.fullmatch(target)

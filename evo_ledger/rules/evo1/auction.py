@@ -13,8 +13,10 @@ from evo_ledger.rules.evo1.state import State
 
 
 def bag_left(state: State, gene: str | None = None) -> int:
-    genes = [gene] if gene is not None else list(state.kit.genes)
-    return sum(state.kit.genes.get(g, 0) - state.drawn.get(g, 0) for g in genes)
+    """How many genes the bag still holds: of `gene`, or of all."""
+    if gene is not None:
+        return state.kit.genes.get(gene, 0) - state.drawn.get(gene, 0)
+    return sum(state.kit.genes.values()) - sum(state.drawn.values())
 
 
 def open_auction(state: State, effects: Effects) -> bool:
@@ -150,7 +152,7 @@ def settle(state: State, effects: Effects) -> None:
         if gene == CARD_GENE:
             state.cards_due = (*state.cards_due, seat)
         else:
-            own.genes[gene] = own.genes.get(gene, 0) + 1
+            own.genes = {**own.genes, gene: own.genes.get(gene, 0) + 1}
         rows.append({"row": row, "gene": gene, "player": seat, "bid": amount, "paid": prices[row]})
     effects.add("auction_settled", turn=state.turn, rows=rows, passed=list(state.passed))
     state.rows, state.rows_due, state.bids, state.passed = (), 0, {}, ()

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 from itertools import combinations, product
 
 from evo_ledger.rules.base import RuleViolation
@@ -56,8 +55,9 @@ def check_move(state: State, action: Move) -> None:
 
 
 def apply_move(state: State, action: Move) -> None:
-    del state.board[action.path[0]]
-    state.board[action.path[-1]] = action.player
+    board = state.own_board()
+    del board[action.path[0]]
+    board[action.path[-1]] = action.player
     state.movement_left -= len(action.path) - 1
 
 
@@ -104,8 +104,9 @@ def resolve_combat(state: State, face: int, effects: Effects) -> None:
     wins_on = WINNING_FACES[min(difference, 2)]
     won = face <= wins_on
     if won:
-        del state.board[combat.source]
-        state.board[combat.target] = combat.attacker
+        board = state.own_board()
+        del board[combat.source]
+        board[combat.target] = combat.attacker
     state.movement_left -= 1
     state.combat = None
     effects.add(
@@ -139,33 +140,47 @@ def paths_from(state: State, source: str, steps: int) -> Iterator[tuple[str, ...
         frontier = longer
 
 
+def birth_parents(state: State, player: str) -> list[str] | None:
+    """The spaces a baby must be next to: the species' adults; with no adult at the start of the phase, under
+    `rebirth_without_adults`, none for the first baby (None: anywhere), then the earlier babies [E1-10, E1-22]."""
+    board = state.board
+    adults = [space for space in state.adults.get(player, ()) if board.get(space) == player]
+    if not adults and not state.adults.get(player) and state.options["rebirth_without_adults"]:
+        return list(state.babies) if state.babies else None
+    return adults
+
+
 def birth_spaces(state: State, player: str) -> set[str]:
-    """The empty spaces a baby may be placed on: next to an adult of the species; with no adult at the start of
-    the phase, under `rebirth_without_adults`, anywhere for the first baby, then next to an earlier one [E1-10,
-    E1-22]."""
-    if state.births_left < 1 or state.reserve_of(player) < 1:
+    """The empty spaces a baby may be placed on now: none once the seat's eggs (or reserve) are spent."""
+    if state.births_left < 1:
         return set()
-    adults = [space for space, owner in state.adults.items() if owner == player and state.board.get(space) == player]
-    if not adults and player not in state.adults.values() and state.options["rebirth_without_adults"]:
-        if not state.babies:
-            return {space for space in state.kit.spaces if space not in state.board}
-        adults = list(state.babies)
-    return {space for adult in adults for space in state.kit.neighbours[adult] if space not in state.board}
+    parents = birth_parents(state, player)
+    if parents is None:
+        return {space for space in state.kit.spaces if space not in state.board}
+    return {space for parent in parents for space in state.kit.neighbours[parent] if space not in state.board}
+
+
+def has_birth_space(state: State, player: str) -> bool:
+    """Whether a birth remains that the seat can make (births are compulsory) [E1-10]."""
+    if state.births_left < 1:
+        return False
+    parents = birth_parents(state, player)
+    if parents is None:
+        return len(state.board) < len(state.kit.spaces)
+    board, neighbours = state.board, state.kit.neighbours
+    return any(space not in board for parent in parents for space in neighbours[parent])
 
 
 def check_birth(state: State, action: Birth) -> None:
     check_turn(state, action.player, "place a baby")
     check_space(state, action.space)
     if state.births_left < 1:
-        raise RuleViolation("E1-10", f"{action.player} has no egg left this turn")
-    if state.reserve_of(action.player) < 1:
-        raise RuleViolation(
-            "E1-10", f"all {state.kit.dinosaurs_per_player} of {action.player}'s dinosaurs are on the board"
-        )
+        raise RuleViolation("E1-10", f"{action.player} has no egg, or no dinosaur in reserve, left this turn")
     if action.space in state.board:
         raise RuleViolation("E1-10", f"{action.space} is taken: a baby goes on an empty space")
-    if action.space not in birth_spaces(state, action.player):
-        if action.player not in state.adults.values() and not state.options["rebirth_without_adults"]:
+    parents = birth_parents(state, action.player)
+    if parents is not None and not state.kit.neighbours[action.space].intersection(parents):
+        if not state.adults.get(action.player) and not state.options["rebirth_without_adults"]:
             raise RuleViolation(
                 "E1-22", f"{action.player} had no dinosaur on the board as the births began, so has no births"
             )
@@ -173,40 +188,63 @@ def check_birth(state: State, action: Birth) -> None:
 
 
 def apply_birth(state: State, action: Birth) -> None:
-    state.board[action.space] = action.player
+    state.own_board()[action.space] = action.player
     state.babies = (*state.babies, action.space)
     state.births_left -= 1
 
 
-@dataclass(frozen=True)
 class Survival:
-    """A species' dinosaurs in each zone, how many its genes keep in the hot and cold zones, and the excess."""
+    """A species' dinosaurs in each zone, how many its genes keep in the hot and cold zones, and the excess: the
+    zones where the owner chooses which go (`choices`: some go, not all), and the dinosaurs that go whatever the
+    owner chooses (`forced`: in deadly zones, and in zones its genes keep none of)."""
 
-    player: str
-    in_zone: dict[str, tuple[str, ...]]
-    limits: dict[str, int]
+    __slots__ = ("choices", "forced", "in_zone", "limits", "player")
+
+    def __init__(self, player: str, in_zone: dict[str, list[str]], limits: dict[str, int]) -> None:
+        self.player, self.in_zone, self.limits = player, in_zone, limits
+        for spaces in in_zone.values():
+            spaces.sort()
+        self.choices = tuple(zone for zone in LIMITED_ZONES if 0 < limits[zone] < len(in_zone[zone]))
+        forced = in_zone["deadly"] + [space for zone in LIMITED_ZONES if not limits[zone] for space in in_zone[zone]]
+        self.forced = tuple(sorted(forced))
 
     def excess(self, zone: str) -> int:
         return max(0, len(self.in_zone[zone]) - self.limits[zone])
 
-    @property
-    def choices(self) -> tuple[str, ...]:
-        """The zones where the owner chooses which go: some go, not all."""
-        return tuple(zone for zone in LIMITED_ZONES if 0 < self.excess(zone) < len(self.in_zone[zone]))
-
-    @property
-    def forced(self) -> tuple[str, ...]:
-        """The dinosaurs that go whatever the owner chooses: in deadly zones, and in zones that keep none."""
-        whole = [zone for zone in LIMITED_ZONES if self.limits[zone] == 0]
-        return tuple(sorted(space for zone in ("deadly", *whole) for space in self.in_zone[zone]))
-
 
 def survival_of(state: State, player: str) -> Survival:
+    zones = state.kit.zones[state.climate_position]
     in_zone: dict[str, list[str]] = {"ideal": [], "hot": [], "cold": [], "deadly": []}
-    for space in sorted(state.dinosaurs_of(player)):
-        in_zone[state.zone_of(space)].append(space)
-    limits = {zone: state.gene(player, gene) for zone, gene in LIMITED_ZONES.items()}
-    return Survival(player, {zone: tuple(spaces) for zone, spaces in in_zone.items()}, limits)
+    for space, owner in state.board.items():
+        if owner == player:
+            in_zone[zones[space]].append(space)
+    return Survival(player, in_zone, limits_of(state, player))
+
+
+def losing_survivals(state: State, players: Sequence[str]) -> dict[str, Survival]:
+    """The survival of each of `players` who loses a dinosaur, from one pass over the board."""
+    zones, wanted = state.kit.zones[state.climate_position], set(players)
+    in_zone: dict[str, dict[str, list[str]]] = {}
+    for space, owner in state.board.items():
+        if owner in wanted:
+            player_zones = in_zone.get(owner)
+            if player_zones is None:
+                player_zones = in_zone[owner] = {"ideal": [], "hot": [], "cold": [], "deadly": []}
+            player_zones[zones[space]].append(space)
+    losing = {}
+    for player, found in in_zone.items():
+        limits = limits_of(state, player)
+        if found["deadly"] or len(found["hot"]) > limits["hot"] or len(found["cold"]) > limits["cold"]:
+            losing[player] = Survival(player, found, limits)
+    return losing
+
+
+def limits_of(state: State, player: str) -> dict[str, int]:
+    sheet, bought = state.kit.sheet, state.seats[player].genes
+    return {
+        "hot": sheet["parasol"] + bought.get("parasol", 0),
+        "cold": sheet["fur"] + bought.get("fur", 0),
+    }
 
 
 def check_remove(state: State, action: Remove) -> None:
@@ -244,7 +282,7 @@ def remove_survivors_choice(state: State, survival: Survival, chosen: tuple[str,
     """Take off the forced and the chosen dinosaurs; say what each zone held and kept."""
     gone = (*survival.forced, *chosen)
     for space in gone:
-        del state.board[space]
+        del state.own_board()[space]
     effects.add(
         "dinosaurs_perished", turn=state.turn, player=survival.player, spaces=sorted(gone), chosen=sorted(chosen),
         zones={zone: len(spaces) for zone, spaces in survival.in_zone.items()}, limits=dict(survival.limits),

@@ -3,6 +3,9 @@ and the final standings [E1-20]."""
 
 from __future__ import annotations
 
+from collections import Counter
+from itertools import pairwise
+
 from evo_ledger.rules.base import Outcome, RuleViolation, Standing
 from evo_ledger.rules.effects import Effects
 from evo_ledger.rules.evo1 import auction, board
@@ -37,7 +40,7 @@ def check_drew(state: State, action: Drew) -> None:
         )
     if action.card not in state.kit.card_ids:
         raise RuleViolation(None, f"kit {state.kit.name} has no event card {action.card!r}")
-    if action.card in state.held_cards() or action.card in state.discards:
+    if state.holds(action.card) or action.card in state.discards:
         raise RuleViolation("E1-23", f"{action.card} has already been drawn: the deck holds each card once")
 
 
@@ -67,30 +70,31 @@ def start_turn(state: State, effects: Effects) -> None:
     settle_initiative(state, effects)
 
 
-def initiative_key(state: State, player: str) -> tuple[int, int, tuple[int, ...]]:
-    """Longest tail first, then fewer dinosaurs, then the lower rolls [E1-05]."""
-    return (-state.gene(player, "tail"), state.count_of(player), state.tiebreaks[player])
+def initiative_keys(state: State) -> dict[str, tuple[int, int, tuple[int, ...]]]:
+    """Each seat's place: longest tail first, then fewer dinosaurs, then the lower rolls [E1-05]."""
+    counts = Counter(state.board.values())
+    return {p: (-state.gene(p, "tail"), counts[p], state.tiebreaks[p]) for p in state.seats}
 
 
-def tied_seats(state: State) -> tuple[str, ...]:
-    """The first seats, in initiative order, that nothing yet tells apart."""
-    ranked = sorted(state.seats, key=lambda p: (initiative_key(state, p), state.seats[p].seat))
-    for index, player in enumerate(ranked):
-        tied = [other for other in ranked[index:] if initiative_key(state, other) == initiative_key(state, player)]
-        if len(tied) > 1:
-            return tuple(tied)
+def tied_seats(ranked: list[str], keys: dict[str, tuple[int, int, tuple[int, ...]]]) -> tuple[str, ...]:
+    """The first seats of `ranked` (in initiative order, then seat order) that nothing yet tells apart."""
+    for first, following in pairwise(ranked):
+        if keys[first] == keys[following]:
+            return tuple(player for player in ranked if keys[player] == keys[first])
     return ()
 
 
 def settle_initiative(state: State, effects: Effects) -> None:
     """The order, once no seats are tied; tied seats roll, in seat order, and equal rolls roll again [E1-05]."""
-    state.to_roll = tied_seats(state)
+    keys = initiative_keys(state)
+    ranked = sorted(state.seats, key=keys.__getitem__)  # stable: the seats are in seat order
+    state.to_roll = tied_seats(ranked, keys)
     if state.to_roll:
         return
-    state.order = tuple(sorted(state.seats, key=lambda p: initiative_key(state, p)))
+    state.order = tuple(ranked)
     effects.add(
         "initiative_set", turn=state.turn, order=list(state.order),
-        tails={p: state.gene(p, "tail") for p in state.order}, dinosaurs={p: state.count_of(p) for p in state.order},
+        tails={p: -keys[p][0] for p in state.order}, dinosaurs={p: keys[p][1] for p in state.order},
         rolls={p: list(rolls) for p, rolls in state.tiebreaks.items() if rolls},
     )  # fmt: skip
     state.phase = Phase.CLIMATE
@@ -134,23 +138,29 @@ def next_mover(state: State, effects: Effects) -> None:
 
 
 def after_movement_action(state: State, effects: Effects) -> None:
-    if state.combat is None and (state.movement_left == 0 or state.count_of(state.order[state.acting]) == 0):
+    """A seat's movement ends by itself once its points are spent (an attack costs its point on the roll)."""
+    if state.combat is None and state.movement_left == 0:
         next_mover(state, effects)
 
 
 def start_births(state: State, effects: Effects) -> None:
     state.phase = Phase.BIRTHS
-    state.adults = dict(state.board)
+    adults: dict[str, list[str]] = {player: [] for player in state.order}
+    for space, owner in state.board.items():
+        adults[owner].append(space)
+    state.adults = {player: tuple(spaces) for player, spaces in adults.items()}
     state.acting = -1
     next_birther(state, effects)
 
 
 def next_birther(state: State, effects: Effects) -> None:
-    """The next seat with a birth it can make places as many babies as it has eggs [E1-10]."""
+    """The next seat with a birth it can make places as many babies as it has eggs, and dinosaurs in reserve
+    [E1-10]."""
     state.acting += 1
     while state.acting < len(state.order):
-        state.births_left, state.babies = state.gene(state.order[state.acting], "egg"), ()
-        if board.birth_spaces(state, state.order[state.acting]):
+        player = state.order[state.acting]
+        state.births_left, state.babies = min(state.gene(player, "egg"), state.reserve_of(player)), ()
+        if board.has_birth_space(state, player):
             return
         state.acting += 1
     state.births_left, state.babies = 0, ()
@@ -159,7 +169,7 @@ def next_birther(state: State, effects: Effects) -> None:
 
 def after_birth(state: State, effects: Effects) -> None:
     """Births are compulsory, so a seat's births end when none is left that it can make [E1-10]."""
-    if not board.birth_spaces(state, state.order[state.acting]):
+    if not board.has_birth_space(state, state.order[state.acting]):
         next_birther(state, effects)
 
 
@@ -173,8 +183,13 @@ def start_survival(state: State, effects: Effects) -> None:
 def next_survivor(state: State, effects: Effects) -> None:
     """In initiative order, each seat loses what the climate takes; one whose owner must choose waits [E1-11]."""
     state.acting += 1
-    while state.acting < len(state.order):
-        survival = board.survival_of(state, state.order[state.acting])
+    waiting = state.order[state.acting :]
+    losing = board.losing_survivals(state, waiting)
+    for player in waiting:
+        survival = losing.get(player)
+        if survival is None:
+            state.acting += 1
+            continue
         if survival.choices:
             return
         if survival.forced:
@@ -186,10 +201,14 @@ def next_survivor(state: State, effects: Effects) -> None:
 
 def award_mp(state: State, effects: Effects) -> None:
     """1 MP a dinosaur on the board [E1-12]."""
-    awards = {player: state.count_of(player) for player in state.order}
+    owners = list(state.board.values())
+    awards = {player: owners.count(player) for player in state.order}
+    totals = {}
     for player, mp in awards.items():
-        state.own_seat(player).mp += mp
-    effects.add("mp_awarded", turn=state.turn, awards=awards, totals={p: state.seats[p].mp for p in state.order})
+        if mp:
+            state.own_seat(player).mp += mp
+        totals[player] = state.seats[player].mp
+    effects.add("mp_awarded", turn=state.turn, awards=awards, totals=totals)
 
 
 def start_evolution(state: State, effects: Effects) -> None:

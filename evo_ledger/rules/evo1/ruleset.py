@@ -112,6 +112,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "a species with no dinosaur on the board as the births begin places its babies anywhere, each next to the last",
     ),
 )
+make_transition = Transition._make  # without the keyword handling of Transition(...): an action's fixed cost
 ACTION_WORDS: dict[type, str] = {Start: "start", DrawGene: "draw", PlayCard: "play"}
 ACTION_FORM = ActionForm(Action, parse_action, format_action, ACTION_WORDS)
 
@@ -162,11 +163,12 @@ class Evo1Ruleset(Ruleset[State, Action, Kit]):
         CHECKS[type(action)](state, action)
 
     def apply(self, state: State, action: Action) -> Transition[State]:
-        self.legal(state, action)
+        check_phase(state, action)
+        CHECKS[type(action)](state, action)
         after = state.copy()
         effects = Effects()
         APPLIES[type(action)](after, action, effects)
-        return Transition(after, tuple(effects.consequences), tuple(effects.warnings))
+        return make_transition((after, tuple(effects.consequences), ()))
 
     def replay(self, state: State, action: Action) -> State:
         after = state.copy()
@@ -271,29 +273,32 @@ def check_phase(state: State, action: Action) -> None:
         if isinstance(action, DrawGene | Bid | Pass):
             raise RuleViolation("E1-14", f"the meteor struck in turn {state.turn}: that turn has no auction")
         raise RuleViolation("E1-20", "the meteor has struck and ended the game: no action follows it")
+    kind = type(action)
     player = getattr(action, "player", None)
     if player is not None and player not in state.seats:
         raise RuleViolation(None, f"no player named {player!r} sits at this table ({', '.join(state.seats)})")
-    if isinstance(action, Drew | PlayCard):
+    if kind in ANY_TIME:
         return
     if state.cards_due and state.phase != Phase.SETUP:
         raise RuleViolation("E1-19", f"{state.cards_due[0]} draws the event card of a card gene first")
     awaited = awaited_roll(state)
-    if isinstance(action, Roll):
+    if kind is Roll:
         if awaited is None:
             raise RuleViolation("E1-04", f"no die roll is awaited in turn {state.turn}'s {state.phase} phase")
         return
     if awaited is not None:
         raise RuleViolation(ROLL_RULINGS[awaited], f"the {awaited} die must be rolled first ({awaiting(state)})")
-    if state.phase not in PHASE_OF[type(action)]:
-        expected = " or ".join(PHASE_OF[type(action)])
+    if state.phase not in PHASE_OF[kind]:
+        expected = " or ".join(PHASE_OF[kind])
         raise RuleViolation(
             "E1-04", f"'{format_action(action)}' belongs to the {expected} phase; turn {state.turn} is in {state.phase}"
         )
-    if state.phase == Phase.EVOLUTION and isinstance(action, Bid | Pass) and not state.rows_due:
+    if not state.rows_due and state.phase == Phase.EVOLUTION and kind in (Bid, Pass):
         raise RuleViolation("E1-14", "there is no auction to bid in now")
 
 
+# A card drawn or played may come in any phase: its own checks say when.
+ANY_TIME = frozenset({Drew, PlayCard})
 ROLL_RULINGS = {INITIATIVE_ROLL: "E1-05", CLIMATE_ROLL: "E1-06", COMBAT_ROLL: "E1-09", METEOR_ROLL: "E1-13"}
 
 
@@ -445,7 +450,6 @@ def legal_actions(state: State) -> Iterator[Action]:
 
 
 def card_draws(state: State) -> Iterator[Drew]:
-    out = state.held_cards() | set(state.discards)
-    deck = [card for card in state.kit.card_ids if card not in out]
+    deck = [card for card in state.kit.card_ids if not state.holds(card) and card not in state.discards]
     for player in dict.fromkeys(state.cards_due):
         yield from (Drew(player, card) for card in deck)

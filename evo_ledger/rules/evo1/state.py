@@ -1,9 +1,10 @@
 """The state of an Evo 1st edition game between two actions.
 
 States are plain objects, and the ruleset never changes one it was given: `apply` works on a `copy()`, which
-shares everything but the board and the seats; a seat is copied the first time a transition changes it
-(`own_seat`). Turns run the six phases of E1-04; a phase that needs no input happens inside the action that
-ends the phase before it.
+shares everything with the state it was copied from until a transition changes it: the board is copied the
+first time a transition changes it (`own_board`), a seat likewise (`own_seat`), and every other field is
+replaced, never changed in place. Turns run the six phases of E1-04; a phase that needs no input happens
+inside the action that ends the phase before it.
 """
 
 from __future__ import annotations
@@ -36,17 +37,17 @@ COMBAT_ROLL = "combat"
 METEOR_ROLL = "meteor"
 
 
-@dataclass
+@dataclass(slots=True)
 class Seat:
     name: str
     seat: int
     mp: int
     genes: dict[str, int] = field(default_factory=dict)
-    """Genes bought, beside those printed on the sheet."""
+    """Genes bought, beside those printed on the sheet: replaced, never changed in place."""
     hand: tuple[str, ...] = ()
 
     def copy(self) -> Seat:
-        return Seat(self.name, self.seat, self.mp, dict(self.genes), self.hand)
+        return Seat(self.name, self.seat, self.mp, self.genes, self.hand)
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,9 @@ class Combat:
     attacker: str
     source: str
     target: str
+
+
+NOTHING_OWNED: tuple[str, ...] = ()
 
 
 @dataclass
@@ -74,8 +78,8 @@ class State:
     combat: Combat | None = None
     to_roll: tuple[str, ...] = ()
     """The tied seats still to roll for initiative in this round of rolls [E1-05]."""
-    adults: dict[str, str] = field(default_factory=dict)
-    """The board as the births began: each adult's space and owner [E1-10]."""
+    adults: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each seat's dinosaurs as the births began, its adults [E1-10]."""
     babies: tuple[str, ...] = ()
     births_left: int = 0
     meteor: int = 0
@@ -94,20 +98,32 @@ class State:
     """The seats owed a card, once each card: the deal, then card genes [E1-02, E1-19]."""
     discards: tuple[str, ...] = ()
     impact: bool = False
-    _owned: set[str] = field(default_factory=set, compare=False, repr=False)
+    _owned: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
+    """What this state no longer shares with the state it was copied from: the seats it owns, and '' for the
+    board; None for a state copied from none."""
 
     def copy(self) -> State:
         clone = object.__new__(State)
-        clone.__dict__.update(self.__dict__)
-        clone.board = dict(self.board)
-        clone.seats = dict(self.seats)
-        clone._owned = set()
+        fields = self.__dict__.copy()  # a dict's own copy is many times faster than filling a new one
+        fields["_owned"] = NOTHING_OWNED
+        clone.__dict__ = fields
         return clone
 
+    def own_board(self) -> dict[str, str]:
+        """The board, to be changed: copied first if this state still shares it."""
+        if self._owned is not None and "" not in self._owned:
+            self.board = dict(self.board)
+            self._owned = (*self._owned, "")
+        return self.board
+
     def own_seat(self, name: str) -> Seat:
-        if name not in self._owned:
+        """The seat, to be changed: copied first if this state still shares it."""
+        owned = self._owned
+        if owned is not None and name not in owned:
+            if owned in ((), ("",)):
+                self.seats = dict(self.seats)
             self.seats[name] = self.seats[name].copy()
-            self._owned.add(name)
+            self._owned = (*owned, name)
         return self.seats[name]
 
     def gene(self, player: str, gene: str) -> int:
@@ -118,7 +134,7 @@ class State:
         return [space for space, owner in self.board.items() if owner == player]
 
     def count_of(self, player: str) -> int:
-        return sum(1 for owner in self.board.values() if owner == player)
+        return list(self.board.values()).count(player)
 
     def reserve_of(self, player: str) -> int:
         return self.kit.dinosaurs_per_player - self.count_of(player)
@@ -137,8 +153,8 @@ class State:
             return self.order[self.acting]
         return None
 
-    def held_cards(self) -> set[str]:
-        return {card for seat in self.seats.values() for card in seat.hand}
+    def holds(self, card: str) -> bool:
+        return any(card in seat.hand for seat in self.seats.values())
 
 
 def state_to_data(state: State) -> dict[str, Any]:
@@ -157,7 +173,7 @@ def state_to_data(state: State) -> dict[str, Any]:
         "movement_left": state.movement_left,
         "combat": [combat.attacker, combat.source, combat.target] if combat else None,
         "to_roll": list(state.to_roll),
-        "adults": dict(state.adults),
+        "adults": {player: list(spaces) for player, spaces in state.adults.items()},
         "babies": list(state.babies),
         "births_left": state.births_left,
         "meteor": state.meteor,
@@ -195,7 +211,7 @@ def state_from_data(kit: Kit, data: dict[str, Any]) -> State:
         movement_left=data["movement_left"],
         combat=Combat(*combat) if combat else None,
         to_roll=tuple(data["to_roll"]),
-        adults=dict(data["adults"]),
+        adults={player: tuple(spaces) for player, spaces in data["adults"].items()},
         babies=tuple(data["babies"]),
         births_left=data["births_left"],
         meteor=data["meteor"],

@@ -141,10 +141,9 @@ class State:
 
     def copy(self) -> State:
         clone = object.__new__(State)
-        clone.__dict__.update(self.__dict__)
-        clone.board = dict(self.board)
-        clone.players = dict(self.players)
-        clone._owned = set()
+        fields = self.__dict__.copy()  # a dict's own copy is many times faster than filling a new one
+        fields["board"], fields["players"], fields["_owned"] = dict(self.board), dict(self.players), set()
+        clone.__dict__ = fields
         return clone
 
     def own_player(self, name: str) -> PlayerState:
