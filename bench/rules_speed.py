@@ -3,11 +3,12 @@
     python bench/rules_speed.py [--games 60] [--repeats 5] [--report]
 
 Games are recorded first (not timed): evo2's by its seeded bots, evo1's by a seeded player choosing among the
-legal actions at random. Then, best of `repeats`, each ruleset's games are replayed twice:
+legal actions at random. Then, `repeats` times, each ruleset's games are replayed twice:
 - check+apply: every recorded action checked and applied through the ruleset (actions/s);
 - parse+check+apply: every recorded line read from notation, then checked and applied (lines/s);
 beside python-chess's `Board.is_legal` then `Board.push` (check+apply) and `Board.push_san` (parse+check+apply)
-over random games. All the runs take turns within each repeat, so the ratios hold on a noisy shared machine.
+over random games. All the runs take turns within each repeat, and a ratio is the median of the repeats' ratios,
+each against the chess run of the same repeat, so that it holds on a shared machine whose speed moves.
 With `--report`, each ruleset's section of docs/benchmarks.md is written anew.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -60,15 +62,20 @@ class Recorded:
                 state = apply(state, parse(line)).state
 
 
-def best_rates(runs: dict[str, tuple[int, Callable[[], None]]], repeats: int) -> dict[str, float]:
-    """Each run's best rate; the runs take turns within every repeat, so they share the machine's moods."""
-    best = dict.fromkeys(runs, float("inf"))
+def measured_rates(runs: dict[str, tuple[int, Callable[[], None]]], repeats: int) -> dict[str, list[float]]:
+    """Each run's rate in every repeat; the runs take turns within a repeat, so they share the machine's moods."""
+    rates: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeats):
-        for name, (_, run) in runs.items():
+        for name, (count, run) in runs.items():
             started = time.perf_counter()
             run()
-            best[name] = min(best[name], time.perf_counter() - started)
-    return {name: runs[name][0] / seconds for name, seconds in best.items()}
+            rates[name].append(count / (time.perf_counter() - started))
+    return rates
+
+
+def ratio(rates: dict[str, list[float]], run: str, peer: str) -> float:
+    """The median, over the repeats, of the run's rate against its peer's in the same repeat."""
+    return statistics.median(mine / theirs for mine, theirs in zip(rates[run], rates[peer], strict=True))
 
 
 def evo2_games(count: int) -> Recorded:
@@ -139,20 +146,26 @@ def chess_parse_check_apply(games: list[list[str]]) -> None:
             board.push_san(san)
 
 
-def report(name: str, recorded: Recorded, games: int, rates: dict[str, float], chess_games: int) -> str:
-    apply, parse = rates[f"{name} apply"], rates[f"{name} parse"]
-    chess_apply, chess_parse = rates["chess apply"], rates["chess parse"]
-    against = f"{verdict(apply / chess_apply, TARGET)} (chess: {chess_apply:,.0f} moves/s)"
+def report(name: str, recorded: Recorded, games: int, rates: dict[str, list[float]], chess_games: int) -> str:
+    apply, parse = max(rates[f"{name} apply"]), max(rates[f"{name} parse"])
+    chess_apply, chess_parse = max(rates["chess apply"]), max(rates["chess parse"])
+    apply_ratio, parse_ratio = (
+        ratio(rates, f"{name} apply", "chess apply"),
+        ratio(rates, f"{name} parse", "chess parse"),
+    )
+    against = f"{verdict(apply_ratio, TARGET)} (chess: {chess_apply:,.0f} moves/s)"
     how = "its seeded bots" if name == "evo2" else "a seeded player choosing among the legal actions at random"
     return f"""## Rules engine: {name}
 
-`.venv/bin/python bench/rules_speed.py --report` ({machine()}): {games} games of {name} recorded by {how}
-({recorded.count:,} actions), replayed beside python-chess replaying {chess_games} random games; best of the runs.
+Measured by `.venv/bin/python bench/rules_speed.py --report` ({machine()}).
+{games} games of {name} ({recorded.count:,} actions), recorded by {how}, replayed beside python-chess
+replaying {chess_games} random games in the same run, {len(rates["chess apply"])} times in turn. A rate is the
+best of the runs; a ratio is the median of the runs' ratios, each against the chess run beside it.
 
 | measure | rate | against python-chess |
 | --- | --- | --- |
 | {name} check+apply | {apply:,.0f} actions/s | {against} |
-| {name} parse+check+apply | {parse:,.0f} lines/s | {parse / chess_parse:.2f}x (chess: {chess_parse:,.0f} moves/s) |
+| {name} parse+check+apply | {parse:,.0f} lines/s | {parse_ratio:.2f}x (chess: {chess_parse:,.0f} moves/s) |
 """
 
 
@@ -176,15 +189,20 @@ def main() -> None:
     for name, games in recorded.items():
         runs[f"{name} apply"] = (games.count, games.apply)
         runs[f"{name} parse"] = (games.count, games.parse_apply)
-    rates = best_rates(runs, args.repeats)
+    rates = measured_rates(runs, args.repeats)
 
-    print(f"chess check+apply       {rates['chess apply']:10,.0f} moves/s ({len(moves)} games, {move_count} moves)")
-    print(f"chess parse+check+apply {rates['chess parse']:10,.0f} moves/s")
+    print(
+        f"chess check+apply       {max(rates['chess apply']):10,.0f} moves/s ({len(moves)} games, {move_count} moves)"
+    )
+    print(f"chess parse+check+apply {max(rates['chess parse']):10,.0f} moves/s")
     for name, games in recorded.items():
-        apply, parse = rates[f"{name} apply"], rates[f"{name} parse"]
-        ratio = apply / rates["chess apply"]
-        print(f"{name} check+apply        {apply:10,.0f} actions/s = {ratio:.2f}x chess ({games.count} actions)")
-        print(f"{name} parse+check+apply  {parse:10,.0f} lines/s   = {parse / rates['chess parse']:.2f}x chess")
+        apply, parse = max(rates[f"{name} apply"]), max(rates[f"{name} parse"])
+        apply_ratio, parse_ratio = (
+            ratio(rates, f"{name} apply", "chess apply"),
+            ratio(rates, f"{name} parse", "chess parse"),
+        )
+        print(f"{name} check+apply        {apply:10,.0f} actions/s = {apply_ratio:.2f}x chess ({games.count} actions)")
+        print(f"{name} parse+check+apply  {parse:10,.0f} lines/s   = {parse_ratio:.2f}x chess")
         if args.report:
             write_section(f"rules-{name}", report(name, games, args.games, rates, len(moves)))
     if args.report:
