@@ -1,8 +1,8 @@
 """Disputed outcomes answered from the log: why the rules decided as they did, and what a different action would
 have changed. Both fold the game again from its setup; neither touches the log.
 
-An explanation names the combat, survival phase, auction or climate reveal that an event belongs to, with every
-number the rules used (evo_ledger.rules.evo2.explain). A what-if replaces or drops one action in a branch, plays
+An explanation names the part of the game an event belongs to (a combat, a survival phase, an auction...), with
+every number the rules used (the ruleset's `explain`). A what-if replaces or drops one action in a branch, plays
 the game's later actions on after it for as long as the rules allow them, and compares the standings. Both are
 canonical reports carrying their hash, like the audit's.
 """
@@ -86,15 +86,13 @@ def game_steps(game: Game, count: int | None = None) -> list[Step[Any, Any]]:
 
 
 def explain_event(game: Game, events: Sequence[Any], version: int) -> ExplanationReport:
-    """Why the rules decided as they did about the combat, survival phase, auction or climate reveal that event
-    `version` belongs to."""
+    """Why the rules decided as they did about the part of the game that event `version` belongs to (a combat, a
+    survival phase, an auction...)."""
     index = effective_index(game, events, version)
     explanation = game.rules.explain(game_steps(game), index)
     if explanation is None:
         name = type(events[version - 1]).__name__
-        raise NotExplainable(
-            f"event {version} ({name}) is not part of a combat, a survival phase, an auction or a climate reveal"
-        )
+        raise NotExplainable(f"event {version} ({name}) is not part of anything the {game.rules.name} rules explain")
     data = dict(explanation.data)
     if explanation.span is not None:
         data["undone_rolls"] = _undone_rolls_between(game, events, explanation.span)

@@ -425,7 +425,7 @@ class Ledger(Application[UUID]):
         return audit(game_id, stored, up_to, expect_head, self.sealer)
 
     def explain(self, game_id: UUID, event: int) -> ExplanationReport:
-        """Why the rules decided as they did about the combat, survival phase, auction or climate reveal that
+        """Why the rules decided as they did about the part of the game (a combat, a survival phase...) that
         `event` belongs to (evo_ledger.disputes)."""
         return explain_event(self.game(game_id), self.game_events(game_id), event)
 

@@ -83,8 +83,8 @@ def add_ledger_commands(commands: Any) -> None:
     generate.add_argument("--players", type=int, default=4)
     generate.add_argument("--seed", type=int, help="the seed (default: a random one)")
     generate.add_argument("--bot", choices=bot_names(), default="sensible")
-    explain = _command(commands, "explain", "why the rules decided as they did about an event's combat, survival "
-                       "phase, auction or climate reveal", game=True)  # fmt: skip
+    explain = _command(commands, "explain", "why the rules decided as they did about the part of the game an event "
+                       "belongs to: a combat, a survival phase, an auction...", game=True)  # fmt: skip
     explain.add_argument("event", type=int, metavar="EVENT", help="the event's number in the game's log")
     explain.add_argument("--json", action="store_true", help="the explanation as canonical JSON, with its hash")
     branch = _command(commands, "what-if", "fold the game again with one action replaced or dropped, in a branch "

@@ -51,7 +51,7 @@ EventNumber = Annotated[
     responses={200: {"content": {"application/json": {}}, "description": "the explanation, canonical JSON"}},
 )
 def explain(reader: ReaderDep, ledger: LedgerDep, event: EventNumber) -> Response:
-    """Why the rules decided as they did about the combat, survival phase, auction or climate reveal the event
+    """Why the rules decided as they did about the part of the game (a combat, a survival phase...) the event
     belongs to: every number they used, as data and in words. 422 `not_explainable` for any other event."""
     seen = not_hidden(reader, ledger, event)
     return report_response(for_reader(ledger.explain(reader.game_id, event), seen))

@@ -223,7 +223,9 @@ def test_a_climate_reveal_is_explained_by_the_pile_and_the_round_E2_04(hand_game
 def test_events_with_nothing_to_explain_are_refused_by_name(hand_game: tuple[Ledger, Receipt]) -> None:
     ledger, receipt = hand_game
     moved = version_of(ledger, receipt.game_id, "DinosaurMoved")
-    with pytest.raises(NotExplainable, match=f"event {moved} \\(DinosaurMoved\\) is not part of a combat"):
+    with pytest.raises(
+        NotExplainable, match=f"event {moved} \\(DinosaurMoved\\) is not part of anything the evo2 rules explain"
+    ):
         ledger.explain(receipt.game_id, moved)
     with pytest.raises(NotExplainable, match=f"the game has events 1 to {receipt.version}, not 0"):
         ledger.explain(receipt.game_id, 0)

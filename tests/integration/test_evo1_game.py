@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+from uuid import UUID
 
 import pytest
 from fastapi.testclient import TestClient
@@ -114,3 +116,46 @@ def test_an_evo1_game_is_recorded_through_play_with_tab_completion(tmp_path: Pat
         terminal.close()
     assert ledger.game(game_id).state.tiebreaks["ann"] == (4,)
     ledger.close()
+
+
+def explained(ledger: Ledger, game_id: UUID, notation: str, after: int = 0) -> dict[str, Any]:
+    """The explanation of the event the action `notation` made (the first at or after event `after`)."""
+    events = list(ledger.game_events(game_id))
+    event = next(n for n, e in enumerate(events, start=1) if n > after and getattr(e, "notation", None) == notation)
+    return ledger.explain(game_id, event).data
+
+
+def test_a_survival_an_auction_with_bids_above_6_and_a_climate_roll_are_explained_E1_11_E1_16_E1_06(
+    ledger: Ledger,
+) -> None:
+    game_id = import_notation(ledger, HAND_GAME).game_id
+    survival = explained(ledger, game_id, "ben remove G2 G5")
+    assert survival["kind"] == "survival"
+    assert any(
+        "ben: 3 in the hot zone (parasols keep 1)" in line and "chose G2, G5" in line for line in survival["words"]
+    )
+    auction = explained(ledger, game_id, "cat bid 8 mutant")
+    assert auction["kind"] == "auction"
+    assert {"player": "ann", "amount": 7, "target": "mutant"} in auction["data"]["bids"]
+    assert "cat won row 3 (mutant) at 8 and paid 8 [E1-19]." in auction["words"]
+    assert "ann won row 1 (foot) at 3 and paid 2, 1 off for mutants bought before [E1-19]." in auction["words"]
+    events = list(ledger.game_events(game_id))
+    changed = next(n for n, event in enumerate(events, start=1) if type(event).__name__ == "ClimateChanged")
+    climate = ledger.explain(game_id, changed).data
+    assert climate["kind"] == "climate" and climate["data"]["colour"] == "green"
+    assert climate["words"][0] == "ben rolled the climate die: 3 moves the marker one position clockwise [E1-06]."
+
+
+def test_an_initiative_decided_by_rolls_again_is_explained_E1_05(ledger: Ledger) -> None:
+    game_id = import_notation(ledger, HAND_GAME).game_id
+    # Turn 3: ann and cat tie on tail and dinosaurs, roll 2 and 2, then 5 and 1.
+    initiative = explained(ledger, game_id, "roll 5", after=explained_turn_start(ledger, game_id, 3))
+    assert initiative["kind"] == "initiative" and initiative["data"]["order"] == ["ben", "cat", "ann"]
+    assert "Rolls: ann rolled 2, then 5; cat rolled 2, then 1 (equal rolls roll again)." in initiative["words"]
+
+
+def explained_turn_start(ledger: Ledger, game_id: UUID, turn: int) -> int:
+    """The event at which `turn` begins: the last event of the turn before it."""
+    events = list(ledger.game_events(game_id))
+    ends = [n for n, event in enumerate(events, start=1) if type(event).__name__ == "AuctionSettled"]
+    return ends[turn - 2]

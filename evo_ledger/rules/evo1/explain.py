@@ -8,7 +8,7 @@ from typing import Any
 
 from evo_ledger.rules.base import Consequence, Explanation, Step
 from evo_ledger.rules.evo1.actions import Action, Attack, Bid, DrawGene
-from evo_ledger.rules.evo1.state import State
+from evo_ledger.rules.evo1.state import Phase, State
 
 Evo1Step = Step[State, Action]
 FACES = range(1, 7)
@@ -24,6 +24,8 @@ def explain(steps: Sequence[Evo1Step], at: int) -> Explanation | None:
         return combat(steps, at)
     if "climate_changed" in kinds:
         return climate(step)
+    if "initiative_set" in kinds or step.before.phase == Phase.INITIATIVE:
+        return initiative(steps, at)
     if "dinosaurs_perished" in kinds or "mp_awarded" in kinds:
         return survival(steps, at)
     if isinstance(step.action, Bid | DrawGene) or kinds & AUCTION_KINDS:
@@ -79,6 +81,30 @@ def climate(step: Evo1Step) -> Explanation:
         f"({data['colour']}): {data['colour']} spaces are ideal this turn [E1-07].",
     )
     return Explanation("climate", data, words)
+
+
+def initiative(steps: Sequence[Evo1Step], at: int) -> Explanation | None:
+    """The order of the turn: tails, then dinosaurs, then the rolls of the seats still tied [E1-05]."""
+    found = next(
+        ((index, c) for index in turn_steps(steps, at) if index >= at for c in derived(steps[index], "initiative_set")),
+        None,
+    )
+    if found is None:
+        return None
+    index, settled = found
+    data = dict(settled.data)
+    tails = ", ".join(f"{player} {tail}" for player, tail in data["tails"].items())
+    dinosaurs = ", ".join(f"{player} {count}" for player, count in data["dinosaurs"].items())
+    words = [
+        f"Turn {data['turn']}'s order [E1-05]: the longest tail first ({tails}), then fewer dinosaurs on the board "
+        f"({dinosaurs}), then the lowest roll among the seats still tied."
+    ]
+    rolls = "; ".join(f"{player} rolled {', then '.join(map(str, faces))}" for player, faces in data["rolls"].items())
+    if rolls:
+        words.append(f"Rolls: {rolls} (equal rolls roll again).")
+    words.append(f"The order: {', '.join(data['order'])}.")
+    rolled = [i for i in turn_steps(steps, at) if i <= index and steps[i].before.phase == Phase.INITIATIVE]
+    return Explanation("initiative", data, tuple(words), span=(rolled[0], index) if rolled else None)
 
 
 def turn_steps(steps: Sequence[Evo1Step], at: int) -> range:
