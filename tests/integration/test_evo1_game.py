@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api import ApiSettings, create_app
+from evo_ledger.cli import main
 from evo_ledger.ledger import Ledger
 from evo_ledger.notation import parse_game
 from evo_ledger.rules.base import RuleViolation
@@ -159,3 +160,14 @@ def explained_turn_start(ledger: Ledger, game_id: UUID, turn: int) -> int:
     events = list(ledger.game_events(game_id))
     ends = [n for n, event in enumerate(events, start=1) if type(event).__name__ == "AuctionSettled"]
     return ends[turn - 2]
+
+
+def test_new_takes_the_ruleset_from_an_evo1_kit_and_refuses_a_table_of_two_E1_01(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    database = str(tmp_path / "new.sqlite")
+    assert main(["new", "--kit", "standin-e1-3p", "--players", "ann", "ben", "cat", "--database", database]) == 0
+    assert main(["show", "last", "--database", database]) == 0
+    assert "setup · ann to draw an event card" in capsys.readouterr().out
+    assert main(["new", "--kit", "standin-e1-3p", "--players", "ann", "ben", "--database", database]) == 2
+    assert "[E1-01] Evo 1st edition is for 3 to 5 players, not 2" in capsys.readouterr().err
