@@ -115,6 +115,16 @@ class KitReader:
     def __init__(self, label: str) -> None:
         self.label = label
 
+    def document(self, value: Any, format_version: int) -> dict[str, Any]:
+        """The kit's root object, refused unless its `format` is the one the ruleset reads."""
+        root = self.mapping(value, "")
+        version = self.integer(root, "format", minimum=1)
+        if version != format_version:
+            raise KitError(
+                f"kit {self.label!r}: format {version} is not supported (this version reads {format_version})"
+            )
+        return root
+
     def fail(self, where: str, problem: str) -> NoReturn:
         raise KitError(f"kit {self.label!r}: {where or 'document'}: {problem}")
 

@@ -9,7 +9,7 @@ from functools import cached_property
 from typing import Any
 
 from evo_ledger.rules.hexisland.kit import Space, check_islands, neighbours_of, parse_spaces
-from evo_ledger.rules.kits import KitError, KitReader, canonical_hash
+from evo_ledger.rules.kits import KitReader, canonical_hash
 
 FORMAT_VERSION = 1
 PLAYER_COUNTS = range(3, 6)
@@ -77,10 +77,7 @@ def zone(terrains: tuple[str, ...], ideal: str, terrain: str) -> str:
 
 def parse_kit(document: Any, label: str = "kit") -> Kit:
     reader = KitReader(label)
-    root = reader.mapping(document, "")
-    version = reader.integer(root, "format", minimum=1)
-    if version != FORMAT_VERSION:
-        raise KitError(f"kit {label!r}: format {version} is not supported (this version reads {FORMAT_VERSION})")
+    root = reader.document(document, FORMAT_VERSION)
     players = reader.integer(root, "players")
     if players not in PLAYER_COUNTS:
         reader.fail("players", f"[E1-01] Evo 1st edition is for 3 to 5 players, not {players}")

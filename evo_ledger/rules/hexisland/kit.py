@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from evo_ledger.rules.kits import KitError, KitReader, canonical_hash
+from evo_ledger.rules.kits import KitReader, canonical_hash
 
 FORMAT_VERSION = 1
 ZONES = ("ideal", "hot", "cold", "deadly")
@@ -85,10 +85,7 @@ class Kit:
 
 def parse_kit(document: Any, label: str = "kit") -> Kit:
     reader = KitReader(label)
-    root = reader.mapping(document, "")
-    version = reader.integer(root, "format", minimum=1)
-    if version != FORMAT_VERSION:
-        raise KitError(f"kit {label!r}: format {version} is not supported (this version reads {FORMAT_VERSION})")
+    root = reader.document(document, FORMAT_VERSION)
     terrains = tuple(reader.strings(root, "terrains"))
     spaces = parse_spaces(reader, root, terrains)
     neighbours = neighbours_of(spaces)
