@@ -26,7 +26,13 @@ def base_url(tmp_path: Any) -> Iterator[str]:
 
 
 def test_no_sequence_of_linked_calls_gets_a_server_error_or_breaks_the_schema(base_url: str) -> None:
-    schema = schemathesis.openapi.from_url(f"{base_url}/openapi.json").exclude(operation_id="stream")
+    # The rules reference's two reads link to nothing and take no game: the walk spends its steps on the games.
+    schema = (
+        schemathesis.openapi.from_url(f"{base_url}/openapi.json")
+        .exclude(operation_id="stream")
+        .exclude(operation_id="list_rulings")
+        .exclude(operation_id="get_ruling")
+    )
     tokens: dict[str, str] = {}
     answers: Counter[tuple[str, int]] = Counter()
 
