@@ -15,7 +15,7 @@ from evo_ledger.game import NothingToUndo
 from evo_ledger.ledger import Ledger, Receipt, VersionConflict
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.text import NotationError
-from evo_ledger.views import event_line, headline, position
+from evo_ledger.views import event_line, headline, position, terminal_width
 
 SHOWN_LEGAL_ACTIONS = 12
 HELP = """\
@@ -86,7 +86,7 @@ class PlaySession:
         """Say what was stored: the events after `before`, each with its number, and the receipt's head hash."""
         self.game = self.ledger.game(self.game_id)
         for event in self.ledger.game_events(self.game_id, after=before):
-            self.say(event_line(event))
+            self.say(event_line(event, self.game.rules, terminal_width(self.out)))
         self.say(f"stored: event {receipt.version}, head {receipt.head_hash[:16]}")
         if self.game.rules.outcome(self.game.state) is not None:
             self.say(headline(self.game))
@@ -139,7 +139,7 @@ class PlaySession:
     def log(self, rest: str) -> None:
         count, _ = leading_number(rest)
         for event in self.ledger.game_events(self.game_id)[-(count or 10) :]:
-            self.say(event_line(event))
+            self.say(event_line(event, self.game.rules, terminal_width(self.out)))
 
     def legal_actions(self) -> Iterator[str]:
         rules = self.game.rules

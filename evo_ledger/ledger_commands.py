@@ -30,7 +30,7 @@ from evo_ledger.rules.text import NotationError
 from evo_ledger.selfplay import NoSelfPlay, bot_names
 from evo_ledger.settings import Settings, SettingsError
 from evo_ledger.transfer import BUNDLE_SUFFIX, ImportFileError, export_bundle, export_notation, import_files
-from evo_ledger.views import event_line, position
+from evo_ledger.views import event_line, position, terminal_width
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -200,8 +200,9 @@ def note(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def print_events(ledger: Ledger, receipt: Receipt, after: int, out: TextIO) -> None:
+    rules, width = ledger.game(receipt.game_id).rules, terminal_width(out)
     for event in ledger.game_events(receipt.game_id, after=after):
-        print(event_line(event), file=out)
+        print(event_line(event, rules, width), file=out)
     print_receipt(receipt, out)
 
 
@@ -219,8 +220,10 @@ def show(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def log(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    for event in ledger.game_events(ledger.find_game(args.game)):
-        print(event_line(event), file=out)
+    game_id = ledger.find_game(args.game)
+    rules, width = ledger.game(game_id).rules, terminal_width(out)
+    for event in ledger.game_events(game_id):
+        print(event_line(event, rules, width), file=out)
     return EXIT_OK
 
 

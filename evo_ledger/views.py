@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping
-from typing import Any
+import shutil
+import textwrap
+from collections.abc import Iterable
+from typing import Any, TextIO
 
 from evo_ledger.game import Game
 from evo_ledger.notation import format_result
+from evo_ledger.rules import AnyRuleset
 
-WORD_BOUNDARY = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+# How far a wrapped event line's following lines are indented: under the text after the event's number.
+CONTINUATION = 9
 
 
 def headline(game: Game) -> str:
@@ -42,8 +45,15 @@ def occupant_marks(players: Iterable[str]) -> dict[str, str]:
     return {name: str(seat) for seat, name in enumerate(names, start=1)}
 
 
-def event_line(event: Any) -> str:
-    """One event of a game's log, after its number."""
+def event_line(event: Any, rules: AnyRuleset, width: int | None = None) -> str:
+    """One event of a game's log, after its number; wrapped at word boundaries to `width` when one is given."""
+    line = _event_text(event, rules)
+    if width is None:
+        return line
+    return textwrap.fill(line, width, subsequent_indent=" " * CONTINUATION, break_long_words=False)
+
+
+def _event_text(event: Any, rules: AnyRuleset) -> str:
     number = f"{event.originator_version:>5}  "
     if isinstance(event, Game.Started):
         names = ", ".join(player["name"] for player in event.players)
@@ -53,7 +63,7 @@ def event_line(event: Any) -> str:
     if isinstance(event, Game.ActionCorrected):
         return f"{number}corrected event {event.replaced} to: {event.notation} ({event.reason})"
     if isinstance(event, Game.ConsequenceDerived):
-        return f"{number}  → {consequence_name(event)}: {plain(event.data)}"
+        return f"{number}  → {rules.describe(consequence_kind(rules, event), event.data)}"
     if isinstance(event, Game.ActionsUndone):
         return f"{number}undone: events {', '.join(map(str, event.versions))} ({event.reason})"
     if isinstance(event, Game.AnnotationAdded):
@@ -62,21 +72,15 @@ def event_line(event: Any) -> str:
 
 
 def _hidden(player: str | None) -> str:
-    return f"   [seen by {player} only]" if player else ""
+    return f"   (seen by {player} only)" if player else ""
 
 
-def consequence_name(event: Game.ConsequenceDerived) -> str:
-    """The event's class name in words: `SeedRevealed` as `seed revealed`, `HPLost` as `hp lost`."""
-    return WORD_BOUNDARY.sub(" ", type(event).__name__).lower()
+def consequence_kind(rules: AnyRuleset, event: Game.ConsequenceDerived) -> str:
+    """The kind of consequence the event was stored as, by the ruleset's vocabulary."""
+    name = type(event).__name__
+    return next((kind for kind, stored in rules.vocabulary.consequences.items() if stored == name), name)
 
 
-def plain(data: Mapping[str, Any]) -> str:
-    return ", ".join(f"{key} {_value(value)}" for key, value in data.items())
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return "{" + plain(value) + "}"
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_value(item) for item in value) + "]"
-    return str(value)
+def terminal_width(out: TextIO) -> int | None:
+    """The width to wrap lines at: the terminal's, when `out` is one; None (no wrapping) otherwise."""
+    return shutil.get_terminal_size().columns if out.isatty() else None

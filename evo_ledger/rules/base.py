@@ -355,6 +355,12 @@ class Ruleset(Protocol[StateT, ActionT, KitT]):
         """The state as the player `seat` may see it: `public_state` with that player's own hidden facts."""
         return self.public_state(state)
 
+    def describe(self, kind: str, data: Mapping[str, Any]) -> str:
+        """A consequence of `kind` with its `data`, as a sentence a player would say (`log`, `play`); a ruleset
+        whose consequences carry data says them in its own words."""
+        words = kind.replace("_", " ")
+        return f"{words[:1].upper()}{words[1:]}."
+
     def view(self, state: StateT) -> StateView:
         """The position in words: round, phase and whose turn, a line a player, the occupant of each space."""
 

@@ -28,7 +28,7 @@ def test_a_game_is_started_recorded_undone_noted_and_shown(database: str, capsys
     game = re.search(r"game ([0-9a-f-]{36})", out)
     assert status == 0 and game and "stored: event 1, head " in out
     status, out, _ = run(capsys, database, "record", game.group(1)[:8], "order ann ben cat", "climate cw")
-    assert status == 0 and "    2  order ann ben cat" in out and "→ climate changed" in out
+    assert status == 0 and "    2  order ann ben cat" in out and "→ The cw token turns the climate wheel" in out
     assert "stored: event 5" in out
     status, out, _ = run(capsys, database, "undo", "last", "--reason", "wrong token")
     assert status == 0 and "undone: events 4 (wrong token)" in out

@@ -182,6 +182,14 @@ class ToyRuleset(Ruleset[State, Action, ToyKit]):
     def builtin_kits(self) -> Mapping[str, Traversable]:
         return kits_in("tests.toy")
 
+    def describe(self, kind: str, data: Mapping[str, Any]) -> str:
+        if kind == "turn_lost":
+            return f"{data['player']} rolls a 1 and loses the {data['points']} points at stake."
+        if kind == "turn_scored":
+            return f"{data['player']} banks {data['points']} points."
+        places = ", ".join(f"{rank} {player} with {score}" for rank, player, score in data["standings"])
+        return f"The game is won. Standings: {places}."
+
     def setup(self, kit: ToyKit, players: Sequence[str], options: Mapping[str, Any]) -> State:
         if len(players) != kit.players:
             raise SetupError(f"kit {kit.name!r} seats {kit.players} players, not {len(players)}")

@@ -57,6 +57,7 @@ from evo_ledger.rules.evo1.state import (
     state_to_data,
 )
 from evo_ledger.rules.evo1.view import draw_board, view
+from evo_ledger.rules.evo1.words import describe
 from evo_ledger.rules.kits import kits_in
 from evo_ledger.rules.reference import Ruling, rulings_in
 from evo_ledger.rules.structured import ActionForm
@@ -236,6 +237,9 @@ class Evo1Ruleset(Ruleset[State, Action, Kit]):
 
     def view(self, state: State) -> StateView:
         return view(state)
+
+    def describe(self, kind: str, data: Mapping[str, Any]) -> str:
+        return describe(kind, data)
 
     def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
         return explain(steps, at)

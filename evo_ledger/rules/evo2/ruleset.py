@@ -68,6 +68,7 @@ from evo_ledger.rules.evo2.state import (
     state_to_data,
 )
 from evo_ledger.rules.evo2.view import view
+from evo_ledger.rules.evo2.words import describe
 from evo_ledger.rules.hexisland.kit import Kit, parse_kit
 from evo_ledger.rules.hexisland.kitmap import render_map
 from evo_ledger.rules.kits import kits_in
@@ -269,6 +270,9 @@ class Evo2Ruleset(Ruleset[State, Action, Kit]):
 
     def view(self, state: State) -> StateView:
         return view(state)
+
+    def describe(self, kind: str, data: Mapping[str, Any]) -> str:
+        return describe(kind, data)
 
     def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
         return explain(steps, at, survival_start)
