@@ -116,3 +116,45 @@ def test_a_formatted_game_reads_back_the_same() -> None:
     assert game.header == header and game.result == outcome.standings
     assert [line.text for line in game.actions] == ["order ann ben cat", "climate cw"]
     assert text.splitlines()[-1] == format_result(outcome) == "result 1 ben 12/3, 2 ann 7/2"
+
+
+REVISED = """ruleset evo2 1
+kit standin-e2-3p
+players ann ben cat
+order ann ben cat
+climate cw
+climate acw
+undo 1 (the wrong token)
+climate zero
+correct climate cw (it was clockwise)
+note 3 the table argued about this token
+"""
+
+
+def test_revision_lines_leave_the_effective_actions_and_keep_every_entry_in_order() -> None:
+    game = parse_game(REVISED)
+    assert [line.text for line in game.actions] == ["order ann ben cat", "climate cw", "climate cw"]
+    kinds = [getattr(entry, "kind", "action") for entry in game.entries]
+    assert kinds == ["action", "action", "action", "undo", "action", "correct", "note"]
+    assert [(r.count, r.text) for r in game.revisions] == [(1, "the wrong token"), (0, "it was clockwise"),
+                                                           (3, "the table argued about this token")]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("undo 9 (too many)", "3 actions stand, so 9 cannot be undone"),
+        ("undo 1 no reason", "expected 'undo COUNT (REASON)'"),
+        ("correct climate x (a bad token)", "expected a climate token"),
+        ("note x a note", "expected 'note EVENT TEXT'"),
+    ],
+)
+def test_a_revision_line_that_cannot_stand_is_refused_naming_its_line(line: str, message: str) -> None:
+    with pytest.raises(GameFileError) as caught:
+        parse_game(REVISED + line + "\n")
+    assert caught.value.line == 11 and message in caught.value.message
+
+
+def test_no_player_bears_the_name_of_a_revision_line() -> None:
+    with pytest.raises(GameFileError, match="'note' cannot be a player's name"):
+        parse_game("ruleset evo2 1\nkit standin-e2-3p\nplayers ann note cat\norder ann note cat\n")
