@@ -1,5 +1,5 @@
-"""Games as text files: a header, one action per line, comments, and an optional `result` line
-(docs/notation/README.md).
+"""Games as text files: a header, one action per line, the record's revisions (actions undone, the latest
+corrected, notes), comments, and an optional `result` line (docs/notation/README.md).
 
 Actions are read by the game's ruleset; this module knows the file's shape and reports every error with its
 line and column.
@@ -17,6 +17,11 @@ from evo_ledger.rules.base import OptionValue, Outcome, Standing
 from evo_ledger.rules.text import NotationError
 
 HEADER_KEYS = ("ruleset", "kit", "players", "option")
+# Lines that revise the record rather than act in the game; no player may bear their names.
+REVISION_KEYS = ("undo", "correct", "note")
+_UNDO = re.compile(r"undo\s+(\d{1,9})\s+\((.+)\)")
+_CORRECT = re.compile(r"correct\s+(.+?)\s+\((.+)\)")
+_NOTE = re.compile(r"note\s+(\d{1,18})\s+(.+)")
 _RESULT_ENTRY = re.compile(r"(\d{1,18})\s+([a-z][a-z0-9_]*)\s+(\d{1,18}(?:/\d{1,18})*)")
 _OPTION = re.compile(r"([a-z][a-z0-9_]*)=(\S+)")
 
@@ -49,11 +54,31 @@ class ActionLine:
 
 
 @dataclass(frozen=True)
+class Revision:
+    """A line that revises the record: `undo` the latest `count` actions, `correct` the latest to `action`, or
+    `note` about event `count`; `text` is the reason, or the note."""
+
+    line: int
+    kind: str
+    text: str
+    count: int = 0
+    action: ActionLine | None = None
+
+
+@dataclass(frozen=True)
 class GameFile:
+    """`actions` are the effective ones, as the revisions leave them; `entries` are every action and revision
+    line in the file's order."""
+
     header: Header
     actions: tuple[ActionLine, ...]
     result: tuple[Standing, ...] | None = None
     result_line: int | None = None
+    entries: tuple[ActionLine | Revision, ...] = ()
+
+    @property
+    def revisions(self) -> tuple[Revision, ...]:
+        return tuple(entry for entry in self.entries if isinstance(entry, Revision))
 
 
 @dataclass
@@ -83,7 +108,9 @@ def parse_game(text: str) -> GameFile:
         index += 1
     header = _parse_header(header_values, rows[0][0] if rows else 1)
     ruleset = _ruleset_of(header, header_values)
+    _check_player_names(header, header_values)
     actions: list[ActionLine] = []
+    entries: list[ActionLine | Revision] = []
     result: tuple[Standing, ...] | None = None
     result_line = None
     for number, column, content in rows[index:]:
@@ -94,9 +121,65 @@ def parse_game(text: str) -> GameFile:
             result, result_line = _parse_result(number, column, content), number
         elif first_word in HEADER_KEYS:
             raise GameFileError(number, column, f"the header line {first_word!r} must come before the first action")
+        elif first_word in REVISION_KEYS:
+            revision = _parse_revision(ruleset, number, column, content)
+            _revise(actions, revision, column)
+            entries.append(revision)
         else:
-            actions.append(ActionLine(number, content, _parse_action(ruleset, number, column, content)))
-    return GameFile(header, tuple(actions), result, result_line)
+            action = ActionLine(number, content, _parse_action(ruleset, number, column, content))
+            actions.append(action)
+            entries.append(action)
+    return GameFile(header, tuple(actions), result, result_line, tuple(entries))
+
+
+def _check_player_names(header: Header, values: dict[str, list[tuple[int, int, str]]]) -> None:
+    taken = sorted(set(header.players) & set(REVISION_KEYS))
+    if taken:
+        number, column, _ = values["players"][0]
+        raise GameFileError(number, column, f"{taken[0]!r} cannot be a player's name: it begins a revision line")
+
+
+def _parse_revision(ruleset: AnyRuleset, number: int, column: int, content: str) -> Revision:
+    kind = content.split(maxsplit=1)[0]
+    if kind == "undo":
+        undo = _UNDO.fullmatch(content)
+        if undo is None:
+            raise GameFileError(
+                number, column, "expected 'undo COUNT (REASON)', for example 'undo 1 (misread the die)'"
+            )
+        return Revision(number, kind, undo.group(2), count=int(undo.group(1)))
+    if kind == "note":
+        note = _NOTE.fullmatch(content)
+        if note is None:
+            raise GameFileError(number, column, "expected 'note EVENT TEXT', for example 'note 12 a disputed roll'")
+        return Revision(number, kind, note.group(2), count=int(note.group(1)))
+    correct = _CORRECT.fullmatch(content)
+    if correct is None:
+        raise GameFileError(
+            number, column, "expected 'correct ACTION (REASON)', for example 'correct roll 3 (it was 3)'"
+        )
+    action_column = column + correct.start(1)
+    text = correct.group(1)
+    return Revision(
+        number,
+        kind,
+        correct.group(2),
+        action=ActionLine(number, text, _parse_action(ruleset, number, action_column, text)),
+    )
+
+
+def _revise(actions: list[ActionLine], revision: Revision, column: int) -> None:
+    """The effective actions, as the revision leaves them."""
+    if revision.kind == "undo":
+        if not 1 <= revision.count <= len(actions):
+            raise GameFileError(
+                revision.line, column, f"{len(actions)} actions stand, so {revision.count} cannot be undone"
+            )
+        del actions[len(actions) - revision.count :]
+    elif revision.kind == "correct":
+        if not actions or revision.action is None:
+            raise GameFileError(revision.line, column, "no action stands to be corrected")
+        actions[-1] = revision.action
 
 
 def _parse_action(ruleset: AnyRuleset, number: int, column: int, content: str) -> Any:
@@ -193,6 +276,18 @@ def format_header(header: Header) -> str:
 
 def format_option_value(value: OptionValue) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def format_undo(count: int, reason: str) -> str:
+    return f"undo {count} ({reason})"
+
+
+def format_correction(notation: str, reason: str) -> str:
+    return f"correct {notation} ({reason})"
+
+
+def format_note(about: int, text: str) -> str:
+    return f"note {about} {text}"
 
 
 def format_game(

@@ -30,7 +30,18 @@ from evo_ledger.checker import load_pinned_kit_document
 from evo_ledger.codec import CodecError, digest, pack, unpack, unpack_sealed
 from evo_ledger.game import CHECK_ON_FOLD, GENESIS, SNAPSHOT_INTERVAL, Game, GameSnapshot, commitment_holds, stored_hash
 from evo_ledger.ledger import Ledger, Receipt
-from evo_ledger.notation import ActionLine, GameFile, GameFileError, Header, format_game, parse_game
+from evo_ledger.notation import (
+    ActionLine,
+    GameFile,
+    GameFileError,
+    Header,
+    Revision,
+    format_correction,
+    format_game,
+    format_note,
+    format_undo,
+    parse_game,
+)
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.text import NotationError
@@ -185,7 +196,8 @@ def import_bundles(
 
 
 def export_notation(ledger: Ledger, game_id: UUID, shown: Container[int] | None = None) -> str:
-    """The game as a notation file: its effective actions, with undone ones, corrections and notes as comments.
+    """The game as a notation file: its actions in the order recorded, and its undos, corrections and notes as
+    revision lines, so that importing it gives the same events.
     With `shown`, an action the rules keep hidden (a card drawn, a peek) that is not among those versions is a
     comment naming only its player.
 
@@ -194,30 +206,26 @@ def export_notation(ledger: Ledger, game_id: UUID, shown: Container[int] | None 
     header = Header(
         game.ruleset_name, game.ruleset_version, game.kit_name, game.kit_hash, tuple(game.player_names), game.options
     )
-    lines: list[str] = []
-    effective: list[int] = []
-    for event in ledger.game_events(game_id):
-        _add_lines(event, lines, effective, shown)
+    lines = [line for event in ledger.game_events(game_id) if (line := _line_of(event, shown)) is not None]
     ids = ", ".join(f"{p['name']}={p['id']}" for p in game.players)
     outcome = game.rules.outcome(game.state)
     return format_game(header, lines, outcome, comments=[f"game {game_id}", f"players: {ids}"])
 
 
-def _add_lines(event: Any, lines: list[str], effective: list[int], shown: Container[int] | None) -> None:
-    """The event's lines; with `shown`, a hidden action not among those versions is a comment naming its player."""
-    if isinstance(event, Game.ActionCorrected):
-        index = effective.pop()
-        lines[index] = f"# corrected ({event.reason}): {lines[index]}"
+def _line_of(event: Any, shown: Container[int] | None) -> str | None:
+    """The event's line, None for what the rules derive; with `shown`, a hidden action not among those versions is
+    a comment naming its player."""
     if isinstance(event, Game.ActionRecorded | Game.ActionCorrected):
-        effective.append(len(lines))
-        hidden = shown is not None and event.visible_only_to is not None and event.originator_version not in shown
-        lines.append(f"# {HIDDEN}: an action of {event.visible_only_to}" if hidden else event.notation)
-    elif isinstance(event, Game.ActionsUndone):
-        for _ in event.versions:
-            index = effective.pop()
-            lines[index] = f"# undone ({event.reason}): {lines[index]}"
-    elif isinstance(event, Game.AnnotationAdded):
-        lines.append(f"# note on event {event.about}: {event.text}")
+        if shown is not None and event.visible_only_to is not None and event.originator_version not in shown:
+            return f"# {HIDDEN}: an action of {event.visible_only_to}"
+        if isinstance(event, Game.ActionCorrected):
+            return format_correction(event.notation, event.reason)
+        return str(event.notation)
+    if isinstance(event, Game.ActionsUndone):
+        return format_undo(len(event.versions), event.reason)
+    if isinstance(event, Game.AnnotationAdded):
+        return format_note(event.about, event.text)
+    return None
 
 
 def import_notation(ledger: Ledger, text: str, base: Path | None = None, again: bool = False) -> Receipt:
@@ -418,14 +426,34 @@ def game_from_notation(text: str, base: Path | None = None, sealed: bool = False
     rules = get_ruleset(header.ruleset, header.version)
     game_id = None if again else content_id(rules, kit.content_hash, game_file)
     game = Game.start(rules, document, kit, players, header.options, sealed=sealed, game_id=game_id)
-    for line in game_file.actions:
+    for entry in game_file.entries:
         try:
-            game.record(line.text)
+            _record_entry(game, entry)
         except RuleViolation as violation:
+            line = entry if isinstance(entry, ActionLine) else entry.action or ActionLine(entry.line, entry.kind, None)
             raise IllegalAction(line, violation) from None
         except NotationError as error:
-            raise GameFileError(line.line, error.column, str(error)) from None
+            raise GameFileError(entry.line, error.column, str(error)) from None
+        except ValueError as error:
+            raise GameFileError(entry.line, 1, str(error)) from None
     return game
+
+
+def _record_entry(game: Game, entry: ActionLine | Revision) -> None:
+    if isinstance(entry, ActionLine):
+        game.record(entry.text)
+    elif entry.kind == "undo":
+        game.undo(entry.count, entry.text)
+    elif entry.kind == "note":
+        game.annotate(entry.count, entry.text)
+    elif entry.action is not None:
+        game.correct(entry.action.text, entry.text)
+
+
+def _entry_content(rules: Any, entry: ActionLine | Revision) -> Any:
+    if isinstance(entry, ActionLine):
+        return rules.format_action(entry.action)
+    return [entry.kind, entry.count, entry.text, rules.format_action(entry.action.action) if entry.action else None]
 
 
 IMPORTED_NAMESPACE = UUID("3f1d8a52-52b6-4c1e-9b0a-2f1f7e6c9d40")
@@ -435,7 +463,9 @@ def content_id(rules: Any, kit_hash: str, game_file: GameFile) -> UUID:
     """The id of a game file's game: the same for the same ruleset, kit, players, options and actions."""
     header = game_file.header
     actions = [rules.format_action(line.action) for line in game_file.actions]
-    content = [rules.name, rules.version, kit_hash, list(header.players), dict(header.options), actions]
+    content: list[Any] = [rules.name, rules.version, kit_hash, list(header.players), dict(header.options), actions]
+    if game_file.revisions:
+        content.append([_entry_content(rules, entry) for entry in game_file.entries])
     return uuid5(IMPORTED_NAMESPACE, digest(content))
 
 
