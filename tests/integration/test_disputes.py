@@ -237,8 +237,9 @@ def test_a_what_if_replaying_the_same_action_changes_nothing(hand_game: tuple[Le
     ledger, receipt = hand_game
     roll = version_of(ledger, receipt.game_id, "DieRolled")
     report = ledger.what_if(receipt.game_id, roll, "roll horn+").data
-    assert report["branch"]["stopped_at"] is None
-    assert {k: v for k, v in report["branch"].items() if k in report["recorded"]} == report["recorded"]
+    assert report["branch"]["stopped_at"] is None and report["recorded"]["before_event"] is None
+    recorded = {k: v for k, v in report["recorded"].items() if k != "before_event"}
+    assert {k: v for k, v in report["branch"].items() if k in recorded} == recorded
     assert report["recorded"]["over"] is True
 
 
@@ -252,11 +253,13 @@ def test_a_what_if_with_another_roll_plays_on_until_the_rules_stop_it(hand_game:
     stop = report["branch"]["stopped_at"]
     assert stop["event"] == roll + 3 and stop["action"] == "ben attack E3 E2"  # cat never took E2
     assert stop["reason"].startswith("[E2-10] E2 holds one of the attacker's own dinosaurs")
-    final = ledger.game_events(receipt.game_id)[-1].data["standings"]
-    assert [[row["player"], row["mp"], row["dinosaurs"]] for row in final] == [
+    # The recorded game is read at the same point: just before the action the branch stopped at.
+    assert report["recorded"]["before_event"] == stop["event"] and report["recorded"]["over"] is False
+    at_stop = ledger.game(receipt.game_id, stop["event"] - 1)
+    assert [[row.player, *row.score] for row in at_stop.rules.standings(at_stop.state).standings] == [
         [row["player"], *row["score"]] for row in report["recorded"]["standings"]
     ]
-    assert report["branch"]["over"] is False and report["branch"]["standings"] != report["recorded"]["standings"]
+    assert report["branch"]["over"] is False
 
 
 def test_a_what_if_refuses_an_illegal_replacement_and_a_consequence(hand_game: tuple[Ledger, Receipt]) -> None:
