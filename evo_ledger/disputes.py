@@ -121,7 +121,8 @@ def _undone_rolls_between(game: Game, events: Sequence[Any], span: tuple[int, in
 
 def what_if(game: Game, events: Sequence[Any], version: int, replacement: str | None) -> WhatIfReport:
     """The game folded again with action `version` replaced by `replacement` (dropped if None), the later
-    actions played on after it while the rules allow them; the recorded and the branch's standings side by side."""
+    actions played on after it while the rules allow them; the branch's standings beside the recorded game's at
+    the same point: its end, or the action the branch stopped before."""
     index = effective_index(game, events, version)
     if getattr(events[version - 1], "cause", None) is not None:
         raise NotExplainable(f"event {version} is a consequence: change the action at event {game.history[index][0]}")
@@ -129,12 +130,14 @@ def what_if(game: Game, events: Sequence[Any], version: int, replacement: str | 
     state = game_steps(game, index + 1)[index].before
     if replacement is not None:
         state = _replaced(rules, state, replacement)
-    replayed, stopped = 0, None
+    replayed, stopped, recorded = 0, None, game.state
     for later_version, notation, _ in game.history[index + 1 :]:
         try:
             state = rules.apply(state, rules.parse_action(notation)).state
         except RuleViolation as violation:
             stopped = {"event": later_version, "action": notation, "reason": str(violation)}
+            at = index + 1 + replayed
+            recorded = game_steps(game, at + 1)[at].before
             break
         replayed += 1
     return WhatIfReport(
@@ -143,7 +146,7 @@ def what_if(game: Game, events: Sequence[Any], version: int, replacement: str | 
             "version": FORMAT_VERSION,
             "game": str(game.id),
             "change": {"event": version, "was": game.history[index][1], "becomes": replacement},
-            "recorded": _standing(rules, game.state),
+            "recorded": {**_standing(rules, recorded), "before_event": stopped["event"] if stopped else None},
             "branch": {**_standing(rules, state), "actions_replayed": replayed, "stopped_at": stopped},
         }
     )
