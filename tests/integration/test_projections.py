@@ -19,7 +19,7 @@ from typing import Any
 from uuid import UUID
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from evo_ledger.cli import main
 from evo_ledger.ledger import Ledger
@@ -31,7 +31,7 @@ from evo_ledger.transfer import import_notation
 from projections import queries
 from projections.readmodel import ReadModel
 from projections.runner import Projector, rebuild, wait_until
-from projections.schema import GAMES, READ_TABLES, TABLES
+from projections.schema import GAMES, POSITIONS, READ_TABLES, TABLES
 from projections.stats import FAIR, LOADED, NOT_ENOUGH_DATA, DieFit, die_fit
 from projections.store import ReadStore, read_tables_file
 from tests.support import ROOT, child_env
@@ -333,3 +333,24 @@ def test_writing_the_read_tables_of_a_sqlite_ledger_never_holds_the_ledgers_writ
     assert store.position() == ledger.recorder.max_notification_id()
     store.close()
     ledger.close()
+
+
+def test_read_tables_written_by_another_version_are_built_again_and_say_ongoing(
+    ledger: Ledger, store: ReadStore
+) -> None:
+    game = ledger.create_game(None, "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.record(game, "order ann ben cat")
+    Projector(ledger, store).catch_up()
+    with store.engine.begin() as connection:
+        assert connection.execute(select(GAMES.c.status)).scalar_one() == "ongoing"
+        # As an earlier version left them: its rows said `playing`, under its name for the position.
+        connection.execute(update(GAMES).values(status="playing"))
+        connection.execute(update(POSITIONS).values(projection="read_tables"))
+    again = ReadStore(store.settings)
+    try:
+        assert again.position() == 0 and counts(again)["read_games"] == 0
+        Projector(ledger, again).catch_up()
+        with again.engine.connect() as connection:
+            assert connection.execute(select(GAMES.c.status)).scalar_one() == "ongoing"
+    finally:
+        again.close()

@@ -124,7 +124,7 @@ def test_a_toy_game_fills_the_generic_read_tables_and_an_undo_takes_its_result_b
         toy_ledger.undo(game_id, 1, "ann had not held")
         projector.catch_up()
         with store.engine.connect() as connection:
-            assert connection.execute(select(GAMES.c.status)).scalar_one() == "playing"
+            assert connection.execute(select(GAMES.c.status)).scalar_one() == "ongoing"
             assert connection.execute(select(RESULTS.c.undone)).scalars().all() == [True, True]
     finally:
         store.close()
