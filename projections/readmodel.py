@@ -218,7 +218,7 @@ class ReadModel:
             "access_id": None,
             "recorder": None,
             "private": False,
-            "status": "playing",
+            "status": "ongoing",
             "rounds": 0,
             "events": 1,
             "actions": 0,
@@ -309,7 +309,7 @@ class ReadModel:
             tables = [TABLES[spec.name] for spec in reading.tables]
             context.memory = reading.restored({table.name: standing(connection, table, game_id) for table in tables})
         if not standing(connection, RESULTS, game_id):
-            context.row.update(status="playing", ended_at=None)
+            context.row.update(status="ongoing", ended_at=None)
 
     def _context(self, batch: Batch, game_id: str) -> GameContext | None:
         """The game's context, read from the tables if it is not in memory (None: a game started before the

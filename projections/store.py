@@ -24,7 +24,9 @@ from sqlalchemy.exc import DBAPIError
 from evo_ledger.settings import LOCK_TIMEOUT_SECONDS, Settings
 from projections.schema import POSITIONS, READ_TABLES, metadata
 
-PROJECTION = "read_tables"
+# The read tables' position is kept under this name, which carries the version of what their rows mean: rows
+# written by another version (a status word changed, say) are built again from the log.
+PROJECTION = "read_tables/2"
 APPLICATION = "Ledger"
 CREATE_ATTEMPTS = 5
 log = logging.getLogger(__name__)
@@ -94,8 +96,8 @@ class ReadStore:
         start."""
         for attempt in range(CREATE_ATTEMPTS):
             try:
-                if not self._columns_match():
-                    log.warning("the read tables' columns have changed: they are built again from the log")
+                if not self._columns_match() or not self._version_matches():
+                    log.warning("the read tables were written by another version: they are built again from the log")
                     metadata.drop_all(self.engine, tables=[*READ_TABLES, POSITIONS])
                 metadata.create_all(self.engine)
                 self._start_position()
@@ -114,6 +116,14 @@ class ReadStore:
             for table in READ_TABLES
             if table.name in existing
         )
+
+    def _version_matches(self) -> bool:
+        """Whether the read tables' rows, if any, were written by this version."""
+        if POSITIONS.name not in inspect(self.engine).get_table_names():
+            return True
+        with self.engine.connect() as connection:
+            names = set(connection.execute(select(POSITIONS.c.projection)).scalars())
+        return not names or PROJECTION in names
 
     def _start_position(self) -> None:
         with self.engine.begin() as connection:
