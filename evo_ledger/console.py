@@ -11,11 +11,12 @@ from collections.abc import Callable, Iterator
 from typing import TextIO
 from uuid import UUID
 
+from evo_ledger import terminal
 from evo_ledger.game import NothingToUndo
 from evo_ledger.ledger import Ledger, Receipt, VersionConflict
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.text import NotationError
-from evo_ledger.views import event_line, headline, position, terminal_width
+from evo_ledger.views import event_line, headline, print_position, terminal_width
 
 SHOWN_LEGAL_ACTIONS = 12
 HELP = """\
@@ -38,18 +39,19 @@ class PlaySession:
         self.game_id = game_id
         self.read = read
         self.out = out
+        self.console = terminal.console_for(out)
         self.game = ledger.game(game_id)
         self.commands: dict[str, Callable[[str], None]] = {
             "undo": self.undo,
             "note": self.note,
-            "show": lambda _: self.say(position(self.game)),
+            "show": lambda _: print_position(self.game, self.out),
             "legal": lambda _: self.say("\n".join(self.legal_actions()) or "no action is enumerable here"),
             "log": self.log,
             "help": lambda _: self.say(HELP),
         }
 
     def run(self) -> int:
-        self.say(position(self.game))
+        print_position(self.game, self.out)
         while True:
             try:
                 line = self.read(self.prompt()).strip()
@@ -69,14 +71,14 @@ class PlaySession:
     def prompt(self) -> str:
         return f"[{self.game.version}] {self.game.rules.view(self.game.state).headline}\n> "
 
-    def say(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+    def say(self, text: str, style: str | None = None) -> None:
+        terminal.say(self.console, text, style)
 
     def record(self, line: str) -> None:
         self.change(lambda: self.ledger.record(self.game_id, line, expected_version=self.game.version))
 
     def refused(self, violation: RuleViolation) -> None:
-        self.say(f"refused {violation}; nothing was recorded")
+        self.say(f"refused {violation}; nothing was recorded", terminal.REFUSED)
         legal = list(self.legal_actions())
         if legal:
             more = f" (and {len(legal) - SHOWN_LEGAL_ACTIONS} more: :legal)" if len(legal) > SHOWN_LEGAL_ACTIONS else ""
@@ -87,7 +89,7 @@ class PlaySession:
         self.game = self.ledger.game(self.game_id)
         for event in self.ledger.game_events(self.game_id, after=before):
             self.say(event_line(event, self.game.rules, terminal_width(self.out)))
-        self.say(f"stored: event {receipt.version}, head {receipt.head_hash[:16]}")
+        self.say(f"stored: event {receipt.version}, head {receipt.head_hash[:16]}", terminal.STORED)
         if self.game.rules.outcome(self.game.state) is not None:
             self.say(headline(self.game))
 

@@ -30,7 +30,7 @@ from evo_ledger.rules.text import NotationError
 from evo_ledger.selfplay import NoSelfPlay, bot_names
 from evo_ledger.settings import Settings, SettingsError
 from evo_ledger.transfer import BUNDLE_SUFFIX, ImportFileError, export_bundle, export_notation, import_files
-from evo_ledger.views import event_line, position, terminal_width
+from evo_ledger.views import event_line, print_position, terminal_width
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -215,7 +215,7 @@ def show(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     latest = ledger.receipt(game_id).version
     if args.at is not None and not 1 <= args.at <= latest:
         raise CommandError(f"--at {args.at}: the game has events 1 to {latest}")
-    out.write(position(ledger.game(game_id, version=args.at)))
+    print_position(ledger.game(game_id, version=args.at), out)
     return EXIT_OK
 
 

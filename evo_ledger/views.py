@@ -7,6 +7,9 @@ import textwrap
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+from rich.text import Text
+
+from evo_ledger import terminal
 from evo_ledger.game import Game
 from evo_ledger.notation import format_result
 from evo_ledger.rules import AnyRuleset
@@ -22,18 +25,31 @@ def headline(game: Game) -> str:
 
 
 def position(game: Game) -> str:
-    """The game after its latest event: headline, a line a player, and the board (if the game has one) with each
-    occupant's initial."""
+    """The game after its latest event: headline, a line a player, what lies on the table, and the board (if the
+    game has one) with each occupant's initial."""
+    return "".join(text for text, _ in position_parts(game))
+
+
+def print_position(game: Game, out: TextIO) -> None:
+    """The position, coloured at a terminal: the headline in bold, what lies on the table in cyan."""
+    console = terminal.console_for(out)
+    for text, style in position_parts(game):
+        console.print(Text(text, style=style or ""), end="")
+    out.flush()
+
+
+def position_parts(game: Game) -> list[tuple[str, str | None]]:
     view = game.rules.view(game.state)
     marks = occupant_marks(game.player_names)
-    lines = [f"event {game.version} · {headline(game)}", *view.players]
+    parts: list[tuple[str, str | None]] = [(f"event {game.version} · {headline(game)}\n", terminal.HEADLINE)]
+    parts += [(f"{line}\n", None) for line in view.players]
+    parts += [(f"{line}\n", terminal.TABLE) for line in view.table]
     labels = {space: marks[owner] for space, owner in view.occupants.items()}
     board = game.rules.draw(game.kit, labels)
-    if not board:
-        return "\n".join(lines) + "\n"
-    key = ", ".join(f"{mark} {name}" for name, mark in marks.items())
-    lines.append(f"\noccupants: {key}")
-    return "\n".join(lines) + "\n" + board
+    if board:
+        key = ", ".join(f"{mark} {name}" for name, mark in marks.items())
+        parts.append((f"\noccupants: {key}\n{board}", None))
+    return parts
 
 
 def occupant_marks(players: Iterable[str]) -> dict[str, str]:

@@ -77,11 +77,14 @@ class Outcome:
 
 @dataclass(frozen=True)
 class StateView:
-    """A position as a person at the table reads it: what is awaited, each player's line, who stands where."""
+    """A position as a person at the table reads it: what is awaited, each player's line, who stands where, and
+    what lies on the table besides the board (the climate and its zones, the genes up for auction and their
+    bids)."""
 
     headline: str
     players: tuple[str, ...]
     occupants: Mapping[str, str]
+    table: tuple[str, ...] = ()
 
 
 class Kit(Protocol):

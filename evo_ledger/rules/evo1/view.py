@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from evo_ledger.rules.base import StateView
-from evo_ledger.rules.evo1 import auction
+from evo_ledger.rules.evo1 import auction, board
 from evo_ledger.rules.evo1.kit import Kit
 from evo_ledger.rules.evo1.state import Phase, State
 from evo_ledger.rules.hexisland.kitmap import render_map
 
+ZONES = ("ideal", "hot", "cold", "deadly")
 GENE_ORDER = ("tail", "foot", "horn", "egg", "fur", "parasol", "mutant")
 # Green and grey share a first letter: grey spaces are the mountains.
 TERRAIN_INITIALS = {"yellow": "y", "green": "g", "brown": "b", "grey": "m"}
@@ -17,7 +18,34 @@ TERRAIN_INITIALS = {"yellow": "y", "green": "g", "brown": "b", "grey": "m"}
 
 def view(state: State) -> StateView:
     players = tuple(seat_line(state, name) for name in state.seats)
-    return StateView(headline(state), players, dict(state.board))
+    return StateView(headline(state), players, dict(state.board), table_lines(state))
+
+
+def table_lines(state: State) -> tuple[str, ...]:
+    """The chart's zones and the meteor track; during an auction, its rows and their bids."""
+    if state.phase == Phase.SETUP:
+        return ()
+    kit = state.kit
+    zones = kit.zones[state.climate_position]
+    by_zone = {zone: sorted({kit.spaces[s].terrain for s, z in zones.items() if z == zone}) for zone in ZONES}
+    named = [f"{' and '.join(terrains)} {zone}" for zone, terrains in by_zone.items() if terrains]
+    numbered = [f"{number} on {space}" for space, number in enumerate(kit.meteor_track) if number]
+    lines = [
+        f"climate: marker on {kit.chart[state.climate_position]}: {', '.join(named)}",
+        f"meteor: on space {state.meteor} of {len(kit.meteor_track) - 1} (die numbers: {', '.join(numbered)})",
+    ]
+    if state.rows_due:
+        rows = [auction_row(state, row) for row in range(1, state.rows_due + 1)]
+        lines.append("auction: " + "; ".join(rows))
+    return tuple(lines)
+
+
+def auction_row(state: State, row: int) -> str:
+    if row > len(state.rows):
+        return f"row {row} to be drawn"
+    standing = state.bids.get(row)
+    bid = f" ({standing[0]} {standing[1]})" if standing else ""
+    return f"row {row} {state.rows[row - 1]}{bid}"
 
 
 def headline(state: State) -> str:
@@ -43,16 +71,27 @@ def awaited(state: State) -> str:
         case Phase.CLIMATE:
             return f"{state.first_player} to roll the climate die"
         case Phase.MOVEMENT:
-            return f"{player} to move ({state.movement_left} movement points left)"
+            return f"{player} to move ({state.movement_left} steps left)"
         case Phase.BIRTHS:
             return f"{player} to place a baby ({state.births_left} eggs left)"
         case Phase.SURVIVAL:
-            return f"{player} to choose which dinosaurs the climate takes"
+            return survival_choice(state, player)
     if state.awaiting_meteor_roll:
         return f"{state.first_player} to roll for the meteor"
     if len(state.rows) < state.rows_due:
         return f"{state.first_player} to draw gene {len(state.rows) + 1} of {state.rows_due}"
     return f"{auction.bidder(state)} to bid"
+
+
+def survival_choice(state: State, player: str | None) -> str:
+    """Who chooses, and how many go from which zone, and why: the zone's excess over the genes that keep them."""
+    survival = board.survival_of(state, player or state.order[state.acting])
+    owed = [
+        f"{survival.excess(zone)} of the {len(survival.in_zone[zone])} in the {zone} zone "
+        f"({board.LIMITED_ZONES[zone]} keeps {survival.limits[zone]})"
+        for zone in survival.choices
+    ]
+    return f"{survival.player} to choose which go: {'; '.join(owed)}"
 
 
 def seat_line(state: State, name: str) -> str:

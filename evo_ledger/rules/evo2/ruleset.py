@@ -184,7 +184,8 @@ class Evo2Ruleset(Ruleset[State, Action, Kit]):
 
     def draw(self, kit: Kit, labels: Mapping[str, str] | None = None) -> str:
         starts = [f"seat {seat} starts on {' '.join(marks)}" for seat, marks in sorted(kit.start_marks.items())]
-        legend = "island: space, terrain initial, * on the coast, then its occupant" if labels else "island"
+        terrains = ", ".join(f"{terrain[0]} {terrain}" for terrain in kit.terrains)
+        legend = f"island: space, terrain ({terrains}), * on the coast" + (", then its occupant" if labels else "")
         return "\n".join([*([] if labels else starts), f"\n{legend}\n", render_map(kit, labels)])
 
     def reading(self) -> Reading:

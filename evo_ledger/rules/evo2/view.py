@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evo_ledger.rules.base import StateView
-from evo_ledger.rules.evo2 import auction
+from evo_ledger.rules.evo2 import auction, survival
 from evo_ledger.rules.evo2.state import ATTACK_ROLL, ESCAPE, Pending, Phase, PlayerState, State
 
 # Genes every species starts with on its sheet, shown as totals.
@@ -15,9 +15,28 @@ AWAITED = {
 }
 
 
+ZONES = ("ideal", "hot", "cold", "deadly")
+
+
 def view(state: State) -> StateView:
     players = tuple(player_line(state, player) for player in state.players.values())
-    return StateView(headline(state), players, dict(state.board))
+    return StateView(headline(state), players, dict(state.board), table_lines(state))
+
+
+def table_lines(state: State) -> tuple[str, ...]:
+    """The climate wheel's zones and, while genes are drawn or bid for, the lab with the markers on it."""
+    zones = state.kit.climate.positions[state.climate_position]
+    named = [f"{' and '.join(t for t in zones if zones[t] == zone)} {zone}" for zone in ZONES if zone in zones.values()]
+    lines = [f"climate: wheel at position {state.climate_position}: {', '.join(named)}"]
+    if state.phase in (Phase.MUTATIONS, Phase.AUCTION):
+        lines.append("lab: " + "; ".join(lab_column(state, column) for column in range(1, len(state.lab) + 2)))
+    return tuple(lines)
+
+
+def lab_column(state: State, column: int) -> str:
+    item = "event card" if column == 1 else (state.lab[column - 2] or "empty").replace("_", " ")
+    bids = [f"{name} {marker.amount}" for name, marker in state.markers.items() if marker.column == column]
+    return f"column {column} {item}" + (f" ({', '.join(bids)})" if bids else "")
 
 
 def headline(state: State) -> str:
@@ -35,12 +54,24 @@ def awaited(state: State) -> str:
         case Phase.INITIATIVE:
             return "adrenaline rush to be placed, or the phase to be passed"
         case Phase.MOVEMENT:
-            return f"{state.current_player} to move ({state.movement_left} MP left)"
+            return f"{state.current_player} to move ({state.movement_left} steps left)"
         case Phase.BIRTH:
             return f"{state.current_player} to give birth or pass"
         case Phase.SURVIVAL:
-            return f"{state.to_choose[0]} to choose who dies" if state.to_choose else "the survival to be settled"
+            return survival_choice(state) if state.to_choose else "the survival to be settled"
     return AWAITED.get(state.phase, state.phase)
+
+
+def survival_choice(state: State) -> str:
+    """Who chooses, how many of their dinosaurs go, and why: the zones' excess over what keeps them [E2-12]."""
+    owed = survival.due(state, state.to_choose[0])
+    keepers = {"hot": "thermoregulation", "cold": "fur", "deadly": "cave dweller"}
+    why = "; ".join(
+        f"{len(owed.at_risk[zone])} in {zone} zones, {keepers[zone]} keeps {owed.keep[zone]}"
+        for zone in survival.AT_RISK
+        if owed.excess[zone]
+    )
+    return f"{owed.player} to choose {owed.count} of their dinosaurs to go ({why})"
 
 
 def pending_text(pending: Pending) -> str:
