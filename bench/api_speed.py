@@ -38,6 +38,7 @@ import httpx
 
 from bench.http_ceiling import DECLARED, NOTHING
 from bench.ledger_speed import postgres_database
+from bench.report import reporting
 from evo_ledger.ledger import Ledger
 from evo_ledger.notation import parse_game
 from evo_ledger.settings import Settings
@@ -258,7 +259,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=5.0, help="how long each measurement runs")
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/test")
+    parser.add_argument("--report", action="store_true", help="write this benchmark's section of docs/benchmarks.md")
     args = parser.parse_args()
+    targets = "appends at 32 clients, 0.5x the service's do-nothing ceiling and 1,500 events/s (SQLite)."
+    reporting("api", "HTTP API", ".venv/bin/python -m bench.api_speed", targets, lambda: measure_all(args), args.report)
+
+
+def measure_all(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as folder:
         run("SQLite (WAL, synchronous=FULL)", str(Path(folder) / "api.sqlite"), args.seconds)
     try:

@@ -1,7 +1,7 @@
 """Audit speed: events re-checked a second on a self-play game of about 1,000 events, on SQLite and PostgreSQL,
 beside the floor of the same run: reading the same stored events and decoding their msgpack, nothing more.
 
-    python -m bench.audit_speed [--postgres postgresql://postgres@127.0.0.1:5432/test]
+    python -m bench.audit_speed [--postgres postgresql://postgres@127.0.0.1:5432/test] [--report]
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.ledger_speed import long_game, on_each_database
+from bench.report import reporting
 from evo_ledger.ledger import Ledger
 from evo_ledger.settings import Settings
 
@@ -44,8 +45,12 @@ def best(work: Callable[[], Any]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/test")
+    parser.add_argument("--report", action="store_true", help="write this benchmark's section of docs/benchmarks.md")
     args = parser.parse_args()
-    on_each_database(measure, args.postgres, "audit.sqlite")
+    reporting(
+        "audit", "Audit", ".venv/bin/python -m bench.audit_speed", "20k events/s.",
+        lambda: on_each_database(measure, args.postgres, "audit.sqlite"), args.report,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

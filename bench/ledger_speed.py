@@ -1,6 +1,6 @@
 """How fast the ledger stores and rebuilds games, on SQLite and PostgreSQL, beside raw inserts on the same database.
 
-    python bench/ledger_speed.py [--games 100] [--imports 5] [--postgres postgresql://postgres@127.0.0.1:5432/test]
+    python -m bench.ledger_speed [--games 100] [--imports 5] [--postgres postgresql://postgres@127.0.0.1:5432/test]
 
 For each database, in one run:
 - floor: raw single-row transactions (one INSERT and COMMIT each, the store's durability settings), rows/s;
@@ -39,6 +39,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
+from bench.report import reporting
 from evo_ledger.game import SNAPSHOT_INTERVAL, Game
 from evo_ledger.ledger import Ledger
 from evo_ledger.notation import parse_game
@@ -251,7 +252,18 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100, help="self-play games for the bulk import")
     parser.add_argument("--imports", type=int, default=5, help="how many times the bulk import takes each game")
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/test")
+    parser.add_argument("--report", action="store_true", help="write this benchmark's section of docs/benchmarks.md")
     args = parser.parse_args()
+    targets = (
+        "appends, one action a save, at 0.5x the floor; bulk import 50k events/s (SQLite); a full fold 50k events/s; "
+        "the game at a random event, p99 5 ms."
+    )
+    reporting(
+        "ledger", "Ledger", ".venv/bin/python -m bench.ledger_speed", targets, lambda: measure_all(args), args.report
+    )
+
+
+def measure_all(args: argparse.Namespace) -> None:
     print("preparing games...", flush=True)
     lines = [line.text for line in parse_game(Path("replays/hand-3p-first-game.evo").read_text()).actions]
     texts = [play_game(2 + seed % 4, seed).text() for seed in range(args.games)] * args.imports

@@ -19,6 +19,7 @@ import time
 from sqlalchemy import Column, Integer, LargeBinary, MetaData, String, Table, insert
 
 from bench.ledger_speed import on_each_database
+from bench.report import reporting
 from evo_ledger.ledger import Ledger
 from evo_ledger.selfplay import play_game
 from evo_ledger.settings import Settings
@@ -76,8 +77,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/test")
+    parser.add_argument("--report", action="store_true", help="write this benchmark's section of docs/benchmarks.md")
     args = parser.parse_args()
-    on_each_database(lambda label, database: measure(label, database, args.games), args.postgres, "read.sqlite")
+    reporting(
+        "read-tables", "Read tables' catch-up", ".venv/bin/python -m bench.projection_speed", "20k events/s.",
+        lambda: on_each_database(lambda label, db: measure(label, db, args.games), args.postgres, "read.sqlite"),
+        args.report,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

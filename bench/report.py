@@ -6,11 +6,16 @@ others as they are; a section not there yet is added at the end of the page.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import platform
 import re
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 
@@ -36,3 +41,34 @@ def write_section(name: str, markdown: str, page: Path = PAGE) -> None:
 
 def verdict(ratio: float, target: float) -> str:
     return f"{ratio:.2f}x, target {target:.1f}x: " + ("met" if ratio >= target else "not met")
+
+
+class _Tee(io.TextIOBase):
+    """Writes to the terminal and keeps a copy."""
+
+    def __init__(self, shown: TextIO) -> None:
+        self.shown, self.kept = shown, io.StringIO()
+
+    def write(self, text: str) -> int:
+        self.kept.write(text)
+        return self.shown.write(text)
+
+    def flush(self) -> None:
+        self.shown.flush()
+
+
+def reporting(name: str, title: str, command: str, targets: str, run: Callable[[], None], report: bool) -> None:
+    """Run a benchmark; with `report`, write what it printed as its section of the page, with the command, when
+    and on what it ran, and its targets."""
+    if not report:
+        run()
+        return
+    tee = _Tee(sys.stdout)
+    with contextlib.redirect_stdout(tee):
+        run()
+    printed = tee.kept.getvalue().rstrip()
+    write_section(
+        name,
+        f"## {title}\n\nMeasured by `{command} --report` ({machine()}). Targets: {targets}\n\n```text\n{printed}\n```",
+    )
+    print(f"wrote the section {name!r} of docs/benchmarks.md")

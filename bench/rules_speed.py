@@ -1,6 +1,6 @@
 """How fast each ruleset's engine replays recorded games, beside python-chess replaying random chess games.
 
-    python bench/rules_speed.py [--games 60] [--repeats 5] [--report]
+    python -m bench.rules_speed [--games 60] [--repeats 5] [--report]
 
 Games are recorded first (not timed): evo2's by its seeded bots, evo1's by a seeded player choosing among the
 legal actions at random. Then, `repeats` times, each ruleset's games are replayed twice:
@@ -157,7 +157,7 @@ def report(name: str, recorded: Recorded, games: int, rates: dict[str, list[floa
     how = "its seeded bots" if name == "evo2" else "a seeded player choosing among the legal actions at random"
     return f"""## Rules engine: {name}
 
-Measured by `.venv/bin/python bench/rules_speed.py --report` ({machine()}).
+Measured by `.venv/bin/python -m bench.rules_speed --report` ({machine()}).
 {games} games of {name} ({recorded.count:,} actions), recorded by {how}, replayed beside python-chess
 replaying {chess_games} random games in the same run, {len(rates["chess apply"])} times in turn. A rate is the
 best of the runs; a ratio is the median of the runs' ratios, each against the chess run beside it.
