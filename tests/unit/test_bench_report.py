@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from bench.report import verdict, write_section
@@ -22,3 +23,11 @@ def test_a_report_is_added_once_then_replaced_in_place(tmp_path: Path) -> None:
 def test_a_verdict_says_whether_the_target_is_met() -> None:
     assert verdict(1.04, 1.0) == "1.04x, target 1.0x: met"
     assert verdict(0.71, 1.0) == "0.71x, target 1.0x: not met"
+
+
+def test_the_benchmarks_page_holds_only_what_the_benchmarks_wrote() -> None:
+    """Beside its introduction, every section of the page lies inside a report a benchmark wrote."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md").read_text()
+    outside = re.sub(r"<!-- report: [^>]+ -->.*?<!-- end of report: [^>]+ -->", "", text, flags=re.DOTALL)
+    assert [line for line in outside.splitlines() if line.startswith("#")] == ["# Benchmarks"]
+    assert "rules-evo1" in text and "rules-evo2" in text
