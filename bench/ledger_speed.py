@@ -128,7 +128,7 @@ def appends_beside_floor(ledger: Ledger, lines: list[str], insert_rows: InsertRo
 
 
 def bulk_import(ledger: Ledger, texts: list[str]) -> float:
-    events, seconds = timed(lambda: sum(r.version for r in import_notations(ledger, texts, workers=None)))
+    events, seconds = timed(lambda: sum(r.version for r in import_notations(ledger, texts, workers=None, again=True)))
     return events / seconds
 
 

@@ -34,7 +34,7 @@ ROW = b"x" * 40
 def store_games(ledger: Ledger, games: int) -> int:
     texts = [play_game(2 + seed % 4, seed).text() for seed in range(DISTINCT_GAMES)]
     wanted = [texts[index % DISTINCT_GAMES] for index in range(games)]
-    import_notations(ledger, wanted, workers=None)
+    import_notations(ledger, wanted, workers=None, again=True)
     return ledger.recorder.max_notification_id() or 0
 
 
