@@ -24,6 +24,13 @@ def counted(count: int, thing: str, things: str | None = None) -> str:
     return f"{count} {thing if count == 1 else things or thing + 's'}"
 
 
+def places(rows: Iterable[tuple[int, str, int, int]]) -> str:
+    """Standings of MP and dinosaurs: `1 ann with 19 MP and 4 dinosaurs, 2 cat with ...`."""
+    return ", ".join(
+        f"{rank} {player} with {mp} MP and {counted(count, 'dinosaur')}" for rank, player, mp, count in rows
+    )
+
+
 def gains(awards: Mapping[str, int], totals: Mapping[str, int]) -> str:
     """`ann +2 (12), ben +3 (13)`: what each player gained, and now has."""
     return ", ".join(f"{player} +{gain} ({totals[player]})" for player, gain in awards.items())

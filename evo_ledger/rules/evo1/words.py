@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from evo_ledger.rules.words import counted, gains, listed, spoken
+from evo_ledger.rules.words import counted, gains, listed, places, spoken
 
 
 def describe(kind: str, data: Mapping[str, Any]) -> str:
@@ -78,11 +78,8 @@ def auction_skipped(data: Mapping[str, Any]) -> str:
 
 
 def game_ended(data: Mapping[str, Any]) -> str:
-    places = ", ".join(
-        f"{s['rank']} {s['player']} with {s['score'][0]} MP and {counted(s['score'][1], 'dinosaur')}"
-        for s in data["standings"]
-    )
-    return f"The game ends in turn {data['turn']} ({data['reason']}). Standings: {places}."
+    rows = [(s["rank"], s["player"], *s["score"]) for s in data["standings"]]
+    return f"The game ends in turn {data['turn']} ({data['reason']}). Standings: {places(rows)}."
 
 
 SENTENCES: dict[str, Callable[[Mapping[str, Any]], str]] = {

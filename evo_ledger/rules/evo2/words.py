@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from evo_ledger.rules.words import counted, gains, listed, spoken
+from evo_ledger.rules.words import counted, gains, listed, places, spoken
 
 ZONES = ("ideal", "hot", "cold", "deadly")
 
@@ -95,11 +95,8 @@ def mp_awarded(data: Mapping[str, Any]) -> str:
 
 
 def game_ended(data: Mapping[str, Any]) -> str:
-    places = ", ".join(
-        f"{s['rank']} {s['player']} with {s['mp']} MP and {counted(s['dinosaurs'], 'dinosaur')}"
-        for s in data["standings"]
-    )
-    return f"The meteorite ends the game in round {data['round']}. Standings: {places}."
+    rows = [(s["rank"], s["player"], s["mp"], s["dinosaurs"]) for s in data["standings"]]
+    return f"The meteorite ends the game in round {data['round']}. Standings: {places(rows)}."
 
 
 def card_played(data: Mapping[str, Any]) -> str:
