@@ -15,7 +15,7 @@ from uuid import UUID
 from fastapi import FastAPI
 
 from api import errors, schemas
-from api.routes import audits, events, games, health, rules, statistics
+from api.routes import audits, events, games, health, pages, rules, statistics
 from api.supervision import Supervisor
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.settings import Settings
@@ -112,6 +112,8 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
         version="1",
         description="Record, replay, stream and audit games of Evo.",
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.appends = appends
@@ -123,6 +125,8 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     app.include_router(statistics.router, prefix="/v1")
     app.include_router(rules.router, prefix="/v1")
     app.include_router(health.router)
+    app.include_router(pages.router)
+    app.mount("/static", pages.static_files(), name="static")
     # A request is matched against the routes in turn: the API's, which take nearly every request, come first.
     app.router.routes[:] = [route for route in app.router.routes if route not in documentation] + documentation
     app.openapi = schemas.with_models(app.openapi, games.BODIES_READ)  # type: ignore[method-assign]

@@ -152,6 +152,7 @@ class Event(BaseModel):
     kind: str
     topic: str
     timestamp: str
+    text: str = Field(description="the event as the log says it: an action as recorded, a consequence as a sentence")
     fields: dict[str, Any]
     hidden: bool = Field(description="true when what the rules keep hidden was left out for this reader")
 
@@ -237,3 +238,38 @@ class Ruling(BaseModel):
 
 class RulingList(BaseModel):
     rulings: list[Ruling]
+
+
+class BoardSpace(BaseModel):
+    id: str
+    q: int = Field(description="flat-topped axial hex coordinates")
+    r: int
+    terrain: str
+    coast: bool
+    start: bool = Field(description="a start mark or starred beach")
+    occupant: str | None
+
+
+class AuctionItem(BaseModel):
+    place: str = Field(description="the lab's column or the bidding board's row")
+    item: str
+    bids: list[tuple[str, int]] = Field(description="the bids standing: player and amount")
+
+
+class Layout(BaseModel):
+    terrains: list[str] = Field(description="hottest first")
+    zones: dict[str, str] = Field(description="the zone each terrain is in now: ideal, hot, cold or deadly")
+    spaces: list[BoardSpace]
+    auction: list[AuctionItem]
+
+
+class PositionView(BaseModel):
+    """A position as the replay viewer draws it: what a reader may see of it, nothing hidden."""
+
+    version: int
+    ruleset: str
+    headline: str
+    players: list[str] = Field(description="each player's line")
+    table: list[str] = Field(description="what lies on the table besides the board, a line each")
+    layout: Layout | None = Field(description="the board and the auction, for a game that has them")
+    result: list[dict[str, Any]] | None

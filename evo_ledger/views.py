@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import textwrap
 from collections.abc import Iterable
@@ -14,6 +15,7 @@ from evo_ledger.game import Game
 from evo_ledger.notation import format_result
 from evo_ledger.rules import AnyRuleset
 
+WORD_BOUNDARY = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # How far a wrapped event line's following lines are indented: under the text after the event's number.
 CONTINUATION = 9
 
@@ -63,28 +65,29 @@ def occupant_marks(players: Iterable[str]) -> dict[str, str]:
 
 def event_line(event: Any, rules: AnyRuleset, width: int | None = None) -> str:
     """One event of a game's log, after its number; wrapped at word boundaries to `width` when one is given."""
-    line = _event_text(event, rules)
+    arrow = "  → " if isinstance(event, Game.ConsequenceDerived) else ""
+    line = f"{event.originator_version:>5}  {arrow}{event_sentence(event, rules)}"
     if width is None:
         return line
     return textwrap.fill(line, width, subsequent_indent=" " * CONTINUATION, break_long_words=False)
 
 
-def _event_text(event: Any, rules: AnyRuleset) -> str:
-    number = f"{event.originator_version:>5}  "
+def event_sentence(event: Any, rules: AnyRuleset) -> str:
+    """What the event says, without its number: an action as recorded, a consequence in the ruleset's words."""
     if isinstance(event, Game.Started):
         names = ", ".join(player["name"] for player in event.players)
-        return f"{number}started {event.ruleset} {event.version} on kit {event.kit}: {names}"
+        return f"started {event.ruleset} {event.version} on kit {event.kit}: {names}"
     if isinstance(event, Game.ActionRecorded):
-        return number + event.notation + _hidden(event.visible_only_to)
+        return str(event.notation) + _hidden(event.visible_only_to)
     if isinstance(event, Game.ActionCorrected):
-        return f"{number}corrected event {event.replaced} to: {event.notation} ({event.reason})"
+        return f"corrected event {event.replaced} to: {event.notation} ({event.reason})"
     if isinstance(event, Game.ConsequenceDerived):
-        return f"{number}  → {rules.describe(consequence_kind(rules, event), event.data)}"
+        return rules.describe(consequence_kind(rules, event), event.data)
     if isinstance(event, Game.ActionsUndone):
-        return f"{number}undone: events {', '.join(map(str, event.versions))} ({event.reason})"
+        return f"undone: events {', '.join(map(str, event.versions))} ({event.reason})"
     if isinstance(event, Game.AnnotationAdded):
-        return f"{number}note on event {event.about}: {event.text}"
-    return f"{number}{type(event).__name__}"
+        return f"note on event {event.about}: {event.text}"
+    return WORD_BOUNDARY.sub(" ", type(event).__name__).lower()
 
 
 def _hidden(player: str | None) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Container
+from dataclasses import asdict
 from typing import Annotated, Any
 
 from eventsourcing.utils import get_topic
@@ -23,7 +24,9 @@ from api.routes.games import GAME_CREATED, result_of
 from evo_ledger.access import leave_out, new_token
 from evo_ledger.codec import pack
 from evo_ledger.ledger import Ledger, Receipt
+from evo_ledger.rules import AnyRuleset
 from evo_ledger.transfer import bundle_game, export_bundle, export_notation, notation_game, store_game
+from evo_ledger.views import event_sentence
 
 router = APIRouter(tags=["events"], responses=schemas.PROBLEMS)
 MSGPACK = "application/msgpack"
@@ -31,9 +34,11 @@ PAGE = 100
 ACCESS_CHECK_SECONDS = 1.0
 
 
-def event_out(event: Any, shown: Container[int] | None, withheld_from: int | None = None) -> schemas.Event:
-    """The event as JSON; with `shown`, a hidden action not among those versions shows only whose it is; from
-    event `withheld_from` on, hashes are left out (`Visibility`)."""
+def event_out(
+    event: Any, rules: AnyRuleset, shown: Container[int] | None, withheld_from: int | None = None
+) -> schemas.Event:
+    """The event as JSON, with the sentence the log gives it; with `shown`, a hidden action not among those
+    versions shows only whose it is; from event `withheld_from` on, hashes are left out (`Visibility`)."""
     fields = {k: v for k, v in vars(event).items() if k not in ("originator_id", "originator_version", "timestamp")}
     owner = getattr(event, "visible_only_to", None)
     hidden = owner is not None and shown is not None and event.originator_version not in shown
@@ -43,6 +48,7 @@ def event_out(event: Any, shown: Container[int] | None, withheld_from: int | Non
         kind=type(event).__name__,
         topic=get_topic(type(event)),
         timestamp=event.timestamp.isoformat(),
+        text=f"an action of {owner}, hidden from this reader" if hidden else event_sentence(event, rules),
         fields=jsonable_encoder(fields),
         hidden=hidden,
     )
@@ -52,7 +58,7 @@ def page_of(ledger: Ledger, reader: Reader, after: int, limit: int) -> schemas.E
     game = ledger.game(reader.game_id)
     seen = visibility(reader, ledger, game)
     stored = ledger.game_events(reader.game_id, after=after, limit=limit)
-    events = [event_out(e, seen.shown, seen.withheld_from) for e in stored]
+    events = [event_out(e, game.rules, seen.shown, seen.withheld_from) for e in stored]
     more = bool(events) and events[-1].number < game.version
     return schemas.EventPage(events=events, next_after=events[-1].number if more else None)
 
@@ -77,6 +83,36 @@ def events(
     return page
 
 
+@router.get("/games/{game_id}/view", response_model=schemas.PositionView, operation_id="view")
+def position_view(
+    reader: ReaderDep,
+    ledger: LedgerDep,
+    at: Annotated[int | None, Query(ge=1, le=schemas.MAX_EVENT_NUMBER, description="an event number")] = None,
+) -> schemas.PositionView:
+    """The position after event `at` (the latest if left out) as the replay viewer draws it: the board's spaces
+    and occupants, the zones of the moment, the auction, each player's line. Nothing a rule keeps hidden is in it
+    (a hand shows as a count), so every reader of the game is answered the same."""
+    game = game_at(ledger, reader.game_id, at)
+    view, layout = game.rules.view(game.state), game.rules.layout(game.state)
+    return schemas.PositionView(
+        version=game.version,
+        ruleset=game.rules.name,
+        headline=view.headline,
+        players=list(view.players),
+        table=list(view.table),
+        layout=jsonable_encoder(asdict(layout)) if layout is not None else None,
+        result=result_of(game.rules.outcome(game.state)),
+    )
+
+
+def game_at(ledger: Ledger, game_id: Any, at: int | None) -> Any:
+    """The game after event `at`, 404 `unknown_event` past its last."""
+    latest = ledger.game(game_id)
+    if at is not None and at > latest.version:
+        raise ApiError(404, "unknown_event", f"the game has events 1 to {latest.version}, not {at}")
+    return ledger.game(game_id, version=at) if at is not None else latest
+
+
 @router.get("/games/{game_id}/state", response_model=schemas.State, operation_id="state")
 def state(
     reader: ReaderDep,
@@ -85,9 +121,7 @@ def state(
 ) -> schemas.State:
     """The game as it stood after event `at` (the latest if left out)."""
     latest = ledger.game(reader.game_id)
-    if at is not None and at > latest.version:
-        raise ApiError(404, "unknown_event", f"the game has events 1 to {latest.version}, not {at}")
-    game = ledger.game(reader.game_id, version=at) if at is not None else latest
+    game = game_at(ledger, reader.game_id, at)
     view = game.rules.view(game.state)
     if reads_hidden(reader, latest):
         data = game.rules.snapshot_state(game.state)

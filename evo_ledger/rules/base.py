@@ -87,6 +87,40 @@ class StateView:
     table: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class BoardSpace:
+    """A space of a board drawn on a hex grid: flat-topped axial coordinates, its terrain, whether it is on the
+    coast or a start, and who stands on it."""
+
+    id: str
+    q: int
+    r: int
+    terrain: str
+    coast: bool
+    start: bool
+    occupant: str | None
+
+
+@dataclass(frozen=True)
+class AuctionItem:
+    """What is up for auction in one column or row, and the bids standing on it."""
+
+    place: str
+    item: str
+    bids: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A position as a picture is drawn: the terrains hottest first with the zone each is in now, the board's
+    spaces, and the auction on the table."""
+
+    terrains: tuple[str, ...]
+    zones: Mapping[str, str]
+    spaces: tuple[BoardSpace, ...]
+    auction: tuple[AuctionItem, ...] = ()
+
+
 class Kit(Protocol):
     """What the core reads of any ruleset's kit: the rest is the ruleset's own."""
 
@@ -357,6 +391,10 @@ class Ruleset(Protocol[StateT, ActionT, KitT]):
     def seat_state(self, state: StateT, seat: str) -> dict[str, Any]:
         """The state as the player `seat` may see it: `public_state` with that player's own hidden facts."""
         return self.public_state(state)
+
+    def layout(self, state: StateT) -> Layout | None:
+        """The position as a picture is drawn (the replay viewer's board), None for a game with no board."""
+        return None
 
     def describe(self, kind: str, data: Mapping[str, Any]) -> str:
         """A consequence of `kind` with its `data`, as a sentence a player would say (`log`, `play`); a ruleset

@@ -280,8 +280,8 @@ def test_an_append_is_matched_by_the_first_route_tried_and_the_documentation_is_
     assert app.router.routes[0].matches(append_request)[0] is Match.FULL
     first_of_its_router = games.router.routes[0]
     assert isinstance(first_of_its_router, APIRoute) and first_of_its_router.endpoint is games.append
-    documentation = {"/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"}
-    assert {getattr(route, "path", None) for route in app.router.routes[-len(documentation) :]} == documentation
+    # The schema is FastAPI's own route; the pages (Swagger UI at /docs among them) come after the API's.
+    assert getattr(app.router.routes[-1], "path", None) == "/openapi.json"
     assert TestClient(app).get("/docs").status_code == 200
 
 

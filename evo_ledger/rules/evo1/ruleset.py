@@ -10,6 +10,7 @@ from typing import Any
 
 from evo_ledger.rules.base import (
     Explanation,
+    Layout,
     OptionSpec,
     OptionValue,
     Outcome,
@@ -56,7 +57,7 @@ from evo_ledger.rules.evo1.state import (
     state_from_data,
     state_to_data,
 )
-from evo_ledger.rules.evo1.view import draw_board, view
+from evo_ledger.rules.evo1.view import draw_board, layout, view
 from evo_ledger.rules.evo1.words import describe
 from evo_ledger.rules.kits import kits_in
 from evo_ledger.rules.reference import Ruling, rulings_in
@@ -240,6 +241,9 @@ class Evo1Ruleset(Ruleset[State, Action, Kit]):
 
     def describe(self, kind: str, data: Mapping[str, Any]) -> str:
         return describe(kind, data)
+
+    def layout(self, state: State) -> Layout:
+        return layout(state)
 
     def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
         return explain(steps, at)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from evo_ledger.rules.base import StateView
+from evo_ledger.rules.base import AuctionItem, Layout, StateView
 from evo_ledger.rules.evo1 import auction, board
-from evo_ledger.rules.evo1.kit import Kit
+from evo_ledger.rules.evo1.kit import Kit, zone
 from evo_ledger.rules.evo1.state import Phase, State
-from evo_ledger.rules.hexisland.kitmap import render_map
+from evo_ledger.rules.hexisland.kitmap import board_spaces, render_map
 
 ZONES = ("ideal", "hot", "cold", "deadly")
 GENE_ORDER = ("tail", "foot", "horn", "egg", "fur", "parasol", "mutant")
@@ -19,6 +19,21 @@ TERRAIN_INITIALS = {"yellow": "y", "green": "g", "brown": "b", "grey": "m"}
 def view(state: State) -> StateView:
     players = tuple(seat_line(state, name) for name in state.seats)
     return StateView(headline(state), players, dict(state.board), table_lines(state))
+
+
+def layout(state: State) -> Layout:
+    kit = state.kit
+    colour = kit.chart[state.climate_position]
+    zones = {terrain: zone(kit.terrains, colour, terrain) for terrain in kit.terrains}
+    auction = tuple(
+        AuctionItem(
+            f"row {row}",
+            state.rows[row - 1] if row <= len(state.rows) else "to be drawn",
+            (state.bids[row],) if row in state.bids else (),
+        )
+        for row in range(1, state.rows_due + 1)
+    )
+    return Layout(kit.terrains, zones, board_spaces(kit, state.board, kit.start_beaches), auction)
 
 
 def table_lines(state: State) -> tuple[str, ...]:

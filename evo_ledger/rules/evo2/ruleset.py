@@ -10,6 +10,7 @@ from typing import Any
 
 from evo_ledger.rules.base import (
     Explanation,
+    Layout,
     OptionSpec,
     OptionValue,
     Outcome,
@@ -67,7 +68,7 @@ from evo_ledger.rules.evo2.state import (
     state_from_data,
     state_to_data,
 )
-from evo_ledger.rules.evo2.view import view
+from evo_ledger.rules.evo2.view import layout, view
 from evo_ledger.rules.evo2.words import describe
 from evo_ledger.rules.hexisland.kit import Kit, parse_kit
 from evo_ledger.rules.hexisland.kitmap import render_map
@@ -274,6 +275,9 @@ class Evo2Ruleset(Ruleset[State, Action, Kit]):
 
     def describe(self, kind: str, data: Mapping[str, Any]) -> str:
         return describe(kind, data)
+
+    def layout(self, state: State) -> Layout:
+        return layout(state)
 
     def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
         return explain(steps, at, survival_start)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from evo_ledger.rules.base import StateView
+from evo_ledger.rules.base import AuctionItem, Layout, StateView
 from evo_ledger.rules.evo2 import auction, survival
 from evo_ledger.rules.evo2.state import ATTACK_ROLL, ESCAPE, Pending, Phase, PlayerState, State
+from evo_ledger.rules.hexisland.kitmap import board_spaces
 
 # Genes every species starts with on its sheet, shown as totals.
 SHEET_GENES = ("legs", "eggs")
@@ -21,6 +22,23 @@ ZONES = ("ideal", "hot", "cold", "deadly")
 def view(state: State) -> StateView:
     players = tuple(player_line(state, player) for player in state.players.values())
     return StateView(headline(state), players, dict(state.board), table_lines(state))
+
+
+def layout(state: State) -> Layout:
+    kit = state.kit
+    starts = [space for marks in kit.start_marks.values() for space in marks]
+    auction: tuple[AuctionItem, ...] = ()
+    if state.phase in (Phase.MUTATIONS, Phase.AUCTION):
+        auction = tuple(
+            AuctionItem(
+                f"column {column}",
+                "event card" if column == 1 else (state.lab[column - 2] or "empty").replace("_", " "),
+                tuple((name, marker.amount) for name, marker in state.markers.items() if marker.column == column),
+            )
+            for column in range(1, len(state.lab) + 2)
+        )
+    zones = dict(kit.climate.positions[state.climate_position])
+    return Layout(kit.terrains, zones, board_spaces(kit, state.board, starts), auction)
 
 
 def table_lines(state: State) -> tuple[str, ...]:

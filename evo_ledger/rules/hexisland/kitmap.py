@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Protocol
 
+from evo_ledger.rules.base import BoardSpace
 from evo_ledger.rules.hexisland.kit import Space
 
 
@@ -16,6 +17,14 @@ class HexBoard(Protocol):
 
 
 CELL_WIDTH = 8
+
+
+def board_spaces(kit: HexBoard, board: Mapping[str, str], starts: Iterable[str]) -> tuple[BoardSpace, ...]:
+    """The kit's spaces with their occupants, as a replay viewer draws them."""
+    marked = set(starts)
+    return tuple(
+        BoardSpace(s.id, s.q, s.r, s.terrain, s.coast, s.id in marked, board.get(s.id)) for s in kit.spaces.values()
+    )
 
 
 def render_map(

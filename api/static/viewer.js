@@ -1,0 +1,221 @@
+// The replay viewer: a game's position at any event, drawn from GET /v1/games/{id}/view, stepped with buttons and
+// keys, its events listed as the log says them, explanations and what-ifs beside it, and a live mode that follows
+// the game's stream as it is recorded.
+"use strict";
+const GAME = decodeURIComponent(location.pathname.split("/")[2]);
+const TERRAIN_COLOURS = { yellow: "#f3dc7a", green: "#9ccc65", brown: "#b08a5a", grey: "#9e9e9e", white: "#f4f4f4" };
+const PLAYER_COLOURS = ["#d62828", "#1d4ed8", "#2a9d8f", "#9b5de5", "#f77f00"];
+const HEX = 12;
+const views = new Map();
+let events = [];
+let latest = 1;
+let at = 1;
+let players = [];
+
+function hexCorners(x, y) {
+  return Array.from({ length: 6 }, (_, corner) => {
+    const angle = (Math.PI / 3) * corner;
+    return `${(x + HEX * Math.cos(angle)).toFixed(1)},${(y + HEX * Math.sin(angle)).toFixed(1)}`;
+  }).join(" ");
+}
+
+function drawBoard(layout) {
+  const board = document.getElementById("board");
+  if (!layout) { board.replaceChildren(); return; }
+  const centre = (space) => [HEX * 1.5 * space.q, HEX * Math.sqrt(3) * (space.r + space.q / 2)];
+  const points = layout.spaces.map(centre);
+  const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
+  const box = [Math.min(...xs) - HEX * 1.2, Math.min(...ys) - HEX * 1.2, Math.max(...xs) - Math.min(...xs) + HEX * 2.4,
+    Math.max(...ys) - Math.min(...ys) + HEX * 2.4];
+  const svgNs = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(svgNs, "svg");
+  svg.setAttribute("viewBox", box.map((n) => n.toFixed(1)).join(" "));
+  layout.spaces.forEach((space, index) => {
+    const [x, y] = points[index];
+    const hex = document.createElementNS(svgNs, "polygon");
+    hex.setAttribute("points", hexCorners(x, y));
+    hex.setAttribute("class", `space${space.coast ? " coast" : ""}${space.start ? " start" : ""}`);
+    hex.setAttribute("fill", TERRAIN_COLOURS[space.terrain] || "#ccc");
+    hex.dataset.space = space.id;
+    hex.dataset.zone = layout.zones[space.terrain] || "";
+    const title = document.createElementNS(svgNs, "title");
+    title.textContent = `${space.id}: ${space.terrain}, ${layout.zones[space.terrain] || ""}${space.occupant ? ", " + space.occupant : ""}`;
+    hex.append(title);
+    svg.append(hex);
+    const label = document.createElementNS(svgNs, "text");
+    label.setAttribute("x", (x - HEX * 0.55).toFixed(1));
+    label.setAttribute("y", (y - HEX * 0.35).toFixed(1));
+    label.setAttribute("class", "label");
+    label.textContent = space.id;
+    svg.append(label);
+    if (space.occupant) {
+      const dino = document.createElementNS(svgNs, "circle");
+      dino.setAttribute("cx", x.toFixed(1));
+      dino.setAttribute("cy", (y + HEX * 0.2).toFixed(1));
+      dino.setAttribute("r", (HEX * 0.45).toFixed(1));
+      dino.setAttribute("class", "dino");
+      dino.setAttribute("fill", PLAYER_COLOURS[players.indexOf(space.occupant) % PLAYER_COLOURS.length]);
+      dino.dataset.occupant = space.occupant;
+      dino.dataset.space = space.id;
+      svg.append(dino);
+    }
+  });
+  board.replaceChildren(svg);
+}
+
+async function viewAt(number) {
+  if (!views.has(number)) views.set(number, await api(`/v1/games/${GAME}/view?at=${number}`));
+  return views.get(number);
+}
+
+async function show(number) {
+  at = Math.max(1, Math.min(latest, number));
+  const view = await viewAt(at);
+  if (view.version !== at) return;
+  document.getElementById("headline").textContent = `event ${at} · ${view.headline}`;
+  document.getElementById("at").value = at;
+  document.getElementById("of").textContent = `of ${latest}`;
+  drawBoard(view.layout);
+  document.getElementById("table").replaceChildren(...view.table.map((line) => element("li", {}, line)));
+  document.getElementById("players").replaceChildren(...view.players.map((line, seat) =>
+    element("li", { style: `color: ${PLAYER_COLOURS[seat % PLAYER_COLOURS.length]}` }, line)));
+  for (const item of document.querySelectorAll("#event-list li")) {
+    const current = Number(item.dataset.event) === at;
+    item.classList.toggle("current", current);
+    if (current) item.scrollIntoView({ block: "nearest" });
+  }
+  history.replaceState(null, "", `?at=${at}`);
+  document.getElementById("explanation").replaceChildren();
+  document.getElementById("branch").replaceChildren();
+}
+
+function listEvents() {
+  const undone = new Set(events.filter((e) => e.kind === "ActionsUndone").flatMap((e) => e.fields.versions || []));
+  const list = document.getElementById("event-list");
+  list.replaceChildren(...events.map((event) => {
+    const kind = event.fields.cause !== undefined ? " consequence" : "";
+    const item = element("li", { "data-event": event.number, class: kind + (undone.has(event.number) ? " undone" : "") },
+      `${event.number}  ${event.text}`);
+    item.addEventListener("click", () => show(event.number));
+    return item;
+  }));
+}
+
+async function loadEvents() {
+  let after = events.length ? events[events.length - 1].number : 0;
+  for (;;) {
+    const page = await api(`/v1/games/${GAME}/events?after=${after}&limit=1000`);
+    events.push(...page.events);
+    if (page.next_after === null) break;
+    after = page.next_after;
+  }
+  latest = events.length ? events[events.length - 1].number : 1;
+  listEvents();
+}
+
+function stepToConsequence(direction) {
+  const numbers = events.filter((e) => e.fields.cause !== undefined).map((e) => e.number);
+  const next = direction > 0 ? numbers.find((n) => n > at) : numbers.reverse().find((n) => n < at);
+  show(next ?? (direction > 0 ? latest : 1));
+}
+
+async function explain() {
+  const target = document.getElementById("explanation");
+  try {
+    const report = await api(`/v1/games/${GAME}/events/${at}/explanation`);
+    target.replaceChildren(element("strong", {}, report.kind), ...report.words.map((line) => element("p", {}, line)));
+  } catch (error) {
+    target.replaceChildren(element("p", {}, error.message));
+  }
+}
+
+async function whatIf(event) {
+  event.preventDefault();
+  const replacement = document.getElementById("replacement").value.trim();
+  const query = replacement ? "?replace=" + encodeURIComponent(replacement) : "";
+  const target = document.getElementById("branch");
+  try {
+    const report = await api(`/v1/games/${GAME}/events/${at}/what-if${query}`);
+    const row = (standing) => resultText(standing.standings);
+    const stopped = report.branch.stopped_at ? `; stopped before event ${report.branch.stopped_at.event}` : "";
+    target.replaceChildren(element("p", {}, `recorded: ${row(report.recorded)}`),
+      element("p", { id: "branch-standings" }, `branch: ${row(report.branch)}${stopped}`));
+  } catch (error) {
+    target.replaceChildren(element("p", {}, error.message));
+  }
+}
+
+async function loadAudit() {
+  const badge = document.getElementById("audit");
+  try {
+    const report = await api(`/v1/games/${GAME}/audit`);
+    badge.textContent = `audit: ${report.verdict}`;
+    badge.className = `badge ${report.verdict.replace(" ", "-")}`;
+    badge.onclick = () => window.open(`/v1/games/${GAME}/audit`, "_blank");
+  } catch (error) {
+    badge.textContent = "audit: unavailable";
+  }
+}
+
+let following = null;
+
+async function follow() {
+  following = new AbortController();
+  const headers = token() ? { Authorization: "Bearer " + token() } : {};
+  const after = events.length ? events[events.length - 1].number : 0;
+  const answer = await fetch(`/v1/games/${GAME}/stream`, { headers: { ...headers, "Last-Event-ID": String(after) },
+    signal: following.signal });
+  const reader = answer.body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffered += decoder.decode(value, { stream: true });
+    const messages = buffered.split("\n\n");
+    buffered = messages.pop();
+    for (const message of messages) {
+      const data = message.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).join("\n");
+      if (!data || message.includes("event: closed")) continue;
+      const event = JSON.parse(data);
+      if (events.length && event.number <= events[events.length - 1].number) continue;
+      events.push(event);
+      latest = event.number;
+      listEvents();
+      await show(latest);
+    }
+  }
+}
+
+document.getElementById("live").addEventListener("change", (event) => {
+  if (event.target.checked) follow().catch(() => {});
+  else if (following) following.abort();
+});
+document.getElementById("first").addEventListener("click", () => show(1));
+document.getElementById("back").addEventListener("click", () => show(at - 1));
+document.getElementById("forward").addEventListener("click", () => show(at + 1));
+document.getElementById("last").addEventListener("click", () => show(latest));
+document.getElementById("at").addEventListener("change", (event) => show(Number(event.target.value)));
+document.getElementById("explain").addEventListener("click", explain);
+document.getElementById("what-if").addEventListener("submit", whatIf);
+document.addEventListener("keydown", (event) => {
+  if (event.target.tagName === "INPUT") return;
+  const moves = { ArrowLeft: () => show(at - 1), ArrowRight: () => show(at + 1), Home: () => show(1),
+    End: () => show(latest), ArrowUp: () => stepToConsequence(-1), ArrowDown: () => stepToConsequence(1) };
+  if (moves[event.key]) { event.preventDefault(); moves[event.key](); }
+});
+
+async function start() {
+  views.clear();
+  events = [];
+  const summary = await api(`/v1/games/${GAME}`);
+  players = summary.players.map((player) => player.name);
+  await loadEvents();
+  loadAudit();
+  const asked = Number(new URLSearchParams(location.search).get("at")) || latest;
+  await show(asked);
+  document.body.dataset.ready = "true";
+}
+
+setUpTokenForm(start);
+start().catch((error) => { document.getElementById("headline").textContent = error.message; });

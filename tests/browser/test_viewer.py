@@ -1,0 +1,211 @@
+"""The pages in a real browser: Debian's Chromium driven by Playwright against `evo-ledger serve`'s app on
+localhost. The replay viewer steps through an evo2 and an evo1 game by keys and buttons, its board drawn from the
+kit and its occupants those of `/state` at each event; links keep the event; live mode shows an append as it is
+recorded; explanations and what-ifs open beside the board; a held card shows only with a token that may see it;
+and no page or asset reaches another host. Screenshots of the viewer are kept in `test-artifacts/`."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from playwright.sync_api import sync_playwright
+
+from tests.e2e.test_stream import running_server
+from tests.support import ROOT
+
+CHROMIUM = os.environ.get("EVO_CHROMIUM", "/usr/bin/chromium")
+INSTALL = "apt-get update && apt-get install -y chromium   (as root)"
+# As the machine's notes advise: no network of its own, no first-run work, a fresh profile.
+FLAGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+ARTIFACTS = ROOT / "test-artifacts"
+EVO2_GAME = ROOT / "replays" / "hand-3p-first-game.evo"
+EVO1_GAME = ROOT / "replays" / "evo1-hand-3p.evo"
+TIMEOUT_MS = 20_000
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).is_file():
+        message = f"Chromium is not at {CHROMIUM} (EVO_CHROMIUM): install it with `{INSTALL}`"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    with running_server(str(tmp_path / "viewer.sqlite")) as base:
+        yield base
+
+
+@pytest.fixture
+def page(browser: Any, server: str) -> Iterator[Any]:
+    """A page that refuses, and counts, any request to another host."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = context.new_page()
+    opened.set_default_timeout(TIMEOUT_MS)
+    opened.elsewhere = []
+
+    def route(request_route: Any) -> None:
+        host = urlsplit(request_route.request.url).hostname
+        if host not in ("127.0.0.1", "localhost"):
+            opened.elsewhere.append(request_route.request.url)
+            request_route.abort()
+        else:
+            request_route.continue_()
+
+    opened.route("**/*", route)
+    yield opened
+    assert opened.elsewhere == [], f"requests to another host: {opened.elsewhere}"
+    context.close()
+
+
+def imported(server: str, path: Path) -> dict[str, Any]:
+    answer = httpx.post(
+        f"{server}/v1/games/import", content=path.read_text(), headers={"Content-Type": "text/plain"}, timeout=30
+    )
+    assert answer.status_code == 201, answer.text
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+def open_viewer(page: Any, server: str, game: str, at: int | None = None) -> None:
+    page.goto(f"{server}/games/{game}" + (f"?at={at}" if at else ""))
+    page.wait_for_selector("body[data-ready=true]")
+
+
+def shown_event(page: Any) -> int:
+    return int(page.input_value("#at"))
+
+
+def board_matches_state(page: Any, server: str, game: str, event: int) -> None:
+    """The hexes are the kit's spaces, and each dinosaur drawn stands where `/state` says, at `event`."""
+    page.wait_for_function(f"document.querySelector('#at').value === '{event}'")
+    view = httpx.get(f"{server}/v1/games/{game}/view", params={"at": event}).json()
+    state = httpx.get(f"{server}/v1/games/{game}/state", params={"at": event}).json()
+    assert page.locator("polygon.space").count() == len(view["layout"]["spaces"])
+    drawn = {d.get_attribute("data-space"): d.get_attribute("data-occupant") for d in page.locator("circle.dino").all()}
+    assert drawn == state["occupants"]
+    assert page.text_content("#headline") == f"event {event} · {view['headline']}"
+
+
+@pytest.mark.parametrize("path", [EVO2_GAME, EVO1_GAME], ids=["evo2", "evo1"])
+def test_the_viewer_steps_through_a_game_by_keys_and_buttons(page: Any, server: str, path: Path) -> None:
+    game = imported(server, path)["game_id"]
+    open_viewer(page, server, game, at=30)
+    board_matches_state(page, server, game, 30)
+    page.keyboard.press("ArrowRight")
+    board_matches_state(page, server, game, 31)
+    page.click("#forward")
+    board_matches_state(page, server, game, 32)
+    page.click("#back")
+    board_matches_state(page, server, game, 31)
+    assert page.url.endswith("?at=31")
+    page.keyboard.press("End")
+    latest = httpx.get(f"{server}/v1/games/{game}").json()["version"]
+    board_matches_state(page, server, game, latest)
+    page.keyboard.press("Home")
+    board_matches_state(page, server, game, 1)
+    page.keyboard.press("ArrowDown")  # on to the next thing the rules derived
+    page.wait_for_function("document.querySelector('#at').value !== '1'")
+    page.click("#event-list li[data-event='60']")
+    board_matches_state(page, server, game, 60)
+    assert page.locator("#table li").first.text_content().startswith("climate: ")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"viewer-{path.stem}.png"), full_page=True)
+
+
+def test_a_link_keeps_its_event_and_an_explanation_and_a_what_if_open_beside_the_board(page: Any, server: str) -> None:
+    game = imported(server, EVO1_GAME)["game_id"]
+    events = httpx.get(f"{server}/v1/games/{game}/events", params={"limit": 1000}).json()["events"]
+    attack = next(e["number"] for e in events if e["text"] == "cat attack D5 C5")
+    open_viewer(page, server, game, at=attack + 1)
+    assert shown_event(page) == attack + 1
+    page.click("#explain")
+    page.wait_for_selector("#explanation strong")
+    assert page.text_content("#explanation strong") == "combat"
+    assert "the attacker wins on 1-4" in page.text_content("#explanation")
+    page.fill("#replacement", "roll 6")
+    page.click("#what-if button")
+    page.wait_for_selector("#branch-standings")
+    assert page.text_content("#branch-standings").startswith("branch: ")
+
+
+def test_live_mode_shows_an_append_as_it_is_recorded(page: Any, server: str) -> None:
+    created = httpx.post(
+        f"{server}/v1/games", json={"kit": "standin-e2-3p", "players": [{"name": n} for n in ("ann", "ben", "cat")]}
+    ).json()
+    game, recorder = created["game_id"], {"Authorization": f"Bearer {created['recorder_token']}"}
+    open_viewer(page, server, game)
+    page.check("#live")
+    page.wait_for_timeout(300)
+    answer = httpx.post(f"{server}/v1/games/{game}/actions", json={"actions": ["order ann ben cat"]}, headers=recorder)
+    assert answer.status_code == 200, answer.text
+    page.wait_for_selector("#event-list li[data-event='2']")
+    assert page.text_content("#event-list li[data-event='2']").endswith("order ann ben cat")
+    page.wait_for_function("document.querySelector('#at').value === '3'")
+
+
+def test_a_held_card_shows_only_with_a_token_that_may_see_it(page: Any, server: str) -> None:
+    players = [{"name": n} for n in ("ann", "ben", "cat")]
+    created = httpx.post(f"{server}/v1/games", json={"kit": "standin-e1-3p", "players": players}).json()
+    game, recorder = created["game_id"], {"Authorization": f"Bearer {created['recorder_token']}"}
+    answer = httpx.post(
+        f"{server}/v1/games/{game}/actions", json={"actions": ["ann drew heat_stroke"]}, headers=recorder
+    )
+    assert answer.status_code == 200, answer.text
+    open_viewer(page, server, game)
+    assert "heat_stroke" not in page.text_content("#event-list")
+    page.fill("#token", created["recorder_token"])
+    page.click("#token-form button")
+    page.wait_for_function("document.querySelector('#event-list').textContent.includes('ann drew heat_stroke')")
+
+
+def test_the_games_page_lists_and_filters_the_games(page: Any, server: str) -> None:
+    imported(server, EVO2_GAME)
+    evo1 = imported(server, EVO1_GAME)["game_id"]
+    page.goto(f"{server}/")
+    page.wait_for_selector("#games tr")
+    assert page.locator("#games tr").count() == 2
+    page.select_option("#ruleset", "evo1")
+    page.click("#filters button")
+    page.wait_for_function("document.querySelectorAll('#games tr').length === 1")
+    assert page.get_attribute("#games tr", "data-game") == evo1
+    assert "1 cat 44/10" in page.text_content("#games tr")
+
+
+def test_swagger_ui_opens_from_the_package(page: Any, server: str) -> None:
+    page.goto(f"{server}/docs")
+    page.wait_for_selector(".swagger-ui .info")
+    assert "evo-ledger" in page.text_content(".swagger-ui .info")
+
+
+def test_no_served_file_refers_to_another_host(server: str) -> None:
+    """Every page and asset, read as served: nothing loaded from an address with a host of its own."""
+    loads = re.compile(
+        r"""(?:src|href)\s*=\s*["']?(?:https?:)?//|url\(\s*["']?(?:https?:)?//|@import\s+["']?(?:https?:)?//"""
+    )
+    static = ROOT / "api" / "static"
+    paths = ["/", "/games/any", "/docs"] + [
+        f"/static/{p.relative_to(static)}" for p in static.rglob("*") if p.is_file()
+    ]
+    for path in paths:
+        answer = httpx.get(f"{server}{path}")
+        assert answer.status_code == 200, path
+        if path.endswith((".png", ".map")):
+            continue
+        assert not loads.search(answer.text), f"{path} loads from another host"
