@@ -113,10 +113,34 @@ async function loadEvents() {
   listEvents();
 }
 
-function stepToConsequence(direction) {
-  const numbers = events.filter((e) => e.fields.cause !== undefined).map((e) => e.number);
-  const next = direction > 0 ? numbers.find((n) => n > at) : numbers.reverse().find((n) => n < at);
-  show(next ?? (direction > 0 ? latest : 1));
+// A headline reads "round 3 · movement · ..." or "turn 3 · births · ...": the round and the phase.
+function roundAndPhase(view) {
+  const [round, phase] = view.headline.split(" · ");
+  return { round: Number((round.match(/\d+/) || ["0"])[0]), phase: `${round} · ${phase}` };
+}
+
+async function stepPhase(direction) {
+  const here = roundAndPhase(await viewAt(at)).phase;
+  let number = at;
+  while (number + direction >= 1 && number + direction <= latest) {
+    number += direction;
+    if (roundAndPhase(await viewAt(number)).phase !== here) break;
+  }
+  if (direction < 0 && number > 1) {
+    const reached = roundAndPhase(await viewAt(number)).phase;
+    while (number > 1 && roundAndPhase(await viewAt(number - 1)).phase === reached) number -= 1;
+  }
+  await show(number);
+}
+
+async function jumpToRound(round) {
+  let low = 1, high = latest;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (roundAndPhase(await viewAt(middle)).round < round) low = middle + 1;
+    else high = middle;
+  }
+  await show(low);
 }
 
 async function explain() {
@@ -197,11 +221,14 @@ document.getElementById("forward").addEventListener("click", () => show(at + 1))
 document.getElementById("last").addEventListener("click", () => show(latest));
 document.getElementById("at").addEventListener("change", (event) => show(Number(event.target.value)));
 document.getElementById("explain").addEventListener("click", explain);
+document.getElementById("round").addEventListener("change", (event) => jumpToRound(Number(event.target.value)));
+document.getElementById("phase-back").addEventListener("click", () => stepPhase(-1));
+document.getElementById("phase-on").addEventListener("click", () => stepPhase(1));
 document.getElementById("what-if").addEventListener("submit", whatIf);
 document.addEventListener("keydown", (event) => {
   if (event.target.tagName === "INPUT") return;
   const moves = { ArrowLeft: () => show(at - 1), ArrowRight: () => show(at + 1), Home: () => show(1),
-    End: () => show(latest), ArrowUp: () => stepToConsequence(-1), ArrowDown: () => stepToConsequence(1) };
+    End: () => show(latest), ArrowUp: () => stepPhase(-1), ArrowDown: () => stepPhase(1) };
   if (moves[event.key]) { event.preventDefault(); moves[event.key](); }
 });
 

@@ -120,8 +120,18 @@ def test_the_viewer_steps_through_a_game_by_keys_and_buttons(page: Any, server: 
     board_matches_state(page, server, game, latest)
     page.keyboard.press("Home")
     board_matches_state(page, server, game, 1)
-    page.keyboard.press("ArrowDown")  # on to the next thing the rules derived
+    page.keyboard.press("ArrowDown")
     page.wait_for_function("document.querySelector('#at').value !== '1'")
+    phase = page.text_content("#headline").split(" · ")[1:3]
+    page.keyboard.press("ArrowDown")
+    page.wait_for_function(f"!document.querySelector('#headline').textContent.includes({' · '.join(phase)!r})")
+    page.fill("#round", "3")
+    page.press("#round", "Enter")
+    page.wait_for_function("/^event \\d+ · (round|turn) 3 · /.test(document.querySelector('#headline').textContent)")
+    first_of_round = shown_event(page)
+    board_matches_state(page, server, game, first_of_round)
+    previous = httpx.get(f"{server}/v1/games/{game}/view", params={"at": first_of_round - 1}).json()["headline"]
+    assert previous.split(" · ")[0].endswith(" 2"), "the event before the one shown is still in round 2"
     page.click("#event-list li[data-event='60']")
     board_matches_state(page, server, game, 60)
     assert page.locator("#table li").first.text_content().startswith("climate: ")
