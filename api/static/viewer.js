@@ -19,10 +19,15 @@ function hexCorners(x, y) {
   }).join(" ");
 }
 
+// A space's centre on flat-topped axial hex coordinates.
+function centre(space) { return [HEX * 1.5 * space.q, HEX * Math.sqrt(3) * (space.r + space.q / 2)]; }
+
+// The spaces are drawn once a game; a step moves only the dinosaurs.
 function drawBoard(layout) {
   const board = document.getElementById("board");
   if (!layout) { board.replaceChildren(); return; }
-  const centre = (space) => [HEX * 1.5 * space.q, HEX * Math.sqrt(3) * (space.r + space.q / 2)];
+  const drawn = board.querySelector("svg");
+  if (drawn && drawn.dataset.spaces === String(layout.spaces.length)) { drawDinosaurs(drawn, layout); return; }
   const points = layout.spaces.map(centre);
   const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
   const box = [Math.min(...xs) - HEX * 1.2, Math.min(...ys) - HEX * 1.2, Math.max(...xs) - Math.min(...xs) + HEX * 2.4,
@@ -48,19 +53,35 @@ function drawBoard(layout) {
     label.setAttribute("class", "label");
     label.textContent = space.id;
     svg.append(label);
-    if (space.occupant) {
-      const dino = document.createElementNS(svgNs, "circle");
-      dino.setAttribute("cx", x.toFixed(1));
-      dino.setAttribute("cy", (y + HEX * 0.2).toFixed(1));
-      dino.setAttribute("r", (HEX * 0.45).toFixed(1));
-      dino.setAttribute("class", "dino");
-      dino.setAttribute("fill", PLAYER_COLOURS[players.indexOf(space.occupant) % PLAYER_COLOURS.length]);
-      dino.dataset.occupant = space.occupant;
-      dino.dataset.space = space.id;
-      svg.append(dino);
-    }
   });
+  svg.dataset.spaces = String(layout.spaces.length);
+  svg.append(document.createElementNS(svgNs, "g"));
   board.replaceChildren(svg);
+  drawDinosaurs(svg, layout);
+}
+
+function drawDinosaurs(svg, layout) {
+  const svgNs = "http://www.w3.org/2000/svg";
+  const group = svg.lastElementChild;
+  const dinosaurs = [];
+  layout.spaces.forEach((space) => {
+    if (!space.occupant) return;
+    const [x, y] = centre(space);
+    const dino = document.createElementNS(svgNs, "circle");
+    dino.setAttribute("cx", x.toFixed(1));
+    dino.setAttribute("cy", (y + HEX * 0.2).toFixed(1));
+    dino.setAttribute("r", (HEX * 0.45).toFixed(1));
+    dino.setAttribute("class", "dino");
+    dino.setAttribute("fill", PLAYER_COLOURS[players.indexOf(space.occupant) % PLAYER_COLOURS.length]);
+    dino.dataset.occupant = space.occupant;
+    dino.dataset.space = space.id;
+    dinosaurs.push(dino);
+  });
+  group.replaceChildren(...dinosaurs);
+  for (const hex of svg.querySelectorAll("polygon.space")) {
+    const occupant = layout.spaces.find((space) => space.id === hex.dataset.space);
+    hex.dataset.zone = layout.zones[occupant.terrain] || "";
+  }
 }
 
 async function viewAt(number) {
