@@ -84,6 +84,18 @@ function drawDinosaurs(svg, layout) {
   }
 }
 
+// The climate of the moment: each terrain's colour with the zone it is in, and the auction with its bids.
+function drawZones(layout) {
+  const zones = document.getElementById("zones");
+  if (!layout) { zones.replaceChildren(); return; }
+  const swatches = layout.terrains.map((terrain) => element("li", { "data-terrain": terrain, "data-zone": layout.zones[terrain] },
+    element("span", { class: "swatch", style: `background: ${TERRAIN_COLOURS[terrain] || "#ccc"}` }),
+    `${terrain}: ${layout.zones[terrain]}`));
+  const bids = layout.auction.map((item) => element("li", { class: "auction" },
+    `${item.place}: ${item.item}` + (item.bids.length ? " — " + item.bids.map(([who, amount]) => `${who} ${amount}`).join(", ") : "")));
+  zones.replaceChildren(...swatches, ...bids);
+}
+
 async function viewAt(number) {
   if (!views.has(number)) views.set(number, await api(`/v1/games/${GAME}/view?at=${number}`));
   return views.get(number);
@@ -97,6 +109,7 @@ async function show(number) {
   document.getElementById("at").value = at;
   document.getElementById("of").textContent = `of ${latest}`;
   drawBoard(view.layout);
+  drawZones(view.layout);
   document.getElementById("table").replaceChildren(...view.table.map((line) => element("li", {}, line)));
   document.getElementById("players").replaceChildren(...view.players.map((line, seat) =>
     element("li", { style: `color: ${PLAYER_COLOURS[seat % PLAYER_COLOURS.length]}` }, line)));

@@ -135,6 +135,12 @@ def test_the_viewer_steps_through_a_game_by_keys_and_buttons(page: Any, server: 
     page.click("#event-list li[data-event='60']")
     board_matches_state(page, server, game, 60)
     assert page.locator("#table li").first.text_content().startswith("climate: ")
+    view = httpx.get(f"{server}/v1/games/{game}/view", params={"at": 60}).json()
+    shown = {
+        li.get_attribute("data-terrain"): li.get_attribute("data-zone")
+        for li in page.locator("#zones li[data-terrain]").all()
+    }
+    assert shown == view["layout"]["zones"], "each terrain is shown in the zone the climate puts it in"
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"viewer-{path.stem}.png"), full_page=True)
 
