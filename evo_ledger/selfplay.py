@@ -46,7 +46,7 @@ class SelfPlayGame:
         return format_game(self.header, self.lines, self.outcome, comments=self.comments())
 
     def comments(self) -> list[str]:
-        return ["A game played by evo-ledger's self-play bots; standings follow each round."]
+        return ["A game played by evo-ledger's self-play bots; the standings follow as it goes."]
 
 
 def play_game(players: int, seed: int, bot: str = "sensible", ruleset: str = DEFAULT_RULESET) -> SelfPlayGame:

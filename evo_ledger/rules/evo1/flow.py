@@ -10,7 +10,7 @@ from evo_ledger.rules.base import Outcome, RuleViolation, Standing
 from evo_ledger.rules.effects import Effects
 from evo_ledger.rules.evo1 import auction, board
 from evo_ledger.rules.evo1.actions import Drew, Start
-from evo_ledger.rules.evo1.state import Phase, State
+from evo_ledger.rules.evo1.state import CLIMATE_ROLL, COMBAT_ROLL, INITIATIVE_ROLL, METEOR_ROLL, Phase, State
 
 SCORE_LABELS = ("mp", "dinosaurs")
 # The climate die: the chart positions the marker moves by for each face [E1-06].
@@ -274,3 +274,16 @@ def standings(state: State) -> Outcome:
         rank = index + 1 if index == 0 or scores[player] != scores[ranked[index - 1]] else result[-1].rank
         result.append(Standing(rank, player, scores[player]))
     return Outcome(tuple(result), SCORE_LABELS)
+
+
+def awaited_roll(state: State) -> str | None:
+    """What a die roll would decide now, if the game awaits one."""
+    if state.phase == Phase.INITIATIVE and state.to_roll:
+        return INITIATIVE_ROLL
+    if state.phase == Phase.CLIMATE:
+        return CLIMATE_ROLL
+    if state.combat is not None:
+        return COMBAT_ROLL
+    if state.awaiting_meteor_roll:
+        return METEOR_ROLL
+    return None

@@ -16,6 +16,7 @@ from evo_ledger.rules.base import (
     Outcome,
     Ruleset,
     RuleViolation,
+    SelfPlay,
     SetupError,
     StateView,
     Step,
@@ -45,7 +46,9 @@ from evo_ledger.rules.evo1.actions import (
     parse_action,
 )
 from evo_ledger.rules.evo1.explain import explain
+from evo_ledger.rules.evo1.flow import awaited_roll
 from evo_ledger.rules.evo1.kit import PLAYER_COUNTS, Kit, parse_kit
+from evo_ledger.rules.evo1.selfplay import Evo1SelfPlay
 from evo_ledger.rules.evo1.state import (
     CLIMATE_ROLL,
     COMBAT_ROLL,
@@ -245,6 +248,9 @@ class Evo1Ruleset(Ruleset[State, Action, Kit]):
     def layout(self, state: State) -> Layout:
         return layout(state)
 
+    def self_play(self) -> SelfPlay[State, Action, Kit]:
+        return Evo1SelfPlay(self)
+
     def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
         return explain(steps, at)
 
@@ -261,19 +267,6 @@ def check_setup(kit: Kit, players: Sequence[str]) -> None:
         raise SetupError("each player must have a different name")
     if len(kit.cards) < kit.hand * len(players):
         raise SetupError(f"kit {kit.name!r} has too few event cards to deal {kit.hand} to each player")
-
-
-def awaited_roll(state: State) -> str | None:
-    """What a die roll would decide now, if the game awaits one."""
-    if state.phase == Phase.INITIATIVE and state.to_roll:
-        return INITIATIVE_ROLL
-    if state.phase == Phase.CLIMATE:
-        return CLIMATE_ROLL
-    if state.combat is not None:
-        return COMBAT_ROLL
-    if state.awaiting_meteor_roll:
-        return METEOR_ROLL
-    return None
 
 
 def check_phase(state: State, action: Action) -> None:
