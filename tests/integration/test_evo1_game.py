@@ -11,6 +11,7 @@ from uuid import UUID
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 
 from api import ApiSettings, create_app
 from evo_ledger.cli import main
@@ -19,6 +20,8 @@ from evo_ledger.notation import parse_game
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.settings import Settings
 from evo_ledger.transfer import export_notation, import_notation
+from projections.runner import Projector
+from projections.store import ReadStore
 from tests.integration.test_play_session import EVO_LEDGER, Terminal
 from tests.support import ROOT, child_env
 
@@ -171,3 +174,29 @@ def test_new_takes_the_ruleset_from_an_evo1_kit_and_refuses_a_table_of_two_E1_01
     assert "setup · ann to draw an event card" in capsys.readouterr().out
     assert main(["new", "--kit", "standin-e1-3p", "--players", "ann", "ben", "--database", database]) == 2
     assert "[E1-01] Evo 1st edition is for 3 to 5 players, not 2" in capsys.readouterr().err
+
+
+def test_the_read_tables_count_the_hand_worked_games_rolls_combats_and_auctions(ledger: Ledger, database: str) -> None:
+    import_notation(ledger, HAND_GAME)
+    store = ReadStore(Settings(database))
+    try:
+        Projector(ledger, store).catch_up()
+        with store.engine.connect() as connection:
+            counted = connection.execute(text("SELECT purpose, count(*) FROM read_e1_die_rolls GROUP BY purpose"))
+            rolls = {purpose: count for purpose, count in counted.all()}
+            combats = connection.execute(
+                text("SELECT attacker, defender, face, attacker_won FROM read_e1_combats ORDER BY round")
+            ).all()
+            results = connection.execute(text("SELECT count(*), sum(paid) FROM read_e1_auction_results")).one()
+            final = connection.execute(
+                text("SELECT name, mp FROM read_e1_turn_standings WHERE round = 10 ORDER BY mp DESC")
+            ).all()
+    finally:
+        store.close()
+    # The file's comments: 15 initiative rolls, 10 climate rolls, 4 attacks, 2 meteor rolls; 9 auctions of 3 rows.
+    assert rolls == {"initiative": 15, "climate": 10, "combat": 4, "meteor": 2}
+    assert [(a, d, f, bool(w)) for a, d, f, w in combats] == [
+        ("cat", "ann", 3, True), ("cat", "ben", 5, False), ("cat", "ben", 2, True), ("ben", "cat", 1, True),
+    ]  # fmt: skip
+    assert results[0] == 27
+    assert [(name, mp) for name, mp in final] == [("cat", 44), ("ann", 42), ("ben", 32)]

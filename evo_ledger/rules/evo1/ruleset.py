@@ -14,6 +14,7 @@ from evo_ledger.rules.base import (
     OptionSpec,
     OptionValue,
     Outcome,
+    Reading,
     Ruleset,
     RuleViolation,
     SelfPlay,
@@ -48,6 +49,7 @@ from evo_ledger.rules.evo1.actions import (
 from evo_ledger.rules.evo1.explain import explain
 from evo_ledger.rules.evo1.flow import awaited_roll
 from evo_ledger.rules.evo1.kit import PLAYER_COUNTS, Kit, parse_kit
+from evo_ledger.rules.evo1.reading import Evo1Reading
 from evo_ledger.rules.evo1.selfplay import Evo1SelfPlay
 from evo_ledger.rules.evo1.state import (
     CLIMATE_ROLL,
@@ -117,6 +119,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "a species with no dinosaur on the board as the births begin places its babies anywhere, each next to the last",
     ),
 )
+READING = Evo1Reading()
 make_transition = Transition._make  # without the keyword handling of Transition(...): an action's fixed cost
 ACTION_WORDS: dict[type, str] = {Start: "start", DrawGene: "draw", PlayCard: "play"}
 ACTION_FORM = ActionForm(Action, parse_action, format_action, ACTION_WORDS)
@@ -250,6 +253,9 @@ class Evo1Ruleset(Ruleset[State, Action, Kit]):
 
     def self_play(self) -> SelfPlay[State, Action, Kit]:
         return Evo1SelfPlay(self)
+
+    def reading(self) -> Reading:
+        return READING
 
     def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
         return explain(steps, at)

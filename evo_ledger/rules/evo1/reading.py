@@ -1,0 +1,147 @@
+"""Evo 1st edition's read tables (documented in docs/projections.md) and the rows each event makes. A row's
+`round` is the turn it belongs to."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from evo_ledger.rules.base import (
+    Outcome,
+    ReadAmend,
+    ReadColumn,
+    ReadContext,
+    ReadItem,
+    ReadResult,
+    ReadRow,
+    ReadTable,
+    Standing,
+)
+from evo_ledger.rules.evo1 import flow
+from evo_ledger.rules.evo1.actions import Bid, Roll
+from evo_ledger.rules.evo1.board import WINNING_FACES
+
+
+def text(name: str, nullable: bool = False, key: bool = False) -> ReadColumn:
+    return ReadColumn(name, "text", nullable, key)
+
+
+def integer(name: str, nullable: bool = False) -> ReadColumn:
+    return ReadColumn(name, "integer", nullable)
+
+
+PLAYER_KEY = text("player_id", key=True)
+PLAYER = (text("player_id"), text("name"))
+# What a die face decides; a roll is an initiative roll unless what the rules derived from it says otherwise.
+PURPOSES = {"climate_changed": "climate", "combat_resolved": "combat", "meteor_rolled": "meteor"}
+TABLES = (
+    ReadTable("read_e1_turn_standings", (PLAYER_KEY, text("name"), integer("mp"), integer("dinosaurs"))),
+    ReadTable(
+        "read_e1_bids",
+        (
+            *PLAYER,
+            integer("amount"),
+            text("target"),
+            text("outbid_player", nullable=True),
+            integer("outbid_amount", True),
+        ),
+    ),
+    ReadTable(
+        "read_e1_auction_results",
+        (
+            PLAYER_KEY,
+            text("name"),
+            integer("row", nullable=True),
+            text("gene", nullable=True),
+            integer("bid"),
+            integer("paid"),
+            ReadColumn("passed", "boolean"),
+        ),
+    ),
+    ReadTable(
+        "read_e1_combats",
+        (
+            text("attacker"),
+            text("defender"),
+            integer("attacker_horns"),
+            integer("defender_horns"),
+            integer("difference"),
+            integer("face"),
+            ReadColumn("attacker_won", "boolean"),
+            ReadColumn("expected_win_rate", "real"),
+        ),
+    ),
+    ReadTable("read_e1_die_rolls", (integer("face"), text("purpose"), text("recorder", nullable=True))),
+)
+
+
+def expected_win_rate(difference: int) -> float:
+    """The share of a d6's faces on which an attacker with `difference` more horns wins [E1-09]."""
+    return WINNING_FACES[min(difference, 2)] / 6
+
+
+class Evo1Reading:
+    tables: tuple[ReadTable, ...] = TABLES
+    facts: frozenset[str] = frozenset({"BidPlaced", "DieRolled"})
+    consequences: frozenset[str] = frozenset(
+        {"initiative_set", "climate_changed", "combat_resolved", "meteor_rolled", "bid_outbid", "auction_settled",
+         "mp_awarded", "game_ended"}
+    )  # fmt: skip
+
+    def from_action(self, context: ReadContext, action: Any) -> Iterator[ReadItem]:
+        if isinstance(action, Roll):
+            yield ReadRow(
+                "read_e1_die_rolls", {"face": action.face, "purpose": "initiative", "recorder": context.recorder}
+            )
+        elif isinstance(action, Bid):
+            yield ReadRow(
+                "read_e1_bids",
+                {**context.player(action.player), "amount": action.amount, "target": action.target,
+                 "outbid_player": None, "outbid_amount": None},
+            )  # fmt: skip
+
+    def from_consequence(
+        self, context: ReadContext, kind: str, cause: int, data: Mapping[str, Any]
+    ) -> Iterator[ReadItem]:
+        context.memory["round"] = max(context.memory.get("round", 0), data["turn"])
+        turn = {"round": data["turn"]}
+        if kind in PURPOSES:
+            yield ReadAmend("read_e1_die_rolls", cause, {"purpose": PURPOSES[kind]})
+        if kind == "combat_resolved":
+            difference = data["attacker_horns"] - data["defender_horns"]
+            yield ReadRow(
+                "read_e1_combats",
+                {**turn, "attacker": data["attacker"], "defender": data["defender"],
+                 "attacker_horns": data["attacker_horns"], "defender_horns": data["defender_horns"],
+                 "difference": difference, "face": data["face"], "attacker_won": data["winner"] == data["attacker"],
+                 "expected_win_rate": expected_win_rate(difference)},
+            )  # fmt: skip
+        elif kind == "bid_outbid":
+            yield ReadAmend("read_e1_bids", cause, {"outbid_player": data["player"], "outbid_amount": data["amount"]})
+        elif kind == "auction_settled":
+            yield from self._settled(context, turn, data)
+        elif kind == "mp_awarded":
+            for name, mp in data["totals"].items():
+                row = {**turn, **context.player(name), "mp": mp, "dinosaurs": data["awards"][name]}
+                yield ReadRow("read_e1_turn_standings", row)
+        elif kind == "game_ended":
+            standings = tuple(Standing(s["rank"], s["player"], tuple(s["score"])) for s in data["standings"])
+            yield ReadResult(Outcome(standings, flow.SCORE_LABELS))
+
+    def _settled(self, context: ReadContext, turn: dict[str, Any], data: Mapping[str, Any]) -> Iterator[ReadItem]:
+        for row in data["rows"]:
+            yield ReadRow(
+                "read_e1_auction_results",
+                {**turn, **context.player(row["player"]), "row": row["row"], "gene": row["gene"], "bid": row["bid"],
+                 "paid": row["paid"], "passed": False},
+            )  # fmt: skip
+        for player in data["passed"]:
+            yield ReadRow(
+                "read_e1_auction_results",
+                {**turn, **context.player(player), "row": None, "gene": None, "bid": 0, "paid": 0, "passed": True},
+            )
+
+    def restored(self, standing: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
+        """The turn of the latest row that stands."""
+        rounds = [rows[-1]["round"] for rows in standing.values() if rows]
+        return {"round": max(rounds, default=0)}
