@@ -11,14 +11,14 @@ from fastapi.testclient import TestClient
 from evo_ledger.notation import parse_game
 from projections.schema import READ_TABLES
 from tests.e2e.test_api import ADMIN, HAND_GAME, append, client, new_game
-from tests.support import ROUND_ONE_AUCTION
+from tests.support import ROOT, ROUND_ONE_AUCTION
 
 WAIT = {"wait_for_projections": 20}
 __all__ = ["client"]  # the fixture, shared with the API's other tests
 
 
-def import_hand_game(client: TestClient) -> str:
-    answer = client.post("/v1/games/import", content=HAND_GAME, headers={"Content-Type": "text/plain"})
+def import_hand_game(client: TestClient, text: str = HAND_GAME) -> str:
+    answer = client.post("/v1/games/import", content=text, headers={"Content-Type": "text/plain"})
     assert answer.status_code == 201, answer.text
     game: str = answer.json()["game_id"]
     return game
@@ -86,7 +86,9 @@ def test_private_games_are_left_out_of_statistics_but_for_the_admin(client: Test
 
 
 def test_every_read_table_exports_as_csv(client: TestClient) -> None:
+    """Every installed ruleset's tables: a hand-worked game of each edition fills them."""
     import_hand_game(client)
+    import_hand_game(client, (ROOT / "replays" / "evo1-hand-3p.evo").read_text())
     game, recorder = new_game(client)
     assert append(client, game, recorder, "order ann ben cat").status_code == 200
     caught_up(client)
