@@ -30,10 +30,11 @@ import statistics
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -43,9 +44,10 @@ from bench.report import reporting
 from evo_ledger.game import SNAPSHOT_INTERVAL, Game
 from evo_ledger.ledger import Ledger
 from evo_ledger.notation import parse_game
+from evo_ledger.rules.base import Bot
 from evo_ledger.rules.evo2.actions import Pass
 from evo_ledger.rules.evo2.ruleset import Evo2Ruleset
-from evo_ledger.rules.evo2.selfplay import play
+from evo_ledger.rules.evo2.selfplay import Evo2SelfPlay
 from evo_ledger.rules.kits import load_kit, load_kit_document
 from evo_ledger.selfplay import play_game, player_names
 from evo_ledger.settings import Settings
@@ -151,8 +153,13 @@ def busy_bot(state: Any, legal: Sequence[Any], rng: random.Random) -> Any:
     return rng.choice(busy or legal)
 
 
+class BusySelfPlay(Evo2SelfPlay):
+    bots: Mapping[str, Bot[Any, Any]] = MappingProxyType({"busy": busy_bot})
+
+
 def busy_game_lines(seed: int) -> list[str]:
-    return [RULES.format_action(action) for action, _ in play(RULES, load_kit("standin-e2-5p"), NAMES, seed, busy_bot)]
+    played = BusySelfPlay(RULES).play(load_kit("standin-e2-5p"), NAMES, seed, "busy")
+    return [RULES.format_action(action) for action, _ in played]
 
 
 def long_game(minimum: int = 1000) -> Game:

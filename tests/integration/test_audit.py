@@ -17,7 +17,7 @@ from evo_ledger.codec import pack, unpack, unpack_sealed
 from evo_ledger.game import Game, seed_commitment, stored_hash
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.notation import parse_game
-from evo_ledger.rules.evo2.selfplay import BOTS, CHANCE_GENERATOR, play
+from evo_ledger.rules.evo2.selfplay import CHANCE_GENERATOR, Evo2SelfPlay
 from evo_ledger.rules.kits import load_kit_document
 from evo_ledger.seal import unsealed_bytes
 from evo_ledger.selfplay import PLAYER_NAMES
@@ -337,8 +337,8 @@ def test_a_game_whose_rolls_are_not_those_of_its_revealed_seed_is_named_at_the_f
     """A forger commits to seed 10, plays with seed 11 and reveals 10: every action is legal, the chance is not."""
     document, kit = load_kit_document("standin-e2-3p")
     names = PLAYER_NAMES[:3]
-    claimed = [RULES.format_action(a) for a, _ in play(RULES, kit, names, 10, BOTS["sensible"])]
-    played = [RULES.format_action(a) for a, _ in play(RULES, kit, names, 11, BOTS["sensible"])]
+    claimed = [RULES.format_action(a) for a, _ in Evo2SelfPlay(RULES).play(kit, names, 10, "sensible")]
+    played = [RULES.format_action(a) for a, _ in Evo2SelfPlay(RULES).play(kit, names, 11, "sensible")]
     commitment = seed_commitment(CHANCE_GENERATOR, "salt", 10)
     game = Game.start(RULES, document, kit, [(name, None) for name in names], {}, commitment=commitment)
     game.record_all(played)
@@ -361,7 +361,7 @@ def test_a_seed_is_revealed_only_at_the_end_and_only_as_committed() -> None:
     game = Game.start(RULES, document, kit, [(name, None) for name in names], {}, commitment=commitment)
     with pytest.raises(ValueError, match="only at the game's end"):
         game.reveal_seed(CHANCE_GENERATOR, "salt", 10)
-    game.record_all([RULES.format_action(a) for a, _ in play(RULES, kit, names, 10, BOTS["sensible"])])
+    game.record_all([RULES.format_action(a) for a, _ in Evo2SelfPlay(RULES).play(kit, names, 10, "sensible")])
     with pytest.raises(ValueError, match="not those the game committed to"):
         game.reveal_seed(CHANCE_GENERATOR, "pepper", 10)
     table_game = Game.start(RULES, document, kit, [(name, None) for name in names], {})

@@ -14,7 +14,7 @@ from evo_ledger.game import Game, seed_commitment
 from evo_ledger.ledger import Ledger
 from evo_ledger.notation import parse_game
 from evo_ledger.rules import get_ruleset
-from evo_ledger.rules.evo1.selfplay import BOTS, CHANCE_GENERATOR, play
+from evo_ledger.rules.evo1.selfplay import CHANCE_GENERATOR, Evo1SelfPlay
 from evo_ledger.rules.kits import load_kit_document
 from evo_ledger.selfplay import PLAYER_NAMES, play_game
 
@@ -62,7 +62,7 @@ def test_a_die_face_edited_and_the_game_hashed_again_is_named_by_the_chance_chec
     actions: list[str] = []
     climate_rolls: list[int] = []
     phase = "setup"
-    for action, transition in play(rules, kit, names, 5, BOTS["sensible"]):
+    for action, transition in Evo1SelfPlay(rules).play(kit, names, 5, "sensible"):
         line = rules.format_action(action)
         if phase == "climate" and line in ("roll 3", "roll 4"):
             climate_rolls.append(len(actions))

@@ -10,7 +10,7 @@ and each gene.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from evo_ledger.rules.base import Ruleset, Transition
@@ -20,6 +20,7 @@ from evo_ledger.rules.evo1.board import horn_difference
 from evo_ledger.rules.evo1.flow import awaited_roll
 from evo_ledger.rules.evo1.kit import Kit
 from evo_ledger.rules.evo1.state import Phase, State
+from evo_ledger.rules.seeded import SeededSelfPlay
 
 CHANCE_GENERATOR = "evo-ledger selfplay evo1 1: Random('chance:SEED') drawing for Table"
 Bot = Callable[[State, Sequence[Action], random.Random], Action]
@@ -95,41 +96,15 @@ def score(state: State, action: Action) -> float:
 BOTS: dict[str, Bot] = {"random": random_bot, "sensible": sensible_bot}
 
 
-def play(
-    rules: Rules, kit: Kit, names: Sequence[str], seed: int, bot: Bot
-) -> Iterator[tuple[Action, Transition[State]]]:
-    state = rules.setup(kit, names, {})
-    table, rng = Table(kit, random.Random(f"chance:{seed}")), random.Random(f"bots:{seed}")
-    while rules.outcome(state) is None:
-        action = chance_action(state, table) or bot(state, list(rules.legal_actions(state)), rng)
-        transition = rules.apply(state, action)
-        state = transition.state
-        yield action, transition
-
-
-class Evo1SelfPlay:
+class Evo1SelfPlay(SeededSelfPlay[State, Action, Kit, Table]):
     generator = CHANCE_GENERATOR
     bots: Mapping[str, Bot] = BOTS
     player_counts = range(3, 6)
-
-    def __init__(self, rules: Rules) -> None:
-        self.rules = rules
+    make_table = Table
+    chance = staticmethod(chance_action)
 
     def default_kit(self, players: int) -> str:
         return f"standin-e1-{players}p"
-
-    def play(self, kit: Kit, names: Sequence[str], seed: int, bot: str) -> Iterator[tuple[Action, Transition[State]]]:
-        return play(self.rules, kit, names, seed, self.bots[bot])
-
-    def first_unseeded(self, kit: Kit, names: Sequence[str], seed: int, actions: Sequence[Action]) -> int | None:
-        state = self.rules.setup(kit, names, {})
-        table = Table(kit, random.Random(f"chance:{seed}"))
-        for index, action in enumerate(actions):
-            drawn = chance_action(state, table)
-            if drawn is not None and drawn != action:
-                return index
-            state = self.rules.replay(state, action)
-        return None
 
     def comments(self, transition: Transition[State]) -> list[str]:
         """The standings after each turn."""

@@ -13,7 +13,7 @@ them (`first_unseeded`): the initiative order, each climate token, each gene and
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from evo_ledger.rules.base import Ruleset, Transition
@@ -33,6 +33,7 @@ from evo_ledger.rules.evo2.climate import METEORITE
 from evo_ledger.rules.evo2.movement import DIE, attack_horns, defence_horns
 from evo_ledger.rules.evo2.state import ESCAPE, Phase, State
 from evo_ledger.rules.hexisland.kit import Kit
+from evo_ledger.rules.seeded import SeededSelfPlay
 
 CHANCE_GENERATOR = "evo-ledger selfplay evo2 1: Random('chance:SEED') drawing for Table"
 Bot = Callable[[State, Sequence[Action], random.Random], Action]
@@ -144,42 +145,15 @@ def next_action(rules: Rules, state: State, table: Table, bot: Bot, rng: random.
     return chance_action(state, table) or bot(state, list(rules.legal_actions(state)), rng)
 
 
-def play(
-    rules: Rules, kit: Kit, names: Sequence[str], seed: int, bot: Bot
-) -> Iterator[tuple[Action, Transition[State]]]:
-    """A whole game, action by action, with the transition each made; the last transition ends the game."""
-    state = rules.setup(kit, names, {})
-    table, rng = Table(kit, random.Random(f"chance:{seed}")), random.Random(f"bots:{seed}")
-    while rules.outcome(state) is None:
-        action = next_action(rules, state, table, bot, rng)
-        transition = rules.apply(state, action)
-        state = transition.state
-        yield action, transition
-
-
-class Evo2SelfPlay:
+class Evo2SelfPlay(SeededSelfPlay[State, Action, Kit, Table]):
     generator = CHANCE_GENERATOR
     bots: Mapping[str, Bot] = BOTS
     player_counts = range(2, 6)
-
-    def __init__(self, rules: Rules) -> None:
-        self.rules = rules
+    make_table = Table
+    chance = staticmethod(chance_action)
 
     def default_kit(self, players: int) -> str:
         return f"standin-e2-{players}p"
-
-    def play(self, kit: Kit, names: Sequence[str], seed: int, bot: str) -> Iterator[tuple[Action, Transition[State]]]:
-        return play(self.rules, kit, names, seed, self.bots[bot])
-
-    def first_unseeded(self, kit: Kit, names: Sequence[str], seed: int, actions: Sequence[Action]) -> int | None:
-        state = self.rules.setup(kit, names, {})
-        table = Table(kit, random.Random(f"chance:{seed}"))
-        for index, action in enumerate(actions):
-            drawn = chance_action(state, table)
-            if drawn is not None and drawn != action:
-                return index
-            state = self.rules.replay(state, action)
-        return None
 
     def comments(self, transition: Transition[State]) -> list[str]:
         """The standings after each round."""
