@@ -209,6 +209,19 @@ class ReadColumn:
     values: tuple[str, ...] = ()
 
 
+def text_column(name: str, nullable: bool = False, key: bool = False) -> ReadColumn:
+    return ReadColumn(name, "text", nullable, key)
+
+
+def integer_column(name: str, nullable: bool = False) -> ReadColumn:
+    return ReadColumn(name, "integer", nullable)
+
+
+# A read table's player: the key of a row that is one player's, and the columns of a row that names one.
+PLAYER_KEY = text_column("player_id", key=True)
+PLAYER_COLUMNS = (text_column("player_id"), text_column("name"))
+
+
 @dataclass(frozen=True)
 class ReadTable:
     """A read table of a ruleset's facts. Beside its own columns, each row has the game, the event it was made

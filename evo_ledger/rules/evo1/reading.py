@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from evo_ledger.rules.base import PLAYER_COLUMNS as PLAYER
 from evo_ledger.rules.base import (
+    PLAYER_KEY,
     Outcome,
     ReadAmend,
     ReadColumn,
@@ -17,21 +19,12 @@ from evo_ledger.rules.base import (
     ReadTable,
     Standing,
 )
+from evo_ledger.rules.base import integer_column as integer
+from evo_ledger.rules.base import text_column as text
 from evo_ledger.rules.evo1 import flow
 from evo_ledger.rules.evo1.actions import Bid, Roll
 from evo_ledger.rules.evo1.board import WINNING_FACES
 
-
-def text(name: str, nullable: bool = False, key: bool = False) -> ReadColumn:
-    return ReadColumn(name, "text", nullable, key)
-
-
-def integer(name: str, nullable: bool = False) -> ReadColumn:
-    return ReadColumn(name, "integer", nullable)
-
-
-PLAYER_KEY = text("player_id", key=True)
-PLAYER = (text("player_id"), text("name"))
 # What a die face decides; a roll is an initiative roll unless what the rules derived from it says otherwise.
 PURPOSES = {"climate_changed": "climate", "combat_resolved": "combat", "meteor_rolled": "meteor"}
 TABLES = (

@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from evo_ledger.rules.base import PLAYER_COLUMNS as PLAYER
 from evo_ledger.rules.base import (
+    PLAYER_KEY,
     Outcome,
     ReadAmend,
     ReadColumn,
@@ -20,6 +22,8 @@ from evo_ledger.rules.base import (
     ReadTable,
     Standing,
 )
+from evo_ledger.rules.base import integer_column as integer
+from evo_ledger.rules.base import text_column as text
 from evo_ledger.rules.evo2 import flow
 from evo_ledger.rules.evo2.actions import Bid, Birth, Overridden, Roll
 from evo_ledger.rules.evo2.movement import DIE, WINNING_FACES
@@ -28,20 +32,10 @@ from evo_ledger.rules.evo2.movement import DIE, WINNING_FACES
 PROTECTING_GENE = {"hot": "thermo", "cold": "fur", "deadly": "cave_dweller"}
 
 
-def text(name: str, nullable: bool = False, key: bool = False) -> ReadColumn:
-    return ReadColumn(name, "text", nullable, key)
-
-
-def integer(name: str, nullable: bool = False) -> ReadColumn:
-    return ReadColumn(name, "integer", nullable)
-
-
 def boolean(name: str) -> ReadColumn:
     return ReadColumn(name, "boolean")
 
 
-PLAYER_KEY = text("player_id", key=True)
-PLAYER = (text("player_id"), text("name"))
 TABLES = (
     ReadTable("read_round_standings", (PLAYER_KEY, text("name"), integer("mp"), integer("dinosaurs"))),
     ReadTable("read_final_standings", (PLAYER_KEY, text("name"), integer("rank"), integer("mp"), integer("dinosaurs"))),
