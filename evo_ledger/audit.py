@@ -187,7 +187,7 @@ class Audit:
         else:
             history = shadow.history
             actions = [shadow.rules.parse_action(notation) for _, notation, _ in history]
-            unseeded = bots.first_unseeded(shadow.kit, shadow.player_names, revealed[0].seed, actions)
+            unseeded = bots.first_unseeded(shadow.kit, shadow.player_names, revealed[0].seed, actions, shadow.options)
             if unseeded is not None:
                 version, notation, _ = history[unseeded]
                 chance.fail(version, f"event {version} ({notation!r}) is not what the revealed seed draws")
@@ -201,6 +201,8 @@ class Audit:
             setup.fail(1, "event 1 does not start a game")
             return None
         ruleset = rulesets().get(first.ruleset)
+        if ruleset is not None and first.version != ruleset.version:
+            ruleset = ruleset.at_version(first.version) or ruleset  # a version kept decides as it did
         self.pinned = {
             "ruleset": first.ruleset,
             "ruleset_version": first.version,

@@ -25,7 +25,13 @@ from api import ApiSettings, create_app
 from evo_ledger import __version__
 from evo_ledger.checker import CheckReport, GameSetupError, check_game
 from evo_ledger.ledger import Ledger
-from evo_ledger.ledger_commands import Progress, add_ledger_commands, run_ledger_command
+from evo_ledger.ledger_commands import (
+    CommandError,
+    Progress,
+    add_ledger_commands,
+    parse_named_option,
+    run_ledger_command,
+)
 from evo_ledger.notation import GameFileError, format_result, parse_game
 from evo_ledger.processes import settle_collector
 from evo_ledger.rules import UnknownRuleset, rulesets
@@ -65,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--players", type=int, default=4)
     selfplay.add_argument("--seed", type=int, default=0)
     selfplay.add_argument("--bot", choices=bot_names(), default="sensible")
+    selfplay.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a ruleset option")
     kit = commands.add_parser("kit", help="validate a kit and show its island", description="Validate a kit.")
     kit.add_argument(
         "kit", nargs="?", metavar="NAME-OR-PATH", help="a built-in kit's name or a JSON file; none lists them"
@@ -121,8 +128,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         return max(check_file(path, args.quiet, sys.stdout) for path in args.files)
     if args.command == "selfplay":
         try:
-            sys.stdout.write(play_game(args.players, args.seed, args.bot, args.ruleset).text())
-        except NoSelfPlay as error:
+            options = dict(parse_named_option(text) for text in args.option)
+            sys.stdout.write(play_game(args.players, args.seed, args.bot, args.ruleset, options).text())
+        except (NoSelfPlay, CommandError, ValueError) as error:
             print(f"evo-ledger selfplay: {error}", file=sys.stderr)
             return EXIT_UNREADABLE
         return EXIT_OK

@@ -3,12 +3,13 @@ for the same seed."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from evo_ledger.notation import Header, format_game
 from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
-from evo_ledger.rules.base import Outcome, SelfPlay
+from evo_ledger.rules.base import OptionValue, Outcome, SelfPlay, resolve_options
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.rules.registry import DEFAULT_RULESET
 
@@ -49,16 +50,23 @@ class SelfPlayGame:
         return ["A game played by evo-ledger's self-play bots; the standings follow as it goes."]
 
 
-def play_game(players: int, seed: int, bot: str = "sensible", ruleset: str = DEFAULT_RULESET) -> SelfPlayGame:
+def play_game(
+    players: int,
+    seed: int,
+    bot: str = "sensible",
+    ruleset: str = DEFAULT_RULESET,
+    options: Mapping[str, OptionValue] | None = None,
+) -> SelfPlayGame:
     """A whole game of `players` seats played by seeded bots of one kind, as a game file."""
     rules = get_ruleset(ruleset)
     bots = self_play_of(rules, players, bot)
     kit = load_kit(bots.default_kit(players))
     names = player_names(players)
-    header = Header(rules.name, rules.version, kit.name, kit.content_hash, names, {})
+    chosen = resolve_options(rules.options, options or {})
+    header = Header(rules.name, rules.version, kit.name, kit.content_hash, names, dict(options or {}))
     lines: list[str] = [f"# seed {seed}, {bot} bots"]
     state = None
-    for action, transition in bots.play(kit, names, seed, bot):
+    for action, transition in bots.play(kit, names, seed, bot, chosen):
         lines.append(rules.format_action(action))
         lines.extend(bots.comments(transition))
         state = transition.state

@@ -41,6 +41,8 @@ def games_of(ruleset: str) -> Iterator[tuple[Any, list[Any]]]:
     texts = [path.read_text() for path in REPLAYS]
     if ruleset == "evo2":
         texts += [play_game(2 + seed % 4, seed).text() for seed in range(6)]
+    if ruleset == "evo1":
+        texts += [play_game(3 + seed % 3, seed, "random", "evo1").text() for seed in range(6)]
     if ruleset == "toy":
         texts.append("ruleset toy 1\nkit toy-2p\nplayers ann ben\n" + "\n".join(WHOLE_GAME) + "\n")
     for text in texts:
@@ -59,7 +61,7 @@ def samples(ruleset: str) -> dict[str, list[Mapping[str, Any]]]:
             transition = rules.apply(state, action)
             for consequence in transition.consequences:
                 kept = found.setdefault(consequence.kind, [])
-                if len(kept) < 20:
+                if len(kept) < 20 or consequence.data.get("card") not in {data.get("card") for data in kept}:
                     kept.append(consequence.data)
             state = transition.state
     return found

@@ -82,3 +82,30 @@ def test_selfplay_with_the_same_seed_prints_the_same_bytes_and_checks_clean() ->
 def test_random_bots_also_play_whole_games() -> None:
     game = parse_game(selfplay("--players", "2", "--seed", "3", "--bot", "random"))
     assert game.result is not None and len(game.result) == 2
+
+
+EVO1_GOLDEN = {
+    "evo1-selfplay-3p-seed5.evo": ("--players", "3", "--seed", "5"),
+    "evo1-selfplay-4p-seed39.evo": ("--players", "4", "--seed", "39"),
+    "evo1-selfplay-5p-seed22-experienced.evo": ("--players", "5", "--seed", "22", "--option", "experienced=true"),
+}
+
+
+def test_the_self_played_evo1_golden_games_play_8_cards_or_more_each_and_come_again_from_their_seeds_E1_26() -> None:
+    experienced = 0
+    for name, args in EVO1_GOLDEN.items():
+        text = (ROOT / "replays" / name).read_text()
+        game = parse_game(text)
+        rules = get_ruleset("evo1")
+        state = start(game, ROOT / "replays")
+        played = set()
+        for line in game.actions:
+            transition = rules.apply(state, line.action)
+            played |= {c.data["card"] for c in transition.consequences if c.kind == "card_played"}
+            state = transition.state
+        outcome = rules.outcome(state)
+        assert outcome is not None and outcome.standings == game.result, name
+        assert len(played) >= 8, f"{name} plays {sorted(played)}"
+        experienced += bool(game.header.options.get("experienced"))
+        assert selfplay("--ruleset", "evo1", *args) == text, name
+    assert experienced == 1

@@ -22,6 +22,7 @@ from api.deps import (
     game_id_of,
     is_admin,
     json_body,
+    reads_hidden,
     require_admin,
     token_of,
     visibility,
@@ -286,9 +287,16 @@ def result_of(outcome: Outcome | None) -> list[dict[str, Any]] | None:
 
 @router.get("/games/{game_id}/legal", response_model=schemas.LegalActions, operation_id="legal_actions")
 def legal_actions(reader: ReaderDep, ledger: LedgerDep) -> schemas.LegalActions:
-    """The actions the rules allow now, where they can be listed (not card draws or peeks)."""
+    """The actions the rules allow now, where they can be listed (not card draws or peeks). A reader who may not see
+    every hidden fact is not shown the hidden actions, nor those only a held card allows but its own seat's."""
     game = ledger.game(reader.game_id)
-    actions = [game.rules.format_action(action) for action in game.rules.legal_actions(game.state)]
+    rules = game.rules
+    actions = [
+        rules.format_action(action)
+        for action in rules.legal_actions(game.state)
+        if reads_hidden(reader, game)
+        or (rules.visible_only_to(action) is None and rules.holder_of(action) in (None, reader.seat))
+    ]
     return schemas.LegalActions(version=game.version, actions=actions)
 
 

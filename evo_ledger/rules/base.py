@@ -312,12 +312,22 @@ class SelfPlay(Protocol[StateT, ActionT, KitT_contra]):
         """The built-in kit a generated game of so many players is played on."""
 
     def play(
-        self, kit: KitT_contra, names: Sequence[str], seed: int, bot: str
+        self,
+        kit: KitT_contra,
+        names: Sequence[str],
+        seed: int,
+        bot: str,
+        options: Mapping[str, OptionValue] | None = None,
     ) -> Iterator[tuple[ActionT, Transition[StateT]]]:
         """A whole game, action by action, with the transition each made; the last transition ends the game."""
 
     def first_unseeded(
-        self, kit: KitT_contra, names: Sequence[str], seed: int, actions: Sequence[ActionT]
+        self,
+        kit: KitT_contra,
+        names: Sequence[str],
+        seed: int,
+        actions: Sequence[ActionT],
+        options: Mapping[str, OptionValue] | None = None,
     ) -> int | None:
         """The index of the first chance action in `actions` that the seed does not draw, or None."""
 
@@ -397,6 +407,11 @@ class Ruleset(Protocol[StateT, ActionT, KitT]):
         """Whether `later` shows everyone the action `hidden` that only its player could see."""
         return False
 
+    def holder_of(self, action: ActionT) -> str | None:
+        """The player whose hidden holding `action`, listed as a legal action, would show (a card that only its
+        holder may play), None when the listing shows nothing hidden."""
+        return None
+
     def public_state(self, state: StateT) -> dict[str, Any]:
         """The state as `snapshot_state` gives it, less what the rules keep from all but one player."""
         return self.snapshot_state(state)
@@ -438,6 +453,11 @@ class Ruleset(Protocol[StateT, ActionT, KitT]):
 
     def self_play(self) -> SelfPlay[StateT, ActionT, KitT] | None:
         """The ruleset's seeded bots, None when it has none."""
+        return None
+
+    def at_version(self, version: str) -> Ruleset[StateT, ActionT, KitT] | None:
+        """The ruleset as an earlier version of it decided, for the games recorded with that version; None when
+        it keeps no such version."""
         return None
 
 

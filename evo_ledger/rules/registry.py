@@ -36,10 +36,14 @@ def rulesets() -> dict[str, AnyRuleset]:
 
 
 def get_ruleset(name: str, version: str | None = None) -> AnyRuleset:
-    """The ruleset called `name`; a game pinned to another version of it is refused rather than misread."""
+    """The ruleset called `name`, at the version a game pinned: an earlier version the ruleset keeps decides as it
+    did; a game pinned to a version it does not keep is refused rather than misread."""
     ruleset = rulesets().get(name)
     if ruleset is None:
         raise UnknownRuleset(f"no ruleset {name!r}; known: {', '.join(sorted(rulesets()))}")
-    if version is not None and version != ruleset.version:
+    if version is None or version == ruleset.version:
+        return ruleset
+    earlier = ruleset.at_version(version)
+    if earlier is None:
         raise UnknownRuleset(f"ruleset {name} is at version {ruleset.version}; this game was recorded with {version}")
-    return ruleset
+    return earlier

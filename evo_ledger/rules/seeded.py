@@ -2,7 +2,10 @@
 generators seeded from the game's seed, so that a bot's choices never shift the chance stream.
 `Random("chance:SEED")` makes the ruleset's table (its deck, bag, pile and die), `Random("bots:SEED")` breaks the
 bots' ties. Python's `random.Random` seeded with a string is the same on every platform, so the same seed always
-gives the same game, byte for byte; the audit draws every chance action again from it (`first_unseeded`)."""
+gives the same game, byte for byte; the audit draws every chance action again from it (`first_unseeded`).
+
+Where a player may act before chance does (an event card before a die is rolled), the table's next draw waits
+for it: `chance` shows the draw without taking it, and `taken` takes it once it is recorded."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
-from evo_ledger.rules.base import Bot, Ruleset, Transition
+from evo_ledger.rules.base import Bot, OptionValue, Ruleset, Transition
 
 StateT = TypeVar("StateT")
 ActionT = TypeVar("ActionT")
@@ -20,7 +23,8 @@ TableT = TypeVar("TableT")
 
 class SeededSelfPlay(Generic[StateT, ActionT, KitT, TableT]):
     """A ruleset's bots and its table: `make_table` lays out the components from the chance generator, and
-    `chance` is what the table draws when the rules wait on chance (None when a player is to choose)."""
+    `chance` is what the table draws when the rules wait on chance (None when a player is to choose); `taken`
+    takes that draw from the table once it is recorded, and `before_chance` lists what players may do first."""
 
     generator: str
     bots: Mapping[str, Bot[StateT, ActionT]]
@@ -31,25 +35,49 @@ class SeededSelfPlay(Generic[StateT, ActionT, KitT, TableT]):
     def __init__(self, rules: Ruleset[StateT, ActionT, Any]) -> None:
         self.rules = rules
 
+    def taken(self, table: TableT, drawn: ActionT) -> None:
+        """The table's draw is recorded: a table whose `chance` takes as it draws has nothing left to do."""
+
+    def before_chance(self, state: StateT) -> list[ActionT]:
+        """What players may do before chance acts (none unless a ruleset says)."""
+        return []
+
     def play(
-        self, kit: KitT, names: Sequence[str], seed: int, bot: str
+        self, kit: KitT, names: Sequence[str], seed: int, bot: str, options: Mapping[str, OptionValue] | None = None
     ) -> Iterator[tuple[ActionT, Transition[StateT]]]:
         """A whole game, action by action, with the transition each made; the last transition ends the game."""
-        state = self.rules.setup(kit, names, {})
+        state = self.rules.setup(kit, names, options or {})
         table, rng = type(self).make_table(kit, random.Random(f"chance:{seed}")), random.Random(f"bots:{seed}")
         choose = self.bots[bot]
         while self.rules.outcome(state) is None:
-            action = type(self).chance(state, table) or choose(state, list(self.rules.legal_actions(state)), rng)
+            drawn = type(self).chance(state, table)
+            if drawn is None:
+                action = choose(state, list(self.rules.legal_actions(state)), rng)
+            else:
+                first = self.before_chance(state)
+                action = choose(state, [*first, drawn], rng) if first else drawn
             transition = self.rules.apply(state, action)
+            if action == drawn:
+                self.taken(table, drawn)
             state = transition.state
             yield action, transition
 
-    def first_unseeded(self, kit: KitT, names: Sequence[str], seed: int, actions: Sequence[ActionT]) -> int | None:
-        state = self.rules.setup(kit, names, {})
+    def first_unseeded(
+        self,
+        kit: KitT,
+        names: Sequence[str],
+        seed: int,
+        actions: Sequence[ActionT],
+        options: Mapping[str, OptionValue] | None = None,
+    ) -> int | None:
+        """The first chance action the seed does not draw; a player's action where chance waits lets it wait."""
+        state = self.rules.setup(kit, names, options or {})
         table = type(self).make_table(kit, random.Random(f"chance:{seed}"))
         for index, action in enumerate(actions):
             drawn = type(self).chance(state, table)
-            if drawn is not None and drawn != action:
+            if drawn is not None and drawn != action and self.rules.is_chance(action):
                 return index
             state = self.rules.replay(state, action)
+            if drawn is not None and drawn == action:
+                self.taken(table, drawn)
         return None

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from tests.e2e.test_api import HELD_CARD, PLAYERS, append, client_for
 from tests.e2e.test_stream import running_server
-from tests.support import ROUND_ONE_AUCTION
+from tests.support import ROOT, ROUND_ONE_AUCTION
 
 DRAWN = [*ROUND_ONE_AUCTION, f"cat drew {HELD_CARD}", "cat pass"]
 
@@ -116,3 +116,29 @@ def stream_text(http: httpx.Client, game: str, headers: dict[str, str], events: 
             if seen == events and line == "":
                 break
     return text
+
+
+def evo1_turn_3() -> list[str]:
+    """The hand-worked evo1 game up to turn 3's climate phase, where cards may be played."""
+    lines = (ROOT / "replays" / "evo1-hand-3p.evo").read_text().splitlines()
+    turn_3 = next(index for index, line in enumerate(lines) if line.startswith("# Turn 3."))
+    actions = [line for line in lines[:turn_3] if line and not line.startswith(("#", "ruleset", "kit", "players"))]
+    return [*actions, "roll 2", "roll 2", "roll 5", "roll 1"]
+
+
+def test_the_legal_actions_show_each_seat_its_own_card_plays_only_E1_23(client: TestClient) -> None:
+    created = client.post("/v1/games", json={"kit": "standin-e1-3p", "players": PLAYERS, "seat_tokens": True})
+    assert created.status_code == 201, created.text
+    body = created.json()
+    game, recorder = body["game_id"], {"Authorization": f"Bearer {body['recorder_token']}"}
+    assert append(client, game, recorder, *evo1_turn_3()).status_code == 200
+    seats = {seat: {"Authorization": f"Bearer {token}"} for seat, token in body["seat_tokens"].items()}
+    listed = {who: client.get(f"/v1/games/{game}/legal", headers=headers).json()["actions"]
+              for who, headers in {"public": {}, "recorder": recorder, **seats}.items()}  # fmt: skip
+    players_of = {who: {line.split()[0] for line in actions if " play " in line} for who, actions in listed.items()}
+    assert players_of["recorder"] == {"ann", "ben"}  # cat holds only start(3) cards
+    assert players_of["ann"] == {"ann"} and players_of["ben"] == {"ben"}
+    assert players_of["cat"] == set() and players_of["public"] == set()
+    assert "roll 1" in listed["public"]
+    state = client.get(f"/v1/games/{game}/state", headers=seats["ann"]).json()
+    assert "choose_climate" not in str(state) and "heat_stroke" in str(state)

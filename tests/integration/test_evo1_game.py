@@ -55,7 +55,7 @@ def test_a_game_on_an_evo1_kit_is_an_evo1_game_and_refuses_by_its_rulings(ledger
 def test_an_evo1_game_goes_out_and_back_in_and_audits_clean(ledger: Ledger) -> None:
     receipt = import_notation(ledger, HAND_GAME)
     text = export_notation(ledger, receipt.game_id)
-    assert "ruleset evo1 1" in text and "result 1 cat 44/10, 2 ann 42/7, 3 ben 32/7" in text
+    assert "ruleset evo1 2" in text and "result 1 cat 44/10, 2 ann 42/7, 3 ben 32/7" in text
     again = import_notation(ledger, text, again=True).game_id
     assert export_notation(ledger, again).split("# game")[0] == text.split("# game")[0]
     assert ledger.audit(receipt.game_id).verdict == "clean"

@@ -82,3 +82,21 @@ def test_bundles_exported_earlier_import_audit_clean_and_export_the_same_bytes(d
             assert export_bundle(ledger, receipt.game_id) == bundle
     finally:
         ledger.close()
+
+
+def test_an_evo1_game_of_version_1_replays_under_version_1_and_exports_the_same_bytes(database: str) -> None:
+    """Version 2 of evo1 checks card plays and waits for the table's steps; a game recorded with version 1 goes on
+    being decided by version 1's rules, which still refuse every card play [E1-23]."""
+    ledger = Ledger(Settings(database))
+    try:
+        bundle = (FIXTURES / "evo1-v1-hand.msgpack").read_bytes()
+        (receipt,) = import_bundles(ledger, [bundle])
+        game = ledger.game(receipt.game_id)
+        assert (game.ruleset_version, game.rules.version) == ("1", "1")
+        assert ledger.audit(receipt.game_id).verdict == "clean"
+        assert export_bundle(ledger, receipt.game_id) == bundle
+        assert export_notation(ledger, receipt.game_id) == (FIXTURES / "evo1-v1-hand.evo").read_text()
+        for version in range(1, game.version + 1):
+            assert ledger.game(receipt.game_id, version).version == version
+    finally:
+        ledger.close()

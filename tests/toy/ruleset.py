@@ -14,6 +14,7 @@ from evo_ledger.rules.base import (
     Bot,
     Consequence,
     Explanation,
+    OptionValue,
     Outcome,
     ReadContext,
     ReadItem,
@@ -116,9 +117,10 @@ class ToySelfPlay:
         return "toy-2p"
 
     def play(
-        self, kit: ToyKit, names: Sequence[str], seed: int, bot: str
+        self, kit: ToyKit, names: Sequence[str], seed: int, bot: str, options: Mapping[str, OptionValue] | None = None
     ) -> Iterator[tuple[Action, Transition[State]]]:
-        state, chance, rng = self.rules.setup(kit, names, {}), random.Random(f"chance:{seed}"), random.Random(seed)
+        state = self.rules.setup(kit, names, options or {})
+        chance, rng = random.Random(f"chance:{seed}"), random.Random(seed)
         while not state.over:
             action = self.bots[bot](state, [], rng)
             if isinstance(action, Roll):
@@ -127,7 +129,14 @@ class ToySelfPlay:
             state = transition.state
             yield action, transition
 
-    def first_unseeded(self, kit: ToyKit, names: Sequence[str], seed: int, actions: Sequence[Action]) -> int | None:
+    def first_unseeded(
+        self,
+        kit: ToyKit,
+        names: Sequence[str],
+        seed: int,
+        actions: Sequence[Action],
+        options: Mapping[str, OptionValue] | None = None,
+    ) -> int | None:
         chance = random.Random(f"chance:{seed}")
         for index, action in enumerate(actions):
             if isinstance(action, Roll) and action.face != chance.choice(FACES):

@@ -20,7 +20,8 @@ CARD = re.compile(r"[a-z][a-z0-9_]{0,39}")
 ROW = re.compile(r"row([1-9][0-9]?)")
 TARGET = re.compile(r"[A-Za-z0-9_]{1,40}")
 DIE_FACES = range(1, 7)
-KEYWORDS = frozenset({"start", "roll", "draw", "result", "ruleset", "kit", "players", "option"})
+STEPS = ("survival", "meteor", "end")
+KEYWORDS = frozenset({"start", "roll", "draw", "result", "ruleset", "kit", "players", "option", *STEPS})
 
 
 @dataclass(frozen=True)
@@ -108,15 +109,23 @@ class PlayCard:
     targets: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Proceed:
+    """The table goes on where a card could still be played before it: `survival` takes the climate's toll,
+    `meteor` moves the meteor, `end` closes the end window and gives the result [E1-24]."""
+
+    step: str
+
+
 PlayerAction = Drew | Move | Attack | Pass | Birth | Remove | Bid | PlayCard
-Action = Start | Roll | DrawGene | PlayerAction
+Action = Start | Roll | DrawGene | Proceed | PlayerAction
 
 PLAYER_VERBS = ("drew", "move", "attack", "pass", "birth", "remove", "bid", "play")
 
 
 def parse_action(text: str) -> Action:
     words = Words(text)
-    first = words.take("an action: start, roll, draw, or a player's name and a verb")
+    first = words.take(f"an action: start, roll, draw, {', '.join(STEPS)}, or a player's name and a verb")
     action: Action
     if first == "start":
         action = _parse_start(words)
@@ -125,12 +134,14 @@ def parse_action(text: str) -> Action:
         if face not in DIE_FACES:
             raise words.fail("a die face (1 to 6)")
         action = Roll(face)
+    elif first in STEPS:
+        action = Proceed(first)
     elif first == "draw":
         action = DrawGene(words.matching(GENE, "a gene's name"))
     elif PLAYER.fullmatch(first) and first not in KEYWORDS:
         action = _parse_player_action(first, words)
     else:
-        raise words.fail("an action: start, roll, draw, or a player's name")
+        raise words.fail(f"an action: start, roll, draw, {', '.join(STEPS)}, or a player's name")
     words.end()
     return action
 
@@ -185,6 +196,8 @@ def format_action(action: Action) -> str:
             return f"{player} remove {' '.join(spaces)}"
         case DrawGene(gene):
             return f"draw {gene}"
+        case Proceed(step):
+            return step
         case Bid(player, amount, target):
             return f"{player} bid {amount} {target}"
         case Drew(player, card):

@@ -7,9 +7,13 @@ from collections.abc import Iterator
 
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.effects import Effects
+from evo_ledger.rules.evo1 import modifiers
 from evo_ledger.rules.evo1.actions import Bid, DrawGene, Pass, row_of
 from evo_ledger.rules.evo1.kit import CARD_GENE
 from evo_ledger.rules.evo1.state import State
+
+MP_VOUCHER = "mp_voucher_3"
+VOUCHER_MP = 3
 
 
 def bag_left(state: State, gene: str | None = None) -> int:
@@ -23,15 +27,23 @@ def open_auction(state: State, effects: Effects) -> bool:
     """Set out the rows to be drawn: one a player, one fewer under `experienced`, all that is left of a short bag,
     whose missing rows each open a pass [E1-15, E1-18, E1-21]. False when the bag is empty: no auction."""
     players = len(state.order)
-    wanted = players - 1 if state.options["experienced"] else players
-    rows = min(wanted, bag_left(state))
+    rows = min(players - 1 if state.options["experienced"] else players, bag_left(state))
     if rows == 0:
         effects.add("auction_skipped", turn=state.turn, reason="the gene bag is empty")
         return False
     state.rows, state.rows_due, state.bids = (), rows, {}
     state.to_bid, state.outbid = state.order, None
     state.passes_open, state.passed = players - rows, ()
+    if state.vouchers:
+        state.vouchers = {}
     return True
+
+
+def draw_one_fewer(state: State) -> None:
+    """`missing_link`: one gene fewer than there are players, and so one pass open [E1-18, E1-21]."""
+    players = len(state.order)
+    state.rows_due = min(players - 1, bag_left(state))
+    state.passes_open = players - state.rows_due
 
 
 def check_draw(state: State, action: DrawGene) -> None:
@@ -84,18 +96,43 @@ def price(state: State, player: str, amount: int) -> int:
     return max(0, amount - state.gene(player, "mutant"))
 
 
+def payment(state: State, player: str, amount: int) -> int:
+    """The price, 3 less for each MP voucher the seat played in this auction, never below 0 [E1-19]."""
+    return max(0, price(state, player, amount) - VOUCHER_MP * state.vouchers.get(player, 0))
+
+
+def voucher_cover(state: State, player: str) -> int:
+    """The MP the seat's vouchers cover: those it played in this auction and those it holds and may play [E1-17]."""
+    seat = state.seats[player]
+    held = 0
+    if state.cards and state.turn > 2 and not state.embargo and MP_VOUCHER not in state.fresh:
+        held = seat.hand.count(MP_VOUCHER)
+    return VOUCHER_MP * (held + state.vouchers.get(player, 0))
+
+
+def lowest_bid(state: State, row: int) -> int:
+    standing = state.bids.get(row)
+    return 0 if standing is None else standing[1] + modifiers.outbid_step(state, standing[0])
+
+
 def check_bid(state: State, action: Bid) -> None:
     check_bidder(state, action.player, "bid")
     row = target_row(state, action.target)
     standing = state.bids.get(row)
-    if standing is not None and action.amount <= standing[1]:
+    if standing is not None and action.amount < lowest_bid(state, row):
+        more = "more" if lowest_bid(state, row) == standing[1] + 1 else f"{lowest_bid(state, row)} or more"
+        why = f" ({standing[0]} played outbid_plus3)" if more != "more" else ""
         raise RuleViolation(
-            "E1-16", f"{standing[0]} holds row {row} ({state.rows[row - 1]}) at {standing[1]}: outbid it with more"
+            "E1-16",
+            f"{standing[0]} holds row {row} ({state.rows[row - 1]}) at {standing[1]}: outbid it with {more}{why}",
         )
     cost, mp = price(state, action.player, action.amount), state.seats[action.player].mp
-    if cost > mp:
+    if cost > mp + voucher_cover(state, action.player):
+        covered = voucher_cover(state, action.player)
+        vouchers = f" and vouchers for {covered}" if covered else ""
         raise RuleViolation(
-            "E1-17", f"a bid of {action.amount} would cost {action.player} {cost} MP, and {action.player} has {mp}"
+            "E1-17",
+            f"a bid of {action.amount} would cost {action.player} {cost} MP, and {action.player} has {mp}{vouchers}",
         )
 
 
@@ -140,22 +177,37 @@ def auction_over(state: State) -> bool:
     return not state.to_bid and state.outbid is None
 
 
-def settle(state: State, effects: Effects) -> None:
-    """Each winner pays, mutants bought in this auction not yet counting; a card gene owes its winner a card and
-    leaves the game [E1-19]."""
-    prices = {row: price(state, seat, amount) for row, (seat, amount) in state.bids.items()}
+def uncovered(state: State) -> tuple[str, ...]:
+    """The winners whose payment is more than their MP: each must play vouchers first [E1-19]."""
+    return tuple(seat for seat, amount in state.bids.values() if payment(state, seat, amount) > state.seats[seat].mp)
+
+
+def settle(state: State, effects: Effects) -> bool:
+    """Each winner pays, mutants bought in this auction not yet counting, vouchers played taking 3 each; a card
+    gene owes its winner a card and leaves the game [E1-19]. False while a payment waits for its vouchers."""
+    state.paying = uncovered(state)
+    if state.paying:
+        return False
+    paid = {row: payment(state, seat, amount) for row, (seat, amount) in state.bids.items()}
     rows = []
     for row, (seat, amount) in sorted(state.bids.items()):
         gene = state.rows[row - 1]
         own = state.own_seat(seat)
-        own.mp -= prices[row]
+        own.mp -= paid[row]
         if gene == CARD_GENE:
             state.cards_due = (*state.cards_due, seat)
         else:
             own.genes = {**own.genes, gene: own.genes.get(gene, 0) + 1}
-        rows.append({"row": row, "gene": gene, "player": seat, "bid": amount, "paid": prices[row]})
+        vouchers = state.vouchers.get(seat, 0)
+        rows.append(
+            {"row": row, "gene": gene, "player": seat, "bid": amount, "paid": paid[row]}
+            | ({"vouchers": vouchers} if vouchers else {})
+        )
     effects.add("auction_settled", turn=state.turn, rows=rows, passed=list(state.passed))
     state.rows, state.rows_due, state.bids, state.passed = (), 0, {}, ()
+    if state.vouchers:
+        state.vouchers = {}
+    return True
 
 
 def legal_auction_actions(state: State) -> Iterator[DrawGene | Bid | Pass]:
@@ -165,10 +217,8 @@ def legal_auction_actions(state: State) -> Iterator[DrawGene | Bid | Pass]:
     player = bidder(state)
     if player is None:
         return
-    top = state.seats[player].mp + state.gene(player, "mutant")
+    top = state.seats[player].mp + state.gene(player, "mutant") + voucher_cover(state, player)
     for row in range(1, len(state.rows) + 1):
-        standing = state.bids.get(row)
-        lowest = standing[1] + 1 if standing else 0
-        yield from (Bid(player, amount, f"row{row}") for amount in range(lowest, top + 1))
+        yield from (Bid(player, amount, f"row{row}") for amount in range(lowest_bid(state, row), top + 1))
     if state.passes_open > 0:
         yield Pass(player)

@@ -7,6 +7,7 @@ from itertools import combinations, product
 
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.effects import Effects
+from evo_ledger.rules.evo1 import modifiers
 from evo_ledger.rules.evo1.actions import Attack, Birth, Move, Remove
 from evo_ledger.rules.evo1.state import Combat, State
 
@@ -65,8 +66,29 @@ def points(count: int) -> str:
     return f"{count} movement point{'' if count == 1 else 's'}"
 
 
-def horn_difference(state: State, attacker: str, defender: str) -> int:
-    return state.gene(attacker, "horn") - state.gene(defender, "horn")
+def horn_difference(state: State, attacker: str, defender: str, birth: bool = False) -> int:
+    """Attacker's horns less the defender's, cards in force counted [E1-09]."""
+    return modifiers.attack_horns(state, attacker, birth) - modifiers.defence_horns(state, defender)
+
+
+def check_fight(state: State, attacker: str, defender: str, birth: bool = False) -> None:
+    """Whether `attacker` may fight `defender`: no card forbids it, and it is not at -2 horns or worse [E1-09]."""
+    forbidden = modifiers.fighting_forbidden(state, attacker, defender)
+    if forbidden is not None:
+        raise RuleViolation("E1-09", forbidden)
+    difference = horn_difference(state, attacker, defender, birth)
+    if difference <= -2:
+        raise RuleViolation(
+            "E1-09",
+            f"{attacker} has {-difference} horns fewer than {defender}: an attack at -2 or worse is not allowed",
+        )
+
+
+def may_fight(state: State, attacker: str, defender: str, birth: bool = False) -> bool:
+    return (
+        modifiers.fighting_forbidden(state, attacker, defender) is None
+        and horn_difference(state, attacker, defender, birth) > -2
+    )
 
 
 def check_attack(state: State, action: Attack) -> None:
@@ -82,12 +104,7 @@ def check_attack(state: State, action: Attack) -> None:
         raise RuleViolation("E1-09", f"{action.target} is empty: nothing to attack there, record a move")
     if defender == action.player:
         raise RuleViolation("E1-08", f"{action.target} holds a dinosaur of {action.player}'s own species")
-    difference = horn_difference(state, action.player, defender)
-    if difference <= -2:
-        raise RuleViolation(
-            "E1-09",
-            f"{action.player} has {-difference} horns fewer than {defender}: an attack at -2 or worse is not allowed",
-        )
+    check_fight(state, action.player, defender)
 
 
 def apply_attack(state: State, action: Attack) -> None:
@@ -96,24 +113,33 @@ def apply_attack(state: State, action: Attack) -> None:
 
 def resolve_combat(state: State, face: int, effects: Effects) -> None:
     """The attacker's die: the losing defender goes to its reserve and the attacker moves in; a losing attacker
-    stays. The attack costs a movement point either way [E1-09]."""
+    stays. A move's attack costs a movement point either way; a birth's attack spends the egg either way, a lost
+    one leaving the baby in reserve [E1-09, E1-28]."""
     combat = state.combat
     assert combat is not None
     defender = state.board[combat.target]
-    difference = horn_difference(state, combat.attacker, defender)
-    wins_on = WINNING_FACES[min(difference, 2)]
+    attacking = modifiers.attack_horns(state, combat.attacker, combat.birth)
+    defending = modifiers.defence_horns(state, defender)
+    wins_on = WINNING_FACES[min(attacking - defending, 2)]
     won = face <= wins_on
+    board = state.own_board() if won else state.board
     if won:
-        board = state.own_board()
-        del board[combat.source]
+        if combat.source:
+            del board[combat.source]
         board[combat.target] = combat.attacker
-    state.movement_left -= 1
+    if combat.birth:
+        state.births_left -= 1
+        if won:
+            state.babies, state.born = (*state.babies, combat.target), (*state.born, combat.target)
+    else:
+        state.movement_left -= 1
     state.combat = None
+    genes = {"attacker_genes": state.gene(combat.attacker, "horn"), "defender_genes": state.gene(defender, "horn")}
     effects.add(
         "combat_resolved", turn=state.turn, attacker=combat.attacker, defender=defender, source=combat.source,
-        target=combat.target, attacker_horns=state.gene(combat.attacker, "horn"),
-        defender_horns=state.gene(defender, "horn"), wins_on=wins_on, face=face,
-        winner=combat.attacker if won else defender,
+        target=combat.target, attacker_horns=attacking, defender_horns=defending, wins_on=wins_on, face=face,
+        winner=combat.attacker if won else defender, **({"birth": True} if combat.birth else {}),
+        **(genes if (attacking, defending) != tuple(genes.values()) else {}),
     )  # fmt: skip
 
 
@@ -123,7 +149,7 @@ def legal_moves(state: State, player: str) -> Iterator[Move | Attack]:
         yield from (Move(player, path) for path in paths_from(state, source, state.movement_left))
         for target in sorted(state.kit.neighbours[source]):
             defender = state.board.get(target)
-            if defender not in (None, player) and horn_difference(state, player, defender) > -2:
+            if defender is not None and defender != player and may_fight(state, player, defender):
                 yield Attack(player, source, target)
 
 
@@ -141,29 +167,54 @@ def paths_from(state: State, source: str, steps: int) -> Iterator[tuple[str, ...
 
 
 def birth_parents(state: State, player: str) -> list[str] | None:
-    """The spaces a baby must be next to: the species' adults; with no adult at the start of the phase, under
+    """The spaces a baby must be near: the species' adults; with no adult at the start of the phase, under
     `rebirth_without_adults`, none for the first baby (None: anywhere), then the earlier babies [E1-10, E1-22]."""
     board = state.board
     adults = [space for space in state.adults.get(player, ()) if board.get(space) == player]
     if not adults and not state.adults.get(player) and state.options["rebirth_without_adults"]:
-        return list(state.babies) if state.babies else None
+        babies = [space for space in state.babies if board.get(space) == player]
+        return babies if babies else None
     return adults
+
+
+def in_reach(state: State, player: str, parents: list[str]) -> set[str]:
+    """The spaces next to a parent, or within 3 of one under `distant_births` [E1-10, E1-26]."""
+    reach = modifiers.birth_reach(state, player)
+    if reach == 1:
+        neighbours = state.kit.neighbours
+        return {space for parent in parents for space in neighbours[parent]}
+    return {space for parent in parents for space in state.kit.within(parent, reach)}
 
 
 def birth_spaces(state: State, player: str) -> set[str]:
     """The empty spaces a baby may be placed on now: none once the seat's eggs (or reserve) are spent."""
-    if state.births_left < 1:
+    if state.births_left < 1 or modifiers.births_banned(state):
         return set()
     parents = birth_parents(state, player)
     if parents is None:
         return {space for space in state.kit.spaces if space not in state.board}
-    return {space for parent in parents for space in state.kit.neighbours[parent] if space not in state.board}
+    return {space for space in in_reach(state, player, parents) if space not in state.board}
+
+
+def birth_attacks(state: State, player: str) -> set[str]:
+    """The enemy spaces a baby may attack under the seat's `birth_attack`: never compulsory [E1-28]."""
+    if state.births_left < 1 or not modifiers.may_birth_attack(state, player) or modifiers.births_banned(state):
+        return set()
+    parents = birth_parents(state, player) or []
+    board = state.board
+    return {
+        space
+        for space in in_reach(state, player, parents)
+        if board.get(space) not in (None, player) and may_fight(state, player, board[space], birth=True)
+    }
 
 
 def has_birth_space(state: State, player: str) -> bool:
-    """Whether a birth remains that the seat can make (births are compulsory) [E1-10]."""
+    """Whether a birth remains that the seat can make, into an empty space or by a birth attack [E1-10]."""
     if state.births_left < 1:
         return False
+    if state.modifiers:
+        return bool(birth_spaces(state, player) or birth_attacks(state, player))
     parents = birth_parents(state, player)
     if parents is None:
         return len(state.board) < len(state.kit.spaces)
@@ -174,22 +225,35 @@ def has_birth_space(state: State, player: str) -> bool:
 def check_birth(state: State, action: Birth) -> None:
     check_turn(state, action.player, "place a baby")
     check_space(state, action.space)
+    if modifiers.births_banned(state):
+        banned = state.in_force(modifiers.NO_BIRTHS)
+        raise RuleViolation("E1-10", f"{banned.player if banned else 'a seat'} played no_births: none this turn")
     if state.births_left < 1:
         raise RuleViolation("E1-10", f"{action.player} has no egg, or no dinosaur in reserve, left this turn")
-    if action.space in state.board:
-        raise RuleViolation("E1-10", f"{action.space} is taken: a baby goes on an empty space")
     parents = birth_parents(state, action.player)
-    if parents is not None and not state.kit.neighbours[action.space].intersection(parents):
+    if parents is not None and action.space not in in_reach(state, action.player, parents):
         if not state.adults.get(action.player) and not state.options["rebirth_without_adults"]:
             raise RuleViolation(
                 "E1-22", f"{action.player} had no dinosaur on the board as the births began, so has no births"
             )
-        raise RuleViolation("E1-10", f"{action.space} is not next to an adult of {action.player}'s species")
+        reach = modifiers.birth_reach(state, action.player)
+        where = "next to" if reach == 1 else f"within {reach} of"
+        raise RuleViolation("E1-10", f"{action.space} is not {where} an adult of {action.player}'s species")
+    occupant = state.board.get(action.space)
+    if occupant is None:
+        return
+    if occupant == action.player or not modifiers.may_birth_attack(state, action.player):
+        raise RuleViolation("E1-10", f"{action.space} is taken: a baby goes on an empty space")
+    check_fight(state, action.player, occupant, birth=True)
 
 
 def apply_birth(state: State, action: Birth) -> None:
+    if action.space in state.board:
+        state.combat = Combat(action.player, "", action.space, birth=True)
+        return
     state.own_board()[action.space] = action.player
     state.babies = (*state.babies, action.space)
+    state.born = (*state.born, action.space)
     state.births_left -= 1
 
 
@@ -240,6 +304,8 @@ def losing_survivals(state: State, players: Sequence[str]) -> dict[str, Survival
 
 
 def limits_of(state: State, player: str) -> dict[str, int]:
+    if state.modifiers:
+        return modifiers.survival_limits(state, player)
     sheet, bought = state.kit.sheet, state.seats[player].genes
     return {
         "hot": sheet["parasol"] + bought.get("parasol", 0),
@@ -283,6 +349,7 @@ def remove_survivors_choice(state: State, survival: Survival, chosen: tuple[str,
     gone = (*survival.forced, *chosen)
     for space in gone:
         del state.own_board()[space]
+    state.lost = {**state.lost, survival.player: state.lost.get(survival.player, 0) + len(gone)}
     effects.add(
         "dinosaurs_perished", turn=state.turn, player=survival.player, spaces=sorted(gone), chosen=sorted(chosen),
         zones={zone: len(spaces) for zone, spaces in survival.in_zone.items()}, limits=dict(survival.limits),

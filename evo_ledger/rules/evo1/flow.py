@@ -8,11 +8,26 @@ from itertools import pairwise
 
 from evo_ledger.rules.base import Outcome, RuleViolation, Standing
 from evo_ledger.rules.effects import Effects
-from evo_ledger.rules.evo1 import auction, board
+from evo_ledger.rules.evo1 import auction, board, modifiers
 from evo_ledger.rules.evo1.actions import Drew, Start
-from evo_ledger.rules.evo1.state import CLIMATE_ROLL, COMBAT_ROLL, INITIATIVE_ROLL, METEOR_ROLL, Phase, State
+from evo_ledger.rules.evo1.state import (
+    CLIMATE_ROLL,
+    COMBAT_ROLL,
+    END_STEP,
+    HEAT_ROLL,
+    INITIATIVE_ROLL,
+    METEOR_ROLL,
+    METEOR_STEP,
+    SURVIVAL_STEP,
+    Phase,
+    State,
+)
 
 SCORE_LABELS = ("mp", "dinosaurs")
+"""Without cards (version 1), the score is the MP."""
+CARD_SCORE_LABELS = ("score", "dinosaurs")
+"""With cards, the score is the MP and 2 a fossil played [E1-20]."""
+FOSSIL_POINTS = 2
 # The climate die: the chart positions the marker moves by for each face [E1-06].
 CLIMATE_STEPS = {1: -1, 2: 0, 3: 1, 4: 1, 5: 1, 6: 1}
 
@@ -62,11 +77,27 @@ def begin_if_ready(state: State, effects: Effects) -> None:
         start_turn(state, effects)
 
 
+def begin_phase(state: State, phase: str) -> None:
+    """A phase begins, and with it its start window [E1-24]."""
+    state.phase = phase
+    state.window_open, state.window_plays = True, ()
+
+
+def cards_open(state: State) -> bool:
+    """Whether a card could still be played, as anyone at the table can tell: from turn 3, with no embargo, while
+    a seat holds a card. Only then does the table wait for its step before survival, the meteor and the result
+    [E1-23, E1-24, E1-29]."""
+    return state.cards and state.turn > 2 and not state.embargo and any(seat.hand for seat in state.seats.values())
+
+
 def start_turn(state: State, effects: Effects) -> None:
     state.turn += 1
-    state.phase = Phase.INITIATIVE
+    begin_phase(state, Phase.INITIATIVE)
     state.tiebreaks = {name: () for name in state.seats}
     state.to_roll = ()
+    if state.cards:
+        state.modifiers, state.embargo, state.climate_card, state.fresh = (), False, "", ()
+        state.lost, state.born, state.seized = {}, (), ""
     settle_initiative(state, effects)
 
 
@@ -91,13 +122,17 @@ def settle_initiative(state: State, effects: Effects) -> None:
     state.to_roll = tied_seats(ranked, keys)
     if state.to_roll:
         return
+    seized = {"seized": state.seized} if state.seized else {}
+    if state.seized:
+        ranked = [state.seized, *(player for player in ranked if player != state.seized)]
+        state.seized = ""
     state.order = tuple(ranked)
     effects.add(
         "initiative_set", turn=state.turn, order=list(state.order),
         tails={p: -keys[p][0] for p in state.order}, dinosaurs={p: keys[p][1] for p in state.order},
-        rolls={p: list(rolls) for p, rolls in state.tiebreaks.items() if rolls},
+        rolls={p: list(rolls) for p, rolls in state.tiebreaks.items() if rolls}, **seized,
     )  # fmt: skip
-    state.phase = Phase.CLIMATE
+    begin_phase(state, Phase.CLIMATE)
 
 
 def apply_initiative_roll(state: State, face: int, effects: Effects) -> None:
@@ -107,19 +142,24 @@ def apply_initiative_roll(state: State, face: int, effects: Effects) -> None:
         settle_initiative(state, effects)
 
 
-def apply_climate_roll(state: State, face: int, effects: Effects) -> None:
-    """3 to 6 turn the marker clockwise, 1 anticlockwise, 2 leaves it [E1-06]."""
-    before = state.climate_position
-    state.climate_position = (before + CLIMATE_STEPS[face]) % len(state.kit.chart)
-    effects.add(
-        "climate_changed", turn=state.turn, face=face, roller=state.first_player, position=state.climate_position,
-        colour=state.kit.chart[state.climate_position], previous=before,
-    )  # fmt: skip
+def apply_climate_roll(state: State, face: int, effects: Effects, card: str = "") -> None:
+    """3 to 6 turn the marker clockwise, 1 anticlockwise, 2 leaves it [E1-06]; `choose_climate` names the face."""
+    move_climate(state, CLIMATE_STEPS[face], effects, face=face, **({"card": card} if card else {}))
     start_movement(state, effects)
 
 
+def move_climate(state: State, steps: int, effects: Effects, **how: object) -> None:
+    """Turn the marker `steps` positions clockwise (back, when negative), saying how."""
+    before = state.climate_position
+    state.climate_position = (before + steps) % len(state.kit.chart)
+    effects.add(
+        "climate_changed", turn=state.turn, **how, roller=state.first_player, position=state.climate_position,
+        colour=state.kit.chart[state.climate_position], previous=before,
+    )  # fmt: skip
+
+
 def start_movement(state: State, effects: Effects) -> None:
-    state.phase = Phase.MOVEMENT
+    begin_phase(state, Phase.MOVEMENT)
     state.acting = -1
     next_mover(state, effects)
 
@@ -130,7 +170,7 @@ def next_mover(state: State, effects: Effects) -> None:
     while state.acting < len(state.order):
         player = state.order[state.acting]
         if state.count_of(player) > 0:
-            state.movement_left = state.gene(player, "foot")
+            state.movement_left = modifiers.movement_points(state, player)
             return
         state.acting += 1
     state.movement_left = 0
@@ -144,7 +184,7 @@ def after_movement_action(state: State, effects: Effects) -> None:
 
 
 def start_births(state: State, effects: Effects) -> None:
-    state.phase = Phase.BIRTHS
+    begin_phase(state, Phase.BIRTHS)
     adults: dict[str, list[str]] = {player: [] for player in state.order}
     for space, owner in state.board.items():
         adults[owner].append(space)
@@ -169,15 +209,36 @@ def next_birther(state: State, effects: Effects) -> None:
 
 def after_birth(state: State, effects: Effects) -> None:
     """Births are compulsory, so a seat's births end when none is left that it can make [E1-10]."""
-    if not board.has_birth_space(state, state.order[state.acting]):
+    if state.combat is None and not board.has_birth_space(state, state.order[state.acting]):
         next_birther(state, effects)
 
 
+def end_births(state: State, effects: Effects) -> None:
+    """No seat places another baby this turn (`no_births`)."""
+    state.acting = len(state.order)
+    state.births_left, state.babies = 0, ()
+    start_survival(state, effects)
+
+
 def start_survival(state: State, effects: Effects) -> None:
-    state.phase = Phase.SURVIVAL
+    begin_phase(state, Phase.SURVIVAL)
     state.adults = {}
     state.acting = -1
+    if cards_open(state):
+        state.due = SURVIVAL_STEP
+        return
     next_survivor(state, effects)
+
+
+def take_step(state: State, step: str, effects: Effects) -> None:
+    """The table goes on: survival, the meteor, or the result [E1-24]."""
+    state.due = ""
+    if step == SURVIVAL_STEP:
+        next_survivor(state, effects)
+    elif step == METEOR_STEP:
+        advance_meteor(state, effects)
+    else:
+        finish_game(state, effects)
 
 
 def next_survivor(state: State, effects: Effects) -> None:
@@ -209,16 +270,36 @@ def award_mp(state: State, effects: Effects) -> None:
             state.own_seat(player).mp += mp
         totals[player] = state.seats[player].mp
     effects.add("mp_awarded", turn=state.turn, awards=awards, totals=totals)
+    for penalty in state.modifiers:
+        if penalty.card == modifiers.LOSS_PENALTY:
+            charge_losses(state, penalty.player, effects)
+
+
+def charge_losses(state: State, player: str, effects: Effects) -> None:
+    """`loss_penalty`: every other seat loses 1 MP a dinosaur it lost in this survival, down to 0 [E1-12]."""
+    losses = {seat: count for seat, count in state.lost.items() if seat != player and count}
+    for seat, count in losses.items():
+        own = state.own_seat(seat)
+        own.mp = max(0, own.mp - count)
+    totals = {seat: state.seats[seat].mp for seat in losses}
+    effects.add("mp_lost", turn=state.turn, card=modifiers.LOSS_PENALTY, by=player, losses=losses, totals=totals)
 
 
 def start_evolution(state: State, effects: Effects) -> None:
     """The meteor moves one space (not in turns 1 and 2 under `experienced`); the end of the track is the
     impact, a die number on the space is rolled against [E1-13, E1-21]."""
-    state.phase = Phase.EVOLUTION
+    begin_phase(state, Phase.EVOLUTION)
     state.acting = 0
     if state.options["experienced"] and state.turn <= 2:
         open_auction(state, effects)
         return
+    if cards_open(state):
+        state.due = METEOR_STEP
+        return
+    advance_meteor(state, effects)
+
+
+def advance_meteor(state: State, effects: Effects) -> None:
     state.meteor += 1
     number = state.kit.meteor_track[state.meteor]
     effects.add("meteor_advanced", turn=state.turn, space=state.meteor, **({"number": number} if number else {}))
@@ -249,37 +330,54 @@ def open_auction(state: State, effects: Effects) -> None:
 
 
 def after_auction(state: State, effects: Effects) -> None:
-    auction.settle(state, effects)
+    """The winners pay, unless a payment waits for the vouchers that cover it; then the next turn [E1-19]."""
+    if not auction.settle(state, effects):
+        return
     if not state.cards_due:
         start_turn(state, effects)
 
 
 def end_game(state: State, effects: Effects, reason: str) -> None:
-    """The impact ends the game at once [E1-14, E1-20]."""
+    """The impact ends the game; while a card could still be played, the end window opens first [E1-14, E1-20]."""
     state.impact = True
+    state.ending = reason
+    if cards_open(state):
+        begin_phase(state, Phase.END)
+        state.due = END_STEP
+        return
+    finish_game(state, effects)
+
+
+def finish_game(state: State, effects: Effects) -> None:
     state.phase = Phase.OVER
     result = standings(state)
     effects.add(
-        "game_ended", turn=state.turn, reason=reason,
+        "game_ended", turn=state.turn, reason=state.ending,
         standings=[{"rank": s.rank, "player": s.player, "score": list(s.score)} for s in result.standings],
+        **({"fossils": dict(state.fossils)} if state.fossils else {}),
     )  # fmt: skip
 
 
 def standings(state: State) -> Outcome:
-    """Most MP first; a tie goes to most dinosaurs on the board; a further tie shares the place [E1-20]."""
-    scores = {p: (seat.mp, state.count_of(p)) for p, seat in state.seats.items()}
+    """Most points first (MP, and 2 a fossil played); a tie goes to most dinosaurs on the board; a further tie
+    shares the place [E1-20]."""
+    scores = {
+        p: (seat.mp + FOSSIL_POINTS * state.fossils.get(p, 0), state.count_of(p)) for p, seat in state.seats.items()
+    }
     ranked = sorted(scores, key=lambda p: (-scores[p][0], -scores[p][1], state.seats[p].seat))
     result: list[Standing] = []
     for index, player in enumerate(ranked):
         rank = index + 1 if index == 0 or scores[player] != scores[ranked[index - 1]] else result[-1].rank
         result.append(Standing(rank, player, scores[player]))
-    return Outcome(tuple(result), SCORE_LABELS)
+    return Outcome(tuple(result), CARD_SCORE_LABELS if state.cards else SCORE_LABELS)
 
 
 def awaited_roll(state: State) -> str | None:
     """What a die roll would decide now, if the game awaits one."""
     if state.phase == Phase.INITIATIVE and state.to_roll:
         return INITIATIVE_ROLL
+    if state.heat_rolls:
+        return HEAT_ROLL
     if state.phase == Phase.CLIMATE:
         return CLIMATE_ROLL
     if state.combat is not None:

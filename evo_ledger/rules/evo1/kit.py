@@ -63,6 +63,20 @@ class Kit:
     def card_ids(self) -> tuple[str, ...]:
         return tuple(card.id for card in self.cards)
 
+    def within(self, space: str, reach: int) -> frozenset[str]:
+        """The other spaces at most `reach` from `space`, whatever lies between [E1-26]."""
+        rings = self._rings
+        found = rings.get((space, reach))
+        if found is None:
+            found = rings[space, reach] = frozenset(
+                other for other in self.spaces if other != space and self.distance(space, other) <= reach
+            )
+        return found
+
+    @cached_property
+    def _rings(self) -> dict[tuple[str, int], frozenset[str]]:
+        return {}
+
     def distance(self, a: str, b: str) -> int:
         sa, sb = self.spaces[a], self.spaces[b]
         dq, dr = sa.q - sb.q, sa.r - sb.r

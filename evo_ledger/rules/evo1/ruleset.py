@@ -26,7 +26,7 @@ from evo_ledger.rules.base import (
     resolve_options,
 )
 from evo_ledger.rules.effects import Effects
-from evo_ledger.rules.evo1 import auction, board, flow
+from evo_ledger.rules.evo1 import auction, board, cards, flow
 from evo_ledger.rules.evo1.actions import (
     DIE_FACES,
     KEYWORDS,
@@ -40,6 +40,7 @@ from evo_ledger.rules.evo1.actions import (
     Move,
     Pass,
     PlayCard,
+    Proceed,
     Remove,
     Roll,
     Start,
@@ -54,6 +55,7 @@ from evo_ledger.rules.evo1.selfplay import Evo1SelfPlay
 from evo_ledger.rules.evo1.state import (
     CLIMATE_ROLL,
     COMBAT_ROLL,
+    HEAT_ROLL,
     INITIATIVE_ROLL,
     METEOR_ROLL,
     Phase,
@@ -80,6 +82,7 @@ FACTS: dict[type, str] = {
     DrawGene: "GeneDrawn",
     Bid: "BidPlaced",
     PlayCard: "EventCardPlayed",
+    Proceed: "TableProceeded",
 }
 CONSEQUENCES = {
     "initiative_set": "InitiativeSet",
@@ -93,6 +96,9 @@ CONSEQUENCES = {
     "bid_outbid": "BidOutbid",
     "auction_settled": "AuctionSettled",
     "game_ended": "GameEnded",
+    "card_played": "CardEffect",
+    "heat_stroke_rolled": "HeatStrokeRolled",
+    "mp_lost": "MPLost",
 }
 VOCABULARY = Vocabulary("evo-ledger:evo1", tuple(FACTS.values()), CONSEQUENCES)
 PHASE_OF: dict[type, tuple[str, ...]] = {
@@ -118,10 +124,16 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "E1-22",
         "a species with no dinosaur on the board as the births begin places its babies anywhere, each next to the last",
     ),
+    OptionSpec(
+        "recover_returns_to_owner",
+        False,
+        "E1-28",
+        "a card taken back with recover_card returns to the seat that played it, not to the one that recovers it",
+    ),
 )
 READING = Evo1Reading()
 make_transition = Transition._make  # without the keyword handling of Transition(...): an action's fixed cost
-ACTION_WORDS: dict[type, str] = {Start: "start", DrawGene: "draw", PlayCard: "play"}
+ACTION_WORDS: dict[type, str] = {Start: "start", DrawGene: "draw", PlayCard: "play", Proceed: "step"}
 ACTION_FORM = ActionForm(Action, parse_action, format_action, ACTION_WORDS)
 
 
@@ -136,11 +148,23 @@ def format_cached(action: Action) -> str:
 
 
 class Evo1Ruleset(Ruleset[State, Action, Kit]):
+    """Version 2 checks the event cards [E1-23 to E1-31]; version 1, which refused every card play, still replays
+    the games recorded with it (`at_version`)."""
+
     name = "evo1"
-    version = "1"
+    version = "2"
     options = OPTIONS
     vocabulary = VOCABULARY
-    rulings = tuple(f"E1-{number:02d}" for number in range(1, 23))
+    rulings = tuple(f"E1-{number:02d}" for number in range(1, 32))
+
+    def __init__(self, cards: bool = True) -> None:
+        self.cards = cards
+        if not cards:
+            self.version = "1"
+            self.options = tuple(option for option in OPTIONS if option.ruling != "E1-28")
+
+    def at_version(self, version: str) -> Evo1Ruleset | None:
+        return WITHOUT_CARDS if version == "1" else None
 
     def parse_kit(self, document: Any, label: str) -> Kit:
         return parse_kit(document, label)
@@ -164,6 +188,7 @@ class Evo1Ruleset(Ruleset[State, Action, Kit]):
             climate_position=kit.chart_start,
             meteor=kit.meteor_start,
             cards_due=tuple(name for name in players for _ in range(kit.hand)),
+            cards=self.cards,
         )
 
     def legal(self, state: State, action: Action) -> None:
@@ -175,11 +200,13 @@ class Evo1Ruleset(Ruleset[State, Action, Kit]):
         CHECKS[type(action)](state, action)
         after = state.copy()
         effects = Effects()
+        close_window(after, action)
         APPLIES[type(action)](after, action, effects)
         return make_transition((after, tuple(effects.consequences), ()))
 
     def replay(self, state: State, action: Action) -> State:
         after = state.copy()
+        close_window(after, action)
         APPLIES[type(action)](after, action, Effects())
         return after
 
@@ -221,6 +248,10 @@ class Evo1Ruleset(Ruleset[State, Action, Kit]):
     def visible_only_to(self, action: Action) -> str | None:
         """A card dealt or drawn is its player's alone until played [E1-02, E1-23]."""
         return action.player if isinstance(action, Drew) else None
+
+    def holder_of(self, action: Action) -> str | None:
+        """A card play, listed as legal, shows that its player holds the card."""
+        return action.player if isinstance(action, PlayCard) else None
 
     def reveals(self, hidden: Action, later: Action) -> bool:
         return (
@@ -276,9 +307,13 @@ def check_setup(kit: Kit, players: Sequence[str]) -> None:
 
 
 def check_phase(state: State, action: Action) -> None:
-    if state.phase == Phase.OVER:
+    if state.phase in (Phase.OVER, Phase.END) and not isinstance(action, PlayCard | Proceed):
         if isinstance(action, DrawGene | Bid | Pass):
             raise RuleViolation("E1-14", f"the meteor struck in turn {state.turn}: that turn has no auction")
+        if state.phase == Phase.END:
+            raise RuleViolation("E1-20", "the meteor has struck: only fossils may be played before the result ('end')")
+        raise RuleViolation("E1-20", "the meteor has struck and ended the game: no action follows it")
+    if state.phase == Phase.OVER:
         raise RuleViolation("E1-20", "the meteor has struck and ended the game: no action follows it")
     kind = type(action)
     player = getattr(action, "player", None)
@@ -286,11 +321,19 @@ def check_phase(state: State, action: Action) -> None:
         raise RuleViolation(None, f"no player named {player!r} sits at this table ({', '.join(state.seats)})")
     if kind in ANY_TIME:
         return
+    if state.due:
+        raise RuleViolation(
+            "E1-24", f"the table takes its '{state.due}' step first: until then, a card may still be played"
+        )
+    if state.paying:
+        raise RuleViolation("E1-19", f"{state.paying[0]}'s payment waits for the vouchers that cover it")
     if state.cards_due and state.phase != Phase.SETUP:
         raise RuleViolation("E1-19", f"{state.cards_due[0]} draws the event card of a card gene first")
     awaited = awaited_roll(state)
     if kind is Roll:
         if awaited is None:
+            if state.climate_card in REPLACING_ROLL and state.phase == Phase.MOVEMENT and state.combat is None:
+                raise RuleViolation("E1-06", f"{state.climate_card} set this turn's climate: there is no climate roll")
             raise RuleViolation("E1-04", f"no die roll is awaited in turn {state.turn}'s {state.phase} phase")
         return
     if awaited is not None:
@@ -304,9 +347,24 @@ def check_phase(state: State, action: Action) -> None:
         raise RuleViolation("E1-14", "there is no auction to bid in now")
 
 
-# A card drawn or played may come in any phase: its own checks say when.
-ANY_TIME = frozenset({Drew, PlayCard})
-ROLL_RULINGS = {INITIATIVE_ROLL: "E1-05", CLIMATE_ROLL: "E1-06", COMBAT_ROLL: "E1-09", METEOR_ROLL: "E1-13"}
+# A card drawn or played, and the table's steps, may come in any phase: their own checks say when.
+ANY_TIME = frozenset({Drew, PlayCard, Proceed})
+ROLL_RULINGS = {
+    INITIATIVE_ROLL: "E1-05", CLIMATE_ROLL: "E1-06", COMBAT_ROLL: "E1-09", METEOR_ROLL: "E1-13", HEAT_ROLL: "E1-26",
+}  # fmt: skip
+REPLACING_ROLL = frozenset({"climate_double_shift", "choose_climate"})
+# What closes the start window of a phase: any action but a card drawn or played and a die roll [E1-24].
+KEEPS_WINDOW = frozenset({Drew, PlayCard, Roll})
+
+
+def close_window(state: State, action: Action) -> None:
+    """Before the action applies (a phase it begins opens its own window): any action but a card play ends the
+    moment a response answers, and any but a card or a roll closes the start window [E1-24]."""
+    kind = type(action)
+    if kind is not PlayCard:
+        state.last_play = None
+    if kind not in KEEPS_WINDOW and state.window_open:
+        state.window_open, state.window_plays = False, ()
 
 
 def awaiting(state: State) -> str:
@@ -317,7 +375,11 @@ def awaiting(state: State) -> str:
         return f"{state.first_player} rolls the climate die"
     if awaited == COMBAT_ROLL and state.combat is not None:
         combat = state.combat
-        return f"{combat.attacker} rolls for the attack from {combat.source} on {combat.target}"
+        source = "with a birth" if combat.birth else f"from {combat.source}"
+        return f"{combat.attacker} rolls for the attack {source} on {combat.target}"
+    if awaited == HEAT_ROLL:
+        space = state.heat_rolls[0]
+        return f"the heat stroke die for {state.board[space]}'s dinosaur on {space}"
     if awaited == METEOR_ROLL:
         number = state.kit.meteor_track[state.meteor]
         return f"{state.first_player} rolls for the meteor on space {state.meteor}: {number} or less strikes"
@@ -334,21 +396,18 @@ def check_pass(state: State, action: Pass) -> None:
     elif state.phase == Phase.BIRTHS:
         board.check_turn(state, action.player, "end the births")
         left = sorted(board.birth_spaces(state, action.player))
-        raise RuleViolation(
-            "E1-10", f"births are compulsory: {action.player} still has an egg and room on {', '.join(left)}"
-        )
+        if left:
+            raise RuleViolation(
+                "E1-10", f"births are compulsory: {action.player} still has an egg and room on {', '.join(left)}"
+            )
     else:
         auction.check_pass(state, action)
 
 
-def check_play(state: State, action: PlayCard) -> None:
-    if action.card not in state.seats[action.player].hand:
-        raise RuleViolation("E1-23", f"{action.player} does not hold {action.card}")
-    if state.turn <= 2:
-        raise RuleViolation("E1-23", f"no event card may be played in turns 1 and 2; this is turn {state.turn}")
-    raise RuleViolation(
-        "E1-23", f"this version of the evo1 ruleset does not check card plays yet, so {action.card} cannot be recorded"
-    )
+def check_proceed(state: State, action: Proceed) -> None:
+    if state.due != action.step:
+        awaited = f"its '{state.due}' step" if state.due else "no step"
+        raise RuleViolation("E1-24", f"the table takes {awaited} now, not '{action.step}'")
 
 
 CHECKS: dict[type, Callable[[State, Any], None]] = {
@@ -362,7 +421,8 @@ CHECKS: dict[type, Callable[[State, Any], None]] = {
     Remove: board.check_remove,
     DrawGene: auction.check_draw,
     Bid: auction.check_bid,
-    PlayCard: check_play,
+    PlayCard: cards.check_play,
+    Proceed: check_proceed,
 }
 
 
@@ -372,9 +432,15 @@ def apply_roll(state: State, action: Roll, effects: Effects) -> None:
         flow.apply_initiative_roll(state, action.face, effects)
     elif awaited == CLIMATE_ROLL:
         flow.apply_climate_roll(state, action.face, effects)
+    elif awaited == HEAT_ROLL:
+        cards.resolve_heat_roll(state, action.face, effects)
     elif awaited == COMBAT_ROLL:
+        birth = state.combat is not None and state.combat.birth
         board.resolve_combat(state, action.face, effects)
-        flow.after_movement_action(state, effects)
+        if birth:
+            flow.after_birth(state, effects)
+        else:
+            flow.after_movement_action(state, effects)
     else:
         flow.apply_meteor_roll(state, action.face, effects)
 
@@ -397,6 +463,8 @@ def apply_remove(state: State, action: Remove, effects: Effects) -> None:
 def apply_pass(state: State, action: Pass, effects: Effects) -> None:
     if state.phase == Phase.MOVEMENT:
         flow.next_mover(state, effects)
+    elif state.phase == Phase.BIRTHS:
+        flow.next_birther(state, effects)
     elif auction.apply_pass(state, action):
         flow.after_auction(state, effects)
 
@@ -410,10 +478,6 @@ def apply_draw(state: State, action: DrawGene, effects: Effects) -> None:
     auction.apply_draw(state, action)
 
 
-def apply_play(state: State, action: PlayCard, effects: Effects) -> None:
-    raise AssertionError("no card play passes its check in this version")
-
-
 APPLIES: dict[type, Callable[[State, Any, Effects], None]] = {
     Start: flow.apply_start,
     Drew: flow.apply_drew,
@@ -425,7 +489,8 @@ APPLIES: dict[type, Callable[[State, Any, Effects], None]] = {
     Remove: apply_remove,
     DrawGene: apply_draw,
     Bid: apply_bid,
-    PlayCard: apply_play,
+    PlayCard: cards.apply_play,
+    Proceed: lambda state, action, effects: flow.take_step(state, action.step, effects),
 }
 
 
@@ -433,6 +498,12 @@ def legal_actions(state: State) -> Iterator[Action]:
     if state.phase == Phase.OVER:
         return
     yield from card_draws(state)
+    yield from cards.legal_plays(state)
+    if state.due:
+        yield Proceed(state.due)
+        return
+    if state.paying:
+        return
     if awaited_roll(state) is not None:
         yield from (Roll(face) for face in DIE_FACES)
         return
@@ -449,7 +520,10 @@ def legal_actions(state: State) -> Iterator[Action]:
             yield from board.legal_moves(state, player)
             yield Pass(player)
         case Phase.BIRTHS if player is not None:
-            yield from (Birth(player, space) for space in sorted(board.birth_spaces(state, player)))
+            spaces = sorted(board.birth_spaces(state, player))
+            yield from (Birth(player, space) for space in (*spaces, *sorted(board.birth_attacks(state, player))))
+            if not spaces:
+                yield Pass(player)
         case Phase.SURVIVAL if player is not None:
             yield from board.legal_removals(state, player)
         case Phase.EVOLUTION:
@@ -460,3 +534,6 @@ def card_draws(state: State) -> Iterator[Drew]:
     deck = [card for card in state.kit.card_ids if not state.holds(card) and card not in state.discards]
     for player in dict.fromkeys(state.cards_due):
         yield from (Drew(player, card) for card in deck)
+
+
+WITHOUT_CARDS = Evo1Ruleset(cards=False)

@@ -14,9 +14,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from evo_ledger.rules.base import Ruleset, Transition
-from evo_ledger.rules.evo1.actions import Action, Attack, Bid, Birth, DrawGene, Drew, Move, Roll, Start
+from evo_ledger.rules.evo1.actions import Action, Attack, Bid, Birth, DrawGene, Drew, Move, PlayCard, Roll, Start
 from evo_ledger.rules.evo1.auction import price
 from evo_ledger.rules.evo1.board import horn_difference
+from evo_ledger.rules.evo1.card_sense import card_worth
+from evo_ledger.rules.evo1.cards import legal_plays
 from evo_ledger.rules.evo1.flow import awaited_roll
 from evo_ledger.rules.evo1.kit import Kit
 from evo_ledger.rules.evo1.state import Phase, State
@@ -30,7 +32,8 @@ GENE_WORTH = {"egg": 4, "foot": 3, "fur": 3, "parasol": 3, "horn": 2, "tail": 2,
 
 
 class Table:
-    """What chance decides: the deck's order, the starred beaches, the gene bag and the die."""
+    """What chance decides: the deck's order, the starred beaches, the gene bag and the die. A draw is made when
+    the rules first wait on it and stays on the table, a card may come before it, until it is recorded."""
 
     def __init__(self, kit: Kit, rng: random.Random) -> None:
         self.rng = rng
@@ -39,18 +42,33 @@ class Table:
         self.beaches = list(kit.start_beaches)
         rng.shuffle(self.beaches)
         self.bag = [gene for gene, count in kit.genes.items() for _ in range(count)]
+        self.gene: int | None = None
+        self.face: int | None = None
 
     def deal(self, player: str) -> Drew:
-        return Drew(player, self.deck.pop(0))
+        return Drew(player, self.deck[0])
 
     def start(self, players: Sequence[str]) -> Start:
         return Start(tuple(zip(players, self.beaches, strict=True)))
 
     def draw(self) -> DrawGene:
-        return DrawGene(self.bag.pop(self.rng.randrange(len(self.bag))))
+        if self.gene is None:
+            self.gene = self.rng.randrange(len(self.bag))
+        return DrawGene(self.bag[self.gene])
 
     def roll(self) -> Roll:
-        return Roll(self.rng.randint(1, 6))
+        if self.face is None:
+            self.face = self.rng.randint(1, 6)
+        return Roll(self.face)
+
+    def take(self, drawn: Action) -> None:
+        if isinstance(drawn, Drew):
+            self.deck.pop(0)
+        elif isinstance(drawn, DrawGene) and self.gene is not None:
+            self.bag.pop(self.gene)
+            self.gene = None
+        elif isinstance(drawn, Roll):
+            self.face = None
 
 
 def chance_action(state: State, table: Table) -> Action | None:
@@ -72,7 +90,7 @@ def random_bot(state: State, legal: Sequence[Action], rng: random.Random) -> Act
 
 def sensible_bot(state: State, legal: Sequence[Action], rng: random.Random) -> Action:
     """Keeps to the ideal zone, fights with the horns to win, bids what a gene is worth to it at a price it can
-    bear."""
+    bear, and plays a card where it helps."""
     scored = [(score(state, action), index) for index, action in enumerate(legal)]
     best = max(value for value, _ in scored)
     return legal[rng.choice([index for value, index in scored if value == best])]
@@ -84,8 +102,12 @@ def score(state: State, action: Action) -> float:
             return ZONE_WORTH[state.zone_of(path[-1])] - ZONE_WORTH[state.zone_of(path[0])] - 0.1 * len(path)
         case Attack(player, _, target):
             return 1.5 if horn_difference(state, player, state.board[target]) >= 1 else -1.0
+        case Birth(player, space) if space in state.board:
+            return 1.0 if horn_difference(state, player, state.board[space], birth=True) >= 1 else -1.0
         case Birth(_, space):
             return float(ZONE_WORTH[state.zone_of(space)])
+        case PlayCard():
+            return card_worth(state, action)
         case Bid(player, amount, target):
             gene = state.rows[int(target.removeprefix("row")) - 1] if target.startswith("row") else target
             cost = price(state, player, amount)
@@ -102,6 +124,13 @@ class Evo1SelfPlay(SeededSelfPlay[State, Action, Kit, Table]):
     player_counts = range(3, 6)
     make_table = Table
     chance = staticmethod(chance_action)
+
+    def taken(self, table: Table, drawn: Action) -> None:
+        table.take(drawn)
+
+    def before_chance(self, state: State) -> list[Action]:
+        """The cards that may be played before the die is rolled or the genes are drawn [E1-24]."""
+        return list(legal_plays(state))
 
     def default_kit(self, players: int) -> str:
         return f"standin-e1-{players}p"

@@ -10,7 +10,7 @@ inside the action that ends the phase before it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from evo_ledger.rules.evo1.kit import Kit
 
@@ -23,6 +23,8 @@ class Phase:
     BIRTHS = "births"
     SURVIVAL = "survival"
     EVOLUTION = "evolution"
+    END = "end"
+    """The end window: the meteor has struck, and fossils may still be played [E1-20]."""
     OVER = "over"
 
 
@@ -35,6 +37,21 @@ INITIATIVE_ROLL = "initiative"
 CLIMATE_ROLL = "climate"
 COMBAT_ROLL = "combat"
 METEOR_ROLL = "meteor"
+HEAT_ROLL = "heat stroke"
+
+# The table's steps that close a start window where nothing else would wait for a card [E1-24].
+SURVIVAL_STEP = "survival"
+METEOR_STEP = "meteor"
+END_STEP = "end"
+
+
+class Modifier(NamedTuple):
+    """A card in force: its id, who played it, and what it names (the other seat of a treaty, a stampede's
+    points); every modifier lasts to the end of the turn [E1-26]."""
+
+    card: str
+    player: str
+    value: str = ""
 
 
 @dataclass(slots=True)
@@ -54,7 +71,9 @@ class Seat:
 class Combat:
     attacker: str
     source: str
+    """The attacker's space; empty for a baby's birth attack [E1-28]."""
     target: str
+    birth: bool = False
 
 
 NOTHING_OWNED: tuple[str, ...] = ()
@@ -98,6 +117,39 @@ class State:
     """The seats owed a card, once each card: the deal, then card genes [E1-02, E1-19]."""
     discards: tuple[str, ...] = ()
     impact: bool = False
+    cards: bool = False
+    """Whether card plays are recorded and checked (ruleset version 2 on); version 1 refused every play."""
+    window_open: bool = True
+    """The start window of the phase: no action but a card play has happened in it yet [E1-24]."""
+    window_plays: tuple[str, ...] = ()
+    """The seats that played in the start window open now, in the order they played [E1-25]."""
+    last_play: tuple[str, str] | None = None
+    """The seat and card of the play just recorded, the one a response answers [E1-24, E1-28]."""
+    climate_card: str = ""
+    """The climate card played this turn [E1-25]."""
+    modifiers: tuple[Modifier, ...] = ()
+    embargo: bool = False
+    """A card embargo stands until the next turn [E1-29]."""
+    fresh: tuple[str, ...] = ()
+    """Cards recovered this turn, which may not be played before the next [E1-28]."""
+    heat_rolls: tuple[str, ...] = ()
+    """The spaces whose heat stroke die is still to roll, in order [E1-26]."""
+    born: tuple[str, ...] = ()
+    """The spaces of every baby placed in this turn's births [E1-30]."""
+    lost: dict[str, int] = field(default_factory=dict)
+    """The dinosaurs each seat lost in this turn's survival [E1-26]."""
+    vouchers: dict[str, int] = field(default_factory=dict)
+    """The MP vouchers each seat played in this auction [E1-19]."""
+    paying: tuple[str, ...] = ()
+    """The winners whose payment waits for the vouchers that cover it [E1-19]."""
+    due: str = ""
+    """The table's step awaited before the phase goes on (`survival`, `meteor`, `end`) [E1-24]."""
+    seized: str = ""
+    """The seat that seized the initiative before this turn's order was set [E1-26]."""
+    fossils: dict[str, int] = field(default_factory=dict)
+    """The fossils each seat played in the end window: 2 points each [E1-20]."""
+    ending: str = ""
+    """What ended the game: the meteor's roll or the end of its track."""
     _owned: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
     """What this state no longer shares with the state it was copied from: the seats it owns, and '' for the
     board; None for a state copied from none."""
@@ -156,6 +208,13 @@ class State:
     def holds(self, card: str) -> bool:
         return any(card in seat.hand for seat in self.seats.values())
 
+    def in_force(self, card: str, player: str | None = None) -> Modifier | None:
+        """The modifier of `card` in force this turn (played by `player`, when named)."""
+        for modifier in self.modifiers:
+            if modifier.card == card and (player is None or modifier.player == player):
+                return modifier
+        return None
+
 
 def state_to_data(state: State) -> dict[str, Any]:
     """The state as plain values (for snapshots); the kit is the game's own and is not repeated."""
@@ -171,7 +230,7 @@ def state_to_data(state: State) -> dict[str, Any]:
         "climate_position": state.climate_position,
         "acting": state.acting,
         "movement_left": state.movement_left,
-        "combat": [combat.attacker, combat.source, combat.target] if combat else None,
+        "combat": [combat.attacker, combat.source, combat.target, combat.birth] if combat else None,
         "to_roll": list(state.to_roll),
         "adults": {player: list(spaces) for player, spaces in state.adults.items()},
         "babies": list(state.babies),
@@ -189,6 +248,23 @@ def state_to_data(state: State) -> dict[str, Any]:
         "cards_due": list(state.cards_due),
         "discards": list(state.discards),
         "impact": state.impact,
+        "cards": state.cards,
+        "window_open": state.window_open,
+        "window_plays": list(state.window_plays),
+        "last_play": list(state.last_play) if state.last_play else None,
+        "climate_card": state.climate_card,
+        "modifiers": [list(modifier) for modifier in state.modifiers],
+        "embargo": state.embargo,
+        "fresh": list(state.fresh),
+        "heat_rolls": list(state.heat_rolls),
+        "born": list(state.born),
+        "lost": dict(state.lost),
+        "vouchers": dict(state.vouchers),
+        "paying": list(state.paying),
+        "due": state.due,
+        "seized": state.seized,
+        "fossils": dict(state.fossils),
+        "ending": state.ending,
     }
 
 
@@ -227,4 +303,21 @@ def state_from_data(kit: Kit, data: dict[str, Any]) -> State:
         cards_due=tuple(data["cards_due"]),
         discards=tuple(data["discards"]),
         impact=data["impact"],
+        cards=data.get("cards", False),
+        window_open=data.get("window_open", True),
+        window_plays=tuple(data.get("window_plays", ())),
+        last_play=tuple(data["last_play"]) if data.get("last_play") else None,
+        climate_card=data.get("climate_card", ""),
+        modifiers=tuple(Modifier(*entry) for entry in data.get("modifiers", ())),
+        embargo=data.get("embargo", False),
+        fresh=tuple(data.get("fresh", ())),
+        heat_rolls=tuple(data.get("heat_rolls", ())),
+        born=tuple(data.get("born", ())),
+        lost=dict(data.get("lost", {})),
+        vouchers=dict(data.get("vouchers", {})),
+        paying=tuple(data.get("paying", ())),
+        due=data.get("due", ""),
+        seized=data.get("seized", ""),
+        fossils=dict(data.get("fossils", {})),
+        ending=data.get("ending", ""),
     )
