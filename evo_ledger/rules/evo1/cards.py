@@ -223,7 +223,8 @@ def check_cull(state: State, play: PlayCard) -> None:
     board.check_space(state, space)
     owner = state.board.get(space)
     if owner is None or owner == play.player:
-        raise RuleViolation("E1-26", f"{play.card} takes another seat's dinosaur, and {space} holds none")
+        held = "is empty" if owner is None else f"holds {owner}'s own"
+        raise RuleViolation("E1-26", f"{play.card} takes another seat's dinosaur, and {space} {held}")
     count = state.count_of(owner)
     if count < CULL_AT_LEAST:
         raise RuleViolation("E1-27", f"{owner} has {count} dinosaurs on the board: {play.card} needs 5 or more")
@@ -359,8 +360,10 @@ def before_removals(state: State, play: PlayCard) -> None:
 
 
 def with_own_bid(state: State, play: PlayCard) -> None:
-    if auction.bidder(state) != play.player:
-        raise RuleViolation("E1-26", f"{play.card} goes with one of {play.player}'s bids: it is not theirs to bid")
+    bidder = auction.bidder(state)
+    if bidder != play.player:
+        now = f"{bidder} bids now" if bidder else "no seat bids now"
+        raise RuleViolation("E1-26", f"{play.card} goes with one of {play.player}'s own bids, and {now}")
 
 
 def before_the_draw(state: State, play: PlayCard) -> None:
