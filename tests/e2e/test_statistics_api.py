@@ -86,9 +86,11 @@ def test_private_games_are_left_out_of_statistics_but_for_the_admin(client: Test
 
 
 def test_every_read_table_exports_as_csv(client: TestClient) -> None:
-    """Every installed ruleset's tables: a hand-worked game of each edition fills them."""
+    """Every installed ruleset's tables: a hand-worked game of each edition fills them, and a self-played evo1
+    game its cards."""
     import_hand_game(client)
     import_hand_game(client, (ROOT / "replays" / "evo1-hand-3p.evo").read_text())
+    import_hand_game(client, (ROOT / "replays" / "evo1-selfplay-3p-seed5.evo").read_text())
     game, recorder = new_game(client)
     assert append(client, game, recorder, "order ann ben cat").status_code == 200
     caught_up(client)

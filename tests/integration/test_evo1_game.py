@@ -200,3 +200,38 @@ def test_the_read_tables_count_the_hand_worked_games_rolls_combats_and_auctions(
     ]  # fmt: skip
     assert results[0] == 27
     assert [(name, mp) for name, mp in final] == [("cat", 44), ("ann", 42), ("ben", 32)]
+
+
+def test_the_cards_played_and_the_vouchers_are_read_per_player_and_turn_E1_19_E1_28(
+    ledger: Ledger, database: str
+) -> None:
+    golden = (ROOT / "replays" / "evo1-selfplay-4p-seed39.evo").read_text()
+    plays = [line.split() for line in golden.splitlines() if re.match(r"\w+ play ", line)]
+    game_id = import_notation(ledger, golden).game_id
+    import_notation(ledger, (ROOT / "replays" / "evo1-selfplay-3p-seed5.evo").read_text())  # a voucher paid
+    store = ReadStore(Settings(database))
+    try:
+        Projector(ledger, store).catch_up()
+        with store.engine.connect() as connection:
+            played = connection.execute(
+                text(
+                    "SELECT name, card, targets, timing, recovered, round FROM read_e1_cards_played"
+                    " WHERE game_id = :game ORDER BY event"
+                ),
+                {"game": str(game_id)},
+            ).all()
+            vouchers = connection.execute(
+                text("SELECT name, vouchers, bid, paid FROM read_e1_auction_results WHERE vouchers > 0")
+            ).all()
+            heat = connection.execute(text("SELECT count(*) FROM read_e1_die_rolls WHERE purpose = 'heat stroke'"))
+            heat_rolls = heat.scalar_one()
+    finally:
+        store.close()
+    assert [(name, card, targets) for name, card, targets, *_ in played] == [
+        (words[0], words[2], " ".join(words[3:])) for words in plays
+    ]
+    assert all(round_ >= 3 for *_, round_ in played)
+    assert ("recover_card", "response") in {(card, window) for _, card, _, window, _, _ in played}
+    assert all(recovered for _, card, _, _, recovered, _ in played if card == "recover_card")
+    assert vouchers and all(paid <= max(0, bid - 3 * count) for _, count, bid, paid in vouchers)
+    assert heat_rolls > 0

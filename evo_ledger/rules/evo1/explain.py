@@ -1,25 +1,34 @@
-"""Why the rules decided as they did: a combat [E1-09], a survival phase [E1-11], an auction [E1-16, E1-19] and a
-climate roll [E1-06], as data and in words, from the game's steps and what the rules derived from them."""
+"""Why the rules decided as they did: a combat [E1-09], a survival phase [E1-11], an auction [E1-16, E1-19], a
+climate roll [E1-06], a card play [E1-24, E1-26] and a heat stroke, as data and in words, from the game's steps
+and what the rules derived from them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from evo_ledger.rules.base import Consequence, Explanation, Step
-from evo_ledger.rules.evo1.actions import Action, Attack, Bid, DrawGene
-from evo_ledger.rules.evo1.state import Phase, State
+from evo_ledger.rules.evo1 import modifiers
+from evo_ledger.rules.evo1.actions import Action, Attack, Bid, Birth, DrawGene, PlayCard
+from evo_ledger.rules.evo1.cards import spec_of, window_words
+from evo_ledger.rules.evo1.state import PHASE_NUMBERS, Phase, State
+from evo_ledger.rules.evo1.words import CARD_EFFECTS
 
 Evo1Step = Step[State, Action]
+Replay = Callable[[State, Action], State]
 FACES = range(1, 7)
 AUCTION_KINDS = frozenset({"bid_outbid", "auction_settled"})
 
 
-def explain(steps: Sequence[Evo1Step], at: int) -> Explanation | None:
+def explain(steps: Sequence[Evo1Step], at: int, replay: Replay) -> Explanation | None:
     step = steps[at]
-    if isinstance(step.action, Attack) and at + 1 < len(steps):
-        return explain(steps, at + 1)
+    if starts_combat(step) and at + 1 < len(steps):
+        return explain(steps, at + 1, replay)
     kinds = {consequence.kind for consequence in step.consequences}
+    if "heat_stroke_rolled" in kinds or is_heat_stroke(step):
+        return heat_stroke(steps, at)
+    if isinstance(step.action, PlayCard):
+        return card_play(steps, at, replay)
     if "combat_resolved" in kinds:
         return combat(steps, at)
     if "climate_changed" in kinds:
@@ -33,6 +42,20 @@ def explain(steps: Sequence[Evo1Step], at: int) -> Explanation | None:
     return None
 
 
+def starts_combat(step: Evo1Step) -> bool:
+    """An attack, or a birth on an enemy's space: the next step rolls its die."""
+    action = step.action
+    return isinstance(action, Attack) or (isinstance(action, Birth) and action.space in step.before.board)
+
+
+def is_heat_stroke(step: Evo1Step) -> bool:
+    return isinstance(step.action, PlayCard) and step.action.card == "heat_stroke"
+
+
+def state_after(steps: Sequence[Evo1Step], at: int, replay: Replay) -> State:
+    return steps[at + 1].before if at + 1 < len(steps) else replay(steps[at].before, steps[at].action)
+
+
 def derived(step: Evo1Step, kind: str) -> list[Consequence]:
     return [consequence for consequence in step.consequences if consequence.kind == kind]
 
@@ -44,22 +67,162 @@ def combat(steps: Sequence[Evo1Step], at: int) -> Explanation:
     winning = [face for face in FACES if face <= data["wins_on"]]
     data["difference"] = difference
     data["winning_faces"] = winning
+    birth = bool(data.get("birth"))
+    data["cards"] = combat_cards(steps[at].before, data["attacker"], data["defender"], birth)
     won = data["winner"] == data["attacker"]
-    words = (
-        f"{data['attacker']} attacked {data['target']} from {data['source']}: {data['attacker_horns']} horns against "
+    source = "with a baby [E1-28]" if birth else f"from {data['source']}"
+    words = [
+        f"{data['attacker']} attacked {data['target']} {source}: {data['attacker_horns']} horns against "
         f"{data['defender']}'s {data['defender_horns']}, a difference of {difference:+d} [E1-09].",
+    ]
+    words += [
+        f"{card['player']}'s {card['card']} gave {card['to']} {card['horns']:+d} "
+        f"horn{'s' if abs(card['horns']) > 1 else ''} {card['when']}."
+        for card in data["cards"]
+    ]
+    words += [
         f"At {min(difference, 2):+d}{' or more' if difference >= 2 else ''} the attacker wins on "
         f"{faces_text(winning)}, and loses on {faces_text([f for f in FACES if f not in winning])}.",
-        f"The die showed {data['face']}: "
-        + (
-            f"{data['attacker']} won, {data['defender']}'s dinosaur went to its reserve and the attacker moved in."
-            if won
-            else f"{data['defender']} held, and {data['attacker']}'s dinosaur stayed on {data['source']}."
-        ),
-        "The attack cost a movement point either way.",
-    )
-    start = at - 1 if at > 0 and isinstance(steps[at - 1].action, Attack) else at
-    return Explanation("combat", data, words, span=(start, at))
+        f"The die showed {data['face']}: " + combat_verdict(data, won, birth),
+        "The baby's egg was spent either way." if birth else "The attack cost a movement point either way.",
+    ]
+    start = at - 1 if at > 0 and starts_combat(steps[at - 1]) else at
+    return Explanation("combat", data, tuple(words), span=(start, at))
+
+
+def combat_verdict(data: dict[str, Any], won: bool, birth: bool) -> str:
+    attacker, defender = data["attacker"], data["defender"]
+    if won:
+        moved = "the baby took the space" if birth else "the attacker moved in"
+        return f"{attacker} won, {defender}'s dinosaur went to its reserve and {moved}."
+    if birth:
+        return f"{defender} held, and {attacker}'s baby stayed in reserve."
+    return f"{defender} held, and {attacker}'s dinosaur stayed on {data['source']}."
+
+
+def combat_cards(state: State, attacker: str, defender: str, birth: bool) -> list[dict[str, Any]]:
+    """The horns the cards in force gave the fight [E1-09, E1-28]."""
+    found = []
+    for modifier in state.modifiers:
+        if modifier.card == modifiers.ATTACK_HORNS and modifier.player == attacker:
+            found.append({"card": modifier.card, "player": attacker, "to": attacker, "horns": 2, "when": "attacking"})
+        if modifier.card == modifiers.DEFENCE_HORNS and modifier.player == defender:
+            found.append({"card": modifier.card, "player": defender, "to": defender, "horns": 2, "when": "defending"})
+        if modifier.card == modifiers.BIRTH_ATTACK and modifier.player == attacker and birth:
+            found.append({"card": modifier.card, "player": attacker, "to": attacker, "horns": 1, "when": "as a baby"})
+    return found
+
+
+def card_play(steps: Sequence[Evo1Step], at: int, replay: Replay) -> Explanation:
+    """The play's window and why it was open, what it named, and what it changed [E1-24, E1-26]."""
+    step = steps[at]
+    action = step.action
+    assert isinstance(action, PlayCard)
+    before, after = step.before, state_after(steps, at, replay)
+    spec = spec_of(before, action.card)
+    [played] = derived(step, "card_played")
+    phase = PHASE_NUMBERS.get(before.phase)
+    where = f"turn {before.turn}, phase {phase} ({before.phase})" if phase else f"turn {before.turn}, {before.phase}"
+    data: dict[str, Any] = {
+        "card": action.card, "player": action.player, "targets": list(action.targets), "window": spec.window,
+        "turn": before.turn, "phase": before.phase, "climate": spec.climate, "changes": changes(before, after),
+    }  # fmt: skip
+    words = [
+        f"{action.player} played {action.card} in {where}: its window is "
+        f"{window_text(spec.window)} [E1-24], and no embargo stood [E1-29].",
+    ]
+    if action.targets:
+        words.append(f"It named {' '.join(action.targets)}{target_condition(before, action)} [E1-26].")
+    if spec.climate:
+        words.append("It was this turn's one climate card [E1-25].")
+    words.append(f"Its effect: {CARD_EFFECTS[action.card](played.data)} [E1-26].")
+    words += change_words(data["changes"])
+    return Explanation("card", data, tuple(words))
+
+
+def window_text(window: str) -> str:
+    if window == "response":
+        return "the very next action after another card's play"
+    if window == "end":
+        return "the end window, after the impact and before the result"
+    if window == "any":
+        return "any time from turn 3"
+    return window_words(window)
+
+
+def target_condition(state: State, action: PlayCard) -> str:
+    """The counted condition of the target, as it stood when played [E1-27]."""
+    owner = state.board.get(action.targets[0])
+    if action.card in ("cull_enemy", "baby_swap") and owner is not None:
+        return f", a dinosaur of {owner}, who had {state.count_of(owner)} on the board [E1-27]"
+    return ""
+
+
+def changes(before: State, after: State) -> dict[str, Any]:
+    """What the play changed: the board, the climate, the MP, the order, the hands and the modifiers in force."""
+    found: dict[str, Any] = {}
+    gone = sorted(space for space, owner in before.board.items() if after.board.get(space) != owner)
+    placed = sorted(space for space, owner in after.board.items() if before.board.get(space) != owner)
+    if gone or placed:
+        found["board"] = {"left": {s: before.board[s] for s in gone}, "placed": {s: after.board[s] for s in placed}}
+    if after.climate_position != before.climate_position:
+        found["climate"] = [before.kit.chart[before.climate_position], after.kit.chart[after.climate_position]]
+    mp = {p: after.seats[p].mp - seat.mp for p, seat in before.seats.items() if after.seats[p].mp != seat.mp}
+    if mp:
+        found["mp"] = mp
+    if after.order != before.order and before.order:
+        found["order"] = list(after.order)
+    new = [list(modifier) for modifier in after.modifiers if modifier not in before.modifiers]
+    if new:
+        found["modifiers"] = new
+    if after.phase != before.phase:
+        found["phase"] = [before.phase, after.phase]
+    return found
+
+
+def change_words(found: dict[str, Any]) -> list[str]:
+    words = []
+    if "board" in found:
+        left = ", ".join(f"{owner}'s dinosaur left {space}" for space, owner in found["board"]["left"].items())
+        placed = ", ".join(f"{owner}'s took {space}" for space, owner in found["board"]["placed"].items())
+        words.append(f"On the board: {'; '.join(part for part in (left, placed) if part)}.")
+    if "climate" in found:
+        words.append(f"The climate went from {found['climate'][0]} to {found['climate'][1]}.")
+    if "order" in found:
+        words.append(f"The order became {', '.join(found['order'])}.")
+    if "modifiers" in found:
+        words.append("In force to the end of the turn: " + ", ".join(card for card, *_ in found["modifiers"]) + ".")
+    if "phase" in found:
+        words.append(f"The {found['phase'][0]} phase ended: the {found['phase'][1]} phase began.")
+    return words
+
+
+def heat_stroke(steps: Sequence[Evo1Step], at: int) -> Explanation | None:
+    """The play and its dice: each dinosaur dies at 4 or less, its species' parasols added [E1-26]."""
+    first = at
+    while first > 0 and not is_heat_stroke(steps[first]):
+        first -= 1
+    rolls = []
+    last = first
+    for index in range(first + 1, len(steps)):
+        found = derived(steps[index], "heat_stroke_rolled")
+        if not found:
+            break
+        rolls += [dict(c.data) for c in found]
+        last = index
+    action = steps[first].action
+    assert isinstance(action, PlayCard)
+    data = {"player": action.player, "turn": steps[first].before.turn, "rolls": rolls}
+    words = [
+        f"{action.player} played heat_stroke in the climate phase [E1-24]: a die for each dinosaur on the board, "
+        "which dies when the die and its species' parasols come to 4 or less [E1-26]."
+    ]
+    words += [
+        f"{roll['player']}'s dinosaur on {roll['space']}: {roll['face']} + {roll['parasols']} = "
+        f"{roll['face'] + roll['parasols']}, {'it died' if roll['died'] else 'it survived'}."
+        for roll in rolls
+    ]
+    return Explanation("heat stroke", data, tuple(words), span=(first, last))
 
 
 def faces_text(faces: Sequence[int]) -> str:
@@ -72,7 +235,7 @@ def climate(step: Evo1Step) -> Explanation:
     [changed] = derived(step, "climate_changed")
     data = dict(changed.data)
     chart = step.before.kit.chart
-    face = data["face"]
+    face = data.get("face", 0)
     motion = {1: "one position anticlockwise", 2: "nowhere"}.get(face, "one position clockwise")
     data["chart"] = list(chart)
     words = (

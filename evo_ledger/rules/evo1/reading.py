@@ -22,11 +22,14 @@ from evo_ledger.rules.base import (
 from evo_ledger.rules.base import integer_column as integer
 from evo_ledger.rules.base import text_column as text
 from evo_ledger.rules.evo1 import flow
-from evo_ledger.rules.evo1.actions import Bid, Roll
+from evo_ledger.rules.evo1.actions import Bid, PlayCard, Roll
 from evo_ledger.rules.evo1.board import WINNING_FACES
 
 # What a die face decides; a roll is an initiative roll unless what the rules derived from it says otherwise.
-PURPOSES = {"climate_changed": "climate", "combat_resolved": "combat", "meteor_rolled": "meteor"}
+PURPOSES = {
+    "climate_changed": "climate", "combat_resolved": "combat", "meteor_rolled": "meteor",
+    "heat_stroke_rolled": "heat stroke",
+}  # fmt: skip
 TABLES = (
     ReadTable("read_e1_turn_standings", (PLAYER_KEY, text("name"), integer("mp"), integer("dinosaurs"))),
     ReadTable(
@@ -48,8 +51,13 @@ TABLES = (
             text("gene", nullable=True),
             integer("bid"),
             integer("paid"),
+            integer("vouchers"),
             ReadColumn("passed", "boolean"),
         ),
+    ),
+    ReadTable(
+        "read_e1_cards_played",
+        (*PLAYER, text("card"), text("targets"), text("timing"), text("recovered", nullable=True)),
     ),
     ReadTable(
         "read_e1_combats",
@@ -75,10 +83,10 @@ def expected_win_rate(difference: int) -> float:
 
 class Evo1Reading:
     tables: tuple[ReadTable, ...] = TABLES
-    facts: frozenset[str] = frozenset({"BidPlaced", "DieRolled"})
+    facts: frozenset[str] = frozenset({"BidPlaced", "DieRolled", "EventCardPlayed"})
     consequences: frozenset[str] = frozenset(
         {"initiative_set", "climate_changed", "combat_resolved", "meteor_rolled", "bid_outbid", "auction_settled",
-         "mp_awarded", "game_ended"}
+         "mp_awarded", "game_ended", "card_played", "heat_stroke_rolled"}
     )  # fmt: skip
 
     def from_action(self, context: ReadContext, action: Any) -> Iterator[ReadItem]:
@@ -91,6 +99,13 @@ class Evo1Reading:
                 "read_e1_bids",
                 {**context.player(action.player), "amount": action.amount, "target": action.target,
                  "outbid_player": None, "outbid_amount": None},
+            )  # fmt: skip
+        elif isinstance(action, PlayCard):
+            window = next(card.window for card in context.kit().cards if card.id == action.card)
+            yield ReadRow(
+                "read_e1_cards_played",
+                {**context.player(action.player), "card": action.card, "targets": " ".join(action.targets),
+                 "timing": window, "recovered": None},
             )  # fmt: skip
 
     def from_consequence(
@@ -109,6 +124,8 @@ class Evo1Reading:
                  "difference": difference, "face": data["face"], "attacker_won": data["winner"] == data["attacker"],
                  "expected_win_rate": expected_win_rate(difference)},
             )  # fmt: skip
+        elif kind == "card_played" and "recovered" in data:
+            yield ReadAmend("read_e1_cards_played", cause, {"recovered": data["recovered"]})
         elif kind == "bid_outbid":
             yield ReadAmend("read_e1_bids", cause, {"outbid_player": data["player"], "outbid_amount": data["amount"]})
         elif kind == "auction_settled":
@@ -126,12 +143,21 @@ class Evo1Reading:
             yield ReadRow(
                 "read_e1_auction_results",
                 {**turn, **context.player(row["player"]), "row": row["row"], "gene": row["gene"], "bid": row["bid"],
-                 "paid": row["paid"], "passed": False},
+                 "paid": row["paid"], "vouchers": row.get("vouchers", 0), "passed": False},
             )  # fmt: skip
         for player in data["passed"]:
             yield ReadRow(
                 "read_e1_auction_results",
-                {**turn, **context.player(player), "row": None, "gene": None, "bid": 0, "paid": 0, "passed": True},
+                {
+                    **turn,
+                    **context.player(player),
+                    "row": None,
+                    "gene": None,
+                    "bid": 0,
+                    "paid": 0,
+                    "vouchers": 0,
+                    "passed": True,
+                },
             )
 
     def restored(self, standing: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, Any]:

@@ -289,7 +289,7 @@ class Evo1Ruleset(Ruleset[State, Action, Kit]):
         return READING
 
     def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
-        return explain(steps, at)
+        return explain(steps, at, self.replay)
 
 
 def check_setup(kit: Kit, players: Sequence[str]) -> None:
