@@ -2,8 +2,8 @@
 
     python -m bench.rules_speed [--games 60] [--repeats 5] [--report]
 
-Games are recorded first (not timed): evo2's by its seeded bots, evo1's by a seeded player choosing among the
-legal actions at random. Then, `repeats` times, each ruleset's games are replayed twice:
+Games are recorded first (not timed) by each ruleset's seeded bots, evo1's playing event cards. Then, `repeats`
+times, each ruleset's games are replayed twice:
 - check+apply: every recorded action checked and applied through the ruleset (actions/s);
 - parse+check+apply: every recorded line read from notation, then checked and applied (lines/s);
 beside python-chess's `Board.is_legal` then `Board.push` (check+apply) and `Board.push_san` (parse+check+apply)
@@ -28,6 +28,7 @@ from bench.report import machine, verdict, write_section
 from evo_ledger.checker import start
 from evo_ledger.notation import parse_game
 from evo_ledger.rules import AnyRuleset, get_ruleset
+from evo_ledger.rules.base import resolve_options
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.selfplay import play_game
 
@@ -88,20 +89,20 @@ def evo2_games(count: int) -> Recorded:
 
 
 def evo1_games(count: int) -> Recorded:
-    """Games of 3 to 5 players, every action drawn at random among the legal ones, half under `experienced`."""
+    """Games of 3 to 5 players by the seeded bots, event cards and all, half of them by the random bot and half
+    under `experienced`."""
     rules = get_ruleset("evo1")
+    bots = rules.self_play()
+    assert bots is not None
     actions, lines = [], []
     for seed in range(count):
         players = 3 + seed % 3
-        rng = random.Random(seed)
-        first = rules.setup(
-            load_kit(EVO1_KITS[players]), [f"p{n}" for n in range(players)], {"experienced": seed % 2 == 1}
-        )
-        state, played = first, []
-        while rules.outcome(state) is None:
-            action = rng.choice(list(rules.legal_actions(state)))
-            played.append(action)
-            state = rules.apply(state, action).state
+        names, options = [f"p{n}" for n in range(players)], {"experienced": seed % 2 == 1}
+        kit = load_kit(EVO1_KITS[players])
+        played = [
+            action for action, _ in bots.play(kit, names, seed, "random" if seed % 4 < 2 else "sensible", options)
+        ]
+        first = rules.setup(kit, names, resolve_options(rules.options, options))
         actions.append((first, played))
         lines.append((first, [rules.format_action(action) for action in played]))
     return Recorded(rules, actions, lines)
@@ -154,7 +155,7 @@ def report(name: str, recorded: Recorded, games: int, rates: dict[str, list[floa
         ratio(rates, f"{name} parse", "chess parse"),
     )
     against = f"{verdict(apply_ratio, TARGET)} (chess: {chess_apply:,.0f} moves/s)"
-    how = "its seeded bots" if name == "evo2" else "a seeded player choosing among the legal actions at random"
+    how = "its seeded bots" if name == "evo2" else "its seeded bots, event cards and all"
     return f"""## Rules engine: {name}
 
 Measured by `.venv/bin/python -m bench.rules_speed --report` ({machine()}).

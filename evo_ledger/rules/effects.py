@@ -9,6 +9,8 @@ from evo_ledger.rules.base import Consequence, Warning
 
 
 class Effects:
+    __slots__ = ("consequences", "warnings")
+
     def __init__(self) -> None:
         self.consequences: list[Consequence] = []
         self.warnings: list[Warning] = []

@@ -127,7 +127,7 @@ def check_bid(state: State, action: Bid) -> None:
             f"{standing[0]} holds row {row} ({state.rows[row - 1]}) at {standing[1]}: outbid it with {more}{why}",
         )
     cost, mp = price(state, action.player, action.amount), state.seats[action.player].mp
-    if cost > mp + voucher_cover(state, action.player):
+    if cost > mp and cost > mp + voucher_cover(state, action.player):
         covered = voucher_cover(state, action.player)
         vouchers = f" and vouchers for {covered}" if covered else ""
         raise RuleViolation(

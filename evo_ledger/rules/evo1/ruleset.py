@@ -196,12 +196,14 @@ class Evo1Ruleset(Ruleset[State, Action, Kit]):
         CHECKS[type(action)](state, action)
 
     def apply(self, state: State, action: Action) -> Transition[State]:
+        kind = type(action)
         check_phase(state, action)
-        CHECKS[type(action)](state, action)
+        CHECKS[kind](state, action)
         after = state.copy()
         effects = Effects()
-        close_window(after, action)
-        APPLIES[type(action)](after, action, effects)
+        if after.last_play is not None or after.window_open:
+            close_window(after, action)
+        APPLIES[kind](after, action, effects)
         return make_transition((after, tuple(effects.consequences), ()))
 
     def replay(self, state: State, action: Action) -> State:
@@ -307,46 +309,57 @@ def check_setup(kit: Kit, players: Sequence[str]) -> None:
 
 
 def check_phase(state: State, action: Action) -> None:
-    if state.phase in (Phase.OVER, Phase.END) and not isinstance(action, PlayCard | Proceed):
-        if isinstance(action, DrawGene | Bid | Pass):
-            raise RuleViolation("E1-14", f"the meteor struck in turn {state.turn}: that turn has no auction")
-        if state.phase == Phase.END:
-            raise RuleViolation("E1-20", "the meteor has struck: only fossils may be played before the result ('end')")
-        raise RuleViolation("E1-20", "the meteor has struck and ended the game: no action follows it")
-    if state.phase == Phase.OVER:
-        raise RuleViolation("E1-20", "the meteor has struck and ended the game: no action follows it")
-    kind = type(action)
+    phase, kind = state.phase, type(action)
+    if phase in ENDED:
+        check_ended(state, kind)
     player = getattr(action, "player", None)
     if player is not None and player not in state.seats:
         raise RuleViolation(None, f"no player named {player!r} sits at this table ({', '.join(state.seats)})")
     if kind in ANY_TIME:
         return
+    if state.due or state.paying or (state.cards_due and phase != Phase.SETUP):
+        check_waiting(state)
+    awaited = awaited_roll(state)
+    if kind is Roll:
+        if awaited is None:
+            if state.climate_card in REPLACING_ROLL and phase == Phase.MOVEMENT and state.combat is None:
+                raise RuleViolation("E1-06", f"{state.climate_card} set this turn's climate: there is no climate roll")
+            raise RuleViolation("E1-04", f"no die roll is awaited in turn {state.turn}'s {phase} phase")
+        return
+    if awaited is not None:
+        raise RuleViolation(ROLL_RULINGS[awaited], f"the {awaited} die must be rolled first ({awaiting(state)})")
+    if phase not in PHASE_OF[kind]:
+        expected = " or ".join(PHASE_OF[kind])
+        raise RuleViolation(
+            "E1-04", f"'{format_action(action)}' belongs to the {expected} phase; turn {state.turn} is in {phase}"
+        )
+    if not state.rows_due and phase == Phase.EVOLUTION and kind in (Bid, Pass):
+        raise RuleViolation("E1-14", "there is no auction to bid in now")
+
+
+def check_ended(state: State, kind: type) -> None:
+    """After the impact only a card or the table's step may come, and only in the end window [E1-20]."""
+    if state.phase == Phase.END and kind in (PlayCard, Proceed):
+        return
+    if kind in (DrawGene, Bid, Pass):
+        raise RuleViolation("E1-14", f"the meteor struck in turn {state.turn}: that turn has no auction")
+    if state.phase == Phase.END:
+        raise RuleViolation("E1-20", "the meteor has struck: only fossils may be played before the result ('end')")
+    raise RuleViolation("E1-20", "the meteor has struck and ended the game: no action follows it")
+
+
+def check_waiting(state: State) -> None:
+    """What the game waits for before any other action: the table's step, a payment's vouchers, a card drawn."""
     if state.due:
         raise RuleViolation(
             "E1-24", f"the table takes its '{state.due}' step first: until then, a card may still be played"
         )
     if state.paying:
         raise RuleViolation("E1-19", f"{state.paying[0]}'s payment waits for the vouchers that cover it")
-    if state.cards_due and state.phase != Phase.SETUP:
-        raise RuleViolation("E1-19", f"{state.cards_due[0]} draws the event card of a card gene first")
-    awaited = awaited_roll(state)
-    if kind is Roll:
-        if awaited is None:
-            if state.climate_card in REPLACING_ROLL and state.phase == Phase.MOVEMENT and state.combat is None:
-                raise RuleViolation("E1-06", f"{state.climate_card} set this turn's climate: there is no climate roll")
-            raise RuleViolation("E1-04", f"no die roll is awaited in turn {state.turn}'s {state.phase} phase")
-        return
-    if awaited is not None:
-        raise RuleViolation(ROLL_RULINGS[awaited], f"the {awaited} die must be rolled first ({awaiting(state)})")
-    if state.phase not in PHASE_OF[kind]:
-        expected = " or ".join(PHASE_OF[kind])
-        raise RuleViolation(
-            "E1-04", f"'{format_action(action)}' belongs to the {expected} phase; turn {state.turn} is in {state.phase}"
-        )
-    if not state.rows_due and state.phase == Phase.EVOLUTION and kind in (Bid, Pass):
-        raise RuleViolation("E1-14", "there is no auction to bid in now")
+    raise RuleViolation("E1-19", f"{state.cards_due[0]} draws the event card of a card gene first")
 
 
+ENDED = (Phase.OVER, Phase.END)
 # A card drawn or played, and the table's steps, may come in any phase: their own checks say when.
 ANY_TIME = frozenset({Drew, PlayCard, Proceed})
 ROLL_RULINGS = {
@@ -361,7 +374,7 @@ def close_window(state: State, action: Action) -> None:
     """Before the action applies (a phase it begins opens its own window): any action but a card play ends the
     moment a response answers, and any but a card or a roll closes the start window [E1-24]."""
     kind = type(action)
-    if kind is not PlayCard:
+    if kind is not PlayCard and state.last_play is not None:
         state.last_play = None
     if kind not in KEEPS_WINDOW and state.window_open:
         state.window_open, state.window_plays = False, ()
