@@ -84,3 +84,33 @@ def test_a_die_face_edited_and_the_game_hashed_again_is_named_by_the_chance_chec
         report.check("chance")["detail"]
         == f"event {version} ({forged[forged_at]!r}) is not what the revealed seed draws"
     )
+
+
+def test_a_heat_stroke_die_edited_after_cards_were_played_is_named_by_the_chance_check_E1_26(ledger: Ledger) -> None:
+    """In a game where the bots play cards before chance acts, a forger changes one heat stroke die to another
+    face with the same verdict: every action stays legal, and the chance check names the event."""
+    rules = get_ruleset("evo1")
+    document, kit = load_kit_document("standin-e1-4p-alt")
+    names = PLAYER_NAMES[:4]
+    actions: list[str] = []
+    heat: list[tuple[int, int]] = []
+    for action, transition in Evo1SelfPlay(rules).play(kit, names, 39, "sensible"):
+        for consequence in transition.consequences:
+            if consequence.kind == "heat_stroke_rolled":
+                heat.append((len(actions), consequence.data["parasols"]))
+        actions.append(rules.format_action(action))
+    assert heat and any(" play " in line for line in actions[: heat[0][0]])
+    forged_at, parasols = heat[0]
+    face = int(actions[forged_at].split()[1])
+    same = [other for other in range(1, 7) if other != face and (other + parasols <= 4) == (face + parasols <= 4)]
+    forged = list(actions)
+    forged[forged_at] = f"roll {same[0]}"
+    commitment = seed_commitment(CHANCE_GENERATOR, "salt", 39)
+    game = Game.start(rules, document, kit, [(name, None) for name in names], {}, commitment=commitment)
+    game.record_all(forged)
+    game.reveal_seed(CHANCE_GENERATOR, "salt", 39)
+    ledger.save_games([game])
+    report = ledger.audit(game.id)
+    assert report.check("rules")["verdict"] == "pass"
+    assert report.data["first_divergence"] == {**report.data["first_divergence"], "check": "chance"}
+    assert report.data["first_divergence"]["event"] == game.history[forged_at][0]

@@ -5,7 +5,9 @@ what they have not changed), `replay` reaches the same state, and snapshots read
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -72,7 +74,17 @@ def check_invariants(transition: Transition[State]) -> None:
         assert 7 <= state.turn <= 14, f"the meteor struck in turn {state.turn}"
 
 
-def play_checked(seed: int) -> int:
+@dataclass
+class Checked:
+    """What one checked game did: its actions, the bent actions refused, the cards played, its last turn."""
+
+    steps: int = 0
+    refused: int = 0
+    cards: Counter[str] = field(default_factory=Counter)
+    turns: int = 0
+
+
+def play_checked(seed: int) -> Checked:
     rng = random.Random(f"property:{seed}")
     players = rng.choice((3, 4, 5))
     kit = KITS[players]
@@ -80,7 +92,7 @@ def play_checked(seed: int) -> int:
     options["recover_returns_to_owner"] = seed % 7 == 0
     state = RULES.setup(kit, PLAYER_NAMES[:players], options)
     bot = "random" if seed % 2 else "sensible"
-    steps = 0
+    checked = Checked()
     for action, _ in Evo1SelfPlay(RULES).play(kit, PLAYER_NAMES[:players], seed, bot, options):
         before = RULES.snapshot_state(state)
         for bent in illegal_variants(state, action):
@@ -88,6 +100,7 @@ def play_checked(seed: int) -> int:
                 RULES.apply(state, bent)
                 pytest.fail(f"{bent} was allowed where {action} was played")
             assert RULES.snapshot_state(state) == before, f"refusing {bent} changed the state"
+            checked.refused += 1
         transition = RULES.apply(state, action)
         assert RULES.snapshot_state(state) == before, f"applying {action} changed the state it was given"
         after = RULES.snapshot_state(transition.state)
@@ -95,12 +108,17 @@ def play_checked(seed: int) -> int:
         assert RULES.snapshot_state(RULES.restore_state(kit, after)) == after
         check_invariants(transition)
         state = transition.state
-        steps += 1
-    return steps
+        checked.steps += 1
+        if isinstance(action, PlayCard):
+            checked.cards[action.card] += 1
+    checked.turns = state.turn
+    return checked
 
 
 @pytest.mark.parametrize("batch", range(BATCHES))
 def test_seeded_games_keep_every_invariant_and_refuse_every_bent_action_E1_08_E1_10_E1_17_E1_23(batch: int) -> None:
     per_batch = GAMES // BATCHES
-    steps = sum(play_checked(seed) for seed in range(batch * per_batch, (batch + 1) * per_batch))
+    games = [play_checked(seed) for seed in range(batch * per_batch, (batch + 1) * per_batch)]
+    steps = sum(game.steps for game in games)
     assert steps > per_batch * 100  # every game ran to its end
+    assert len(sum((game.cards for game in games), Counter())) >= 20  # most cards are played in a batch
