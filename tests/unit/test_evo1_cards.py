@@ -600,3 +600,13 @@ def test_E1_26_a_heat_stroke_is_explained_with_every_die_it_rolled() -> None:
     assert explanation is not None and explanation.kind == "heat stroke" and explanation.span == (0, 6)
     assert [roll["died"] for roll in explanation.data["rolls"]] == [True, False, True, False, False, True]
     assert "ann's dinosaur on A2: 3 + 1 = 4, it died." in explanation.words
+
+
+def test_E1_24_the_view_names_the_step_awaited_the_cards_in_force_and_those_played() -> None:
+    state = play_on(turn_3(), *MOVEMENT, "cat play peace_treaty ben", "ben play no_fighting")
+    view = RULES.view(state)
+    assert "cards in force this turn: peace treaty (cat with ben), no fighting (ben)" in view.table
+    assert "played: peace treaty, no fighting" in view.table
+    assert "the table's 'survival' step" in RULES.view(play_on(turn_3(), *SURVIVAL)).headline
+    ended = play_on(holding(turn_3(track=4), ann="fossil_2mp"), *AUCTION)
+    assert "the end window" in RULES.view(ended).headline

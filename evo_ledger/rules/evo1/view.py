@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from evo_ledger.rules.base import AuctionItem, Layout, StateView
-from evo_ledger.rules.evo1 import auction, board
+from evo_ledger.rules.evo1 import auction, board, modifiers
 from evo_ledger.rules.evo1.kit import Kit, zone
 from evo_ledger.rules.evo1.state import Phase, State
 from evo_ledger.rules.hexisland.kitmap import board_spaces, render_map
+from evo_ledger.rules.words import counted, spoken
 
 ZONES = ("ideal", "hot", "cold", "deadly")
 GENE_ORDER = ("tail", "foot", "horn", "egg", "fur", "parasol", "mutant")
@@ -52,7 +53,21 @@ def table_lines(state: State) -> tuple[str, ...]:
     if state.rows_due:
         rows = [auction_row(state, row) for row in range(1, state.rows_due + 1)]
         lines.append("auction: " + "; ".join(rows))
+    if state.modifiers or state.embargo:
+        lines.append("cards in force this turn: " + ", ".join(cards_in_force(state)))
+    if state.discards:
+        lines.append(f"played: {', '.join(spoken(card) for card in state.discards)}")
     return tuple(lines)
+
+
+def cards_in_force(state: State) -> list[str]:
+    found = []
+    for modifier in state.modifiers:
+        named = f" with {modifier.value}" if modifier.card == modifiers.PEACE_TREATY else ""
+        found.append(f"{spoken(modifier.card)} ({modifier.player}{named})")
+    if state.embargo:
+        found.append("card embargo: no play until the next turn")
+    return found
 
 
 def auction_row(state: State, row: int) -> str:
@@ -66,6 +81,8 @@ def auction_row(state: State, row: int) -> str:
 def headline(state: State) -> str:
     if state.phase == Phase.OVER:
         return f"game over in turn {state.turn}: the meteor struck"
+    if state.phase == Phase.END:
+        return f"turn {state.turn} · the meteor struck · the end window: fossils may be played, then 'end'"
     if state.phase == Phase.SETUP:
         return f"setup · {awaited(state)}"
     colour = state.kit.chart[state.climate_position]
@@ -75,8 +92,17 @@ def headline(state: State) -> str:
 def awaited(state: State) -> str:
     if state.cards_due:
         return f"{state.cards_due[0]} to draw an event card"
+    if state.due:
+        return f"the table's '{state.due}' step, a card may come first"
+    if state.paying:
+        return f"{state.paying[0]} to play the vouchers that cover its payment"
+    if state.heat_rolls:
+        space = state.heat_rolls[0]
+        return f"the heat stroke die for {state.board[space]}'s dinosaur on {space}"
     if state.combat is not None:
-        return f"{state.combat.attacker} to roll for the attack from {state.combat.source} on {state.combat.target}"
+        combat = state.combat
+        source = "with a baby" if combat.birth else f"from {combat.source}"
+        return f"{combat.attacker} to roll for the attack {source} on {combat.target}"
     player = state.current_player
     match state.phase:
         case Phase.SETUP:
@@ -114,7 +140,7 @@ def seat_line(state: State, name: str) -> str:
     genes = ", ".join(f"{gene} {state.gene(name, gene)}" for gene in GENE_ORDER)
     cards = len(seat.hand)
     return (
-        f"{name} (seat {seat.seat}): {seat.mp} MP, {state.count_of(name)} dinosaurs, {genes}, "
+        f"{name} (seat {seat.seat}): {seat.mp} MP, {counted(state.count_of(name), 'dinosaur')}, {genes}, "
         f"{cards} event card{'' if cards == 1 else 's'}"
     )
 
