@@ -603,10 +603,10 @@ def test_E1_26_a_heat_stroke_is_explained_with_every_die_it_rolled() -> None:
 
 
 def test_E1_24_the_view_names_the_step_awaited_the_cards_in_force_and_those_played() -> None:
-    state = play_on(turn_3(), *MOVEMENT, "cat play peace_treaty ben", "ben play no_fighting")
+    state = play_on(turn_3(), *MOVEMENT, "ben play no_fighting", "cat play peace_treaty ben")
     view = RULES.view(state)
-    assert "cards in force this turn: peace treaty (cat with ben), no fighting (ben)" in view.table
-    assert "played: peace treaty, no fighting" in view.table
+    assert "cards in force this turn: no fighting (ben), peace treaty (cat with ben)" in view.table
+    assert "played: no fighting, peace treaty" in view.table
     assert "the table's 'survival' step" in RULES.view(play_on(turn_3(), *SURVIVAL)).headline
     ended = play_on(holding(turn_3(track=4), ann="fossil_2mp"), *AUCTION)
     assert "the end window" in RULES.view(ended).headline
