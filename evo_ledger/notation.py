@@ -22,7 +22,7 @@ REVISION_KEYS = ("undo", "correct", "note")
 _UNDO = re.compile(r"undo\s+(\d{1,9})\s+\((.+)\)")
 _CORRECT = re.compile(r"correct\s+(.+?)\s+\((.+)\)")
 _NOTE = re.compile(r"note\s+(\d{1,18})\s+(.+)")
-_RESULT_ENTRY = re.compile(r"(\d{1,18})\s+([a-z][a-z0-9_]*)\s+(\d{1,18}(?:/\d{1,18})*)")
+_RESULT_ENTRY = re.compile(r"(\d{1,18})\s+([a-z][a-z0-9_]*)\s+(-?\d{1,18}(?:/-?\d{1,18})*)")
 _OPTION = re.compile(r"([a-z][a-z0-9_]*)=(\S+)")
 
 

@@ -33,6 +33,7 @@ UNREACHED: dict[str, dict[str, Mapping[str, Any]]] = {
         "rule_overridden": {"round": 4, "player": "cat", "card": "Nest", "action": "cat birth C4"},
     },
     "evo1": {"auction_skipped": {"turn": 12, "reason": "the gene bag is empty"}},
+    "traits": {"deck_rebuilt": {"deck": "fauna", "cards": 7}},
 }  # fmt: skip
 
 

@@ -42,4 +42,4 @@ def test_the_readmes_run_command_records_games_into_the_default_file_and_shows_o
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "evo-ledger.sqlite").is_file()
     assert done.stdout.count("events\n") >= 2 * len(list((ROOT / "replays").glob("*.evo")))
-    assert "event 200 · round" in done.stdout
+    assert "event 200 · millennium" in done.stdout  # the last file: the hand-worked trait-card game

@@ -158,3 +158,8 @@ def test_a_revision_line_that_cannot_stand_is_refused_naming_its_line(line: str,
 def test_no_player_bears_the_name_of_a_revision_line() -> None:
     with pytest.raises(GameFileError, match="'note' cannot be a player's name"):
         parse_game("ruleset evo2 1\nkit standin-e2-3p\nplayers ann note cat\norder ann note cat\n")
+
+
+def test_a_result_may_hold_negative_scores_where_points_go_below_zero_TR_03() -> None:
+    game = parse_game("ruleset traits 1\nkit standin-traits\nplayers ann ben\nresult 1 ann -11, 1 ben -11\n")
+    assert game.result is not None and [s.score for s in game.result] == [(-11,), (-11,)]

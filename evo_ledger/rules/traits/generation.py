@@ -1,0 +1,321 @@
+"""A generation [TR-07]: the active population, Hunt Fauna [TR-08], Forage Flora [TR-09], Migrate [TR-10], Hunt
+Species refused [TR-11], adaptations as overrides [TR-12], and the end of the generation [TR-13]."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from evo_ledger.rules.base import RuleViolation, Warning
+from evo_ledger.rules.effects import Effects
+from evo_ledger.rules.traits.actions import (
+    Activate,
+    EndGeneration,
+    Forage,
+    Hunt,
+    HuntSpecies,
+    Journey,
+    Migrate,
+    Use,
+)
+from evo_ledger.rules.traits.state import Location, Need, Phase, Species, State
+
+HUNT_TOKENS = 2
+HUNT_SPECIES = "[TR-11] Hunt Species is not defined by the source (003:162, 'Tbd')"
+
+
+def check_turn(state: State, player: str, doing: str) -> None:
+    if state.phase != Phase.GENERATION:
+        raise RuleViolation("TR-05", f"no generation is under way ({state.phase}): {player} cannot {doing}")
+    if state.needs:
+        raise RuleViolation("TR-13", f"{describe_need(state.needs[0])} first")
+    if player != state.current:
+        raise RuleViolation("TR-05", f"it is {state.current}'s generation, not {player}'s, who cannot {doing}")
+
+
+def describe_need(need: Need) -> str:
+    return f"the game waits for {need.kind} ({need.who})" if need.who else f"the game waits for {need.kind}"
+
+
+def check_acting(state: State, player: str, doing: str) -> Species:
+    """The current player, with an active population and no journey half made."""
+    check_turn(state, player, doing)
+    species = state.species_of(player)
+    if state.active is None:
+        raise RuleViolation("TR-07", f"{player} picks an active population first ('{player} active LOCATION')")
+    if species.journey:
+        raise RuleViolation("TR-10", f"{player}'s migration waits for its random pick ('{player} journey CARD PLACE')")
+    return species
+
+
+def active_location(state: State) -> Location:
+    species = state.species_of(state.current)
+    assert state.active is not None
+    return state.locations[species.populations[state.active].location]
+
+
+def check_activate(state: State, action: Activate) -> None:
+    check_turn(state, action.player, "pick an active population")
+    if state.active is not None:
+        raise RuleViolation("TR-07", f"{action.player} already has an active population this generation")
+    species = state.species_of(action.player)
+    if not any(p.location == action.location and p.standing for p in species.populations):
+        where = ", ".join(sorted({p.location for p in species.populations if p.standing})) or "none"
+        raise RuleViolation(
+            "TR-07", f"{species.name} has no standing population at {action.location} (standing at: {where})"
+        )
+
+
+def apply_activate(state: State, action: Activate, effects: Effects) -> None:
+    species = state.species_of(action.player)
+    state.active = next(
+        index for index, p in enumerate(species.populations) if p.location == action.location and p.standing
+    )
+
+
+def check_cards(species: Species, cards: Iterable[str], player: str, ruling: str) -> None:
+    wanted, hand = Counter(cards), species.hand
+    missing = wanted - hand
+    if missing:
+        raise RuleViolation(ruling, f"{player}'s hand holds {spoken(hand)}, not {spoken(wanted)}")
+
+
+def spoken(cards: Counter[str]) -> str:
+    return " ".join(trait for trait in sorted(cards.elements())) or "no card"
+
+
+def check_uses(state: State, species: Species, uses: tuple[Use, ...]) -> list[Warning]:
+    """Each adaptation named is the species' own, and claims its catalogue effect where the kit defines one
+    [TR-12]; the others are recorded, not rule-checked."""
+    warnings = []
+    for use in uses:
+        if use.adaptation not in species.adaptations:
+            held = ", ".join(sorted(species.adaptations)) or "none"
+            raise RuleViolation("TR-12", f"{species.name} does not hold {use.adaptation} (it holds {held})")
+        for trait in use.traits:
+            if trait not in state.kit.traits:
+                raise RuleViolation("TR-12", f"{trait!r} is not a trait ({', '.join(state.kit.traits)})")
+        effect = state.kit.adaptations[use.adaptation].effect if use.adaptation in state.kit.adaptations else None
+        if effect is None:
+            warnings.append(Warning("TR-12", f"{use.adaptation}'s {use.override} is recorded, not rule-checked"))
+        elif (effect.kind, effect.traits) != (use.override, use.traits):
+            claimed = " ".join((effect.kind, *effect.traits))
+            raise RuleViolation(
+                "TR-12", f"{use.adaptation}'s effect is '{claimed}', not '{' '.join((use.override, *use.traits))}'"
+            )
+    return warnings
+
+
+def paid(cards: tuple[str, ...], uses: tuple[Use, ...]) -> tuple[Counter[str], Counter[str]]:
+    """The cards as they count once swaps apply, and the symbols waived."""
+    counted, waived = Counter(cards), Counter[str]()
+    for use in uses:
+        if use.override == "swap" and counted[use.traits[0]] > 0:
+            counted[use.traits[0]] -= 1
+            counted[use.traits[1]] += 1
+        elif use.override == "waive":
+            waived[use.traits[0]] += 1
+    return +counted, waived
+
+
+def fauna_symbols(state: State, fauna: str) -> tuple[str, ...]:
+    recorded = state.faces.get(fauna)
+    if recorded is not None:
+        return recorded
+    symbols = state.kit.fauna[fauna].symbols
+    assert symbols is not None
+    return symbols
+
+
+def check_hunt(state: State, action: Hunt) -> list[Warning]:
+    species = check_acting(state, action.player, "hunt")
+    place = active_location(state)
+    if action.fauna not in place.fauna:
+        raise RuleViolation("TR-08", f"{action.fauna} is not at {place.id}, where the active population is")
+    check_cards(species, action.cards, action.player, "TR-08")
+    warnings = check_uses(state, species, action.uses)
+    counted, waived = paid(action.cards, action.uses)
+    asked = Counter(fauna_symbols(state, action.fauna))
+    if counted != asked - waived and not warnings:
+        waiving = f" less {spoken(waived)} waived" if waived else ""
+        raise RuleViolation(
+            "TR-08", f"{action.fauna} asks for {spoken(asked)}{waiving}; {action.player} plays {spoken(counted)}"
+        )
+    return warnings
+
+
+def check_forage(state: State, action: Forage) -> list[Warning]:
+    species = check_acting(state, action.player, "forage")
+    place = active_location(state)
+    if action.flora not in place.flora:
+        raise RuleViolation("TR-09", f"{action.flora} is not at {place.id}, where the active population is")
+    check_cards(species, action.cards, action.player, "TR-09")
+    warnings = check_uses(state, species, action.uses)
+    if not warnings:
+        gathered(state, place, action)
+    return warnings
+
+
+def gathered(state: State, place: Location, action: Forage) -> int:
+    """The gather cards of a forage: one search card of the location's trait, the rest of the flora's [TR-09]."""
+    search, gather = place.primary, state.kit.flora[action.flora].primary
+    counted, waived = paid(action.cards, action.uses)
+    searching = 0 if waived[search] else 1
+    wrong = set(counted) - {search, gather}
+    if wrong:
+        raise RuleViolation(
+            "TR-09",
+            f"a forage at {place.id} plays {search} to search and {gather} to gather, not {', '.join(sorted(wrong))}",
+        )
+    if search == gather:
+        gathering = counted[gather] - searching
+    else:
+        if counted[search] != searching:
+            raise RuleViolation("TR-09", f"a forage at {place.id} plays exactly one {search} card to search")
+        gathering = counted[gather]
+    if gathering < 1:
+        raise RuleViolation("TR-09", f"a forage of {action.flora} gathers with at least one {gather} card")
+    return gathering
+
+
+def place_tokens(state: State, species: Species, counts: Counter[str], card: str, wanted: int) -> int:
+    """Put up to `wanted` of the species' survival tokens on `card`: fewer once a capped supply runs out [TR-22]."""
+    left = state.tokens_left(species.name)
+    placed = wanted if left is None else max(0, min(wanted, left))
+    counts[species.name] += placed
+    return placed
+
+
+def reward_uses(state: State, species: Species, uses: tuple[Use, ...]) -> list[str]:
+    """Each adaptation named earns 1 survival token, once per action [TR-12]."""
+    rewarded = list(dict.fromkeys(use.adaptation for use in uses))
+    for adaptation in rewarded:
+        left = state.tokens_left(species.name)
+        if left is None or left > 0:
+            species.adaptations[adaptation] += 1
+    return rewarded
+
+
+def offspring(state: State, species: Species, trait: str) -> bool:
+    """Microevolution: a supply card of `trait` face up on the deck; False when the capped pile is empty."""
+    if state.supply is not None:
+        if state.supply[trait] < 1:
+            return False
+        state.supply[trait] -= 1
+    species.offspring.append(trait)
+    return True
+
+
+def apply_food(
+    state: State, player: str, card: str, cards: tuple[str, ...], uses: tuple[Use, ...], tokens: int, trait: str
+) -> dict[str, object]:
+    """What a hunt or a forage does once paid: tokens, the cards to the Future Genome, and microevolution."""
+    species = state.species_of(player)
+    place = active_location(state)
+    counts = place.tokens.setdefault(card, Counter())
+    species.hand -= Counter(cards)
+    species.future += Counter(cards)
+    extra = sum(1 for use in uses if use.override == "token")
+    placed = place_tokens(state, species, counts, card, tokens + extra)
+    rewarded = reward_uses(state, species, uses)
+    if species.has_future():
+        grown = offspring(state, species, trait)
+        return {"tokens": placed, "adaptations": rewarded, "offspring": trait if grown else None}
+    bountiful = place_tokens(state, species, counts, card, 1)
+    return {"tokens": placed + bountiful, "adaptations": rewarded, "offspring": None, "bountiful": True}
+
+
+def apply_hunt(state: State, action: Hunt, effects: Effects) -> None:
+    species = state.plays[action.player]
+    trait = state.kit.fauna[action.fauna].primary
+    result = apply_food(state, action.player, action.fauna, action.cards, action.uses, HUNT_TOKENS, trait)
+    effects.add("hunted", player=action.player, species=species, fauna=action.fauna, cards=list(action.cards),
+                location=active_location(state).id, **result)  # fmt: skip
+
+
+def apply_forage(state: State, action: Forage, effects: Effects) -> None:
+    species = state.plays[action.player]
+    place = active_location(state)
+    gathering = gathered(state, place, action)
+    result = apply_food(state, action.player, action.flora, action.cards, action.uses, gathering, place.primary)
+    effects.add("foraged", player=action.player, species=species, flora=action.flora, cards=list(action.cards),
+                location=place.id, gathered=gathering, **result)  # fmt: skip
+
+
+def check_migrate(state: State, action: Migrate) -> None:
+    species = check_acting(state, action.player, "migrate")
+    if not species.has_future():
+        raise RuleViolation("TR-10", f"{species.name}'s Trait Deck is empty: no future generation, so no migration")
+    if len(action.cards) != 2:
+        raise RuleViolation("TR-10", f"a migration takes two hand cards, not {len(action.cards)}")
+    check_cards(species, action.cards, action.player, "TR-10")
+
+
+def apply_migrate(state: State, action: Migrate, effects: Effects) -> None:
+    species = state.species_of(action.player)
+    species.hand -= Counter(action.cards)
+    species.journey = action.cards
+
+
+def check_journey(state: State, action: Journey) -> None:
+    check_turn(state, action.player, "journey")
+    species = state.species_of(action.player)
+    if not species.journey:
+        raise RuleViolation("TR-10", f"{action.player} has no migration under way")
+    if action.card not in species.journey:
+        raise RuleViolation("TR-10", f"the random pick is one of the two cards {action.player} chose for the journey")
+    here = active_location(state).id
+    if action.location not in state.locations or action.location == here:
+        others = ", ".join(place for place in state.locations if place != here)
+        raise RuleViolation("TR-10", f"the population moves to another location in play ({others})")
+
+
+def apply_journey(state: State, action: Journey, effects: Effects) -> None:
+    """The pick goes face up on the deck, the other to the Lost Genome (003:156's 'Lost Generation') [TR-25]."""
+    species = state.species_of(action.player)
+    other = list(species.journey)
+    other.remove(action.card)
+    species.offspring.append(action.card)
+    species.lost[other[0]] += 1
+    species.journey = ()
+    assert state.active is not None
+    source = species.populations[state.active].location
+    species.populations[state.active].location = action.location
+    effects.add("migrated", player=action.player, species=species.name, card=action.card, source=source,
+                target=action.location)  # fmt: skip
+
+
+def check_hunt_species(state: State, action: HuntSpecies) -> None:
+    raise RuleViolation("TR-11", HUNT_SPECIES.removeprefix("[TR-11] "))
+
+
+def check_end(state: State, action: EndGeneration) -> None:
+    check_acting(state, action.player, "end a generation")
+
+
+def apply_end(state: State, action: EndGeneration, effects: Effects) -> None:
+    """The active population lies down, the hand goes to the Lost Genome; with a future generation and a
+    standing population, the face-up offspring come to hand and 6 more are drawn; else the millennium is over
+    for the player, its deck to the Lost Genome [TR-13]."""
+    species = state.species_of(action.player)
+    assert state.active is not None
+    species.populations[state.active].standing = False
+    lost = species.hand.total()
+    species.lost += species.hand
+    species.hand = Counter()
+    standing = any(p.standing for p in species.populations)
+    if species.has_future() and standing:
+        species.hand += Counter(species.offspring)
+        taken, species.offspring = list(species.offspring), []
+        draw = min(state.kit.hand, species.deck.total())
+        effects.add("generation_ended", player=action.player, species=species.name, lost=lost, offspring=taken,
+                    draws=draw)  # fmt: skip
+        if draw:
+            state.needs = (Need("draw", action.player, draw),)
+    else:
+        species.lost += species.deck + Counter(species.offspring)
+        left = species.deck_size
+        species.deck, species.offspring = Counter(), []
+        state.finished = (*state.finished, action.player)
+        effects.add("generation_ended", player=action.player, species=species.name, lost=lost + left,
+                    millennium_over=True)  # fmt: skip

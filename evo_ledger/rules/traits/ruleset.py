@@ -1,0 +1,259 @@
+"""The trait-card game "Evo" (rules document 003) as a ruleset: species as trait decks, four millennia of
+generations, and the steps between them [TR-01 to TR-25]."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import lru_cache
+from importlib.resources.abc import Traversable
+from typing import Any
+
+from evo_ledger.rules.base import (
+    OptionSpec,
+    OptionValue,
+    Outcome,
+    Ruleset,
+    RuleViolation,
+    SetupError,
+    StateView,
+    Transition,
+    Vocabulary,
+    Warning,
+    resolve_options,
+)
+from evo_ledger.rules.effects import Effects
+from evo_ledger.rules.kits import kits_in
+from evo_ledger.rules.reference import Ruling, rulings_in
+from evo_ledger.rules.structured import ActionForm
+from evo_ledger.rules.traits import flow, generation
+from evo_ledger.rules.traits.actions import (
+    PLAYER,
+    Action,
+    Activate,
+    AddPopulation,
+    ChooseSpecies,
+    Cull,
+    Deal,
+    Draw,
+    DrawLocation,
+    Drop,
+    EndGeneration,
+    Forage,
+    Hunt,
+    HuntSpecies,
+    Journey,
+    Migrate,
+    MovePopulation,
+    Select,
+    StartPlayer,
+    TopUp,
+    format_action,
+    parse_action,
+)
+from evo_ledger.rules.traits.kit import Kit, parse_kit
+from evo_ledger.rules.traits.state import Phase, State, state_from_data, state_to_data
+from evo_ledger.rules.traits.view import view
+from evo_ledger.rules.traits.words import describe
+
+FACTS: dict[type, str] = {
+    ChooseSpecies: "SpeciesChosen", DrawLocation: "LocationDrawn", Deal: "CardDealt", Draw: "TraitsDrawn",
+    StartPlayer: "StartPlayerChosen", Activate: "PopulationActivated", Hunt: "FaunaHunted", Forage: "FloraForaged",
+    Migrate: "MigrationChosen", Journey: "JourneyMade", HuntSpecies: "SpeciesHunted",
+    EndGeneration: "GenerationEnded", TopUp: "GenomeToppedUp", Cull: "GenomeCulled", Drop: "AdaptationDropped",
+    Select: "SpeciesSelected", AddPopulation: "PopulationAdded", MovePopulation: "PopulationMoved",
+}  # fmt: skip
+CONSEQUENCES = {
+    "millennium_begun": "MillenniumBegun", "hunted": "HuntResolved", "foraged": "ForageResolved",
+    "migrated": "MigrationResolved", "generation_ended": "GenerationClosed", "extinct": "CardExtinct",
+    "thriving": "CompetitorsThrived", "scored": "MillenniumScored", "genome_target": "GenomeTargetMet",
+    "adaptation_dropped": "AdaptationSelectedOut", "deck_rebuilt": "DeckRebuilt", "game_ended": "GameEnded",
+}  # fmt: skip
+VOCABULARY = Vocabulary("evo-ledger:traits", tuple(FACTS.values()), CONSEQUENCES)
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "finite_trait_supply", False, "TR-22", "the trait piles hold 20 cards each: an empty pile gives nothing"
+    ),
+    OptionSpec("token_cap", False, "TR-22", "each species has its 24 survival tokens and no more"),
+)
+RECORDS = (
+    ChooseSpecies,
+    DrawLocation,
+    Deal,
+    Draw,
+    StartPlayer,
+    TopUp,
+    Cull,
+    Drop,
+    Select,
+    AddPopulation,
+    MovePopulation,
+)
+HIDDEN = (Draw, Migrate)
+ACTION_FORM = ActionForm(Action, parse_action, format_action)
+GenerationCheck = Callable[[State, Any], list[Warning] | None]
+CHECKS: dict[type, GenerationCheck] = {
+    Activate: generation.check_activate, Hunt: generation.check_hunt, Forage: generation.check_forage,
+    Migrate: generation.check_migrate, Journey: generation.check_journey,
+    HuntSpecies: generation.check_hunt_species, EndGeneration: generation.check_end,
+}  # fmt: skip
+APPLIES: dict[type, Callable[[State, Any, Effects], None]] = {
+    Activate: generation.apply_activate, Hunt: generation.apply_hunt, Forage: generation.apply_forage,
+    Migrate: generation.apply_migrate, Journey: generation.apply_journey,
+}  # fmt: skip
+
+
+@lru_cache(maxsize=4096)
+def parse_cached(text: str) -> Action:
+    return parse_action(text)
+
+
+class TraitsRuleset(Ruleset[State, Action, Kit]):
+    name = "traits"
+    version = "1"
+    options = OPTIONS
+    vocabulary = VOCABULARY
+    rulings = tuple(f"TR-{number:02d}" for number in range(1, 26))
+
+    def parse_kit(self, document: Any, label: str) -> Kit:
+        return parse_kit(document, label)
+
+    def builtin_kits(self) -> Mapping[str, Traversable]:
+        return kits_in(__package__ or "evo_ledger.rules.traits")
+
+    def reference(self) -> Mapping[str, Ruling]:
+        return rulings_in(__package__ or "evo_ledger.rules.traits", self.name)
+
+    def setup(self, kit: Kit, players: Sequence[str], options: Mapping[str, OptionValue]) -> State:
+        check_setup(kit, players)
+        return State(
+            kit=kit, options=resolve_options(self.options, options), players=tuple(players), stage="species",
+            points=dict.fromkeys(players, 0), needs=flow.setup_needs(tuple(players)),
+        )  # fmt: skip
+
+    def legal(self, state: State, action: Action) -> None:
+        check(state, action)
+
+    def apply(self, state: State, action: Action) -> Transition[State]:
+        warnings = check(state, action)
+        after = state.copy()
+        effects = Effects()
+        act(after, action, effects)
+        return Transition(after, tuple(effects.consequences), tuple(warnings))
+
+    def replay(self, state: State, action: Action) -> State:
+        after = state.copy()
+        act(after, action, Effects())
+        return after
+
+    def legal_actions(self, state: State) -> Iterator[Action]:
+        """The end of the generation, and the active populations to pick; cards are the recorder's to enter."""
+        if state.phase != Phase.GENERATION or state.needs:
+            return
+        player = state.current
+        if state.active is None:
+            species = state.species_of(player)
+            yield from (
+                Activate(player, place)
+                for place in dict.fromkeys(p.location for p in species.populations if p.standing)
+            )
+        elif not state.species_of(player).journey:
+            yield EndGeneration(player)
+
+    def outcome(self, state: State) -> Outcome | None:
+        return flow.standings(state) if state.phase == Phase.OVER else None
+
+    def standings(self, state: State) -> Outcome:
+        return flow.standings(state)
+
+    def parse_action(self, text: str) -> Action:
+        return parse_cached(text)
+
+    def format_action(self, action: Action) -> str:
+        return format_action(action)
+
+    def action_from_data(self, data: Any) -> Action:
+        action: Action = ACTION_FORM.read(data)
+        return action
+
+    def action_data(self, action: Action) -> dict[str, Any]:
+        return ACTION_FORM.write(action)
+
+    def snapshot_state(self, state: State) -> dict[str, Any]:
+        return state_to_data(state)
+
+    def restore_state(self, kit: Kit, data: dict[str, Any]) -> State:
+        return state_from_data(kit, data)
+
+    def fact_of(self, action: Action) -> str:
+        return FACTS[type(action)]
+
+    def is_chance(self, action: Action) -> bool:
+        """The boards, cards and picks chance decides [TR-23]."""
+        return isinstance(action, DrawLocation | Deal | Draw | StartPlayer | Journey | TopUp | Cull | Drop)
+
+    def visible_only_to(self, action: Action) -> str | None:
+        """Trait cards drawn, and the two cards chosen for a journey, are their player's alone [TR-24]."""
+        return action.player if isinstance(action, HIDDEN) else None
+
+    def public_state(self, state: State) -> dict[str, Any]:
+        """Hands, Lost Genomes, the cards of a journey and the face-down decks as counts [TR-24]."""
+        data = state_to_data(state)
+        for entry in data["species"].values():
+            hide(entry)
+        return data
+
+    def seat_state(self, state: State, seat: str) -> dict[str, Any]:
+        """The player's own species shown whole: its hand, its Lost Genome, its journey and its deck."""
+        data = state_to_data(state)
+        own = state.plays.get(seat)
+        for name, entry in data["species"].items():
+            if name != own:
+                hide(entry)
+        return data
+
+    def view(self, state: State) -> StateView:
+        return view(state)
+
+    def describe(self, kind: str, data: Mapping[str, Any]) -> str:
+        return describe(kind, data)
+
+
+def hide(entry: dict[str, Any]) -> None:
+    for key in ("hand", "lost", "deck"):
+        entry[key] = sum(entry[key].values())
+    entry["journey"] = len(entry["journey"])
+
+
+def check_setup(kit: Kit, players: Sequence[str]) -> None:
+    if not kit.min_players <= len(players) <= kit.max_players:
+        raise SetupError(
+            f"[TR-03] the trait-card Evo is for {kit.min_players} to {kit.max_players} players, not {len(players)}"
+        )
+    for name in players:
+        if not PLAYER.fullmatch(name) or name in kit.species or name in ("deal", "start", "drop"):
+            raise SetupError(f"{name!r} cannot be a player's name: use lower-case letters, digits and _, not a species")
+    if len(set(players)) != len(players):
+        raise SetupError("each player must have a different name")
+
+
+def check(state: State, action: Action) -> list[Warning]:
+    if state.phase == Phase.OVER:
+        raise RuleViolation("TR-21", "the fourth millennium is over and so is the game: no action follows")
+    player = getattr(action, "player", None)
+    if player is not None and player not in state.players:
+        raise RuleViolation(None, f"no player named {player!r} sits at this table ({', '.join(state.players)})")
+    if isinstance(action, RECORDS):
+        flow.check_record(state, action)
+        return []
+    return CHECKS[type(action)](state, action) or []
+
+
+def act(state: State, action: Action, effects: Effects) -> None:
+    if isinstance(action, RECORDS):
+        flow.apply_record(state, action, effects)
+    elif isinstance(action, EndGeneration):
+        generation.apply_end(state, action, effects)
+        if not state.needs:
+            flow.pass_turn(state, effects)
+    else:
+        APPLIES[type(action)](state, action, effects)

@@ -1,0 +1,204 @@
+"""The state of a game of the trait-card "Evo" between two actions.
+
+A species is a shape: its Trait Deck (face down, with the face-up offspring on top), the hand, the Future and
+Lost Genomes, its adaptations with their survival tokens, its population tokens and its reserve. A player plays
+one species a millennium [TR-03]. Locations hold their fauna and flora, and the survival tokens each species put
+on them. `needs` is what the game waits to have recorded before it goes on: the setup's random facts, a
+generation's draw, and the steps between millennia, in order. The ruleset never changes a state it was given:
+`apply` works on a `copy()`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from evo_ledger.rules.traits.kit import Kit
+
+
+class Phase:
+    SETUP = "setup"
+    GENERATION = "generation"
+    INTERLUDE = "end of millennium"
+    OVER = "over"
+
+
+class Need(NamedTuple):
+    """A record the game waits for: its kind, whom or where it concerns, how many cards, and the candidates of a
+    random pick among ties."""
+
+    kind: str
+    who: str
+    cards: int = 0
+    candidates: tuple[str, ...] = ()
+
+
+@dataclass
+class Population:
+    location: str
+    standing: bool = True
+
+
+@dataclass
+class Species:
+    name: str
+    deck: Counter[str] = field(default_factory=Counter)
+    """The face-down Trait Deck by trait (its order is chance's, recorded as cards are drawn)."""
+    offspring: list[str] = field(default_factory=list)
+    """Face-up cards on top of the deck, the last placed on top [TR-08]."""
+    hand: Counter[str] = field(default_factory=Counter)
+    future: Counter[str] = field(default_factory=Counter)
+    lost: Counter[str] = field(default_factory=Counter)
+    adaptations: dict[str, int] = field(default_factory=dict)
+    """Each adaptation the species holds, with the survival tokens on it [TR-12]."""
+    populations: list[Population] = field(default_factory=list)
+    reserve: int = 0
+    journey: tuple[str, ...] = ()
+    """The two cards chosen for a migration, until its random pick [TR-10]."""
+
+    @property
+    def deck_size(self) -> int:
+        return self.deck.total() + len(self.offspring)
+
+    def has_future(self) -> bool:
+        """A future generation: a card left in the Trait Deck, face-up offspring included [TR-06]."""
+        return self.deck_size > 0
+
+
+@dataclass
+class Location:
+    id: str
+    primary: str
+    fauna: list[str] = field(default_factory=list)
+    flora: list[str] = field(default_factory=list)
+    tokens: dict[str, Counter[str]] = field(default_factory=dict)
+    """The survival tokens on each card here, by species."""
+    fresh: list[str] = field(default_factory=list)
+    """Cards dealt here to replace an extinct one at this millennium's end: not thriving competitors [TR-15]."""
+
+    def species_tokens(self, species: str) -> int:
+        return sum(counts[species] for counts in self.tokens.values())
+
+
+@dataclass
+class State:
+    kit: Kit
+    options: dict[str, Any]
+    players: tuple[str, ...]
+    phase: str = Phase.SETUP
+    stage: str = ""
+    """The step of the setup or of the millennium's end that `needs` belong to."""
+    millennium: int = 1
+    points: dict[str, int] = field(default_factory=dict)
+    plays: dict[str, str] = field(default_factory=dict)
+    """The species each player plays this millennium."""
+    species: dict[str, Species] = field(default_factory=dict)
+    locations: dict[str, Location] = field(default_factory=dict)
+    drawn_locations: dict[str, str] = field(default_factory=dict)
+    out: dict[str, list[str]] = field(default_factory=lambda: {"fauna": [], "flora": [], "adaptation": []})
+    """The cards of each deck dealt or discarded: the deck holds the others [TR-22]."""
+    discards: dict[str, list[str]] = field(default_factory=lambda: {"fauna": [], "flora": [], "adaptation": []})
+    faces: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Fauna faces recorded where the kit has none [TR-02]."""
+    start: str = ""
+    current: str = ""
+    active: int | None = None
+    """The index of the active population among the current species' populations."""
+    finished: tuple[str, ...] = ()
+    """The players whose millennium is over [TR-05]."""
+    needs: tuple[Need, ...] = ()
+    selected: tuple[str, ...] = ()
+    """Species taken in this selection [TR-19]."""
+    supply: Counter[str] | None = None
+    """The trait piles under `finite_trait_supply`; None when the supply is unlimited [TR-22]."""
+
+    def copy(self) -> State:
+        return copy.deepcopy(self, {id(self.kit): self.kit})
+
+    def species_of(self, player: str) -> Species:
+        return self.species[self.plays[player]]
+
+    def holder_of(self, species: str) -> str | None:
+        return next((player for player, played in self.plays.items() if played == species), None)
+
+    @property
+    def need(self) -> Need | None:
+        return self.needs[0] if self.needs else None
+
+    def tokens_left(self, species: str) -> int | None:
+        """Survival tokens the species has left under `token_cap`; None when they are unlimited [TR-22]."""
+        if not self.options.get("token_cap"):
+            return None
+        placed = sum(place.species_tokens(species) for place in self.locations.values())
+        return self.kit.survival_tokens - placed - sum(self.species[species].adaptations.values())
+
+
+def counter_data(counts: Counter[str]) -> dict[str, int]:
+    return {trait: count for trait, count in sorted(counts.items()) if count}
+
+
+def state_to_data(state: State) -> dict[str, Any]:
+    return {
+        "options": dict(state.options), "players": list(state.players), "phase": state.phase, "stage": state.stage,
+        "millennium": state.millennium, "points": dict(state.points), "plays": dict(state.plays),
+        "species": {name: species_data(s) for name, s in state.species.items()},
+        "locations": {name: location_data(place) for name, place in state.locations.items()},
+        "drawn_locations": dict(state.drawn_locations), "out": {k: list(v) for k, v in state.out.items()},
+        "discards": {k: list(v) for k, v in state.discards.items()},
+        "faces": {k: list(v) for k, v in state.faces.items()}, "start": state.start, "current": state.current,
+        "active": state.active, "finished": list(state.finished),
+        "needs": [[n.kind, n.who, n.cards, list(n.candidates)] for n in state.needs],
+        "selected": list(state.selected),
+        "supply": counter_data(state.supply) if state.supply is not None else None,
+    }  # fmt: skip
+
+
+def species_data(species: Species) -> dict[str, Any]:
+    return {
+        "deck": counter_data(species.deck), "offspring": list(species.offspring), "hand": counter_data(species.hand),
+        "future": counter_data(species.future), "lost": counter_data(species.lost),
+        "adaptations": dict(species.adaptations),
+        "populations": [[p.location, p.standing] for p in species.populations], "reserve": species.reserve,
+        "journey": list(species.journey),
+    }  # fmt: skip
+
+
+def location_data(place: Location) -> dict[str, Any]:
+    return {
+        "primary": place.primary, "fauna": list(place.fauna), "flora": list(place.flora),
+        "tokens": {card: counter_data(counts) for card, counts in place.tokens.items()}, "fresh": list(place.fresh),
+    }  # fmt: skip
+
+
+def state_from_data(kit: Kit, data: dict[str, Any]) -> State:
+    return State(
+        kit=kit, options=dict(data["options"]), players=tuple(data["players"]), phase=data["phase"],
+        stage=data["stage"], millennium=data["millennium"], points=dict(data["points"]), plays=dict(data["plays"]),
+        species={name: species_from(name, s) for name, s in data["species"].items()},
+        locations={name: location_from(name, p) for name, p in data["locations"].items()},
+        drawn_locations=dict(data["drawn_locations"]), out={k: list(v) for k, v in data["out"].items()},
+        discards={k: list(v) for k, v in data["discards"].items()},
+        faces={k: tuple(v) for k, v in data["faces"].items()}, start=data["start"], current=data["current"],
+        active=data["active"], finished=tuple(data["finished"]),
+        needs=tuple(Need(kind, who, count, tuple(c)) for kind, who, count, c in data["needs"]),
+        selected=tuple(data["selected"]),
+        supply=Counter(data["supply"]) if data["supply"] is not None else None,
+    )  # fmt: skip
+
+
+def species_from(name: str, data: dict[str, Any]) -> Species:
+    return Species(
+        name, Counter(data["deck"]), list(data["offspring"]), Counter(data["hand"]), Counter(data["future"]),
+        Counter(data["lost"]), dict(data["adaptations"]),
+        [Population(location, standing) for location, standing in data["populations"]], data["reserve"],
+        tuple(data["journey"]),
+    )  # fmt: skip
+
+
+def location_from(name: str, data: dict[str, Any]) -> Location:
+    return Location(
+        name, data["primary"], list(data["fauna"]), list(data["flora"]),
+        {card: Counter(counts) for card, counts in data["tokens"].items()}, list(data["fresh"]),
+    )  # fmt: skip

@@ -1,0 +1,70 @@
+"""A position of the trait-card "Evo" in words, for people at the table: what the game waits for, each player's
+species with its decks as counts, its Future Genome and adaptations, and each location's cards and tokens."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from evo_ledger.rules.base import StateView
+from evo_ledger.rules.traits.flow import need_words
+from evo_ledger.rules.traits.state import Location, Phase, Species, State
+from evo_ledger.rules.words import counted
+
+
+def view(state: State) -> StateView:
+    players = tuple(player_line(state, player) for player in state.players)
+    table = tuple(location_line(place) for place in state.locations.values())
+    return StateView(headline(state), players, {}, table)
+
+
+def headline(state: State) -> str:
+    if state.phase == Phase.OVER:
+        return "game over after the fourth millennium"
+    if state.need is not None:
+        stage = (
+            f"setup ({state.stage})"
+            if state.phase == Phase.SETUP
+            else f"millennium {state.millennium} · {state.stage or 'generation'}"
+        )
+        return f"{stage} · waiting for {need_words(state.need)}"
+    species = state.species_of(state.current)
+    doing = "to pick an active population" if state.active is None else "to act, or 'end'"
+    if species.journey:
+        doing = "to record the journey's random pick"
+    return f"millennium {state.millennium} · generation · {state.current} ({species.name}) {doing}"
+
+
+def player_line(state: State, player: str) -> str:
+    played = state.plays.get(player)
+    line = f"{player}: {counted(state.points[player], 'point')}"
+    if played is None or played not in state.species:
+        return line + (f", plays {played}" if played else "")
+    return f"{line}, plays {played}: {species_words(state.species[played])}"
+
+
+def species_words(species: Species) -> str:
+    standing = Counter(p.location for p in species.populations if p.standing)
+    lying = Counter(p.location for p in species.populations if not p.standing)
+    populations = ", ".join(
+        [f"{n} standing at {where}" for where, n in standing.items()]
+        + [f"{n} used at {where}" for where, n in lying.items()]
+    )
+    adaptations = ", ".join(f"{name} ({tokens})" for name, tokens in species.adaptations.items()) or "none"
+    future = " ".join(sorted(species.future.elements())) or "empty"
+    offspring = f" with {' '.join(species.offspring)} face up on top" if species.offspring else ""
+    return (
+        f"deck {species.deck_size}{offspring}, hand {species.hand.total()}, Lost Genome {species.lost.total()}, "
+        f"Future Genome {species.future.total()} ({future}); populations {populations or 'none'}, "
+        f"{species.reserve} in reserve; adaptations {adaptations}"
+    )
+
+
+def location_line(place: Location) -> str:
+    cards = [f"{card} {tokens_words(place, card)}" for card in (*place.fauna, *place.flora)]
+    return f"{place.id} ({place.primary}): {'; '.join(cards) or 'no card'}"
+
+
+def tokens_words(place: Location, card: str) -> str:
+    counts = place.tokens.get(card, Counter())
+    held = ", ".join(f"{species} {n}" for species, n in sorted(counts.items()) if n)
+    return f"[{held}]" if held else "[no token]"
