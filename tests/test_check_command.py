@@ -14,7 +14,7 @@ from tests.support import ROOT
 
 RULING_FILES = sorted((ROOT / "tests" / "rulings").glob("*.evo"))
 REPLAYS = sorted((ROOT / "replays").glob("*.evo"))
-EXPECT = re.compile(r"# expect: (refused|warning) (E\d-\d\d)")
+EXPECT = re.compile(r"# expect: (refused|warning) ((?:E\d|TR)-\d\d)")
 
 
 def run_check(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -145,3 +145,11 @@ def test_the_console_script_runs_as_installed() -> None:
         [sys.executable, "-m", "evo_ledger.cli", "check", str(replay)], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0 and "186 actions legal" in done.stdout
+
+
+def test_every_trait_card_ruling_that_forbids_an_action_has_a_ruling_file() -> None:
+    covered = {EXPECT.match(path.read_text()).group(2) for path in RULING_FILES}  # type: ignore[union-attr]
+    # TR-01, 06, 15, 16, 22, 23 and 24 forbid no action; unit tests cover them.
+    forbidding = {f"TR-{n:02d}" for n in (2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 17, 18, 19, 20, 21, 25)}
+    assert forbidding <= covered
+    assert (ROOT / "tests" / "rulings" / "tr-11-hunt-species.evo").is_file()

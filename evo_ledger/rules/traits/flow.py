@@ -77,9 +77,18 @@ def check_record(state: State, action: Action) -> None:
     CHECKS[kind](state, need, action)
 
 
+# Who a pick among candidates is made from, by the kind of record.
+CANDIDATES = {
+    "select": "the players with the fewest points still to select", "start": "the players the start may go to",
+}  # fmt: skip
+
+
 def check_who(need: Need, who: str, ruling: str) -> None:
     if need.candidates and who not in need.candidates:
-        raise RuleViolation(ruling, f"{who} is not among {', '.join(need.candidates)}")
+        among = CANDIDATES.get(need.kind, "the candidates")
+        if need.kind == "start" and ruling == "TR-20":
+            among = "the players with the most points"
+        raise RuleViolation(ruling, f"{who} is not one of {among}: {', '.join(need.candidates)}")
     if need.who and who != need.who:
         raise RuleViolation(ruling, f"the game waits for {need.who}, not {who}")
 

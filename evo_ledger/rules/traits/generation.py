@@ -4,7 +4,7 @@ Species refused [TR-11], adaptations as overrides [TR-12], and the end of the ge
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from evo_ledger.rules.base import RuleViolation, Warning
 from evo_ledger.rules.effects import Effects
@@ -319,3 +319,27 @@ def apply_end(state: State, action: EndGeneration, effects: Effects) -> None:
         state.finished = (*state.finished, action.player)
         effects.add("generation_ended", player=action.player, species=species.name, lost=lost + left,
                     millennium_over=True)  # fmt: skip
+
+
+def legal_food(state: State, player: str) -> Iterator[Hunt | Forage | Migrate]:
+    """The hunts the hand pays for without an adaptation, the forages with each number of gather cards, and the
+    migrations (each pair of hand cards)."""
+    species = state.species_of(player)
+    place, hand = active_location(state), species.hand
+    for fauna in place.fauna:
+        symbols = Counter(fauna_symbols(state, fauna))
+        if not symbols - hand:
+            yield Hunt(player, fauna, tuple(sorted(symbols.elements())))
+    for flora in place.flora:
+        gather = state.kit.flora[flora].primary
+        search = 1 if gather == place.primary else 0
+        if hand[place.primary] < 1:
+            continue
+        for count in range(1, hand[gather] - search + 1):
+            yield Forage(player, flora, tuple(sorted([place.primary, *[gather] * count])))
+    if species.has_future():
+        traits = sorted(hand)
+        for index, first in enumerate(traits):
+            for second in traits[index:]:
+                if first != second or hand[first] > 1:
+                    yield Migrate(player, (first, second))

@@ -146,18 +146,13 @@ class TraitsRuleset(Ruleset[State, Action, Kit]):
         return after
 
     def legal_actions(self, state: State) -> Iterator[Action]:
-        """The end of the generation, and the active populations to pick; cards are the recorder's to enter."""
-        if state.phase != Phase.GENERATION or state.needs:
-            return
-        player = state.current
-        if state.active is None:
-            species = state.species_of(player)
-            yield from (
-                Activate(player, place)
-                for place in dict.fromkeys(p.location for p in species.populations if p.standing)
-            )
-        elif not state.species_of(player).journey:
-            yield EndGeneration(player)
+        """What can be listed: the records awaited that are choices or faces (not a hand's draws, nor the supply's
+        random cards), the active populations, the hunts, forages and journeys the hand pays for, and the end."""
+        return legal_actions(state)
+
+    def holder_of(self, action: Action) -> str | None:
+        """A hunt, forage, migration or journey listed as legal shows its player's hand [TR-24]."""
+        return action.player if isinstance(action, Hunt | Forage | Migrate | Journey) else None
 
     def outcome(self, state: State) -> Outcome | None:
         return flow.standings(state) if state.phase == Phase.OVER else None
@@ -257,3 +252,52 @@ def act(state: State, action: Action, effects: Effects) -> None:
             flow.pass_turn(state, effects)
     else:
         APPLIES[type(action)](state, action, effects)
+
+
+def legal_actions(state: State) -> Iterator[Action]:
+    if state.phase == Phase.OVER:
+        return
+    if state.needs:
+        yield from listed_records(state)
+        return
+    player = state.current
+    species = state.species_of(player)
+    if state.active is None:
+        standing = dict.fromkeys(p.location for p in species.populations if p.standing)
+        yield from (Activate(player, place) for place in standing)
+    elif species.journey:
+        here = generation.active_location(state).id
+        for card in dict.fromkeys(species.journey):
+            yield from (Journey(player, card, place) for place in state.locations if place != here)
+    else:
+        yield from generation.legal_food(state, player)
+        yield EndGeneration(player)
+
+
+def listed_records(state: State) -> Iterator[Action]:
+    need = state.needs[0]
+    kit = state.kit
+    taken = set(state.plays.values())
+    match need.kind:
+        case "species":
+            yield from (ChooseSpecies(need.who, s) for s in kit.species if s not in taken)
+        case "location":
+            drawn = set(state.drawn_locations.values())
+            yield from (DrawLocation(need.who, place) for place in kit.locations if place not in drawn)
+        case "fauna" | "flora" | "adaptation":
+            yield from (Deal(need.kind, need.who, card) for card in flow.deck_of(state, need.kind))
+        case "start":
+            yield from (StartPlayer(player) for player in need.candidates)
+        case "drop":
+            yield from (Drop(need.who, adaptation) for adaptation in need.candidates)
+        case "select":
+            free = [s for s in state.species if s not in state.selected]
+            yield from (Select(player, s) for player in need.candidates for s in free)
+        case "add":
+            places = dict.fromkeys(p.location for p in state.species_of(need.who).populations)
+            yield from (AddPopulation(need.who, place) for place in places)
+        case "move":
+            yield MovePopulation(need.who)
+            sources = dict.fromkeys(p.location for p in state.species_of(need.who).populations)
+            for source in sources:
+                yield from (MovePopulation(need.who, source, t) for t in state.locations if t != source)
