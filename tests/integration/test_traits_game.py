@@ -1,0 +1,124 @@
+"""The trait-card game through every layer: the ledger, game files, the audit, `check`, `show`, `log`, `play` with
+Tab completion and the API, with each reader seeing only the hands it may [TR-24]."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api import ApiSettings, create_app
+from evo_ledger.cli import main
+from evo_ledger.ledger import Ledger
+from evo_ledger.notation import parse_game
+from evo_ledger.rules.base import RuleViolation
+from evo_ledger.settings import Settings
+from evo_ledger.transfer import export_notation, import_notation
+from tests.integration.test_play_session import EVO_LEDGER, Terminal
+from tests.support import ROOT, child_env
+
+HAND_GAME = (ROOT / "replays" / "traits-hand-2p.evo").read_text()
+LINES = [line.text for line in parse_game(HAND_GAME).actions]
+PLAYERS = ["ann", "ben"]
+
+
+@pytest.fixture
+def ledger(database: str) -> Iterator[Ledger]:
+    opened = Ledger(Settings(database))
+    yield opened
+    opened.close()
+
+
+def test_a_game_on_the_trait_card_kit_is_recorded_and_refused_by_its_rulings_TR_11(ledger: Ledger) -> None:
+    game_id = ledger.create_game(None, "standin-traits", PLAYERS).game_id
+    assert ledger.game(game_id).rules.name == "traits"
+    ledger.record(game_id, LINES[:30])
+    with pytest.raises(RuleViolation, match=r"\[TR-11\] Hunt Species is not defined"):
+        ledger.record(game_id, "ann hunt_species square")
+    ledger.record(game_id, LINES[30:])
+    game = ledger.game(game_id)
+    outcome = game.rules.outcome(game.state)
+    assert outcome is not None and outcome.winners == ("ann", "ben")
+
+
+def test_the_hand_worked_game_goes_out_and_back_in_and_audits_clean(ledger: Ledger) -> None:
+    receipt = import_notation(ledger, HAND_GAME)
+    text = export_notation(ledger, receipt.game_id)
+    assert "ruleset traits 1" in text and "result 1 ann -11, 1 ben -11" in text
+    again = import_notation(ledger, text, again=True).game_id
+    assert export_notation(ledger, again).split("# game")[0] == text.split("# game")[0]
+    assert ledger.audit(receipt.game_id).verdict == "clean"
+
+
+def test_check_show_and_log_speak_the_trait_card_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(ROOT / "replays" / "traits-hand-2p.evo")]) == 0
+    assert "result 1 ann -11, 1 ben -11" in capsys.readouterr().out
+    database = str(tmp_path / "traits.sqlite")
+    assert main(["import", str(ROOT / "replays" / "traits-hand-2p.evo"), "--database", database]) == 0
+    assert main(["show", "last", "--at", "50", "--database", database]) == 0
+    shown = capsys.readouterr().out
+    assert "event 50 · millennium 1 · generation · ben (square) to act" in shown
+    assert "lake (size): grazer-1 [circle 3]; grazer-2 [circle 2]" in shown and "Future Genome 7" in shown
+    assert main(["log", "last", "--database", database]) == 0
+    logged = capsys.readouterr().out
+    assert "ann (circle) hunts grazer-2 at lake with size, size and speed: 2 survival tokens" in logged
+    assert "Millennium 1: ben (square) scores 11 tokens and a bonus of 7: 18 points." in logged
+
+
+def test_a_generation_is_recorded_through_play_with_tab_completion(tmp_path: Path) -> None:
+    database = str(tmp_path / "traits.sqlite")
+    ledger = Ledger(Settings(database))
+    game_id = ledger.create_game(None, "standin-traits", PLAYERS).game_id
+    ledger.record(game_id, LINES[:22])  # the setup and ann's active population
+    env = {**child_env(), "EVO_LEDGER_DATABASE": database, "TERM": "xterm"}
+    terminal = Terminal(str(EVO_LEDGER), "play", "last", env=env)
+    try:
+        terminal.expect(r"ann \(circle\) to act")
+        terminal.expect(r"\n> ")
+        terminal.type("ann hunt grazer-2\t")  # completes to the cards the hand pays the hunt with
+        terminal.expect(r"size size speed")
+        terminal.type("\n")
+        terminal.expect(r"stored: event \d+")
+        terminal.type("ann hunt_species square\n")
+        terminal.expect(r"refused \[TR-11\]")
+        terminal.type(":quit\n")
+        assert terminal.process.wait(timeout=30) == 0
+    finally:
+        terminal.close()
+    assert ledger.game(game_id).state.species["circle"].future.total() == 3
+    ledger.close()
+
+
+def test_another_seats_token_never_reads_a_hand_it_may_not_see_on_any_endpoint_TR_24(database: str) -> None:
+    with TestClient(create_app(ApiSettings(store=Settings(database), admin_token="admin"))) as client:
+        created = client.post(
+            "/v1/games", json={"kit": "standin-traits", "players": [{"name": p} for p in PLAYERS], "seat_tokens": True}
+        )
+        assert created.status_code == 201, created.text
+        body = created.json()
+        game, recorder = body["game_id"], {"Authorization": f"Bearer {body['recorder_token']}"}
+        journey = LINES.index("ann journey toughness field")
+        answer = client.post(f"/v1/games/{game}/actions", json={"actions": LINES[:journey]}, headers=recorder)
+        assert answer.status_code == 200, answer.text
+        readers = {seat: {"Authorization": f"Bearer {token}"} for seat, token in body["seat_tokens"].items()}
+        # What only ann may see: her draw, the pair she chose to migrate with, and what they leave in her hand.
+        ann_hidden = ["ann draw size size speed strength toughness agility", "ann migrate strength toughness"]
+        ben_hidden = ["ben draw speed speed endurance agility size toughness"]
+        paths = ["", "/events", "/state", "/legal", "/export", "/export?format=bundle", "/audit", "/standings",
+                 "/view", "/events/30/explanation"]  # fmt: skip
+        for path in paths:
+            ben = client.get(f"/v1/games/{game}{path}", headers=readers["ben"])
+            public = client.get(f"/v1/games/{game}{path}")
+            for text in (ben.content.decode("latin-1"), public.content.decode("latin-1")):
+                assert not [line for line in ann_hidden if line in text], path
+            assert not [line for line in ben_hidden if line in public.content.decode("latin-1")], path
+        own = client.get(f"/v1/games/{game}/events", headers=readers["ann"]).text
+        assert all(line in own for line in ann_hidden)
+        state = client.get(f"/v1/games/{game}/state", headers=readers["ben"]).json()
+        circle = state["state"]["species"]["circle"] if "state" in state else state["species"]["circle"]
+        assert circle["hand"] == 1 and circle["journey"] == 2 and circle["lost"] == 0
+        legal = client.get(f"/v1/games/{game}/legal", headers=readers["ben"]).json()["actions"]
+        assert not [action for action in legal if action.startswith("ann journey")]
+        assert [a for a in client.get(f"/v1/games/{game}/legal", headers=recorder).json()["actions"] if "journey" in a]
