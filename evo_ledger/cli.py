@@ -267,7 +267,9 @@ def show_kit(reference: str | None, out: TextIO) -> int:
         print(error, file=out)
         return EXIT_UNREADABLE
     stand_in = " (stand-in)" if kit.stand_in else ""
-    print(f"kit {kit.name}{stand_in}: {rules.name}, {kit.players} players", file=out)
+    fewest = getattr(kit, "min_players", kit.players)
+    players = f"{fewest} to {kit.players}" if fewest != kit.players else str(kit.players)
+    print(f"kit {kit.name}{stand_in}: {rules.name}, {players} players", file=out)
     print(f"hash {kit.content_hash}", file=out)
     print(rules.draw(kit), file=out, end="")
     return EXIT_OK
