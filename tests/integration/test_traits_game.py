@@ -122,3 +122,25 @@ def test_another_seats_token_never_reads_a_hand_it_may_not_see_on_any_endpoint_T
         legal = client.get(f"/v1/games/{game}/legal", headers=readers["ben"]).json()["actions"]
         assert not [action for action in legal if action.startswith("ann journey")]
         assert [a for a in client.get(f"/v1/games/{game}/legal", headers=recorder).json()["actions"] if "journey" in a]
+
+
+def test_a_species_that_changes_hands_shows_its_new_holder_none_of_the_old_hidden_facts_TR_24(database: str) -> None:
+    with TestClient(create_app(ApiSettings(store=Settings(database), admin_token="admin"))) as client:
+        created = client.post(
+            "/v1/games", json={"kit": "standin-traits", "players": [{"name": p} for p in PLAYERS], "seat_tokens": True}
+        )
+        body = created.json()
+        game, recorder = body["game_id"], {"Authorization": f"Bearer {body['recorder_token']}"}
+        start = LINES.index("start ben")  # ann has taken square, ben circle, for millennium 2
+        assert (
+            client.post(f"/v1/games/{game}/actions", json={"actions": LINES[:start]}, headers=recorder).status_code
+            == 200
+        )
+        ann = {"Authorization": f"Bearer {body['seat_tokens']['ann']}"}
+        events = client.get(f"/v1/games/{game}/events", headers=ann).text
+        assert "ben draw speed speed endurance agility size toughness" not in events  # square's hand, when ben's
+        assert "ann draw speed speed agility endurance size strength" in events  # what ann drew for square
+        square = client.get(f"/v1/games/{game}/state", headers=ann).json()
+        square = (square.get("state") or square)["species"]["square"]
+        assert square["hand"] == {"speed": 2, "agility": 1, "endurance": 1, "size": 1, "strength": 1}
+        assert square["lost"] == {}
