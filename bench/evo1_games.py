@@ -17,6 +17,7 @@ import statistics
 import time
 from collections import Counter
 
+from rich.console import Console
 from rich.progress import Progress
 
 from bench.report import reporting
@@ -26,7 +27,7 @@ from tests.property.test_evo1_invariants import Checked, play_checked
 def run(games: int) -> None:
     checked: list[Checked] = []
     started = time.perf_counter()
-    with Progress(transient=True) as progress:
+    with Progress(console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("evo1 games", total=games)
         for seed in range(games):
             checked.append(play_checked(seed))
