@@ -108,6 +108,22 @@ def evo1_games(count: int) -> Recorded:
     return Recorded(rules, actions, lines)
 
 
+def traits_games(count: int) -> Recorded:
+    """Games of 2 to 4 players by the trait-card game's seeded bots, half of them by the random bot."""
+    rules = get_ruleset("traits")
+    bots = rules.self_play()
+    assert bots is not None
+    kit = load_kit("standin-traits")
+    actions, lines = [], []
+    for seed in range(count):
+        names = [f"p{n}" for n in range(2 + seed % 3)]
+        played = [action for action, _ in bots.play(kit, names, seed, "random" if seed % 4 < 2 else "sensible")]
+        first = rules.setup(kit, names, {})
+        actions.append((first, played))
+        lines.append((first, [rules.format_action(action) for action in played]))
+    return Recorded(rules, actions, lines)
+
+
 def random_chess_games(count: int, rng: random.Random) -> list[list[chess.Move]]:
     games = []
     for _ in range(count):
@@ -155,7 +171,7 @@ def report(name: str, recorded: Recorded, games: int, rates: dict[str, list[floa
         ratio(rates, f"{name} parse", "chess parse"),
     )
     against = f"{verdict(apply_ratio, TARGET)} (chess: {chess_apply:,.0f} moves/s)"
-    how = "its seeded bots" if name == "evo2" else "its seeded bots, event cards and all"
+    how = {"evo1": "its seeded bots, event cards and all"}.get(name, "its seeded bots")
     return f"""## Rules engine: {name}
 
 Measured by `.venv/bin/python -m bench.rules_speed --report` ({machine()}).
@@ -179,7 +195,7 @@ def main() -> None:
     args = parser.parse_args()
 
     print(f"recording {args.games} games of each ruleset...", flush=True)
-    recorded = {"evo2": evo2_games(args.games), "evo1": evo1_games(args.games)}
+    recorded = {"evo2": evo2_games(args.games), "evo1": evo1_games(args.games), "traits": traits_games(args.games)}
     moves = random_chess_games(args.chess_games, random.Random(1))
     sans = chess_sans(moves)
     move_count = sum(len(m) for m in moves)

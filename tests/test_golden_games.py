@@ -109,3 +109,25 @@ def test_the_self_played_evo1_golden_games_play_8_cards_or_more_each_and_come_ag
         experienced += bool(game.header.options.get("experienced"))
         assert selfplay("--ruleset", "evo1", *args) == text, name
     assert experienced == 1
+
+
+TRAITS_GOLDEN = {
+    "traits-selfplay-2p-seed4.evo": ("--players", "2", "--seed", "4"),
+    "traits-selfplay-4p-seed2.evo": ("--players", "4", "--seed", "2"),
+}
+
+
+def test_the_self_played_trait_card_golden_games_check_clean_and_come_again_from_their_seeds_TR_23() -> None:
+    for name, args in TRAITS_GOLDEN.items():
+        text = (ROOT / "replays" / name).read_text()
+        game = parse_game(text)
+        rules = get_ruleset("traits")
+        state = start(game, ROOT / "replays")
+        kinds = set()
+        for line in game.actions:
+            state = rules.apply(state, line.action).state
+            kinds.add(type(line.action).__name__)
+        outcome = rules.outcome(state)
+        assert outcome is not None and outcome.standings == game.result, name
+        assert {"Hunt", "Forage", "Migrate", "Journey", "Select", "TopUp"} <= kinds, name
+        assert selfplay("--ruleset", "traits", *args) == text, name

@@ -87,7 +87,7 @@ def test_a_generation_is_recorded_through_play_with_tab_completion(tmp_path: Pat
         assert terminal.process.wait(timeout=30) == 0
     finally:
         terminal.close()
-    assert ledger.game(game_id).state.species["circle"].future.total() == 3
+    assert sum(ledger.game(game_id).state.species["circle"].future.values()) == 3
     ledger.close()
 
 

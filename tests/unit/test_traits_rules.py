@@ -12,7 +12,7 @@ from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kits import KitError, load_kit
 from evo_ledger.rules.traits.kit import parse_kit
-from evo_ledger.rules.traits.state import Phase, State
+from evo_ledger.rules.traits.state import Phase, State, total
 from tests.support import ROOT
 from tools.make_traits_kit import KITS_DIR, make_kit, render
 
@@ -111,11 +111,11 @@ def test_TR_03_two_to_four_players_each_with_a_species_of_its_own_and_points_may
 def test_TR_04_the_setup_deals_decks_adaptations_locations_and_hands_in_order() -> None:
     state = play(SETUP)
     circle = state.species["circle"]
-    assert circle.deck.total() == 6 and circle.hand.total() == 6 and circle.reserve == 3
+    assert total(circle.deck) == 6 and total(circle.hand) == 6 and circle.reserve == 3
     assert [p.location for p in circle.populations] == ["lake"] * 3 and list(circle.adaptations) == [
         "speed-for-size", "bountiful-size-1",
     ]  # fmt: skip
-    assert state.locations["lake"].fauna == ["grazer-1", "grazer-2", "sprinter-1"] and state.start == "ann"
+    assert state.locations["lake"].fauna == ("grazer-1", "grazer-2", "sprinter-1") and state.start == "ann"
     early = play(until("deal fauna lake grazer-1"))
     assert refusal(early, "deal flora lake tree-1").ruling == "TR-04"
     assert refusal(early, "ann draw size size size size size size").ruling == "TR-13"
@@ -137,11 +137,11 @@ def test_TR_05_generations_pass_left_from_the_start_player_skipping_finished_pla
 def test_TR_06_a_future_generation_counts_the_face_up_offspring() -> None:
     state = play(until("ann migrate strength toughness"))
     circle = state.species["circle"]
-    assert circle.deck.total() == 6 and circle.offspring == ["size"] and circle.has_future()
+    assert total(circle.deck) == 6 and circle.offspring == ("size",) and circle.has_future()
     emptied = state.copy()
-    emptied.species["circle"].deck = Counter()
+    emptied.own_species("circle").deck = {}
     assert emptied.species["circle"].has_future()  # the offspring alone
-    emptied.species["circle"].offspring = []
+    emptied.own_species("circle").offspring = ()
     assert not emptied.species["circle"].has_future()
 
 
@@ -181,7 +181,7 @@ def test_TR_10_a_migration_needs_a_future_generation_and_a_random_pick_of_the_tw
     assert refusal(state, "ann journey toughness lake").ruling == "TR-10"
     assert refusal(state, "ann end").ruling == "TR-10"
     after = play(until("ann end"))
-    assert after.species["circle"].offspring == ["size", "toughness"] and after.species["circle"].lost["strength"] == 1
+    assert after.species["circle"].offspring == ("size", "toughness") and after.species["circle"].lost["strength"] == 1
     no_future = play(until("ann hunt grazer-1 size strength"))
     assert refusal(no_future, "ann migrate size strength").ruling == "TR-10"
 
@@ -251,7 +251,7 @@ def test_TR_17_the_genome_target_adds_or_returns_cards_a_point_each() -> None:
     assert state.need is not None and (state.need.kind, state.need.cards) == ("topup", 17)
     assert refusal(state, "ann topup size").ruling == "TR-17"
     over = state.copy()
-    over.species["circle"].future = Counter({"size": 26})
+    over.own_species("circle").future = {"size": 26}
     over.needs = (over.needs[0]._replace(kind="cull", cards=2),)
     assert refusal(over, "ann cull speed speed").ruling == "TR-17"
     culled = found(over, "ann cull size size")["genome_target"]
@@ -298,16 +298,16 @@ def test_TR_21_the_game_ends_after_the_fourth_millennium_and_ties_share_the_vict
 def test_TR_22_capped_supplies_give_nothing_once_empty_and_decks_are_rebuilt_from_discards() -> None:
     state = play(FIRST_HUNT, {"finite_trait_supply": True, "token_cap": True})
     assert state.supply is not None and state.supply["size"] == 16
-    state.supply["size"] = 0
+    state.supply = {**state.supply, "size": 0}
     hunted = found(state, "ann hunt grazer-2 size size speed")["hunted"]
     assert hunted["offspring"] is None and hunted["tokens"] == 2
     capped = play(FIRST_HUNT, {"token_cap": True})
     assert capped.tokens_left("circle") == 24
-    capped.locations["lake"].tokens["grazer-1"] = Counter({"circle": 23})
+    capped.own_location("lake").tokens = {"grazer-1": {"circle": 23}}
     assert found(capped, "ann hunt grazer-2 size size speed")["hunted"]["tokens"] == 1
     emptied = play(until("deal fauna lake grazer-3"))
-    emptied.out["fauna"] = [*list(KIT.fauna)]
-    emptied.discards["fauna"] = ["grazer-2", "darter-1"]
+    emptied.out = {**emptied.out, "fauna": tuple(KIT.fauna)}
+    emptied.discards = {**emptied.discards, "fauna": ("grazer-2", "darter-1")}
     rebuilt = RULES.apply(emptied, RULES.parse_action("deal fauna lake grazer-2"))
     assert [c.kind for c in rebuilt.consequences][:1] == ["deck_rebuilt"]
 

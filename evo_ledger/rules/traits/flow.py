@@ -4,8 +4,7 @@ applied in order."""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from evo_ledger.rules.base import Outcome, RuleViolation, Standing
 from evo_ledger.rules.effects import Effects
@@ -23,7 +22,19 @@ from evo_ledger.rules.traits.actions import (
     StartPlayer,
     TopUp,
 )
-from evo_ledger.rules.traits.state import Location, Need, Phase, Population, Species, State
+from evo_ledger.rules.traits.state import (
+    Location,
+    Need,
+    Phase,
+    Population,
+    Species,
+    State,
+    cards_of,
+    contains,
+    minus,
+    plus,
+    total,
+)
 
 MILLENNIA = 4
 EXTINCTION_BASE = 5
@@ -108,20 +119,35 @@ def check_location(state: State, need: Need, action: DrawLocation) -> None:
         raise RuleViolation("TR-25", f"{action.location!r} is not a location board still to draw ({free})")
 
 
-def catalogue(state: State, kind: str) -> list[str]:
-    return list({"fauna": state.kit.fauna, "flora": state.kit.flora, "adaptation": state.kit.adaptations}[kind])
+DECK_OF_KIT = {"fauna": "fauna", "flora": "flora", "adaptation": "adaptations"}
+
+
+def catalogue(state: State, kind: str) -> Mapping[str, object]:
+    catalogued: Mapping[str, object] = getattr(state.kit, DECK_OF_KIT[kind])
+    return catalogued
+
+
+def deck_empty(state: State, kind: str) -> bool:
+    return len(state.out[kind]) >= len(catalogue(state, kind))
 
 
 def deck_of(state: State, kind: str) -> list[str]:
     """The cards still face down in a deck; an empty deck is its shuffled discards again [TR-22]."""
-    left = [card for card in catalogue(state, kind) if card not in state.out[kind]]
-    return left or list(state.discards[kind])
+    if deck_empty(state, kind):
+        return list(state.discards[kind])
+    return [card for card in catalogue(state, kind) if card not in state.out[kind]]
+
+
+def in_deck(state: State, kind: str, card: str) -> bool:
+    if deck_empty(state, kind):
+        return card in state.discards[kind]
+    return card in catalogue(state, kind) and card not in state.out[kind]
 
 
 def check_deal(state: State, need: Need, action: Deal) -> None:
     ruling = ruling_of(state, action.kind)
     check_who(need, action.to, ruling)
-    if action.card not in deck_of(state, action.kind):
+    if not in_deck(state, action.kind, action.card):
         raise RuleViolation(ruling, f"{action.card!r} is not a {action.kind} card left in its deck")
     if action.kind != "fauna":
         if action.symbols:
@@ -132,18 +158,19 @@ def check_deal(state: State, need: Need, action: Deal) -> None:
         raise RuleViolation("TR-02", f"the kit does not know {action.card}'s face: record its symbols as dealt")
     if any(symbol not in state.kit.traits for symbol in action.symbols):
         raise RuleViolation("TR-02", f"a fauna's symbols are traits ({', '.join(state.kit.traits)})")
-    if known is not None and action.symbols and Counter(action.symbols) != Counter(known):
+    if known is not None and action.symbols and cards_of(action.symbols) != cards_of(known):
         raise RuleViolation("TR-02", f"the kit gives {action.card} the face {' '.join(known)}")
 
 
 def check_draw(state: State, need: Need, action: Draw) -> None:
-    ruling = ruling_of(state, "draw")
-    check_who(need, action.player, ruling)
-    if len(action.cards) != need.cards:
+    if action.player != need.who or len(action.cards) != need.cards:
+        ruling = ruling_of(state, "draw")
+        check_who(need, action.player, ruling)
         raise RuleViolation(ruling, f"{action.player} draws {need.cards} cards, not {len(action.cards)}")
-    deck = state.species_of(action.player).deck
-    if Counter(action.cards) - deck:
-        raise RuleViolation(ruling, f"{action.player}'s Trait Deck does not hold {' '.join(action.cards)}")
+    if not contains(state.species_of(action.player).deck, cards_of(action.cards)):
+        raise RuleViolation(
+            ruling_of(state, "draw"), f"{action.player}'s Trait Deck does not hold {' '.join(action.cards)}"
+        )
 
 
 def check_start(state: State, need: Need, action: StartPlayer) -> None:
@@ -167,7 +194,7 @@ def check_cull(state: State, need: Need, action: Cull) -> None:
     check_who(need, action.player, "TR-17")
     if len(action.cards) != need.cards:
         raise RuleViolation("TR-17", f"{action.player}'s genome returns {need.cards} cards to reach its target")
-    if Counter(action.cards) - state.species_of(action.player).future:
+    if not contains(state.species_of(action.player).future, cards_of(action.cards)):
         raise RuleViolation("TR-17", f"the Future Genome does not hold {' '.join(action.cards)}")
 
 
@@ -220,36 +247,40 @@ def apply_record(state: State, action: Action, effects: Effects) -> None:
 
 
 def apply_species(state: State, action: ChooseSpecies, effects: Effects) -> None:
-    state.plays[action.player] = action.species
+    state.plays = {**state.plays, action.player: action.species}
 
 
 def apply_location(state: State, action: DrawLocation, effects: Effects) -> None:
-    state.drawn_locations[action.player] = action.location
+    state.drawn_locations = {**state.drawn_locations, action.player: action.location}
 
 
 def apply_deal(state: State, action: Deal, effects: Effects) -> None:
     kind = action.kind
-    if all(card in state.out[kind] for card in catalogue(state, kind)):
+    if deck_empty(state, kind):
         discarded = state.discards[kind]
-        state.out[kind] = [card for card in state.out[kind] if card not in discarded]
+        state.out = {**state.out, kind: tuple(card for card in state.out[kind] if card not in discarded)}
         effects.add("deck_rebuilt", deck=kind, cards=len(discarded))
-        state.discards[kind] = []
-    state.out[kind].append(action.card)
+        state.discards = {**state.discards, kind: ()}
+    state.out = {**state.out, kind: (*state.out[kind], action.card)}
     if action.symbols:
-        state.faces[action.card] = action.symbols
+        state.faces = {**state.faces, action.card: action.symbols}
     if action.kind == "adaptation":
-        state.species[action.to].adaptations[action.card] = 0
+        species = state.own_species(action.to)
+        species.adaptations = {**species.adaptations, action.card: 0}
         return
-    place = state.locations[action.to]
-    (place.fauna if action.kind == "fauna" else place.flora).append(action.card)
+    place = state.own_location(action.to)
+    if action.kind == "fauna":
+        place.fauna = (*place.fauna, action.card)
+    else:
+        place.flora = (*place.flora, action.card)
     if state.phase == Phase.INTERLUDE:
-        place.fresh.append(action.card)
+        place.fresh = (*place.fresh, action.card)
 
 
 def apply_draw(state: State, action: Draw, effects: Effects) -> None:
-    species = state.species_of(action.player)
-    species.deck -= Counter(action.cards)
-    species.hand += Counter(action.cards)
+    species = state.own_played(action.player)
+    drawn = cards_of(action.cards)
+    species.deck, species.hand = minus(species.deck, drawn), plus(species.hand, drawn)
 
 
 def apply_start(state: State, action: StartPlayer, effects: Effects) -> None:
@@ -258,58 +289,64 @@ def apply_start(state: State, action: StartPlayer, effects: Effects) -> None:
 
 def apply_topup(state: State, action: TopUp, effects: Effects) -> None:
     """Supply cards up to the target, 1 point less each; a card a capped pile lacks still costs it [TR-17]."""
-    species = state.species_of(action.player)
-    for trait in action.cards:
-        if state.supply is None or state.supply[trait] > 0:
-            species.future[trait] += 1
-            if state.supply is not None:
-                state.supply[trait] -= 1
+    species = state.own_played(action.player)
+    if state.supply is None:
+        species.future = plus(species.future, cards_of(action.cards))
+    else:
+        supply = state.supply
+        for trait in action.cards:
+            if supply.get(trait, 0) > 0:
+                species.future = plus(species.future, {trait: 1})
+                supply = minus(supply, {trait: 1})
+        state.supply = supply
     genome_settled(state, action.player, -len(action.cards), list(action.cards), effects)
 
 
 def apply_cull(state: State, action: Cull, effects: Effects) -> None:
-    species = state.species_of(action.player)
-    species.future -= Counter(action.cards)
+    species = state.own_played(action.player)
+    species.future = minus(species.future, cards_of(action.cards))
     if state.supply is not None:
-        state.supply += Counter(action.cards)
+        state.supply = plus(state.supply, cards_of(action.cards))
     genome_settled(state, action.player, len(action.cards), list(action.cards), effects)
 
 
 def genome_settled(state: State, player: str, points: int, cards: list[str], effects: Effects) -> None:
-    state.points[player] += points
+    state.points = {**state.points, player: state.points[player] + points}
     effects.add("genome_target", player=player, species=state.plays[player], millennium=state.millennium,
                 target=target(state), cards=cards, points=points, total=state.points[player])  # fmt: skip
 
 
 def apply_drop(state: State, action: Drop, effects: Effects) -> None:
-    drop_adaptation(state, state.species[action.species], action.adaptation, effects)
+    drop_adaptation(state, state.own_species(action.species), action.adaptation, effects)
 
 
 def apply_select(state: State, action: Select, effects: Effects) -> None:
-    state.plays[action.player] = action.species
+    state.plays = {**state.plays, action.player: action.species}
     state.selected = (*state.selected, action.species)
     species = state.species[action.species]
     follow = [Need("move", action.player)]
     if species.reserve > 0:
         follow.insert(0, Need("add", action.player))
-    draw = min(state.kit.hand, species.deck.total())
+    draw = min(state.kit.hand, total(species.deck))
     if draw:
         follow.append(Need("draw", action.player, draw))
     state.needs = (*follow, *state.needs)
 
 
 def apply_add(state: State, action: AddPopulation, effects: Effects) -> None:
-    species = state.species_of(action.player)
+    species = state.own_played(action.player)
     species.reserve -= 1
-    species.populations.append(Population(action.location))
+    species.populations = (*species.populations, Population(action.location))
 
 
 def apply_move(state: State, action: MovePopulation, effects: Effects) -> None:
     if not action.source:
         return
-    species = state.species_of(action.player)
-    moving = next(p for p in species.populations if p.location == action.source)
-    moving.location = action.target
+    species = state.own_played(action.player)
+    index = next(i for i, p in enumerate(species.populations) if p.location == action.source)
+    populations = list(species.populations)
+    populations[index] = populations[index]._replace(location=action.target)
+    species.populations = tuple(populations)
 
 
 APPLIES: dict[str, Callable[[State, object, Effects], None]] = {
@@ -335,11 +372,8 @@ def after_species(state: State, effects: Effects) -> None:
     kit = state.kit
     for player in state.players:
         name = state.plays[player]
-        state.species[name] = Species(
-            name,
-            Counter({trait: kit.deck_per_trait for trait in kit.traits}),
-            reserve=kit.population - kit.start_population,
-        )
+        deck = {trait: kit.deck_per_trait for trait in kit.traits if kit.deck_per_trait}
+        state.species = {**state.species, name: Species(name, deck, reserve=kit.population - kit.start_population)}
     state.stage, state.needs = "location", tuple(Need("location", player) for player in state.players)
 
 
@@ -347,9 +381,9 @@ def after_locations(state: State, effects: Effects) -> None:
     kit = state.kit
     for player in state.players:
         place = state.drawn_locations[player]
-        state.locations[place] = Location(place, kit.locations[place])
-        species = state.species_of(player)
-        species.populations = [Population(place) for _ in range(kit.start_population)]
+        state.locations = {**state.locations, place: Location(place, kit.locations[place])}
+        species = state.own_played(player)
+        species.populations = tuple(Population(place) for _ in range(kit.start_population))
     dealt = (("fauna", FAUNA_DEALT), ("flora", FLORA_DEALT))
     cards = [Need(kind, place) for place in state.locations for kind, count in dealt for _ in range(count)]
     state.stage, state.needs = "cards", tuple(cards)
@@ -365,7 +399,7 @@ def after_cards(state: State, effects: Effects) -> None:
 def after_adaptations(state: State, effects: Effects) -> None:
     if state.options.get("finite_trait_supply"):
         kit = state.kit
-        state.supply = Counter({t: kit.trait_cards - kit.deck_per_trait * len(state.players) for t in kit.traits})
+        state.supply = {t: kit.trait_cards - kit.deck_per_trait * len(state.players) for t in kit.traits}
     state.stage = "hands"
     state.needs = tuple(Need("draw", player, state.kit.hand) for player in state.players)
 
@@ -377,8 +411,9 @@ def after_hands(state: State, effects: Effects) -> None:
 def begin_millennium(state: State, effects: Effects) -> None:
     state.phase, state.stage = Phase.GENERATION, ""
     state.current, state.active, state.finished, state.selected = state.start, None, (), ()
-    for place in state.locations.values():
-        place.fresh = []
+    for place in list(state.locations):
+        if state.locations[place].fresh:
+            state.own_location(place).fresh = ()
     effects.add("millennium_begun", millennium=state.millennium, start=state.start,
                 plays={player: state.plays[player] for player in state.players})  # fmt: skip
 
@@ -401,16 +436,17 @@ def start_interlude(state: State, effects: Effects) -> None:
     state.phase, state.stage = Phase.INTERLUDE, "extinction"
     limit = EXTINCTION_BASE + state.millennium
     needs = []
-    for place in state.locations.values():
-        for kind, cards in (("fauna", place.fauna), ("flora", place.flora)):
-            for card in list(cards):
-                counts = place.tokens.get(card, Counter())
-                if counts.total() > limit:
-                    cards.remove(card)
-                    place.tokens.pop(card, None)
-                    state.discards[kind].append(card)
-                    needs.append(Need(kind, place.id))
-                    effects.add("extinct", location=place.id, deck=kind, card=card, tokens=counts.total(), limit=limit)
+    for name in list(state.locations):
+        for kind in ("fauna", "flora"):
+            for card in getattr(state.locations[name], kind):
+                tokens = state.locations[name].card_tokens(card)
+                if tokens > limit:
+                    place = state.own_location(name)
+                    setattr(place, kind, tuple(c for c in getattr(place, kind) if c != card))
+                    place.tokens = {c: counts for c, counts in place.tokens.items() if c != card}
+                    state.discards = {**state.discards, kind: (*state.discards[kind], card)}
+                    needs.append(Need(kind, name))
+                    effects.add("extinct", location=name, deck=kind, card=card, tokens=tokens, limit=limit)
     state.needs = tuple(needs)
     if not needs:
         after_extinction(state, effects)
@@ -423,10 +459,10 @@ def after_extinction(state: State, effects: Effects) -> None:
     state.needs = tuple(
         Need("topup" if n < target(state) else "cull", player, abs(target(state) - n))
         for player in state.players
-        if (n := state.species_of(player).future.total()) != target(state)
+        if (n := total(state.species_of(player).future)) != target(state)
     )
     for player in state.players:
-        if state.species_of(player).future.total() == target(state):
+        if total(state.species_of(player).future) == target(state):
             genome_settled(state, player, 0, [], effects)
     if not state.needs:
         after_targets(state, effects)
@@ -439,13 +475,12 @@ def target(state: State) -> int:
 def thrive(state: State, effects: Effects) -> None:
     """Thriving competitors: each card here with no token (not a replacement just dealt) takes a token from each
     species with tokens here [TR-15]."""
-    for place in state.locations.values():
-        thriving = [
-            card for card in (*place.fauna, *place.flora)
-            if card not in place.fresh and place.tokens.get(card, Counter()).total() == 0
-        ]  # fmt: skip
+    for name in list(state.locations):
+        place = state.locations[name]
+        thriving = [c for c in (*place.fauna, *place.flora) if c not in place.fresh and not place.card_tokens(c)]
         if not thriving:
             continue
+        place = state.own_location(name)
         losses = {}
         for species in sorted({s for counts in place.tokens.values() for s, n in counts.items() if n}):
             lost = min(place.species_tokens(species), len(thriving))
@@ -455,10 +490,13 @@ def thrive(state: State, effects: Effects) -> None:
 
 
 def take_tokens(place: Location, species: str, count: int) -> None:
-    for counts in place.tokens.values():
-        taken = min(count, counts[species])
-        counts[species] -= taken
-        count -= taken
+    tokens = dict(place.tokens)
+    for card, counts in place.tokens.items():
+        taken = min(count, counts.get(species, 0))
+        if taken:
+            tokens[card] = {**counts, species: counts[species] - taken}
+            count -= taken
+    place.tokens = tokens
 
 
 def score(state: State, effects: Effects) -> None:
@@ -468,11 +506,11 @@ def score(state: State, effects: Effects) -> None:
         species = state.plays[player]
         tokens = sum(place.species_tokens(species) for place in state.locations.values())
         bonus = state.kit.bonus_for(tokens)
-        state.points[player] += tokens + bonus
+        state.points = {**state.points, player: state.points[player] + tokens + bonus}
         effects.add("scored", player=player, species=species, millennium=state.millennium, tokens=tokens,
                     bonus=bonus, total=state.points[player])  # fmt: skip
-    for place in state.locations.values():
-        place.tokens = {}
+    for name in list(state.locations):
+        state.own_location(name).tokens = {}
 
 
 def after_targets(state: State, effects: Effects) -> None:
@@ -483,15 +521,15 @@ def after_targets(state: State, effects: Effects) -> None:
         end_game(state, effects)
         return
     for player in state.players:
-        species = state.species_of(player)
-        species.deck, species.future = species.future, Counter()
+        species = state.own_played(player)
+        species.deck, species.future = species.future, {}
         if state.supply is not None:
-            state.supply += species.lost
-        species.lost = Counter()
+            state.supply = plus(state.supply, species.lost)
+        species.lost = {}
     state.stage = "natural selection"
     needs = []
     for player in state.players:
-        species = state.species_of(player)
+        species = state.own_played(player)
         if not species.adaptations:
             continue
         fewest = min(species.adaptations.values())
@@ -506,15 +544,16 @@ def after_targets(state: State, effects: Effects) -> None:
 
 
 def drop_adaptation(state: State, species: Species, adaptation: str, effects: Effects) -> None:
-    tokens = species.adaptations.pop(adaptation)
-    state.discards["adaptation"].append(adaptation)
+    tokens = species.adaptations[adaptation]
+    species.adaptations = {name: n for name, n in species.adaptations.items() if name != adaptation}
+    state.discards = {**state.discards, "adaptation": (*state.discards["adaptation"], adaptation)}
     effects.add("adaptation_dropped", species=species.name, adaptation=adaptation, tokens=tokens)
 
 
 def after_selection_drop(state: State, effects: Effects) -> None:
     """Every adaptation's tokens go back; random mutation deals each species 2 more [TR-18]."""
     for player in state.players:
-        species = state.species_of(player)
+        species = state.own_played(player)
         species.adaptations = dict.fromkeys(species.adaptations, 0)
     state.stage = "mutation"
     state.needs = tuple(Need("adaptation", state.plays[p]) for p in state.players for _ in range(2))
@@ -522,9 +561,9 @@ def after_selection_drop(state: State, effects: Effects) -> None:
 
 def after_mutation(state: State, effects: Effects) -> None:
     """A new age: every population stands; the players take species, the fewest points first [TR-18, TR-19]."""
-    for species in state.species.values():
-        for population in species.populations:
-            population.standing = True
+    for name in list(state.species):
+        species = state.own_species(name)
+        species.populations = tuple(p._replace(standing=True) for p in species.populations)
     state.stage, state.selected, state.plays = "selection", (), {}
     next_selection(state, effects)
 

@@ -3,8 +3,8 @@ Species refused [TR-11], adaptations as overrides [TR-12], and the end of the ge
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
+from functools import lru_cache
 
 from evo_ledger.rules.base import RuleViolation, Warning
 from evo_ledger.rules.effects import Effects
@@ -18,7 +18,21 @@ from evo_ledger.rules.traits.actions import (
     Migrate,
     Use,
 )
-from evo_ledger.rules.traits.state import Location, Need, Phase, Species, State
+from evo_ledger.rules.traits.state import (
+    Cards,
+    Location,
+    Need,
+    Phase,
+    Population,
+    Species,
+    State,
+    cards_of,
+    contains,
+    minus,
+    plus,
+    spoken,
+    total,
+)
 
 HUNT_TOKENS = 2
 HUNT_SPECIES = "[TR-11] Hunt Species is not defined by the source (003:162, 'Tbd')"
@@ -54,6 +68,10 @@ def active_location(state: State) -> Location:
     return state.locations[species.populations[state.active].location]
 
 
+def replace_population(species: Species, index: int, population: Population) -> None:
+    species.populations = (*species.populations[:index], population, *species.populations[index + 1 :])
+
+
 def check_activate(state: State, action: Activate) -> None:
     check_turn(state, action.player, "pick an active population")
     if state.active is not None:
@@ -73,15 +91,10 @@ def apply_activate(state: State, action: Activate, effects: Effects) -> None:
     )
 
 
-def check_cards(species: Species, cards: Iterable[str], player: str, ruling: str) -> None:
-    wanted, hand = Counter(cards), species.hand
-    missing = wanted - hand
-    if missing:
-        raise RuleViolation(ruling, f"{player}'s hand holds {spoken(hand)}, not {spoken(wanted)}")
-
-
-def spoken(cards: Counter[str]) -> str:
-    return " ".join(trait for trait in sorted(cards.elements())) or "no card"
+def check_cards(species: Species, cards: tuple[str, ...], player: str, ruling: str) -> None:
+    wanted = cards_of(cards)
+    if not contains(species.hand, wanted):
+        raise RuleViolation(ruling, f"{player}'s hand holds {spoken(species.hand)}, not {spoken(wanted)}")
 
 
 def check_uses(state: State, species: Species, uses: tuple[Use, ...]) -> list[Warning]:
@@ -106,16 +119,21 @@ def check_uses(state: State, species: Species, uses: tuple[Use, ...]) -> list[Wa
     return warnings
 
 
-def paid(cards: tuple[str, ...], uses: tuple[Use, ...]) -> tuple[Counter[str], Counter[str]]:
+@lru_cache(maxsize=4096)
+def paid(cards: tuple[str, ...], uses: tuple[Use, ...]) -> tuple[Cards, Cards]:
     """The cards as they count once swaps apply, and the symbols waived."""
-    counted, waived = Counter(cards), Counter[str]()
+    counted: Cards = cards_of(cards)
+    waived: Cards = {}
     for use in uses:
-        if use.override == "swap" and counted[use.traits[0]] > 0:
-            counted[use.traits[0]] -= 1
-            counted[use.traits[1]] += 1
+        if use.override == "swap" and counted.get(use.traits[0], 0) > 0:
+            counted = plus(minus(counted, {use.traits[0]: 1}), {use.traits[1]: 1})
         elif use.override == "waive":
-            waived[use.traits[0]] += 1
-    return +counted, waived
+            waived = plus(waived, {use.traits[0]: 1})
+    return counted, waived
+
+
+def less(asked: Cards, waived: Cards) -> Cards:
+    return {trait: n - waived.get(trait, 0) for trait, n in asked.items() if n > waived.get(trait, 0)}
 
 
 def fauna_symbols(state: State, fauna: str) -> tuple[str, ...]:
@@ -135,8 +153,8 @@ def check_hunt(state: State, action: Hunt) -> list[Warning]:
     check_cards(species, action.cards, action.player, "TR-08")
     warnings = check_uses(state, species, action.uses)
     counted, waived = paid(action.cards, action.uses)
-    asked = Counter(fauna_symbols(state, action.fauna))
-    if counted != asked - waived and not warnings:
+    asked = cards_of(fauna_symbols(state, action.fauna))
+    if counted != less(asked, waived) and not warnings:
         waiving = f" less {spoken(waived)} waived" if waived else ""
         raise RuleViolation(
             "TR-08", f"{action.fauna} asks for {spoken(asked)}{waiving}; {action.player} plays {spoken(counted)}"
@@ -160,7 +178,7 @@ def gathered(state: State, place: Location, action: Forage) -> int:
     """The gather cards of a forage: one search card of the location's trait, the rest of the flora's [TR-09]."""
     search, gather = place.primary, state.kit.flora[action.flora].primary
     counted, waived = paid(action.cards, action.uses)
-    searching = 0 if waived[search] else 1
+    searching = 0 if waived.get(search) else 1
     wrong = set(counted) - {search, gather}
     if wrong:
         raise RuleViolation(
@@ -168,21 +186,24 @@ def gathered(state: State, place: Location, action: Forage) -> int:
             f"a forage at {place.id} plays {search} to search and {gather} to gather, not {', '.join(sorted(wrong))}",
         )
     if search == gather:
-        gathering = counted[gather] - searching
+        gathering = counted.get(gather, 0) - searching
     else:
-        if counted[search] != searching:
+        if counted.get(search, 0) != searching:
             raise RuleViolation("TR-09", f"a forage at {place.id} plays exactly one {search} card to search")
-        gathering = counted[gather]
+        gathering = counted.get(gather, 0)
     if gathering < 1:
         raise RuleViolation("TR-09", f"a forage of {action.flora} gathers with at least one {gather} card")
     return gathering
 
 
-def place_tokens(state: State, species: Species, counts: Counter[str], card: str, wanted: int) -> int:
+def place_tokens(state: State, species: str, place: str, card: str, wanted: int) -> int:
     """Put up to `wanted` of the species' survival tokens on `card`: fewer once a capped supply runs out [TR-22]."""
-    left = state.tokens_left(species.name)
+    left = state.tokens_left(species)
     placed = wanted if left is None else max(0, min(wanted, left))
-    counts[species.name] += placed
+    if placed:
+        location = state.own_location(place)
+        counts = location.tokens.get(card, {})
+        location.tokens = {**location.tokens, card: {**counts, species: counts.get(species, 0) + placed}}
     return placed
 
 
@@ -192,17 +213,17 @@ def reward_uses(state: State, species: Species, uses: tuple[Use, ...]) -> list[s
     for adaptation in rewarded:
         left = state.tokens_left(species.name)
         if left is None or left > 0:
-            species.adaptations[adaptation] += 1
+            species.adaptations = {**species.adaptations, adaptation: species.adaptations[adaptation] + 1}
     return rewarded
 
 
 def offspring(state: State, species: Species, trait: str) -> bool:
     """Microevolution: a supply card of `trait` face up on the deck; False when the capped pile is empty."""
     if state.supply is not None:
-        if state.supply[trait] < 1:
+        if state.supply.get(trait, 0) < 1:
             return False
-        state.supply[trait] -= 1
-    species.offspring.append(trait)
+        state.supply = minus(state.supply, {trait: 1})
+    species.offspring = (*species.offspring, trait)
     return True
 
 
@@ -210,18 +231,17 @@ def apply_food(
     state: State, player: str, card: str, cards: tuple[str, ...], uses: tuple[Use, ...], tokens: int, trait: str
 ) -> dict[str, object]:
     """What a hunt or a forage does once paid: tokens, the cards to the Future Genome, and microevolution."""
-    species = state.species_of(player)
-    place = active_location(state)
-    counts = place.tokens.setdefault(card, Counter())
-    species.hand -= Counter(cards)
-    species.future += Counter(cards)
+    place = active_location(state).id
+    species = state.own_played(player)
+    played = cards_of(cards)
+    species.hand, species.future = minus(species.hand, played), plus(species.future, played)
     extra = sum(1 for use in uses if use.override == "token")
-    placed = place_tokens(state, species, counts, card, tokens + extra)
+    placed = place_tokens(state, species.name, place, card, tokens + extra)
     rewarded = reward_uses(state, species, uses)
     if species.has_future():
         grown = offspring(state, species, trait)
         return {"tokens": placed, "adaptations": rewarded, "offspring": trait if grown else None}
-    bountiful = place_tokens(state, species, counts, card, 1)
+    bountiful = place_tokens(state, species.name, place, card, 1)
     return {"tokens": placed + bountiful, "adaptations": rewarded, "offspring": None, "bountiful": True}
 
 
@@ -252,8 +272,8 @@ def check_migrate(state: State, action: Migrate) -> None:
 
 
 def apply_migrate(state: State, action: Migrate, effects: Effects) -> None:
-    species = state.species_of(action.player)
-    species.hand -= Counter(action.cards)
+    species = state.own_played(action.player)
+    species.hand = minus(species.hand, cards_of(action.cards))
     species.journey = action.cards
 
 
@@ -272,15 +292,16 @@ def check_journey(state: State, action: Journey) -> None:
 
 def apply_journey(state: State, action: Journey, effects: Effects) -> None:
     """The pick goes face up on the deck, the other to the Lost Genome (003:156's 'Lost Generation') [TR-25]."""
-    species = state.species_of(action.player)
+    species = state.own_played(action.player)
     other = list(species.journey)
     other.remove(action.card)
-    species.offspring.append(action.card)
-    species.lost[other[0]] += 1
+    species.offspring = (*species.offspring, action.card)
+    species.lost = plus(species.lost, {other[0]: 1})
     species.journey = ()
     assert state.active is not None
-    source = species.populations[state.active].location
-    species.populations[state.active].location = action.location
+    moving = species.populations[state.active]
+    source = moving.location
+    replace_population(species, state.active, moving._replace(location=action.location))
     effects.add("migrated", player=action.player, species=species.name, card=action.card, source=source,
                 target=action.location)  # fmt: skip
 
@@ -297,25 +318,32 @@ def apply_end(state: State, action: EndGeneration, effects: Effects) -> None:
     """The active population lies down, the hand goes to the Lost Genome; with a future generation and a
     standing population, the face-up offspring come to hand and 6 more are drawn; else the millennium is over
     for the player, its deck to the Lost Genome [TR-13]."""
-    species = state.species_of(action.player)
-    assert state.active is not None
-    species.populations[state.active].standing = False
-    lost = species.hand.total()
-    species.lost += species.hand
-    species.hand = Counter()
-    standing = any(p.standing for p in species.populations)
-    if species.has_future() and standing:
-        species.hand += Counter(species.offspring)
-        taken, species.offspring = list(species.offspring), []
-        draw = min(state.kit.hand, species.deck.total())
+    species = state.own_played(action.player)
+    index = state.active
+    assert index is not None
+    populations = species.populations
+    species.populations = (
+        *populations[:index],
+        Population(populations[index].location, False),
+        *populations[index + 1 :],
+    )
+    hand = species.hand
+    lost = sum(hand.values())
+    if hand:
+        species.lost, species.hand = plus(species.lost, hand), {}
+    standing = True in {p.standing for p in species.populations}
+    if standing and (species.deck or species.offspring):
+        species.hand = cards_of(species.offspring)
+        taken, species.offspring = list(species.offspring), ()
+        draw = min(state.kit.hand, total(species.deck))
         effects.add("generation_ended", player=action.player, species=species.name, lost=lost, offspring=taken,
                     draws=draw)  # fmt: skip
         if draw:
             state.needs = (Need("draw", action.player, draw),)
     else:
-        species.lost += species.deck + Counter(species.offspring)
         left = species.deck_size
-        species.deck, species.offspring = Counter(), []
+        species.lost = plus(plus(species.lost, species.deck), cards_of(species.offspring))
+        species.deck, species.offspring = {}, ()
         state.finished = (*state.finished, action.player)
         effects.add("generation_ended", player=action.player, species=species.name, lost=lost + left,
                     millennium_over=True)  # fmt: skip
@@ -327,15 +355,15 @@ def legal_food(state: State, player: str) -> Iterator[Hunt | Forage | Migrate]:
     species = state.species_of(player)
     place, hand = active_location(state), species.hand
     for fauna in place.fauna:
-        symbols = Counter(fauna_symbols(state, fauna))
-        if not symbols - hand:
-            yield Hunt(player, fauna, tuple(sorted(symbols.elements())))
+        symbols = fauna_symbols(state, fauna)
+        if contains(hand, cards_of(symbols)):
+            yield Hunt(player, fauna, tuple(sorted(symbols)))
     for flora in place.flora:
         gather = state.kit.flora[flora].primary
         search = 1 if gather == place.primary else 0
-        if hand[place.primary] < 1:
+        if hand.get(place.primary, 0) < 1:
             continue
-        for count in range(1, hand[gather] - search + 1):
+        for count in range(1, hand.get(gather, 0) - search + 1):
             yield Forage(player, flora, tuple(sorted([place.primary, *[gather] * count])))
     if species.has_future():
         traits = sorted(hand)

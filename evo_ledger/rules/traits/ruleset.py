@@ -14,6 +14,7 @@ from evo_ledger.rules.base import (
     Outcome,
     Ruleset,
     RuleViolation,
+    SelfPlay,
     SetupError,
     StateView,
     Transition,
@@ -51,6 +52,7 @@ from evo_ledger.rules.traits.actions import (
     parse_action,
 )
 from evo_ledger.rules.traits.kit import Kit, parse_kit
+from evo_ledger.rules.traits.selfplay import TraitsSelfPlay
 from evo_ledger.rules.traits.state import Phase, State, state_from_data, state_to_data
 from evo_ledger.rules.traits.view import view
 from evo_ledger.rules.traits.words import describe
@@ -90,6 +92,7 @@ RECORDS = (
 )
 HIDDEN = (Draw, Migrate)
 ACTION_FORM = ActionForm(Action, parse_action, format_action)
+make_transition = Transition._make  # without the keyword handling of Transition(...): an action's fixed cost
 GenerationCheck = Callable[[State, Any], list[Warning] | None]
 CHECKS: dict[type, GenerationCheck] = {
     Activate: generation.check_activate, Hunt: generation.check_hunt, Forage: generation.check_forage,
@@ -137,12 +140,12 @@ class TraitsRuleset(Ruleset[State, Action, Kit]):
         warnings = check(state, action)
         after = state.copy()
         effects = Effects()
-        act(after, action, effects)
-        return Transition(after, tuple(effects.consequences), tuple(warnings))
+        APPLIES[type(action)](after, action, effects)
+        return make_transition((after, tuple(effects.consequences), tuple(warnings) if warnings else ()))
 
     def replay(self, state: State, action: Action) -> State:
         after = state.copy()
-        act(after, action, Effects())
+        APPLIES[type(action)](after, action, Effects())
         return after
 
     def legal_actions(self, state: State) -> Iterator[Action]:
@@ -212,6 +215,9 @@ class TraitsRuleset(Ruleset[State, Action, Kit]):
     def describe(self, kind: str, data: Mapping[str, Any]) -> str:
         return describe(kind, data)
 
+    def self_play(self) -> SelfPlay[State, Action, Kit]:
+        return TraitsSelfPlay(self)
+
 
 def hide(entry: dict[str, Any]) -> None:
     for key in ("hand", "lost", "deck"):
@@ -231,27 +237,33 @@ def check_setup(kit: Kit, players: Sequence[str]) -> None:
         raise SetupError("each player must have a different name")
 
 
-def check(state: State, action: Action) -> list[Warning]:
+def check(state: State, action: Action) -> list[Warning] | None:
     if state.phase == Phase.OVER:
         raise RuleViolation("TR-21", "the fourth millennium is over and so is the game: no action follows")
-    player = getattr(action, "player", None)
-    if player is not None and player not in state.players:
-        raise RuleViolation(None, f"no player named {player!r} sits at this table ({', '.join(state.players)})")
-    if isinstance(action, RECORDS):
-        flow.check_record(state, action)
-        return []
-    return CHECKS[type(action)](state, action) or []
+    try:
+        return CHECKS[type(action)](state, action)
+    except RuleViolation:
+        player = getattr(action, "player", None)
+        if player is not None and player not in state.players:
+            raise RuleViolation(
+                None, f"no player named {player!r} sits at this table ({', '.join(state.players)})"
+            ) from None
+        raise
 
 
-def act(state: State, action: Action, effects: Effects) -> None:
-    if isinstance(action, RECORDS):
-        flow.apply_record(state, action, effects)
-    elif isinstance(action, EndGeneration):
-        generation.apply_end(state, action, effects)
-        if not state.needs:
-            flow.pass_turn(state, effects)
-    else:
-        APPLIES[type(action)](state, action, effects)
+def apply_end(state: State, action: EndGeneration, effects: Effects) -> None:
+    generation.apply_end(state, action, effects)
+    if not state.needs:
+        flow.pass_turn(state, effects)
+
+
+def check_record(state: State, action: Action) -> None:
+    flow.check_record(state, action)
+
+
+CHECKS.update(dict.fromkeys(RECORDS, check_record))
+APPLIES.update(dict.fromkeys(RECORDS, flow.apply_record))
+APPLIES[EndGeneration] = apply_end
 
 
 def legal_actions(state: State) -> Iterator[Action]:

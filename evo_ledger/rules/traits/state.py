@@ -10,12 +10,54 @@ generation's draw, and the steps between millennia, in order. The ruleset never 
 
 from __future__ import annotations
 
-import copy
-from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from evo_ledger.rules.traits.kit import Kit
+
+Cards = dict[str, int]
+"""Trait cards by trait, with no zero counts: replaced, never changed in place."""
+
+
+@lru_cache(maxsize=8192)
+def cards_of(traits: tuple[str, ...]) -> Cards:
+    """The cards by trait; the same (shared, never changed) for the same tuple."""
+    counts: Cards = {}
+    for trait in traits:
+        counts[trait] = counts.get(trait, 0) + 1
+    return counts
+
+
+def plus(held: Cards, more: Cards) -> Cards:
+    joined = dict(held)
+    for trait, count in more.items():
+        joined[trait] = joined.get(trait, 0) + count
+    return joined
+
+
+def minus(held: Cards, less: Cards) -> Cards:
+    """`held` less `less`, which it contains."""
+    left = dict(held)
+    for trait, count in less.items():
+        remaining = left[trait] - count
+        if remaining:
+            left[trait] = remaining
+        else:
+            del left[trait]
+    return left
+
+
+def contains(held: Cards, wanted: Cards) -> bool:
+    return all(held.get(trait, 0) >= count for trait, count in wanted.items())
+
+
+def total(cards: Cards) -> int:
+    return sum(cards.values())
+
+
+def spoken(cards: Cards) -> str:
+    return " ".join(trait for trait in sorted(cards) for _ in range(cards[trait])) or "no card"
 
 
 class Phase:
@@ -35,32 +77,39 @@ class Need(NamedTuple):
     candidates: tuple[str, ...] = ()
 
 
-@dataclass
-class Population:
+class Population(NamedTuple):
     location: str
     standing: bool = True
 
 
 @dataclass
 class Species:
+    """A species; its fields are replaced, never changed in place, so that a copy shares what it has not
+    changed."""
+
     name: str
-    deck: Counter[str] = field(default_factory=Counter)
+    deck: Cards = field(default_factory=dict)
     """The face-down Trait Deck by trait (its order is chance's, recorded as cards are drawn)."""
-    offspring: list[str] = field(default_factory=list)
+    offspring: tuple[str, ...] = ()
     """Face-up cards on top of the deck, the last placed on top [TR-08]."""
-    hand: Counter[str] = field(default_factory=Counter)
-    future: Counter[str] = field(default_factory=Counter)
-    lost: Counter[str] = field(default_factory=Counter)
+    hand: Cards = field(default_factory=dict)
+    future: Cards = field(default_factory=dict)
+    lost: Cards = field(default_factory=dict)
     adaptations: dict[str, int] = field(default_factory=dict)
     """Each adaptation the species holds, with the survival tokens on it [TR-12]."""
-    populations: list[Population] = field(default_factory=list)
+    populations: tuple[Population, ...] = ()
     reserve: int = 0
     journey: tuple[str, ...] = ()
     """The two cards chosen for a migration, until its random pick [TR-10]."""
 
+    def copy(self) -> Species:
+        clone = object.__new__(Species)
+        clone.__dict__ = self.__dict__.copy()
+        return clone
+
     @property
     def deck_size(self) -> int:
-        return self.deck.total() + len(self.offspring)
+        return total(self.deck) + len(self.offspring)
 
     def has_future(self) -> bool:
         """A future generation: a card left in the Trait Deck, face-up offspring included [TR-06]."""
@@ -69,17 +118,30 @@ class Species:
 
 @dataclass
 class Location:
+    """A location in play; its fields are replaced, never changed in place."""
+
     id: str
     primary: str
-    fauna: list[str] = field(default_factory=list)
-    flora: list[str] = field(default_factory=list)
-    tokens: dict[str, Counter[str]] = field(default_factory=dict)
+    fauna: tuple[str, ...] = ()
+    flora: tuple[str, ...] = ()
+    tokens: dict[str, dict[str, int]] = field(default_factory=dict)
     """The survival tokens on each card here, by species."""
-    fresh: list[str] = field(default_factory=list)
+    fresh: tuple[str, ...] = ()
     """Cards dealt here to replace an extinct one at this millennium's end: not thriving competitors [TR-15]."""
 
+    def copy(self) -> Location:
+        clone = object.__new__(Location)
+        clone.__dict__ = self.__dict__.copy()
+        return clone
+
     def species_tokens(self, species: str) -> int:
-        return sum(counts[species] for counts in self.tokens.values())
+        return sum(counts.get(species, 0) for counts in self.tokens.values())
+
+    def card_tokens(self, card: str) -> int:
+        return sum(self.tokens.get(card, {}).values())
+
+
+EMPTY_DECKS: dict[str, tuple[str, ...]] = {"fauna": (), "flora": (), "adaptation": ()}
 
 
 @dataclass
@@ -97,9 +159,9 @@ class State:
     species: dict[str, Species] = field(default_factory=dict)
     locations: dict[str, Location] = field(default_factory=dict)
     drawn_locations: dict[str, str] = field(default_factory=dict)
-    out: dict[str, list[str]] = field(default_factory=lambda: {"fauna": [], "flora": [], "adaptation": []})
+    out: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(EMPTY_DECKS))
     """The cards of each deck dealt or discarded: the deck holds the others [TR-22]."""
-    discards: dict[str, list[str]] = field(default_factory=lambda: {"fauna": [], "flora": [], "adaptation": []})
+    discards: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(EMPTY_DECKS))
     faces: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Fauna faces recorded where the kit has none [TR-02]."""
     start: str = ""
@@ -111,11 +173,37 @@ class State:
     needs: tuple[Need, ...] = ()
     selected: tuple[str, ...] = ()
     """Species taken in this selection [TR-19]."""
-    supply: Counter[str] | None = None
+    supply: Cards | None = None
     """The trait piles under `finite_trait_supply`; None when the supply is unlimited [TR-22]."""
+    _owned_species: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
+    """The species this state no longer shares with the one it was copied from; None for a state copied from none.
+    Every field but `species` and `locations` is replaced, never changed in place."""
+    _owned_locations: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
 
     def copy(self) -> State:
-        return copy.deepcopy(self, {id(self.kit): self.kit})
+        clone = object.__new__(State)
+        fields = self.__dict__.copy()
+        fields["_owned_species"] = fields["_owned_locations"] = ()
+        clone.__dict__ = fields
+        return clone
+
+    def own_species(self, name: str) -> Species:
+        """The species, to be changed: copied first if this state still shares it."""
+        owned = self._owned_species
+        if owned is not None and name not in owned:
+            self.species = {**self.species, name: self.species[name].copy()}
+            self._owned_species = (*owned, name)
+        return self.species[name]
+
+    def own_location(self, place: str) -> Location:
+        owned = self._owned_locations
+        if owned is not None and place not in owned:
+            self.locations = {**self.locations, place: self.locations[place].copy()}
+            self._owned_locations = (*owned, place)
+        return self.locations[place]
+
+    def own_played(self, player: str) -> Species:
+        return self.own_species(self.plays[player])
 
     def species_of(self, player: str) -> Species:
         return self.species[self.plays[player]]
@@ -135,7 +223,7 @@ class State:
         return self.kit.survival_tokens - placed - sum(self.species[species].adaptations.values())
 
 
-def counter_data(counts: Counter[str]) -> dict[str, int]:
+def counter_data(counts: Cards) -> dict[str, int]:
     return {trait: count for trait, count in sorted(counts.items()) if count}
 
 
@@ -178,27 +266,27 @@ def state_from_data(kit: Kit, data: dict[str, Any]) -> State:
         stage=data["stage"], millennium=data["millennium"], points=dict(data["points"]), plays=dict(data["plays"]),
         species={name: species_from(name, s) for name, s in data["species"].items()},
         locations={name: location_from(name, p) for name, p in data["locations"].items()},
-        drawn_locations=dict(data["drawn_locations"]), out={k: list(v) for k, v in data["out"].items()},
-        discards={k: list(v) for k, v in data["discards"].items()},
+        drawn_locations=dict(data["drawn_locations"]), out={k: tuple(v) for k, v in data["out"].items()},
+        discards={k: tuple(v) for k, v in data["discards"].items()},
         faces={k: tuple(v) for k, v in data["faces"].items()}, start=data["start"], current=data["current"],
         active=data["active"], finished=tuple(data["finished"]),
         needs=tuple(Need(kind, who, count, tuple(c)) for kind, who, count, c in data["needs"]),
         selected=tuple(data["selected"]),
-        supply=Counter(data["supply"]) if data["supply"] is not None else None,
+        supply=dict(data["supply"]) if data["supply"] is not None else None,
     )  # fmt: skip
 
 
 def species_from(name: str, data: dict[str, Any]) -> Species:
     return Species(
-        name, Counter(data["deck"]), list(data["offspring"]), Counter(data["hand"]), Counter(data["future"]),
-        Counter(data["lost"]), dict(data["adaptations"]),
-        [Population(location, standing) for location, standing in data["populations"]], data["reserve"],
+        name, dict(data["deck"]), tuple(data["offspring"]), dict(data["hand"]), dict(data["future"]),
+        dict(data["lost"]), dict(data["adaptations"]),
+        tuple(Population(location, standing) for location, standing in data["populations"]), data["reserve"],
         tuple(data["journey"]),
     )  # fmt: skip
 
 
 def location_from(name: str, data: dict[str, Any]) -> Location:
     return Location(
-        name, data["primary"], list(data["fauna"]), list(data["flora"]),
-        {card: Counter(counts) for card, counts in data["tokens"].items()}, list(data["fresh"]),
+        name, data["primary"], tuple(data["fauna"]), tuple(data["flora"]),
+        {card: dict(counts) for card, counts in data["tokens"].items()}, tuple(data["fresh"]),
     )  # fmt: skip

@@ -7,7 +7,7 @@ from collections import Counter
 
 from evo_ledger.rules.base import StateView
 from evo_ledger.rules.traits.flow import need_words
-from evo_ledger.rules.traits.state import Location, Phase, Species, State
+from evo_ledger.rules.traits.state import Location, Phase, Species, State, spoken, total
 from evo_ledger.rules.words import counted
 
 
@@ -50,11 +50,11 @@ def species_words(species: Species) -> str:
         + [f"{n} used at {where}" for where, n in lying.items()]
     )
     adaptations = ", ".join(f"{name} ({tokens})" for name, tokens in species.adaptations.items()) or "none"
-    future = " ".join(sorted(species.future.elements())) or "empty"
+    future = spoken(species.future) if species.future else "empty"
     offspring = f" with {' '.join(species.offspring)} face up on top" if species.offspring else ""
     return (
-        f"deck {species.deck_size}{offspring}, hand {species.hand.total()}, Lost Genome {species.lost.total()}, "
-        f"Future Genome {species.future.total()} ({future}); populations {populations or 'none'}, "
+        f"deck {species.deck_size}{offspring}, hand {total(species.hand)}, Lost Genome {total(species.lost)}, "
+        f"Future Genome {total(species.future)} ({future}); populations {populations or 'none'}, "
         f"{species.reserve} in reserve; adaptations {adaptations}"
     )
 
@@ -65,6 +65,6 @@ def location_line(place: Location) -> str:
 
 
 def tokens_words(place: Location, card: str) -> str:
-    counts = place.tokens.get(card, Counter())
+    counts = place.tokens.get(card, {})
     held = ", ".join(f"{species} {n}" for species, n in sorted(counts.items()) if n)
     return f"[{held}]" if held else "[no token]"
