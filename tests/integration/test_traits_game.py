@@ -144,3 +144,22 @@ def test_a_species_that_changes_hands_shows_its_new_holder_none_of_the_old_hidde
         square = (square.get("state") or square)["species"]["square"]
         assert square["hand"] == {"speed": 2, "agility": 1, "endurance": 1, "size": 1, "strength": 1}
         assert square["lost"] == {}
+
+
+def test_the_what_if_of_a_random_pick_replays_the_game_with_the_other_pick_TR_18(ledger: Ledger) -> None:
+    """Natural selection's pick between two untouched adaptations, the other way: the game plays on until a later
+    record no longer fits, and the standings of both are set side by side."""
+    game_id = import_notation(ledger, HAND_GAME).game_id
+    events = list(ledger.game_events(game_id))
+    drop = next(
+        n for n, e in enumerate(events, start=1) if getattr(e, "notation", None) == "drop circle bountiful-size-1"
+    )
+    report = ledger.what_if(game_id, drop, "drop circle speed-for-size").data
+    assert report["change"] == {
+        "event": drop,
+        "was": "drop circle bountiful-size-1",
+        "becomes": "drop circle speed-for-size",
+    }
+    stop = report["branch"]["stopped_at"]
+    assert stop is not None and "TR-" in stop["reason"]  # a later use of speed-for-size, say, no longer fits
+    assert report["recorded"]["standings"] and report["branch"]["standings"]

@@ -441,12 +441,14 @@ def start_interlude(state: State, effects: Effects) -> None:
             for card in getattr(state.locations[name], kind):
                 tokens = state.locations[name].card_tokens(card)
                 if tokens > limit:
+                    by_species = {s: n for s, n in sorted(state.locations[name].tokens[card].items()) if n}
                     place = state.own_location(name)
                     setattr(place, kind, tuple(c for c in getattr(place, kind) if c != card))
                     place.tokens = {c: counts for c, counts in place.tokens.items() if c != card}
                     state.discards = {**state.discards, kind: (*state.discards[kind], card)}
                     needs.append(Need(kind, name))
-                    effects.add("extinct", location=name, deck=kind, card=card, tokens=tokens, limit=limit)
+                    effects.add("extinct", location=name, deck=kind, card=card, tokens=tokens, limit=limit,
+                                by_species=by_species)  # fmt: skip
     state.needs = tuple(needs)
     if not needs:
         after_extinction(state, effects)
@@ -481,12 +483,13 @@ def thrive(state: State, effects: Effects) -> None:
         if not thriving:
             continue
         place = state.own_location(name)
-        losses = {}
+        losses, before = {}, {}
         for species in sorted({s for counts in place.tokens.values() for s, n in counts.items() if n}):
-            lost = min(place.species_tokens(species), len(thriving))
+            before[species] = place.species_tokens(species)
+            lost = min(before[species], len(thriving))
             take_tokens(place, species, lost)
             losses[species] = lost
-        effects.add("thriving", location=place.id, cards=thriving, losses=losses)
+        effects.add("thriving", location=place.id, cards=thriving, losses=losses, before=before)
 
 
 def take_tokens(place: Location, species: str, count: int) -> None:
@@ -504,11 +507,12 @@ def score(state: State, effects: Effects) -> None:
     [TR-16]."""
     for player in state.players:
         species = state.plays[player]
-        tokens = sum(place.species_tokens(species) for place in state.locations.values())
+        where = {name: n for name, place in state.locations.items() if (n := place.species_tokens(species))}
+        tokens = sum(where.values())
         bonus = state.kit.bonus_for(tokens)
         state.points = {**state.points, player: state.points[player] + tokens + bonus}
         effects.add("scored", player=player, species=species, millennium=state.millennium, tokens=tokens,
-                    bonus=bonus, total=state.points[player])  # fmt: skip
+                    bonus=bonus, total=state.points[player], locations=where)  # fmt: skip
     for name in list(state.locations):
         state.own_location(name).tokens = {}
 
@@ -544,10 +548,10 @@ def after_targets(state: State, effects: Effects) -> None:
 
 
 def drop_adaptation(state: State, species: Species, adaptation: str, effects: Effects) -> None:
-    tokens = species.adaptations[adaptation]
+    tokens, held = species.adaptations[adaptation], dict(species.adaptations)
     species.adaptations = {name: n for name, n in species.adaptations.items() if name != adaptation}
     state.discards = {**state.discards, "adaptation": (*state.discards["adaptation"], adaptation)}
-    effects.add("adaptation_dropped", species=species.name, adaptation=adaptation, tokens=tokens)
+    effects.add("adaptation_dropped", species=species.name, adaptation=adaptation, tokens=tokens, held=held)
 
 
 def after_selection_drop(state: State, effects: Effects) -> None:

@@ -9,6 +9,7 @@ from importlib.resources.abc import Traversable
 from typing import Any
 
 from evo_ledger.rules.base import (
+    Explanation,
     OptionSpec,
     OptionValue,
     Outcome,
@@ -17,6 +18,7 @@ from evo_ledger.rules.base import (
     SelfPlay,
     SetupError,
     StateView,
+    Step,
     Transition,
     Vocabulary,
     Warning,
@@ -51,6 +53,7 @@ from evo_ledger.rules.traits.actions import (
     format_action,
     parse_action,
 )
+from evo_ledger.rules.traits.explain import explain
 from evo_ledger.rules.traits.kit import Kit, parse_kit
 from evo_ledger.rules.traits.selfplay import TraitsSelfPlay
 from evo_ledger.rules.traits.state import Phase, State, state_from_data, state_to_data
@@ -214,6 +217,9 @@ class TraitsRuleset(Ruleset[State, Action, Kit]):
 
     def describe(self, kind: str, data: Mapping[str, Any]) -> str:
         return describe(kind, data)
+
+    def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
+        return explain(steps, at)
 
     def self_play(self) -> SelfPlay[State, Action, Kit]:
         return TraitsSelfPlay(self)
