@@ -108,11 +108,12 @@ class ReadStore:
                 time.sleep(0.1 * (attempt + 1))
 
     def _columns_match(self) -> bool:
-        """Whether every read table that exists has the columns this version writes."""
+        """Whether every read table that exists has the columns, and the key, this version writes."""
         found = inspect(self.engine)
         existing = set(found.get_table_names())
         return all(
             {column["name"] for column in found.get_columns(table.name)} == set(table.columns.keys())
+            and set(found.get_pk_constraint(table.name)["constrained_columns"]) == set(table.primary_key.columns.keys())
             for table in READ_TABLES
             if table.name in existing
         )

@@ -91,6 +91,7 @@ def test_every_read_table_exports_as_csv(client: TestClient) -> None:
     import_hand_game(client)
     import_hand_game(client, (ROOT / "replays" / "evo1-hand-3p.evo").read_text())
     import_hand_game(client, (ROOT / "replays" / "evo1-selfplay-3p-seed5.evo").read_text())
+    import_hand_game(client, (ROOT / "replays" / "traits-hand-2p.evo").read_text())
     game, recorder = new_game(client)
     assert append(client, game, recorder, "order ann ben cat").status_code == 200
     caught_up(client)

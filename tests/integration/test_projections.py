@@ -91,8 +91,9 @@ def test_the_hand_made_game_fills_every_table_with_the_counts_its_comments_give(
         "read_survival_losses": 37,
         "read_climate": 9,  # the meteorite moves no wheel
         **{table: 0 for table in ("read_e1_turn_standings", "read_e1_bids", "read_e1_auction_results",
-                                  "read_e1_combats", "read_e1_die_rolls",
-                                  "read_e1_cards_played")},  # another ruleset's tables
+                                  "read_e1_combats", "read_e1_die_rolls", "read_e1_cards_played",
+                                  "read_tr_millennia", "read_tr_actions", "read_tr_traits_played",
+                                  "read_tr_extinctions")},  # other rulesets' tables
     }  # fmt: skip
     with store.engine.connect() as connection:
         standings = queries.game_standings(connection, game_id)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 
 from api import ApiSettings, create_app
 from evo_ledger.cli import main
@@ -16,6 +17,8 @@ from evo_ledger.notation import parse_game
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.settings import Settings
 from evo_ledger.transfer import export_notation, import_notation
+from projections.runner import Projector
+from projections.store import ReadStore
 from tests.integration.test_play_session import EVO_LEDGER, Terminal
 from tests.support import ROOT, child_env
 
@@ -163,3 +166,38 @@ def test_the_what_if_of_a_random_pick_replays_the_game_with_the_other_pick_TR_18
     stop = report["branch"]["stopped_at"]
     assert stop is not None and "TR-" in stop["reason"]  # a later use of speed-for-size, say, no longer fits
     assert report["recorded"]["standings"] and report["branch"]["standings"]
+
+
+def test_the_read_tables_hold_each_millennium_the_actions_the_traits_played_and_the_extinctions(
+    ledger: Ledger, database: str
+) -> None:
+    import_notation(ledger, HAND_GAME)
+    store = ReadStore(Settings(database))
+    try:
+        Projector(ledger, store).catch_up()
+        with store.engine.connect() as connection:
+            millennia = connection.execute(
+                text("SELECT name, round, tokens, bonus, genome_points, points FROM read_tr_millennia ORDER BY event")
+            ).all()
+            counted = connection.execute(text("SELECT kind, count(*) FROM read_tr_actions GROUP BY kind")).all()
+            kinds = {kind: count for kind, count in counted}
+            played = connection.execute(text("SELECT sum(cards) FROM read_tr_traits_played")).scalar_one()
+            extinct = connection.execute(
+                text("SELECT round, card, tokens, threshold FROM read_tr_extinctions ORDER BY event")
+            ).all()
+            first = connection.execute(
+                text("SELECT name, generation, kind, target, tokens FROM read_tr_actions ORDER BY event LIMIT 2")
+            ).all()
+    finally:
+        store.close()
+    # The hand-worked game's comments, millennium by millennium.
+    assert [tuple(row) for row in millennia] == [
+        ("ann", 1, 6, 3, -17, -8), ("ben", 1, 11, 7, -13, 5), ("ann", 2, 9, 3, -12, -8),
+        ("ben", 2, 2, 0, -13, -6), ("ann", 3, 9, 3, -15, -11), ("ben", 3, 10, 3, -16, -9),
+        ("ann", 4, 13, 7, -20, -11), ("ben", 4, 14, 7, -23, -11),
+    ]  # fmt: skip
+    assert kinds == {"hunt": 47, "forage": 9, "migrate": 2}
+    food = [line.split(" with ")[0].split()[3:] for line in LINES if " hunt " in line or " forage " in line]
+    assert played == sum(len(cards) for cards in food)
+    assert [tuple(row) for row in extinct] == [(2, "grazer-2", 8, 7), (2, "darter-1", 8, 7), (3, "grazer-1", 11, 8)]
+    assert [tuple(row) for row in first] == [("ann", 1, "hunt", "grazer-2", 2), ("ann", 1, "migrate", "field", 0)]

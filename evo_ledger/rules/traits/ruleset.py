@@ -13,6 +13,7 @@ from evo_ledger.rules.base import (
     OptionSpec,
     OptionValue,
     Outcome,
+    Reading,
     Ruleset,
     RuleViolation,
     SelfPlay,
@@ -55,6 +56,7 @@ from evo_ledger.rules.traits.actions import (
 )
 from evo_ledger.rules.traits.explain import explain
 from evo_ledger.rules.traits.kit import Kit, parse_kit
+from evo_ledger.rules.traits.reading import TraitsReading
 from evo_ledger.rules.traits.selfplay import TraitsSelfPlay
 from evo_ledger.rules.traits.state import Phase, State, state_from_data, state_to_data
 from evo_ledger.rules.traits.view import view
@@ -95,6 +97,7 @@ RECORDS = (
 )
 HIDDEN = (Draw, Migrate)
 ACTION_FORM = ActionForm(Action, parse_action, format_action)
+READING = TraitsReading()
 make_transition = Transition._make  # without the keyword handling of Transition(...): an action's fixed cost
 GenerationCheck = Callable[[State, Any], list[Warning] | None]
 CHECKS: dict[type, GenerationCheck] = {
@@ -220,6 +223,9 @@ class TraitsRuleset(Ruleset[State, Action, Kit]):
 
     def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
         return explain(steps, at)
+
+    def reading(self) -> Reading:
+        return READING
 
     def self_play(self) -> SelfPlay[State, Action, Kit]:
         return TraitsSelfPlay(self)
