@@ -59,10 +59,6 @@ def ruling_of(state: State, kind: str) -> str:
     return RULINGS[kind]
 
 
-def kind_of(action: Action) -> str:
-    return action.kind if isinstance(action, Deal) else KIND_OF[type(action)]
-
-
 def need_words(need: Need) -> str:
     """What the game waits for, as the recorder would write it."""
     count = f" ({need.cards} cards)" if need.cards else ""
@@ -81,7 +77,8 @@ def need_words(need: Need) -> str:
 
 def check_record(state: State, action: Action) -> None:
     """A record the game waits for: the kind it waits for next, by whom, and what it may hold."""
-    need, kind = state.need, kind_of(action)
+    need = state.needs[0] if state.needs else None
+    kind = action.kind if type(action) is Deal else KIND_OF[type(action)]
     if need is None or need.kind != kind:
         waited = f"it waits for {need_words(need)}" if need is not None else f"nothing is awaited ({state.phase})"
         raise RuleViolation(ruling_of(state, kind), f"'{kind}' is not recorded now: {waited}")

@@ -31,7 +31,6 @@ from evo_ledger.rules.traits.state import (
     minus,
     plus,
     spoken,
-    total,
 )
 
 HUNT_TOKENS = 2
@@ -209,6 +208,8 @@ def place_tokens(state: State, species: str, place: str, card: str, wanted: int)
 
 def reward_uses(state: State, species: Species, uses: tuple[Use, ...]) -> list[str]:
     """Each adaptation named earns 1 survival token, once per action [TR-12]."""
+    if not uses:
+        return []
     rewarded = list(dict.fromkeys(use.adaptation for use in uses))
     for adaptation in rewarded:
         left = state.tokens_left(species.name)
@@ -246,11 +247,11 @@ def apply_food(
 
 
 def apply_hunt(state: State, action: Hunt, effects: Effects) -> None:
-    species = state.plays[action.player]
+    species, place = state.plays[action.player], active_location(state).id
     trait = state.kit.fauna[action.fauna].primary
     result = apply_food(state, action.player, action.fauna, action.cards, action.uses, HUNT_TOKENS, trait)
     effects.add("hunted", player=action.player, species=species, fauna=action.fauna, cards=list(action.cards),
-                location=active_location(state).id, **result)  # fmt: skip
+                location=place, **result)  # fmt: skip
 
 
 def apply_forage(state: State, action: Forage, effects: Effects) -> None:
@@ -318,35 +319,31 @@ def apply_end(state: State, action: EndGeneration, effects: Effects) -> None:
     """The active population lies down, the hand goes to the Lost Genome; with a future generation and a
     standing population, the face-up offspring come to hand and 6 more are drawn; else the millennium is over
     for the player, its deck to the Lost Genome [TR-13]."""
-    species = state.own_played(action.player)
+    player = action.player
+    species = state.own_played(player)
     index = state.active
     assert index is not None
-    populations = species.populations
-    species.populations = (
-        *populations[:index],
-        Population(populations[index].location, False),
-        *populations[index + 1 :],
-    )
-    hand = species.hand
-    lost = sum(hand.values())
+    populations = list(species.populations)
+    populations[index] = Population(populations[index].location, False)
+    species.populations = tuple(populations)
+    hand, lost = species.hand, 0
     if hand:
+        lost = sum(hand.values())
         species.lost, species.hand = plus(species.lost, hand), {}
-    standing = True in {p.standing for p in species.populations}
-    if standing and (species.deck or species.offspring):
-        species.hand = cards_of(species.offspring)
-        taken, species.offspring = list(species.offspring), ()
-        draw = min(state.kit.hand, total(species.deck))
-        effects.add("generation_ended", player=action.player, species=species.name, lost=lost, offspring=taken,
+    offspring, deck = species.offspring, species.deck
+    if (deck or offspring) and any(population.standing for population in populations):
+        species.hand, species.offspring = cards_of(offspring), ()
+        draw = min(state.kit.hand, sum(deck.values()))
+        effects.add("generation_ended", player=player, species=species.name, lost=lost, offspring=list(offspring),
                     draws=draw)  # fmt: skip
         if draw:
-            state.needs = (Need("draw", action.player, draw),)
-    else:
-        left = species.deck_size
-        species.lost = plus(plus(species.lost, species.deck), cards_of(species.offspring))
-        species.deck, species.offspring = {}, ()
-        state.finished = (*state.finished, action.player)
-        effects.add("generation_ended", player=action.player, species=species.name, lost=lost + left,
-                    millennium_over=True)  # fmt: skip
+            state.needs = (Need("draw", player, draw),)
+        return
+    left = sum(deck.values()) + len(offspring)
+    species.lost = plus(plus(species.lost, deck), cards_of(offspring))
+    species.deck, species.offspring = {}, ()
+    state.finished = (*state.finished, player)
+    effects.add("generation_ended", player=player, species=species.name, lost=lost + left, millennium_over=True)
 
 
 def legal_food(state: State, player: str) -> Iterator[Hunt | Forage | Migrate]:

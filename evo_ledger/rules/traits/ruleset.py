@@ -143,7 +143,13 @@ class TraitsRuleset(Ruleset[State, Action, Kit]):
         check(state, action)
 
     def apply(self, state: State, action: Action) -> Transition[State]:
-        warnings = check(state, action)
+        if state.phase == Phase.OVER:
+            raise RuleViolation("TR-21", "the fourth millennium is over and so is the game: no action follows")
+        try:
+            warnings = CHECKS[type(action)](state, action)
+        except RuleViolation:
+            refuse_stranger(state, action)
+            raise
         after = state.copy()
         effects = Effects()
         APPLIES[type(action)](after, action, effects)
@@ -255,12 +261,15 @@ def check(state: State, action: Action) -> list[Warning] | None:
     try:
         return CHECKS[type(action)](state, action)
     except RuleViolation:
-        player = getattr(action, "player", None)
-        if player is not None and player not in state.players:
-            raise RuleViolation(
-                None, f"no player named {player!r} sits at this table ({', '.join(state.players)})"
-            ) from None
+        refuse_stranger(state, action)
         raise
+
+
+def refuse_stranger(state: State, action: Action) -> None:
+    """A refusal names an unknown player as such rather than by the rule it broke."""
+    player = getattr(action, "player", None)
+    if player is not None and player not in state.players:
+        raise RuleViolation(None, f"no player named {player!r} sits at this table ({', '.join(state.players)})")
 
 
 def apply_end(state: State, action: EndGeneration, effects: Effects) -> None:
