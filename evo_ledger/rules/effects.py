@@ -7,6 +7,8 @@ from typing import Any
 
 from evo_ledger.rules.base import Consequence, Warning
 
+new_tuple = tuple.__new__  # a named tuple made without its constructor's argument handling: every action's cost
+
 
 class Effects:
     __slots__ = ("consequences", "warnings")
@@ -16,7 +18,7 @@ class Effects:
         self.warnings: list[Warning] = []
 
     def add(self, kind: str, **data: Any) -> None:
-        self.consequences.append(Consequence(kind, data))
+        self.consequences.append(new_tuple(Consequence, (kind, data)))
 
     def warn(self, ruling: str, message: str) -> None:
         self.warnings.append(Warning(ruling, message))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib.resources.abc import Traversable
 from itertools import permutations
 from typing import Any
@@ -132,7 +132,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
 )
 READING = Evo1Reading()
-make_transition = Transition._make  # without the keyword handling of Transition(...): an action's fixed cost
+make_transition = partial(tuple.__new__, Transition)  # without Transition(...)'s argument handling: every action's cost
 ACTION_WORDS: dict[type, str] = {Start: "start", DrawGene: "draw", PlayCard: "play", Proceed: "step"}
 ACTION_FORM = ActionForm(Action, parse_action, format_action, ACTION_WORDS)
 

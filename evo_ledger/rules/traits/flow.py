@@ -142,9 +142,9 @@ def in_deck(state: State, kind: str, card: str) -> bool:
 
 
 def check_deal(state: State, need: Need, action: Deal) -> None:
-    ruling = ruling_of(state, action.kind)
-    check_who(need, action.to, ruling)
-    if not in_deck(state, action.kind, action.card):
+    if action.to != need.who or not in_deck(state, action.kind, action.card):
+        ruling = ruling_of(state, action.kind)
+        check_who(need, action.to, ruling)
         raise RuleViolation(ruling, f"{action.card!r} is not a {action.kind} card left in its deck")
     if action.kind != "fauna":
         if action.symbols:
@@ -236,11 +236,14 @@ CHECKS: dict[str, Callable[[State, Need, object], None]] = {
 
 
 def apply_record(state: State, action: Action, effects: Effects) -> None:
-    need = state.needs[0]
-    state.needs = state.needs[1:]
-    APPLIES[need.kind](state, action, effects)
+    needs = state.needs
+    state.needs = needs[1:]
+    APPLIES[needs[0].kind](state, action, effects)
     if not state.needs:
-        advance(state, effects)
+        if state.phase == Phase.GENERATION:
+            pass_turn(state, effects)
+        else:
+            STAGES[state.stage](state, effects)
 
 
 def apply_species(state: State, action: ChooseSpecies, effects: Effects) -> None:

@@ -34,16 +34,21 @@ from evo_ledger.rules.traits.state import (
 )
 
 HUNT_TOKENS = 2
+GENERATION = Phase.GENERATION
 HUNT_SPECIES = "[TR-11] Hunt Species is not defined by the source (003:162, 'Tbd')"
 
 
 def check_turn(state: State, player: str, doing: str) -> None:
-    if state.phase != Phase.GENERATION:
+    if player != state.current or state.needs or state.phase != GENERATION:
+        refuse_turn(state, player, doing)
+
+
+def refuse_turn(state: State, player: str, doing: str) -> None:
+    if state.phase != GENERATION:
         raise RuleViolation("TR-05", f"no generation is under way ({state.phase}): {player} cannot {doing}")
     if state.needs:
         raise RuleViolation("TR-13", f"{describe_need(state.needs[0])} first")
-    if player != state.current:
-        raise RuleViolation("TR-05", f"it is {state.current}'s generation, not {player}'s, who cannot {doing}")
+    raise RuleViolation("TR-05", f"it is {state.current}'s generation, not {player}'s, who cannot {doing}")
 
 
 def describe_need(need: Need) -> str:
@@ -52,8 +57,9 @@ def describe_need(need: Need) -> str:
 
 def check_acting(state: State, player: str, doing: str) -> Species:
     """The current player, with an active population and no journey half made."""
-    check_turn(state, player, doing)
-    species = state.species_of(player)
+    if player != state.current or state.needs or state.phase != GENERATION:
+        refuse_turn(state, player, doing)
+    species = state.species[state.plays[player]]
     if state.active is None:
         raise RuleViolation("TR-07", f"{player} picks an active population first ('{player} active LOCATION')")
     if species.journey:
@@ -65,10 +71,6 @@ def active_location(state: State) -> Location:
     species = state.species_of(state.current)
     assert state.active is not None
     return state.locations[species.populations[state.active].location]
-
-
-def replace_population(species: Species, index: int, population: Population) -> None:
-    species.populations = (*species.populations[:index], population, *species.populations[index + 1 :])
 
 
 def check_activate(state: State, action: Activate) -> None:
@@ -294,15 +296,17 @@ def check_journey(state: State, action: Journey) -> None:
 def apply_journey(state: State, action: Journey, effects: Effects) -> None:
     """The pick goes face up on the deck, the other to the Lost Genome (003:156's 'Lost Generation') [TR-25]."""
     species = state.own_played(action.player)
-    other = list(species.journey)
-    other.remove(action.card)
+    first, second = species.journey
+    lost = second if action.card == first else first
     species.offspring = (*species.offspring, action.card)
-    species.lost = plus(species.lost, {other[0]: 1})
+    species.lost = plus(species.lost, {lost: 1})
     species.journey = ()
-    assert state.active is not None
-    moving = species.populations[state.active]
-    source = moving.location
-    replace_population(species, state.active, moving._replace(location=action.location))
+    index = state.active
+    assert index is not None
+    populations = list(species.populations)
+    source = populations[index].location
+    populations[index] = Population(action.location, populations[index].standing)
+    species.populations = tuple(populations)
     effects.add("migrated", player=action.player, species=species.name, card=action.card, source=source,
                 target=action.location)  # fmt: skip
 

@@ -4,7 +4,7 @@ generations, and the steps between them [TR-01 to TR-25]."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib.resources.abc import Traversable
 from typing import Any
 
@@ -98,7 +98,7 @@ RECORDS = (
 HIDDEN = (Draw, Migrate)
 ACTION_FORM = ActionForm(Action, parse_action, format_action)
 READING = TraitsReading()
-make_transition = Transition._make  # without the keyword handling of Transition(...): an action's fixed cost
+make_transition = partial(tuple.__new__, Transition)  # without Transition(...)'s argument handling: every action's cost
 GenerationCheck = Callable[[State, Any], list[Warning] | None]
 CHECKS: dict[type, GenerationCheck] = {
     Activate: generation.check_activate, Hunt: generation.check_hunt, Forage: generation.check_forage,
