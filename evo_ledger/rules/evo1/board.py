@@ -186,6 +186,13 @@ def in_reach(state: State, player: str, parents: list[str]) -> set[str]:
     return {space for parent in parents for space in state.kit.within(parent, reach)}
 
 
+def reaches(state: State, player: str, space: str, parents: list[str]) -> bool:
+    """Whether `space` is in reach of a parent: next to one, or within 3 under `distant_births`."""
+    if state.modifiers and modifiers.birth_reach(state, player) > 1:
+        return space in in_reach(state, player, parents)
+    return not state.kit.neighbours[space].isdisjoint(parents)
+
+
 def birth_spaces(state: State, player: str) -> set[str]:
     """The empty spaces a baby may be placed on now: none once the seat's eggs (or reserve) are spent."""
     if state.births_left < 1 or modifiers.births_banned(state):
@@ -231,7 +238,7 @@ def check_birth(state: State, action: Birth) -> None:
     if state.births_left < 1:
         raise RuleViolation("E1-10", f"{action.player} has no egg, or no dinosaur in reserve, left this turn")
     parents = birth_parents(state, action.player)
-    if parents is not None and action.space not in in_reach(state, action.player, parents):
+    if parents is not None and not reaches(state, action.player, action.space, parents):
         if not state.adults.get(action.player) and not state.options["rebirth_without_adults"]:
             raise RuleViolation(
                 "E1-22", f"{action.player} had no dinosaur on the board as the births began, so has no births"
