@@ -43,7 +43,7 @@ def traits_summary(games: list[Any]) -> list[str]:
 
 RULESETS: dict[str, tuple[Callable[[int], Any], Callable[[list[Any]], list[str]], str]] = {
     "evo1": (test_evo1_invariants.play_checked, evo1_summary, "every card is played"),
-    "traits": (test_traits_invariants.play_checked, traits_summary, "every kind of action is taken"),
+    "traits": (test_traits_invariants.play_checked, traits_summary, "every game is played to its end"),
 }
 
 
