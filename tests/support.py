@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from evo_ledger.rules.base import OptionValue, RuleViolation, Transition
+from evo_ledger.rules.base import OptionValue, RuleViolation, Step, Transition
 from evo_ledger.rules.evo2.ruleset import Evo2Ruleset
 from evo_ledger.rules.evo2.state import State
 from evo_ledger.rules.kits import load_kit
@@ -85,3 +88,22 @@ def last_birth_turn(board: Mapping[str, str]) -> State:
     state = play(first_birth_turn(), "cat pass", "ben pass", "ann pass")
     state.board = dict(board)
     return state
+
+
+def selfplay_output(*args: str) -> str:
+    """What `evo-ledger selfplay ARGS` prints, run as a command."""
+    done = subprocess.run(
+        [sys.executable, "-m", "evo_ledger.cli", "selfplay", *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def steps_of(rules: Any, state: Any, *lines: str) -> list[Step[Any, Any]]:
+    """The steps `lines` make from `state`: each with the state before it and what the rules derived."""
+    steps = []
+    for line in lines:
+        action = rules.parse_action(line)
+        transition = rules.apply(state, action)
+        steps.append(Step(state, action, transition.consequences))
+        state = transition.state
+    return steps

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from evo_ledger.checker import start
 from evo_ledger.notation import parse_game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.evo2.actions import Fly, Swim
 from tests.support import ROOT, RULES
+from tests.support import selfplay_output as selfplay
 
 REQUIRED = {
     "combat won", "combat lost", "outbid", "killer babies", "regeneration", "chameleon skin",
@@ -56,13 +54,6 @@ def test_the_hand_made_game_has_combats_outbids_and_survival_choices() -> None:
 def test_the_hand_worked_evo1_game_has_combats_outbids_and_survival_choices_E1_09_E1_16_E1_11() -> None:
     seen = features_of((ROOT / "replays" / "evo1-hand-3p.evo").read_text())
     assert {"combat won", "combat lost", "outbid", "survival choice"} <= seen
-
-
-def selfplay(*args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "evo_ledger.cli", "selfplay", *args], capture_output=True, text=True, check=True
-    )
-    return done.stdout
 
 
 def test_selfplay_with_the_same_seed_prints_the_same_bytes_and_checks_clean() -> None:

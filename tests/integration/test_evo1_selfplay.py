@@ -4,9 +4,6 @@ each gene), naming a die face edited and hashed again at its event."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from evo_ledger.checker import check_game
@@ -17,14 +14,11 @@ from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.evo1.selfplay import CHANCE_GENERATOR, Evo1SelfPlay
 from evo_ledger.rules.kits import load_kit_document
 from evo_ledger.selfplay import PLAYER_NAMES, play_game
+from tests.support import selfplay_output
 
 
 def selfplay(*args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "evo_ledger.cli", "selfplay", "--ruleset", "evo1", *args],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    return done.stdout
+    return selfplay_output("--ruleset", "evo1", *args)
 
 
 def test_the_same_seed_prints_the_same_game_and_it_checks_clean() -> None:

@@ -3,9 +3,6 @@ commits to its seed, and the audit draws every random fact again [TR-23], naming
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from evo_ledger.checker import check_game
@@ -16,14 +13,11 @@ from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.kits import load_kit_document
 from evo_ledger.rules.traits.selfplay import CHANCE_GENERATOR, TraitsSelfPlay
 from evo_ledger.selfplay import PLAYER_NAMES, play_game
+from tests.support import selfplay_output
 
 
 def selfplay(*args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "evo_ledger.cli", "selfplay", "--ruleset", "traits", *args],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    return done.stdout
+    return selfplay_output("--ruleset", "traits", *args)
 
 
 def test_the_same_seed_prints_the_same_game_and_it_checks_clean() -> None:

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from evo_ledger.rules import get_ruleset
-from evo_ledger.rules.base import RuleViolation, Step
+from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.evo1.kit import Kit, parse_kit
 from evo_ledger.rules.evo1.state import Phase, State
 from evo_ledger.rules.kits import load_kit
-from tests.support import ROOT
+from tests.support import ROOT, steps_of
 
 RULES = get_ruleset("evo1")
 KIT_FILE = ROOT / "tests" / "rulings" / "tiny-e1-3p-cards.json"
@@ -551,19 +551,9 @@ def test_E1_23_a_held_card_is_hidden_from_other_readers_until_played() -> None:
     assert "no_fighting" in RULES.public_state(played)["discards"]
 
 
-def steps_of(state: State, *lines: str) -> list[Step[State, Any]]:
-    steps = []
-    for line in lines:
-        action = RULES.parse_action(line)
-        transition = RULES.apply(state, action)
-        steps.append(Step(state, action, transition.consequences))
-        state = transition.state
-    return steps
-
-
 def test_E1_24_a_card_play_is_explained_by_its_window_target_effect_and_what_it_changed() -> None:
     state = with_board(turn_3(), {"A2": "ann", "B2": "ben", **dict.fromkeys(("C2", "C3", "D1", "D2", "D3"), "cat")})
-    steps = steps_of(state, "ann play cull_enemy D3", "roll 2")
+    steps = steps_of(RULES, state, "ann play cull_enemy D3", "roll 2")
     explanation = RULES.explain(steps, 0)
     assert explanation is not None and explanation.kind == "card"
     assert explanation.data["window"] == "during(2)" and explanation.data["targets"] == ["D3"]
@@ -571,13 +561,13 @@ def test_E1_24_a_card_play_is_explained_by_its_window_target_effect_and_what_it_
     text = " ".join(explanation.words)
     assert "during phase 2 [E1-24]" in text and "who had 5 on the board [E1-27]" in text
     assert "cat's dinosaur on D3 goes to its reserve" in text and "cat's dinosaur left D3" in text
-    last = RULES.explain(steps_of(play_on(turn_3(), *MOVEMENT), "cat play attack_horns"), 0)
+    last = RULES.explain(steps_of(RULES, play_on(turn_3(), *MOVEMENT), "cat play attack_horns"), 0)
     assert last is not None and last.data["changes"]["modifiers"] == [["attack_horns", "cat", ""]]
 
 
 def test_E1_09_a_combat_with_a_cards_horns_is_explained_with_them() -> None:
     state = play_on(turn_3(), *MOVEMENT, "cat play attack_horns", "ann pass", "ben pass")
-    explanation = RULES.explain(steps_of(state, "cat attack C2 B2", "roll 5"), 0)
+    explanation = RULES.explain(steps_of(RULES, state, "cat attack C2 B2", "roll 5"), 0)
     assert explanation is not None and explanation.kind == "combat" and explanation.span == (0, 1)
     assert explanation.data["cards"] == [
         {"card": "attack_horns", "player": "cat", "to": "cat", "horns": 2, "when": "attacking"}
@@ -588,14 +578,15 @@ def test_E1_09_a_combat_with_a_cards_horns_is_explained_with_them() -> None:
 
 def test_E1_28_a_birth_attack_is_explained_as_a_combat_with_the_babys_horn() -> None:
     state = play_on(holding(turn_3(), ben="birth_attack"), *BIRTHS, "ben play birth_attack", "ann birth A1")
-    explanation = RULES.explain(steps_of(state, "ben birth C2", "roll 6"), 1)
+    explanation = RULES.explain(steps_of(RULES, state, "ben birth C2", "roll 6"), 1)
     assert explanation is not None and explanation.kind == "combat"
     assert [card["horns"] for card in explanation.data["cards"]] == [1]
     assert "cat held, and ben's baby stayed in reserve." in " ".join(explanation.words)
 
 
 def test_E1_26_a_heat_stroke_is_explained_with_every_die_it_rolled() -> None:
-    steps = steps_of(turn_3(), "ann play heat_stroke", "roll 3", "roll 4", "roll 1", "roll 6", "roll 5", "roll 2")
+    rolls = ("roll 3", "roll 4", "roll 1", "roll 6", "roll 5", "roll 2")
+    steps = steps_of(RULES, turn_3(), "ann play heat_stroke", *rolls)
     explanation = RULES.explain(steps, 3)
     assert explanation is not None and explanation.kind == "heat stroke" and explanation.span == (0, 6)
     assert [roll["died"] for roll in explanation.data["rolls"]] == [True, False, True, False, False, True]

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from evo_ledger.rules import get_ruleset
-from evo_ledger.rules.base import RuleViolation, SetupError, Step
+from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kits import KitError, load_kit
 from evo_ledger.rules.traits.kit import parse_kit
 from evo_ledger.rules.traits.state import Phase, State, total
-from tests.support import ROOT
+from tests.support import ROOT, steps_of
 from tools.make_traits_kit import KITS_DIR, make_kit, render
 
 RULES = get_ruleset("traits")
@@ -363,19 +363,9 @@ def test_snapshots_read_back_the_same_state_at_every_step() -> None:
         assert RULES.snapshot_state(RULES.restore_state(KIT, json.loads(json.dumps(data)))) == data
 
 
-def steps_of(state: State, lines: list[str]) -> list[Step[State, Any]]:
-    steps = []
-    for line in lines:
-        action = RULES.parse_action(line)
-        transition = RULES.apply(state, action)
-        steps.append(Step(state, action, transition.consequences))
-        state = transition.state
-    return steps
-
-
 def test_TR_16_a_millennium_s_scoring_is_explained_with_its_extinctions_and_thriving_competitors_TR_14_TR_15() -> None:
     end_of_2 = ACTIONS.index("deal fauna field darter-2")
-    steps = steps_of(play(ACTIONS[:end_of_2]), [ACTIONS[end_of_2]])
+    steps = steps_of(RULES, play(ACTIONS[:end_of_2]), ACTIONS[end_of_2])
     explanation = RULES.explain(steps, 0)
     assert explanation is not None and explanation.kind == "millennium"
     scores = {d["player"]: (d["locations"], d["tokens"], d["bonus"]) for d in explanation.data["scores"]}
@@ -383,7 +373,7 @@ def test_TR_16_a_millennium_s_scoring_is_explained_with_its_extinctions_and_thri
     assert "At lake, tree-1 and grass-1 held no token, so 2 competitors thrived" in " ".join(explanation.words)
     assert "circle 2 - 2 = 0, square 4 - 2 = 2" in " ".join(explanation.words)
     extinct = RULES.explain(
-        steps_of(play(until("deal fauna lake grazer-3")[:-1]), [until("deal fauna lake grazer-3")[-1]]), 0
+        steps_of(RULES, play(until("deal fauna lake grazer-3")[:-1]), until("deal fauna lake grazer-3")[-1]), 0
     )
     assert extinct is not None and extinct.kind == "extinction"
     assert (
@@ -394,7 +384,7 @@ def test_TR_16_a_millennium_s_scoring_is_explained_with_its_extinctions_and_thri
 
 def test_TR_17_a_genome_top_up_is_explained_card_by_card() -> None:
     line = ACTIONS[ACTIONS.index("drop circle bountiful-size-1") - 2]
-    explanation = RULES.explain(steps_of(play(until(line)), [line]), 0)
+    explanation = RULES.explain(steps_of(RULES, play(until(line)), line), 0)
     assert explanation is not None and explanation.kind == "genome target"
     assert "Future Genome held 7 cards against the target of 24 for millennium 1" in explanation.words[0]
     assert "-17, -8 points" in explanation.words[0]
@@ -402,10 +392,10 @@ def test_TR_17_a_genome_top_up_is_explained_card_by_card() -> None:
 
 def test_TR_18_a_natural_selection_is_explained_with_the_pick_among_ties() -> None:
     explanation = RULES.explain(
-        steps_of(play(until("drop circle bountiful-size-1")), ["drop circle bountiful-size-1"]), 0
+        steps_of(RULES, play(until("drop circle bountiful-size-1")), "drop circle bountiful-size-1"), 0
     )
     assert explanation is not None and explanation.kind == "natural selection"
     assert "a random pick among speed-for-size and bountiful-size-1" in explanation.words[0]
     unique = until("drop square toughness-for-speed")[-1]  # the target whose step drops circle's one unused card
-    steps = steps_of(play(until("drop square toughness-for-speed")[:-1]), [unique])
+    steps = steps_of(RULES, play(until("drop square toughness-for-speed")[:-1]), unique)
     assert any(c.kind == "adaptation_dropped" for c in steps[0].consequences)
