@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--players", type=int, default=4)
     selfplay.add_argument("--seed", type=int, default=0)
     selfplay.add_argument("--bot", choices=bot_names(), default="sensible")
+    selfplay.add_argument(
+        "--bots", metavar="BOT,BOT,...", help="a bot a seat, each seat named after its bot (the seats' count)"
+    )
     selfplay.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a ruleset option")
     kit = commands.add_parser("kit", help="validate a kit and show its island", description="Validate a kit.")
     kit.add_argument(
@@ -129,7 +132,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "selfplay":
         try:
             options = dict(parse_named_option(text) for text in args.option)
-            sys.stdout.write(play_game(args.players, args.seed, args.bot, args.ruleset, options).text())
+            seats = args.bots.split(",") if args.bots else []
+            players = len(seats) or args.players
+            sys.stdout.write(play_game(players, args.seed, args.bot, args.ruleset, options, seats).text())
         except (NoSelfPlay, CommandError, ValueError) as error:
             print(f"evo-ledger selfplay: {error}", file=sys.stderr)
             return EXIT_UNREADABLE

@@ -3,7 +3,8 @@ for the same seed."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,23 +57,37 @@ def play_game(
     bot: str = "sensible",
     ruleset: str = DEFAULT_RULESET,
     options: Mapping[str, OptionValue] | None = None,
+    seat_bots: Sequence[str] = (),
 ) -> SelfPlayGame:
-    """A whole game of `players` seats played by seeded bots of one kind, as a game file."""
+    """A whole game of `players` seats played by seeded bots of one kind, as a game file; with `seat_bots`, a seat
+    a bot, each seat named after its bot (`sensible`, `random`, `random_2`)."""
     rules = get_ruleset(ruleset)
     bots = self_play_of(rules, players, bot)
+    for name in seat_bots:
+        self_play_of(rules, None, name)
     kit = load_kit(bots.default_kit(players))
-    names = player_names(players)
+    names = tuple(bot_seat_names(seat_bots)) if seat_bots else tuple(player_names(players))
     chosen = resolve_options(rules.options, options or {})
     header = Header(rules.name, rules.version, kit.name, kit.content_hash, names, dict(options or {}))
-    lines: list[str] = [f"# seed {seed}, {bot} bots"]
+    lines: list[str] = [f"# seed {seed}, " + (", ".join(seat_bots) if seat_bots else f"{bot} bots")]
     state = None
-    for action, transition in bots.play(kit, names, seed, bot, chosen):
+    by_seat = dict(zip(names, seat_bots, strict=True)) if seat_bots else None
+    for action, transition in bots.play(kit, names, seed, bot, chosen, by_seat):
         lines.append(rules.format_action(action))
         lines.extend(bots.comments(transition))
         state = transition.state
     outcome = rules.outcome(state)
     assert outcome is not None
     return SelfPlayGame(header, tuple(lines), outcome)
+
+
+def bot_seat_names(bots: Sequence[str]) -> list[str]:
+    """Seats named after their bots, a number after the second of a kind: `sensible`, `random`, `random_2`."""
+    names, seen = [], Counter[str]()
+    for bot in bots:
+        seen[bot] += 1
+        names.append(bot if seen[bot] == 1 else f"{bot}_{seen[bot]}")
+    return names
 
 
 def bot_names() -> list[str]:

@@ -20,6 +20,7 @@ from evo_ledger.game import Game, topic_of
 from evo_ledger.notation import format_score
 from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
 from evo_ledger.rules.base import ReadAmend, Reading, ReadItem, ReadResult, ReadRow
+from projections.ratings import refresh_ratings
 from projections.schema import FACT_TABLES, GAME_PLAYERS, GAMES, RESULTS, TABLES
 
 ACTION_TOPICS = frozenset(
@@ -156,6 +157,7 @@ class ReadModel:
         self.games: dict[str, GameContext] = {}
         self.dirty: set[str] = set()
         self.access: dict[str, str] = {}
+        self.ratings_due = False
         self.topics = ruleset_topics()
         self.decoded = frozenset({*self.topics, *UNDOING_TOPICS, *ACCESS_TOPICS, Game.Started.TOPIC})
 
@@ -168,6 +170,7 @@ class ReadModel:
         self.games.clear()
         self.dirty.clear()
         self.access.clear()
+        self.ratings_due = False
 
     def handle(self, batch: Batch, topic: str, originator: str, version: int, event: Any) -> None:
         """One event of the log, decoded if `wants(topic)` (else None)."""
@@ -193,12 +196,16 @@ class ReadModel:
                 self._action(batch, context, event)
 
     def finish(self, batch: Batch) -> None:
-        """The games' rows as they stand now, written before the position is."""
+        """The games' rows as they stand now, written before the position is; the ratings made again when a game
+        ended, an ending was undone or a game's privacy changed."""
         batch.flush()
         rows = [self.games[game_id].written_row() for game_id in sorted(self.dirty)]
         if rows:
             batch.connection.execute(GAME_ROW_UPDATE, rows)
         self.dirty.clear()
+        if self.ratings_due:
+            refresh_ratings(batch.connection)
+            self.ratings_due = False
 
     # The game and its access.
 
@@ -248,6 +255,7 @@ class ReadModel:
                 context.row["recorder"] = recorder_of(event.token_digest)
             else:
                 context.row["private"] = bool(event.private)
+                self.ratings_due = True
         self.dirty.add(context.game_id)
 
     def _count(self, context: GameContext, topic: str, version: int) -> None:
@@ -285,6 +293,7 @@ class ReadModel:
                 self._result(batch, context, where, item)
 
     def _result(self, batch: Batch, context: GameContext, where: tuple[int, int, str], result: ReadResult) -> None:
+        self.ratings_due = True
         version, cause, when = where
         for standing in result.outcome.standings:
             batch.insert(RESULTS, {
@@ -295,6 +304,7 @@ class ReadModel:
         context.row.update(status="over", ended_at=when)
 
     def _mark_undone(self, batch: Batch, context: GameContext, versions: list[int]) -> None:
+        self.ratings_due = self.ratings_due or context.row["status"] == "over"
         """The facts that followed from these actions are kept, marked undone; what the game's later facts need
         is read again from what is left."""
         batch.flush()

@@ -102,12 +102,28 @@ RESULTS = _fact(
     key=("player_id",),
 )
 
+RATINGS = Table(
+    "read_ratings",
+    metadata,
+    Column("ruleset", String(), primary_key=True),
+    _game_id(),
+    Column("player_id", String(), primary_key=True),
+    Column("game", Integer, nullable=False),
+    Column("name", String(), nullable=False),
+    Column("place", Integer, nullable=False),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("ordinal", Float, nullable=False),
+)
+"""Each player's rating after each rated game (projections/ratings.py): `game` counts the ruleset's rated games
+from 1, in the order they ended; `ordinal` is mu - 3 sigma."""
+
 RULESET_SPECS = {
     spec.name: spec for ruleset in rulesets().values() if (reading := ruleset.reading()) for spec in reading.tables
 }
 RULESET_TABLES = {name: ruleset_table(spec) for name, spec in RULESET_SPECS.items()}
 FACT_TABLES = (RESULTS, *RULESET_TABLES.values())
-READ_TABLES = (GAMES, GAME_PLAYERS, *FACT_TABLES)
+READ_TABLES = (GAMES, GAME_PLAYERS, *FACT_TABLES, RATINGS)
 TABLES = {table.name: table for table in READ_TABLES}
 
 

@@ -17,7 +17,7 @@ from sqlalchemy import Connection
 from api import schemas
 from api.deps import LedgerDep, ReaderDep, TokenDep, is_admin
 from api.errors import ApiError
-from projections import queries
+from projections import queries, ratings
 from projections.schema import TABLES
 from projections.store import ReadStore, position_in
 
@@ -87,6 +87,15 @@ class PlayerRecord(BaseModel):
     wins: int
     mean_mp: float
     best_mp: int
+
+
+class Rating(BaseModel):
+    player_id: str
+    name: str
+    games: int
+    mu: float
+    sigma: float
+    ordinal: float
 
 
 class GenePrice(BaseModel):
@@ -192,6 +201,16 @@ def auction_history(reader: ReaderDep, request: Request) -> dict[str, Any]:
 def player_records(request: Request, token: TokenDep) -> dict[str, Any]:
     """Per player, by stable id, over the games they finished: games, wins, mean and best MP."""
     return rows(request, lambda c: queries.player_records(c, is_admin(request, token)))
+
+
+@router.get("/statistics/ratings", response_model=Rows[Rating], operation_id="ratings")
+def player_ratings(
+    request: Request,
+    ruleset: Annotated[str, Query(description="the ruleset whose games rate its players, such as evo2")],
+) -> dict[str, Any]:
+    """Each player's Weng-Lin (Plackett-Luce) rating in the ruleset, the highest ordinal (mu - 3 sigma) first, from
+    every finished game that is not private; the history game by game is the table read_ratings (and its CSV)."""
+    return rows(request, lambda c: ratings.standings(c, ruleset))
 
 
 @router.get("/statistics/genes", response_model=Rows[GenePrice], operation_id="gene_prices")

@@ -318,8 +318,10 @@ class SelfPlay(Protocol[StateT, ActionT, KitT_contra]):
         seed: int,
         bot: str,
         options: Mapping[str, OptionValue] | None = None,
+        seat_bots: Mapping[str, str] | None = None,
     ) -> Iterator[tuple[ActionT, Transition[StateT]]]:
-        """A whole game, action by action, with the transition each made; the last transition ends the game."""
+        """A whole game, action by action, with the transition each made; the last transition ends the game;
+        `seat_bots` gives seats bots of their own."""
 
     def first_unseeded(
         self,

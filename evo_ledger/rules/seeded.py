@@ -10,6 +10,7 @@ for it: `chance` shows the draw without taking it, and `taken` takes it once it 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
@@ -43,16 +44,30 @@ class SeededSelfPlay(Generic[StateT, ActionT, KitT, TableT]):
         return []
 
     def play(
-        self, kit: KitT, names: Sequence[str], seed: int, bot: str, options: Mapping[str, OptionValue] | None = None
+        self,
+        kit: KitT,
+        names: Sequence[str],
+        seed: int,
+        bot: str,
+        options: Mapping[str, OptionValue] | None = None,
+        seat_bots: Mapping[str, str] | None = None,
     ) -> Iterator[tuple[ActionT, Transition[StateT]]]:
-        """A whole game, action by action, with the transition each made; the last transition ends the game."""
+        """A whole game, action by action, with the transition each made; the last transition ends the game.
+        `seat_bots` gives seats bots of their own (the others play `bot`): the seat most of the legal actions
+        belong to chooses among its own and those that name no player."""
         state = self.rules.setup(kit, names, options or {})
         table, rng = type(self).make_table(kit, random.Random(f"chance:{seed}")), random.Random(f"bots:{seed}")
         choose = self.bots[bot]
         while self.rules.outcome(state) is None:
             drawn = type(self).chance(state, table)
             if drawn is None:
-                action = choose(state, list(self.rules.legal_actions(state)), rng)
+                legal = list(self.rules.legal_actions(state))
+                if seat_bots:
+                    mover = most_named(legal)
+                    legal = [a for a in legal if getattr(a, "player", mover) == mover]
+                    action = self.bots[seat_bots.get(mover or "", bot)](state, legal, rng)
+                else:
+                    action = choose(state, legal, rng)
             else:
                 first = self.before_chance(state)
                 action = choose(state, [*first, drawn], rng) if first else drawn
@@ -81,3 +96,9 @@ class SeededSelfPlay(Generic[StateT, ActionT, KitT, TableT]):
             if drawn is not None and drawn == action:
                 self.taken(table, drawn)
         return None
+
+
+def most_named(actions: Sequence[Any]) -> str | None:
+    """The player most of the actions name, None when none names one."""
+    named = Counter(player for action in actions if (player := getattr(action, "player", None)) is not None)
+    return named.most_common(1)[0][0] if named else None

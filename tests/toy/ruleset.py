@@ -117,7 +117,13 @@ class ToySelfPlay:
         return "toy-2p"
 
     def play(
-        self, kit: ToyKit, names: Sequence[str], seed: int, bot: str, options: Mapping[str, OptionValue] | None = None
+        self,
+        kit: ToyKit,
+        names: Sequence[str],
+        seed: int,
+        bot: str,
+        options: Mapping[str, OptionValue] | None = None,
+        seat_bots: Mapping[str, str] | None = None,
     ) -> Iterator[tuple[Action, Transition[State]]]:
         state = self.rules.setup(kit, names, options or {})
         chance, rng = random.Random(f"chance:{seed}"), random.Random(seed)
