@@ -20,7 +20,7 @@ from evo_ledger.game import Game, topic_of
 from evo_ledger.notation import format_score
 from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
 from evo_ledger.rules.base import ReadAmend, Reading, ReadItem, ReadResult, ReadRow
-from projections.ratings import refresh_ratings
+from projections.ratings import rate_endings, refresh_ratings
 from projections.schema import FACT_TABLES, GAME_PLAYERS, GAMES, RESULTS, TABLES
 
 ACTION_TOPICS = frozenset(
@@ -157,7 +157,8 @@ class ReadModel:
         self.games: dict[str, GameContext] = {}
         self.dirty: set[str] = set()
         self.access: dict[str, str] = {}
-        self.ratings_due = False
+        self.ended: list[str] = []
+        self.ratings_remade = False
         self.topics = ruleset_topics()
         self.decoded = frozenset({*self.topics, *UNDOING_TOPICS, *ACCESS_TOPICS, Game.Started.TOPIC})
 
@@ -170,7 +171,7 @@ class ReadModel:
         self.games.clear()
         self.dirty.clear()
         self.access.clear()
-        self.ratings_due = False
+        self.ended, self.ratings_remade = [], False
 
     def handle(self, batch: Batch, topic: str, originator: str, version: int, event: Any) -> None:
         """One event of the log, decoded if `wants(topic)` (else None)."""
@@ -196,16 +197,18 @@ class ReadModel:
                 self._action(batch, context, event)
 
     def finish(self, batch: Batch) -> None:
-        """The games' rows as they stand now, written before the position is; the ratings made again when a game
-        ended, an ending was undone or a game's privacy changed."""
+        """The games' rows as they stand now, written before the position is, and the ratings of the games that
+        ended (made again from the results when an ending was undone or a game's privacy changed)."""
         batch.flush()
         rows = [self.games[game_id].written_row() for game_id in sorted(self.dirty)]
         if rows:
             batch.connection.execute(GAME_ROW_UPDATE, rows)
         self.dirty.clear()
-        if self.ratings_due:
+        if self.ratings_remade:
             refresh_ratings(batch.connection)
-            self.ratings_due = False
+        elif self.ended:
+            rate_endings(batch.connection, self.ended)
+        self.ended, self.ratings_remade = [], False
 
     # The game and its access.
 
@@ -255,7 +258,7 @@ class ReadModel:
                 context.row["recorder"] = recorder_of(event.token_digest)
             else:
                 context.row["private"] = bool(event.private)
-                self.ratings_due = True
+                self.ratings_remade = True
         self.dirty.add(context.game_id)
 
     def _count(self, context: GameContext, topic: str, version: int) -> None:
@@ -293,7 +296,7 @@ class ReadModel:
                 self._result(batch, context, where, item)
 
     def _result(self, batch: Batch, context: GameContext, where: tuple[int, int, str], result: ReadResult) -> None:
-        self.ratings_due = True
+        self.ended.append(context.game_id)
         version, cause, when = where
         for standing in result.outcome.standings:
             batch.insert(RESULTS, {
@@ -304,7 +307,7 @@ class ReadModel:
         context.row.update(status="over", ended_at=when)
 
     def _mark_undone(self, batch: Batch, context: GameContext, versions: list[int]) -> None:
-        self.ratings_due = self.ratings_due or context.row["status"] == "over"
+        self.ratings_remade = self.ratings_remade or context.row["status"] == "over"
         """The facts that followed from these actions are kept, marked undone; what the game's later facts need
         is read again from what is left."""
         batch.flush()

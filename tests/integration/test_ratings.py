@@ -83,3 +83,26 @@ def test_the_documented_example_query_runs_and_agrees_with_the_endpoint(database
     finally:
         store.close()
         ledger.close()
+
+
+def test_an_ending_undone_and_a_game_made_private_rate_the_games_again_as_a_rebuild_would(database: str) -> None:
+    settings = Settings(database)
+    ledger, store = Ledger(settings), ReadStore(settings)
+    try:
+        receipts = [
+            import_notation(ledger, play_game(2, seed, "sensible", "traits", None, ["sensible", "random"]).text())
+            for seed in range(5)
+        ]
+        projector = Projector(ledger, store)
+        projector.catch_up()
+        assert len(rated_rows(store)) == 10
+        ledger.change_access(receipts[1].game_id, lambda access: access.set_private(True))
+        ledger.undo(receipts[3].game_id, 1, "the last top-up was misread")
+        projector.catch_up()
+        after = rated_rows(store)
+        assert {row[1] for row in after} == {str(r.game_id) for r in (receipts[0], receipts[2], receipts[4])}
+        rebuild(ledger, store)
+        assert rated_rows(store) == after
+    finally:
+        store.close()
+        ledger.close()
