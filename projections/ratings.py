@@ -1,7 +1,7 @@
 """Each player's Weng-Lin rating (Plackett-Luce, the `openskill` package) per ruleset, from every finished game
-that is not private, in the order the games ended, shared places as ties. Games that end after every game rated
-so far are rated on from the players' latest ratings; an ending undone, a game's privacy changed or an ending out
-of order makes the table again from the results, so that it is always what a rebuild from zero gives."""
+that is not private, in the order of their end events in the log, shared places as ties. Games as they end are
+rated on from the players' latest ratings; an ending undone or a game's privacy changed makes the tables again from
+the results, so that they are always what a rebuild from zero gives."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from itertools import groupby
 from typing import Any
 
 from openskill.models import PlackettLuce, PlackettLuceRating
-from sqlalchemy import Connection, and_, delete, insert, select
+from sqlalchemy import Connection, and_, delete, func, insert, or_, select
 
-from projections.schema import GAMES, RATINGS, RESULTS
+from projections.schema import GAMES, RATINGS, RATINGS_NOW, RESULTS
 
 MODEL = PlackettLuce()
 
@@ -22,23 +22,30 @@ MODEL = PlackettLuce()
 class Placing:
     ruleset: str
     game_id: str
-    ended_at: str
+    ended: int
     player_id: str
     name: str
     rank: int
 
 
 def finished_games(connection: Connection, only: Collection[str] | None = None) -> Iterator[Placing]:
-    """Every place of every finished public game (of `only`, when given), in the order the games ended (the
-    game's id breaks a tie)."""
+    """Every place of every finished public game (of `only`, when given), in the order of their end events in the
+    log."""
     where = and_(GAMES.c.status == "over", GAMES.c.private.is_(False), RESULTS.c.undone.is_(False))
     if only is not None:
         where = and_(where, GAMES.c.game_id.in_(sorted(only)))
     query = (
-        select(GAMES.c.ruleset, GAMES.c.game_id, GAMES.c.ended_at, RESULTS.c.player_id, RESULTS.c.name, RESULTS.c.rank)
+        select(
+            GAMES.c.ruleset,
+            GAMES.c.game_id,
+            GAMES.c.ended_position,
+            RESULTS.c.player_id,
+            RESULTS.c.name,
+            RESULTS.c.rank,
+        )
         .join(RESULTS, RESULTS.c.game_id == GAMES.c.game_id)
         .where(where)
-        .order_by(GAMES.c.ruleset, GAMES.c.ended_at, GAMES.c.game_id, RESULTS.c.rank, RESULTS.c.player_id)
+        .order_by(GAMES.c.ruleset, GAMES.c.ended_position, RESULTS.c.rank, RESULTS.c.player_id)
     )
     for row in connection.execute(query):
         yield Placing(*row)
@@ -53,41 +60,20 @@ def ratings(placings: Iterator[Placing]) -> Iterator[dict[str, Any]]:
 
 
 def rate_endings(connection: Connection, game_ids: Collection[str]) -> None:
-    """The games just ended rated on from where each ruleset's ratings stand; if one ended before a game already
-    rated, the whole table is made again."""
+    """The games just ended rated on from the players' latest ratings, after every game rated before."""
     rows: list[dict[str, Any]] = []
     for ruleset, in_ruleset in groupby(finished_games(connection, game_ids), key=lambda placing: placing.ruleset):
         placings = list(in_ruleset)
-        last = last_rated(connection, ruleset)
-        if last is not None and (placings[0].ended_at, placings[0].game_id) <= last[1:]:
-            refresh_ratings(connection)
-            return
-        first = last[0] + 1 if last is not None else 1
+        done = connection.execute(select(func.max(RATINGS.c.game)).where(RATINGS.c.ruleset == ruleset)).scalar()
         current = latest_ratings(connection, ruleset, {placing.player_id for placing in placings})
-        for number, (game_id, places) in enumerate(groupby(placings, key=lambda p: p.game_id), start=first):
+        for number, (game_id, places) in enumerate(groupby(placings, key=lambda p: p.game_id), start=(done or 0) + 1):
             rows.extend(rate_game(ruleset, game_id, number, list(places), current))
-    if rows:
-        connection.execute(insert(RATINGS), rows)
-
-
-def last_rated(connection: Connection, ruleset: str) -> tuple[int, str, str] | None:
-    """The ruleset's latest rated game: its number, when it ended and its id."""
-    query = (
-        select(RATINGS.c.game, GAMES.c.ended_at, RATINGS.c.game_id)
-        .join(GAMES, GAMES.c.game_id == RATINGS.c.game_id)
-        .where(RATINGS.c.ruleset == ruleset)
-        .order_by(RATINGS.c.game.desc())
-        .limit(1)
-    )
-    row = connection.execute(query).first()
-    return (row[0], row[1], row[2]) if row is not None else None
+    write_ratings(connection, rows)
 
 
 def latest_ratings(connection: Connection, ruleset: str, players: Collection[str]) -> dict[str, PlackettLuceRating]:
-    query = (
-        select(RATINGS.c.player_id, RATINGS.c.mu, RATINGS.c.sigma)
-        .where(RATINGS.c.ruleset == ruleset, RATINGS.c.player_id.in_(sorted(players)))
-        .order_by(RATINGS.c.game)
+    query = select(RATINGS_NOW.c.player_id, RATINGS_NOW.c.mu, RATINGS_NOW.c.sigma).where(
+        RATINGS_NOW.c.ruleset == ruleset, RATINGS_NOW.c.player_id.in_(sorted(players))
     )
     return {player: MODEL.rating(mu=mu, sigma=sigma) for player, mu, sigma in connection.execute(query)}
 
@@ -106,11 +92,24 @@ def rate_game(
 
 
 def refresh_ratings(connection: Connection) -> None:
-    """The ratings table made again from the results as they stand."""
+    """The ratings tables made again from the results as they stand."""
     rows = list(ratings(finished_games(connection)))
     connection.execute(delete(RATINGS))
-    if rows:
-        connection.execute(insert(RATINGS), rows)
+    connection.execute(delete(RATINGS_NOW))
+    write_ratings(connection, rows)
+
+
+def write_ratings(connection: Connection, rows: list[dict[str, Any]]) -> None:
+    """New rows of the ratings table, and each player's latest rating."""
+    if not rows:
+        return
+    connection.execute(insert(RATINGS), rows)
+    latest = {(row["ruleset"], row["player_id"]): row for row in rows}
+    keys = [and_(RATINGS_NOW.c.ruleset == ruleset, RATINGS_NOW.c.player_id == player) for ruleset, player in latest]
+    connection.execute(delete(RATINGS_NOW).where(or_(*keys)))
+    columns = ("ruleset", "player_id", "game_id", "game", "mu", "sigma")
+    now = [{key: row[key] for key in columns} for row in latest.values()]
+    connection.execute(insert(RATINGS_NOW), now)
 
 
 def standings(connection: Connection, ruleset: str) -> list[dict[str, Any]]:

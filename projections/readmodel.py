@@ -159,6 +159,8 @@ class ReadModel:
         self.access: dict[str, str] = {}
         self.ended: list[str] = []
         self.ratings_remade = False
+        self.position = 0
+        """The log position of the event being handled (the runner sets it)."""
         self.topics = ruleset_topics()
         self.decoded = frozenset({*self.topics, *UNDOING_TOPICS, *ACCESS_TOPICS, Game.Started.TOPIC})
 
@@ -223,6 +225,7 @@ class ReadModel:
             "kit_hash": event.kit_hash,
             "started_at": event.timestamp.isoformat(),
             "ended_at": None,
+            "ended_position": None,
             "players": len(players),
             "generated": event.commitment is not None,
             "access_id": None,
@@ -304,7 +307,7 @@ class ReadModel:
                 **context.player(standing.player), "rank": standing.rank, "score": standing.score[0],
                 "scores": format_score(standing.score), "undone": False,
             })  # fmt: skip
-        context.row.update(status="over", ended_at=when)
+        context.row.update(status="over", ended_at=when, ended_position=self.position)
 
     def _mark_undone(self, batch: Batch, context: GameContext, versions: list[int]) -> None:
         self.ratings_remade = self.ratings_remade or context.row["status"] == "over"
@@ -322,7 +325,7 @@ class ReadModel:
             tables = [TABLES[spec.name] for spec in reading.tables]
             context.memory = reading.restored({table.name: standing(connection, table, game_id) for table in tables})
         if not standing(connection, RESULTS, game_id):
-            context.row.update(status="ongoing", ended_at=None)
+            context.row.update(status="ongoing", ended_at=None, ended_position=None)
 
     def _context(self, batch: Batch, game_id: str) -> GameContext | None:
         """The game's context, read from the tables if it is not in memory (None: a game started before the

@@ -88,8 +88,9 @@ class Projector:
             return
 
         def handle_all(batch: Batch) -> None:
-            for event, _ in fresh:
+            for event, notification_id in fresh:
                 topic = get_topic(type(event))
+                self.model.position = notification_id
                 self.model.handle(batch, topic, str(event.originator_id), event.originator_version, event)
 
         if not self._advance(fresh[-1][1], handle_all):
@@ -98,9 +99,11 @@ class Projector:
     def _apply(self, page: Sequence[Notification]) -> None:
         def handle_all(batch: Batch) -> None:
             to_domain_event, wants, handle = self.ledger.mapper.to_domain_event, self.model.wants, self.model.handle
+            model = self.model
             for notification in page:
                 topic = notification.topic
                 event = to_domain_event(notification) if wants(topic) else None
+                model.position = notification.id
                 handle(batch, topic, str(notification.originator_id), notification.originator_version, event)
 
         self._advance(page[-1].id, handle_all)

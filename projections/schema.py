@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import BigInteger, Boolean, Column, Float, Integer, MetaData, String, Table, Text
+from sqlalchemy import BigInteger, Boolean, Column, Float, Index, Integer, MetaData, String, Table, Text
 
 from evo_ledger.rules import rulesets
 from evo_ledger.rules.base import ReadColumn, ReadTable
@@ -70,6 +70,8 @@ GAMES = Table(
     Column("kit_hash", String(), nullable=False),
     Column("started_at", String(), nullable=False),
     Column("ended_at", String()),
+    Column("ended_position", BigInteger),
+    # The position in the log of the event that ended the game: games are rated in that order.
     Column("players", Integer, nullable=False),
     Column("generated", Boolean, nullable=False),
     Column("access_id", String(36), index=True),
@@ -117,13 +119,27 @@ RATINGS = Table(
 )
 """Each player's rating after each rated game (projections/ratings.py): `game` counts the ruleset's rated games
 from 1, in the order they ended; `ordinal` is mu - 3 sigma."""
+Index("read_ratings_by_game", RATINGS.c.ruleset, RATINGS.c.game)
+
+RATINGS_NOW = Table(
+    "read_ratings_now",
+    metadata,
+    Column("ruleset", String(), primary_key=True),
+    Column("player_id", String(), primary_key=True),
+    Column("game_id", String(36), nullable=False),
+    Column("game", Integer, nullable=False),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+)
+"""Each player's latest rating in each ruleset, and the game it follows (its id and number): where the next
+ending's rating starts."""
 
 RULESET_SPECS = {
     spec.name: spec for ruleset in rulesets().values() if (reading := ruleset.reading()) for spec in reading.tables
 }
 RULESET_TABLES = {name: ruleset_table(spec) for name, spec in RULESET_SPECS.items()}
 FACT_TABLES = (RESULTS, *RULESET_TABLES.values())
-READ_TABLES = (GAMES, GAME_PLAYERS, *FACT_TABLES, RATINGS)
+READ_TABLES = (GAMES, GAME_PLAYERS, *FACT_TABLES, RATINGS, RATINGS_NOW)
 TABLES = {table.name: table for table in READ_TABLES}
 
 

@@ -91,6 +91,7 @@ def test_the_hand_made_game_fills_every_table_with_the_counts_its_comments_give(
         "read_survival_losses": 37,
         "read_climate": 9,  # the meteorite moves no wheel
         "read_ratings": 3,  # a rating for each of the three players
+        "read_ratings_now": 3,
         **{table: 0 for table in ("read_e1_turn_standings", "read_e1_bids", "read_e1_auction_results",
                                   "read_e1_combats", "read_e1_die_rolls", "read_e1_cards_played",
                                   "read_tr_millennia", "read_tr_actions", "read_tr_traits_played",
