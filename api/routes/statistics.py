@@ -17,7 +17,7 @@ from sqlalchemy import Connection
 from api import schemas
 from api.deps import LedgerDep, ReaderDep, TokenDep, is_admin
 from api.errors import ApiError
-from projections import queries, ratings
+from projections import outcomes, queries, ratings
 from projections.schema import TABLES
 from projections.store import ReadStore, position_in
 
@@ -96,6 +96,26 @@ class Rating(BaseModel):
     mu: float
     sigma: float
     ordinal: float
+
+
+class SeatWins(BaseModel):
+    players: int
+    seat: int
+    games: int
+    wins: int
+    win_rate: float
+    low: float
+    high: float
+
+
+class GameLength(BaseModel):
+    players: int
+    kit: str
+    games: int
+    mean_rounds: float
+    least_rounds: int
+    most_rounds: int
+    mean_events: float
 
 
 class GenePrice(BaseModel):
@@ -211,6 +231,22 @@ def player_ratings(
     """Each player's Weng-Lin (Plackett-Luce) rating in the ruleset, the highest ordinal (mu - 3 sigma) first, from
     every finished game that is not private; the history game by game is the table read_ratings (and its CSV)."""
     return rows(request, lambda c: ratings.standings(c, ruleset))
+
+
+RulesetQuery = Annotated[str, Query(description="the ruleset whose games are counted, such as evo1")]
+
+
+@router.get("/statistics/seats", response_model=Rows[SeatWins], operation_id="seat_wins")
+def seat_wins(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
+    """Per number of players and seat, over the ruleset's finished games: the win rate (a shared first place is a
+    win) and its Wilson 95% interval."""
+    return rows(request, lambda c: outcomes.seat_wins(c, ruleset, is_admin(request, token)))
+
+
+@router.get("/statistics/lengths", response_model=Rows[GameLength], operation_id="game_lengths")
+def game_lengths(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
+    """Per number of players and kit, over the ruleset's finished games: how many rounds and events they ran."""
+    return rows(request, lambda c: outcomes.game_lengths(c, ruleset, is_admin(request, token)))
 
 
 @router.get("/statistics/genes", response_model=Rows[GenePrice], operation_id="gene_prices")

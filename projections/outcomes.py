@@ -1,0 +1,76 @@
+"""What every ruleset's finished games say, whatever their rules: the win rate of each seat, with its Wilson 95%
+interval, and how long games run, by the number of players (and the kit). Read from `read_games`,
+`read_game_players` and `read_results`; private games only for the admin."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from sqlalchemy import Connection, and_, case, func, select
+
+from projections.schema import GAME_PLAYERS, GAMES, RESULTS
+
+Z_95 = 1.959963984540054
+Row = dict[str, Any]
+
+
+def wilson(wins: int, games: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion `wins`/`games` (95% by default)."""
+    if games == 0:
+        return 0.0, 1.0
+    share = wins / games
+    spread = z * math.sqrt(share * (1 - share) / games + z * z / (4 * games * games))
+    centre = share + z * z / (2 * games)
+    scale = 1 + z * z / games
+    return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)
+
+
+def finished(ruleset: str, include_private: bool) -> Any:
+    condition = and_(GAMES.c.ruleset == ruleset, GAMES.c.status == "over")
+    return condition if include_private else and_(condition, GAMES.c.private.is_(False))
+
+
+def seat_wins(connection: Connection, ruleset: str, include_private: bool = False) -> list[Row]:
+    """Per number of players and seat: games finished, wins (a shared first place is a win), the win rate and its
+    Wilson 95% interval."""
+    won = case((RESULTS.c.rank == 1, 1), else_=0)
+    query = (
+        select(GAMES.c.players, GAME_PLAYERS.c.seat, func.count().label("games"), func.sum(won).label("wins"))
+        .join(GAME_PLAYERS, GAME_PLAYERS.c.game_id == GAMES.c.game_id)
+        .join(
+            RESULTS,
+            and_(
+                RESULTS.c.game_id == GAMES.c.game_id,
+                RESULTS.c.player_id == GAME_PLAYERS.c.player_id,
+                RESULTS.c.undone.is_(False),
+            ),
+        )
+        .where(finished(ruleset, include_private))
+        .group_by(GAMES.c.players, GAME_PLAYERS.c.seat)
+        .order_by(GAMES.c.players, GAME_PLAYERS.c.seat)
+    )
+    rows = []
+    for players, seat, games, wins in connection.execute(query):
+        low, high = wilson(int(wins), int(games))
+        rows.append(
+            {"players": players, "seat": seat, "games": games, "wins": int(wins), "win_rate": wins / games,
+             "low": low, "high": high}
+        )  # fmt: skip
+    return rows
+
+
+def game_lengths(connection: Connection, ruleset: str, include_private: bool = False) -> list[Row]:
+    """Per number of players and kit: games finished, and their rounds and events, mean, least and most."""
+    query = (
+        select(
+            GAMES.c.players, GAMES.c.kit, func.count().label("games"),
+            func.avg(GAMES.c.rounds).label("mean_rounds"), func.min(GAMES.c.rounds).label("least_rounds"),
+            func.max(GAMES.c.rounds).label("most_rounds"), func.avg(GAMES.c.events).label("mean_events"),
+        )
+        .where(finished(ruleset, include_private))
+        .group_by(GAMES.c.players, GAMES.c.kit)
+        .order_by(GAMES.c.players, GAMES.c.kit)
+    )  # fmt: skip
+    return [{**row, "mean_rounds": float(row["mean_rounds"]), "mean_events": float(row["mean_events"])}
+            for row in connection.execute(query).mappings()]  # fmt: skip

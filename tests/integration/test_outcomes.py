@@ -1,0 +1,80 @@
+"""Win rates by seat, with their Wilson intervals, and game lengths, for every ruleset: checked against what the
+games themselves say."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api import ApiSettings, create_app
+from evo_ledger.checker import start
+from evo_ledger.ledger import Ledger
+from evo_ledger.notation import parse_game
+from evo_ledger.rules import get_ruleset
+from evo_ledger.selfplay import play_game
+from evo_ledger.settings import Settings
+from evo_ledger.transfer import import_notation
+from projections import outcomes
+from projections.runner import Projector
+from projections.store import ReadStore
+
+PLAYERS = {"evo2": (2, 3), "evo1": (3, 4), "traits": (2, 3)}
+
+
+def last_round(ruleset: str, state: Any) -> int:
+    """The round a finished game ended in, as the read tables count rounds."""
+    round_: int = {"evo2": lambda: state.round, "evo1": lambda: state.turn, "traits": lambda: state.millennium}[
+        ruleset
+    ]()
+    return round_
+
+
+def test_the_wilson_interval_of_a_proportion() -> None:
+    low, high = outcomes.wilson(5, 10)
+    assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
+    assert outcomes.wilson(0, 0) == (0.0, 1.0)
+    assert outcomes.wilson(10, 10)[1] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("ruleset", sorted(PLAYERS))
+def test_seat_win_rates_and_game_lengths_agree_with_the_games(database: str, ruleset: str) -> None:
+    settings = Settings(database)
+    ledger, store = Ledger(settings), ReadStore(settings)
+    wins, games = Counter[tuple[int, int]](), Counter[tuple[int, int]]()
+    rounds: dict[tuple[int, str], list[int]] = {}
+    try:
+        for seed in range(8):
+            players = PLAYERS[ruleset][seed % 2]
+            text = play_game(players, seed, "random" if seed % 3 else "sensible", ruleset).text()
+            import_notation(ledger, text)
+            game = parse_game(text)
+            for seat, name in enumerate(game.header.players, start=1):
+                games[players, seat] += 1
+                wins[players, seat] += any(s.player == name and s.rank == 1 for s in game.result or ())
+            rules, state = get_ruleset(ruleset), start(game)
+            for line in game.actions:
+                state = rules.apply(state, line.action).state
+            rounds.setdefault((players, game.header.kit), []).append(last_round(ruleset, state))
+        Projector(ledger, store).catch_up()
+        with store.engine.connect() as connection:
+            seats = outcomes.seat_wins(connection, ruleset)
+            lengths = outcomes.game_lengths(connection, ruleset)
+        assert {(r["players"], r["seat"]): (r["games"], r["wins"]) for r in seats} == {
+            key: (games[key], wins[key]) for key in games
+        }
+        assert all(r["low"] <= r["win_rate"] <= r["high"] for r in seats)
+        assert {(r["players"], r["kit"]): (r["games"], r["mean_rounds"]) for r in lengths} == {
+            key: (len(values), pytest.approx(sum(values) / len(values))) for key, values in rounds.items()
+        }
+        with TestClient(create_app(ApiSettings(store=settings))) as client:
+            served = client.get("/v1/statistics/seats", params={"ruleset": ruleset}).json()["rows"]
+            assert [(r["players"], r["seat"], r["wins"]) for r in served] == [
+                (r["players"], r["seat"], r["wins"]) for r in seats
+            ]
+            assert client.get("/v1/statistics/lengths", params={"ruleset": ruleset}).status_code == 200
+    finally:
+        store.close()
+        ledger.close()
