@@ -74,3 +74,31 @@ def game_lengths(connection: Connection, ruleset: str, include_private: bool = F
     )  # fmt: skip
     return [{**row, "mean_rounds": float(row["mean_rounds"]), "mean_events": float(row["mean_events"])}
             for row in connection.execute(query).mappings()]  # fmt: skip
+
+
+def score_margins(connection: Connection, ruleset: str, include_private: bool = False) -> list[Row]:
+    """Per number of players, over the ruleset's finished games: the winners' and everyone's mean score (the
+    ruleset's first score), and the margin, the winner's score less the runner-up's, mean, least and most (0 for
+    a shared win)."""
+    query = (
+        select(GAMES.c.game_id, GAMES.c.players, RESULTS.c.score)
+        .join(RESULTS, and_(RESULTS.c.game_id == GAMES.c.game_id, RESULTS.c.undone.is_(False)))
+        .where(finished(ruleset, include_private))
+        .order_by(GAMES.c.players, GAMES.c.game_id, RESULTS.c.rank, RESULTS.c.score.desc())
+    )
+    by_game: dict[tuple[int, str], list[int]] = {}
+    for game_id, players, score in connection.execute(query):
+        by_game.setdefault((players, game_id), []).append(score)
+    by_count: dict[int, list[list[int]]] = {}
+    for (players, _), scores in by_game.items():
+        by_count.setdefault(players, []).append(scores)
+    rows = []
+    for players, games in sorted(by_count.items()):
+        margins = [scores[0] - scores[1] for scores in games if len(scores) > 1] or [0]
+        everyone = [score for scores in games for score in scores]
+        rows.append(
+            {"players": players, "games": len(games), "mean_winning_score": sum(s[0] for s in games) / len(games),
+             "mean_score": sum(everyone) / len(everyone), "mean_margin": sum(margins) / len(margins),
+             "least_margin": min(margins), "most_margin": max(margins)}
+        )  # fmt: skip
+    return rows

@@ -118,6 +118,16 @@ class GameLength(BaseModel):
     mean_events: float
 
 
+class ScoreMargin(BaseModel):
+    players: int
+    games: int
+    mean_winning_score: float
+    mean_score: float
+    mean_margin: float
+    least_margin: int
+    most_margin: int
+
+
 class GenePrice(BaseModel):
     gene: str
     offered: int
@@ -247,6 +257,13 @@ def seat_wins(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[
 def game_lengths(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per number of players and kit, over the ruleset's finished games: how many rounds and events they ran."""
     return rows(request, lambda c: outcomes.game_lengths(c, ruleset, is_admin(request, token)))
+
+
+@router.get("/statistics/scores", response_model=Rows[ScoreMargin], operation_id="score_margins")
+def score_margins(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
+    """Per number of players, over the ruleset's finished games: the winning and mean scores, and the margin (the
+    winner's score less the runner-up's)."""
+    return rows(request, lambda c: outcomes.score_margins(c, ruleset, is_admin(request, token)))
 
 
 @router.get("/statistics/genes", response_model=Rows[GenePrice], operation_id="gene_prices")

@@ -1,5 +1,5 @@
-"""Win rates by seat, with their Wilson intervals, and game lengths, for every ruleset: checked against what the
-games themselves say."""
+"""Win rates by seat, with their Wilson intervals, game lengths and score margins, for every ruleset: checked
+against what the games themselves say."""
 
 from __future__ import annotations
 
@@ -40,11 +40,12 @@ def test_the_wilson_interval_of_a_proportion() -> None:
 
 
 @pytest.mark.parametrize("ruleset", sorted(PLAYERS))
-def test_seat_win_rates_and_game_lengths_agree_with_the_games(database: str, ruleset: str) -> None:
+def test_seat_win_rates_game_lengths_and_margins_agree_with_the_games(database: str, ruleset: str) -> None:
     settings = Settings(database)
     ledger, store = Ledger(settings), ReadStore(settings)
     wins, games = Counter[tuple[int, int]](), Counter[tuple[int, int]]()
     rounds: dict[tuple[int, str], list[int]] = {}
+    margins: dict[int, list[int]] = {}
     try:
         for seed in range(8):
             players = PLAYERS[ruleset][seed % 2]
@@ -54,6 +55,8 @@ def test_seat_win_rates_and_game_lengths_agree_with_the_games(database: str, rul
             for seat, name in enumerate(game.header.players, start=1):
                 games[players, seat] += 1
                 wins[players, seat] += any(s.player == name and s.rank == 1 for s in game.result or ())
+            scores = sorted((s.score[0] for s in game.result or ()), reverse=True)
+            margins.setdefault(players, []).append(scores[0] - scores[1])
             rules, state = get_ruleset(ruleset), start(game)
             for line in game.actions:
                 state = rules.apply(state, line.action).state
@@ -62,6 +65,7 @@ def test_seat_win_rates_and_game_lengths_agree_with_the_games(database: str, rul
         with store.engine.connect() as connection:
             seats = outcomes.seat_wins(connection, ruleset)
             lengths = outcomes.game_lengths(connection, ruleset)
+            spread = outcomes.score_margins(connection, ruleset)
         assert {(r["players"], r["seat"]): (r["games"], r["wins"]) for r in seats} == {
             key: (games[key], wins[key]) for key in games
         }
@@ -69,12 +73,17 @@ def test_seat_win_rates_and_game_lengths_agree_with_the_games(database: str, rul
         assert {(r["players"], r["kit"]): (r["games"], r["mean_rounds"]) for r in lengths} == {
             key: (len(values), pytest.approx(sum(values) / len(values))) for key, values in rounds.items()
         }
+        assert {r["players"]: (r["games"], r["mean_margin"], r["most_margin"]) for r in spread} == {
+            players: (len(values), pytest.approx(sum(values) / len(values)), max(values))
+            for players, values in margins.items()
+        }
         with TestClient(create_app(ApiSettings(store=settings))) as client:
             served = client.get("/v1/statistics/seats", params={"ruleset": ruleset}).json()["rows"]
             assert [(r["players"], r["seat"], r["wins"]) for r in served] == [
                 (r["players"], r["seat"], r["wins"]) for r in seats
             ]
-            assert client.get("/v1/statistics/lengths", params={"ruleset": ruleset}).status_code == 200
+            for path in ("lengths", "scores"):
+                assert client.get(f"/v1/statistics/{path}", params={"ruleset": ruleset}).status_code == 200
     finally:
         store.close()
         ledger.close()
