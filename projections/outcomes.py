@@ -1,6 +1,7 @@
 """What every ruleset's finished games say, whatever their rules: the win rate of each seat, with its Wilson 95%
-interval, and how long games run, by the number of players (and the kit). Read from `read_games`,
-`read_game_players` and `read_results`; private games only for the admin."""
+interval, how long games run and by what margin they are won, by the number of players, and each player's
+profile. Read from `read_games`, `read_game_players`, `read_results` and `read_ratings`; private games only for
+the admin."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, case, func, select
 
-from projections.schema import GAME_PLAYERS, GAMES, RESULTS
+from projections.schema import GAME_PLAYERS, GAMES, RATINGS, RESULTS
 
 Z_95 = 1.959963984540054
 Row = dict[str, Any]
@@ -102,3 +103,28 @@ def score_margins(connection: Connection, ruleset: str, include_private: bool = 
              "least_margin": min(margins), "most_margin": max(margins)}
         )  # fmt: skip
     return rows
+
+
+def profiles(connection: Connection, ruleset: str, include_private: bool = False) -> list[Row]:
+    """Per player, over the ruleset's finished games: games, wins, mean place, and the ordinal of its rating after
+    each rated game, in order (private games are never rated)."""
+    won = case((RESULTS.c.rank == 1, 1), else_=0)
+    query = (
+        select(
+            RESULTS.c.player_id, func.max(RESULTS.c.name).label("name"), func.count().label("games"),
+            func.sum(won).label("wins"), func.avg(RESULTS.c.rank).label("mean_place"),
+        )
+        .join(GAMES, GAMES.c.game_id == RESULTS.c.game_id)
+        .where(finished(ruleset, include_private), RESULTS.c.undone.is_(False))
+        .group_by(RESULTS.c.player_id)
+        .order_by(func.count().desc(), RESULTS.c.player_id)
+    )  # fmt: skip
+    history: dict[str, list[float]] = {}
+    rated = select(RATINGS.c.player_id, RATINGS.c.ordinal).where(RATINGS.c.ruleset == ruleset).order_by(RATINGS.c.game)
+    for player, ordinal in connection.execute(rated):
+        history.setdefault(player, []).append(ordinal)
+    return [
+        {**row, "wins": int(row["wins"]), "mean_place": float(row["mean_place"]),
+         "ratings": history.get(row["player_id"], [])}
+        for row in connection.execute(query).mappings()
+    ]  # fmt: skip

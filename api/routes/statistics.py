@@ -128,6 +128,15 @@ class ScoreMargin(BaseModel):
     most_margin: int
 
 
+class Profile(BaseModel):
+    player_id: str
+    name: str
+    games: int
+    wins: int
+    mean_place: float
+    ratings: list[float]
+
+
 class GenePrice(BaseModel):
     gene: str
     offered: int
@@ -264,6 +273,13 @@ def score_margins(request: Request, token: TokenDep, ruleset: RulesetQuery) -> d
     """Per number of players, over the ruleset's finished games: the winning and mean scores, and the margin (the
     winner's score less the runner-up's)."""
     return rows(request, lambda c: outcomes.score_margins(c, ruleset, is_admin(request, token)))
+
+
+@router.get("/statistics/profiles", response_model=Rows[Profile], operation_id="player_profiles")
+def player_profiles(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
+    """Per player, over the ruleset's finished games: games, wins, mean place, and its rating's ordinal after each
+    rated game, in order."""
+    return rows(request, lambda c: outcomes.profiles(c, ruleset, is_admin(request, token)))
 
 
 @router.get("/statistics/genes", response_model=Rows[GenePrice], operation_id="gene_prices")

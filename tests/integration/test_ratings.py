@@ -12,7 +12,7 @@ from evo_ledger.notation import parse_game
 from evo_ledger.selfplay import play_game
 from evo_ledger.settings import Settings
 from evo_ledger.transfer import import_notation
-from projections import ratings
+from projections import outcomes, ratings
 from projections.runner import Projector, rebuild
 from projections.schema import RATINGS
 from projections.store import ReadStore
@@ -60,6 +60,16 @@ def test_the_sensible_bot_rates_above_the_random_one_and_a_rebuild_gives_the_sam
                 current[standing.player] = rating
         assert by_name["sensible"]["mu"] == pytest.approx(current["sensible"].mu)
         assert by_name["random"]["sigma"] == pytest.approx(current["random"].sigma)
+        with store.engine.connect() as connection:
+            profiles = {row["name"]: row for row in outcomes.profiles(connection, ruleset)}
+        sensible = profiles["sensible"]
+        places = [s.rank for text in texts for s in parse_game(text).result or () if s.player == "sensible"]
+        assert (sensible["games"], sensible["wins"]) == (GAMES, places.count(1))
+        assert sensible["mean_place"] == pytest.approx(sum(places) / len(places))
+        assert (
+            sensible["ratings"][-1] == pytest.approx(by_name["sensible"]["ordinal"])
+            and len(sensible["ratings"]) == GAMES
+        )
     finally:
         store.close()
         ledger.close()
