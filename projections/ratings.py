@@ -96,17 +96,18 @@ def refresh_ratings(connection: Connection) -> None:
     rows = list(ratings(finished_games(connection)))
     connection.execute(delete(RATINGS))
     connection.execute(delete(RATINGS_NOW))
-    write_ratings(connection, rows)
+    write_ratings(connection, rows, replacing=False)
 
 
-def write_ratings(connection: Connection, rows: list[dict[str, Any]]) -> None:
-    """New rows of the ratings table, and each player's latest rating."""
+def write_ratings(connection: Connection, rows: list[dict[str, Any]], replacing: bool = True) -> None:
+    """New rows of the ratings table, and each player's latest rating (`replacing` the one it had)."""
     if not rows:
         return
     connection.execute(insert(RATINGS), rows)
     latest = {(row["ruleset"], row["player_id"]): row for row in rows}
-    keys = [and_(RATINGS_NOW.c.ruleset == ruleset, RATINGS_NOW.c.player_id == player) for ruleset, player in latest]
-    connection.execute(delete(RATINGS_NOW).where(or_(*keys)))
+    if replacing:
+        keys = [and_(RATINGS_NOW.c.ruleset == rs, RATINGS_NOW.c.player_id == player) for rs, player in latest]
+        connection.execute(delete(RATINGS_NOW).where(or_(*keys)))
     columns = ("ruleset", "player_id", "game_id", "game", "mu", "sigma")
     now = [{key: row[key] for key in columns} for row in latest.values()]
     connection.execute(insert(RATINGS_NOW), now)
@@ -114,17 +115,24 @@ def write_ratings(connection: Connection, rows: list[dict[str, Any]]) -> None:
 
 def standings(connection: Connection, ruleset: str) -> list[dict[str, Any]]:
     """Each player's latest rating in the ruleset, the highest ordinal first, with how many games it rests on."""
-    rows = connection.execute(
-        select(RATINGS).where(RATINGS.c.ruleset == ruleset).order_by(RATINGS.c.player_id, RATINGS.c.game)
-    ).mappings()
-    latest: dict[str, dict[str, Any]] = {}
-    games: dict[str, int] = {}
-    for row in rows:
-        latest[row["player_id"]] = dict(row)
-        games[row["player_id"]] = games.get(row["player_id"], 0) + 1
-    ranked = sorted(latest.values(), key=lambda row: (-row["ordinal"], row["name"]))
-    return [
-        {"player_id": r["player_id"], "name": r["name"], "games": games[r["player_id"]], "mu": r["mu"],
-         "sigma": r["sigma"], "ordinal": r["ordinal"]}
-        for r in ranked
-    ]  # fmt: skip
+    counted = (
+        select(RATINGS.c.player_id, func.count().label("games"))
+        .where(RATINGS.c.ruleset == ruleset)
+        .group_by(RATINGS.c.player_id)
+        .subquery()
+    )
+    query = (
+        select(RATINGS.c.player_id, RATINGS.c.name, counted.c.games, RATINGS.c.mu, RATINGS.c.sigma, RATINGS.c.ordinal)
+        .join(
+            RATINGS_NOW,
+            and_(
+                RATINGS_NOW.c.ruleset == RATINGS.c.ruleset,
+                RATINGS_NOW.c.game_id == RATINGS.c.game_id,
+                RATINGS_NOW.c.player_id == RATINGS.c.player_id,
+            ),
+        )
+        .join(counted, counted.c.player_id == RATINGS.c.player_id)
+        .where(RATINGS.c.ruleset == ruleset)
+        .order_by(RATINGS.c.ordinal.desc(), RATINGS.c.name)
+    )
+    return [dict(row) for row in connection.execute(query).mappings()]

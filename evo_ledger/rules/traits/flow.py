@@ -360,14 +360,6 @@ def setup_needs(players: tuple[str, ...]) -> tuple[Need, ...]:
     return tuple(Need("species", player) for player in players)
 
 
-def advance(state: State, effects: Effects) -> None:
-    """The stage whose records are all in is done: the next one begins, or the generations go on."""
-    if state.phase == Phase.GENERATION:
-        pass_turn(state, effects)
-        return
-    STAGES[state.stage](state, effects)
-
-
 def after_species(state: State, effects: Effects) -> None:
     kit = state.kit
     for player in state.players:

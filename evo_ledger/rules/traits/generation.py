@@ -18,6 +18,7 @@ from evo_ledger.rules.traits.actions import (
     Migrate,
     Use,
 )
+from evo_ledger.rules.traits.flow import need_words
 from evo_ledger.rules.traits.state import (
     Cards,
     Location,
@@ -47,12 +48,8 @@ def refuse_turn(state: State, player: str, doing: str) -> None:
     if state.phase != GENERATION:
         raise RuleViolation("TR-05", f"no generation is under way ({state.phase}): {player} cannot {doing}")
     if state.needs:
-        raise RuleViolation("TR-13", f"{describe_need(state.needs[0])} first")
+        raise RuleViolation("TR-13", f"the game waits for {need_words(state.needs[0])} first")
     raise RuleViolation("TR-05", f"it is {state.current}'s generation, not {player}'s, who cannot {doing}")
-
-
-def describe_need(need: Need) -> str:
-    return f"the game waits for {need.kind} ({need.who})" if need.who else f"the game waits for {need.kind}"
 
 
 def check_acting(state: State, player: str, doing: str) -> Species:

@@ -208,9 +208,6 @@ class State:
     def species_of(self, player: str) -> Species:
         return self.species[self.plays[player]]
 
-    def holder_of(self, species: str) -> str | None:
-        return next((player for player, played in self.plays.items() if played == species), None)
-
     @property
     def need(self) -> Need | None:
         return self.needs[0] if self.needs else None
