@@ -1,7 +1,7 @@
 """What every ruleset's finished games say, whatever their rules: the win rate of each seat, with its Wilson 95%
-interval, how long games run and by what margin they are won, by the number of players, and each player's
-profile. Read from `read_games`, `read_game_players`, `read_results` and `read_ratings`; private games only for
-the admin."""
+interval, and of each place in the order of play a game opens with, how long games run and by what margin
+they are won, by the number of players, and each player's profile. Read from `read_games`, `read_game_players`,
+`read_results`, `read_turn_order` and `read_ratings`; private games only for the admin."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, case, func, select
 
-from projections.schema import GAME_PLAYERS, GAMES, RATINGS, RESULTS
+from projections.schema import GAME_PLAYERS, GAMES, RATINGS, RESULTS, TURN_ORDER
 
 Z_95 = 1.959963984540054
 Row = dict[str, Any]
@@ -35,27 +35,54 @@ def finished(ruleset: str, include_private: bool) -> Any:
 def seat_wins(connection: Connection, ruleset: str, include_private: bool = False) -> list[Row]:
     """Per number of players and seat: games finished, wins (a shared first place is a win), the win rate and its
     Wilson 95% interval."""
-    won = case((RESULTS.c.rank == 1, 1), else_=0)
     query = (
-        select(GAMES.c.players, GAME_PLAYERS.c.seat, func.count().label("games"), func.sum(won).label("wins"))
+        _wins_by(GAME_PLAYERS.c.seat)
         .join(GAME_PLAYERS, GAME_PLAYERS.c.game_id == GAMES.c.game_id)
-        .join(
-            RESULTS,
-            and_(
-                RESULTS.c.game_id == GAMES.c.game_id,
-                RESULTS.c.player_id == GAME_PLAYERS.c.player_id,
-                RESULTS.c.undone.is_(False),
-            ),
-        )
+        .join(RESULTS, _result_of(GAME_PLAYERS.c.player_id))
         .where(finished(ruleset, include_private))
         .group_by(GAMES.c.players, GAME_PLAYERS.c.seat)
         .order_by(GAMES.c.players, GAME_PLAYERS.c.seat)
     )
+    return _win_rates(connection, query, "seat")
+
+
+def first_place_wins(connection: Connection, ruleset: str, include_private: bool = False) -> list[Row]:
+    """Per number of players and place in the order of play the game opened with (`read_turn_order`'s first
+    rows that stand): games finished, wins, the win rate and its Wilson 95% interval."""
+    opening = (
+        select(TURN_ORDER.c.game_id, func.min(TURN_ORDER.c.event).label("event"))
+        .where(TURN_ORDER.c.undone.is_(False))
+        .group_by(TURN_ORDER.c.game_id)
+        .subquery()
+    )
+    query = (
+        _wins_by(TURN_ORDER.c.place)
+        .join(opening, opening.c.game_id == GAMES.c.game_id)
+        .join(TURN_ORDER, and_(TURN_ORDER.c.game_id == GAMES.c.game_id, TURN_ORDER.c.event == opening.c.event))
+        .join(RESULTS, _result_of(TURN_ORDER.c.player_id))
+        .where(finished(ruleset, include_private))
+        .group_by(GAMES.c.players, TURN_ORDER.c.place)
+        .order_by(GAMES.c.players, TURN_ORDER.c.place)
+    )
+    return _win_rates(connection, query, "place")
+
+
+def _wins_by(column: Any) -> Any:
+    won = case((RESULTS.c.rank == 1, 1), else_=0)
+    return select(GAMES.c.players, column, func.count().label("games"), func.sum(won).label("wins"))
+
+
+def _result_of(player: Any) -> Any:
+    """The result, not undone, of `player` in the game."""
+    return and_(RESULTS.c.game_id == GAMES.c.game_id, RESULTS.c.player_id == player, RESULTS.c.undone.is_(False))
+
+
+def _win_rates(connection: Connection, query: Any, by: str) -> list[Row]:
     rows = []
-    for players, seat, games, wins in connection.execute(query):
+    for players, value, games, wins in connection.execute(query):
         low, high = wilson(int(wins), int(games))
         rows.append(
-            {"players": players, "seat": seat, "games": games, "wins": int(wins), "win_rate": wins / games,
+            {"players": players, by: value, "games": games, "wins": int(wins), "win_rate": wins / games,
              "low": low, "high": high}
         )  # fmt: skip
     return rows

@@ -19,9 +19,9 @@ from evo_ledger.access import GameAccess
 from evo_ledger.game import Game, topic_of
 from evo_ledger.notation import format_score
 from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
-from evo_ledger.rules.base import ReadAmend, Reading, ReadItem, ReadResult, ReadRow
+from evo_ledger.rules.base import ReadAmend, Reading, ReadItem, ReadOrder, ReadResult, ReadRow
 from projections.ratings import rate_endings, refresh_ratings
-from projections.schema import FACT_TABLES, GAME_PLAYERS, GAMES, RESULTS, TABLES
+from projections.schema import FACT_TABLES, GAME_PLAYERS, GAMES, RESULTS, TABLES, TURN_ORDER
 
 ACTION_TOPICS = frozenset(
     ruleset.vocabulary.topic(fact) for ruleset in rulesets().values() for fact in ruleset.vocabulary.facts
@@ -91,6 +91,10 @@ class GameContext:
 
     def player(self, name: str) -> dict[str, str]:
         return {"player_id": self.players[name], "name": name}
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        return tuple(self.players)
 
     def kit(self) -> Any:
         if self.loaded_kit is None:
@@ -295,6 +299,12 @@ class ReadModel:
                 batch.insert(TABLES[item.table], row)
             elif isinstance(item, ReadAmend):
                 batch.amend(TABLES[item.table], context.game_id, item.event, **item.changes)
+            elif isinstance(item, ReadOrder):
+                for place, name in enumerate(item.order, 1):
+                    batch.insert(TURN_ORDER, {
+                        "game_id": context.game_id, "event": version, "action": cause, "round": context.round,
+                        **context.player(name), "place": place, "undone": False,
+                    })  # fmt: skip
             else:
                 self._result(batch, context, where, item)
 
@@ -361,7 +371,9 @@ def load_context(connection: Connection, game_id: str, kit_of_game: Callable[[st
     if row is None:
         return None
     players = connection.execute(
-        select(GAME_PLAYERS.c.name, GAME_PLAYERS.c.player_id).where(GAME_PLAYERS.c.game_id == game_id)
+        select(GAME_PLAYERS.c.name, GAME_PLAYERS.c.player_id)
+        .where(GAME_PLAYERS.c.game_id == game_id)
+        .order_by(GAME_PLAYERS.c.seat)
     ).all()
     stored = dict(row)
     memory = json.loads(stored.pop("memory"))

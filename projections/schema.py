@@ -104,6 +104,15 @@ RESULTS = _fact(
     key=("player_id",),
 )
 
+TURN_ORDER = _fact(
+    "read_turn_order",
+    Column("name", String(), nullable=False),
+    Column("place", Integer, nullable=False),
+    key=("player_id",),
+)
+"""Each order of play a game sets, a row a player: `place` 1 plays first in `round`. A game's first rows that
+stand are the order it opened with (a ruleset's reading says which events set an order)."""
+
 RATINGS = Table(
     "read_ratings",
     metadata,
@@ -138,7 +147,7 @@ RULESET_SPECS = {
     spec.name: spec for ruleset in rulesets().values() if (reading := ruleset.reading()) for spec in reading.tables
 }
 RULESET_TABLES = {name: ruleset_table(spec) for name, spec in RULESET_SPECS.items()}
-FACT_TABLES = (RESULTS, *RULESET_TABLES.values())
+FACT_TABLES = (RESULTS, TURN_ORDER, *RULESET_TABLES.values())
 READ_TABLES = (GAMES, GAME_PLAYERS, *FACT_TABLES, RATINGS, RATINGS_NOW)
 TABLES = {table.name: table for table in READ_TABLES}
 

@@ -26,7 +26,7 @@ from projections.schema import POSITIONS, READ_TABLES, metadata
 
 # The read tables' position is kept under this name, which carries the version of what their rows mean: rows
 # written by another version (a status word changed, say) are built again from the log.
-PROJECTION = "read_tables/2"
+PROJECTION = "read_tables/3"
 APPLICATION = "Ledger"
 CREATE_ATTEMPTS = 5
 log = logging.getLogger(__name__)
@@ -108,9 +108,13 @@ class ReadStore:
                 time.sleep(0.1 * (attempt + 1))
 
     def _columns_match(self) -> bool:
-        """Whether every read table that exists has the columns, and the key, this version writes."""
+        """Whether every read table that exists has the columns, and the key, this version writes, and none is
+        missing beside the others (a table added since would lack the rows of the log already followed)."""
         found = inspect(self.engine)
         existing = set(found.get_table_names())
+        written = {table.name for table in READ_TABLES} & existing
+        if written and len(written) < len(READ_TABLES):
+            return False
         return all(
             {column["name"] for column in found.get_columns(table.name)} == set(table.columns.keys())
             and set(found.get_pk_constraint(table.name)["constrained_columns"]) == set(table.primary_key.columns.keys())

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any, Generic, TypeVar
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 from sqlalchemy import Connection
@@ -17,6 +17,7 @@ from sqlalchemy import Connection
 from api import schemas
 from api.deps import LedgerDep, ReaderDep, TokenDep, is_admin
 from api.errors import ApiError
+from evo_ledger.rules import rulesets
 from projections import outcomes, queries, ratings
 from projections.schema import TABLES
 from projections.store import ReadStore, position_in
@@ -101,6 +102,16 @@ class Rating(BaseModel):
 class SeatWins(BaseModel):
     players: int
     seat: int
+    games: int
+    wins: int
+    win_rate: float
+    low: float
+    high: float
+
+
+class FirstPlaceWins(BaseModel):
+    players: int
+    place: int
     games: int
     wins: int
     win_rate: float
@@ -242,17 +253,23 @@ def player_records(request: Request, token: TokenDep) -> dict[str, Any]:
     return rows(request, lambda c: queries.player_records(c, is_admin(request, token)))
 
 
+def known_ruleset(
+    ruleset: Annotated[str, Query(description="the ruleset whose games are counted, such as evo1")],
+) -> str:
+    if ruleset not in rulesets():
+        known = ", ".join(sorted(rulesets()))
+        raise ApiError(404, "unknown_ruleset", f"ruleset: no ruleset {ruleset!r}; the rulesets are {known}")
+    return ruleset
+
+
+RulesetQuery = Annotated[str, Depends(known_ruleset)]
+
+
 @router.get("/statistics/ratings", response_model=Rows[Rating], operation_id="ratings")
-def player_ratings(
-    request: Request,
-    ruleset: Annotated[str, Query(description="the ruleset whose games rate its players, such as evo2")],
-) -> dict[str, Any]:
+def player_ratings(request: Request, ruleset: RulesetQuery) -> dict[str, Any]:
     """Each player's Weng-Lin (Plackett-Luce) rating in the ruleset, the highest ordinal (mu - 3 sigma) first, from
     every finished game that is not private; the history game by game is the table read_ratings (and its CSV)."""
     return rows(request, lambda c: ratings.standings(c, ruleset))
-
-
-RulesetQuery = Annotated[str, Query(description="the ruleset whose games are counted, such as evo1")]
 
 
 @router.get("/statistics/seats", response_model=Rows[SeatWins], operation_id="seat_wins")
@@ -260,6 +277,14 @@ def seat_wins(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[
     """Per number of players and seat, over the ruleset's finished games: the win rate (a shared first place is a
     win) and its Wilson 95% interval."""
     return rows(request, lambda c: outcomes.seat_wins(c, ruleset, is_admin(request, token)))
+
+
+@router.get("/statistics/first-places", response_model=Rows[FirstPlaceWins], operation_id="first_place_wins")
+def first_place_wins(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
+    """Per number of players and place in the order of play each game opened with (evo2's initiative draw,
+    evo1's first initiative, the traits start player and those to their left), over the ruleset's finished games:
+    the win rate and its Wilson 95% interval."""
+    return rows(request, lambda c: outcomes.first_place_wins(c, ruleset, is_admin(request, token)))
 
 
 @router.get("/statistics/lengths", response_model=Rows[GameLength], operation_id="game_lengths")

@@ -230,6 +230,9 @@ class ReadTable:
 
     name: str
     columns: tuple[ReadColumn, ...]
+    die: str | None = None
+    """The name of the die whose rolls the table holds (its `face` column's values are the die's faces, its
+    `purpose` column what each roll decided), for the generic dice statistics; None: not a table of rolls."""
 
 
 @dataclass(frozen=True)
@@ -256,7 +259,14 @@ class ReadResult:
     outcome: Outcome
 
 
-ReadItem = ReadRow | ReadAmend | ReadResult
+@dataclass(frozen=True)
+class ReadOrder:
+    """The order of play the event sets (for the round the game is in), as the players' names, first first."""
+
+    order: tuple[str, ...]
+
+
+ReadItem = ReadRow | ReadAmend | ReadResult | ReadOrder
 
 
 class ReadContext(Protocol):
@@ -271,6 +281,10 @@ class ReadContext(Protocol):
 
     def player(self, name: str) -> dict[str, str]:
         """The player's `player_id` and `name` columns."""
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        """The players' names in seat order."""
 
     def kit(self) -> Any:
         """The game's kit."""

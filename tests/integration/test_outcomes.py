@@ -1,5 +1,5 @@
-"""Win rates by seat, with their Wilson intervals, game lengths and score margins, for every ruleset: checked
-against what the games themselves say."""
+"""Win rates by seat and by place in the opening order of play, with their Wilson intervals, game lengths and
+score margins, for every ruleset: checked against what the games themselves say."""
 
 from __future__ import annotations
 
@@ -32,6 +32,18 @@ def last_round(ruleset: str, state: Any) -> int:
     return round_
 
 
+def opening_order(ruleset: str, players: tuple[str, ...], consequences: Any) -> tuple[str, ...] | None:
+    """The order of play a consequence sets first in a game: evo2's draw and evo1's first initiative, or the
+    traits start player and the players to their left."""
+    for kind, data in consequences:
+        if kind == "initiative_set":
+            return tuple(data["order"])
+        if kind == "millennium_begun":
+            first = players.index(data["start"])
+            return players[first:] + players[:first]
+    return None
+
+
 def test_the_wilson_interval_of_a_proportion() -> None:
     low, high = outcomes.wilson(5, 10)
     assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
@@ -46,6 +58,7 @@ def test_seat_win_rates_game_lengths_and_margins_agree_with_the_games(database: 
     wins, games = Counter[tuple[int, int]](), Counter[tuple[int, int]]()
     rounds: dict[tuple[int, str], list[int]] = {}
     margins: dict[int, list[int]] = {}
+    place_wins, place_games = Counter[tuple[int, int]](), Counter[tuple[int, int]]()
     try:
         for seed in range(8):
             players = PLAYERS[ruleset][seed % 2]
@@ -58,18 +71,28 @@ def test_seat_win_rates_game_lengths_and_margins_agree_with_the_games(database: 
             scores = sorted((s.score[0] for s in game.result or ()), reverse=True)
             margins.setdefault(players, []).append(scores[0] - scores[1])
             rules, state = get_ruleset(ruleset), start(game)
+            opening: tuple[str, ...] | None = None
             for line in game.actions:
-                state = rules.apply(state, line.action).state
+                state, consequences, _ = rules.apply(state, line.action)
+                opening = opening or opening_order(ruleset, game.header.players, consequences)
+            assert opening is not None
+            for place, name in enumerate(opening, start=1):
+                place_games[players, place] += 1
+                place_wins[players, place] += any(s.player == name and s.rank == 1 for s in game.result or ())
             rounds.setdefault((players, game.header.kit), []).append(last_round(ruleset, state))
         Projector(ledger, store).catch_up()
         with store.engine.connect() as connection:
             seats = outcomes.seat_wins(connection, ruleset)
             lengths = outcomes.game_lengths(connection, ruleset)
             spread = outcomes.score_margins(connection, ruleset)
+            places = outcomes.first_place_wins(connection, ruleset)
         assert {(r["players"], r["seat"]): (r["games"], r["wins"]) for r in seats} == {
             key: (games[key], wins[key]) for key in games
         }
         assert all(r["low"] <= r["win_rate"] <= r["high"] for r in seats)
+        assert {(r["players"], r["place"]): (r["games"], r["wins"]) for r in places} == {
+            key: (place_games[key], place_wins[key]) for key in place_games
+        }
         assert {(r["players"], r["kit"]): (r["games"], r["mean_rounds"]) for r in lengths} == {
             key: (len(values), pytest.approx(sum(values) / len(values))) for key, values in rounds.items()
         }
@@ -82,8 +105,13 @@ def test_seat_win_rates_game_lengths_and_margins_agree_with_the_games(database: 
             assert [(r["players"], r["seat"], r["wins"]) for r in served] == [
                 (r["players"], r["seat"], r["wins"]) for r in seats
             ]
+            served = client.get("/v1/statistics/first-places", params={"ruleset": ruleset}).json()["rows"]
+            assert served == places
             for path in ("lengths", "scores"):
                 assert client.get(f"/v1/statistics/{path}", params={"ruleset": ruleset}).status_code == 200
+            unknown = client.get("/v1/statistics/seats", params={"ruleset": f"{ruleset}x"})
+            assert unknown.status_code == 404 and unknown.json()["code"] == "unknown_ruleset"
+            assert f"{ruleset}x" in unknown.json()["message"]
     finally:
         store.close()
         ledger.close()

@@ -31,7 +31,7 @@ from evo_ledger.transfer import import_notation
 from projections import queries
 from projections.readmodel import ReadModel
 from projections.runner import Projector, rebuild, wait_until
-from projections.schema import GAMES, POSITIONS, READ_TABLES, TABLES
+from projections.schema import GAMES, POSITIONS, READ_TABLES, TABLES, TURN_ORDER
 from projections.stats import FAIR, LOADED, NOT_ENOUGH_DATA, DieFit, die_fit
 from projections.store import ReadStore, read_tables_file
 from tests.support import ROOT, child_env
@@ -92,6 +92,7 @@ def test_the_hand_made_game_fills_every_table_with_the_counts_its_comments_give(
         "read_climate": 9,  # the meteorite moves no wheel
         "read_ratings": 3,  # a rating for each of the three players
         "read_ratings_now": 3,
+        "read_turn_order": 10 * 3,  # the draw before round 1, then each of rounds 1 to 9's auctions
         **{table: 0 for table in ("read_e1_turn_standings", "read_e1_bids", "read_e1_auction_results",
                                   "read_e1_combats", "read_e1_die_rolls", "read_e1_cards_played",
                                   "read_tr_millennia", "read_tr_actions", "read_tr_traits_played",
@@ -358,5 +359,22 @@ def test_read_tables_written_by_another_version_are_built_again_and_say_ongoing(
         Projector(ledger, again).catch_up()
         with again.engine.connect() as connection:
             assert connection.execute(select(GAMES.c.status)).scalar_one() == "ongoing"
+    finally:
+        again.close()
+
+
+def test_a_read_table_added_since_the_log_was_followed_has_the_tables_built_again(
+    ledger: Ledger, store: ReadStore
+) -> None:
+    game = ledger.create_game(None, "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.record(game, "order ann ben cat")
+    Projector(ledger, store).catch_up()
+    assert counts(store)["read_turn_order"] == 3
+    TURN_ORDER.drop(store.engine)  # as a version before the table was written left them
+    again = ReadStore(store.settings)
+    try:
+        assert again.position() == 0 and counts(again)["read_games"] == 0
+        Projector(ledger, again).catch_up()
+        assert counts(again)["read_turn_order"] == 3
     finally:
         again.close()

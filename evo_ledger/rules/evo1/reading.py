@@ -14,6 +14,7 @@ from evo_ledger.rules.base import (
     ReadColumn,
     ReadContext,
     ReadItem,
+    ReadOrder,
     ReadResult,
     ReadRow,
     ReadTable,
@@ -30,6 +31,7 @@ PURPOSES = {
     "climate_changed": "climate", "combat_resolved": "combat", "meteor_rolled": "meteor",
     "heat_stroke_rolled": "heat stroke",
 }  # fmt: skip
+D6 = ("1", "2", "3", "4", "5", "6")
 TABLES = (
     ReadTable("read_e1_turn_standings", (PLAYER_KEY, text("name"), integer("mp"), integer("dinosaurs"))),
     ReadTable(
@@ -72,7 +74,11 @@ TABLES = (
             ReadColumn("expected_win_rate", "real"),
         ),
     ),
-    ReadTable("read_e1_die_rolls", (integer("face"), text("purpose"), text("recorder", nullable=True))),
+    ReadTable(
+        "read_e1_die_rolls",
+        (ReadColumn("face", "integer", values=D6), text("purpose"), text("recorder", nullable=True)),
+        die="d6",
+    ),
 )
 
 
@@ -115,7 +121,9 @@ class Evo1Reading:
         turn = {"round": data["turn"]}
         if kind in PURPOSES:
             yield ReadAmend("read_e1_die_rolls", cause, {"purpose": PURPOSES[kind]})
-        if kind == "combat_resolved":
+        if kind == "initiative_set":
+            yield ReadOrder(tuple(data["order"]))
+        elif kind == "combat_resolved":
             difference = data["attacker_horns"] - data["defender_horns"]
             yield ReadRow(
                 "read_e1_combats",

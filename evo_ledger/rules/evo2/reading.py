@@ -17,6 +17,7 @@ from evo_ledger.rules.base import (
     ReadColumn,
     ReadContext,
     ReadItem,
+    ReadOrder,
     ReadResult,
     ReadRow,
     ReadTable,
@@ -79,6 +80,7 @@ TABLES = (
     ReadTable(
         "read_die_rolls",
         (ReadColumn("face", "text", values=tuple(DIE)), text("purpose"), text("recorder", nullable=True)),
+        die="horn die",
     ),
     ReadTable("read_births", (*PLAYER, text("space"))),
     ReadTable(
@@ -116,6 +118,7 @@ class Evo2Reading:
             "mp_awarded",
             "game_ended",
             "climate_changed",
+            "initiative_set",
         }
     )
 
@@ -167,6 +170,8 @@ class Evo2Reading:
                 yield ReadRow("read_round_standings", row)
         elif kind == "game_ended":
             yield from self._ended(context, derived, data)
+        elif kind == "initiative_set":
+            yield ReadOrder(tuple(data["order"]))
         elif kind == "climate_changed":
             yield ReadRow(
                 "read_climate",

@@ -12,6 +12,7 @@ from evo_ledger.rules.base import (
     Outcome,
     ReadContext,
     ReadItem,
+    ReadOrder,
     ReadResult,
     ReadRow,
     ReadTable,
@@ -77,6 +78,9 @@ class TraitsReading:
         memory = context.memory
         if kind == "millennium_begun":
             memory["round"], memory["generations"] = data["millennium"], {}
+            seats = context.seats
+            first = seats.index(data["start"])
+            yield ReadOrder(seats[first:] + seats[:first])
         elif kind in FOOD:
             yield from food(context, kind, data)
         elif kind == "migrated":
