@@ -8,19 +8,18 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Select, Table, and_, case, func, select
 
-from projections.schema import GAMES, TABLES, column_values
+from projections.schema import DIE_TABLES, GAMES, TABLES, column_values
 from projections.stats import die_fit
 
 ROUND_STANDINGS, FINAL_STANDINGS = TABLES["read_round_standings"], TABLES["read_final_standings"]
 BIDS, AUCTION_RESULTS, GENES_OFFERED = TABLES["read_bids"], TABLES["read_auction_results"], TABLES["read_genes_offered"]
-COMBATS, DIE_ROLLS, BIRTHS = TABLES["read_combats"], TABLES["read_die_rolls"], TABLES["read_births"]
+COMBATS, BIRTHS = TABLES["read_combats"], TABLES["read_births"]
 SURVIVAL_LOSSES, CLIMATE = TABLES["read_survival_losses"], TABLES["read_climate"]
-DIE_FACES = dict(Counter(column_values("read_die_rolls", "face")))
 Row = dict[str, Any]
 
 
@@ -153,44 +152,57 @@ def combat_odds(connection: Connection, include_private: bool = False) -> list[R
 
 
 def die_faces(
-    connection: Connection, game_id: str | None = None, recorder: str | None = None, include_private: bool = False
+    connection: Connection,
+    ruleset: str = "evo2",
+    game_id: str | None = None,
+    recorder: str | None = None,
+    include_private: bool = False,
 ) -> Row:
-    """The die's faces (of one game, one recorder's games, or all) by what the roll was for, the rolls later undone
-    apart, and the fit of the rolls that stand against a fair die."""
-    conditions = [_visible(DIE_ROLLS, include_private)]
+    """The ruleset's die's faces (of one game, one recorder's games, or all) by what the roll was for, the rolls
+    later undone apart, and the fit against a fair die of the rolls that stand, in all and for each purpose."""
+    spec = DIE_TABLES[ruleset]
+    table, faces = TABLES[spec.name], dict(Counter(column_values(spec.name, "face")))
+    conditions = [_visible(table, include_private)]
     if game_id is not None:
-        conditions.append(DIE_ROLLS.c.game_id == game_id)
+        conditions.append(table.c.game_id == game_id)
     if recorder is not None:
-        conditions.append(DIE_ROLLS.c.recorder == recorder)
+        conditions.append(table.c.recorder == recorder)
     counts: dict[str, dict[str, int]] = {}
     for purpose, undone, face, count in connection.execute(
-        select(DIE_ROLLS.c.purpose, DIE_ROLLS.c.undone, DIE_ROLLS.c.face, func.count())
+        select(table.c.purpose, table.c.undone, table.c.face, func.count())
         .where(*conditions)
-        .group_by(DIE_ROLLS.c.purpose, DIE_ROLLS.c.undone, DIE_ROLLS.c.face)
+        .group_by(table.c.purpose, table.c.undone, table.c.face)
     ):
         kind = "undone" if undone else purpose
-        counts.setdefault(kind, dict.fromkeys(DIE_FACES, 0))[face] = count
+        counts.setdefault(kind, dict.fromkeys(faces, 0))[str(face)] = count
+    by_purpose = {kind: observed for kind, observed in sorted(counts.items()) if kind != "undone"}
     standing = Counter[str]()
-    for kind, faces in counts.items():
-        if kind != "undone":
-            standing.update(faces)
-    fit = die_fit(standing, DIE_FACES)
+    for observed in by_purpose.values():
+        standing.update(observed)
     return {
+        "ruleset": ruleset,
+        "die": spec.die,
         "game_id": game_id,
         "recorder": recorder,
-        "faces": DIE_FACES,
-        "by_purpose": {kind: faces for kind, faces in sorted(counts.items()) if kind != "undone"},
-        "undone": counts.get("undone", dict.fromkeys(DIE_FACES, 0)),
-        "fit": {
-            "rolls": fit.rolls,
-            "observed": fit.observed,
-            "expected": fit.expected,
-            "chi_square": fit.statistic,
-            "degrees_of_freedom": fit.degrees_of_freedom,
-            "p_value": fit.p_value,
-            "verdict": fit.verdict,
-            "flagged": fit.flagged,
-        },
+        "faces": faces,
+        "by_purpose": by_purpose,
+        "undone": counts.get("undone", dict.fromkeys(faces, 0)),
+        "fit": fit_row(standing, faces),
+        "fit_by_purpose": {kind: fit_row(observed, faces) for kind, observed in by_purpose.items()},
+    }
+
+
+def fit_row(observed: Mapping[str, int], faces: Mapping[str, int]) -> Row:
+    fit = die_fit(observed, faces)
+    return {
+        "rolls": fit.rolls,
+        "observed": fit.observed,
+        "expected": fit.expected,
+        "chi_square": fit.statistic,
+        "degrees_of_freedom": fit.degrees_of_freedom,
+        "p_value": fit.p_value,
+        "verdict": fit.verdict,
+        "flagged": fit.flagged,
     }
 
 

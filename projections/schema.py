@@ -150,6 +150,14 @@ RULESET_TABLES = {name: ruleset_table(spec) for name, spec in RULESET_SPECS.item
 FACT_TABLES = (RESULTS, TURN_ORDER, *RULESET_TABLES.values())
 READ_TABLES = (GAMES, GAME_PLAYERS, *FACT_TABLES, RATINGS, RATINGS_NOW)
 TABLES = {table.name: table for table in READ_TABLES}
+DIE_TABLES = {
+    name: spec
+    for name, ruleset in rulesets().items()
+    if (reading := ruleset.reading())
+    for spec in reading.tables
+    if spec.die is not None
+}
+"""Each ruleset's table of die rolls, by the ruleset's name (a ruleset that rolls no die has none)."""
 
 
 def column_values(table: str, column: str) -> tuple[str, ...]:

@@ -15,11 +15,11 @@ from pydantic import BaseModel
 from sqlalchemy import Connection
 
 from api import schemas
-from api.deps import LedgerDep, ReaderDep, TokenDep, is_admin
+from api.deps import ReaderDep, TokenDep, is_admin
 from api.errors import ApiError
 from evo_ledger.rules import rulesets
 from projections import outcomes, queries, ratings
-from projections.schema import TABLES
+from projections.schema import DIE_TABLES, TABLES
 from projections.store import ReadStore, position_in
 
 router = APIRouter(tags=["statistics"], responses=schemas.PROBLEMS)
@@ -176,12 +176,15 @@ class DieFit(BaseModel):
 
 
 class DieFaces(Fresh):
+    ruleset: str
+    die: str
     game_id: str | None
     recorder: str | None
     faces: dict[str, int]
     by_purpose: dict[str, dict[str, int]]
     undone: dict[str, int]
     fit: DieFit
+    fit_by_purpose: dict[str, DieFit]
 
 
 class SurvivalLosses(BaseModel):
@@ -322,18 +325,23 @@ def combat_odds(request: Request, token: TokenDep) -> dict[str, Any]:
 @router.get("/statistics/dice", response_model=DieFaces, operation_id="die_faces")
 def die_faces(
     request: Request,
-    ledger: LedgerDep,
     token: TokenDep,
     game_id: Annotated[str | None, Query(description="one game's rolls")] = None,
     recorder: Annotated[str | None, Query(max_length=16, description="one recorder's rolls")] = None,
+    ruleset: Annotated[str, Query(description="the ruleset whose die is counted: evo2 (horn die), evo1 (d6)")] = "evo2",
 ) -> dict[str, Any]:
-    """The die's faces by what they were rolled for (combat, killer babies), rolls undone apart, and a
-    chi-square test of the rolls that stand against a fair die ("not enough data" when a face is expected fewer
-    than 5 times)."""
+    """The ruleset's die's faces by what they were rolled for (evo2: combat, killer babies; evo1: initiative,
+    climate, meteor, combat, heat stroke), rolls undone apart, and a chi-square test against a fair die of the rolls
+    that stand, in all and for each purpose ("not enough data" when a face is expected fewer than 5 times)."""
+    known_ruleset(ruleset)
+    if ruleset not in DIE_TABLES:
+        raise ApiError(
+            404, "no_dice", f"ruleset: {ruleset} rolls no die; the rulesets with dice are {', '.join(DIE_TABLES)}"
+        )
     admin = is_admin(request, token)
     if game_id is not None:
         check_game_visible(request, game_id, admin)
-    answer, fresh = read(request, lambda c: queries.die_faces(c, game_id, recorder, admin))
+    answer, fresh = read(request, lambda c: queries.die_faces(c, ruleset, game_id, recorder, admin))
     return {**answer, **fresh}
 
 

@@ -17,7 +17,7 @@ from evo_ledger.rules import get_ruleset
 from evo_ledger.selfplay import play_game
 from evo_ledger.settings import Settings
 from evo_ledger.transfer import import_notation
-from projections import outcomes
+from projections import outcomes, queries
 from projections.runner import Projector
 from projections.store import ReadStore
 
@@ -112,6 +112,44 @@ def test_seat_win_rates_game_lengths_and_margins_agree_with_the_games(database: 
             unknown = client.get("/v1/statistics/seats", params={"ruleset": f"{ruleset}x"})
             assert unknown.status_code == 404 and unknown.json()["code"] == "unknown_ruleset"
             assert f"{ruleset}x" in unknown.json()["message"]
+    finally:
+        store.close()
+        ledger.close()
+
+
+@pytest.mark.parametrize("ruleset", ["evo2", "evo1"])
+def test_dice_by_ruleset_and_purpose_agree_with_the_games(database: str, ruleset: str) -> None:
+    settings = Settings(database)
+    ledger, store = Ledger(settings), ReadStore(settings)
+    faces, consequences = Counter[str](), Counter[str]()
+    try:
+        for seed in range(6):
+            text = play_game(PLAYERS[ruleset][seed % 2], seed, "sensible", ruleset).text()
+            import_notation(ledger, text)
+            game = parse_game(text)
+            rules, state = get_ruleset(ruleset), start(game)
+            for line in game.actions:
+                state, derived, _ = rules.apply(state, line.action)
+                if rules.is_chance(line.action) and hasattr(line.action, "face"):
+                    faces[str(line.action.face)] += 1
+                    consequences.update(kind for kind, _ in derived)
+        Projector(ledger, store).catch_up()
+        with store.engine.connect() as connection:
+            dice = queries.die_faces(connection, ruleset)
+        assert dice["fit"]["observed"] == {face: faces[face] for face in dice["faces"]}
+        assert dice["fit"]["rolls"] == sum(faces.values()) > 20
+        by_purpose = {purpose: sum(observed.values()) for purpose, observed in dice["by_purpose"].items()}
+        if ruleset == "evo1":
+            assert by_purpose["climate"] == consequences["climate_changed"]
+            assert by_purpose["meteor"] == consequences["meteor_rolled"]
+        assert by_purpose["combat"] == consequences["combat_resolved"]
+        assert set(dice["fit_by_purpose"]) == set(by_purpose)
+        assert all(fit["rolls"] == by_purpose[purpose] for purpose, fit in dice["fit_by_purpose"].items())
+        with TestClient(create_app(ApiSettings(store=settings))) as client:
+            served = client.get("/v1/statistics/dice", params={"ruleset": ruleset}).json()
+            assert (served["die"], served["by_purpose"]) == (dice["die"], dice["by_purpose"])
+            refused = client.get("/v1/statistics/dice", params={"ruleset": "traits"})
+            assert refused.status_code == 404 and refused.json()["code"] == "no_dice"
     finally:
         store.close()
         ledger.close()

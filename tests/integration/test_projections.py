@@ -31,7 +31,7 @@ from evo_ledger.transfer import import_notation
 from projections import queries
 from projections.readmodel import ReadModel
 from projections.runner import Projector, rebuild, wait_until
-from projections.schema import GAMES, POSITIONS, READ_TABLES, TABLES, TURN_ORDER
+from projections.schema import GAMES, POSITIONS, READ_TABLES, TABLES, TURN_ORDER, column_values
 from projections.stats import FAIR, LOADED, NOT_ENOUGH_DATA, DieFit, die_fit
 from projections.store import ReadStore, read_tables_file
 from tests.support import ROOT, child_env
@@ -213,7 +213,7 @@ def die_fit_of(games: list[dict[str, dict[str, int]]]) -> DieFit:
     for game in games:
         for faces in game.values():
             total.update(faces)
-    return die_fit(total, queries.DIE_FACES)
+    return die_fit(total, dict(Counter(column_values("read_die_rolls", "face"))))
 
 
 def test_a_runner_killed_at_random_points_ends_with_the_tables_of_a_rebuild(
