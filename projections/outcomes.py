@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from sqlalchemy import Connection, and_, case, func, select
+from sqlalchemy import Connection, and_, case, func, select, true
 
 from projections.schema import GAME_PLAYERS, GAMES, RATINGS, RESULTS, TURN_ORDER
 
@@ -134,7 +134,8 @@ def score_margins(connection: Connection, ruleset: str, include_private: bool = 
 
 def profiles(connection: Connection, ruleset: str, include_private: bool = False) -> list[Row]:
     """Per player, over the ruleset's finished games: games, wins, mean place, and the ordinal of its rating after
-    each rated game, in order (private games are never rated)."""
+    each rated game, in order, with those games' numbers among the ruleset's rated games (private games are never
+    rated)."""
     won = case((RESULTS.c.rank == 1, 1), else_=0)
     query = (
         select(
@@ -146,12 +147,35 @@ def profiles(connection: Connection, ruleset: str, include_private: bool = False
         .group_by(RESULTS.c.player_id)
         .order_by(func.count().desc(), RESULTS.c.player_id)
     )  # fmt: skip
-    history: dict[str, list[float]] = {}
-    rated = select(RATINGS.c.player_id, RATINGS.c.ordinal).where(RATINGS.c.ruleset == ruleset).order_by(RATINGS.c.game)
-    for player, ordinal in connection.execute(rated):
-        history.setdefault(player, []).append(ordinal)
+    ordinals: dict[str, list[float]] = {}
+    games: dict[str, list[int]] = {}
+    rated = select(RATINGS.c.player_id, RATINGS.c.game, RATINGS.c.ordinal).where(RATINGS.c.ruleset == ruleset)
+    for player, game, ordinal in connection.execute(rated.order_by(RATINGS.c.game)):
+        ordinals.setdefault(player, []).append(ordinal)
+        games.setdefault(player, []).append(game)
     return [
         {**row, "wins": int(row["wins"]), "mean_place": float(row["mean_place"]),
-         "ratings": history.get(row["player_id"], [])}
+         "ratings": ordinals.get(row["player_id"], []), "rated_games": games.get(row["player_id"], [])}
         for row in connection.execute(query).mappings()
     ]  # fmt: skip
+
+
+def ruleset_counts(connection: Connection, include_private: bool = False) -> list[Row]:
+    """Per ruleset: games recorded, games finished, and the different players who sat at them."""
+    over = case((GAMES.c.status == "over", 1), else_=0)
+    visible = true() if include_private else GAMES.c.private.is_(False)
+    players = (
+        select(GAMES.c.ruleset, func.count(func.distinct(GAME_PLAYERS.c.player_id)).label("players"))
+        .join(GAME_PLAYERS, GAME_PLAYERS.c.game_id == GAMES.c.game_id)
+        .where(visible)
+        .group_by(GAMES.c.ruleset)
+        .subquery()
+    )
+    query = (
+        select(GAMES.c.ruleset, func.count().label("games"), func.sum(over).label("finished"), players.c.players)
+        .join(players, players.c.ruleset == GAMES.c.ruleset)
+        .where(visible)
+        .group_by(GAMES.c.ruleset, players.c.players)
+        .order_by(GAMES.c.ruleset)
+    )
+    return [{**row, "finished": int(row["finished"])} for row in connection.execute(query).mappings()]

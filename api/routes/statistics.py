@@ -146,6 +146,14 @@ class Profile(BaseModel):
     wins: int
     mean_place: float
     ratings: list[float]
+    rated_games: list[int]
+
+
+class RulesetCount(BaseModel):
+    ruleset: str
+    games: int
+    finished: int
+    players: int
 
 
 class GenePrice(BaseModel):
@@ -306,8 +314,14 @@ def score_margins(request: Request, token: TokenDep, ruleset: RulesetQuery) -> d
 @router.get("/statistics/profiles", response_model=Rows[Profile], operation_id="player_profiles")
 def player_profiles(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per player, over the ruleset's finished games: games, wins, mean place, and its rating's ordinal after each
-    rated game, in order."""
+    rated game, in order, with the numbers of those games among the ruleset's rated games."""
     return rows(request, lambda c: outcomes.profiles(c, ruleset, is_admin(request, token)))
+
+
+@router.get("/statistics/rulesets", response_model=Rows[RulesetCount], operation_id="ruleset_counts")
+def ruleset_counts(request: Request, token: TokenDep) -> dict[str, Any]:
+    """Per ruleset: the games recorded, those finished, and the different players who sat at them."""
+    return rows(request, lambda c: outcomes.ruleset_counts(c, is_admin(request, token)))
 
 
 @router.get("/statistics/genes", response_model=Rows[GenePrice], operation_id="gene_prices")

@@ -59,12 +59,14 @@ def test_seat_win_rates_game_lengths_and_margins_agree_with_the_games(database: 
     rounds: dict[tuple[int, str], list[int]] = {}
     margins: dict[int, list[int]] = {}
     place_wins, place_games = Counter[tuple[int, int]](), Counter[tuple[int, int]]()
+    names: set[str] = set()
     try:
         for seed in range(8):
             players = PLAYERS[ruleset][seed % 2]
             text = play_game(players, seed, "random" if seed % 3 else "sensible", ruleset).text()
             import_notation(ledger, text)
             game = parse_game(text)
+            names.update(game.header.players)
             for seat, name in enumerate(game.header.players, start=1):
                 games[players, seat] += 1
                 wins[players, seat] += any(s.player == name and s.rank == 1 for s in game.result or ())
@@ -86,6 +88,8 @@ def test_seat_win_rates_game_lengths_and_margins_agree_with_the_games(database: 
             lengths = outcomes.game_lengths(connection, ruleset)
             spread = outcomes.score_margins(connection, ruleset)
             places = outcomes.first_place_wins(connection, ruleset)
+            counts = outcomes.ruleset_counts(connection)
+        assert counts == [{"ruleset": ruleset, "games": 8, "finished": 8, "players": len(names)}]
         assert {(r["players"], r["seat"]): (r["games"], r["wins"]) for r in seats} == {
             key: (games[key], wins[key]) for key in games
         }
@@ -100,21 +104,24 @@ def test_seat_win_rates_game_lengths_and_margins_agree_with_the_games(database: 
             players: (len(values), pytest.approx(sum(values) / len(values)), max(values))
             for players, values in margins.items()
         }
+        served_alike(settings, ruleset, {"seats": seats, "first-places": places})
         with TestClient(create_app(ApiSettings(store=settings))) as client:
-            served = client.get("/v1/statistics/seats", params={"ruleset": ruleset}).json()["rows"]
-            assert [(r["players"], r["seat"], r["wins"]) for r in served] == [
-                (r["players"], r["seat"], r["wins"]) for r in seats
-            ]
-            served = client.get("/v1/statistics/first-places", params={"ruleset": ruleset}).json()["rows"]
-            assert served == places
-            for path in ("lengths", "scores"):
-                assert client.get(f"/v1/statistics/{path}", params={"ruleset": ruleset}).status_code == 200
-            unknown = client.get("/v1/statistics/seats", params={"ruleset": f"{ruleset}x"})
-            assert unknown.status_code == 404 and unknown.json()["code"] == "unknown_ruleset"
-            assert f"{ruleset}x" in unknown.json()["message"]
+            assert client.get("/v1/statistics/rulesets").json()["rows"] == counts
     finally:
         store.close()
         ledger.close()
+
+
+def served_alike(settings: Settings, ruleset: str, read: dict[str, list[dict[str, Any]]]) -> None:
+    """The endpoints serve the rows the queries read; the others answer; an unknown ruleset is refused by name."""
+    with TestClient(create_app(ApiSettings(store=settings))) as client:
+        for path, rows in read.items():
+            assert client.get(f"/v1/statistics/{path}", params={"ruleset": ruleset}).json()["rows"] == rows
+        for path in ("lengths", "scores"):
+            assert client.get(f"/v1/statistics/{path}", params={"ruleset": ruleset}).status_code == 200
+        unknown = client.get("/v1/statistics/seats", params={"ruleset": f"{ruleset}x"})
+        assert unknown.status_code == 404 and unknown.json()["code"] == "unknown_ruleset"
+        assert f"{ruleset}x" in unknown.json()["message"]
 
 
 @pytest.mark.parametrize("ruleset", ["evo2", "evo1"])

@@ -70,6 +70,7 @@ def test_the_sensible_bot_rates_above_the_random_one_and_a_rebuild_gives_the_sam
             sensible["ratings"][-1] == pytest.approx(by_name["sensible"]["ordinal"])
             and len(sensible["ratings"]) == GAMES
         )
+        assert sensible["rated_games"] == list(range(1, GAMES + 1))  # the sensible bot sat at every game
     finally:
         store.close()
         ledger.close()
