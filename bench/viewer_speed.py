@@ -26,7 +26,7 @@ from bench.ledger_speed import long_game
 from bench.report import reporting
 from evo_ledger.ledger import Ledger
 from evo_ledger.settings import Settings
-from tests.browser.test_viewer import CHROMIUM, FLAGS
+from tests.browser.conftest import CHROMIUM, FLAGS
 from tests.e2e.test_stream import running_server
 
 FRAME_MS = 16.0

@@ -182,6 +182,7 @@ def die_faces(
     return {
         "ruleset": ruleset,
         "die": spec.die,
+        "table": spec.name,
         "game_id": game_id,
         "recorder": recorder,
         "faces": faces,

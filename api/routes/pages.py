@@ -1,6 +1,6 @@
-"""The pages people open in a browser: the games at `/`, the replay viewer at `/games/{id}`, and their assets
-under `/static`, every one shipped inside the package (no page or asset loads anything from another host). The
-pages read the public `/v1` API, with the reader's token where one is given."""
+"""The pages people open in a browser: the games at `/`, the replay viewer at `/games/{id}`, the dashboard at
+`/dashboard`, and their assets under `/static`, every one shipped inside the package (no page or asset loads
+anything from another host). The pages read the public `/v1` API, with the reader's token where one is given."""
 
 from __future__ import annotations
 
@@ -35,6 +35,11 @@ def api_reference() -> HTMLResponse:
 @router.get("/", response_class=HTMLResponse)
 def games_page() -> str:
     return (STATIC / "games.html").read_text(encoding="utf-8")
+
+
+@router.get("/dashboard", response_class=HTMLResponse)
+def dashboard_page() -> str:
+    return (STATIC / "dashboard.html").read_text(encoding="utf-8")
 
 
 @router.get("/games/{game_id}", response_class=HTMLResponse)

@@ -186,6 +186,7 @@ class DieFit(BaseModel):
 class DieFaces(Fresh):
     ruleset: str
     die: str
+    table: str
     game_id: str | None
     recorder: str | None
     faces: dict[str, int]

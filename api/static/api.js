@@ -8,7 +8,7 @@ async function api(path) {
   const headers = token() ? { Authorization: "Bearer " + token() } : {};
   const answer = await fetch(path, { headers });
   const body = await answer.json();
-  if (!answer.ok) throw new Error(body.message || answer.statusText);
+  if (!answer.ok) throw Object.assign(new Error(body.message || answer.statusText), { code: body.code });
   return body;
 }
 

@@ -6,72 +6,18 @@ and no page or asset reaches another host. Screenshots of the viewer are kept in
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from playwright.sync_api import sync_playwright
 
-from tests.e2e.test_stream import running_server
+from tests.browser.conftest import ARTIFACTS
 from tests.support import ROOT
 
-CHROMIUM = os.environ.get("EVO_CHROMIUM", "/usr/bin/chromium")
-INSTALL = "apt-get update && apt-get install -y chromium   (as root)"
-# As the machine's notes advise: no network of its own, no first-run work, a fresh profile.
-FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-]  # fmt: skip
-ARTIFACTS = ROOT / "test-artifacts"
 EVO2_GAME = ROOT / "replays" / "hand-3p-first-game.evo"
 EVO1_GAME = ROOT / "replays" / "evo1-hand-3p.evo"
-TIMEOUT_MS = 20_000
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).is_file():
-        message = f"Chromium is not at {CHROMIUM} (EVO_CHROMIUM): install it with `{INSTALL}`"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[str]:
-    with running_server(str(tmp_path / "viewer.sqlite")) as base:
-        yield base
-
-
-@pytest.fixture
-def page(browser: Any, server: str) -> Iterator[Any]:
-    """A page that refuses, and counts, any request to another host."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    opened = context.new_page()
-    opened.set_default_timeout(TIMEOUT_MS)
-    opened.elsewhere = []
-
-    def route(request_route: Any) -> None:
-        host = urlsplit(request_route.request.url).hostname
-        if host not in ("127.0.0.1", "localhost"):
-            opened.elsewhere.append(request_route.request.url)
-            request_route.abort()
-        else:
-            request_route.continue_()
-
-    opened.route("**/*", route)
-    yield opened
-    assert opened.elsewhere == [], f"requests to another host: {opened.elsewhere}"
-    context.close()
 
 
 def imported(server: str, path: Path) -> dict[str, Any]:

@@ -1,0 +1,160 @@
+// The dashboard: charts of the read tables, a ruleset at a time, each beside the CSV of the table it reads.
+"use strict";
+const charts = {};
+const COLOURS = ["#2f6f8f", "#c0504d", "#9bbb59", "#8064a2", "#f79646", "#4bacc6", "#7f7f7f", "#d4a017"];
+const MOST_PLAYERS_DRAWN = 8;
+
+function draw(id, config, note) {
+  const section = document.getElementById(id);
+  if (charts[id]) charts[id].destroy();
+  charts[id] = new Chart(section.querySelector("canvas"), { ...config, options: { animation: false, ...config.options } });
+  section.querySelector(".note").textContent = note || "";
+}
+
+function share(value) { return (100 * value).toFixed(1) + "%"; }
+
+function winRateChart(id, rows, key, what) {
+  const labels = rows.map((row) => `${row.players}p ${what} ${row[key]}`);
+  draw(id, {
+    type: "bar",
+    data: { labels, datasets: [
+      { label: "95% interval", data: rows.map((row) => [row.low, row.high]), backgroundColor: "#cfe3f0", order: 1 },
+      { label: "win rate", type: "line", showLine: false, data: rows.map((row) => row.win_rate),
+        backgroundColor: "#2f4f4f", borderColor: "#2f4f4f", pointRadius: 6, order: 0 },
+    ] },
+    options: { scales: { y: { min: 0, max: 1, ticks: { callback: share } } } },
+  }, rows.length ? rows.map((row) => `${row.players}p ${what} ${row[key]}: ${row.wins}/${row.games}`).join(" · ")
+                 : "no finished games");
+}
+
+function ratingsChart(profiles) {
+  const drawn = profiles.filter((row) => row.ratings.length).slice(0, MOST_PLAYERS_DRAWN);
+  draw("ratings-chart", {
+    type: "line",
+    data: { datasets: drawn.map((row, index) => ({
+      label: row.name, borderColor: COLOURS[index % COLOURS.length], backgroundColor: COLOURS[index % COLOURS.length],
+      data: row.rated_games.map((game, at) => ({ x: game, y: row.ratings[at] })),
+    })) },
+    options: { scales: { x: { type: "linear", ticks: { precision: 0 }, title: { display: true, text: "rated game" } },
+                         y: { title: { display: true, text: "ordinal (mu - 3 sigma)" } } } },
+  }, drawn.length ? `the ${drawn.length} players with the most games` : "no rated games");
+}
+
+function scoresChart(rows) {
+  const measures = [["mean_winning_score", "winning score"], ["mean_score", "mean score"], ["mean_margin", "margin"]];
+  draw("scores-chart", {
+    type: "bar",
+    data: { labels: rows.map((row) => `${row.players} players`),
+            datasets: measures.map(([key, label], index) => ({
+              label, data: rows.map((row) => row[key]), backgroundColor: COLOURS[index] })) },
+  }, rows.map((row) => `${row.players} players: margin ${row.least_margin} to ${row.most_margin}`).join(" · "));
+}
+
+function fitText(fit) {
+  if (fit.chi_square === null) return `${fit.rolls} rolls: ${fit.verdict}`;
+  return `${fit.rolls} rolls, chi-square ${fit.chi_square.toFixed(2)} (${fit.degrees_of_freedom} df), ` +
+    `p = ${fit.p_value.toFixed(3)}: ${fit.verdict}`;
+}
+
+function diceChart(dice, ruleset) {
+  const section = document.getElementById("dice-chart");
+  if (!dice) {
+    if (charts["dice-chart"]) charts["dice-chart"].destroy();
+    delete charts["dice-chart"];
+    section.querySelector(".note").textContent = `${ruleset} rolls no die`;
+    section.querySelector(".csv").hidden = true;
+    return;
+  }
+  const faces = Object.keys(dice.faces);
+  draw("dice-chart", {
+    type: "bar",
+    data: { labels: faces, datasets: [
+      { label: "rolled", data: faces.map((face) => dice.fit.observed[face]), backgroundColor: COLOURS[0] },
+      { label: "a fair die", data: faces.map((face) => dice.fit.expected[face]), backgroundColor: "#cfcfcf" },
+    ] },
+  }, `${dice.die}: ${fitText(dice.fit)}. ` +
+     Object.entries(dice.fit_by_purpose).map(([purpose, fit]) => `${purpose}: ${fitText(fit)}`).join(" · "));
+  const link = section.querySelector(".csv");
+  link.hidden = false;
+  link.href = `/v1/tables/${dice.table}.csv`;
+  link.textContent = `${dice.table}.csv`;
+}
+
+function gamesChart(rows) {
+  draw("games-chart", {
+    type: "bar",
+    data: { labels: rows.map((row) => row.ruleset), datasets: [
+      { label: "games", data: rows.map((row) => row.games), backgroundColor: COLOURS[0] },
+      { label: "finished", data: rows.map((row) => row.finished), backgroundColor: COLOURS[2] },
+    ] },
+  }, rows.map((row) => `${row.ruleset}: ${row.players} players`).join(" · "));
+}
+
+function playersChart(profiles) {
+  const drawn = profiles.slice(0, 4 * MOST_PLAYERS_DRAWN);
+  draw("players-chart", {
+    type: "bar",
+    data: { labels: drawn.map((row) => row.name), datasets: [
+      { label: "games", data: drawn.map((row) => row.games), backgroundColor: COLOURS[0] },
+      { label: "wins", data: drawn.map((row) => row.wins), backgroundColor: COLOURS[1] },
+    ] },
+  }, drawn.map((row) => `${row.name}: mean place ${row.mean_place.toFixed(2)}`).join(" · "));
+}
+
+async function optionalDice(ruleset) {
+  try {
+    return await api("/v1/statistics/dice?" + new URLSearchParams({ ruleset }));
+  } catch (error) {
+    if (error.code === "no_dice") return null;
+    throw error;
+  }
+}
+
+async function loadRuleset(ruleset) {
+  document.body.dataset.ready = "false";
+  const query = "?" + new URLSearchParams({ ruleset });
+  const [profiles, seats, places, scores, dice] = await Promise.all([
+    api("/v1/statistics/profiles" + query), api("/v1/statistics/seats" + query),
+    api("/v1/statistics/first-places" + query), api("/v1/statistics/scores" + query), optionalDice(ruleset),
+  ]);
+  ratingsChart(profiles.rows);
+  winRateChart("seats-chart", seats.rows, "seat", "seat");
+  winRateChart("places-chart", places.rows, "place", "place");
+  scoresChart(scores.rows);
+  diceChart(dice, ruleset);
+  playersChart(profiles.rows);
+  document.getElementById("freshness").textContent =
+    `the read tables have followed ${profiles.position} of the log's ${profiles.log_position} events`;
+  document.body.dataset.ready = "true";
+}
+
+async function load() {
+  const problem = document.getElementById("problem");
+  problem.hidden = true;
+  try {
+    const counts = await api("/v1/statistics/rulesets");
+    gamesChart(counts.rows);
+    const select = document.getElementById("ruleset");
+    const chosen = select.value || new URLSearchParams(location.search).get("ruleset");
+    select.replaceChildren(...counts.rows.map((row) => element("option", {}, row.ruleset)));
+    if (!counts.rows.length) {
+      problem.textContent = "no games yet: record or import one, then come back";
+      problem.hidden = false;
+      document.body.dataset.ready = "true";
+      return;
+    }
+    select.value = counts.rows.some((row) => row.ruleset === chosen) ? chosen : counts.rows[0].ruleset;
+    await loadRuleset(select.value);
+  } catch (error) {
+    problem.textContent = error.message;
+    problem.hidden = false;
+    document.body.dataset.ready = "true";
+  }
+}
+
+document.getElementById("ruleset").addEventListener("change", (event) => {
+  history.replaceState(null, "", "?" + new URLSearchParams({ ruleset: event.target.value }));
+  loadRuleset(event.target.value);
+});
+setUpTokenForm(load);
+load();

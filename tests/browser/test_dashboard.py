@@ -1,0 +1,114 @@
+"""The dashboard in a real browser: over self-played mixed tables of evo2, evo1 and traits, each chart draws what
+its endpoint serves (ratings over time, win rate by seat and by opening place, scores, dice against a fair die
+with the chi-square verdict, games per ruleset and per player), each CSV link downloads its table, and a ruleset
+without dice says so. Screenshots are kept in `test-artifacts/`."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+
+from evo_ledger.selfplay import play_game
+from tests.browser.conftest import ARTIFACTS
+
+TABLES = {"evo2": (3, 5), "evo1": (3, 4), "traits": (2, 3)}
+BOTS = ["sensible", "random", "random", "sensible", "random"]
+CAUGHT_UP_SECONDS = 60
+
+
+def record_mixed_tables(server: str) -> None:
+    for ruleset, (players, games) in TABLES.items():
+        for seed in range(games):
+            seats = BOTS[seed % 2 : seed % 2 + players]
+            text = play_game(players, seed, "sensible", ruleset, None, seats).text()
+            answer = httpx.post(f"{server}/v1/games/import", content=text, headers={"Content-Type": "text/plain"})
+            assert answer.status_code == 201, answer.text
+
+
+def caught_up(server: str) -> None:
+    """Waits until the read tables have followed the whole log (a condition, not a pause of a set length)."""
+    deadline = time.monotonic() + CAUGHT_UP_SECONDS
+    while (fresh := httpx.get(f"{server}/v1/projections").json())["position"] < fresh["log_position"]:
+        assert time.monotonic() < deadline, f"the read tables did not catch up: {fresh}"
+        time.sleep(0.1)
+
+
+def chart_data(page: Any, section: str) -> Any:
+    return page.evaluate(
+        f"""() => {{
+            const chart = Chart.getChart(document.querySelector('#{section} canvas'));
+            return chart ? chart.data.datasets.map((dataset) => ({{label: dataset.label, data: dataset.data}})) : null;
+        }}"""
+    )
+
+
+def statistics(server: str, path: str, ruleset: str) -> Any:
+    return httpx.get(f"{server}/v1/statistics/{path}", params={"ruleset": ruleset}).json()
+
+
+def test_the_dashboard_draws_what_the_read_tables_serve(page: Any, server: str) -> None:
+    record_mixed_tables(server)
+    caught_up(server)
+    page.goto(f"{server}/dashboard?ruleset=evo1")
+    page.wait_for_selector("body[data-ready=true]")
+    assert page.input_value("#ruleset") == "evo1"
+    counts = httpx.get(f"{server}/v1/statistics/rulesets").json()["rows"]
+    assert [row["games"] for row in counts] == [TABLES[row["ruleset"]][1] for row in counts]
+    assert chart_data(page, "games-chart")[0]["data"] == [row["games"] for row in counts]
+
+    profiles = statistics(server, "profiles", "evo1")["rows"]
+    lines = {line["label"]: line["data"] for line in chart_data(page, "ratings-chart")}
+    assert lines == {
+        row["name"]: [
+            {"x": game, "y": ordinal} for game, ordinal in zip(row["rated_games"], row["ratings"], strict=True)
+        ]
+        for row in profiles
+    }
+    seats = statistics(server, "seats", "evo1")["rows"]
+    interval, win_rate = chart_data(page, "seats-chart")
+    assert win_rate["data"] == [row["win_rate"] for row in seats]
+    assert interval["data"] == [[row["low"], row["high"]] for row in seats]
+    places = statistics(server, "first-places", "evo1")["rows"]
+    assert chart_data(page, "places-chart")[1]["data"] == [row["win_rate"] for row in places]
+    scores = statistics(server, "scores", "evo1")["rows"]
+    assert chart_data(page, "scores-chart")[2]["data"] == [row["mean_margin"] for row in scores]
+
+    dice = statistics(server, "dice", "evo1")
+    rolled, fair = chart_data(page, "dice-chart")
+    assert rolled["data"] == [dice["fit"]["observed"][face] for face in dice["faces"]]
+    assert fair["data"] == [dice["fit"]["expected"][face] for face in dice["faces"]]
+    note = page.text_content("#dice-chart .note")
+    assert note.startswith(f"d6: {dice['fit']['rolls']} rolls") and dice["fit"]["verdict"] in note
+    assert all(f"{purpose}: " in note for purpose in dice["fit_by_purpose"])
+    assert chart_data(page, "players-chart")[0]["data"] == [row["games"] for row in profiles]
+    csv_links_download_their_tables(page, server)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "dashboard-evo1.png"), full_page=True)
+
+    page.select_option("#ruleset", "traits")
+    page.wait_for_function("document.body.dataset.ready === 'true' && location.search === '?ruleset=traits'")
+    assert page.text_content("#dice-chart .note") == "traits rolls no die"
+    assert chart_data(page, "dice-chart") is None
+    assert page.locator("#dice-chart .csv").is_hidden()
+    traits_seats = statistics(server, "seats", "traits")["rows"]
+    assert chart_data(page, "seats-chart")[1]["data"] == [row["win_rate"] for row in traits_seats]
+
+
+def csv_links_download_their_tables(page: Any, server: str) -> None:
+    links = page.eval_on_selector_all(".chart .csv:not([hidden])", "links => links.map(link => link.href)")
+    assert len(links) == 7 and any(link.endswith("/read_e1_die_rolls.csv") for link in links)
+    for link in links:
+        answer = httpx.get(link)
+        table = link.rsplit("/", 1)[1].removesuffix(".csv")
+        assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/csv"), link
+        assert answer.text.startswith(("game_id,", "ruleset,")), f"{table}: {answer.text[:80]}"
+        assert len(answer.text.splitlines()) > 1, f"{table} has no rows"
+
+
+def test_the_dashboard_of_an_empty_ledger_says_how_to_begin(page: Any, server: str) -> None:
+    page.goto(f"{server}/dashboard")
+    page.wait_for_selector("body[data-ready=true]")
+    assert page.text_content("#problem") == "no games yet: record or import one, then come back"
+    assert chart_data(page, "games-chart")[0]["data"] == []
