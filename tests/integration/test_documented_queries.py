@@ -1,0 +1,51 @@
+"""docs/projections.md documents every read table and every column, and each table's section ends with a query a
+dashboard would run: each query runs on SQLite and PostgreSQL against tables rebuilt from the games in `replays/`
+(every ruleset's), and finds rows."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from sqlalchemy import text
+
+from evo_ledger.ledger import Ledger
+from evo_ledger.transfer import import_notation
+from projections.runner import rebuild
+from projections.schema import POSITIONS, READ_TABLES
+from projections.store import ReadStore
+from tests.support import ROOT
+
+PAGE = (ROOT / "docs" / "projections.md").read_text()
+SECTIONS = dict(re.findall(r"^### `(\w+)`(.*?)(?=^##)", PAGE + "\n##", flags=re.MULTILINE | re.DOTALL))
+TABLES = (POSITIONS, *READ_TABLES)
+
+
+def examples(section: str) -> list[str]:
+    return re.findall(r"```sql\n(.*?)```", section, flags=re.DOTALL)
+
+
+@pytest.mark.parametrize("table", TABLES, ids=lambda table: table.name)
+def test_every_table_and_column_is_documented_with_a_query_that_reads_it(table: object) -> None:
+    name = table.name  # type: ignore[attr-defined]
+    assert name in SECTIONS, f"docs/projections.md has no section for {name}"
+    section = SECTIONS[name]
+    undocumented = [column.name for column in table.columns if not re.search(rf"\b{column.name}\b", section)]  # type: ignore[attr-defined]
+    assert undocumented == [], f"{name}'s section does not name {undocumented}"
+    assert any(re.search(rf"\b(FROM|JOIN) {name}\b", query) for query in examples(section)), name
+
+
+def test_every_documented_query_runs_on_tables_rebuilt_from_the_replays(ledger: Ledger) -> None:
+    for path in sorted((ROOT / "replays").glob("*.evo")):
+        import_notation(ledger, path.read_text(), path.parent)
+    store = ReadStore(ledger.settings)
+    try:
+        rebuild(ledger, store)
+        queries = [query for section in SECTIONS.values() for query in examples(section)]
+        assert len(queries) > len(TABLES)
+        with store.engine.connect() as connection:
+            for query in queries:
+                rows = connection.execute(text(query)).all()
+                assert rows, f"no rows from the documented query:\n{query}"
+    finally:
+        store.close()
