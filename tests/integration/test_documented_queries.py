@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import Table, text
 
 from evo_ledger.ledger import Ledger
 from evo_ledger.transfer import import_notation
@@ -26,11 +26,11 @@ def examples(section: str) -> list[str]:
 
 
 @pytest.mark.parametrize("table", TABLES, ids=lambda table: table.name)
-def test_every_table_and_column_is_documented_with_a_query_that_reads_it(table: object) -> None:
-    name = table.name  # type: ignore[attr-defined]
+def test_every_table_and_column_is_documented_with_a_query_that_reads_it(table: Table) -> None:
+    name = table.name
     assert name in SECTIONS, f"docs/projections.md has no section for {name}"
     section = SECTIONS[name]
-    undocumented = [column.name for column in table.columns if not re.search(rf"\b{column.name}\b", section)]  # type: ignore[attr-defined]
+    undocumented = [column.name for column in table.columns if not re.search(rf"\b{column.name}\b", section)]
     assert undocumented == [], f"{name}'s section does not name {undocumented}"
     assert any(re.search(rf"\b(FROM|JOIN) {name}\b", query) for query in examples(section)), name
 
