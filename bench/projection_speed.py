@@ -1,14 +1,14 @@
 """How fast the read tables catch up with the log, on SQLite and PostgreSQL, beside raw inserts on the same database.
 
-    python -m bench.projection_speed [--games 1000] [--postgres postgresql://postgres@127.0.0.1:5432/test]
+    python -m bench.projection_speed [--games 500] [--postgres postgresql://postgres@127.0.0.1:5432/test]
 
-For each database, in one run: `--games` self-play games (20 different games, imported again and again as new
-games) are stored, then
-- floor: raw inserts through the same driver, one row per event of the log, in transactions of as many rows as
-  the runner's pages hold, rows/s;
-- catch-up: the runner from position 0 to the end of the log (every event read, decoded where a table needs it,
-  the rows written and the position with them), events/s, and its ratio to the floor.
-PostgreSQL runs in a database made for the run and dropped after it; without a server it is left out.
+For each database, in one run, for each ruleset in turn: `--games` self-played games at mixed tables (a sensible
+bot among random ones; 20 different games, imported again and again as new games) are stored; the floor, raw
+inserts through the same driver of as many rows as the games added events, in transactions of as many rows as the
+runner's pages hold, rows/s; then the runner catches up with the games: every event read, decoded where a table
+needs it, the ruleset's rows, the games' results, their orders of play and every ending's ratings written with
+the position, events/s and the ratio to the floor (target 0.2x). PostgreSQL runs in a database made for the run
+and dropped after it; without a server it is left out.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import time
 from sqlalchemy import Column, Integer, LargeBinary, MetaData, String, Table, insert
 
 from bench.ledger_speed import on_each_database
-from bench.report import reporting
+from bench.report import reporting, verdict
 from evo_ledger.ledger import Ledger
 from evo_ledger.selfplay import play_game
 from evo_ledger.settings import Settings
@@ -29,13 +29,22 @@ from projections.store import ReadStore
 
 DISTINCT_GAMES = 20
 ROW = b"x" * 40
+TARGET = 0.2
+PLAYERS = {"evo2": (2, 3, 4, 5), "evo1": (3, 4, 5), "traits": (2, 3, 4)}
+BOTS = ("sensible", "random", "random", "random", "random")
 
 
-def store_games(ledger: Ledger, games: int) -> int:
-    texts = [play_game(2 + seed % 4, seed).text() for seed in range(DISTINCT_GAMES)]
+def store_games(ledger: Ledger, ruleset: str, games: int) -> int:
+    """Stores `games` games of the ruleset; the events they added to the log."""
+    before = ledger.recorder.max_notification_id() or 0
+    counts = PLAYERS[ruleset]
+    texts = []
+    for seed in range(DISTINCT_GAMES):
+        players = counts[seed % len(counts)]
+        texts.append(play_game(players, seed, "sensible", ruleset, None, list(BOTS[:players])).text())
     wanted = [texts[index % DISTINCT_GAMES] for index in range(games)]
     import_notations(ledger, wanted, workers=None, again=True)
-    return ledger.recorder.max_notification_id() or 0
+    return (ledger.recorder.max_notification_id() or 0) - before
 
 
 def insert_floor(store: ReadStore, rows: int) -> float:
@@ -57,30 +66,35 @@ def insert_floor(store: ReadStore, rows: int) -> float:
 
 def measure(label: str, database: str, games: int) -> None:
     settings = Settings(database)
+    print(label)
     with Ledger(settings) as ledger:
-        events = store_games(ledger, games)
         store = ReadStore(settings)
         try:
-            floor = insert_floor(store, events)
-            started = time.perf_counter()
-            read = Projector(ledger, store).catch_up()
-            seconds = time.perf_counter() - started
+            projector = Projector(ledger, store)
+            for ruleset in PLAYERS:
+                events = store_games(ledger, ruleset, games)
+                floor = insert_floor(store, events)
+                started = time.perf_counter()
+                read = projector.catch_up()
+                seconds = time.perf_counter() - started
+                rate = read / seconds
+                print(f"  {ruleset}: {games} games, {events:,} events")
+                print(f"    raw inserts (floor) {floor:10,.0f} rows/s")
+                ratio = verdict(rate / floor, TARGET)
+                print(f"    catch-up            {rate:10,.0f} events/s = {ratio} ({seconds:.1f} s)")
         finally:
             store.close()
-    rate = read / seconds
-    print(f"{label}: {games} games, {events:,} events in the log")
-    print(f"  raw inserts (floor)   {floor:10,.0f} rows/s")
-    print(f"  catch-up              {rate:10,.0f} events/s  = {rate / floor:.2f}x the floor ({seconds:.1f} s)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--games", type=int, default=500, help="games of each ruleset")
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/test")
     parser.add_argument("--report", action="store_true", help="write this benchmark's section of docs/benchmarks.md")
     args = parser.parse_args()
     reporting(
-        "read-tables", "Read tables' catch-up", ".venv/bin/python -m bench.projection_speed", "20k events/s.",
+        "read-tables", "Read tables' catch-up", ".venv/bin/python -m bench.projection_speed",
+        f"each ruleset's catch-up, the ratings and orders of play with it, at {TARGET}x the raw insert floor.",
         lambda: on_each_database(lambda label, db: measure(label, db, args.games), args.postgres, "read.sqlite"),
         args.report,
     )  # fmt: skip

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from uuid import UUID
 
 import psycopg
-from eventsourcing.persistence import InfrastructureFactoryError, StoredEvent
+from eventsourcing.persistence import InfrastructureFactoryError, Notification, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore, PostgresFactory
 from eventsourcing.sqlite import (
     SQLiteAggregateRecorder,
@@ -74,6 +74,11 @@ class DurableSQLiteDatastore(SQLiteDatastore):
             raise InfrastructureFactoryError("evo-ledger keeps games in a SQLite file, not in memory")
         self.pool.close()
         self.pool = DurableSQLiteConnectionPool(db_name=db_name, lock_timeout=options.get("lock_timeout"))
+
+
+def dashed(hex_id: str) -> str:
+    """A UUID stored as 32 hex digits, in its usual form (as `str(UUID(hex_id))` gives it)."""
+    return f"{hex_id[:8]}-{hex_id[8:12]}-{hex_id[12:16]}-{hex_id[16:20]}-{hex_id[20:]}"
 
 
 class BatchInsertingSQLiteApplicationRecorder(SQLiteApplicationRecorder):
@@ -136,6 +141,23 @@ class BatchInsertingSQLiteApplicationRecorder(SQLiteApplicationRecorder):
                 )
                 for row in cursor.fetchall()
             ]
+
+    def select_notifications_after(self, position: int, limit: int) -> list[Notification]:
+        """Up to `limit` notifications after `position`, in order, each originator id as text in a UUID's usual
+        form (the library makes a UUID of each, which a reader wanting text turns back: a tenth of the read
+        tables' catch-up)."""
+        statement = (
+            f"SELECT rowid, originator_id, originator_version, topic, state FROM {self.events_table_name} "
+            "WHERE rowid>? ORDER BY rowid LIMIT ?"
+        )
+        as_text = dashed if self.datastore.originator_id_type == "uuid" else str
+        with self.datastore.transaction(commit=False) as cursor:
+            cursor.execute(statement, (position, limit))
+            return [
+                Notification(id=row[0], originator_id=as_text(row[1]), originator_version=row[2], topic=row[3],
+                             state=row[4])
+                for row in cursor.fetchall()
+            ]  # fmt: skip
 
     def select_changed_since(self, position: int | None, topic_prefix: str) -> tuple[int, set[UUID]]:
         """The log's last notification id, and the aggregates with an event whose topic starts with

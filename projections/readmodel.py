@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Connection, Table, and_, bindparam, select, update
@@ -141,7 +143,7 @@ def insert_rows(connection: Connection, table: Table, rows: list[dict[str, Any]]
     quarter of the read tables' CPU."""
     names = [column.name for column in table.columns]
     statement = f"INSERT INTO {table.name} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
-    connection.exec_driver_sql(statement, [tuple(row[name] for name in names) for row in rows])
+    connection.exec_driver_sql(statement, list(map(itemgetter(*names), rows)))
 
 
 def copy_rows(connection: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
@@ -193,7 +195,7 @@ class ReadModel:
             read = self.topics.get(topic)
             if read is not None and read.kind is not None:
                 items = read.reading.from_consequence(context, read.kind, event.cause, event.data)
-                self._write(batch, context, (version, event.cause, event.timestamp.isoformat()), items)
+                self._write(batch, context, (version, event.cause, event.timestamp), items)
             elif read is not None:
                 self._action(batch, context, event)
             elif topic == Game.ActionsUndone.TOPIC:
@@ -283,11 +285,11 @@ class ReadModel:
         action = rules.parse_action(event.notation)
         if reading is not None and rules.fact_of(action) in reading.facts:
             version = event.originator_version
-            where = (version, version, event.timestamp.isoformat())
+            where = (version, version, event.timestamp)
             self._write(batch, context, where, reading.from_action(context, action))
 
     def _write(
-        self, batch: Batch, context: GameContext, where: tuple[int, int, str], items: Iterable[ReadItem]
+        self, batch: Batch, context: GameContext, where: tuple[int, int, datetime], items: Iterable[ReadItem]
     ) -> None:
         """The items a reading gave for an event: `where` is the event's version, its action's, and its time."""
         version, cause, _ = where
@@ -308,7 +310,7 @@ class ReadModel:
             else:
                 self._result(batch, context, where, item)
 
-    def _result(self, batch: Batch, context: GameContext, where: tuple[int, int, str], result: ReadResult) -> None:
+    def _result(self, batch: Batch, context: GameContext, where: tuple[int, int, datetime], result: ReadResult) -> None:
         self.ended.append(context.game_id)
         version, cause, when = where
         for standing in result.outcome.standings:
@@ -317,7 +319,7 @@ class ReadModel:
                 **context.player(standing.player), "rank": standing.rank, "score": standing.score[0],
                 "scores": format_score(standing.score), "undone": False,
             })  # fmt: skip
-        context.row.update(status="over", ended_at=when, ended_position=self.position)
+        context.row.update(status="over", ended_at=when.isoformat(), ended_position=self.position)
 
     def _mark_undone(self, batch: Batch, context: GameContext, versions: list[int]) -> None:
         self.ratings_remade = self.ratings_remade or context.row["status"] == "over"

@@ -66,15 +66,22 @@ class Projector:
         last = self.ledger.recorder.max_notification_id() or 0
         read = 0
         while True:
-            page = self.ledger.recorder.select_notifications(
-                start=self.position, limit=self.page, inclusive_of_start=False
-            )
+            page = self._notifications_after(self.position)
             if not page:
                 return read
             self._apply(page)
             read += len(page)
             if progress is not None:
                 progress(self.position, max(last, self.position))
+
+    def _notifications_after(self, position: int) -> Sequence[Notification]:
+        """The next page of the log, its originator ids as text where the store can give them so."""
+        recorder = self.ledger.recorder
+        as_text = getattr(recorder, "select_notifications_after", None)
+        if as_text is not None:
+            page: Sequence[Notification] = as_text(position, self.page)
+            return page
+        return recorder.select_notifications(start=position, limit=self.page, inclusive_of_start=False)
 
     def apply_events(self, delivered: Sequence[tuple[Any, int]]) -> None:
         """Events delivered by a subscription, with their notification ids, in one transaction; those already
