@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from api import ApiSettings, create_app
 from evo_ledger.checker import start
@@ -19,6 +20,7 @@ from evo_ledger.settings import Settings
 from evo_ledger.transfer import import_notation
 from projections import outcomes, queries
 from projections.runner import Projector
+from projections.schema import TURN_ORDER
 from projections.store import ReadStore
 
 PLAYERS = {"evo2": (2, 3), "evo1": (3, 4), "traits": (2, 3)}
@@ -32,16 +34,21 @@ def last_round(ruleset: str, state: Any) -> int:
     return round_
 
 
-def opening_order(ruleset: str, players: tuple[str, ...], consequences: Any) -> tuple[str, ...] | None:
-    """The order of play a consequence sets first in a game: evo2's draw and evo1's first initiative, or the
-    traits start player and the players to their left."""
+def orders_set(players: tuple[str, ...], consequences: Any) -> list[tuple[str, ...]]:
+    """The orders of play the consequences set: evo2's and evo1's initiative, or the traits start player and the
+    players to their left."""
+    found = []
     for kind, data in consequences:
         if kind == "initiative_set":
-            return tuple(data["order"])
-        if kind == "millennium_begun":
+            found.append(tuple(data["order"]))
+        elif kind == "millennium_begun":
             first = players.index(data["start"])
-            return players[first:] + players[:first]
-    return None
+            found.append(players[first:] + players[:first])
+    return found
+
+
+def opening_order(ruleset: str, players: tuple[str, ...], consequences: Any) -> tuple[str, ...] | None:
+    return next(iter(orders_set(players, consequences)), None)
 
 
 def test_the_wilson_interval_of_a_proportion() -> None:
@@ -157,6 +164,37 @@ def test_dice_by_ruleset_and_purpose_agree_with_the_games(database: str, ruleset
             assert (served["die"], served["by_purpose"]) == (dice["die"], dice["by_purpose"])
             refused = client.get("/v1/statistics/dice", params={"ruleset": "traits"})
             assert refused.status_code == 404 and refused.json()["code"] == "no_dice"
+    finally:
+        store.close()
+        ledger.close()
+
+
+@pytest.mark.parametrize("ruleset", sorted(PLAYERS))
+def test_the_turn_order_table_holds_every_order_the_rules_set(database: str, ruleset: str) -> None:
+    settings = Settings(database)
+    ledger, store = Ledger(settings), ReadStore(settings)
+    expected: dict[str, list[tuple[str, ...]]] = {}
+    try:
+        for seed in range(3):
+            text = play_game(PLAYERS[ruleset][seed % 2], seed, "sensible", ruleset).text()
+            game_id = str(import_notation(ledger, text).game_id)
+            game = parse_game(text)
+            rules, state = get_ruleset(ruleset), start(game)
+            for line in game.actions:
+                state, consequences, _ = rules.apply(state, line.action)
+                expected.setdefault(game_id, []).extend(orders_set(game.header.players, consequences))
+        Projector(ledger, store).catch_up()
+        found: dict[str, dict[int, list[str]]] = {}
+        with store.engine.connect() as connection:
+            rows = connection.execute(
+                select(TURN_ORDER.c.game_id, TURN_ORDER.c.event, TURN_ORDER.c.name).order_by(
+                    TURN_ORDER.c.game_id, TURN_ORDER.c.event, TURN_ORDER.c.place
+                )
+            )
+            for game_id, event, name in rows:
+                found.setdefault(game_id, {}).setdefault(event, []).append(name)
+        assert {game: [tuple(order) for order in events.values()] for game, events in found.items()} == expected
+        assert all(len(orders) > 1 for orders in expected.values())
     finally:
         store.close()
         ledger.close()
