@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, fi
 from pydantic.json_schema import models_json_schema
 
 from evo_ledger.ledger import Receipt as LedgerReceipt
-from evo_ledger.rules import rulesets
+from evo_ledger.rules import rulesets, seat_options
 from evo_ledger.rules.kits import builtin_kit_names
 
 MAX_BATCH = 200
@@ -18,10 +18,35 @@ MAX_ACTION_BYTES = 4096
 MAX_EVENT_NUMBER = 2**63 - 1
 
 
+SEAT_MARKS = {spec.seat_mark: spec for spec in seat_options().values()}
+
+
 class Player(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """A seat: its player's name and stable id, and the marks a ruleset's options give seats (`MARK: true`)."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "description": "A seat in seat order. Marks a ruleset gives seats, each `MARK: true`: "
+            + "; ".join(f"{mark}: {spec.help} ({spec.ruling})" for mark, spec in SEAT_MARKS.items()),
+            "additionalProperties": False,
+        },
+    )
     name: str = Field(min_length=1, max_length=40, pattern=r"^[a-z][a-z0-9_]*$")
     id: str | None = Field(default=None, max_length=200, description="a stable id; derived from the name if left out")
+
+    @model_validator(mode="after")
+    def known_marks(self) -> Player:
+        for key, value in (self.model_extra or {}).items():
+            if key not in SEAT_MARKS:
+                known = ", ".join(["name", "id", *SEAT_MARKS])
+                raise ValueError(f"a player has no field {key!r}; its fields are {known}")
+            if not isinstance(value, bool):
+                raise ValueError(f"{key} is true or false, not {value!r}")
+        return self
+
+    def marks(self) -> list[str]:
+        return [key for key, value in (self.model_extra or {}).items() if value is True]
 
 
 KITS = builtin_kit_names()

@@ -22,7 +22,7 @@ from evo_ledger.disputes import ExplanationReport, NotExplainable, WhatIfReport
 from evo_ledger.game import NothingToUndo
 from evo_ledger.ledger import GameReferenceError, Ledger, Receipt, UnknownGame, VersionConflict
 from evo_ledger.notation import GameFileError, parse_option_value
-from evo_ledger.rules import UnknownRuleset, rulesets
+from evo_ledger.rules import UnknownRuleset, marked_seats, rulesets, seat_options
 from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.registry import DEFAULT_RULESET
@@ -45,6 +45,11 @@ def add_ledger_commands(commands: Any) -> None:
     new.add_argument("--players", nargs="+", required=True, metavar="NAME", help="in seat order; NAME=ID keeps an id")
     new.add_argument("--ruleset", help="the ruleset, checked against the kit's (default: the kit's)")
     new.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a ruleset option")
+    for spec in seat_options().values():
+        new.add_argument(
+            f"--{spec.seat_mark}", action="append", default=[], metavar="NAME", dest=f"mark_{spec.seat_mark}",
+            help=f"a seat of option {spec.name} ({spec.ruling}): {spec.help}",
+        )  # fmt: skip
     record = _command(commands, "record", "record actions, all or none, and print the receipt", game=True)
     record.add_argument("actions", nargs="+", metavar="ACTION", help="an action in notation, quoted")
     record.add_argument("--expect", type=int, metavar="VERSION", help="refuse if the game is no longer at VERSION")
@@ -154,6 +159,8 @@ def open_ledger(database: str | None) -> Iterator[Ledger]:
 def new_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     players = [tuple(p.split("=", 1)) if "=" in p else p for p in args.players]
     options = dict(parse_named_option(text) for text in args.option)
+    marks = {spec.seat_mark: getattr(args, f"mark_{spec.seat_mark}") for spec in seat_options().values()}
+    options.update(marked_seats(marks))
     receipt = ledger.create_game(args.ruleset, args.kit, players, options)
     print(f"game {receipt.game_id}", file=out)
     print_receipt(receipt, out)

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evo_ledger.rules import AnyRuleset, UnknownRuleset, get_ruleset
+from evo_ledger.rules import AnyRuleset, UnknownRuleset, get_ruleset, seat_options
 from evo_ledger.rules.base import OptionValue, Outcome, Standing
 from evo_ledger.rules.text import NotationError
 
@@ -102,7 +102,9 @@ def parse_game(text: str) -> GameFile:
     rows = _Lines.of(text).rows
     header_values: dict[str, list[tuple[int, int, str]]] = {key: [] for key in HEADER_KEYS}
     index = 0
-    while index < len(rows) and rows[index][2].split()[0] in HEADER_KEYS:
+    seat_lines = seat_options()
+    header_values.update({name: [] for name in seat_lines})
+    while index < len(rows) and rows[index][2].split()[0] in header_values:
         number, column, content = rows[index]
         header_values[content.split()[0]].append((number, column, content))
         index += 1
@@ -119,7 +121,7 @@ def parse_game(text: str) -> GameFile:
         first_word = content.split(maxsplit=1)[0]
         if first_word == "result":
             result, result_line = _parse_result(number, column, content), number
-        elif first_word in HEADER_KEYS:
+        elif first_word in header_values:
             raise GameFileError(number, column, f"the header line {first_word!r} must come before the first action")
         elif first_word in REVISION_KEYS:
             revision = _parse_revision(ruleset, number, column, content)
@@ -214,6 +216,12 @@ def _parse_header(values: dict[str, list[tuple[int, int, str]]], first_line: int
     if not words:
         raise GameFileError(number, column, "expected 'players NAME NAME ...' in seat order")
     options = dict(_parse_option(n, c, content) for n, c, content in values["option"])
+    for name in seat_options():
+        for number, column, content in values.get(name, ()):
+            seats = content.split()[1:]
+            if not seats or name in options:
+                raise GameFileError(number, column, f"expected one '{name} NAME...' line, naming seats in the header")
+            options[name] = " ".join(seats)
     return Header(ruleset, version, kit, kit_hash, tuple(words), options)
 
 
@@ -270,7 +278,12 @@ def format_header(header: Header) -> str:
     lines = [f"ruleset {header.ruleset} {header.version}"]
     lines.append(f"kit {header.kit}" + (f" {header.kit_hash}" if header.kit_hash else ""))
     lines.append("players " + " ".join(header.players))
-    lines.extend(f"option {name}={format_option_value(value)}" for name, value in sorted(header.options.items()))
+    marks = seat_options()
+    for name, value in sorted(header.options.items()):
+        if name in marks and isinstance(value, str) and value:
+            lines.append(f"{name} {value}")
+        elif name not in marks or value != "":
+            lines.append(f"option {name}={format_option_value(value)}")
     return "\n".join(lines)
 
 

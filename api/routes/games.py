@@ -31,6 +31,7 @@ from api.errors import ApiError
 from evo_ledger.access import HiddenGame, check_recorder, new_token
 from evo_ledger.game import Game
 from evo_ledger.ledger import AppendRequest, Idempotency, Ledger
+from evo_ledger.rules import marked_seats
 from evo_ledger.rules.base import Outcome
 from evo_ledger.writer import NewGame, Writer
 from projections.runner import wait_until
@@ -184,8 +185,10 @@ async def create_game(body: schemas.NewGame, request: Request) -> schemas.Create
     token = new_token()
     players = [(p.name, p.id) for p in body.players]
     seats = {p.name: new_token() for p in body.players} if body.seat_tokens else None
+    marks = {mark: [p.name for p in body.players if mark in p.marks()] for mark in schemas.SEAT_MARKS}
+    options = {**body.options, **marked_seats(marks)}
     writer: Writer = request.app.state.writer
-    receipt = await writer.create(NewGame(body.ruleset, body.kit, players, body.options, token, seats))
+    receipt = await writer.create(NewGame(body.ruleset, body.kit, players, options, token, seats))
     return schemas.Created.given(receipt, token, seats)
 
 

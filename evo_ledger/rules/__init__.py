@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from evo_ledger.rules.registry import AnyRuleset, UnknownRuleset, get_ruleset, rulesets
+from evo_ledger.rules.registry import AnyRuleset, UnknownRuleset, get_ruleset, marked_seats, rulesets, seat_options
 
-__all__ = ["AnyRuleset", "UnknownRuleset", "get_ruleset", "rulesets"]
+__all__ = ["AnyRuleset", "UnknownRuleset", "get_ruleset", "marked_seats", "rulesets", "seat_options"]

@@ -195,6 +195,10 @@ class OptionSpec:
     default: OptionValue
     ruling: str
     help: str
+    seat_mark: str = ""
+    """For an option naming seats (its value their names, separated by spaces): the word that marks a seat with
+    it where players are given (the API's player `{"name": ..., MARK: true}`, the command line's `--MARK NAME`);
+    a game file writes it as a header line `NAME SEAT...`."""
 
 
 @dataclass(frozen=True)

@@ -3,11 +3,12 @@ adds one by declaring it (`NAME = "package.module:RulesetClass"`), with no edit 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib.metadata import entry_points
 from typing import Any
 
-from evo_ledger.rules.base import Ruleset
+from evo_ledger.rules.base import OptionSpec, OptionValue, Ruleset
 
 GROUP = "evo_ledger.rulesets"
 # The ruleset a command means when it names none and has no kit to tell.
@@ -47,3 +48,14 @@ def get_ruleset(name: str, version: str | None = None) -> AnyRuleset:
     if earlier is None:
         raise UnknownRuleset(f"ruleset {name} is at version {ruleset.version}; this game was recorded with {version}")
     return earlier
+
+
+def seat_options() -> dict[str, OptionSpec]:
+    """The options naming seats, of every installed ruleset, by name."""
+    return {spec.name: spec for ruleset in rulesets().values() for spec in ruleset.options if spec.seat_mark}
+
+
+def marked_seats(marks: Mapping[str, Sequence[str]]) -> dict[str, OptionValue]:
+    """The options that seats marked (by mark, the seats' names) give."""
+    by_mark = {spec.seat_mark: spec.name for spec in seat_options().values()}
+    return {by_mark[mark]: " ".join(names) for mark, names in marks.items() if names}

@@ -146,7 +146,7 @@ def apply_bid(state: State, action: Bid, effects: Effects) -> bool:
     else:
         state.to_bid = state.to_bid[1:]
     if displaced is not None:
-        state.outbid = displaced[0]
+        state.outbid, state.lost_row = displaced[0], row
         effects.add(
             "bid_outbid", turn=state.turn, row=row, gene=state.rows[row - 1], player=displaced[0],
             amount=displaced[1], by=action.player, bid=action.amount,
@@ -195,7 +195,8 @@ def settle(state: State, effects: Effects) -> bool:
         own = state.own_seat(seat)
         own.mp -= paid[row]
         if gene == CARD_GENE:
-            state.cards_due = (*state.cards_due, seat)
+            if seat not in state.autosaurs:  # an Autosaur's card gene leaves the game without a card [AS-17]
+                state.cards_due = (*state.cards_due, seat)
         else:
             own.genes = {**own.genes, gene: own.genes.get(gene, 0) + 1}
         vouchers = state.vouchers.get(seat, 0)

@@ -127,7 +127,12 @@ def resolve_combat(state: State, face: int, effects: Effects) -> None:
         if combat.source:
             del board[combat.source]
         board[combat.target] = combat.attacker
-    if combat.birth:
+    if combat.birth and combat.attacker in state.autosaurs:  # a lost fight only fails the space [AS-08]
+        state.tried = (*state.tried, combat.target)
+        if won:
+            state.births_left -= 1
+            state.babies, state.born = (*state.babies, combat.target), (*state.born, combat.target)
+    elif combat.birth:
         state.births_left -= 1
         if won:
             state.babies, state.born = (*state.babies, combat.target), (*state.born, combat.target)
@@ -262,6 +267,8 @@ def apply_birth(state: State, action: Birth) -> None:
     state.babies = (*state.babies, action.space)
     state.born = (*state.born, action.space)
     state.births_left -= 1
+    if state.autosaurs and action.player in state.autosaurs:
+        state.tried = (*state.tried, action.space)
 
 
 class Survival:

@@ -8,9 +8,10 @@ from itertools import pairwise
 
 from evo_ledger.rules.base import Outcome, RuleViolation, Standing
 from evo_ledger.rules.effects import Effects
-from evo_ledger.rules.evo1 import auction, board, modifiers
-from evo_ledger.rules.evo1.actions import Drew, Start
+from evo_ledger.rules.evo1 import auction, autosaur, board, modifiers
+from evo_ledger.rules.evo1.actions import Birth, Drew, Start
 from evo_ledger.rules.evo1.state import (
+    AUTOSAUR_ROLL,
     CLIMATE_ROLL,
     COMBAT_ROLL,
     END_STEP,
@@ -45,6 +46,24 @@ def check_start(state: State, action: Start) -> None:
 
 def apply_start(state: State, action: Start, effects: Effects) -> None:
     state.board = {space: player for player, space in action.beaches}
+    if state.autosaurs:
+        state.starts = {player: space for player, space in action.beaches if player in state.autosaurs}
+        state.placing = tuple(player for player in state.seats if player in state.autosaurs)
+        skip_unplaceable(state)
+    begin_if_ready(state, effects)
+
+
+def skip_unplaceable(state: State) -> None:
+    """An Autosaur with no free space next to its start starts with one dinosaur [AS-03]."""
+    while state.placing and not autosaur.setup_spaces(state, state.placing[0]):
+        state.placing = state.placing[1:]
+
+
+def apply_setup_birth(state: State, action: Birth, effects: Effects) -> None:
+    """The Autosaur's second dinosaur, once every seat's first is placed [AS-03]."""
+    state.own_board()[action.space] = action.player
+    state.placing = state.placing[1:]
+    skip_unplaceable(state)
     begin_if_ready(state, effects)
 
 
@@ -72,8 +91,8 @@ def apply_drew(state: State, action: Drew, effects: Effects) -> None:
 
 
 def begin_if_ready(state: State, effects: Effects) -> None:
-    """Turn 1 begins once every seat has its beach and its cards."""
-    if state.board and not state.cards_due:
+    """Turn 1 begins once every seat has its beach and its cards, and every Autosaur its second dinosaur."""
+    if state.board and not state.cards_due and not state.placing:
         start_turn(state, effects)
 
 
@@ -169,7 +188,7 @@ def next_mover(state: State, effects: Effects) -> None:
     state.acting += 1
     while state.acting < len(state.order):
         player = state.order[state.acting]
-        if state.count_of(player) > 0:
+        if state.count_of(player) > 0 and player not in state.autosaurs:  # an Autosaur never moves [AS-05]
             state.movement_left = modifiers.movement_points(state, player)
             return
         state.acting += 1
@@ -199,17 +218,27 @@ def next_birther(state: State, effects: Effects) -> None:
     state.acting += 1
     while state.acting < len(state.order):
         player = state.order[state.acting]
-        state.births_left, state.babies = min(state.gene(player, "egg"), state.reserve_of(player)), ()
-        if board.has_birth_space(state, player):
-            return
+        state.babies = ()
+        if player in state.autosaurs:
+            autosaur.begin_births(state, player)
+            if autosaur.births_open(state):
+                return
+        else:
+            state.births_left = min(state.gene(player, "egg"), state.reserve_of(player))
+            if board.has_birth_space(state, player):
+                return
         state.acting += 1
     state.births_left, state.babies = 0, ()
     start_survival(state, effects)
 
 
 def after_birth(state: State, effects: Effects) -> None:
-    """Births are compulsory, so a seat's births end when none is left that it can make [E1-10]."""
-    if state.combat is None and not board.has_birth_space(state, state.order[state.acting]):
+    """Births are compulsory, so a seat's births end when none is left that it can make [E1-10]; an Autosaur's
+    when its step has none left to try [AS-06]."""
+    if state.combat is not None:
+        return
+    player = state.order[state.acting]
+    if not (autosaur.births_open(state) if player in state.autosaurs else board.has_birth_space(state, player)):
         next_birther(state, effects)
 
 
@@ -223,6 +252,8 @@ def end_births(state: State, effects: Effects) -> None:
 def start_survival(state: State, effects: Effects) -> None:
     begin_phase(state, Phase.SURVIVAL)
     state.adults = {}
+    if state.autosaurs:
+        state.birth_step, state.step_spaces, state.tried = "", (), ()
     state.acting = -1
     if cards_open(state):
         state.due = SURVIVAL_STEP
@@ -247,6 +278,10 @@ def next_survivor(state: State, effects: Effects) -> None:
     waiting = state.order[state.acting :]
     losing = board.losing_survivals(state, waiting)
     for player in waiting:
+        if player in state.autosaurs:
+            autosaur_survival(state, player, effects)
+            state.acting += 1
+            continue
         survival = losing.get(player)
         if survival is None:
             state.acting += 1
@@ -258,6 +293,30 @@ def next_survivor(state: State, effects: Effects) -> None:
         state.acting += 1
     award_mp(state, effects)
     start_evolution(state, effects)
+
+
+def autosaur_survival(state: State, player: str, effects: Effects) -> None:
+    """Its dinosaurs in deadly zones go, then those left alone; hot and cold cost it nothing [AS-10]."""
+    deadly, isolated = autosaur.survival_losses(state, player)
+    if not deadly and not isolated:
+        return
+    for space in (*deadly, *isolated):
+        del state.own_board()[space]
+    state.lost = {**state.lost, player: state.lost.get(player, 0) + len(deadly) + len(isolated)}
+    effects.add("autosaur_survived", turn=state.turn, player=player, deadly=deadly, isolated=isolated)
+
+
+def apply_autosaur_roll(state: State, face: int, effects: Effects) -> None:
+    """The Autosaur's die at its bid decision, and what the algorithm makes of it [AS-13 to AS-16]."""
+    player = auction.bidder(state)
+    assert player is not None
+    state.bid_roll = face
+    decision = autosaur.bid_decision(state, player, face)
+    effects.add(
+        "autosaur_rolled", turn=state.turn, player=player, face=face, row=decision.row, amount=decision.amount,
+        ruling=decision.ruling, reason=decision.reason,
+        **({"modified": decision.modified} if decision.modified is not None else {}),
+    )  # fmt: skip
 
 
 def award_mp(state: State, effects: Effects) -> None:
@@ -384,4 +443,7 @@ def awaited_roll(state: State) -> str | None:
         return COMBAT_ROLL
     if state.awaiting_meteor_roll:
         return METEOR_ROLL
+    if state.autosaurs and not state.bid_roll and state.phase == Phase.EVOLUTION and not state.impact:  # noqa: SIM102
+        if auction.bidder(state) in state.autosaurs:  # the bidder is sought only at a table with an Autosaur
+            return AUTOSAUR_ROLL
     return None

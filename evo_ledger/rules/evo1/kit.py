@@ -50,6 +50,9 @@ class Kit:
     hand: int
     cards: tuple[CardSpec, ...]
     content_hash: str
+    center: tuple[int, int] | None = None
+    """The centre of the island as a hex coordinate, where the Autosaurs' fourth preference measures from; None:
+    the land hex nearest the mean of all land coordinates [AS-07]."""
 
     @cached_property
     def zones(self) -> tuple[Mapping[str, str], ...]:
@@ -126,7 +129,17 @@ def parse_kit(document: Any, label: str = "kit") -> Kit:
         hand=reader.integer(components, "hand", minimum=0, where="components"),
         cards=_parse_cards(reader, root, players),
         content_hash=canonical_hash(root),
+        center=_parse_center(reader, root),
     )
+
+
+def _parse_center(reader: KitReader, root: Mapping[str, Any]) -> tuple[int, int] | None:
+    found = root.get("center")
+    if found is None:
+        return None
+    if not (isinstance(found, list) and len(found) == 2 and all(type(value) is int for value in found)):
+        reader.fail("center", f"must be a hex coordinate [q, r], got {found!r} [AS-07]")
+    return found[0], found[1]
 
 
 def _parse_halves(reader: KitReader, root: Mapping[str, Any], halves: tuple[str, ...]) -> dict[str, str]:

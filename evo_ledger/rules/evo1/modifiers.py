@@ -27,11 +27,12 @@ OUTBID_STEP = 3
 
 
 def attack_horns(state: State, player: str, birth: bool = False) -> int:
-    """The attacker's horns: its genes, +2 under its `attack_horns`, +1 attacking with a birth [E1-09, E1-28]."""
+    """The attacker's horns: its genes, +2 under its `attack_horns`, +1 attacking with a birth [E1-09, E1-28];
+    an Autosaur's birth fights as if its dinosaur moved in, with no +1 [AS-08]."""
     horns = state.gene(player, "horn")
     if state.modifiers and state.in_force(ATTACK_HORNS, player):
         horns += CARD_HORNS
-    return horns + (BIRTH_ATTACK_HORN if birth else 0)
+    return horns + (BIRTH_ATTACK_HORN if birth and player not in state.autosaurs else 0)
 
 
 def defence_horns(state: State, player: str) -> int:

@@ -29,7 +29,7 @@ from evo_ledger.rules.evo1.board import WINNING_FACES
 # What a die face decides; a roll is an initiative roll unless what the rules derived from it says otherwise.
 PURPOSES = {
     "climate_changed": "climate", "combat_resolved": "combat", "meteor_rolled": "meteor",
-    "heat_stroke_rolled": "heat stroke",
+    "heat_stroke_rolled": "heat stroke", "autosaur_rolled": "autosaur bid",
 }  # fmt: skip
 D6 = ("1", "2", "3", "4", "5", "6")
 TABLES = (
@@ -92,7 +92,7 @@ class Evo1Reading:
     facts: frozenset[str] = frozenset({"BidPlaced", "DieRolled", "EventCardPlayed"})
     consequences: frozenset[str] = frozenset(
         {"initiative_set", "climate_changed", "combat_resolved", "meteor_rolled", "bid_outbid", "auction_settled",
-         "mp_awarded", "game_ended", "card_played", "heat_stroke_rolled"}
+         "mp_awarded", "game_ended", "card_played", "heat_stroke_rolled", "autosaur_rolled"}
     )  # fmt: skip
 
     def from_action(self, context: ReadContext, action: Any) -> Iterator[ReadItem]:

@@ -26,7 +26,7 @@ from evo_ledger.rules.base import (
     resolve_options,
 )
 from evo_ledger.rules.effects import Effects
-from evo_ledger.rules.evo1 import auction, board, cards, flow
+from evo_ledger.rules.evo1 import auction, autosaur, board, cards, flow
 from evo_ledger.rules.evo1.actions import (
     DIE_FACES,
     KEYWORDS,
@@ -53,6 +53,7 @@ from evo_ledger.rules.evo1.kit import PLAYER_COUNTS, Kit, parse_kit
 from evo_ledger.rules.evo1.reading import Evo1Reading
 from evo_ledger.rules.evo1.selfplay import Evo1SelfPlay
 from evo_ledger.rules.evo1.state import (
+    AUTOSAUR_ROLL,
     CLIMATE_ROLL,
     COMBAT_ROLL,
     HEAT_ROLL,
@@ -99,13 +100,15 @@ CONSEQUENCES = {
     "card_played": "CardEffect",
     "heat_stroke_rolled": "HeatStrokeRolled",
     "mp_lost": "MPLost",
+    "autosaur_rolled": "AutosaurRolled",
+    "autosaur_survived": "AutosaurSurvived",
 }
 VOCABULARY = Vocabulary("evo-ledger:evo1", tuple(FACTS.values()), CONSEQUENCES)
 PHASE_OF: dict[type, tuple[str, ...]] = {
     Start: (Phase.SETUP,),
     Move: (Phase.MOVEMENT,),
     Attack: (Phase.MOVEMENT,),
-    Birth: (Phase.BIRTHS,),
+    Birth: (Phase.BIRTHS, Phase.SETUP),
     Pass: (Phase.MOVEMENT, Phase.BIRTHS, Phase.EVOLUTION),
     Remove: (Phase.SURVIVAL,),
     DrawGene: (Phase.EVOLUTION,),
@@ -123,6 +126,19 @@ OPTIONS: tuple[OptionSpec, ...] = (
         False,
         "E1-22",
         "a species with no dinosaur on the board as the births begin places its babies anywhere, each next to the last",
+    ),
+    OptionSpec(
+        "autosaurs",
+        "",
+        "AS-01",
+        "the seats run by the Autosaur algorithm, named and separated by spaces (game files: 'autosaurs NAME...')",
+        seat_mark="autosaur",
+    ),
+    OptionSpec(
+        "costly_rebid",
+        False,
+        "AS-14",
+        "an outbid Autosaur adds 1 to its roll when increasing would cost 3 or more (a modifier the source doubts)",
     ),
     OptionSpec(
         "recover_returns_to_owner",
@@ -155,7 +171,10 @@ class Evo1Ruleset(Ruleset[State, Action, Kit]):
     version = "2"
     options = OPTIONS
     vocabulary = VOCABULARY
-    rulings = tuple(f"E1-{number:02d}" for number in range(1, 32))
+    rulings = (
+        *(f"E1-{number:02d}" for number in range(1, 32)),
+        *(f"AS-{number:02d}" for number in range(1, 19)),
+    )
 
     def __init__(self, cards: bool = True) -> None:
         self.cards = cards
@@ -180,15 +199,22 @@ class Evo1Ruleset(Ruleset[State, Action, Kit]):
 
     def setup(self, kit: Kit, players: Sequence[str], options: Mapping[str, OptionValue]) -> State:
         check_setup(kit, players)
+        resolved = resolve_options(self.options, options)
+        autosaurs = autosaur.autosaurs_of(resolved.get("autosaurs"))
+        unknown = [name for name in autosaurs if name not in players]
+        if unknown:
+            seats = ", ".join(players)
+            raise SetupError(f"[AS-01] an Autosaur is one of the seats ({seats}), not {', '.join(unknown)}")
         return State(
             kit=kit,
-            options=resolve_options(self.options, options),
+            options=resolved,
             seats={name: Seat(name, seat, kit.start_mp) for seat, name in enumerate(players, start=1)},
             board={},
             climate_position=kit.chart_start,
             meteor=kit.meteor_start,
-            cards_due=tuple(name for name in players for _ in range(kit.hand)),
+            cards_due=tuple(name for name in players if name not in autosaurs for _ in range(kit.hand)),
             cards=self.cards,
+            autosaurs=frozenset(autosaurs),
         )
 
     def legal(self, state: State, action: Action) -> None:
@@ -203,8 +229,11 @@ class Evo1Ruleset(Ruleset[State, Action, Kit]):
         effects = Effects()
         if after.last_play is not None or after.window_open:
             close_window(after, action)
+        if after.autosaurs:
+            autosaur_warnings(state, action, effects)
         APPLIES[kind](after, action, effects)
-        return make_transition((after, tuple(effects.consequences), ()))
+        warnings = tuple(effects.warnings) if effects.warnings else ()
+        return make_transition((after, tuple(effects.consequences), warnings))
 
     def replay(self, state: State, action: Action) -> State:
         after = state.copy()
@@ -364,6 +393,7 @@ ENDED = (Phase.OVER, Phase.END)
 ANY_TIME = frozenset({Drew, PlayCard, Proceed})
 ROLL_RULINGS = {
     INITIATIVE_ROLL: "E1-05", CLIMATE_ROLL: "E1-06", COMBAT_ROLL: "E1-09", METEOR_ROLL: "E1-13", HEAT_ROLL: "E1-26",
+    AUTOSAUR_ROLL: "AS-13",
 }  # fmt: skip
 REPLACING_ROLL = frozenset({"climate_double_shift", "choose_climate"})
 # What closes the start window of a phase: any action but a card drawn or played and a die roll [E1-24].
@@ -393,6 +423,8 @@ def awaiting(state: State) -> str:
     if awaited == HEAT_ROLL:
         space = state.heat_rolls[0]
         return f"the heat stroke die for {state.board[space]}'s dinosaur on {space}"
+    if awaited == AUTOSAUR_ROLL:
+        return f"{auction.bidder(state)}, an Autosaur, rolls to decide its bid"
     if awaited == METEOR_ROLL:
         number = state.kit.meteor_track[state.meteor]
         return f"{state.first_player} rolls for the meteor on space {state.meteor}: {number} or less strikes"
@@ -400,7 +432,31 @@ def awaiting(state: State) -> str:
 
 
 def check_roll(state: State, action: Roll) -> None:
-    """Any face may come up; what is awaited was checked with the phase."""
+    """Any face may come up; what is awaited was checked with the phase. An Autosaur's roll must leave it a move:
+    a kit that leaves it neither an affordable row nor a pass is an error [AS-16]."""
+    if state.autosaurs and awaited_roll(state) == AUTOSAUR_ROLL:
+        player = auction.bidder(state)
+        assert player is not None
+        autosaur.bid_decision(state, player, action.face)
+
+
+def check_birth(state: State, action: Birth) -> None:
+    """A setup birth is an Autosaur's second dinosaur [AS-03]; an Autosaur's birth is one of its step's
+    candidates [AS-06]; any other is E1's [E1-10]."""
+    if state.phase == Phase.SETUP:
+        autosaur.check_setup_birth(state, action.player, action.space)
+    elif action.player in state.autosaurs:
+        board.check_turn(state, action.player, "place a baby")
+        board.check_space(state, action.space)
+        if modifiers_ban_births(state):
+            raise RuleViolation("E1-10", "no_births was played: no baby is placed this turn")
+        autosaur.check_birth(state, action.player, action.space)
+    else:
+        board.check_birth(state, action)
+
+
+def modifiers_ban_births(state: State) -> bool:
+    return bool(state.modifiers) and state.in_force("no_births") is not None
 
 
 def check_pass(state: State, action: Pass) -> None:
@@ -408,6 +464,9 @@ def check_pass(state: State, action: Pass) -> None:
         board.check_turn(state, action.player, "end a movement")
     elif state.phase == Phase.BIRTHS:
         board.check_turn(state, action.player, "end the births")
+        if action.player in state.autosaurs:
+            tried = ", ".join(autosaur.next_births(state, action.player))
+            raise RuleViolation("AS-06", f"{action.player}, an Autosaur, ends its births by itself: it tries {tried}")
         left = sorted(board.birth_spaces(state, action.player))
         if left:
             raise RuleViolation(
@@ -430,7 +489,7 @@ CHECKS: dict[type, Callable[[State, Any], None]] = {
     Move: board.check_move,
     Attack: board.check_attack,
     Pass: check_pass,
-    Birth: board.check_birth,
+    Birth: check_birth,
     Remove: board.check_remove,
     DrawGene: auction.check_draw,
     Bid: auction.check_bid,
@@ -454,6 +513,8 @@ def apply_roll(state: State, action: Roll, effects: Effects) -> None:
             flow.after_birth(state, effects)
         else:
             flow.after_movement_action(state, effects)
+    elif awaited == AUTOSAUR_ROLL:
+        flow.apply_autosaur_roll(state, action.face, effects)
     else:
         flow.apply_meteor_roll(state, action.face, effects)
 
@@ -464,6 +525,9 @@ def apply_move(state: State, action: Move, effects: Effects) -> None:
 
 
 def apply_birth(state: State, action: Birth, effects: Effects) -> None:
+    if state.phase == Phase.SETUP:
+        flow.apply_setup_birth(state, action, effects)
+        return
     board.apply_birth(state, action)
     flow.after_birth(state, effects)
 
@@ -478,11 +542,14 @@ def apply_pass(state: State, action: Pass, effects: Effects) -> None:
         flow.next_mover(state, effects)
     elif state.phase == Phase.BIRTHS:
         flow.next_birther(state, effects)
-    elif auction.apply_pass(state, action):
-        flow.after_auction(state, effects)
+    else:
+        state.bid_roll = 0
+        if auction.apply_pass(state, action):
+            flow.after_auction(state, effects)
 
 
 def apply_bid(state: State, action: Bid, effects: Effects) -> None:
+    state.bid_roll = 0
     if auction.apply_bid(state, action, effects):
         flow.after_auction(state, effects)
 
@@ -523,6 +590,12 @@ def legal_actions(state: State) -> Iterator[Action]:
     if state.cards_due and state.phase != Phase.SETUP:
         return
     player = state.current_player
+    if state.placing:
+        yield from (Birth(state.placing[0], space) for space in autosaur.setup_spaces(state, state.placing[0]))
+        return
+    if player is not None and player in state.autosaurs and state.phase == Phase.BIRTHS:
+        yield from (Birth(player, space) for space in autosaur.open_spaces(state))
+        return
     match state.phase:
         case Phase.SETUP if not state.board:
             players = list(state.seats)
@@ -541,6 +614,30 @@ def legal_actions(state: State) -> Iterator[Action]:
             yield from board.legal_removals(state, player)
         case Phase.EVOLUTION:
             yield from auction.legal_auction_actions(state)
+
+
+def autosaur_warnings(state: State, action: Action, effects: Effects) -> None:
+    """A legal Autosaur decision that is not the algorithm's is accepted with a warning naming its AS id; within
+    an open tie of AS-07, any tied space is the algorithm's [AS-18]."""
+    player = getattr(action, "player", None)
+    if player not in state.autosaurs:
+        return
+    if isinstance(action, Birth):
+        if state.phase == Phase.SETUP:
+            best, ruling = autosaur.ranked_tie(state, player, autosaur.setup_spaces(state, player)), "AS-03"
+        else:
+            best, ruling = autosaur.next_births(state, player), "AS-07"
+        if action.space not in best:
+            effects.warn(
+                ruling, f"{player}'s algorithm places its dinosaur on {' or '.join(best)}, not on {action.space}"
+            )
+    elif isinstance(action, Bid | Pass) and state.phase == Phase.EVOLUTION:
+        decision = autosaur.bid_decision(state, player, state.bid_roll)
+        recorded = (auction.target_row(state, action.target), action.amount) if isinstance(action, Bid) else (0, 0)
+        if recorded != (decision.row, decision.amount):
+            wanted = f"bids {decision.amount} on row {decision.row}" if decision.row else "passes"
+            made = f"a bid of {recorded[1]} on row {recorded[0]}" if recorded[0] else "a pass"
+            effects.warn(decision.ruling, f"{player}'s algorithm {wanted} ({decision.reason}), not {made}")
 
 
 def card_draws(state: State) -> Iterator[Drew]:

@@ -38,6 +38,7 @@ CLIMATE_ROLL = "climate"
 COMBAT_ROLL = "combat"
 METEOR_ROLL = "meteor"
 HEAT_ROLL = "heat stroke"
+AUTOSAUR_ROLL = "autosaur bid"
 
 # The table's steps that close a start window where nothing else would wait for a card [E1-24].
 SURVIVAL_STEP = "survival"
@@ -150,6 +151,22 @@ class State:
     """The fossils each seat played in the end window: 2 points each [E1-20]."""
     ending: str = ""
     """What ended the game: the meteor's roll or the end of its track."""
+    autosaurs: frozenset[str] = frozenset()
+    """The seats run by the Autosaur algorithm [AS-01]."""
+    starts: dict[str, str] = field(default_factory=dict)
+    """Each Autosaur's starred beach, its start space [AS-03]."""
+    placing: tuple[str, ...] = ()
+    """The Autosaurs still to place their second dinosaur at the setup, in seat order [AS-03]."""
+    birth_step: str = ""
+    """The acting Autosaur's step of the births (A, B or C) [AS-06]."""
+    step_spaces: tuple[str, ...] = ()
+    """The spaces of that step, ranked once as it began [AS-07, AS-09]."""
+    tried: tuple[str, ...] = ()
+    """The spaces the acting Autosaur has tried this turn [AS-06]."""
+    bid_roll: int = 0
+    """The roll of the Autosaur deciding its bid now; 0 until rolled [AS-13]."""
+    lost_row: int = 0
+    """The row the seat bidding again was just outbid from [AS-14]."""
     _owned: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
     """What this state no longer shares with the state it was copied from: the seats it owns, and '' for the
     board; None for a state copied from none."""
@@ -179,7 +196,10 @@ class State:
         return self.seats[name]
 
     def gene(self, player: str, gene: str) -> int:
-        """The species' count of a gene: the sheet's and those bought [E1-02]."""
+        """The species' count of a gene: the sheet's and those bought [E1-02]; an Autosaur counts tails and horns
+        only [AS-01]."""
+        if self.autosaurs and player in self.autosaurs and gene not in ("tail", "horn"):
+            return 0
         return self.kit.sheet.get(gene, 0) + self.seats[player].genes.get(gene, 0)
 
     def dinosaurs_of(self, player: str) -> list[str]:
@@ -265,6 +285,19 @@ def state_to_data(state: State) -> dict[str, Any]:
         "seized": state.seized,
         "fossils": dict(state.fossils),
         "ending": state.ending,
+    } | (autosaur_data(state) if state.autosaurs else {})
+
+
+def autosaur_data(state: State) -> dict[str, Any]:
+    return {
+        "autosaurs": sorted(state.autosaurs),
+        "starts": dict(state.starts),
+        "placing": list(state.placing),
+        "birth_step": state.birth_step,
+        "step_spaces": list(state.step_spaces),
+        "tried": list(state.tried),
+        "bid_roll": state.bid_roll,
+        "lost_row": state.lost_row,
     }
 
 
@@ -320,4 +353,12 @@ def state_from_data(kit: Kit, data: dict[str, Any]) -> State:
         seized=data.get("seized", ""),
         fossils=dict(data.get("fossils", {})),
         ending=data.get("ending", ""),
+        autosaurs=frozenset(data.get("autosaurs", ())),
+        starts=dict(data.get("starts", {})),
+        placing=tuple(data.get("placing", ())),
+        birth_step=data.get("birth_step", ""),
+        step_spaces=tuple(data.get("step_spaces", ())),
+        tried=tuple(data.get("tried", ())),
+        bid_roll=data.get("bid_roll", 0),
+        lost_row=data.get("lost_row", 0),
     )

@@ -163,7 +163,26 @@ CARD_EFFECTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 }
 
 
+def autosaur_rolled(data: Mapping[str, Any]) -> str:
+    roll = f"{data['player']}, an Autosaur, rolls {data['face']}"
+    if "modified" in data:
+        roll += f" ({data['modified']} modified)"
+    decision = f"bids {data['amount']} on row {data['row']}" if data["row"] else "passes"
+    return f"{roll}: its algorithm {decision}, as {data['reason']} [{data['ruling']}]."
+
+
+def autosaur_survived(data: Mapping[str, Any]) -> str:
+    parts = []
+    if data["deadly"]:
+        parts.append(f"{listed(data['deadly'])} in a deadly zone")
+    if data["isolated"]:
+        parts.append(f"{listed(data['isolated'])} left alone")
+    return f"{data['player']}, an Autosaur, loses {' and then '.join(parts)} [AS-10]."
+
+
 SENTENCES: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "autosaur_rolled": autosaur_rolled,
+    "autosaur_survived": autosaur_survived,
     "initiative_set": initiative_set,
     "climate_changed": climate_changed,
     "combat_resolved": combat_resolved,
