@@ -196,9 +196,19 @@ class State(BaseModel):
     state: dict[str, Any]
 
 
+class Advice(BaseModel):
+    """The decision the rules make themselves for a seat they run (an Autosaur's): record `actions[0]` to confirm
+    it; several actions are an open tie, where the recorder's choice stands."""
+
+    actions: list[str]
+    ruling: str
+    reason: str
+
+
 class LegalActions(BaseModel):
     version: int
     actions: list[str]
+    advice: Advice | None = None
 
 
 class Problem(BaseModel):

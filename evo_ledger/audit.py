@@ -23,7 +23,7 @@ from evo_ledger.access import hidden_in_place
 from evo_ledger.codec import canonical_bytes, digest, unpack_sealed
 from evo_ledger.game import GENESIS, Game, commitment_holds, stored_hash
 from evo_ledger.rules import UnknownRuleset, rulesets
-from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.base import DEVIATION, OPEN_TIE, RuleViolation
 from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.text import NotationError
 from evo_ledger.seal import Sealer
@@ -31,11 +31,12 @@ from evo_ledger.seal import Sealer
 REPORT_FORMAT = "evo-ledger audit"
 REPORT_VERSION = 2
 PASS, FAIL, RULES_CHANGED, NOT_RUN = "pass", "fail", "rules changed", "not run"
-CLEAN, DAMAGED = "clean", "damaged"
+CLEAN, DAMAGED, DEVIATIONS = "clean", "damaged", "deviations"
 # Fields every event has that the rules do not derive: where and when it was stored, and its hashes.
 UNDERIVED = frozenset(
     {"originator_id", "originator_version", "timestamp", "hash", "prev_hash", "action_salt", "action_commitment"}
 )
+NOTED = {DEVIATION: "deviations", OPEN_TIE: "open_ties"}
 CHECK_NAMES = ("sequence", "hashes", "chain", "seals", "setup", "rules", "chance", "head")
 DESCRIPTIONS = {
     "sequence": "the events are numbered 1, 2, 3... with none missing and each readable",
@@ -263,6 +264,9 @@ class Audit:
         verdict = CLEAN if first is None else RULES_CHANGED if first.verdict == RULES_CHANGED else DAMAGED
         if any(c.verdict == FAIL for c in checks):
             verdict = DAMAGED
+        noted = self._noted(events) if self.checks["rules"].verdict == PASS else {}
+        if verdict == CLEAN and noted.get("deviations"):
+            verdict = DEVIATIONS
         last = events[-1] if events else None
         data = {
             "format": REPORT_FORMAT,
@@ -275,8 +279,22 @@ class Audit:
             "first_divergence": first.as_data() if first else None,
             "checks": [check.as_data() for check in checks],
             "undone_rolls": self.undone_rolls,
+            **noted,
         }
         return AuditReport(data)
+
+    @staticmethod
+    def _noted(events: Sequence[tuple[StoredEvent, dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+        """The decisions of seats the rules run that the recorder made otherwise (`deviations`), and those made
+        among a tie (`open_ties`), as the refold confirmed the actions' warnings."""
+        found: dict[str, list[dict[str, Any]]] = {}
+        for stored, fields in events:
+            for warning in fields.get("warnings") or ():
+                key = NOTED.get(warning[2]) if len(warning) > 2 else None
+                if key is not None:
+                    entry = {"event": stored.originator_version, "ruling": warning[0], "message": warning[1]}
+                    found.setdefault(key, []).append(entry)
+        return found
 
 
 class Refold:
@@ -466,6 +484,9 @@ class AuditReport(CanonicalReport):
                 f"  undone roll: event {roll['event']} {roll['roll']!r}, undone by event {roll['undone_by']}"
                 f" ({roll['reason']}): a re-roll"
             )
+        for key, label in (("deviations", "deviation"), ("open_ties", "open tie")):
+            for entry in data.get(key, ()):
+                lines.append(f"  {label}: event {entry['event']} [{entry['ruling']}] {entry['message']}")
         lines.append(f"report hash {self.hash}")
         return "\n".join(lines) + "\n"
 

@@ -67,9 +67,23 @@ class PlaySession:
                 self.command(line[1:])
             elif line:
                 self.record(line)
+            elif self.offered() is not None:
+                self.record(self.offered() or "")
 
     def prompt(self) -> str:
-        return f"[{self.game.version}] {self.game.rules.view(self.game.state).headline}\n> "
+        offered = self.offered()
+        advice = f"\n{self.advice_line()} (Enter records {offered})" if offered is not None else ""
+        return f"[{self.game.version}] {self.game.rules.view(self.game.state).headline}{advice}\n> "
+
+    def offered(self) -> str | None:
+        """The action Enter records: the first of the rules' own decision for a seat they run, if one is awaited."""
+        advice = self.game.rules.advice(self.game.state)
+        return self.game.rules.format_action(advice.actions[0]) if advice is not None and advice.actions else None
+
+    def advice_line(self) -> str:
+        advice = self.game.rules.advice(self.game.state)
+        assert advice is not None
+        return f"the algorithm [{advice.ruling}]: {advice.reason}"
 
     def say(self, text: str, style: str | None = None) -> None:
         terminal.say(self.console, text, style)

@@ -462,7 +462,7 @@ class Game(Aggregate):
         salt = secrets.token_hex(16) if owner is not None else None
         return {
             "notation": notation,
-            "warnings": [[w.ruling, w.message] for w in transition.warnings],
+            "warnings": [[w.ruling, w.message, *((w.kind,) if w.kind else ())] for w in transition.warnings],
             "visible_only_to": owner,
             "action_salt": salt,
             "action_commitment": hidden_commitment(salt, notation) if salt is not None else None,

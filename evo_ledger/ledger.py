@@ -34,11 +34,11 @@ from evo_ledger.disputes import ExplanationReport, WhatIfReport, explain_event, 
 from evo_ledger.game import SNAPSHOT_INTERVAL, Game, seed_commitment
 from evo_ledger.game_logs import GameLogs
 from evo_ledger.rules import get_ruleset
-from evo_ledger.rules.base import OptionValue
+from evo_ledger.rules.base import OptionValue, resolve_options
 from evo_ledger.rules.kits import load_kit_document, ruleset_for_kit
 from evo_ledger.rules.registry import DEFAULT_RULESET
 from evo_ledger.seal import Sealer, SealingMapper
-from evo_ledger.selfplay import player_names, self_play_of
+from evo_ledger.selfplay import marked_options, player_names, self_play_of
 from evo_ledger.settings import Settings
 from evo_ledger.store import EventRow
 
@@ -239,21 +239,28 @@ class Ledger(Application[UUID]):
         return self.save_games([game], also=access)[0]
 
     def generate_game(
-        self, players: int, bot: str = "sensible", seed: int | None = None, ruleset: str = DEFAULT_RULESET
+        self,
+        players: int,
+        bot: str = "sensible",
+        seed: int | None = None,
+        ruleset: str = DEFAULT_RULESET,
+        marked: Mapping[str, int] | None = None,
     ) -> Receipt:
         """A whole game played by the ruleset's seeded bots (`Ruleset.self_play`) and stored in one transaction.
         Its first event commits to the chance generator, a secret salt and the seed (a random one unless given);
-        its last reveals them, so that an audit can draw every roll again."""
+        its last reveals them, so that an audit can draw every roll again. `marked`: for an option naming seats,
+        how many of the last seats it names (seats the rules run play the rules' own decisions)."""
         rules = get_ruleset(ruleset)
         bots = self_play_of(rules, players, bot)
         seed = secrets.randbits(63) if seed is None else seed
         salt = secrets.token_hex(16)
         document, kit = load_kit_document(bots.default_kit(players))
         names = player_names(players)
+        options = marked_options(names, marked or {})
         commitment = seed_commitment(bots.generator, salt, seed)
         seats = [(name, None) for name in names]
-        game = Game.start(rules, document, kit, seats, {}, commitment=commitment, sealed=self.sealer is not None)
-        for action, _ in bots.play(kit, names, seed, bot):
+        game = Game.start(rules, document, kit, seats, options, commitment=commitment, sealed=self.sealer is not None)
+        for action, _ in bots.play(kit, names, seed, bot, resolve_options(rules.options, options)):
             game.record(rules.format_action(action))
         game.reveal_seed(bots.generator, salt, seed)
         return self.save_games([game])[0]

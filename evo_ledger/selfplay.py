@@ -58,17 +58,20 @@ def play_game(
     ruleset: str = DEFAULT_RULESET,
     options: Mapping[str, OptionValue] | None = None,
     seat_bots: Sequence[str] = (),
+    marked: Mapping[str, int] | None = None,
 ) -> SelfPlayGame:
     """A whole game of `players` seats played by seeded bots of one kind, as a game file; with `seat_bots`, a seat
-    a bot, each seat named after its bot (`sensible`, `random`, `random_2`)."""
+    a bot, each seat named after its bot (`sensible`, `random`, `random_2`); `marked` gives, for an option naming
+    seats, how many of the last seats it names (seats the rules run play their rules' own decisions)."""
     rules = get_ruleset(ruleset)
     bots = self_play_of(rules, players, bot)
     for name in seat_bots:
         self_play_of(rules, None, name)
     kit = load_kit(bots.default_kit(players))
     names = tuple(bot_seat_names(seat_bots)) if seat_bots else tuple(player_names(players))
-    chosen = resolve_options(rules.options, options or {})
-    header = Header(rules.name, rules.version, kit.name, kit.content_hash, names, dict(options or {}))
+    given = {**(options or {}), **marked_options(names, marked or {})}
+    chosen = resolve_options(rules.options, given)
+    header = Header(rules.name, rules.version, kit.name, kit.content_hash, names, given)
     lines: list[str] = [f"# seed {seed}, " + (", ".join(seat_bots) if seat_bots else f"{bot} bots")]
     state = None
     by_seat = dict(zip(names, seat_bots, strict=True)) if seat_bots else None
@@ -79,6 +82,14 @@ def play_game(
     outcome = rules.outcome(state)
     assert outcome is not None
     return SelfPlayGame(header, tuple(lines), outcome)
+
+
+def marked_options(names: Sequence[str], marked: Mapping[str, int]) -> dict[str, OptionValue]:
+    """Each option naming seats that names the last `count` of them."""
+    for name, count in marked.items():
+        if not 0 <= count <= len(names):
+            raise ValueError(f"--{name} {count}: the game has {len(names)} seats")
+    return {name: " ".join(names[len(names) - count :]) for name, count in marked.items() if count}
 
 
 def bot_seat_names(bots: Sequence[str]) -> list[str]:

@@ -291,7 +291,9 @@ def result_of(outcome: Outcome | None) -> list[dict[str, Any]] | None:
 @router.get("/games/{game_id}/legal", response_model=schemas.LegalActions, operation_id="legal_actions")
 def legal_actions(reader: ReaderDep, ledger: LedgerDep) -> schemas.LegalActions:
     """The actions the rules allow now, where they can be listed (not card draws or peeks). A reader who may not see
-    every hidden fact is not shown the hidden actions, nor those only a held card allows but its own seat's."""
+    every hidden fact is not shown the hidden actions, nor those only a held card allows but its own seat's. Where
+    the rules decide themselves for a seat they run (an Autosaur), `advice` offers that decision: recording its
+    first action confirms it."""
     game = ledger.game(reader.game_id)
     rules = game.rules
     actions = [
@@ -300,7 +302,15 @@ def legal_actions(reader: ReaderDep, ledger: LedgerDep) -> schemas.LegalActions:
         if reads_hidden(reader, game)
         or (rules.visible_only_to(action) is None and rules.holder_of(action) in (None, reader.seat))
     ]
-    return schemas.LegalActions(version=game.version, actions=actions)
+    advice = rules.advice(game.state)
+    offered = None
+    if advice is not None:
+        offered = schemas.Advice(
+            actions=[rules.format_action(action) for action in advice.actions],
+            ruling=advice.ruling,
+            reason=advice.reason,
+        )
+    return schemas.LegalActions(version=game.version, actions=actions, advice=offered)
 
 
 @router.post(

@@ -48,12 +48,29 @@ class Consequence(NamedTuple):
     data: Mapping[str, Any] = MappingProxyType({})
 
 
+DEVIATION, OPEN_TIE = "deviation", "open tie"
+
+
 @dataclass(frozen=True)
 class Warning:
-    """Something the rules accept but a reader should know of (a draw the kit says is impossible)."""
+    """Something the rules accept but a reader should know of (a draw the kit says is impossible). `kind`, for a
+    seat the rules run: `deviation`, a legal choice other than the rules' own; `open tie`, a choice among those
+    the rules' decision left tied."""
 
     ruling: str
     message: str
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The decision the rules make themselves for a seat they run (an automated opponent): `actions`, the choices
+    it leaves, the one offered first (several: an open tie, where the recorder's choice stands); `ruling` and
+    `reason` say what decided it."""
+
+    actions: tuple[Any, ...]
+    ruling: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -426,6 +443,10 @@ class Ruleset(Protocol[StateT, ActionT, KitT]):
     def reveals(self, hidden: ActionT, later: ActionT) -> bool:
         """Whether `later` shows everyone the action `hidden` that only its player could see."""
         return False
+
+    def advice(self, state: StateT) -> Advice | None:
+        """The decision the rules make now for a seat they run, offered to the recorder; None: nobody's."""
+        return None
 
     def holder_of(self, action: ActionT) -> str | None:
         """The player whose hidden holding `action`, listed as a legal action, would show (a card that only its

@@ -20,8 +20,8 @@ class Effects:
     def add(self, kind: str, **data: Any) -> None:
         self.consequences.append(new_tuple(Consequence, (kind, data)))
 
-    def warn(self, ruling: str, message: str) -> None:
-        self.warnings.append(Warning(ruling, message))
+    def warn(self, ruling: str, message: str, kind: str = "") -> None:
+        self.warnings.append(Warning(ruling, message, kind))
 
     def entering(self, phase: str, state: Any) -> None:
         """Told as a phase begins, before anything of it happens (see `PhaseWatcher`)."""

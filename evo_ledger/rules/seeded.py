@@ -60,7 +60,10 @@ class SeededSelfPlay(Generic[StateT, ActionT, KitT, TableT]):
         choose = self.bots[bot]
         while self.rules.outcome(state) is None:
             drawn = type(self).chance(state, table)
-            if drawn is None:
+            advice = self.rules.advice(state) if drawn is None else None
+            if advice is not None:
+                action = advice.actions[0]  # a seat the rules run plays the rules' own decision
+            elif drawn is None:
                 legal = list(self.rules.legal_actions(state))
                 if seat_bots:
                     mover = most_named(legal)
@@ -72,7 +75,7 @@ class SeededSelfPlay(Generic[StateT, ActionT, KitT, TableT]):
                 first = self.before_chance(state)
                 action = choose(state, [*first, drawn], rng) if first else drawn
             transition = self.rules.apply(state, action)
-            if action == drawn:
+            if drawn is not None and action == drawn:
                 self.taken(table, drawn)
             state = transition.state
             yield action, transition

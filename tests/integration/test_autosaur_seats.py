@@ -3,16 +3,23 @@ and the API's player `{"name": ..., "autosaur": true}` all give the game its opt
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
+from uuid import UUID
 
+import pytest
 from fastapi.testclient import TestClient
 
 from api import ApiSettings, create_app
+from evo_ledger.checker import check_game
 from evo_ledger.cli import main
+from evo_ledger.console import PlaySession
 from evo_ledger.ledger import Ledger
 from evo_ledger.notation import format_header, parse_game
+from evo_ledger.selfplay import play_game
 from evo_ledger.settings import Settings
 from evo_ledger.transfer import export_notation
+from tests.support import ROOT
 
 HEADER = "ruleset evo1 2\nkit standin-e1-3p\nplayers ann ben rex\nautosaurs rex\n"
 
@@ -48,3 +55,127 @@ def test_AS_01_the_api_marks_a_player_an_autosaur_and_refuses_an_unknown_mark(tm
         assert unknown.status_code == 422 and "robot" in unknown.text
         other = client.post("/v1/games", json={"kit": "standin-e2-3p", "players": players})
         assert other.status_code == 422 and "autosaurs" in other.json()["message"]
+
+
+TINY = ROOT / "tests" / "rulings" / "tiny-e1-3p.json"
+SETUP = [
+    "ann drew heat_stroke", "ann drew cull_enemy", "ann drew climate_double_shift", "ben drew choose_climate",
+    "ben drew mirror_climate", "ben drew no_fighting", "start ann A1 ben D1 cat D3",
+]  # fmt: skip
+
+
+# The rest of turn 1 on the tiny board (as tests/unit/test_autosaurs.py plays it), to cat outbid on row 1.
+OUTBID_LINES = [
+    "cat birth D2", "roll 1", "roll 2", "roll 2", "ann pass", "ben pass", "ann birth A2", "ben birth C1",
+    "cat birth D1", "roll 6", "roll 6", "draw horn", "draw tail", "draw egg", "ann bid 0 row1", "ben bid 0 row2",
+    "roll 3", "cat bid 1 row1", "ann bid 2 row1",
+]  # fmt: skip
+
+
+def placing_game(ledger: Ledger) -> UUID:
+    game_id = ledger.create_game(None, str(TINY), ["ann", "ben", "cat"], {"autosaurs": "cat"}).game_id
+    for line in SETUP:
+        ledger.record(game_id, line)
+    return game_id
+
+
+def test_AS_18_play_offers_the_autosaurs_decision_and_enter_records_it(tmp_path: Path) -> None:
+    with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
+        game_id = placing_game(ledger)
+        typed = iter(["", ":quit"])
+        prompts: list[str] = []
+
+        def read(prompt: str) -> str:
+            prompts.append(prompt)
+            return next(typed)
+
+        out = io.StringIO()
+        assert PlaySession(ledger, game_id, read, out).run() == 0
+        assert "the algorithm [AS-03]" in prompts[0] and "(Enter records cat birth D2)" in prompts[0]
+        assert "C3 out on key 2" in prompts[0]
+        assert ledger.game(game_id).state.board["D2"] == "cat"
+
+
+def test_AS_18_the_legal_actions_offer_the_autosaurs_decision(tmp_path: Path) -> None:
+    settings = Settings(str(tmp_path / "games.sqlite"))
+    with Ledger(settings) as ledger:
+        game_id = placing_game(ledger)
+    with TestClient(create_app(ApiSettings(store=settings))) as client:
+        legal = client.get(f"/v1/games/{game_id}/legal").json()
+        assert legal["actions"] == ["cat birth C3", "cat birth D2"]
+        assert legal["advice"]["actions"] == ["cat birth D2"] and legal["advice"]["ruling"] == "AS-03"
+
+
+def test_AS_18_the_audit_lists_a_deviation_and_ranks_it_below_damage(tmp_path: Path) -> None:
+    with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
+        followed = placing_game(ledger)
+        ledger.record(followed, "cat birth D2")
+        assert ledger.audit(followed).verdict == "clean"
+        deviated = placing_game(ledger)
+        ledger.record(deviated, "cat birth C3")
+        report = ledger.audit(deviated)
+        assert report.verdict == "deviations"
+        [deviation] = report.data["deviations"]
+        assert (deviation["event"], deviation["ruling"]) == (ledger.game(deviated).version, "AS-03")
+        assert "deviation: event" in report.text() and "[AS-03]" in report.text()
+        assert "deviations" not in ledger.audit(followed).data  # a clean log's report is as it was
+
+
+def test_AS_18_check_names_the_as_id_of_a_deviation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "deviated.evo"
+    path.write_text(
+        f"ruleset evo1 2\nkit {TINY}\nplayers ann ben cat\nautosaurs cat\n" + "\n".join(SETUP) + "\ncat birth C3\n"
+    )
+    assert main(["check", str(path)]) == 0
+    assert f"{path}:12: warning [AS-03] cat's algorithm places its dinosaur on D2, not on C3" in capsys.readouterr().out
+
+
+def test_AS_07_explain_shows_each_candidate_and_the_key_that_left_it_out(tmp_path: Path) -> None:
+    with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
+        game_id = placing_game(ledger)
+        ledger.record(game_id, "cat birth C3")
+        text = ledger.explain(game_id, ledger.game(game_id).version).text()
+        assert "cat, an Autosaur, placed its second dinosaur at the setup [AS-03]" in text
+        assert "D2: best." in text and "C3: out on key 2: ideal zone before hot or cold." in text
+        assert "Recorded: C3, a deviation [AS-18]." in text
+
+
+def test_AS_15_explain_shows_the_roll_and_the_rule_that_made_the_bid(tmp_path: Path) -> None:
+    with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
+        game_id = placing_game(ledger)
+        for line in OUTBID_LINES:
+            ledger.record(game_id, line)
+        rolled = ledger.record(game_id, "roll 2").version
+        explained = ledger.explain(game_id, rolled)
+        assert explained.data["kind"] == "autosaur" and (
+            explained.data["data"]["row"],
+            explained.data["data"]["roll"],
+        ) == (3, 2)
+        text = explained.text()
+        assert "cat, an Autosaur, rolled 2, 2 modified [AS-14]" in text
+        assert "Its algorithm makes a bid of 0 on row 3: its roll 2 is below 5: it moves to row 3 [AS-15]." in text
+
+
+@pytest.mark.parametrize(("players", "autosaurs"), [(3, 1), (4, 2), (5, 3)])
+def test_AS_18_self_play_with_autosaur_seats_follows_the_algorithm_and_repeats_byte_for_byte(
+    players: int, autosaurs: int
+) -> None:
+    for seed in range(3):
+        game = play_game(players, seed, "sensible", "evo1", None, (), {"autosaurs": autosaurs})
+        assert game.text() == play_game(players, seed, "sensible", "evo1", None, (), {"autosaurs": autosaurs}).text()
+        parsed = parse_game(game.text())
+        assert len(parsed.header.options["autosaurs"].split()) == autosaurs  # type: ignore[union-attr]
+        report = check_game(parsed)
+        assert report.refused is None and report.result_mismatch is None
+        assert not [w for w in report.warnings if "algorithm" in w.message]  # no deviation, only open ties
+
+
+def test_AS_13_the_chance_check_draws_the_autosaurs_rolls_again_from_the_seed(tmp_path: Path) -> None:
+    with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
+        receipt = ledger.generate_game(3, "sensible", 4, "evo1", {"autosaurs": 2})
+        report = ledger.audit(receipt.game_id)
+        assert report.verdict == "clean" and report.check("chance")["verdict"] == "pass"
+        events = ledger.game_events(receipt.game_id)
+        causes = [event.cause for event in events if type(event).__name__ == "AutosaurRolled"]
+        assert len(causes) > 10 and all(events[cause - 1].notation.startswith("roll") for cause in causes)
+        assert report.check("chance")["detail"].endswith("chance actions drawn again from seed 4")

@@ -231,3 +231,25 @@ def test_AS_18_a_legal_decision_that_differs_is_accepted_with_a_warning_and_an_i
     assert "cat, an Autosaur, rolls 3" in RULES.describe(
         "autosaur_rolled", {"player": "cat", "face": 3, "row": 3, "amount": 0, "ruling": "AS-13", "reason": "r"}
     )
+
+
+def test_AS_18_the_rules_offer_each_autosaur_decision_with_what_decided_it() -> None:
+    births = RULES.advice(play(TO_CAT_BIRTHS))
+    assert births is not None and [RULES.format_action(a) for a in births.actions] == ["cat birth D1"]
+    assert births.ruling == "AS-07" and births.reason.startswith("step B of its births; best by AS-07: D1")
+    bids = play(TO_THE_BIDS + "ann bid 0 row1\nben bid 0 row2")
+    assert RULES.advice(bids) is None  # its roll comes first
+    rolled = RULES.advice(step(bids, "roll 3").state)
+    assert rolled is not None and [RULES.format_action(a) for a in rolled.actions] == ["cat bid 0 row3"]
+    assert RULES.advice(play(SETUP)) is None  # the people's turn
+
+
+def test_AS_07_a_tie_left_after_the_seventh_key_is_the_recorders_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = play(DEAL + "start ann A1 ben D1 cat D3")
+    monkeypatch.setattr(autosaur, "preference_keys", lambda *_: (0, 0, 1, 0, 0, 0, 0))  # nothing tells them apart
+    assert autosaur.ranking_reason(state, "cat", ["C3", "D2"]).startswith("an open tie after key 7 between C3 and D2")
+    advice = RULES.advice(state)
+    assert advice is not None and [RULES.format_action(a) for a in advice.actions] == ["cat birth C3", "cat birth D2"]
+    for space in ("C3", "D2"):  # either is the algorithm's: no deviation, an open tie for the audit to report
+        [noted] = step(state, f"cat birth {space}").warnings
+        assert (noted.ruling, noted.kind) == ("AS-03", "open tie") and f"{space} chosen" in noted.message

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evo_ledger.rules.base import RuleViolation
-from evo_ledger.rules.evo1 import board, modifiers
-from evo_ledger.rules.evo1.auction import lowest_bid
-from evo_ledger.rules.evo1.state import State
+from evo_ledger.rules.base import Advice, RuleViolation
+from evo_ledger.rules.evo1 import auction, board, modifiers
+from evo_ledger.rules.evo1.actions import Bid, Birth, Pass
+from evo_ledger.rules.evo1.state import Phase, State
 from evo_ledger.rules.hexisland.kit import Space
 
 GENES = frozenset({"tail", "horn"})
@@ -270,7 +270,7 @@ def survival_losses(state: State, player: str) -> tuple[list[str], list[str]]:
 
 def required(state: State, row: int) -> int:
     """r(row): 0 for an empty row, else the holder's bid and the step to outbid it."""
-    return lowest_bid(state, row)
+    return auction.lowest_bid(state, row)
 
 
 def affordable(state: State, player: str, amount: int) -> bool:
@@ -327,3 +327,39 @@ def bid_decision(state: State, player: str, roll: int) -> BidDecision:
         why = f"its roll {modified} is below {REBID_AT}: it moves to row {row}"
         return BidDecision(row, r[row], "AS-15", why, modified)
     return BidDecision(current, r[current], "AS-15", "no other row is affordable: it increases", modified)
+
+
+# What the ledger offers the recorder [AS-18].
+
+
+def ranking_reason(state: State, player: str, spaces: Sequence[str]) -> str:
+    """The candidates and the AS-07 key that left each out; an open tie named as such."""
+    ranking = rank(state, player, spaces)
+    dropped = "; ".join(
+        f"{space} out on key {key} ({PREFERENCES[key - 1]})" for space, key in sorted(ranking.dropped.items())
+    )
+    best = " and ".join(ranking.best)
+    tie = f"an open tie after key 7 between {best}: the recorder's choice stands" if len(ranking.best) > 1 else ""
+    return "; ".join(part for part in (tie or f"best by AS-07: {best}", dropped) if part)
+
+
+def advice(state: State) -> Advice | None:
+    """The Autosaur's decision now, if one is awaited and is not the die's: its setup dinosaur, the next birth it
+    tries, or its bid or pass once rolled."""
+    if state.placing:
+        player = state.placing[0]
+        spaces = setup_spaces(state, player)
+        tied = ranked_tie(state, player, spaces)
+        why = f"its second dinosaur next to its start {state.starts[player]}; " + ranking_reason(state, player, spaces)
+        return Advice(tuple(Birth(player, space) for space in tied), "AS-03", why)
+    acting = state.current_player
+    if acting in state.autosaurs and state.phase == Phase.BIRTHS and state.combat is None:
+        spaces = open_spaces(state)
+        why = f"step {state.birth_step} of its births; " + ranking_reason(state, acting, spaces)
+        return Advice(tuple(Birth(acting, space) for space in next_births(state, acting)), "AS-07", why)
+    bidder = auction.bidder(state) if state.phase == Phase.EVOLUTION else None
+    if bidder in state.autosaurs and state.bid_roll:
+        decision = bid_decision(state, bidder, state.bid_roll)
+        action = Bid(bidder, decision.amount, f"row{decision.row}") if decision.row else Pass(bidder)
+        return Advice((action,), decision.ruling, decision.reason)
+    return None

@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from evo_ledger.rules.base import Consequence, Explanation, Step
-from evo_ledger.rules.evo1 import modifiers
-from evo_ledger.rules.evo1.actions import Action, Attack, Bid, Birth, DrawGene, PlayCard
+from evo_ledger.rules.evo1 import autosaur, modifiers
+from evo_ledger.rules.evo1.actions import Action, Attack, Bid, Birth, DrawGene, Pass, PlayCard, format_action
 from evo_ledger.rules.evo1.cards import spec_of, window_words
 from evo_ledger.rules.evo1.state import PHASE_NUMBERS, Phase, State
 from evo_ledger.rules.evo1.words import CARD_EFFECTS
@@ -22,6 +22,8 @@ AUCTION_KINDS = frozenset({"bid_outbid", "auction_settled"})
 
 def explain(steps: Sequence[Evo1Step], at: int, replay: Replay) -> Explanation | None:
     step = steps[at]
+    if step.before.autosaurs and is_autosaur_decision(step):
+        return autosaur_decision(step)
     if starts_combat(step) and at + 1 < len(steps):
         return explain(steps, at + 1, replay)
     kinds = {consequence.kind for consequence in step.consequences}
@@ -40,6 +42,79 @@ def explain(steps: Sequence[Evo1Step], at: int, replay: Replay) -> Explanation |
     if isinstance(step.action, Bid | DrawGene) or kinds & AUCTION_KINDS:
         return auction(steps, at)
     return None
+
+
+def is_autosaur_decision(step: Evo1Step) -> bool:
+    """An Autosaur's setup dinosaur, birth, bid or pass, or the roll its bid follows from."""
+    player = getattr(step.action, "player", None)
+    if player in step.before.autosaurs and isinstance(step.action, Birth | Bid | Pass):
+        return not (isinstance(step.action, Pass) and step.before.phase != Phase.EVOLUTION)
+    return bool(derived(step, "autosaur_rolled"))
+
+
+def autosaur_decision(step: Evo1Step) -> Explanation:
+    """What the algorithm decided and why: each candidate with its seven keys and the one that left it out, or
+    the roll and the rule that made it a bid or a pass [AS-03, AS-06, AS-07, AS-13 to AS-16]."""
+    before, action = step.before, step.action
+    if isinstance(action, Birth):
+        return autosaur_birth(before, action)
+    rolled = derived(step, "autosaur_rolled")
+    player = rolled[0].data["player"] if rolled else getattr(action, "player", "")
+    roll = rolled[0].data["face"] if rolled else before.bid_roll
+    decision = autosaur.bid_decision(before, player, roll)
+    wanted = f"a bid of {decision.amount} on row {decision.row}" if decision.row else "a pass"
+    rows = {row: autosaur.required(before, row) for row in range(1, len(before.rows) + 1)}
+    data = {
+        "player": player, "roll": roll, "modified": decision.modified, "required": rows, "row": decision.row,
+        "amount": decision.amount, "ruling": decision.ruling, "reason": decision.reason,
+        "recorded": None if rolled else format_action(action),
+    }  # fmt: skip
+    words = [
+        f"{player}, an Autosaur, rolled {roll}"
+        + (f", {decision.modified} modified [AS-14]" if decision.modified is not None else "")
+        + f"; the rows need {', '.join(f'row {row}: {need}' for row, need in rows.items())}.",
+        f"Its algorithm makes {wanted}: {decision.reason} [{decision.ruling}].",
+    ]
+    if not rolled:
+        words.append(
+            f"Recorded: {format_action(action)}"
+            + ("." if data["recorded"] == algorithm_text(player, decision) else ", a deviation [AS-18].")
+        )
+    return Explanation("autosaur", data, tuple(words))
+
+
+def algorithm_text(player: str, decision: autosaur.BidDecision) -> str:
+    return format_action(Bid(player, decision.amount, f"row{decision.row}") if decision.row else Pass(player))
+
+
+def autosaur_birth(before: State, action: Birth) -> Explanation:
+    setup = before.phase == Phase.SETUP
+    spaces = autosaur.setup_spaces(before, action.player) if setup else autosaur.open_spaces(before)
+    ranking = autosaur.rank(before, action.player, spaces)
+    dropped = ranking.dropped
+    what = "its second dinosaur at the setup [AS-03]" if setup else f"a baby in step {before.birth_step} [AS-06]"
+    words = [f"{action.player}, an Autosaur, placed {what}; its candidates, by AS-07's keys:"]
+    for space in ranking.order:
+        out = dropped.get(space)
+        words.append(f"{space}: " + (f"out on key {out}: {autosaur.PREFERENCES[out - 1]}." if out else "best."))
+    followed = action.space in ranking.best
+    if not followed:
+        verdict = ", a deviation [AS-18]."
+    elif len(ranking.best) > 1:
+        verdict = ", one of an open tie: the recorder's choice stands [AS-07]."
+    else:
+        verdict = "."
+    words.append(f"Recorded: {action.space}{verdict}")
+    candidates = [
+        {"space": space, "keys": list(autosaur.preference_keys(before, action.player, space)),
+         "out_on": dropped.get(space)}
+        for space in ranking.order
+    ]  # fmt: skip
+    data = {
+        "player": action.player, "decision": "setup" if setup else "birth", "step": "" if setup else before.birth_step,
+        "candidates": candidates, "best": list(ranking.best), "chosen": action.space, "followed": followed,
+    }  # fmt: skip
+    return Explanation("autosaur", data, tuple(words))
 
 
 def starts_combat(step: Evo1Step) -> bool:

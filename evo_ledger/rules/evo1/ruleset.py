@@ -9,6 +9,9 @@ from itertools import permutations
 from typing import Any
 
 from evo_ledger.rules.base import (
+    DEVIATION,
+    OPEN_TIE,
+    Advice,
     Explanation,
     Layout,
     OptionSpec,
@@ -279,6 +282,10 @@ class Evo1Ruleset(Ruleset[State, Action, Kit]):
     def visible_only_to(self, action: Action) -> str | None:
         """A card dealt or drawn is its player's alone until played [E1-02, E1-23]."""
         return action.player if isinstance(action, Drew) else None
+
+    def advice(self, state: State) -> Advice | None:
+        """An Autosaur's decision: its setup dinosaur, its next birth, its bid or pass once rolled [AS-18]."""
+        return autosaur.advice(state) if state.autosaurs else None
 
     def holder_of(self, action: Action) -> str | None:
         """A card play, listed as legal, shows that its player holds the card."""
@@ -628,16 +635,17 @@ def autosaur_warnings(state: State, action: Action, effects: Effects) -> None:
         else:
             best, ruling = autosaur.next_births(state, player), "AS-07"
         if action.space not in best:
-            effects.warn(
-                ruling, f"{player}'s algorithm places its dinosaur on {' or '.join(best)}, not on {action.space}"
-            )
+            message = f"{player}'s algorithm places its dinosaur on {' or '.join(best)}, not on {action.space}"
+            effects.warn(ruling, message, DEVIATION)
+        elif len(best) > 1:
+            effects.warn(ruling, f"an open tie between {' and '.join(best)}: {action.space} chosen", OPEN_TIE)
     elif isinstance(action, Bid | Pass) and state.phase == Phase.EVOLUTION:
         decision = autosaur.bid_decision(state, player, state.bid_roll)
         recorded = (auction.target_row(state, action.target), action.amount) if isinstance(action, Bid) else (0, 0)
         if recorded != (decision.row, decision.amount):
             wanted = f"bids {decision.amount} on row {decision.row}" if decision.row else "passes"
             made = f"a bid of {recorded[1]} on row {recorded[0]}" if recorded[0] else "a pass"
-            effects.warn(decision.ruling, f"{player}'s algorithm {wanted} ({decision.reason}), not {made}")
+            effects.warn(decision.ruling, f"{player}'s algorithm {wanted} ({decision.reason}), not {made}", DEVIATION)
 
 
 def card_draws(state: State) -> Iterator[Drew]:

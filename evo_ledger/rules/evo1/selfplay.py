@@ -75,7 +75,7 @@ def chance_action(state: State, table: Table) -> Action | None:
     """What chance draws when the rules wait on it, None when a player is to choose."""
     if state.cards_due:
         return table.deal(state.cards_due[0])
-    if state.phase == Phase.SETUP:
+    if state.phase == Phase.SETUP and not state.board:
         return table.start(list(state.seats))
     if awaited_roll(state) is not None:
         return table.roll()
