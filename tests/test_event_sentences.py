@@ -44,6 +44,7 @@ def games_of(ruleset: str) -> Iterator[tuple[Any, list[Any]]]:
         texts += [play_game(2 + seed % 4, seed).text() for seed in range(6)]
     if ruleset == "evo1":
         texts += [play_game(3 + seed % 3, seed, "random", "evo1").text() for seed in range(6)]
+        texts += [play_game(4, seed, "random", "evo1", None, (), {"autosaurs": 2}).text() for seed in range(3)]
     if ruleset == "toy":
         texts.append("ruleset toy 1\nkit toy-2p\nplayers ann ben\n" + "\n".join(WHOLE_GAME) + "\n")
     for text in texts:

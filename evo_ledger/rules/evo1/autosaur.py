@@ -8,7 +8,7 @@ with a warning naming the AS id, and records what decided it (`autosaur_decided`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from evo_ledger.rules.base import Advice, RuleViolation
@@ -120,7 +120,11 @@ def preference_keys(state: State, player: str, space: str) -> tuple[int, ...]:
 
 def rank(state: State, player: str, spaces: Sequence[str]) -> Ranking:
     """The spaces best first by AS-07, compared key by key; each dropped space with the key that dropped it."""
-    keys = {space: preference_keys(state, player, space) for space in spaces}
+    return rank_by_keys({space: preference_keys(state, player, space) for space in spaces})
+
+
+def rank_by_keys(keys: Mapping[str, tuple[int, ...]]) -> Ranking:
+    spaces = list(keys)
     order = tuple(sorted(spaces, key=lambda space: (keys[space], space)))
     dropped: dict[str, int] = {}
     alive = list(spaces)
@@ -189,7 +193,8 @@ def candidates(state: State, player: str) -> list[str]:
 
 def birth_step(state: State, player: str) -> tuple[str, tuple[str, ...]]:
     """The step of AS-06 and its spaces, best first by AS-07: A, the spaces next to two adults or more; B, those
-    next to one; C, with neither or no adult, those nearest its start space."""
+    next to one; C, with neither or no adult, those nearest its start space. The board is read as the step
+    begins, and its ranking kept for the step [AS-09]."""
     found = candidates(state, player)
     adults = set(adults_of(state, player))
     if adults:
@@ -211,15 +216,17 @@ def birth_step(state: State, player: str) -> tuple[str, tuple[str, ...]]:
 def begin_births(state: State, player: str) -> None:
     """The Autosaur's slot in phase 4: its step, ranked once; eggs ignored, only its reserve (step A) or one
     birth (B and C) counting [AS-06, AS-09]."""
+    state.tried = ()  # the spaces another Autosaur tried are its own
     step, spaces = birth_step(state, player)
-    state.birth_step, state.step_spaces, state.tried = step, spaces, ()
+    state.birth_step = step
+    state.step_keys = {space: preference_keys(state, player, space) for space in spaces}
     reserve = state.reserve_of(player)
     state.births_left = reserve if step == "A" else min(1, reserve)
 
 
 def open_spaces(state: State) -> tuple[str, ...]:
     """The spaces of the step still to try, in AS-07's order."""
-    return tuple(space for space in state.step_spaces if space not in state.tried)
+    return tuple(space for space in state.step_keys if space not in state.tried)
 
 
 def births_open(state: State) -> bool:
@@ -227,8 +234,13 @@ def births_open(state: State) -> bool:
 
 
 def next_births(state: State, player: str) -> tuple[str, ...]:
-    """The spaces the algorithm tries next: the best untried by AS-07 (several: an open tie)."""
-    return ranked_tie(state, player, open_spaces(state))
+    """The spaces the algorithm tries next: the best untried by AS-07 as its step began (several: an open tie)."""
+    return step_ranking(state).best if open_spaces(state) else ()
+
+
+def step_ranking(state: State) -> Ranking:
+    """The untried spaces of the step, ranked by their keys as the step began [AS-09]."""
+    return rank_by_keys({space: state.step_keys[space] for space in open_spaces(state)})
 
 
 def check_birth(state: State, player: str, space: str) -> None:
@@ -332,9 +344,8 @@ def bid_decision(state: State, player: str, roll: int) -> BidDecision:
 # What the ledger offers the recorder [AS-18].
 
 
-def ranking_reason(state: State, player: str, spaces: Sequence[str]) -> str:
+def ranking_reason(ranking: Ranking) -> str:
     """The candidates and the AS-07 key that left each out; an open tie named as such."""
-    ranking = rank(state, player, spaces)
     dropped = "; ".join(
         f"{space} out on key {key} ({PREFERENCES[key - 1]})" for space, key in sorted(ranking.dropped.items())
     )
@@ -350,12 +361,13 @@ def advice(state: State) -> Advice | None:
         player = state.placing[0]
         spaces = setup_spaces(state, player)
         tied = ranked_tie(state, player, spaces)
-        why = f"its second dinosaur next to its start {state.starts[player]}; " + ranking_reason(state, player, spaces)
+        why = f"its second dinosaur next to its start {state.starts[player]}; " + ranking_reason(
+            rank(state, player, spaces)
+        )
         return Advice(tuple(Birth(player, space) for space in tied), "AS-03", why)
     acting = state.current_player
     if acting in state.autosaurs and state.phase == Phase.BIRTHS and state.combat is None:
-        spaces = open_spaces(state)
-        why = f"step {state.birth_step} of its births; " + ranking_reason(state, acting, spaces)
+        why = f"step {state.birth_step} of its births; " + ranking_reason(step_ranking(state))
         return Advice(tuple(Birth(acting, space) for space in next_births(state, acting)), "AS-07", why)
     bidder = auction.bidder(state) if state.phase == Phase.EVOLUTION else None
     if bidder in state.autosaurs and state.bid_roll:

@@ -89,8 +89,14 @@ def algorithm_text(player: str, decision: autosaur.BidDecision) -> str:
 
 def autosaur_birth(before: State, action: Birth) -> Explanation:
     setup = before.phase == Phase.SETUP
-    spaces = autosaur.setup_spaces(before, action.player) if setup else autosaur.open_spaces(before)
-    ranking = autosaur.rank(before, action.player, spaces)
+    if setup:
+        keys = {
+            space: autosaur.preference_keys(before, action.player, space)
+            for space in autosaur.setup_spaces(before, action.player)
+        }
+    else:
+        keys = {space: before.step_keys[space] for space in autosaur.open_spaces(before)}
+    ranking = autosaur.rank_by_keys(keys)
     dropped = ranking.dropped
     what = "its second dinosaur at the setup [AS-03]" if setup else f"a baby in step {before.birth_step} [AS-06]"
     words = [f"{action.player}, an Autosaur, placed {what}; its candidates, by AS-07's keys:"]
@@ -106,8 +112,7 @@ def autosaur_birth(before: State, action: Birth) -> Explanation:
         verdict = "."
     words.append(f"Recorded: {action.space}{verdict}")
     candidates = [
-        {"space": space, "keys": list(autosaur.preference_keys(before, action.player, space)),
-         "out_on": dropped.get(space)}
+        {"space": space, "keys": list(keys[space]), "out_on": dropped.get(space)}
         for space in ranking.order
     ]  # fmt: skip
     data = {

@@ -253,7 +253,7 @@ def start_survival(state: State, effects: Effects) -> None:
     begin_phase(state, Phase.SURVIVAL)
     state.adults = {}
     if state.autosaurs:
-        state.birth_step, state.step_spaces, state.tried = "", (), ()
+        state.birth_step, state.step_keys, state.tried = "", {}, ()
     state.acting = -1
     if cards_open(state):
         state.due = SURVIVAL_STEP

@@ -159,8 +159,8 @@ class State:
     """The Autosaurs still to place their second dinosaur at the setup, in seat order [AS-03]."""
     birth_step: str = ""
     """The acting Autosaur's step of the births (A, B or C) [AS-06]."""
-    step_spaces: tuple[str, ...] = ()
-    """The spaces of that step, ranked once as it began [AS-07, AS-09]."""
+    step_keys: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    """The spaces of that step, best first, with their keys of AS-07 as the step began [AS-09]."""
     tried: tuple[str, ...] = ()
     """The spaces the acting Autosaur has tried this turn [AS-06]."""
     bid_roll: int = 0
@@ -294,7 +294,7 @@ def autosaur_data(state: State) -> dict[str, Any]:
         "starts": dict(state.starts),
         "placing": list(state.placing),
         "birth_step": state.birth_step,
-        "step_spaces": list(state.step_spaces),
+        "step_keys": [[space, list(keys)] for space, keys in state.step_keys.items()],
         "tried": list(state.tried),
         "bid_roll": state.bid_roll,
         "lost_row": state.lost_row,
@@ -357,7 +357,7 @@ def state_from_data(kit: Kit, data: dict[str, Any]) -> State:
         starts=dict(data.get("starts", {})),
         placing=tuple(data.get("placing", ())),
         birth_step=data.get("birth_step", ""),
-        step_spaces=tuple(data.get("step_spaces", ())),
+        step_keys={space: tuple(keys) for space, keys in data.get("step_keys", ())},
         tried=tuple(data.get("tried", ())),
         bid_roll=data.get("bid_roll", 0),
         lost_row=data.get("lost_row", 0),

@@ -168,7 +168,7 @@ def autosaur_rolled(data: Mapping[str, Any]) -> str:
     if "modified" in data:
         roll += f" ({data['modified']} modified)"
     decision = f"bids {data['amount']} on row {data['row']}" if data["row"] else "passes"
-    return f"{roll}: its algorithm {decision}, as {data['reason']} [{data['ruling']}]."
+    return f"{roll}: its algorithm {decision}, as {data['reason']} ({data['ruling']})."
 
 
 def autosaur_survived(data: Mapping[str, Any]) -> str:
@@ -177,7 +177,7 @@ def autosaur_survived(data: Mapping[str, Any]) -> str:
         parts.append(f"{listed(data['deadly'])} in a deadly zone")
     if data["isolated"]:
         parts.append(f"{listed(data['isolated'])} left alone")
-    return f"{data['player']}, an Autosaur, loses {' and then '.join(parts)} [AS-10]."
+    return f"{data['player']}, an Autosaur, loses {' and then '.join(parts)} (AS-10)."
 
 
 SENTENCES: dict[str, Callable[[Mapping[str, Any]], str]] = {
