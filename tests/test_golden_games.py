@@ -122,3 +122,46 @@ def test_the_self_played_trait_card_golden_games_check_clean_and_come_again_from
         assert outcome is not None and outcome.standings == game.result, name
         assert {"Hunt", "Forage", "Migrate", "Journey", "Select", "TopUp"} <= kinds, name
         assert selfplay("--ruleset", "traits", *args) == text, name
+
+
+AUTOSAUR_GOLDEN = {
+    "evo1-autosaurs-3p-seed44.evo": ("--players", "3", "--autosaurs", "2", "--seed", "44"),
+    "evo1-autosaurs-4p-seed56-experienced.evo": (
+        "--players", "4", "--autosaurs", "3", "--seed", "56", "--option", "experienced=true",
+    ),
+}  # fmt: skip
+AUTOSAUR_FEATURES = {"birth won", "birth lost", "step A", "step B", "step C", "increase", "move", "deadly", "isolated"}
+
+
+def autosaur_features(text: str) -> set[str]:
+    """What the Autosaurs of a game did: their births' steps and fights, their bids' kinds, their losses."""
+    game = parse_game(text)
+    rules = get_ruleset("evo1")
+    autosaurs = set(str(game.header.options["autosaurs"]).split())
+    state, seen = start(game, ROOT / "replays"), set()
+    for line in game.actions:
+        if state.birth_step:
+            seen.add(f"step {state.birth_step}")
+        transition = rules.apply(state, line.action)
+        assert not [w for w in transition.warnings if w.kind == "deviation"], line.text
+        for kind, data in transition.consequences:
+            if kind == "combat_resolved" and data.get("birth") and data["attacker"] in autosaurs:
+                seen.add("birth won" if data["winner"] == data["attacker"] else "birth lost")
+            elif kind == "autosaur_rolled":
+                seen.add("pass" if not data["row"] else "increase" if "5 or more" in data["reason"] else "move")
+            elif kind == "autosaur_survived":
+                seen |= {key for key in ("deadly", "isolated") if data[key]}
+        state = transition.state
+    outcome = rules.outcome(state)
+    assert outcome is not None and outcome.standings == game.result
+    return seen
+
+
+def test_the_self_played_autosaur_golden_games_show_each_autosaur_decision_and_come_again_from_their_seeds() -> None:
+    """AS-06 to AS-16 in two whole games, with two and three Autosaurs."""
+    for name, args in AUTOSAUR_GOLDEN.items():
+        text = (ROOT / "replays" / name).read_text()
+        seen = autosaur_features(text)
+        assert seen >= AUTOSAUR_FEATURES, f"{name} lacks {sorted(AUTOSAUR_FEATURES - seen)}"
+        assert ("pass" in seen) == ("experienced" in name), name
+        assert selfplay("--ruleset", "evo1", *args) == text, name
