@@ -18,7 +18,7 @@ from evo_ledger.ledger import Ledger
 from evo_ledger.notation import format_header, parse_game
 from evo_ledger.selfplay import play_game
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import export_notation
+from evo_ledger.transfer import export_notation, import_notation
 from tests.support import ROOT
 
 HEADER = "ruleset evo1 2\nkit standin-e1-3p\nplayers ann ben rex\nautosaurs rex\n"
@@ -179,3 +179,31 @@ def test_AS_13_the_chance_check_draws_the_autosaurs_rolls_again_from_the_seed(tm
         causes = [event.cause for event in events if type(event).__name__ == "AutosaurRolled"]
         assert len(causes) > 10 and all(events[cause - 1].notation.startswith("roll") for cause in causes)
         assert report.check("chance")["detail"].endswith("chance actions drawn again from seed 4")
+
+
+HAND_GAME = ROOT / "replays" / "evo1-autosaur-hand-3p.evo"
+
+
+def test_AS_18_the_hand_worked_game_checks_clean_and_a_birth_moved_off_the_algorithm_is_a_deviation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", str(HAND_GAME)]) == 0
+    assert "warning" not in capsys.readouterr().out
+    text = HAND_GAME.read_text()
+    # rex's last birth of turn 9 on D2, ben's, a candidate of its step A, instead of the algorithm's B4.
+    changed = tmp_path / "changed.evo"
+    lines = text.splitlines()
+    at = next(n for n, line in enumerate(lines) if line.startswith("rex birth B4"))
+    lines[at] = "rex birth D2"
+    changed.write_text("\n".join(line for line in lines if not line.startswith("result")) + "\n")
+    assert main(["check", str(changed)]) == 0
+    assert f"{changed}:{at + 1}: warning [AS-07] rex's algorithm places its dinosaur on B4, not on D2" in (
+        capsys.readouterr().out
+    )
+    with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
+        kept = import_notation(ledger, text, HAND_GAME.parent).game_id
+        moved = import_notation(ledger, changed.read_text(), HAND_GAME.parent).game_id
+        assert ledger.audit(kept).verdict == "clean"
+        report = ledger.audit(moved)
+        assert report.verdict == "deviations"
+        assert [entry["ruling"] for entry in report.data["deviations"]] == ["AS-07"]
