@@ -207,3 +207,10 @@ def test_AS_18_the_hand_worked_game_checks_clean_and_a_birth_moved_off_the_algor
         report = ledger.audit(moved)
         assert report.verdict == "deviations"
         assert [entry["ruling"] for entry in report.data["deviations"]] == ["AS-07"]
+
+
+def test_AS_07_the_rules_command_explains_the_preferences(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "AS-07"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("AS-07 An Autosaur's preferences among spaces (evo1)")
+    assert "1 empty" in out and "7 more dinosaurs of seats with more MP" in " ".join(out.split())

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -11,8 +12,9 @@ from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation, SetupError, Transition
 from evo_ledger.rules.effects import Effects
 from evo_ledger.rules.evo1 import autosaur, flow
+from evo_ledger.rules.evo1.kit import parse_kit
 from evo_ledger.rules.evo1.state import AUTOSAUR_ROLL, Phase, State
-from evo_ledger.rules.kits import load_kit
+from evo_ledger.rules.kits import KitError, load_kit
 from tests.support import ROOT
 
 RULES = get_ruleset("evo1")
@@ -254,3 +256,15 @@ def test_AS_07_a_tie_left_after_the_seventh_key_is_the_recorders_choice(monkeypa
     for space in ("C3", "D2"):  # either is the algorithm's: no deviation, an open tie for the audit to report
         [noted] = step(state, f"cat birth {space}").warnings
         assert (noted.ruling, noted.kind) == ("AS-03", "open tie") and f"{space} chosen" in noted.message
+
+
+def test_AS_07_a_kit_may_give_the_centre_its_fourth_key_measures_from() -> None:
+    document = json.loads(TINY.read_text())
+    state = play(SETUP)
+    assert autosaur.centre(state) == (1, 1)  # the land hex nearest the mean of the twelve
+    document["center"] = [3, 1]
+    moved = RULES.setup(parse_kit(document, "tiny"), ["ann", "ben", "cat"], {"autosaurs": "cat"})
+    assert autosaur.centre(moved) == (3, 1)
+    document["center"] = "D3"
+    with pytest.raises(KitError, match=r"center: must be a hex coordinate"):
+        parse_kit(document, "tiny")
