@@ -3,6 +3,27 @@
 const charts = {};
 const COLOURS = ["#2f6f8f", "#c0504d", "#9bbb59", "#8064a2", "#f79646", "#4bacc6", "#7f7f7f", "#d4a017"];
 const MOST_PLAYERS_DRAWN = 8;
+// Each chart: its section's id, its title, what it shows (for a screen reader), and the table it reads.
+const CHARTS = [
+  ["games-chart", "Games per ruleset", "games recorded and finished per ruleset", "read_games"],
+  ["ratings-chart", "Ratings over time", "each player's rating ordinal after each rated game", "read_ratings"],
+  ["seats-chart", "Win rate by seat", "win rate by seat and number of players, with 95% intervals", "read_results"],
+  ["places-chart", "Win rate by place in the opening order",
+   "win rate by place in the first order of play, with 95% intervals", "read_turn_order"],
+  ["scores-chart", "Scores and margins", "winning score, mean score and winning margin by number of players",
+   "read_results"],
+  ["dice-chart", "Dice against a fair die", "die faces rolled against those a fair die gives", "read_die_rolls"],
+  ["players-chart", "Games per player", "games played and won by each player", "read_game_players"],
+];
+
+function buildSections() {
+  const charts = document.getElementById("charts");
+  for (const [id, title, label, table] of CHARTS) {
+    charts.append(element("section", { class: "chart", id },
+      element("h2", {}, title), element("canvas", { "aria-label": label }),
+      element("p", { class: "note" }), element("a", { class: "csv", href: `/v1/tables/${table}.csv` }, `${table}.csv`)));
+  }
+}
 
 function draw(id, config, note) {
   const section = document.getElementById(id);
@@ -156,5 +177,6 @@ document.getElementById("ruleset").addEventListener("change", (event) => {
   history.replaceState(null, "", "?" + new URLSearchParams({ ruleset: event.target.value }));
   loadRuleset(event.target.value);
 });
+buildSections();
 setUpTokenForm(load);
 load();
