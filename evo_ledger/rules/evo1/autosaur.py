@@ -2,8 +2,8 @@
 
 Every decision an Autosaur makes is computed here from the state and the recorded rolls: its second dinosaur at
 the setup [AS-03], where it tries its births and in what order [AS-06, AS-07, AS-09], what survival takes
-[AS-10], and each bid or pass [AS-13 to AS-16]. The ruleset offers the decision, accepts a legal one that differs
-with a warning naming the AS id, and records what decided it (`autosaur_decided`).
+[AS-10], and each bid or pass [AS-13 to AS-16]. The ruleset offers the decision (`advice`), accepts a legal one
+that differs with a warning naming the AS id, and records what a roll decided (`autosaur_rolled`).
 """
 
 from __future__ import annotations
@@ -60,10 +60,6 @@ def autosaurs_of(option: object) -> tuple[str, ...]:
     return tuple(name for name in str(option or "").replace(",", " ").split() if name)
 
 
-def is_autosaur(state: State, player: str) -> bool:
-    return player in state.autosaurs
-
-
 def gene_class(gene: str) -> str:
     """Tail, horn, or general: every other gene [AS-14]."""
     return gene if gene in GENES else "general"
@@ -72,12 +68,22 @@ def gene_class(gene: str) -> str:
 # Spaces [AS-07].
 
 
+CENTRES: dict[str, tuple[int, int]] = {}
+"""Each kit's centre, by its content hash."""
+
+
 def centre(state: State) -> tuple[int, int]:
     """The kit's `center`, or the land hex nearest the mean of all land coordinates (ties: the first id)."""
     kit = state.kit
     if kit.center is not None:
         return kit.center
-    spaces = list(kit.spaces.values())
+    found = CENTRES.get(kit.content_hash)
+    if found is None:
+        found = CENTRES[kit.content_hash] = mean_hex(list(kit.spaces.values()))
+    return found
+
+
+def mean_hex(spaces: Sequence[Space]) -> tuple[int, int]:
     mean_q = sum(space.q for space in spaces) / len(spaces)
     mean_r = sum(space.r for space in spaces) / len(spaces)
 
