@@ -15,18 +15,12 @@ from evo_ledger.rules.evo1 import autosaur, flow
 from evo_ledger.rules.evo1.kit import parse_kit
 from evo_ledger.rules.evo1.state import AUTOSAUR_ROLL, Phase, State
 from evo_ledger.rules.kits import KitError, load_kit
-from tests.support import ROOT
+from tests.unit.test_evo1_rules import DEAL as RULINGS_DEAL
+from tests.unit.test_evo1_rules import TINY, lines
 
 RULES = get_ruleset("evo1")
-TINY = ROOT / "tests" / "rulings" / "tiny-e1-3p.json"
-DEAL = """
-ann drew heat_stroke
-ann drew cull_enemy
-ann drew climate_double_shift
-ben drew choose_climate
-ben drew mirror_climate
-ben drew no_fighting
-"""
+# The people's deal of the ruling files' games; cat, an Autosaur, is dealt none [AS-04].
+DEAL = "\n".join(line for line in lines(RULINGS_DEAL) if line.startswith(("ann drew", "ben drew"))) + "\n"
 # cat starts on D3; no beach is free next to it, so its second dinosaur goes on the best other neighbour [AS-03].
 SETUP = DEAL + "start ann A1 ben D1 cat D3\ncat birth D2\n"
 # Turn 1 up to cat's births: ann and ben roll for initiative (cat, with two dinosaurs, is last), the climate stays
@@ -36,10 +30,6 @@ TO_CAT_BIRTHS = SETUP + "roll 1\nroll 2\nroll 2\nann pass\nben pass\nann birth A
 TO_THE_BIDS = TO_CAT_BIRTHS + "cat birth D1\nroll 6\nroll 6\ndraw horn\ndraw tail\ndraw egg\n"
 # cat leaves the algorithm to outbid ann on row 1, and ann outbids it back.
 OUTBID = TO_THE_BIDS + "ann bid 0 row1\nben bid 0 row2\nroll 3\ncat bid 1 row1\nann bid 2 row1"
-
-
-def lines(text: str) -> list[str]:
-    return [line.strip() for line in text.strip().splitlines() if line.strip()]
 
 
 def play(text: str, **options: Any) -> State:
