@@ -228,9 +228,10 @@ time.sleep(120)
 
 
 def process_alive(pid: int) -> bool:
-    """Alive and not a zombie waiting for its parent to collect it."""
+    """Alive and not a zombie waiting for its parent to collect it. A process that ends between the opening of its
+    stat file and the reading of it fails the read with ESRCH (ProcessLookupError): gone too."""
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, IndexError):
+    except (FileNotFoundError, ProcessLookupError, IndexError):
         return False
     return state != "Z"
