@@ -29,12 +29,14 @@ from evo_ledger.ledger_commands import (
     CommandError,
     Progress,
     add_ledger_commands,
+    add_marked_counts,
+    marked_counts,
     parse_named_option,
     run_ledger_command,
 )
 from evo_ledger.notation import GameFileError, format_result, parse_game
 from evo_ledger.processes import settle_collector
-from evo_ledger.rules import UnknownRuleset, rulesets, seat_options
+from evo_ledger.rules import UnknownRuleset, rulesets
 from evo_ledger.rules.kits import KitError, builtin_kit_names, load_kit_document, ruleset_for_kit
 from evo_ledger.rules.reference import UnknownRuling, reference, ruling
 from evo_ledger.rules.registry import DEFAULT_RULESET
@@ -75,11 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--bots", metavar="BOT,BOT,...", help="a bot a seat, each seat named after its bot (the seats' count)"
     )
     selfplay.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a ruleset option")
-    for spec in seat_options().values():
-        selfplay.add_argument(
-            f"--{spec.name}", type=int, default=0, metavar="N", dest=f"marked_{spec.name}",
-            help=f"the last N seats are marked {spec.seat_mark} ({spec.ruling}): {spec.help}",
-        )  # fmt: skip
+    add_marked_counts(selfplay)
     kit = commands.add_parser("kit", help="validate a kit and show its island", description="Validate a kit.")
     kit.add_argument(
         "kit", nargs="?", metavar="NAME-OR-PATH", help="a built-in kit's name or a JSON file; none lists them"
@@ -139,8 +137,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             options = dict(parse_named_option(text) for text in args.option)
             seats = args.bots.split(",") if args.bots else []
             players = len(seats) or args.players
-            marked = {name: getattr(args, f"marked_{name}") for name in seat_options()}
-            game = play_game(players, args.seed, args.bot, args.ruleset, options, seats, marked)
+            game = play_game(players, args.seed, args.bot, args.ruleset, options, seats, marked_counts(args))
             sys.stdout.write(game.text())
         except (NoSelfPlay, CommandError, ValueError) as error:
             print(f"evo-ledger selfplay: {error}", file=sys.stderr)

@@ -88,11 +88,7 @@ def add_ledger_commands(commands: Any) -> None:
     generate.add_argument("--players", type=int, default=4)
     generate.add_argument("--seed", type=int, help="the seed (default: a random one)")
     generate.add_argument("--bot", choices=bot_names(), default="sensible")
-    for spec in seat_options().values():
-        generate.add_argument(
-            f"--{spec.name}", type=int, default=0, metavar="N", dest=f"marked_{spec.name}",
-            help=f"the last N seats are marked {spec.seat_mark} ({spec.ruling})",
-        )  # fmt: skip
+    add_marked_counts(generate)
     explain = _command(commands, "explain", "why the rules decided as they did about the part of the game an event "
                        "belongs to: a combat, a survival phase, an auction...", game=True)  # fmt: skip
     explain.add_argument("event", type=int, metavar="EVENT", help="the event's number in the game's log")
@@ -173,11 +169,24 @@ def new_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def generate(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    marked = {name: getattr(args, f"marked_{name}") for name in seat_options()}
+    marked = marked_counts(args)
     receipt = ledger.generate_game(args.players, args.bot, args.seed, args.ruleset, marked)
     print(f"game {receipt.game_id}", file=out)
     print_receipt(receipt, out)
     return EXIT_OK
+
+
+def add_marked_counts(parser: argparse.ArgumentParser) -> None:
+    """`--OPTION N` for each option naming seats: the last N seats of a game the bots play are so marked."""
+    for spec in seat_options().values():
+        parser.add_argument(
+            f"--{spec.name}", type=int, default=0, metavar="N", dest=f"marked_{spec.name}",
+            help=f"the last N seats are marked {spec.seat_mark} ({spec.ruling}): {spec.help}",
+        )  # fmt: skip
+
+
+def marked_counts(args: argparse.Namespace) -> dict[str, int]:
+    return {name: getattr(args, f"marked_{name}") for name in seat_options()}
 
 
 def parse_named_option(text: str) -> tuple[str, Any]:

@@ -9,7 +9,7 @@ memory, written back to `read_games` with the position and rebuilt from the rows
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from operator import itemgetter
@@ -295,18 +295,14 @@ class ReadModel:
         version, cause, _ = where
         for item in items:
             if isinstance(item, ReadRow):
-                values = item.values
-                row = {"game_id": context.game_id, "event": version, "action": cause, "round": context.round,
-                       **values, "undone": False}  # fmt: skip
-                batch.insert(TABLES[item.table], row)
+                batch.insert(TABLES[item.table], fact_row(context, version, cause, item.values))
             elif isinstance(item, ReadAmend):
                 batch.amend(TABLES[item.table], context.game_id, item.event, **item.changes)
             elif isinstance(item, ReadOrder):
                 for place, name in enumerate(item.order, 1):
-                    batch.insert(TURN_ORDER, {
-                        "game_id": context.game_id, "event": version, "action": cause, "round": context.round,
-                        **context.player(name), "place": place, "undone": False,
-                    })  # fmt: skip
+                    batch.insert(
+                        TURN_ORDER, fact_row(context, version, cause, {**context.player(name), "place": place})
+                    )
             else:
                 self._result(batch, context, where, item)
 
@@ -314,17 +310,15 @@ class ReadModel:
         self.ended.append(context.game_id)
         version, cause, when = where
         for standing in result.outcome.standings:
-            batch.insert(RESULTS, {
-                "game_id": context.game_id, "event": version, "action": cause, "round": context.round,
-                **context.player(standing.player), "rank": standing.rank, "score": standing.score[0],
-                "scores": format_score(standing.score), "undone": False,
-            })  # fmt: skip
+            values = {**context.player(standing.player), "rank": standing.rank, "score": standing.score[0],
+                      "scores": format_score(standing.score)}  # fmt: skip
+            batch.insert(RESULTS, fact_row(context, version, cause, values))
         context.row.update(status="over", ended_at=when.isoformat(), ended_position=self.position)
 
     def _mark_undone(self, batch: Batch, context: GameContext, versions: list[int]) -> None:
-        self.ratings_remade = self.ratings_remade or context.row["status"] == "over"
         """The facts that followed from these actions are kept, marked undone; what the game's later facts need
         is read again from what is left."""
+        self.ratings_remade = self.ratings_remade or context.row["status"] == "over"
         batch.flush()
         connection, game_id = batch.connection, context.game_id
         for table in FACT_TABLES:
@@ -361,6 +355,12 @@ class ReadModel:
                 return None
             self.access[access] = game_id
         return self._context(batch, game_id)
+
+
+def fact_row(context: GameContext, event: int, action: int, values: Mapping[str, Any]) -> dict[str, Any]:
+    """A row of a fact table: the game, the event it was made from, that event's action and round, its values."""
+    return {"game_id": context.game_id, "event": event, "action": action, "round": context.round, **values,
+            "undone": False}  # fmt: skip
 
 
 def recorder_of(token_digest: str | None) -> str | None:

@@ -50,6 +50,7 @@ def get_ruleset(name: str, version: str | None = None) -> AnyRuleset:
     return earlier
 
 
+@cache
 def seat_options() -> dict[str, OptionSpec]:
     """The options naming seats, of every installed ruleset, by name."""
     return {spec.name: spec for ruleset in rulesets().values() for spec in ruleset.options if spec.seat_mark}

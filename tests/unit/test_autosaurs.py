@@ -168,7 +168,8 @@ def test_AS_12_the_rows_are_the_genes_in_the_order_drawn() -> None:
 
 def test_AS_13_an_autosaur_rolls_then_bids_the_lowest_required_bid() -> None:
     state = play(TO_THE_BIDS + "ann bid 0 row1\nben bid 0 row2")
-    assert RULES.legal_actions(state) and refusal(state, "cat bid 0 row3").ruling == "AS-13"  # it rolls first
+    assert legal(state) == [f"roll {face}" for face in range(1, 7)]  # it rolls first
+    assert refusal(state, "cat bid 0 row3").ruling == "AS-13"
     rolled = step(state, "roll 3")
     [decided] = [c.data for c in rolled.consequences if c.kind == "autosaur_rolled"]
     assert (decided["row"], decided["amount"], decided["ruling"]) == (3, 0, "AS-13")

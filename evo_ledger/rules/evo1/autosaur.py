@@ -14,11 +14,9 @@ from dataclasses import dataclass
 from evo_ledger.rules.base import Advice, RuleViolation
 from evo_ledger.rules.evo1 import auction, board, modifiers
 from evo_ledger.rules.evo1.actions import Bid, Birth, Pass
-from evo_ledger.rules.evo1.state import Phase, State
-from evo_ledger.rules.hexisland.kit import Space
+from evo_ledger.rules.evo1.state import AUTOSAUR_GENES, Phase, State
+from evo_ledger.rules.hexisland.kit import Space, hex_steps
 
-GENES = frozenset({"tail", "horn"})
-"""The only genes an Autosaur counts, printed or bought [AS-01]."""
 PREFERENCES = (
     "empty before enemy-occupied",
     "ideal zone before hot or cold",
@@ -62,7 +60,7 @@ def autosaurs_of(option: object) -> tuple[str, ...]:
 
 def gene_class(gene: str) -> str:
     """Tail, horn, or general: every other gene [AS-14]."""
-    return gene if gene in GENES else "general"
+    return gene if gene in AUTOSAUR_GENES else "general"
 
 
 # Spaces [AS-07].
@@ -97,8 +95,7 @@ def mean_hex(spaces: Sequence[Space]) -> tuple[int, int]:
 
 def hex_distance(state: State, space: str, to: tuple[int, int]) -> int:
     found = state.kit.spaces[space]
-    dq, dr = found.q - to[0], found.r - to[1]
-    return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+    return hex_steps(found.q - to[0], found.r - to[1])
 
 
 def preference_keys(state: State, player: str, space: str) -> tuple[int, ...]:

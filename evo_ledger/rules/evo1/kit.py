@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from evo_ledger.rules.hexisland.kit import Space, check_islands, neighbours_of, parse_spaces
+from evo_ledger.rules.hexisland.kit import Space, check_islands, hex_steps, neighbours_of, parse_spaces
 from evo_ledger.rules.kits import KitReader, canonical_hash
 
 FORMAT_VERSION = 1
@@ -82,8 +82,7 @@ class Kit:
 
     def distance(self, a: str, b: str) -> int:
         sa, sb = self.spaces[a], self.spaces[b]
-        dq, dr = sa.q - sb.q, sa.r - sb.r
-        return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+        return hex_steps(sa.q - sb.q, sa.r - sb.r)
 
 
 def zone(terrains: tuple[str, ...], ideal: str, terrain: str) -> str:

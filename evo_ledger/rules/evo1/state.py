@@ -78,6 +78,8 @@ class Combat:
 
 
 NOTHING_OWNED: tuple[str, ...] = ()
+AUTOSAUR_GENES = frozenset({"tail", "horn"})
+"""The only genes an Autosaur counts, printed or bought [AS-01]."""
 
 
 @dataclass
@@ -198,7 +200,7 @@ class State:
     def gene(self, player: str, gene: str) -> int:
         """The species' count of a gene: the sheet's and those bought [E1-02]; an Autosaur counts tails and horns
         only [AS-01]."""
-        if self.autosaurs and player in self.autosaurs and gene not in ("tail", "horn"):
+        if self.autosaurs and player in self.autosaurs and gene not in AUTOSAUR_GENES:
             return 0
         return self.kit.sheet.get(gene, 0) + self.seats[player].genes.get(gene, 0)
 

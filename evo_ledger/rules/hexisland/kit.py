@@ -79,8 +79,12 @@ class Kit:
     def distance(self, a: str, b: str) -> int:
         """Hex distance between two spaces, whatever lies between them."""
         sa, sb = self.spaces[a], self.spaces[b]
-        dq, dr = sa.q - sb.q, sa.r - sb.r
-        return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+        return hex_steps(sa.q - sb.q, sa.r - sb.r)
+
+
+def hex_steps(dq: int, dr: int) -> int:
+    """The hexes an axial offset spans."""
+    return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
 
 
 def parse_kit(document: Any, label: str = "kit") -> Kit:

@@ -143,13 +143,19 @@ def fauna_symbols(state: State, fauna: str) -> tuple[str, ...]:
     return symbols
 
 
-def check_hunt(state: State, action: Hunt) -> list[Warning]:
-    species = check_acting(state, action.player, "hunt")
+def check_food(state: State, action: Hunt | Forage, food: str, ruling: str) -> tuple[Location, list[Warning]]:
+    """The acting species hunts or forages `food` at its active population's location, with cards it holds and
+    adaptations it has: the location, and the warnings of adaptations used without a known effect."""
+    species = check_acting(state, action.player, type(action).__name__.lower())
     place = active_location(state)
-    if action.fauna not in place.fauna:
-        raise RuleViolation("TR-08", f"{action.fauna} is not at {place.id}, where the active population is")
-    check_cards(species, action.cards, action.player, "TR-08")
-    warnings = check_uses(state, species, action.uses)
+    if food not in (place.fauna if isinstance(action, Hunt) else place.flora):
+        raise RuleViolation(ruling, f"{food} is not at {place.id}, where the active population is")
+    check_cards(species, action.cards, action.player, ruling)
+    return place, check_uses(state, species, action.uses)
+
+
+def check_hunt(state: State, action: Hunt) -> list[Warning]:
+    _, warnings = check_food(state, action, action.fauna, "TR-08")
     counted, waived = paid(action.cards, action.uses)
     asked = cards_of(fauna_symbols(state, action.fauna))
     if counted != less(asked, waived) and not warnings:
@@ -161,12 +167,7 @@ def check_hunt(state: State, action: Hunt) -> list[Warning]:
 
 
 def check_forage(state: State, action: Forage) -> list[Warning]:
-    species = check_acting(state, action.player, "forage")
-    place = active_location(state)
-    if action.flora not in place.flora:
-        raise RuleViolation("TR-09", f"{action.flora} is not at {place.id}, where the active population is")
-    check_cards(species, action.cards, action.player, "TR-09")
-    warnings = check_uses(state, species, action.uses)
+    place, warnings = check_food(state, action, action.flora, "TR-09")
     if not warnings:
         gathered(state, place, action)
     return warnings
