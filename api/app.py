@@ -177,7 +177,11 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         declared = dict(scope.get("headers", [])).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+        if declared is not None and not declared.isdigit():  # bytes: ASCII digits only
+            message = f"header.Content-Length: {declared[:40]!r} is not a number of bytes"
+            await self._refuse(send, 400, "invalid_request", message)
+            return
+        if declared is not None and int(declared) > self.max_bytes:
             await self._refuse(send)
             return
         received = 0
@@ -195,10 +199,10 @@ class BodyLimit:
         except BodyTooLarge:
             await self._refuse(send)
 
-    async def _refuse(self, send: Send) -> None:
-        body = errors.problem(413, "body_too_large", f"the request body is over {self.max_bytes} bytes").body
+    async def _refuse(self, send: Send, status: int = 413, code: str = "body_too_large", message: str = "") -> None:
+        body = errors.problem(status, code, message or f"the request body is over {self.max_bytes} bytes").body
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-        await send({"type": "http.response.start", "status": 413, "headers": headers})
+        await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
 

@@ -112,9 +112,22 @@ def reader(game_id: str, request: Request, ledger: LedgerDep, token: TokenDep) -
     admin = is_admin(request, token)
     sees_all = admin or (access is not None and access.admits(token))
     seat = access.seat_of(token) if access is not None and not sees_all else None
-    if access is not None and access.private and not sees_all and seat is None:
+    if not may_see(access, sees_all, seat):
         raise unknown_game(game)
     return Reader(game, sees_all, seat, admin, token)
+
+
+def may_see(access: GameAccess | None, sees_all: bool, seat: str | None) -> bool:
+    """Whether a reader sees that a game exists: a private one is seen only by its recorder, its seats and the
+    admin."""
+    return access is None or not access.private or sees_all or seat is not None
+
+
+def game_seen_by(request: Request, game: UUID, token: str | None) -> bool:
+    """Whether the game is seen to exist by the holder of `token` (None: the public)."""
+    access: GameAccess | None = request.app.state.ledger.access(game)
+    sees_all = is_admin(request, token) or (access is not None and access.admits(token))
+    return may_see(access, sees_all, access.seat_of(token) if access is not None else None)
 
 
 def lost_access(reader: Reader, access: GameAccess | None) -> str | None:

@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException
 from evo_ledger.access import HiddenGame, RecorderRefused, TokenRequired
 from evo_ledger.checker import GameSetupError
 from evo_ledger.disputes import NotExplainable
+from evo_ledger.game import GameTooLong
 from evo_ledger.ledger import Contention, GameReferenceError, IdempotencyKeyReused, UnknownGame, VersionConflict
 from evo_ledger.notation import GameFileError
 from evo_ledger.rules import UnknownRuleset
@@ -54,6 +55,7 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
     UnknownRuleset: (422, "setup_error"),
     KitError: (422, "kit_error"),
     BundleError: (422, "bundle_error"),
+    GameTooLong: (422, "game_too_long"),
     NotExplainable: (422, "not_explainable"),
     WriterProcessLost: (503, "writer_restarted"),
 }

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, field_validator, model_validator
 from pydantic.json_schema import models_json_schema
 
+from evo_ledger.codec import CodecError, check_depth
 from evo_ledger.ledger import Receipt as LedgerReceipt
 from evo_ledger.rules import rulesets, seat_options
 from evo_ledger.rules.kits import builtin_kit_names
@@ -91,6 +92,10 @@ class ActionData(BaseModel):
         for name, value in (self.model_extra or {}).items():
             if not fits(value):
                 raise ValueError(f"{name}: a number in an action must be within 64 bits")
+            try:
+                check_depth(value)
+            except CodecError as error:
+                raise ValueError(f"{name}: {error}") from None
         return self
 
 

@@ -35,7 +35,7 @@ class CheckReport:
 
 
 def kit_reference(game: GameFile, base: Path | None) -> str:
-    """A kit named by a path is looked for beside the game file first."""
+    """A kit named by a path is looked for beside the game file first (`base`, its folder)."""
     beside = base / game.header.kit if base is not None else None
     return str(beside) if beside is not None and beside.is_file() else game.header.kit
 
@@ -44,10 +44,13 @@ def load_pinned_kit(game: GameFile, base: Path | None = None) -> Kit:
     return load_pinned_kit_document(game, base)[1]
 
 
-def load_pinned_kit_document(game: GameFile, base: Path | None = None) -> tuple[dict[str, Any], Kit]:
-    """The kit the game file names, as its document and as a kit, refused if it no longer has the pinned hash."""
+def load_pinned_kit_document(
+    game: GameFile, base: Path | None = None, files: bool = True
+) -> tuple[dict[str, Any], Kit]:
+    """The kit the game file names, as its document and as a kit, refused if it no longer has the pinned hash.
+    Without `files`, the file is from outside: its kit is a built-in one, and no file is read."""
     try:
-        document, kit = load_kit_document(kit_reference(game, base))
+        document, kit = load_kit_document(kit_reference(game, base) if files else game.header.kit, files)
     except KitError as error:
         raise GameSetupError(str(error)) from None
     if game.header.kit_hash and game.header.kit_hash != kit.content_hash:

@@ -4,6 +4,9 @@ Stored events are dicts of plain values plus a few types msgpack has no native f
 as msgpack extension types, so that what is decoded is what was encoded. Timezone-aware datetimes are msgpack
 timestamps, decoded as the same instant in UTC (the ledger makes every timestamp in UTC); datetimes stored as ISO
 text by earlier versions are still read.
+
+Decoding is bounded: a tuple's bytes are unpacked again, at most MAX_DEPTH deep, and bytes that come from outside
+the ledger (`unpack_input`) are refused when any value in them nests deeper than MAX_DEPTH.
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Callable, Iterable
 from datetime import datetime
+from itertools import chain
 from typing import Any
 from uuid import UUID
 
@@ -37,14 +42,28 @@ def _default(value: Any) -> msgpack.ExtType:
     raise CodecError(f"cannot store a {type(value).__name__}: {value!r}")
 
 
-def _ext_hook(code: int, data: bytes) -> Any:
-    if code == EXT_UUID:
-        return UUID(bytes=data)
-    if code == EXT_DATETIME:
-        return datetime.fromisoformat(data.decode("ascii"))
-    if code == EXT_TUPLE:
-        return tuple(unpack(data))
-    raise CodecError(f"unknown msgpack extension type {code}")
+# How deep lists, maps and tuples may nest in a decoded value: a stored event nests a few levels.
+MAX_DEPTH = 32
+
+
+def _ext_hook_at(depth: int) -> Callable[[int, bytes], Any]:
+    """The extension hook for values `depth` tuples deep: a tuple's bytes are unpacked by a hook one deeper."""
+
+    def ext_hook(code: int, data: bytes) -> Any:
+        if code == EXT_UUID:
+            return UUID(bytes=data)
+        if code == EXT_DATETIME:
+            return datetime.fromisoformat(data.decode("ascii"))
+        if code == EXT_TUPLE:
+            if depth >= MAX_DEPTH:
+                raise CodecError(f"tuples nest deeper than {MAX_DEPTH}")
+            return tuple(_unpackb(data, depth + 1))
+        raise CodecError(f"unknown msgpack extension type {code}")
+
+    return ext_hook
+
+
+_EXT_HOOKS = [_ext_hook_at(depth) for depth in range(MAX_DEPTH + 1)]
 
 
 # strict_types: a tuple must reach `_default`, or it would come back a list.
@@ -61,15 +80,44 @@ def pack(value: Any) -> bytes:
     return packer.pack(value)  # type: ignore[no-any-return]
 
 
-def _unpackb(data: bytes) -> Any:
-    return msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, strict_map_key=False, timestamp=3)
+def _unpackb(data: bytes, depth: int = 0) -> Any:
+    return msgpack.unpackb(data, ext_hook=_EXT_HOOKS[depth], raw=False, strict_map_key=False, timestamp=3)
+
+
+# What unpacking bytes that are not a stored value can raise: a list as a map key is a TypeError.
+UNREADABLE = (ValueError, TypeError, msgpack.FormatError, msgpack.StackError)
 
 
 def unpack(data: bytes) -> Any:
     try:
         return _unpackb(data)
-    except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as error:
+    except UNREADABLE as error:
         raise CodecError(f"not a stored value: {error}") from None
+
+
+def unpack_input(data: bytes) -> Any:
+    """A value sent from outside the ledger: refused (CodecError) unless it decodes and nests at most MAX_DEPTH."""
+    value = unpack(data)
+    check_depth(value)
+    return value
+
+
+def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
+    """Refuses (CodecError) a value whose lists, tuples and maps (keys included) nest deeper than `limit`."""
+    level = [value] if isinstance(value, _CONTAINERS) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            raise CodecError(f"a value nests deeper than {limit}")
+        level = [child for item in level for child in _children(item) if isinstance(child, _CONTAINERS)]
+
+
+_CONTAINERS = (list, tuple, dict)
+
+
+def _children(container: list[Any] | tuple[Any, ...] | dict[Any, Any]) -> Iterable[Any]:
+    return chain(container.keys(), container.values()) if isinstance(container, dict) else container
 
 
 # A stored event sealed by a server key ends with its seal: 32 bytes of HMAC-SHA256, packed as msgpack binary.
@@ -86,7 +134,7 @@ def unpack_sealed(data: bytes) -> tuple[Any, bytes | None]:
         if len(trailer) == SEAL_SIZE and trailer.startswith(SEAL_MARK):
             return extra.unpacked, bytes(trailer[len(SEAL_MARK) :])
         raise CodecError(f"not a stored value: {len(trailer)} bytes follow it that are not a seal") from None
-    except (ValueError, msgpack.FormatError, msgpack.StackError) as error:
+    except UNREADABLE as error:
         raise CodecError(f"not a stored value: {error}") from None
 
 

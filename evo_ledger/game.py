@@ -32,10 +32,18 @@ SNAPSHOT_INTERVAL = 100
 UNDO_REACH = 8
 PLAYER_NAMESPACE = uuid.UUID("5e7c1d2a-9a52-4d7e-8f0a-6b7f6c0e2a11")
 GENESIS = "0" * 64
+# The most events a game may hold: a long game of any ruleset holds a tenth of it.
+MAX_GAME_EVENTS = 20_000
 
 
 class NothingToUndo(ValueError):
     pass
+
+
+class GameTooLong(ValueError):
+    def __init__(self, game_id: UUID | str) -> None:
+        super().__init__(f"game {game_id} holds {MAX_GAME_EVENTS} events, the most a game may hold")
+        self.game_id = game_id
 
 
 def topic_of(name: str) -> str:
@@ -358,6 +366,8 @@ class Game(Aggregate):
         Only this module's registered classes come here, so the library's per-event topic check is left out."""
         timestamp = datetime.now(UTC)
         version = self._version + 1
+        if version > MAX_GAME_EVENTS:
+            raise GameTooLong(self.id_text)
         kwargs["prev_hash"] = self.head_hash
         chained = event_hash(event_class.TOPIC, self.id_text, version, timestamp, kwargs) if self.hashed else ""
         # The fields in the event class's order: its base fields, then the caller's (prev_hash keeps its place).
@@ -614,6 +624,7 @@ _VOCABULARIES: dict[Vocabulary, VocabularyEvents] = {}
 CORE_EVENTS = frozenset(
     name for name, value in vars(Game).items() if isinstance(value, type) and issubclass(value, Aggregate.Event)
 )
+_GAME_EVENT_TOPICS = {topic_of(name) for name in CORE_EVENTS}
 
 
 def events_of(vocabulary: Vocabulary) -> VocabularyEvents:
@@ -636,6 +647,7 @@ def _event_class(vocabulary: Vocabulary, name: str, base: type[Any]) -> Any:
         raise ValueError(f"a ruleset's fact cannot be named {name!r}: the game's own event has that topic")
     cls = type(name, (base,), {"TOPIC": topic, "__qualname__": f"Game.{name}"})
     register_topic(topic, cls)
+    _GAME_EVENT_TOPICS.add(topic)
     return cls
 
 
@@ -643,6 +655,13 @@ def register_vocabularies() -> None:
     """Every installed ruleset's events, registered before any stored event is read."""
     for ruleset in rulesets().values():
         events_of(ruleset.vocabulary)
+
+
+def is_game_event_topic(topic: str) -> bool:
+    """Whether a game's stored event may have this topic: one of the game's own events' or of a registered
+    ruleset vocabulary's. A topic from outside the ledger is looked up here before it is resolved (resolving an
+    unknown one would import a module)."""
+    return topic in _GAME_EVENT_TOPICS
 
 
 register_vocabularies()

@@ -76,7 +76,7 @@ class Settings:
 def log_cache_events(text: str | None) -> int:
     if not text:
         return DEFAULT_LOG_CACHE_EVENTS
-    if not text.strip().isdigit():
+    if not (text.strip().isascii() and text.strip().isdigit()):
         raise SettingsError(f"{LOG_CACHE_VARIABLE}: a number of events, 0 or more, not {text!r}")
     return int(text)
 

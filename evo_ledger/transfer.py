@@ -17,18 +17,32 @@ from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
+from datetime import datetime
 from functools import partial
 from itertools import chain, islice
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 from uuid import UUID, uuid5
 
+from eventsourcing.domain import EventSourcingError
 from eventsourcing.persistence import Mapper, StoredEvent
 
 from evo_ledger.access import HIDDEN, GameAccess, leave_out
 from evo_ledger.checker import load_pinned_kit_document
-from evo_ledger.codec import CodecError, digest, pack, unpack, unpack_sealed
-from evo_ledger.game import CHECK_ON_FOLD, GENESIS, SNAPSHOT_INTERVAL, Game, GameSnapshot, commitment_holds, stored_hash
+from evo_ledger.codec import CodecError, check_depth, digest, pack, unpack_input, unpack_sealed
+from evo_ledger.game import (
+    CHECK_ON_FOLD,
+    GENESIS,
+    MAX_GAME_EVENTS,
+    SNAPSHOT_INTERVAL,
+    Game,
+    GameSnapshot,
+    GameTooLong,
+    commitment_holds,
+    field_names,
+    is_game_event_topic,
+    stored_hash,
+)
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.notation import (
     ActionLine,
@@ -81,8 +95,9 @@ def export_bundle(
 
 
 def read_bundle(data: bytes) -> list[StoredEvent]:
+    """A bundle's stored events, each of a game event's topic, refused (BundleError) unless they are readable."""
     try:
-        bundle = unpack(data)
+        bundle = unpack_input(data)
     except CodecError as error:
         raise BundleError(f"not a bundle: {error}") from None
     if not isinstance(bundle, dict) or bundle.get("format") != BUNDLE_FORMAT:
@@ -94,11 +109,25 @@ def read_bundle(data: bytes) -> list[StoredEvent]:
         raise BundleError(
             f"the bundle leaves out hidden actions (events {events}): it is imported once they are revealed"
         )
+    rows = bundle.get("events")
+    if not isinstance(rows, list) or not isinstance(bundle.get("game"), str):
+        raise BundleError("the bundle's 'game' is not an id, or its 'events' not a list")
+    if len(rows) > MAX_GAME_EVENTS:
+        raise BundleError(f"the bundle holds {len(rows)} events: a game holds at most {MAX_GAME_EVENTS}")
     try:
         game_id = UUID(bundle["game"])
-        return [StoredEvent(game_id, version, topic, state) for topic, version, state in bundle["events"]]
-    except (KeyError, TypeError, ValueError) as error:
-        raise BundleError(f"the bundle's events are malformed: {error}") from None
+    except ValueError:
+        raise BundleError(f"the bundle's game {bundle['game']!r} is not an id") from None
+    return [_stored_row(game_id, number, row) for number, row in enumerate(rows, start=1)]
+
+
+def _stored_row(game_id: UUID, number: int, row: Any) -> StoredEvent:
+    if not (isinstance(row, list) and len(row) == 3):
+        raise BundleError(f"the bundle's event {number} is not [topic, version, bytes]")
+    topic, version, state = row
+    if not (isinstance(topic, str) and type(version) is int and isinstance(state, bytes)):
+        raise BundleError(f"the bundle's event {number} is not [topic, version, bytes]")
+    return StoredEvent(game_id, version, topic, state)
 
 
 def verify_chain(events: Sequence[StoredEvent]) -> None:
@@ -107,7 +136,7 @@ def verify_chain(events: Sequence[StoredEvent]) -> None:
     for expected_version, event in enumerate(events, start=1):
         if event.originator_version != expected_version:
             raise BundleError(f"event {expected_version} is missing (found version {event.originator_version})")
-        fields, seal = unpack_sealed(event.state)
+        fields, seal = _event_fields(event, expected_version)
         if seal is not None:
             raise BundleError(f"event {expected_version} carries a server's seal: bundles are exported without seals")
         if fields.get("prev_hash") != previous:
@@ -119,6 +148,38 @@ def verify_chain(events: Sequence[StoredEvent]) -> None:
         previous = fields["hash"]
 
 
+# The fields every stored game event carries, with their types.
+STORED_FIELDS = {"timestamp": datetime, "hash": str, "prev_hash": str}
+
+
+def _event_fields(event: StoredEvent, number: int) -> tuple[dict[str, Any], bytes | None]:
+    """A bundle's event's fields and seal, refused unless they are a map of named fields within the codec's depth,
+    with a time and hashes."""
+    try:
+        fields, seal = unpack_sealed(event.state)
+        check_depth(fields)
+    except CodecError as error:
+        raise BundleError(f"event {number} cannot be read: {error}") from None
+    if not isinstance(fields, dict) or not all(isinstance(key, str) for key in fields):
+        raise BundleError(f"event {number} is not a map of named fields")
+    for name, kind in STORED_FIELDS.items():
+        if not isinstance(fields.get(name), kind):
+            raise BundleError(f"event {number} has no {name} of type {kind.__name__}")
+    return fields, seal
+
+
+# What folding a foreign event can raise where its fields are not what its class expects.
+UNFOLDABLE = (ValueError, TypeError, LookupError, AttributeError, EventSourcingError)
+
+
+def _check_fields(event: Any) -> None:
+    """Refuses a foreign event whose fields are not those of its class."""
+    expected, found = set(field_names(type(event))), set(vars(event))
+    if found != expected:
+        wrong = ", ".join([*(f"{name} missing" for name in expected - found), *sorted(found - expected)][:5])
+        raise BundleError(f"event {event.originator_version}'s fields are not a {type(event).__name__}'s: {wrong}")
+
+
 def fold(mapper: Mapper[UUID], events: Sequence[StoredEvent]) -> tuple[Game, list[GameSnapshot]]:
     """The game the events make, every action checked again by its rules, and its snapshots on the way."""
     game: Any = None
@@ -126,12 +187,23 @@ def fold(mapper: Mapper[UUID], events: Sequence[StoredEvent]) -> tuple[Game, lis
     checking = CHECK_ON_FOLD.set(True)
     try:
         for stored in events:
+            if not is_game_event_topic(stored.topic):
+                number, topic = stored.originator_version, stored.topic[:80]
+                raise BundleError(f"event {number} has the topic {topic!r}, which is no game event's")
             event: Any = mapper.to_domain_event(stored)
+            _check_fields(event)
+            if (game is None) != isinstance(event, Game.Started):
+                raise BundleError(f"event {stored.originator_version}: a game starts with its setup, and only once")
             game = event.mutate(game)
             if game.version % SNAPSHOT_INTERVAL == 0:
                 snapshots.append(GameSnapshot.take(game))
+    except BundleError:
+        raise
     except RuleViolation as violation:
-        raise BundleError(f"event {event.originator_version} is not legal: {violation}") from None
+        raise BundleError(f"event {stored.originator_version} is not legal: {violation}") from None
+    except UNFOLDABLE as error:
+        problem = f"{type(error).__name__}: {error}"[:300]
+        raise BundleError(f"event {stored.originator_version} cannot be read ({problem})") from None
     finally:
         CHECK_ON_FOLD.reset(checking)
     if not isinstance(game, Game):
@@ -167,11 +239,14 @@ def bundle_game(mapper: Mapper[UUID], data: bytes) -> PreparedGame:
     return PreparedGame(Receipt.of(game), sealed, [mapper.to_stored_event(s) for s in snapshots])
 
 
-def notation_game(mapper: Mapper[UUID], text: str, base: Path | None = None, again: bool = False) -> PreparedGame:
+def notation_game(
+    mapper: Mapper[UUID], text: str, base: Path | None = None, again: bool = False, files: bool = True
+) -> PreparedGame:
     """A game file recorded as a game, every action checked. Its id is that of its content (ruleset, kit,
     players, options and actions), so that the same game imported twice is found stored already; `again` gives
-    it a new id, to store a copy."""
-    game = game_from_notation(text, base, sealed=getattr(mapper, "sealer", None) is not None, again=again)
+    it a new id, to store a copy. Without `files`, its kit is a built-in one: no file is read for it."""
+    sealed = getattr(mapper, "sealer", None) is not None
+    game = game_from_notation(text, base, sealed=sealed, again=again, files=files)
     events = [mapper.to_stored_event(event) for event in game.collect_events()]
     snapshots = [mapper.to_stored_event(snapshot) for snapshot in game.snapshots_due]
     return PreparedGame(Receipt.of(game), events, snapshots)
@@ -416,12 +491,15 @@ class IllegalAction(ValueError):
         self.violation = violation
 
 
-def game_from_notation(text: str, base: Path | None = None, sealed: bool = False, again: bool = False) -> Game:
+def game_from_notation(
+    text: str, base: Path | None = None, sealed: bool = False, again: bool = False, files: bool = True
+) -> Game:
     """The game a file records (`sealed`: to be stored with seals), under the id of its content (a new one
-    with `again`); an action the rules refuse raises IllegalAction, one unreadable GameFileError."""
+    with `again`); an action the rules refuse raises IllegalAction, one unreadable GameFileError. Without
+    `files`, the game file is from outside, and its kit a built-in one."""
     game_file = parse_game(text)
     header = game_file.header
-    document, kit = load_pinned_kit_document(game_file, base)
+    document, kit = load_pinned_kit_document(game_file, base, files)
     players = [(name, None) for name in header.players]
     rules = get_ruleset(header.ruleset, header.version)
     game_id = None if again else content_id(rules, kit.content_hash, game_file)
@@ -434,6 +512,8 @@ def game_from_notation(text: str, base: Path | None = None, sealed: bool = False
             raise IllegalAction(line, violation) from None
         except NotationError as error:
             raise GameFileError(entry.line, error.column, str(error)) from None
+        except GameTooLong:
+            raise
         except ValueError as error:
             raise GameFileError(entry.line, 1, str(error)) from None
     return game

@@ -258,9 +258,18 @@ def is_visible(connection: Connection, game_id: str, include_private: bool) -> b
     return None if private is None else include_private or not private
 
 
+# A text cell a spreadsheet program would read as a formula starts with one of these; it is written after a quote.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def csv_value(value: Any) -> Any:
-    """Booleans as `true`/`false`, as SQL and JSON write them; anything else as it is."""
-    return ("true" if value else "false") if isinstance(value, bool) else value
+    """Booleans as `true`/`false`, as SQL and JSON write them; text that would start a formula after a `'`, as
+    spreadsheet programs expect; anything else as it is."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def table_csv(connection: Connection, name: str, include_private: bool = False) -> Iterator[str]:

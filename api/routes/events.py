@@ -18,7 +18,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.responses import Response, StreamingResponse
 
 from api import schemas
-from api.deps import LedgerDep, Reader, ReaderDep, lost_access, reads_hidden, visibility
+from api.deps import LedgerDep, Reader, ReaderDep, game_seen_by, lost_access, reads_hidden, token_of, visibility
 from api.errors import ApiError
 from api.routes.games import GAME_CREATED, result_of
 from evo_ledger.access import leave_out, new_token
@@ -161,7 +161,7 @@ def resume_point(last_event_id: str | None) -> int:
     if last_event_id is None:
         return 0
     text = last_event_id.strip()
-    if not text.isdigit() or int(text) > schemas.MAX_EVENT_NUMBER:
+    if not (text.isascii() and text.isdigit()) or int(text) > schemas.MAX_EVENT_NUMBER:
         raise ApiError(422, "invalid_request", f"Last-Event-ID {last_event_id!r} is not an event number")
     return int(text)
 
@@ -233,26 +233,33 @@ def export(
 )
 async def import_game(request: Request) -> schemas.Created:
     """A whole game, as a game file (text/plain) or a bundle (application/msgpack), every action checked; the
-    answer carries the new game's recorder token. A game stored already (the same bundle, or a game file with the
-    same ruleset, kit, players, options and actions) is not stored again: 409 `already_stored` names it."""
+    answer carries the new game's recorder token. A game file names a built-in kit (a bundle carries its kit).
+    A game stored already (the same bundle, or a game file with the same ruleset, kit, players, options and
+    actions) is not stored again: 409 `already_stored` names it; a game file of a private game the caller may not
+    see is stored as a new game, as if none were stored."""
     body = await request.body()
     kind = request.headers.get("content-type", "").split(";")[0].strip()
     if kind not in ("text/plain", MSGPACK):
         raise ApiError(415, "unsupported_media_type", "send a game file as text/plain or a bundle as " + MSGPACK)
-    ledger: Ledger = request.app.state.ledger
-    token = new_token()
-    receipt = await run_in_threadpool(stored_import, ledger, kind, body, token)
+    caller = token_of(request.headers.get("authorization"))
+    receipt, token = await run_in_threadpool(stored_import, request, kind, body, caller)
     if receipt.already_stored:
         raise ApiError(409, "already_stored", f"game {receipt.game_id} is stored already: nothing was imported")
     return schemas.Created.given(receipt, token)
 
 
-def stored_import(ledger: Ledger, kind: str, body: bytes, token: str) -> Receipt:
-    """The game and its recorder token stored in one transaction."""
+def stored_import(request: Request, kind: str, body: bytes, caller: str | None) -> tuple[Receipt, str]:
+    """The game and its new recorder token stored in one transaction."""
+    ledger: Ledger = request.app.state.ledger
+    token = new_token()
     if kind == MSGPACK:
-        return store_game(ledger, bundle_game(ledger.mapper, body), recorder_token=token)
+        return store_game(ledger, bundle_game(ledger.mapper, body), recorder_token=token), token
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         raise ApiError(422, "game_file_error", "a game file is UTF-8 text") from None
-    return store_game(ledger, notation_game(ledger.mapper, text), recorder_token=token)
+    receipt = store_game(ledger, notation_game(ledger.mapper, text, files=False), recorder_token=token)
+    if receipt.already_stored and not game_seen_by(request, receipt.game_id, caller):
+        copy = notation_game(ledger.mapper, text, again=True, files=False)
+        receipt = store_game(ledger, copy, recorder_token=token)
+    return receipt, token

@@ -216,7 +216,7 @@ def list_games(
     started_to: IsoDate | None = None,
     limit: Annotated[int, Query(ge=1, le=MAX_LIST, description="games a page")] = DEFAULT_LIST,
     cursor: Annotated[
-        str | None, Query(pattern=r"^\d{1,18}$", description="a page's `next_cursor`: the games after it")
+        str | None, Query(pattern=r"^[0-9]{1,18}$", description="a page's `next_cursor`: the games after it")
     ] = None,
 ) -> schemas.GameList:
     """Public games (and private ones for the admin), oldest first, filtered, `limit` a page; `next_cursor`

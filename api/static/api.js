@@ -14,7 +14,11 @@ async function api(path) {
 
 function element(tag, attributes, ...children) {
   const made = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes || {})) made.setAttribute(key, value);
+  // A style is set through the CSS object model: the pages' policy refuses style attributes.
+  for (const [key, value] of Object.entries(attributes || {})) {
+    if (key === "style") made.style.cssText = value;
+    else made.setAttribute(key, value);
+  }
   for (const child of children) made.append(child);
   return made;
 }

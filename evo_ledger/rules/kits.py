@@ -80,21 +80,40 @@ def load_kit(reference: str) -> Any:
     return load_kit_document(reference)[1]
 
 
-def load_kit_document(reference: str) -> tuple[dict[str, Any], Any]:
-    """The kit's JSON document as written, and the kit it describes."""
+def load_kit_document(reference: str, files: bool = True) -> tuple[dict[str, Any], Any]:
+    """The kit's JSON document as written, and the kit it describes: a built-in kit by name or, with `files`, a
+    kit file by its path (a game file from outside names a built-in kit: no file is read for it)."""
     if reference in _builtin_kits():
         text = _builtin_kit_text(reference)
+    elif not files:
+        known = ", ".join(builtin_kit_names())
+        raise KitError(f"kit {reference[:80]!r}: no such built-in kit ({known}); a kit of one's own comes in a bundle")
     else:
-        path = Path(reference)
-        if not path.is_file():
-            known = ", ".join(builtin_kit_names())
-            raise KitError(f"kit {reference!r}: no such built-in kit ({known}) and no such file")
-        text = path.read_text(encoding="utf-8")
+        text = _kit_file_text(reference)
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         raise KitError(f"kit {reference!r}: not valid JSON: {error}") from None
     return document, _parsed_kit(text, reference)
+
+
+# A kit is a few kilobytes: a larger file is no kit.
+MAX_KIT_BYTES = 1_000_000
+
+
+def _kit_file_text(reference: str) -> str:
+    path = Path(reference)
+    if not path.is_file():
+        known = ", ".join(builtin_kit_names())
+        raise KitError(f"kit {reference!r}: no such built-in kit ({known}) and no such file")
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_KIT_BYTES + 1)
+        if len(data) > MAX_KIT_BYTES:
+            raise KitError(f"kit {reference!r}: the file is over {MAX_KIT_BYTES} bytes, which no kit is")
+        return data.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise KitError(f"kit {reference!r}: the file cannot be read as UTF-8 text: {error}") from None
 
 
 @cache

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 from tests.e2e.test_stream import running_server
 from tests.support import ROOT
@@ -25,6 +25,7 @@ FLAGS = [
 ]  # fmt: skip
 ARTIFACTS = ROOT / "test-artifacts"
 TIMEOUT_MS = 20_000
+expect.set_options(timeout=TIMEOUT_MS)
 
 
 @pytest.fixture(scope="module")
@@ -48,11 +49,14 @@ def server(tmp_path: Path) -> Iterator[str]:
 
 @pytest.fixture
 def page(browser: Any, server: str) -> Iterator[Any]:
-    """A page that refuses, and counts, any request to another host."""
+    """A page that refuses, and counts, any request to another host, and counts what its content security
+    policy refused."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     opened = context.new_page()
     opened.set_default_timeout(TIMEOUT_MS)
     opened.elsewhere = []
+    opened.refused = []
+    opened.on("console", lambda message: refused_by_policy(opened.refused, message.text))
 
     def route(request_route: Any) -> None:
         host = urlsplit(request_route.request.url).hostname
@@ -65,4 +69,10 @@ def page(browser: Any, server: str) -> Iterator[Any]:
     opened.route("**/*", route)
     yield opened
     assert opened.elsewhere == [], f"requests to another host: {opened.elsewhere}"
+    assert opened.refused == [], f"what the pages' policy refused: {opened.refused}"
     context.close()
+
+
+def refused_by_policy(refused: list[str], text: str) -> None:
+    if "Content Security Policy" in text:
+        refused.append(text)

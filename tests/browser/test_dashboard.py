@@ -5,10 +5,12 @@ without dice says so. Screenshots are kept in `test-artifacts/`."""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
 import httpx
+from playwright.sync_api import expect
 
 from evo_ledger.selfplay import play_game
 from tests.browser.conftest import ARTIFACTS
@@ -88,7 +90,8 @@ def test_the_dashboard_draws_what_the_read_tables_serve(page: Any, server: str) 
     page.screenshot(path=str(ARTIFACTS / "dashboard-evo1.png"), full_page=True)
 
     page.select_option("#ruleset", "traits")
-    page.wait_for_function("document.body.dataset.ready === 'true' && location.search === '?ruleset=traits'")
+    expect(page).to_have_url(re.compile(r"\?ruleset=traits$"))
+    expect(page.locator("body")).to_have_attribute("data-ready", "true")
     assert page.text_content("#dice-chart .note") == "traits rolls no die"
     assert chart_data(page, "dice-chart") is None
     assert page.locator("#dice-chart .csv").is_hidden()

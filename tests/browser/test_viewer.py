@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import ARTIFACTS
 from tests.support import ROOT
@@ -40,7 +41,7 @@ def shown_event(page: Any) -> int:
 
 def board_matches_state(page: Any, server: str, game: str, event: int) -> None:
     """The hexes are the kit's spaces, and each dinosaur drawn stands where `/state` says, at `event`."""
-    page.wait_for_function(f"document.querySelector('#at').value === '{event}'")
+    expect(page.locator("#at")).to_have_value(str(event))
     view = httpx.get(f"{server}/v1/games/{game}/view", params={"at": event}).json()
     state = httpx.get(f"{server}/v1/games/{game}/state", params={"at": event}).json()
     assert page.locator("polygon.space").count() == len(view["layout"]["spaces"])
@@ -67,13 +68,13 @@ def test_the_viewer_steps_through_a_game_by_keys_and_buttons(page: Any, server: 
     page.keyboard.press("Home")
     board_matches_state(page, server, game, 1)
     page.keyboard.press("ArrowDown")
-    page.wait_for_function("document.querySelector('#at').value !== '1'")
+    expect(page.locator("#at")).not_to_have_value("1")
     phase = page.text_content("#headline").split(" · ")[1:3]
     page.keyboard.press("ArrowDown")
-    page.wait_for_function(f"!document.querySelector('#headline').textContent.includes({' · '.join(phase)!r})")
+    expect(page.locator("#headline")).not_to_contain_text(" · ".join(phase))
     page.fill("#round", "3")
     page.press("#round", "Enter")
-    page.wait_for_function("/^event \\d+ · (round|turn) 3 · /.test(document.querySelector('#headline').textContent)")
+    expect(page.locator("#headline")).to_have_text(re.compile(r"^event \d+ · (round|turn) 3 · "))
     first_of_round = shown_event(page)
     board_matches_state(page, server, game, first_of_round)
     previous = httpx.get(f"{server}/v1/games/{game}/view", params={"at": first_of_round - 1}).json()["headline"]
@@ -119,7 +120,7 @@ def test_live_mode_shows_an_append_as_it_is_recorded(page: Any, server: str) -> 
     assert answer.status_code == 200, answer.text
     page.wait_for_selector("#event-list li[data-event='2']")
     assert page.text_content("#event-list li[data-event='2']").endswith("order ann ben cat")
-    page.wait_for_function("document.querySelector('#at').value === '3'")
+    expect(page.locator("#at")).to_have_value("3")
 
 
 def test_a_held_card_shows_only_with_a_token_that_may_see_it(page: Any, server: str) -> None:
@@ -134,7 +135,7 @@ def test_a_held_card_shows_only_with_a_token_that_may_see_it(page: Any, server: 
     assert "heat_stroke" not in page.text_content("#event-list")
     page.fill("#token", created["recorder_token"])
     page.click("#token-form button")
-    page.wait_for_function("document.querySelector('#event-list').textContent.includes('ann drew heat_stroke')")
+    expect(page.locator("#event-list")).to_contain_text("ann drew heat_stroke")
 
 
 def test_the_games_page_lists_and_filters_the_games(page: Any, server: str) -> None:
@@ -145,7 +146,7 @@ def test_the_games_page_lists_and_filters_the_games(page: Any, server: str) -> N
     assert page.locator("#games tr").count() == 2
     page.select_option("#ruleset", "evo1")
     page.click("#filters button")
-    page.wait_for_function("document.querySelectorAll('#games tr').length === 1")
+    expect(page.locator("#games tr")).to_have_count(1)
     assert page.get_attribute("#games tr", "data-game") == evo1
     assert "1 cat 44/10" in page.text_content("#games tr")
 
@@ -171,3 +172,9 @@ def test_no_served_file_refers_to_another_host(server: str) -> None:
         if path.endswith((".png", ".map")):
             continue
         assert not loads.search(answer.text), f"{path} loads from another host"
+
+
+def test_the_api_reference_draws_under_its_policy(page: Any, server: str) -> None:
+    page.goto(f"{server}/docs")
+    page.wait_for_selector(".swagger-ui .opblock-summary-path")
+    assert page.locator(".swagger-ui .opblock").count() > 10
