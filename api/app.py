@@ -181,7 +181,7 @@ class BodyLimit:
             message = f"header.Content-Length: {declared[:40]!r} is not a number of bytes"
             await self._refuse(send, 400, "invalid_request", message)
             return
-        if declared is not None and int(declared) > self.max_bytes:
+        if declared is not None and too_large(declared, self.max_bytes):
             await self._refuse(send)
             return
         received = 0
@@ -204,6 +204,12 @@ class BodyLimit:
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+
+def too_large(digits: bytes, limit: int) -> bool:
+    """Whether a length in decimal digits is over `limit`, however many digits it has (`int` takes at most 4,300)."""
+    significant = digits.lstrip(b"0")
+    return len(significant) > len(str(limit)) or int(significant or b"0") > limit
 
 
 class BodyTooLarge(Exception):

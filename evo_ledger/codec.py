@@ -84,8 +84,9 @@ def _unpackb(data: bytes, depth: int = 0) -> Any:
     return msgpack.unpackb(data, ext_hook=_EXT_HOOKS[depth], raw=False, strict_map_key=False, timestamp=3)
 
 
-# What unpacking bytes that are not a stored value can raise: a list as a map key is a TypeError.
-UNREADABLE = (ValueError, TypeError, msgpack.FormatError, msgpack.StackError)
+# What unpacking bytes that are not a stored value can raise: a list as a map key is a TypeError, a timestamp
+# beyond the year 9999 an OverflowError.
+UNREADABLE = (ValueError, TypeError, OverflowError, msgpack.FormatError, msgpack.StackError)
 
 
 def unpack(data: bytes) -> Any:

@@ -26,6 +26,7 @@ from uuid import UUID, uuid5
 
 from eventsourcing.domain import EventSourcingError
 from eventsourcing.persistence import Mapper, StoredEvent
+from eventsourcing.utils import TopicError
 
 from evo_ledger.access import HIDDEN, GameAccess, leave_out
 from evo_ledger.checker import load_pinned_kit_document
@@ -58,6 +59,7 @@ from evo_ledger.notation import (
 )
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.kits import canonical_hash
 from evo_ledger.rules.text import NotationError
 from evo_ledger.seal import sealed_by, unsealed_bytes
 from evo_ledger.store import EventRow, stored_event
@@ -141,9 +143,14 @@ def verify_chain(events: Sequence[StoredEvent]) -> None:
             raise BundleError(f"event {expected_version} carries a server's seal: bundles are exported without seals")
         if fields.get("prev_hash") != previous:
             raise BundleError(f"event {expected_version} does not follow the hash of event {expected_version - 1}")
-        if stored_hash(event.topic, event.originator_id, expected_version, fields) != fields["hash"]:
+        try:
+            hash_holds = stored_hash(event.topic, event.originator_id, expected_version, fields) == fields["hash"]
+            commitment = commitment_holds(fields)
+        except (ValueError, TypeError) as error:  # a value canonical JSON has no form for (NaN, bytes, a map's key)
+            raise BundleError(f"event {expected_version} holds a value that cannot be hashed: {error}") from None
+        if not hash_holds:
             raise BundleError(f"event {expected_version}'s content does not match its hash")
-        if not commitment_holds(fields):
+        if not commitment:
             raise BundleError(f"event {expected_version}'s hidden action does not match its commitment")
         previous = fields["hash"]
 
@@ -169,7 +176,7 @@ def _event_fields(event: StoredEvent, number: int) -> tuple[dict[str, Any], byte
 
 
 # What folding a foreign event can raise where its fields are not what its class expects.
-UNFOLDABLE = (ValueError, TypeError, LookupError, AttributeError, EventSourcingError)
+UNFOLDABLE = (ValueError, TypeError, LookupError, AttributeError, EventSourcingError, TopicError)
 
 
 def _check_fields(event: Any) -> None:
@@ -178,6 +185,15 @@ def _check_fields(event: Any) -> None:
     if found != expected:
         wrong = ", ".join([*(f"{name} missing" for name in expected - found), *sorted(found - expected)][:5])
         raise BundleError(f"event {event.originator_version}'s fields are not a {type(event).__name__}'s: {wrong}")
+
+
+def _check_setup(started: Any) -> None:
+    """A foreign game's setup starts a game, and carries the kit whose hash it pins (a kit read before is not
+    read again for the same hash)."""
+    if started.originator_topic != Game.TOPIC:
+        raise BundleError(f"event 1 starts a {str(started.originator_topic)[:80]!r}, not a game")
+    if not isinstance(started.kit_document, dict) or canonical_hash(started.kit_document) != started.kit_hash:
+        raise BundleError(f"event 1's kit does not have the hash it pins ({str(started.kit_hash)[:80]})")
 
 
 def fold(mapper: Mapper[UUID], events: Sequence[StoredEvent]) -> tuple[Game, list[GameSnapshot]]:
@@ -194,6 +210,8 @@ def fold(mapper: Mapper[UUID], events: Sequence[StoredEvent]) -> tuple[Game, lis
             _check_fields(event)
             if (game is None) != isinstance(event, Game.Started):
                 raise BundleError(f"event {stored.originator_version}: a game starts with its setup, and only once")
+            if game is None:
+                _check_setup(event)
             game = event.mutate(game)
             if game.version % SNAPSHOT_INTERVAL == 0:
                 snapshots.append(GameSnapshot.take(game))
@@ -553,7 +571,10 @@ class ImportFileError(ValueError):
     """A file that cannot be imported, and why."""
 
     def __init__(self, path: Path, reason: Exception) -> None:
-        super().__init__(f"{path}: {reason}")
+        said = (
+            f"cannot read it: {reason.strerror.lower()}" if isinstance(reason, OSError) and reason.strerror else reason
+        )
+        super().__init__(f"{path}: {said}")
         self.path = path
         self.reason = reason
 

@@ -32,6 +32,8 @@ router = APIRouter(tags=["events"], responses=schemas.PROBLEMS)
 MSGPACK = "application/msgpack"
 PAGE = 100
 ACCESS_CHECK_SECONDS = 1.0
+# The digits of the largest event number, and more for leading zeros: a longer number is none.
+MAX_DIGITS = 40
 
 
 def event_out(
@@ -161,7 +163,7 @@ def resume_point(last_event_id: str | None) -> int:
     if last_event_id is None:
         return 0
     text = last_event_id.strip()
-    if not (text.isascii() and text.isdigit()) or int(text) > schemas.MAX_EVENT_NUMBER:
+    if not (text.isascii() and text.isdigit() and len(text) <= MAX_DIGITS) or int(text) > schemas.MAX_EVENT_NUMBER:
         raise ApiError(422, "invalid_request", f"Last-Event-ID {last_event_id!r} is not an event number")
     return int(text)
 

@@ -128,6 +128,10 @@ def _parsed_kit(text: str, label: str) -> Any:
     return parse_kit(json.loads(text), label=label)
 
 
+# No count of a board game's pieces, nor a coordinate of its board, is this large.
+KIT_NUMBER_LIMIT = 1000
+
+
 class KitReader:
     """Typed access to a kit's JSON document for the ruleset that parses it; every failure names the field."""
 
@@ -193,10 +197,14 @@ class KitReader:
         where: str = "",
         default: int | None = None,
     ) -> int:
+        """A whole number within `minimum` and `maximum`, and never beyond KIT_NUMBER_LIMIT either way: a kit counts
+        a game's pieces."""
         value = item.get(key, default)
         path = self._path(where, key)
         if not isinstance(value, int) or isinstance(value, bool):
             self.fail(path, f"must be a whole number, got {value!r}")
+        if not -KIT_NUMBER_LIMIT <= value <= KIT_NUMBER_LIMIT:
+            self.fail(path, f"must be within {KIT_NUMBER_LIMIT} either side of 0, got {value}")
         if minimum is not None and value < minimum:
             self.fail(path, f"must be at least {minimum}, got {value}")
         if maximum is not None and value > maximum:

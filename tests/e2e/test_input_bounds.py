@@ -25,10 +25,11 @@ import msgpack
 import pytest
 from fastapi.testclient import TestClient
 
+from api.app import too_large
 from evo_ledger import game as game_module
 from evo_ledger.codec import EXT_DATETIME, EXT_TUPLE, EXT_UUID, MAX_DEPTH, CodecError, pack, unpack, unpack_input
 from evo_ledger.game import stored_hash
-from evo_ledger.rules.kits import load_kit_document
+from evo_ledger.rules.kits import KitError, builtin_kit_names, canonical_hash, load_kit_document, parse_kit
 from projections.schema import READ_TABLES
 from tests.e2e.test_api import ADMIN, HAND_GAME, client_for, new_game
 from tests.support import child_env
@@ -74,6 +75,7 @@ MSGPACK_VALUES: dict[str, bytes] = {
     "a timestamp of 5 bytes": b"\xc7\x05\xff12345",
     "an array that says it holds 4 billion items": b"\xdd\xff\xff\xff\xff",
     "a string cut short": b"\xdb\x00\x10\x00\x00abc",
+    "a timestamp past the year 9999": b"\xc7\x0c\xff" + bytes(4) + (2**62).to_bytes(8, "big"),
     "bytes over the body's limit": bytes(msgpack.packb(b"x" * OVERSIZED)),
 }
 JSON_VALUES: dict[str, str] = {
@@ -257,7 +259,27 @@ def malformed_bundles(bundle: dict[str, Any], fields: list[dict[str, Any]]) -> d
     deep: Any = 1
     for _ in range(MAX_DEPTH + 2):
         deep = [deep]
+    endless_kit = {**started["kit_document"], "players": 10**12}
+    valid = unpack(rehashed(bundle, fields))
+    unhashable = {
+        f"an action of {name}": pack(
+            {
+                **valid,
+                "events": [
+                    valid["events"][0],
+                    [*valid["events"][1][:2], pack({**unpack(valid["events"][1][2]), "notation": value})],
+                ],
+            }
+        )
+        for name, value in (
+            ("NaN", float("nan")),
+            ("bytes", b"x"),
+            ("mixed keys", {1: 2, "a": 3}),
+            ("a tuple key", [{(1, 2): 1}]),
+        )
+    }
     return {
+        **unhashable,
         "unreadable event bytes": with_states(bundle, b"\xc1"),
         "an event that is a list": with_states(bundle, pack([1, 2])),
         "a list as a map key": with_states(bundle, b"\x81\x91\x01\x02"),
@@ -266,6 +288,12 @@ def malformed_bundles(bundle: dict[str, Any], fields: list[dict[str, Any]]) -> d
         "a setup with another field's type": rehashed(bundle, [{**started, "players": 7}, second]),
         "a setup with a field too many": rehashed(bundle, [{**started, "extra": 1}, second]),
         "a setup with a field missing": rehashed(bundle, [{k: v for k, v in started.items() if k != "kit"}, second]),
+        "a setup of a module's class": rehashed(bundle, [{**started, "originator_topic": "this:s"}, second]),
+        "a setup of no module": rehashed(bundle, [{**started, "originator_topic": "nosuchmodule:x"}, second]),
+        "a kit of 10**12 players": rehashed(bundle, [{**started, "kit_document": endless_kit}, second]),
+        "a kit of 10**12 players with its hash": rehashed(
+            bundle, [{**started, "kit_document": endless_kit, "kit_hash": canonical_hash(endless_kit)}, second]
+        ),
         "an action of a number, not a notation": rehashed(bundle, [started, {**second, "notation": 12}]),
         "an action first": rehashed(bundle, [second, second], {1: bundle["events"][1][0]}),
         "a setup twice": rehashed(bundle, [started, started], {2: bundle["events"][0][0]}),
@@ -279,11 +307,13 @@ def malformed_bundles(bundle: dict[str, Any], fields: list[dict[str, Any]]) -> d
 
 
 def test_malformed_bundles_answer_422_naming_what_is_wrong(client: TestClient) -> None:
+    assert "this" not in sys.modules
     bundle, fields = exported_bundle(client)
     assert client.post("/v1/games/import", content=rehashed(bundle, fields), headers=MSGPACK).status_code == 201
     for name, data in malformed_bundles(bundle, fields).items():
         answer = client.post("/v1/games/import", content=data, headers=MSGPACK)
         assert answer.status_code == 422 and answer.json()["code"] == "bundle_error", (name, answer.text)
+    assert "this" not in sys.modules
 
 
 # Limits: events per game, decode depth.
@@ -330,7 +360,7 @@ def test_a_last_event_id_of_digits_other_than_ascii_is_refused(served: tuple[str
     with httpx.Client(base_url=base, timeout=60) as http:
         created = http.post("/v1/games", json={"kit": "standin-e2-3p", "players": [{"name": n} for n in "abc"]})
         stream = f"/v1/games/{created.json()['game_id']}/stream"
-        for raw in ("²", "³", "¹", "١٢", "1e3", "-1"):
+        for raw in ("²", "³", "¹", "١٢", "1e3", "-1", "0" * 4400 + "1", "9" * 4400):
             for sent in {raw.encode("latin-1", "replace"), raw.encode("utf-8")}:
                 answer = http.get(stream, headers=[(b"last-event-id", sent)])
                 assert answer.status_code == 422 and answer.json()["code"] == "invalid_request", (sent, answer.text)
@@ -383,9 +413,27 @@ def test_every_page_says_what_it_may_load_and_that_no_site_frames_it(client: Tes
     assert headers["x-frame-options"] == "DENY" and headers["x-content-type-options"] == "nosniff"
 
 
-def test_shipped_assets_are_not_sniffed(client: TestClient) -> None:
+def test_shipped_assets_are_not_sniffed_and_a_page_opened_as_an_asset_keeps_its_policy(client: TestClient) -> None:
     for asset in ("/static/api.js", "/static/common.css", "/static/chartjs/chart.umd.min.js"):
         assert client.get(asset).headers["x-content-type-options"] == "nosniff", asset
+    for page in ("/static/viewer.html", "/static/games.html", "/static/dashboard.html"):
+        headers = client.get(page).headers
+        assert "frame-ancestors 'none'" in headers["content-security-policy"] and headers["x-frame-options"] == "DENY"
+
+
+def test_a_content_length_of_any_number_of_digits_is_weighed_without_reading_it_whole() -> None:
+    assert too_large(b"0" * 4400 + b"5", 1_000_000) is False
+    assert too_large(b"9" * 4400, 1_000_000) is True
+    assert too_large(b"1000001", 1_000_000) is True and too_large(b"1000000", 1_000_000) is False
+
+
+@pytest.mark.parametrize("kit", builtin_kit_names())
+def test_a_kit_counting_pieces_by_the_trillion_is_refused_at_once(kit: str) -> None:
+    document = load_kit_document(kit)[0]
+    players = document["players"]
+    endless = {**document, "players": {**players, "max": 10**12} if isinstance(players, dict) else 10**12}
+    with pytest.raises(KitError, match="within 1000"):
+        parse_kit(endless)
 
 
 def test_the_docs_page_allows_its_own_starting_script_only(client: TestClient) -> None:
