@@ -95,7 +95,8 @@ def game_id_of(game_id: str) -> UUID:
     try:
         return UUID(game_id)
     except ValueError:
-        raise ApiError(404, "unknown_game", f"no game {game_id!r}: a game id is a UUID") from None
+        whole = "the API takes a game's whole id (a UUID), as `/v1/games` lists it"
+        raise ApiError(404, "unknown_game", f"no game {game_id[:80]!r}: {whole}") from None
 
 
 def unknown_game(game: UUID) -> ApiError:

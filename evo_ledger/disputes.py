@@ -16,6 +16,7 @@ from evo_ledger.audit import CanonicalReport
 from evo_ledger.game import Game
 from evo_ledger.rules.base import Outcome, RuleViolation, Step
 from evo_ledger.rules.text import NotationError
+from evo_ledger.rules.words import counted
 
 EXPLANATION_FORMAT = "evo-ledger explanation"
 WHAT_IF_FORMAT = "evo-ledger what-if"
@@ -40,7 +41,8 @@ class WhatIfReport(CanonicalReport):
         what = f"event {change['event']} ({change['was']!r})"
         lines = [f"what if {what} were {repr(change['becomes']) if change['becomes'] else 'dropped'}:"]
         stop = data["branch"]["stopped_at"]
-        lines.append(f"  {data['branch']['actions_replayed']} later actions played again in the branch")
+        replayed = counted(data["branch"]["actions_replayed"], "later action")
+        lines.append(f"  {replayed} played again in the branch")
         if stop is not None:
             lines.append(f"  the branch stops at event {stop['event']} ({stop['action']!r}): {stop['reason']}")
         for label in ("recorded", "branch"):

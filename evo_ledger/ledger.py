@@ -75,6 +75,10 @@ class UnknownGame(LookupError):
         self.game_id = game_id
 
 
+# The games an ambiguous beginning of an id is told to match, at the most.
+AMBIGUOUS_SHOWN = 5
+
+
 class GameReferenceError(LookupError):
     """A reference that names no game, or more than one."""
 
@@ -469,8 +473,11 @@ class Ledger(Application[UUID]):
         if not wanted or any(c not in "0123456789abcdef-" for c in wanted):
             raise GameReferenceError(f"{reference!r} is not a game id (hexadecimal digits), nor 'last'")
         found = [game_id for game_id in self.game_ids() if str(game_id).startswith(wanted)]
-        if len(found) != 1:
-            raise GameReferenceError(f"{len(found) or 'no'} games have an id starting {reference!r}")
+        if not found:
+            raise GameReferenceError(f"no game has an id starting {reference!r} (`games` lists them)")
+        if len(found) > 1:
+            shown = ", ".join(map(str, found[:AMBIGUOUS_SHOWN])) + (", ..." if len(found) > AMBIGUOUS_SHOWN else "")
+            raise GameReferenceError(f"{len(found)} games have an id starting {reference!r}: {shown}; give more of it")
         return found[0]
 
     def save_games(self, games: Sequence[Game], expected: int = 0, also: Sequence[Any] = ()) -> list[Receipt]:

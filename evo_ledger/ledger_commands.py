@@ -14,12 +14,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
+from uuid import UUID
 
 from evo_ledger.audit import CLEAN
 from evo_ledger.checker import GameSetupError
 from evo_ledger.console import PlaySession, completer
 from evo_ledger.disputes import ExplanationReport, NotExplainable, WhatIfReport
 from evo_ledger.game import NothingToUndo
+from evo_ledger.last_game import remember, remembered
 from evo_ledger.ledger import GameReferenceError, Ledger, Receipt, UnknownGame, VersionConflict
 from evo_ledger.notation import GameFileError, parse_option_value
 from evo_ledger.rules import UnknownRuleset, marked_seats, rulesets, seat_options
@@ -27,6 +29,7 @@ from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.registry import DEFAULT_RULESET
 from evo_ledger.rules.text import NotationError
+from evo_ledger.rules.words import counted
 from evo_ledger.selfplay import NoSelfPlay, bot_names
 from evo_ledger.settings import Settings, SettingsError
 from evo_ledger.transfer import BUNDLE_SUFFIX, ImportFileError, export_bundle, export_notation, import_files
@@ -35,7 +38,7 @@ from evo_ledger.views import event_line, print_position, terminal_width
 EXIT_OK = 0
 EXIT_REFUSED = 1
 EXIT_BAD_INPUT = 2
-GAME_HELP = "a game id, the beginning of one, or 'last'"
+GAME_HELP = "a game id, the beginning of one, or 'last' (the game a command last stored or named)"
 
 
 def add_ledger_commands(commands: Any) -> None:
@@ -121,13 +124,28 @@ def run_ledger_command(args: argparse.Namespace, out: TextIO | None = None) -> i
     except BrokenPipeError:
         raise
     except BAD_INPUT as error:
-        print(f"evo-ledger {args.command}: {error}", file=sys.stderr)
+        print(f"evo-ledger {args.command}: {said(error)}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
 
-def counted(count: int, thing: str) -> str:
-    """`1 event`, `2 events`."""
-    return f"{count} {thing}" if count == 1 else f"{count} {thing}s"
+def said(error: Exception) -> str:
+    """An error in the command line's words: a file's error names the file and what is wrong with it."""
+    if isinstance(error, OSError) and error.strerror:
+        where = f"{error.filename}: " if error.filename else ""
+        return f"{where}{error.strerror.lower()}"
+    return str(error)
+
+
+def game_of(ledger: Ledger, reference: str) -> UUID:
+    """The game a command names, remembered as `last`; `last` is the game a command last stored or named in this
+    database (the game started last where none is remembered)."""
+    if reference.strip().lower() == "last":
+        game_id = remembered(ledger.settings)
+        if game_id is not None and ledger.stored_among([game_id]):
+            return game_id
+    game_id = ledger.find_game(reference)
+    remember(ledger.settings, game_id)
+    return game_id
 
 
 class CommandError(ValueError):
@@ -163,6 +181,7 @@ def new_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     marks = {spec.seat_mark: getattr(args, f"mark_{spec.seat_mark}") for spec in seat_options().values()}
     options.update(marked_seats(marks))
     receipt = ledger.create_game(args.ruleset, args.kit, players, options)
+    remember(ledger.settings, receipt.game_id)
     print(f"game {receipt.game_id}", file=out)
     print_receipt(receipt, out)
     return EXIT_OK
@@ -171,6 +190,7 @@ def new_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 def generate(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     marked = marked_counts(args)
     receipt = ledger.generate_game(args.players, args.bot, args.seed, args.ruleset, marked)
+    remember(ledger.settings, receipt.game_id)
     print(f"game {receipt.game_id}", file=out)
     print_receipt(receipt, out)
     return EXIT_OK
@@ -197,7 +217,7 @@ def parse_named_option(text: str) -> tuple[str, Any]:
 
 
 def record(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    game_id = ledger.find_game(args.game)
+    game_id = game_of(ledger, args.game)
     before = ledger.receipt(game_id).version
     receipt = ledger.record(game_id, args.actions, expected_version=args.expect)
     print_events(ledger, receipt, before, out)
@@ -205,13 +225,13 @@ def record(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def undo(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    receipt = ledger.undo(ledger.find_game(args.game), args.count, args.reason)
+    receipt = ledger.undo(game_of(ledger, args.game), args.count, args.reason)
     print_events(ledger, receipt, receipt.version - 1, out)
     return EXIT_OK
 
 
 def note(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    game_id = ledger.find_game(args.game)
+    game_id = game_of(ledger, args.game)
     about = args.about or ledger.receipt(game_id).version
     try:
         receipt = ledger.annotate(game_id, about, args.text)
@@ -233,7 +253,7 @@ def print_receipt(receipt: Receipt, out: TextIO) -> None:
 
 
 def show(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    game_id = ledger.find_game(args.game)
+    game_id = game_of(ledger, args.game)
     latest = ledger.receipt(game_id).version
     if args.at is not None and not 1 <= args.at <= latest:
         raise CommandError(f"--at {args.at}: the game has events 1 to {latest}")
@@ -242,7 +262,7 @@ def show(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def log(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    game_id = ledger.find_game(args.game)
+    game_id = game_of(ledger, args.game)
     rules, width = ledger.game(game_id).rules, terminal_width(out)
     for event in ledger.game_events(game_id):
         print(event_line(event, rules, width), file=out)
@@ -250,7 +270,7 @@ def log(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def audit_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    game_id = ledger.find_game(args.game)
+    game_id = game_of(ledger, args.game)
     if args.event is not None and args.event < 1:
         raise CommandError(f"--event {args.event}: events are numbered from 1")
     report = ledger.audit(game_id, up_to=args.event, expect_head=args.expect_head)
@@ -262,11 +282,11 @@ def audit_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def explain(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    return _write_report(ledger.explain(ledger.find_game(args.game), args.event), args.json, out)
+    return _write_report(ledger.explain(game_of(ledger, args.game), args.event), args.json, out)
 
 
 def what_if(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    report = ledger.what_if(ledger.find_game(args.game), args.event, args.replace)
+    report = ledger.what_if(game_of(ledger, args.game), args.event, args.replace)
     return _write_report(report, args.json, out)
 
 
@@ -294,6 +314,7 @@ def import_command(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int
             else:
                 print(f"{paths[stored]}: game {receipt.game_id}, {counted(receipt.version, 'event')}", file=out)
             stored += 1
+            remember(ledger.settings, receipt.game_id)
         progress.update(stored)
     progress.finish()
     return EXIT_OK
@@ -321,7 +342,7 @@ class Progress:
 
 
 def export(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    game_id = ledger.find_game(args.game)
+    game_id = game_of(ledger, args.game)
     data = export_bundle(ledger, game_id) if args.bundle else export_notation(ledger, game_id).encode("utf-8")
     if args.output is not None:
         args.output.write_bytes(data)
@@ -334,7 +355,7 @@ def export(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def play(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    session = PlaySession(ledger, ledger.find_game(args.game), input, out)
+    session = PlaySession(ledger, game_of(ledger, args.game), input, out)
     if sys.stdin.isatty():
         import readline  # noqa: PLC0415 (it takes over input() for the whole process: only at a terminal)
 

@@ -84,7 +84,8 @@ def event_sentence(event: Any, rules: AnyRuleset) -> str:
     if isinstance(event, Game.ConsequenceDerived):
         return rules.describe(consequence_kind(rules, event), event.data)
     if isinstance(event, Game.ActionsUndone):
-        return f"undone: events {', '.join(map(str, event.versions))} ({event.reason})"
+        events = "event" if len(event.versions) == 1 else "events"
+        return f"undone: {events} {', '.join(map(str, event.versions))} ({event.reason})"
     if isinstance(event, Game.AnnotationAdded):
         return f"note on event {event.about}: {event.text}"
     return WORD_BOUNDARY.sub(" ", type(event).__name__).lower()

@@ -31,7 +31,7 @@ def test_a_game_is_started_recorded_undone_noted_and_shown(database: str, capsys
     assert status == 0 and "    2  order ann ben cat" in out and "→ The cw token turns the climate wheel" in out
     assert "stored: event 5" in out
     status, out, _ = run(capsys, database, "undo", "last", "--reason", "wrong token")
-    assert status == 0 and "undone: events 4 (wrong token)" in out
+    assert status == 0 and "undone: event 4 (wrong token)" in out
     status, out, _ = run(capsys, database, "note", "last", "the token fell on the floor", "--about", "4")
     assert status == 0 and "note on event 4: the token fell on the floor" in out
     status, out, _ = run(capsys, database, "show", "last", "--at", "3")
@@ -62,7 +62,7 @@ def test_a_stale_expected_version_is_refused(database: str, capsys: pytest.Captu
     ("args", "message"),
     [
         (("show", "nope"), "'nope' is not a game id"),
-        (("show", "0123"), "no games have an id starting '0123'"),
+        (("show", "0123"), "no game has an id starting '0123'"),
         (("log", "last"), "there are no games yet"),
         (("new", "--kit", "no-such-kit", "--players", "ann", "ben", "cat"), "no-such-kit"),
         (("new", "--kit", "standin-e2-3p", "--players", "ann", "ben"), "not 2"),

@@ -107,7 +107,7 @@ def test_a_game_is_recorded_to_its_end_through_a_terminal(round_nine: tuple[str,
         terminal.type(rest[0].text + "\n")
         terminal.expect(r"stored: event \d+")
         terminal.type(":undo 1 misread the token\n")
-        terminal.expect(r"undone: events \d+ \(misread the token\)")
+        terminal.expect(r"undone: event \d+ \(misread the token\)")
         for line in rest:
             terminal.type(line.text + "\n")
             terminal.expect(r"stored: event \d+")

@@ -112,7 +112,7 @@ def awaited(state: State) -> str:
         case Phase.CLIMATE:
             return f"{state.first_player} to roll the climate die"
         case Phase.MOVEMENT:
-            return f"{player} to move ({state.movement_left} steps left)"
+            return f"{player} to move ({counted(state.movement_left, 'step')} left)"
         case Phase.BIRTHS:
             return f"{player} to place a baby ({state.births_left} eggs left)"
         case Phase.SURVIVAL:

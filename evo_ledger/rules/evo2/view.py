@@ -6,6 +6,7 @@ from evo_ledger.rules.base import AuctionItem, Layout, StateView
 from evo_ledger.rules.evo2 import auction, survival
 from evo_ledger.rules.evo2.state import ATTACK_ROLL, ESCAPE, Pending, Phase, PlayerState, State
 from evo_ledger.rules.hexisland.kitmap import board_spaces
+from evo_ledger.rules.words import counted
 
 # Genes every species starts with on its sheet, shown as totals.
 SHEET_GENES = ("legs", "eggs")
@@ -72,7 +73,7 @@ def awaited(state: State) -> str:
         case Phase.INITIATIVE:
             return "adrenaline rush to be placed, or the phase to be passed"
         case Phase.MOVEMENT:
-            return f"{state.current_player} to move ({state.movement_left} steps left)"
+            return f"{state.current_player} to move ({counted(state.movement_left, 'step')} left)"
         case Phase.BIRTH:
             return f"{state.current_player} to give birth or pass"
         case Phase.SURVIVAL:
