@@ -1,56 +1,124 @@
-"""The README's five-minute tour runs as written: each command in order, in an empty folder beside the shipped
-replays, exits 0 (or 1 where the README shows a refusal, with that refusal); `play`, interactive, is left out."""
+"""The README as a newcomer follows it, in one folder: the set-up's main job, then the five-minute tour, then "Over
+HTTP", command by command in one shell, each output compared with the README's.
+
+The folder's `.venv` is this suite's own environment (the set-up's install steps are the suite's), so the README's
+commands run as written. In what the README shows after a command, a line `...` stands for any lines, `...` within
+a line for any text, and ids and hashes for any of their kind; a command that assigns `GAME` and `TOKEN` takes the
+game id and recorder token of the answer before it, as a reader copies them; `play`, interactive, is left out."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
-import shlex
+import socket
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from tests.support import ROOT, child_env
 
-EVO_LEDGER = Path(sys.executable).parent / "evo-ledger"
+MAIN_JOB_STEPS_AFTER_INSTALL = 2
+UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+WILDCARDS = {UUID: UUID, r"[0-9a-f]{64}": r"[0-9a-f]{64}", r"\.\.\.": r"[^\n]*"}
+TOKEN_PART = re.compile("|".join(f"(?:{pattern})" for pattern in WILDCARDS))
+README_PORT = "8000"
 
 
-def tour_steps() -> list[tuple[str, str | None]]:
-    """Each command of the tour, with the refusal the README shows after it (None: it succeeds)."""
-    readme = (ROOT / "README.md").read_text()
-    tour = readme.split("## A five-minute tour", 1)[1].split("\n## ", 1)[0]
-    steps: list[tuple[str, str | None]] = []
-    for block in re.findall(r"```text\n(.+?)\n```", tour, flags=re.DOTALL):
-        lines = block.splitlines()
-        for index, line in enumerate(lines):
+@dataclass(frozen=True)
+class Step:
+    command: str
+    shown: list[str]
+
+    @property
+    def refused(self) -> bool:
+        return any(line.startswith("refused:") for line in self.shown)
+
+
+def readme_section(title: str) -> str:
+    return (ROOT / "README.md").read_text().split(f"## {title}", 1)[1].split("\n## ", 1)[0]
+
+
+def steps_of(section: str) -> list[Step]:
+    """Each command of the section's text blocks, with the lines the README shows after it."""
+    steps: list[Step] = []
+    for block in re.findall(r"```text\n(.+?)\n```", section, flags=re.DOTALL):
+        for line in block.splitlines():
             if line.startswith("$ "):
-                following = lines[index + 1] if index + 1 < len(lines) else ""
-                refusal = following if following.startswith("refused") else None
-                steps.append((line.removeprefix("$ ").split("  #", 1)[0].strip(), refusal))
+                steps.append(Step(re.split(r"\s{2,}# ", line.removeprefix("$ "), maxsplit=1)[0].strip(), []))
+            else:
+                steps[-1].shown.append(line.rstrip())
     return steps
 
 
-def test_the_readmes_tour_runs_as_written(tmp_path: Path) -> None:
-    (tmp_path / "replays").symlink_to(ROOT / "replays")
-    env = {key: value for key, value in child_env().items() if key != "EVO_LEDGER_DATABASE"}
-    steps = tour_steps()
-    assert len(steps) >= 8
-    for command, refusal in steps:
-        words = shlex.split(command)
-        assert words[0] == "evo-ledger", command
-        if words[1] == "play":
+def shown_pattern(shown: list[str]) -> re.Pattern[str]:
+    """What the README shows as a pattern over the whole output."""
+    parts = []
+    for line in shown:
+        if line.strip() == "...":
+            parts.append(r"(?:[^\n]*\n)*?")
             continue
-        done = subprocess.run(
-            [str(EVO_LEDGER), *words[1:]],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
+        pieces, last = [], 0
+        for found in TOKEN_PART.finditer(line):
+            pieces += [re.escape(line[last : found.start()]), wildcard(found.group())]
+            last = found.end()
+        parts.append("".join([*pieces, re.escape(line[last:])]) + r"\n")
+    return re.compile("".join(parts))
+
+
+def wildcard(text: str) -> str:
+    return next(replacement for pattern, replacement in WILDCARDS.items() if re.fullmatch(pattern, text))
+
+
+def free_port() -> str:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return str(probe.getsockname()[1])
+
+
+def shell_line(number: int, step: Step, port: str) -> str:
+    """The step as the script runs it: its output and exit status kept apart, a server started in the background
+    and waited for, GAME and TOKEN taken from the answer before."""
+    command = step.command.replace(f"localhost:{README_PORT}", f"localhost:{port}")
+    command = command.replace(f"--port {README_PORT}", f"--port {port}")
+    if command.startswith("evo-ledger play"):
+        command = "true"
+    elif command.startswith("GAME="):
+        read = f"python3 -c \"import json; print(json.load(open('step-{number - 1}.out'))[{{}}])\""
+        command = f"GAME=$({read.format(repr('game_id'))}) TOKEN=$({read.format(repr('recorder_token'))})"
+    if command.endswith("&"):
+        wait = f"for _ in $(seq 300); do curl -s localhost:{port}/health > /dev/null && break; sleep 0.1; done"
+        return (
+            f"{command.removesuffix('&')} > server.log 2>&1 &\n{wait}\necho 0 > step-{number}.rc; : > step-{number}.out"
         )
-        if refusal is None:
-            assert done.returncode == 0, (command, done.stderr)
-        else:
-            assert done.returncode == 1 and refusal in done.stdout + done.stderr, (command, done.stderr)
+    return f"{command} > step-{number}.out 2>&1; echo $? > step-{number}.rc"
+
+
+def test_the_readmes_set_up_tour_and_http_section_run_in_one_folder_as_shown(tmp_path: Path) -> None:
+    (tmp_path / "replays").symlink_to(ROOT / "replays")
+    (tmp_path / ".venv").symlink_to(Path(sys.prefix))
+    main_job = re.findall(r"```sh\n(.+?)\n```", readme_section("Set-up"))[0].split(" && ")
+    assert main_job[:MAIN_JOB_STEPS_AFTER_INSTALL] == ["python3 -m venv .venv", ".venv/bin/pip install -e ."]
+    steps = steps_of(readme_section("A five-minute tour")) + steps_of(readme_section("Over HTTP"))
+    assert len(steps) >= 15 and steps[0].command == ". .venv/bin/activate"
+    port = free_port()
+    script = [
+        "set -u",
+        "{ " + " && ".join(main_job[MAIN_JOB_STEPS_AFTER_INSTALL:]) + "; } > main-job.out 2>&1; echo $? > main-job.rc",
+        *(shell_line(number, step, port) for number, step in enumerate(steps)),
+        "kill %1 2> /dev/null; wait",
+    ]
+    env = {key: value for key, value in child_env().items() if key not in ("EVO_LEDGER_DATABASE", "VIRTUAL_ENV")}
+    subprocess.run(["bash", "-c", "\n".join(script)], cwd=tmp_path, env=env, timeout=400, check=True)
+    main_job_output = (tmp_path / "main-job.out").read_text()
+    assert (tmp_path / "main-job.rc").read_text().strip() == "0", main_job_output
+    assert main_job_output.count("events\n") >= 2 * len(list((ROOT / "replays").glob("*.evo")))
+    assert "event 200 · millennium" in main_job_output  # the last file's game: a trait-card game
+    for number, step in enumerate(steps):
+        output = "".join(f"{line.rstrip()}\n" for line in (tmp_path / f"step-{number}.out").read_text().splitlines())
+        status = int((tmp_path / f"step-{number}.rc").read_text())
+        assert status == (1 if step.refused else 0), (step.command, output)
+        assert shown_pattern(step.shown).fullmatch(output), (step.command, output, step.shown)
+    assert json.loads((tmp_path / f"step-{len(steps) - 1}.out").read_text())["verdict"] == "clean"
     assert os.path.isfile(tmp_path / "evo-ledger.sqlite")
