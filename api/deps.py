@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Annotated, TypeVar
 from uuid import UUID
@@ -14,7 +13,6 @@ from pydantic import BaseModel, ValidationError
 
 from api.errors import ApiError
 from evo_ledger.access import GameAccess
-from evo_ledger.game import Game
 from evo_ledger.ledger import Ledger
 
 Body = TypeVar("Body", bound=BaseModel)
@@ -143,41 +141,3 @@ def lost_access(reader: Reader, access: GameAccess | None) -> str | None:
 
 
 ReaderDep = Annotated[Reader, Depends(reader)]
-
-
-@dataclass(frozen=True)
-class Visibility:
-    """What of a game's log a reader may see. `shown`: the hidden actions it sees (None: all of them); `hidden`:
-    the others, by event, with their player and notation; `withheld_from`: the first event whose hash it may not
-    have (an action hidden from it that the chain covers directly, stored before hidden actions carried a salted
-    commitment: every later hash could be used to try the few actions it could be), and those hashes."""
-
-    shown: Container[int] | None
-    hidden: dict[int, tuple[str, str]]
-    withheld_from: int | None = None
-    withheld_hashes: frozenset[str] = frozenset()
-
-
-def visibility(reader: Reader, ledger: Ledger, game: Game) -> Visibility:
-    if reads_hidden(reader, game):
-        return Visibility(None, {})
-    shown = set(game.revealed_versions())
-    hidden: dict[int, tuple[str, str]] = {}
-    withheld_from, withheld = None, set()
-    for event in ledger.game_events(game.id):
-        version, owner = event.originator_version, getattr(event, "visible_only_to", None)
-        if owner is not None and version not in shown:
-            if owner == reader.seat:
-                shown.add(version)
-            else:
-                hidden[version] = (owner, event.notation)
-                if withheld_from is None and getattr(event, "action_commitment", None) is None:
-                    withheld_from = version
-        if withheld_from is not None:
-            withheld.add(event.hash)
-    return Visibility(shown, hidden, withheld_from, frozenset(withheld))
-
-
-def reads_hidden(reader: Reader, game: Game) -> bool:
-    """What the rules keep hidden is shown to the recorder, and to everyone once the game is over."""
-    return reader.sees_all or game.rules.outcome(game.state) is not None

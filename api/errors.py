@@ -16,6 +16,7 @@ from evo_ledger.disputes import NotExplainable
 from evo_ledger.game import GameTooLong
 from evo_ledger.ledger import Contention, GameReferenceError, IdempotencyKeyReused, UnknownGame, VersionConflict
 from evo_ledger.notation import GameFileError
+from evo_ledger.readers import HiddenEvent, HiddenFacts
 from evo_ledger.rules import UnknownRuleset
 from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kits import KitError
@@ -55,6 +56,7 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
     UnknownRuleset: (422, "setup_error"),
     KitError: (422, "kit_error"),
     BundleError: (422, "bundle_error"),
+    HiddenEvent: (404, "hidden_event"),
     GameTooLong: (422, "game_too_long"),
     NotExplainable: (422, "not_explainable"),
     WriterProcessLost: (503, "writer_restarted"),
@@ -69,6 +71,10 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RecorderRefused)
     def recorder_refused(_: Request, error: RecorderRefused) -> JSONResponse:
         return problem(401 if isinstance(error, TokenRequired) else 403, error.code, str(error))
+
+    @app.exception_handler(HiddenFacts)
+    def hidden_facts(_: Request, error: HiddenFacts) -> JSONResponse:
+        return problem(403, error.code, str(error))
 
     @app.exception_handler(RuleViolation)
     def rule_violation(_: Request, violation: RuleViolation) -> JSONResponse:

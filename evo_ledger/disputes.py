@@ -9,7 +9,7 @@ canonical reports carrying their hash, like the audit's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from evo_ledger.audit import CanonicalReport
@@ -121,7 +121,13 @@ def _undone_rolls_between(game: Game, events: Sequence[Any], span: tuple[int, in
     ]
 
 
-def what_if(game: Game, events: Sequence[Any], version: int, replacement: str | None) -> WhatIfReport:
+def what_if(
+    game: Game,
+    events: Sequence[Any],
+    version: int,
+    replacement: str | None,
+    told: Callable[[RuleViolation], str] = str,
+) -> WhatIfReport:
     """The game folded again with action `version` replaced by `replacement` (dropped if None), the later
     actions played on after it while the rules allow them; the branch's standings beside the recorded game's at
     the same point: its end, or the action the branch stopped before."""
@@ -131,13 +137,13 @@ def what_if(game: Game, events: Sequence[Any], version: int, replacement: str | 
     rules = game.rules
     state = game_steps(game, index + 1)[index].before
     if replacement is not None:
-        state = _replaced(rules, state, replacement)
+        state = _replaced(rules, state, replacement, told)
     replayed, stopped, recorded = 0, None, game.state
     for later_version, notation, _ in game.history[index + 1 :]:
         try:
             state = rules.apply(state, rules.parse_action(notation)).state
         except RuleViolation as violation:
-            stopped = {"event": later_version, "action": notation, "reason": str(violation)}
+            stopped = {"event": later_version, "action": notation, "reason": told(violation)}
             at = index + 1 + replayed
             recorded = game_steps(game, at + 1)[at].before
             break
@@ -154,10 +160,12 @@ def what_if(game: Game, events: Sequence[Any], version: int, replacement: str | 
     )
 
 
-def _replaced(rules: Any, state: Any, notation: str) -> Any:
+def _replaced(rules: Any, state: Any, notation: str, told: Callable[[RuleViolation], str]) -> Any:
     try:
         return rules.apply(state, rules.parse_action(notation)).state
-    except (RuleViolation, NotationError) as refusal:
+    except RuleViolation as refusal:
+        raise NotExplainable(f"replace: {notation!r} is not legal where the event stood: {told(refusal)}") from None
+    except NotationError as refusal:
         raise NotExplainable(f"replace: {notation!r} is not legal where the event stood: {refusal}") from None
 
 

@@ -34,7 +34,7 @@ from evo_ledger.disputes import ExplanationReport, WhatIfReport, explain_event, 
 from evo_ledger.game import SNAPSHOT_INTERVAL, Game, seed_commitment
 from evo_ledger.game_logs import GameLogs
 from evo_ledger.rules import get_ruleset
-from evo_ledger.rules.base import OptionValue, resolve_options
+from evo_ledger.rules.base import OptionValue, RuleViolation, resolve_options
 from evo_ledger.rules.kits import load_kit_document, ruleset_for_kit
 from evo_ledger.rules.registry import DEFAULT_RULESET
 from evo_ledger.seal import Sealer, SealingMapper
@@ -440,9 +440,12 @@ class Ledger(Application[UUID]):
         `event` belongs to (evo_ledger.disputes)."""
         return explain_event(self.game(game_id), self.game_events(game_id), event)
 
-    def what_if(self, game_id: UUID, event: int, replacement: str | None) -> WhatIfReport:
-        """The game in a branch where the action at `event` is replaced (dropped if None); the log is untouched."""
-        return what_if(self.game(game_id), self.game_events(game_id), event, replacement)
+    def what_if(
+        self, game_id: UUID, event: int, replacement: str | None, told: Callable[[RuleViolation], str] = str
+    ) -> WhatIfReport:
+        """The game in a branch where the action at `event` is replaced (dropped if None); the log is untouched.
+        A refusal in the branch is reported as `told` words it (for a reader: what it may see of it)."""
+        return what_if(self.game(game_id), self.game_events(game_id), event, replacement, told)
 
     def stored_events(self, game_id: UUID) -> list[StoredEvent]:
         return list(self.recorder.select_events(game_id))

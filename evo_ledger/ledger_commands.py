@@ -24,6 +24,17 @@ from evo_ledger.game import NothingToUndo
 from evo_ledger.last_game import remember, remembered
 from evo_ledger.ledger import GameReferenceError, Ledger, Receipt, UnknownGame, VersionConflict
 from evo_ledger.notation import GameFileError, parse_option_value
+from evo_ledger.readers import (
+    HiddenEvent,
+    HiddenFacts,
+    Seen,
+    branch_for,
+    check_shown,
+    reader_named,
+    report_for,
+    sentence_for,
+    visibility,
+)
 from evo_ledger.rules import UnknownRuleset, marked_seats, rulesets, seat_options
 from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kits import KitError
@@ -64,7 +75,8 @@ def add_ledger_commands(commands: Any) -> None:
     note.add_argument("--about", type=int, metavar="EVENT", help="the event (the latest if left out)")
     show = _command(commands, "show", "the game after an event: whose turn, the players, the island", game=True)
     show.add_argument("--at", type=int, metavar="EVENT", help="the event to stop after (the latest if left out)")
-    _command(commands, "log", "the game's events, numbered", game=True)
+    add_reader(show)
+    add_reader(_command(commands, "log", "the game's events, numbered", game=True))
     _command(commands, "games", "the games in the ledger, oldest first")
     imports = _command(commands, "import", f"store game files (.evo) and bundles ({BUNDLE_SUFFIX}) as new games")
     imports.add_argument("files", nargs="+", type=Path, metavar="FILE")
@@ -96,6 +108,7 @@ def add_ledger_commands(commands: Any) -> None:
                        "belongs to: a combat, a survival phase, an auction...", game=True)  # fmt: skip
     explain.add_argument("event", type=int, metavar="EVENT", help="the event's number in the game's log")
     explain.add_argument("--json", action="store_true", help="the explanation as canonical JSON, with its hash")
+    add_reader(explain)
     branch = _command(commands, "what-if", "fold the game again with one action replaced or dropped, in a branch "
                       "(the log is not touched), and compare the standings", game=True)  # fmt: skip
     branch.add_argument("event", type=int, metavar="EVENT", help="the action's event number in the game's log")
@@ -103,6 +116,21 @@ def add_ledger_commands(commands: Any) -> None:
     change.add_argument("--replace", metavar="ACTION", help="the action, in notation, to put in its place")
     change.add_argument("--drop", action="store_true", help="leave the action out")
     branch.add_argument("--json", action="store_true", help="the report as canonical JSON, with its hash")
+    add_reader(branch)
+
+
+def add_reader(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--as", dest="reader", metavar="SEAT",
+        help="answer as a seat (a player's name) or 'public' would be answered over HTTP (default: the recorder)",
+    )  # fmt: skip
+
+
+def reader_of(ledger: Ledger, game_id: UUID, args: argparse.Namespace) -> Seen:
+    try:
+        return reader_named(args.reader, ledger.game(game_id).player_names)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
 
 
 def _command(commands: Any, name: str, summary: str, game: bool = False) -> argparse.ArgumentParser:
@@ -161,7 +189,7 @@ def event_hash_text(text: str) -> str:
 
 BAD_INPUT = (
     CommandError, GameReferenceError, UnknownGame, NotationError, GameFileError, GameSetupError, ImportFileError,
-    KitError, SetupError, UnknownRuleset, SettingsError, NotExplainable, NoSelfPlay, OSError,
+    KitError, SetupError, UnknownRuleset, SettingsError, NotExplainable, NoSelfPlay, HiddenFacts, HiddenEvent, OSError,
 )  # fmt: skip
 
 
@@ -253,7 +281,9 @@ def print_receipt(receipt: Receipt, out: TextIO) -> None:
 
 
 def show(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    """The position names no hidden fact: it is the same for every reader (`--as` is checked all the same)."""
     game_id = game_of(ledger, args.game)
+    reader_of(ledger, game_id, args)
     latest = ledger.receipt(game_id).version
     if args.at is not None and not 1 <= args.at <= latest:
         raise CommandError(f"--at {args.at}: the game has events 1 to {latest}")
@@ -263,9 +293,10 @@ def show(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 def log(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     game_id = game_of(ledger, args.game)
-    rules, width = ledger.game(game_id).rules, terminal_width(out)
+    game = ledger.game(game_id)
+    seen, width = visibility(reader_of(ledger, game_id, args), ledger, game), terminal_width(out)
     for event in ledger.game_events(game_id):
-        print(event_line(event, rules, width), file=out)
+        print(event_line(event, game.rules, width, sentence_for(seen, event, game.rules)), file=out)
     return EXIT_OK
 
 
@@ -282,12 +313,17 @@ def audit_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def explain(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    return _write_report(ledger.explain(game_of(ledger, args.game), args.event), args.json, out)
+    game_id = game_of(ledger, args.game)
+    seen = visibility(reader_of(ledger, game_id, args), ledger, ledger.game(game_id))
+    check_shown(seen, args.event)
+    return _write_report(report_for(ledger.explain(game_id, args.event), seen), args.json, out)
 
 
 def what_if(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    report = ledger.what_if(game_of(ledger, args.game), args.event, args.replace)
-    return _write_report(report, args.json, out)
+    game_id = game_of(ledger, args.game)
+    game, reader = ledger.game(game_id), reader_of(ledger, game_id, args)
+    check_shown(visibility(reader, ledger, game), args.event)
+    return _write_report(branch_for(reader, ledger, game, args.event, args.replace), args.json, out)
 
 
 def _write_report(report: ExplanationReport | WhatIfReport, as_json: bool, out: TextIO) -> int:

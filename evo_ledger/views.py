@@ -63,10 +63,11 @@ def occupant_marks(players: Iterable[str]) -> dict[str, str]:
     return {name: str(seat) for seat, name in enumerate(names, start=1)}
 
 
-def event_line(event: Any, rules: AnyRuleset, width: int | None = None) -> str:
-    """One event of a game's log, after its number; wrapped at word boundaries to `width` when one is given."""
+def event_line(event: Any, rules: AnyRuleset, width: int | None = None, sentence: str | None = None) -> str:
+    """One event of a game's log (its `sentence`, the log's own by default), after its number; wrapped at word
+    boundaries to `width` when one is given."""
     arrow = "  → " if isinstance(event, Game.ConsequenceDerived) else ""
-    line = f"{event.originator_version:>5}  {arrow}{event_sentence(event, rules)}"
+    line = f"{event.originator_version:>5}  {arrow}{sentence or event_sentence(event, rules)}"
     if width is None:
         return line
     return textwrap.fill(line, width, subsequent_indent=" " * CONTINUATION, break_long_words=False)

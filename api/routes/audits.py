@@ -9,10 +9,11 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 
 from api import schemas
-from api.deps import LedgerDep, Reader, ReaderDep, Visibility, visibility
+from api.deps import LedgerDep, Reader, ReaderDep
 from api.errors import ApiError
 from evo_ledger.audit import CanonicalReport
 from evo_ledger.ledger import Ledger
+from evo_ledger.readers import Visibility, branch_for, check_shown, report_for, visibility
 
 router = APIRouter(tags=["audit"], responses=schemas.PROBLEMS)
 Report = TypeVar("Report", bound=CanonicalReport)
@@ -37,7 +38,7 @@ def audit(
     every action and consequence by the rules, and a receipt's head. The verdict is `clean`, `damaged` or
     `rules changed`; the first divergence names its event. The report carries its own hash."""
     seen = visibility(reader, ledger, ledger.game(reader.game_id))
-    return report_response(for_reader(ledger.audit(reader.game_id, up_to=event, expect_head=expect_head), seen))
+    return report_response(report_for(ledger.audit(reader.game_id, up_to=event, expect_head=expect_head), seen))
 
 
 EventNumber = Annotated[
@@ -54,7 +55,7 @@ def explain(reader: ReaderDep, ledger: LedgerDep, event: EventNumber) -> Respons
     """Why the rules decided as they did about the part of the game (a combat, a survival phase...) the event
     belongs to: every number they used, as data and in words. 422 `not_explainable` for any other event."""
     seen = not_hidden(reader, ledger, event)
-    return report_response(for_reader(ledger.explain(reader.game_id, event), seen))
+    return report_response(report_for(ledger.explain(reader.game_id, event), seen))
 
 
 @router.get(
@@ -73,24 +74,19 @@ def what_if(
 ) -> Response:
     """The game folded again in a branch with the event's action replaced or dropped, the later actions played
     on while the rules allow them, and the recorded and the branch's standings side by side. The log is never
-    touched."""
+    touched. A replacement whose legality rests on facts hidden from the reader (another seat's hand, a peek) is
+    refused with 403 `hidden_facts`; a refusal in the branch is told as the reader may see it."""
     if (replace is None) == (not drop):
         raise ApiError(422, "invalid_request", "give either replace=ACTION or drop=true")
-    seen = not_hidden(reader, ledger, event)
-    return report_response(for_reader(ledger.what_if(reader.game_id, event, replace), seen))
-
-
-def for_reader(report: Report, seen: Visibility) -> Report:
-    """The report with what the reader may not see left out, and said to be (`left_out` in the report)."""
-    return report.left_out(seen.hidden, seen.withheld_hashes)
+    not_hidden(reader, ledger, event)
+    return report_response(branch_for(reader, ledger, ledger.game(reader.game_id), event, replace))
 
 
 def not_hidden(reader: Reader, ledger: Ledger, event: int) -> Visibility:
-    """What the reader may see of the game, refused if `event` is an action hidden from it: that is neither
-    explained nor branched from for it."""
+    """What the reader may see of the game, refused (404 `hidden_event`) if `event` is an action hidden from it:
+    that is neither explained nor branched from for it."""
     seen = visibility(reader, ledger, ledger.game(reader.game_id))
-    if event in seen.hidden:
-        raise ApiError(404, "hidden_event", f"event {event} is an action hidden from this reader until it is revealed")
+    check_shown(seen, event)
     return seen
 
 

@@ -18,15 +18,15 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.responses import Response, StreamingResponse
 
 from api import schemas
-from api.deps import LedgerDep, Reader, ReaderDep, game_seen_by, lost_access, reads_hidden, token_of, visibility
+from api.deps import LedgerDep, Reader, ReaderDep, game_seen_by, lost_access, token_of
 from api.errors import ApiError
 from api.routes.games import GAME_CREATED, result_of
 from evo_ledger.access import leave_out, new_token
 from evo_ledger.codec import pack
 from evo_ledger.ledger import Ledger, Receipt
+from evo_ledger.readers import Visibility, hidden_from, reads_hidden, sentence_for, visibility
 from evo_ledger.rules import AnyRuleset
 from evo_ledger.transfer import bundle_game, export_bundle, export_notation, notation_game, store_game
-from evo_ledger.views import event_sentence
 
 router = APIRouter(tags=["events"], responses=schemas.PROBLEMS)
 MSGPACK = "application/msgpack"
@@ -42,15 +42,15 @@ def event_out(
     """The event as JSON, with the sentence the log gives it; with `shown`, a hidden action not among those
     versions shows only whose it is; from event `withheld_from` on, hashes are left out (`Visibility`)."""
     fields = {k: v for k, v in vars(event).items() if k not in ("originator_id", "originator_version", "timestamp")}
-    owner = getattr(event, "visible_only_to", None)
-    hidden = owner is not None and shown is not None and event.originator_version not in shown
+    seen = Visibility(shown, {})
+    hidden = hidden_from(seen, event)
     fields = leave_out(fields, event.originator_version, hidden, withheld_from)
     return schemas.Event(
         number=event.originator_version,
         kind=type(event).__name__,
         topic=get_topic(type(event)),
         timestamp=event.timestamp.isoformat(),
-        text=f"an action of {owner}, hidden from this reader" if hidden else event_sentence(event, rules),
+        text=sentence_for(seen, event, rules),
         fields=jsonable_encoder(fields),
         hidden=hidden,
     )

@@ -22,15 +22,14 @@ from api.deps import (
     game_id_of,
     is_admin,
     json_body,
-    reads_hidden,
     require_admin,
     token_of,
-    visibility,
 )
 from api.errors import ApiError
 from evo_ledger.access import HiddenGame, check_recorder, new_token
 from evo_ledger.game import Game
 from evo_ledger.ledger import AppendRequest, Idempotency, Ledger
+from evo_ledger.readers import legal_for, visibility
 from evo_ledger.rules import marked_seats
 from evo_ledger.rules.base import Outcome
 from evo_ledger.writer import NewGame, Writer
@@ -291,17 +290,13 @@ def result_of(outcome: Outcome | None) -> list[dict[str, Any]] | None:
 @router.get("/games/{game_id}/legal", response_model=schemas.LegalActions, operation_id="legal_actions")
 def legal_actions(reader: ReaderDep, ledger: LedgerDep) -> schemas.LegalActions:
     """The actions the rules allow now, where they can be listed (not card draws or peeks). A reader who may not see
-    every hidden fact is not shown the hidden actions, nor those only a held card allows but its own seat's. Where
+    every hidden fact is not shown the hidden actions, nor those whose legality rests on another seat's hidden
+    facts (a held card, a peek). Where
     the rules decide themselves for a seat they run (an Autosaur), `advice` offers that decision: recording its
     first action confirms it."""
     game = ledger.game(reader.game_id)
     rules = game.rules
-    actions = [
-        rules.format_action(action)
-        for action in rules.legal_actions(game.state)
-        if reads_hidden(reader, game)
-        or (rules.visible_only_to(action) is None and rules.holder_of(action) in (None, reader.seat))
-    ]
+    actions = legal_for(reader, game)
     advice = rules.advice(game.state)
     offered = None
     if advice is not None:

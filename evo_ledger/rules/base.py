@@ -21,16 +21,21 @@ class RuleViolation(Exception):
     """An action the rules refuse. `ruling` is the id in RULINGS.md that forbids it; None when the action names
     something the game does not have (a space not on the island, a player not at the table)."""
 
-    def __init__(self, ruling: str | None, message: str, waivable: bool = False) -> None:
+    def __init__(self, ruling: str | None, message: str, waivable: bool = False, public: str | None = None) -> None:
         super().__init__(f"[{ruling}] {message}" if ruling else message)
         self.ruling = ruling
         self.message = message
         self.waivable = waivable
         """True when a played card may override the rule (never for what would break the board itself)."""
+        self.public = public
+        """For a refusal that rests on a player's hidden facts (a hand, a peek): what a reader who may not see them
+        is told, the same whatever they are. None: the refusal rests on what everyone sees."""
 
     def in_batch(self, place: int, size: int, action: str) -> RuleViolation:
         """The same refusal, naming the action's place in the batch it came in."""
-        return RuleViolation(self.ruling, f"action {place} of {size} ({action!r}): {self.message}", self.waivable)
+        where = f"action {place} of {size} ({action!r})"
+        public = None if self.public is None else f"{where}: {self.public}"
+        return RuleViolation(self.ruling, f"{where}: {self.message}", self.waivable, public)
 
 
 class SetupError(ValueError):
@@ -452,6 +457,11 @@ class Ruleset(Protocol[StateT, ActionT, KitT]):
         """The player whose hidden holding `action`, listed as a legal action, would show (a card that only its
         holder may play), None when the listing shows nothing hidden."""
         return None
+
+    def rests_on(self, state: StateT, action: ActionT) -> str | None:
+        """The player whose hidden facts the action's legality rests on here (a held card, a peek): listing it as
+        legal, or refusing it, would show them. By default, the holder the action alone shows."""
+        return self.holder_of(action)
 
     def public_state(self, state: StateT) -> dict[str, Any]:
         """The state as `snapshot_state` gives it, less what the rules keep from all but one player."""

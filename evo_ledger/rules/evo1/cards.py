@@ -54,7 +54,9 @@ def spec_of(state: State, card: str) -> CardSpec:
 def check_play(state: State, play: PlayCard) -> None:
     spec = spec_of(state, play.card)
     if play.card not in state.seats[play.player].hand:
-        raise RuleViolation("E1-23", f"{play.player} does not hold {play.card}")
+        raise RuleViolation(
+            "E1-23", f"{play.player} does not hold {play.card}", public=f"{play.player} cannot play that card now"
+        )
     if state.turn <= 2:
         raise RuleViolation("E1-23", f"no event card may be played in turns 1 and 2; this is turn {state.turn}")
     if not state.cards:

@@ -32,7 +32,11 @@ def check_play(state: State, action: PlayCard) -> None:
     if holder.event_cards < 1:
         raise RuleViolation("E2-15", f"{action.player} holds no event card")
     if action.card not in holder.named_cards and unnamed_cards(state, action.player) < 1:
-        raise RuleViolation("E2-15", f"{action.player} holds {', '.join(holder.named_cards)}, not {action.card}")
+        raise RuleViolation(
+            "E2-15",
+            f"{action.player} holds {', '.join(holder.named_cards)}, not {action.card}",
+            public=f"{action.player} cannot play that card now",
+        )
     for effect in action.effects:
         check_effect(state, action.player, effect)
     definition = state.kit.cards.get(action.card)

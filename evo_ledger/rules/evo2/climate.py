@@ -38,7 +38,9 @@ def meteorite_rounds(state: State) -> range:
 def check_climate(state: State, action: RevealClimate) -> None:
     if state.peeked is not None and action.token != state.peeked:
         raise RuleViolation(
-            "E2-16", f"sixth sense saw {state.peeked!r} as the next climate token, not {action.token!r}"
+            "E2-16",
+            f"sixth sense saw {state.peeked!r} as the next climate token, not {action.token!r}",
+            public="the climate token revealed is the one sixth sense saw",
         )
     check_token(state, action.token, state.round)
 
@@ -74,7 +76,11 @@ def check_peek(state: State, action: Peek) -> None:
     if not state.players[action.player].has("sixth_sense"):
         raise RuleViolation("E2-16", f"{action.player} does not have sixth sense")
     if state.peeked is not None and state.peeked != action.token:
-        raise RuleViolation("E2-16", f"the next climate token was already seen: {state.peeked!r}")
+        raise RuleViolation(
+            "E2-16",
+            f"the next climate token was already seen: {state.peeked!r}",
+            public="the next climate token was already seen, as another",
+        )
     check_token(state, action.token, next_reveal_round(state))
 
 

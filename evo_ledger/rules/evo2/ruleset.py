@@ -263,6 +263,15 @@ class Evo2Ruleset(Ruleset[State, Action, Kit]):
         """The one player who may see `action` until it is revealed: a card drawn, a sixth-sense peek [E2-15, E2-16]."""
         return action.player if isinstance(action, Drew | Peek) else None
 
+    def rests_on(self, state: State, action: Action) -> str | None:
+        """A card play rests on its player's hand [E2-15]; after a sixth-sense peek, the climate token revealed
+        rests on what its player saw [E2-16]."""
+        if isinstance(action, PlayCard):
+            return action.player
+        if isinstance(action, RevealClimate) and state.peeked is not None:
+            return next((name for name, player in state.players.items() if player.has("sixth_sense")), None)
+        return None
+
     def reveals(self, hidden: Action, later: Action) -> bool:
         """A card drawn is shown when its player plays it [E2-15]; a peek, when the climate token is revealed
         [E2-16]."""

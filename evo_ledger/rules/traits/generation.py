@@ -92,7 +92,11 @@ def apply_activate(state: State, action: Activate, effects: Effects) -> None:
 def check_cards(species: Species, cards: tuple[str, ...], player: str, ruling: str) -> None:
     wanted = cards_of(cards)
     if not contains(species.hand, wanted):
-        raise RuleViolation(ruling, f"{player}'s hand holds {spoken(species.hand)}, not {spoken(wanted)}")
+        raise RuleViolation(
+            ruling,
+            f"{player}'s hand holds {spoken(species.hand)}, not {spoken(wanted)}",
+            public=f"{player} cannot do that with those cards",
+        )
 
 
 def check_uses(state: State, species: Species, uses: tuple[Use, ...]) -> list[Warning]:

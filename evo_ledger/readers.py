@@ -1,0 +1,174 @@
+"""Every answer made for its reader: the recorder (who sees every hidden fact), a seat (who sees its own), or the
+public. The rules mark what is hidden: an action only its player sees until it is revealed (`visible_only_to`,
+`reveals`), an action whose legality rests on a player's hidden facts (`rests_on`), and a refusal that rests on
+them (`RuleViolation.public`). This module turns what the ledger answers into what a reader may see: the log's
+hidden actions and hashes (`visibility`), the legal actions (`legal_for`), refusals (`refusal_for`), and
+branches (`check_branchable`). The API and the command line both answer through it."""
+
+from __future__ import annotations
+
+from collections.abc import Container
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from evo_ledger.audit import CanonicalReport
+from evo_ledger.disputes import WhatIfReport
+from evo_ledger.game import Game
+from evo_ledger.ledger import Ledger
+from evo_ledger.rules import AnyRuleset
+from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.text import NotationError
+from evo_ledger.views import event_sentence
+
+Report = TypeVar("Report", bound=CanonicalReport)
+
+
+class Perspective(Protocol):
+    """Who reads: `sees_all` for the recorder (and the admin), `seat` for a player's own hidden facts."""
+
+    @property
+    def sees_all(self) -> bool: ...
+
+    @property
+    def seat(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A reader as the command line names one: the recorder, a seat, or the public."""
+
+    sees_all: bool = False
+    seat: str | None = None
+
+
+RECORDER = Seen(sees_all=True)
+PUBLIC = Seen()
+
+
+def reader_named(name: str | None, players: Container[str]) -> Seen:
+    """`--as SEAT` (or `public`); none given: the recorder."""
+    if name is None:
+        return RECORDER
+    if name == "public":
+        return PUBLIC
+    if name not in players:
+        raise ValueError(f"--as {name!r}: not a seat of the game (a player's name, or 'public')")
+    return Seen(seat=name)
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """What of a game's log a reader may see. `shown`: the hidden actions it sees (None: all of them); `hidden`:
+    the others, by event, with their player and notation; `withheld_from`: the first event whose hash it may not
+    have (an action hidden from it that the chain covers directly, stored before hidden actions carried a salted
+    commitment: every later hash could be used to try the few actions it could be), and those hashes."""
+
+    shown: Container[int] | None
+    hidden: dict[int, tuple[str, str]]
+    withheld_from: int | None = None
+    withheld_hashes: frozenset[str] = frozenset()
+
+
+def reads_hidden(reader: Perspective, game: Game) -> bool:
+    """What the rules keep hidden is shown to the recorder, and to everyone once the game is over."""
+    return reader.sees_all or game.rules.outcome(game.state) is not None
+
+
+def visibility(reader: Perspective, ledger: Ledger, game: Game) -> Visibility:
+    if reads_hidden(reader, game):
+        return Visibility(None, {})
+    shown = set(game.revealed_versions())
+    hidden: dict[int, tuple[str, str]] = {}
+    withheld_from, withheld = None, set()
+    for event in ledger.game_events(game.id):
+        version, owner = event.originator_version, getattr(event, "visible_only_to", None)
+        if owner is not None and version not in shown:
+            if owner == reader.seat:
+                shown.add(version)
+            else:
+                hidden[version] = (owner, event.notation)
+                if withheld_from is None and getattr(event, "action_commitment", None) is None:
+                    withheld_from = version
+        if withheld_from is not None:
+            withheld.add(event.hash)
+    return Visibility(shown, hidden, withheld_from, frozenset(withheld))
+
+
+def legal_for(reader: Perspective, game: Game) -> list[str]:
+    """The legal actions now that follow from what the reader may see: not the hidden actions, nor those whose
+    legality rests on another player's hidden facts (a held card, a peek)."""
+    rules, state = game.rules, game.state
+    everything = reads_hidden(reader, game)
+    return [
+        rules.format_action(action)
+        for action in rules.legal_actions(state)
+        if everything
+        or (rules.visible_only_to(action) is None and rules.rests_on(state, action) in (None, reader.seat))
+    ]
+
+
+def refusal_for(reader: Perspective, game: Game, violation: RuleViolation) -> RuleViolation:
+    """The refusal as the reader may be told it: its public part where it rests on facts hidden from the reader."""
+    if violation.public is None or reads_hidden(reader, game):
+        return violation
+    return RuleViolation(violation.ruling, violation.public, violation.waivable)
+
+
+class HiddenEvent(LookupError):
+    """An event that is an action hidden from the reader: neither explained nor branched from for it."""
+
+    code = "hidden_event"
+
+
+def check_shown(seen: Visibility, event: int) -> None:
+    if event in seen.hidden:
+        raise HiddenEvent(f"event {event} is an action hidden from this reader until it is revealed")
+
+
+class HiddenFacts(PermissionError):
+    """A question whose answer would rest on facts hidden from the reader."""
+
+    code = "hidden_facts"
+
+
+def branch_for(reader: Perspective, ledger: Ledger, game: Game, event: int, replacement: str | None) -> WhatIfReport:
+    """A what-if as the reader may be answered: refused (HiddenFacts) where the replacement's legality rests on
+    facts hidden from it (another seat's hand, a peek); a refusal in the branch told by its public part; the hidden
+    actions and hashes it may not see left out."""
+    seen = visibility(reader, ledger, game)
+    if replacement is not None and seen.hidden:
+        check_public_replacement(reader, ledger, game, event, replacement)
+    report = ledger.what_if(game.id, event, replacement, lambda violation: str(refusal_for(reader, game, violation)))
+    return report_for(report, seen)
+
+
+def check_public_replacement(reader: Perspective, ledger: Ledger, game: Game, event: int, replacement: str) -> None:
+    rules = game.rules
+    try:
+        action = rules.parse_action(replacement)
+    except NotationError:
+        return  # refused as unreadable, whoever asks
+    state = ledger.game(game.id, version=event - 1).state if event > 1 else None
+    owner = rules.visible_only_to(action) or (rules.rests_on(state, action) if state is not None else None)
+    if owner not in (None, reader.seat):
+        raise HiddenFacts(
+            f"a what-if with {replacement!r} rests on {owner}'s hidden facts: it is for readers who see them"
+        )
+
+
+def report_for(report: Report, seen: Visibility) -> Report:
+    """A report (an audit, an explanation, a branch) with what the reader may not see left out, and said to be."""
+    return report.left_out(seen.hidden, seen.withheld_hashes)
+
+
+def hidden_from(seen: Visibility, event: Any) -> bool:
+    """Whether the event is an action hidden from the reader."""
+    owner = getattr(event, "visible_only_to", None)
+    return owner is not None and seen.shown is not None and event.originator_version not in seen.shown
+
+
+def sentence_for(seen: Visibility, event: Any, rules: AnyRuleset) -> str:
+    """What the log says of the event to the reader: a hidden action shows only whose it is."""
+    if hidden_from(seen, event):
+        return f"an action of {event.visible_only_to}, hidden from this reader"
+    return event_sentence(event, rules)
