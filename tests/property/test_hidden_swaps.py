@@ -1,0 +1,195 @@
+"""A hidden fact swapped for another value the kit allows changes nothing a reader who may not see it is answered.
+
+For seeded self-played games (evo1's cards dealt and drawn, the trait-card game's draws) and evo2's hand-made
+ones (its bots hold no card: a card drawn, a sixth-sense peek), each hidden action is swapped for another that
+keeps the game legal, and both games are cut where the hidden action's player next acts in public. At that point
+the public is asked every route that quotes the game (summary, state, view, events, export, legal, audit,
+explanations and what-ifs of the last events, dropped, replaced by their own action and by an illegal one) and
+each other seat is asked the same through `evo_ledger.readers`; the answers are the same, byte for byte, once
+ids, hashes, salts and recording times are set aside."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import pytest
+from fastapi.testclient import TestClient
+
+from evo_ledger.checker import check_game
+from evo_ledger.notation import parse_game
+from evo_ledger.readers import Seen, branch_for, legal_for, visibility
+from evo_ledger.rules import get_ruleset
+from evo_ledger.rules.kits import load_kit
+from evo_ledger.selfplay import play_game
+from tests.e2e.test_api import ADMIN, client_for
+from tests.support import ROUND_ONE_AUCTION
+
+SEEDS = (3, 7, 11)
+SWAPS_PER_GAME = 2
+LAST_EVENTS_ASKED = 6
+TRAITS = ("agility", "endurance", "size", "speed", "strength", "toughness")
+PEEK_ROUND = ("order ann ben cat", "climate cw", "draw sixth_sense", "draw eggs", "ann bid 2 sixth_sense",
+              "ben bid 1 eggs", "cat bid 0 card", "ann peek acw", "cat pass", "ann pass", "ben pass", "cat pass",
+              "ann pass", "ben pass", "ben pass")  # fmt: skip
+SET_ASIDE = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{64}|[0-9a-f]{32}"
+    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:\+00:00|Z)?"
+)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with client_for(str(tmp_path / "swaps.sqlite")) as test_client:
+        yield test_client
+
+
+def hand_made(ruleset: str) -> list[tuple[str, list[str]]]:
+    """evo2's games with hidden facts, as a header and actions."""
+    header = "ruleset evo2 1\nkit standin-e2-3p\nplayers ann ben cat"
+    return [(header, [*ROUND_ONE_AUCTION, "cat drew Heatwave", "cat pass"]), (header, list(PEEK_ROUND))]
+
+
+def self_played(ruleset: str, seed: int) -> tuple[str, list[str]]:
+    lines = [line for line in play_game(3, seed, "sensible", ruleset).text().splitlines() if line]
+    body = [line for line in lines if not line.startswith(("#", "result"))]
+    return "\n".join(body[:3]), body[3:]
+
+
+def alternatives(ruleset: str, header: str, line: str) -> list[str]:
+    """Other values of the hidden action `line` that its kit allows."""
+    words = line.split()
+    if ruleset == "traits":
+        return [" ".join([*words[:2], other, *words[3:]]) for other in TRAITS if other != words[2]]
+    if "peek" in words:
+        return [" ".join([*words[:-1], token]) for token in ("zero", "cw2", "meteorite") if token != words[-1]]
+    if ruleset == "evo2":
+        return [" ".join([*words[:-1], card]) for card in ("Ambush", "Drought") if card != words[-1]]
+    kit = load_kit(header.splitlines()[1].split()[1])
+    return [" ".join([*words[:-1], card]) for card in kit.card_ids if card != words[-1]]
+
+
+def swaps(ruleset: str, header: str, actions: list[str]) -> Iterator[tuple[list[str], list[str], str]]:
+    """Each hidden action's game, as recorded and as swapped, cut where the action is revealed, or where the swap
+    makes an action illegal; and the hidden action's player."""
+    rules = get_ruleset(ruleset)
+    parsed = [rules.parse_action(line) for line in actions]
+    found = 0
+    for index, action in enumerate(parsed):
+        owner = rules.visible_only_to(action)
+        if owner is None or found == SWAPS_PER_GAME:
+            continue
+        revealed = next(
+            (later for later in range(index + 1, len(parsed)) if rules.reveals(action, parsed[later])), None
+        )
+        end = len(parsed) if revealed is None else revealed
+        for other in alternatives(ruleset, header, actions[index]):
+            swapped = [*actions[:index], other, *actions[index + 1 : end]]
+            cut = legal_prefix(header, swapped)
+            if cut > index:
+                found += 1
+                yield actions[:cut], swapped[:cut], owner
+                break
+
+
+def legal_prefix(header: str, actions: list[str]) -> int:
+    """How many of the actions the rules allow, from the first."""
+    report = check_game(parse_game(header + "\n" + "\n".join(actions) + "\n"))
+    return report.actions_applied
+
+
+def set_aside(text: str) -> str:
+    return SET_ASIDE.sub("#", text)
+
+
+def probes(recorded: list[str], owner: str) -> list[str]:
+    """Replacements that would try the hidden facts: a play of each card the owner drew, as recorded."""
+    return sorted({f"{owner} play {line.split()[-1]}" for line in recorded if line.startswith(f"{owner} drew ")})
+
+
+def public_answers(client: TestClient, game: str, version: int, tried: list[str]) -> dict[str, str]:
+    base = f"/v1/games/{game}"
+    paths = {
+        "summary": base,
+        "state": f"{base}/state",
+        "view": f"{base}/view?at={version}",
+        "events": f"{base}/events?limit=1000",
+        "export": f"{base}/export",
+        "legal": f"{base}/legal",
+        "audit": f"{base}/audit",
+    }
+    for event in range(max(2, version - LAST_EVENTS_ASKED), version + 1):
+        paths[f"explain {event}"] = f"{base}/events/{event}/explanation"
+        paths[f"drop {event}"] = f"{base}/events/{event}/what-if?drop=true"
+        paths[f"illegal {event}"] = f"{base}/events/{event}/what-if?replace=zz%20nothing"
+        for probe in tried:
+            paths[f"{probe} {event}"] = f"{base}/events/{event}/what-if?replace={probe.replace(' ', '%20')}"
+    answers = {}
+    for name, path in paths.items():
+        got = client.get(path)
+        answers[name] = f"{got.status_code} {set_aside(got.text)}"
+    return answers
+
+
+def seat_answers(client: TestClient, game: str, seats: list[str], owner: str) -> dict[str, str]:
+    ledger = client.app.state.ledger  # type: ignore[attr-defined]
+    played = ledger.game(UUID(game))
+    answers = {}
+    for seat in seats:
+        if seat == owner:
+            continue
+        reader = Seen(seat=seat)
+        seen = visibility(reader, ledger, played)
+        answers[f"{seat} hidden"] = repr(sorted((event, who) for event, (who, _) in seen.hidden.items()))
+        answers[f"{seat} legal"] = repr(legal_for(reader, played))
+        for event in range(max(2, played.version - LAST_EVENTS_ASKED), played.version + 1):
+            if event not in seen.hidden:
+                answers[f"{seat} drop {event}"] = _branch(reader, ledger, played, event)
+    return answers
+
+
+def _branch(reader: Any, ledger: Any, game: Any, event: int) -> str:
+    try:
+        return set_aside(branch_for(reader, ledger, game, event, None).canonical.decode())
+    except Exception as error:
+        return set_aside(f"{type(error).__name__}: {error}")
+
+
+def imported(client: TestClient, header: str, actions: list[str]) -> tuple[str, int]:
+    text = header + "\n" + "\n".join(actions) + "\n"
+    answer = client.post(
+        "/v1/games/import", content=text, headers={"Content-Type": "text/plain", "Authorization": f"Bearer {ADMIN}"}
+    )
+    if answer.status_code == 409:  # the same cut of the recorded game, for another hidden action: asked again
+        game = SET_ASIDE.search(answer.json()["message"])
+        assert game is not None
+        return game.group(), client.get(f"/v1/games/{game.group()}").json()["version"]
+    assert answer.status_code == 201, answer.text
+    return answer.json()["game_id"], answer.json()["version"]
+
+
+GAMES = [("evo2", None), *((ruleset, seed) for ruleset in ("evo1", "traits") for seed in SEEDS)]
+
+
+@pytest.mark.parametrize(("ruleset", "seed"), GAMES, ids=[f"{r}-{s}" for r, s in GAMES])
+def test_a_swapped_hidden_fact_changes_no_answer_a_reader_who_may_not_see_it_gets(
+    client: TestClient, ruleset: str, seed: int | None
+) -> None:
+    games = hand_made(ruleset) if seed is None else [self_played(ruleset, seed)]
+    compared = 0
+    for header, actions in games:
+        seats = header.splitlines()[2].split()[1:]
+        for recorded, swapped, owner in swaps(ruleset, header, actions):
+            answers, tried = [], probes(recorded, owner)
+            for version_of in (recorded, swapped):
+                game, version = imported(client, header, version_of)
+                answers.append(
+                    {**public_answers(client, game, version, tried), **seat_answers(client, game, seats, owner)}
+                )
+            differing = [name for name in answers[0] if answers[0][name] != answers[1][name]]
+            assert not differing, {name: (answers[0][name][:400], answers[1][name][:400]) for name in differing}
+            compared += 1
+    assert compared >= 1
