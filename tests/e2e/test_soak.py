@@ -100,7 +100,10 @@ def kill_on_schedule(bases: list[str], stop: threading.Event, rng: random.Random
             process = rng.choice(["writer", "read_tables"])
             pid = http.get(f"{base}/health").json()[process].get("pid")
             if pid:
-                os.kill(pid, signal.SIGKILL)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:  # it ended (an earlier kill's restart) between /health and now
+                    continue
                 kills.append(process)
 
 
