@@ -3,10 +3,11 @@
 For seeded self-played games (evo1's cards dealt and drawn, the trait-card game's draws) and evo2's hand-made
 ones (its bots hold no card: a card drawn, a sixth-sense peek), each hidden action is swapped for another that
 keeps the game legal, and both games are cut where the hidden action's player next acts in public. At that point
-the public is asked every route that quotes the game (summary, state, view, events, export, legal, audit,
-explanations and what-ifs of the last events, dropped, replaced by their own action and by an illegal one) and
-each other seat is asked the same through `evo_ledger.readers`; the answers are the same, byte for byte, once
-ids, hashes, salts and recording times are set aside."""
+the public is asked every route that quotes the game (summary, state, view, events, the stream, export, legal,
+audit, standings, auctions, explanations and what-ifs of the last events, dropped, replaced by an illegal action
+and by plays of the cards the player drew) and every read table's rows as CSV, and each other seat is asked its
+log, legal actions and branches through `evo_ledger.readers`; the answers are the same, byte for byte, once ids,
+hashes, salts and recording times are set aside."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ from evo_ledger.readers import Seen, branch_for, legal_for, visibility
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.selfplay import play_game
+from projections.runner import wait_until
+from projections.schema import READ_TABLES
 from tests.e2e.test_api import ADMIN, client_for
 from tests.support import ROUND_ONE_AUCTION
 
@@ -35,9 +38,11 @@ TRAITS = ("agility", "endurance", "size", "speed", "strength", "toughness")
 PEEK_ROUND = ("order ann ben cat", "climate cw", "draw sixth_sense", "draw eggs", "ann bid 2 sixth_sense",
               "ben bid 1 eggs", "cat bid 0 card", "ann peek acw", "cat pass", "ann pass", "ben pass", "cat pass",
               "ann pass", "ben pass", "ben pass")  # fmt: skip
+# Ids, hashes, salts, a recorder token's digest, recording times, and how far the read tables followed the log.
 SET_ASIDE = re.compile(
-    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{64}|[0-9a-f]{32}"
-    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:\+00:00|Z)?"
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{64}|[0-9a-f]{32}|\b[0-9a-f]{12}\b"
+    r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:\+00:00|Z)?"
+    r'|"(?:log_)?position":\d+'
 )
 
 
@@ -120,6 +125,8 @@ def public_answers(client: TestClient, game: str, version: int, tried: list[str]
         "export": f"{base}/export",
         "legal": f"{base}/legal",
         "audit": f"{base}/audit",
+        "standings": f"{base}/standings",
+        "auctions": f"{base}/auctions",
     }
     for event in range(max(2, version - LAST_EVENTS_ASKED), version + 1):
         paths[f"explain {event}"] = f"{base}/events/{event}/explanation"
@@ -127,11 +134,34 @@ def public_answers(client: TestClient, game: str, version: int, tried: list[str]
         paths[f"illegal {event}"] = f"{base}/events/{event}/what-if?replace=zz%20nothing"
         for probe in tried:
             paths[f"{probe} {event}"] = f"{base}/events/{event}/what-if?replace={probe.replace(' ', '%20')}"
-    answers = {}
+    answers = {"stream": set_aside(streamed(client, game, version))}
     for name, path in paths.items():
         got = client.get(path)
         answers[name] = f"{got.status_code} {set_aside(got.text)}"
     return answers
+
+
+def streamed(client: TestClient, game: str, version: int) -> str:
+    """The live stream, read from the start until it has sent the game's latest event."""
+    lines = []
+    with client.stream("GET", f"/v1/games/{game}/stream") as stream:
+        for line in stream.iter_lines():
+            lines.append(line)
+            if line.startswith("id: ") and int(line.removeprefix("id: ")) >= version:
+                break
+    return "\n".join(lines)
+
+
+def table_rows(client: TestClient, games: list[str]) -> list[dict[str, str]]:
+    """Each game's rows of every read table, as CSV, once the read tables have followed the log."""
+    ledger = client.app.state.ledger  # type: ignore[attr-defined]
+    assert wait_until(client.app.state.read_store, ledger.recorder.max_notification_id() or 0, 60)  # type: ignore[attr-defined]
+    rows: list[dict[str, str]] = [{} for _ in games]
+    for table in READ_TABLES:
+        text = client.get(f"/v1/tables/{table.name}.csv", headers={"Authorization": f"Bearer {ADMIN}"}).text
+        for index, game in enumerate(games):
+            rows[index][table.name] = set_aside("\n".join(line for line in text.splitlines() if game in line))
+    return rows
 
 
 def seat_answers(client: TestClient, game: str, seats: list[str], owner: str) -> dict[str, str]:
@@ -183,13 +213,16 @@ def test_a_swapped_hidden_fact_changes_no_answer_a_reader_who_may_not_see_it_get
     for header, actions in games:
         seats = header.splitlines()[2].split()[1:]
         for recorded, swapped, owner in swaps(ruleset, header, actions):
-            answers, tried = [], probes(recorded, owner)
+            answers, tried, ids = [], probes(recorded, owner), []
             for version_of in (recorded, swapped):
                 game, version = imported(client, header, version_of)
+                ids.append(game)
                 answers.append(
                     {**public_answers(client, game, version, tried), **seat_answers(client, game, seats, owner)}
                 )
+            for answered, rows in zip(answers, table_rows(client, ids), strict=True):
+                answered.update(rows)
             differing = [name for name in answers[0] if answers[0][name] != answers[1][name]]
-            assert not differing, {name: (answers[0][name][:400], answers[1][name][:400]) for name in differing}
+            assert not differing, {name: (answers[0][name][-600:], answers[1][name][-600:]) for name in differing}
             compared += 1
     assert compared >= 1
