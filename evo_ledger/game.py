@@ -24,7 +24,7 @@ from eventsourcing.utils import register_topic
 
 from evo_ledger.codec import digest
 from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
-from evo_ledger.rules.base import Consequence, Kit, OptionValue, RuleViolation, Transition, Vocabulary
+from evo_ledger.rules.base import Consequence, Kit, OptionValue, RuleViolation, SetupError, Transition, Vocabulary
 
 TOPIC_PREFIX = "evo-ledger:Game"
 SNAPSHOT_INTERVAL = 100
@@ -48,6 +48,15 @@ class GameTooLong(ValueError):
 
 def topic_of(name: str) -> str:
     return f"{TOPIC_PREFIX}.{name}"
+
+
+def check_distinct_players(seats: Sequence[Mapping[str, Any]]) -> None:
+    """Each seat is a different player: no two share a name or a stable id."""
+    for key in ("name", "id"):
+        values = [str(seat.get(key)) for seat in seats]
+        shared = next((value for value in values if values.count(value) > 1), None)
+        if shared is not None:
+            raise SetupError(f"two seats share the player {key} {shared!r}: each seat is a different player")
 
 
 def player_id(name: str, given: str | None = None) -> str:
@@ -326,6 +335,10 @@ class Game(Aggregate):
         service generates (`seed_commitment`); `sealed`, whether its events are stored with a seal; `game_id`,
         its id (a new random one if None)."""
         game_id = game_id or uuid.uuid4()
+        seats = [
+            {"seat": seat, "name": name, "id": player_id(name, given)} for seat, (name, given) in enumerate(players, 1)
+        ]
+        check_distinct_players(seats)
         # In UTC, as stored: the hash is over the time's ISO text.
         timestamp = (timestamp or cls.Started.create_timestamp()).astimezone(UTC)
         fields: dict[str, Any] = {
@@ -334,10 +347,7 @@ class Game(Aggregate):
             "kit": kit.name,
             "kit_hash": kit.content_hash,
             "kit_document": dict(kit_document),
-            "players": [
-                {"seat": seat, "name": name, "id": player_id(name, given)}
-                for seat, (name, given) in enumerate(players, start=1)
-            ],
+            "players": seats,
             "options": dict(options),
             "commitment": commitment,
             "sealed": sealed,

@@ -39,6 +39,7 @@ from evo_ledger.game import (
     Game,
     GameSnapshot,
     GameTooLong,
+    check_distinct_players,
     commitment_holds,
     field_names,
     is_game_event_topic,
@@ -58,7 +59,7 @@ from evo_ledger.notation import (
     parse_game,
 )
 from evo_ledger.rules import get_ruleset
-from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kits import canonical_hash
 from evo_ledger.rules.text import NotationError
 from evo_ledger.seal import sealed_by, unsealed_bytes
@@ -194,6 +195,12 @@ def _check_setup(started: Any) -> None:
         raise BundleError(f"event 1 starts a {str(started.originator_topic)[:80]!r}, not a game")
     if not isinstance(started.kit_document, dict) or canonical_hash(started.kit_document) != started.kit_hash:
         raise BundleError(f"event 1's kit does not have the hash it pins ({str(started.kit_hash)[:80]})")
+    if not isinstance(started.players, list) or not all(isinstance(seat, dict) for seat in started.players):
+        raise BundleError("event 1's players are not a list of seats")
+    try:
+        check_distinct_players(started.players)
+    except SetupError as error:
+        raise BundleError(f"event 1: {error}") from None
 
 
 def fold(mapper: Mapper[UUID], events: Sequence[StoredEvent]) -> tuple[Game, list[GameSnapshot]]:
