@@ -29,7 +29,7 @@ from evo_ledger.rules.text import NotationError
 from evo_ledger.seal import Sealer
 
 REPORT_FORMAT = "evo-ledger audit"
-REPORT_VERSION = 2
+REPORT_VERSION = 3
 PASS, FAIL, RULES_CHANGED, NOT_RUN = "pass", "fail", "rules changed", "not run"
 CLEAN, DAMAGED, DEVIATIONS = "clean", "damaged", "deviations"
 # Fields every event has that the rules do not derive: where and when it was stored, and its hashes.
@@ -37,7 +37,7 @@ UNDERIVED = frozenset(
     {"originator_id", "originator_version", "timestamp", "hash", "prev_hash", "action_salt", "action_commitment"}
 )
 NOTED = {DEVIATION: "deviations", OPEN_TIE: "open_ties"}
-CHECK_NAMES = ("sequence", "hashes", "chain", "seals", "setup", "rules", "chance", "head")
+CHECK_NAMES = ("sequence", "hashes", "chain", "seals", "setup", "rules", "snapshots", "chance", "head")
 DESCRIPTIONS = {
     "sequence": "the events are numbered 1, 2, 3... with none missing and each readable",
     "hashes": "each event's hash is that of its own content",
@@ -45,6 +45,7 @@ DESCRIPTIONS = {
     "seals": "each event sealed by the server's key is as it was sealed: no one without the key changed it",
     "setup": "the ruleset and kit the game pinned are known and the kit's content matches its hash",
     "rules": "every action is legal where it stands and the consequences recorded are those the rules derive",
+    "snapshots": "each stored snapshot is the game its log makes at that event: none was edited (none is trusted)",
     "chance": "a game the service generated reveals the seed it committed to, and every chance action is the one "
     "that seed draws",
     "head": "the receipt's head hash is on an event of the log: nothing was cut off the end",
@@ -81,6 +82,7 @@ class Audit:
     up_to: int | None = None
     expect_head: str | None = None
     sealer: Sealer | None = None
+    snapshots: Sequence[StoredEvent] = ()
     seals: dict[int, bytes | None] = field(default_factory=dict)
     checks: dict[str, Check] = field(default_factory=lambda: {name: Check(name) for name in CHECK_NAMES})
     undone_rolls: list[dict[str, Any]] = field(default_factory=list)
@@ -172,6 +174,26 @@ class Audit:
         partial = self.up_to is not None and self.up_to < len(self.stored)
         Refold(shadow, domain, rules, verdict, self.undone_rolls, partial).run()
         self._check_chance(shadow, domain)
+        self._check_snapshots(domain)
+
+    def _check_snapshots(self, domain: Sequence[Any]) -> None:
+        """The log folded again, and each stored snapshot compared with the game it makes at the snapshot's event."""
+        check = self.checks["snapshots"]
+        wanted = {s.originator_version: s for s in self.snapshots if s.originator_version <= len(domain)}
+        if not wanted:
+            check.verdict, check.detail = NOT_RUN, "no snapshot is stored within the events audited"
+            return
+        if any(self.checks[name].verdict != PASS for name in ("sequence", "hashes", "chain")):
+            check.verdict, check.detail = NOT_RUN, "the log itself failed a check first"
+            return
+        game: Any = None
+        for event in domain:
+            game = event.mutate(game)
+            stored = wanted.get(game.version)
+            if stored is not None and not snapshot_matches(stored, game):
+                check.fail(game.version, f"the snapshot at event {game.version} is not the game its log makes there")
+                return
+        check.detail = f"{len(wanted)} snapshots, each the game at its event"
 
     def _check_chance(self, shadow: Game, domain: Sequence[Any]) -> None:
         """A generated game's chance actions drawn again from the seed it revealed (`Ruleset.self_play`)."""
@@ -495,13 +517,23 @@ class AuditReport(CanonicalReport):
         return found
 
 
+def snapshot_matches(stored: StoredEvent, game: Game) -> bool:
+    """Whether a stored snapshot holds the game as it is (compared as canonical JSON)."""
+    try:
+        fields = unpack_sealed(stored.state)[0]
+        return canonical_bytes(fields["state"]) == canonical_bytes(game.snapshot_data())
+    except Exception:
+        return False
+
+
 def audit(
     game_id: UUID,
     stored: Sequence[StoredEvent],
     up_to: int | None = None,
     expect_head: str | None = None,
     sealer: Sealer | None = None,
+    snapshots: Sequence[StoredEvent] = (),
 ) -> AuditReport:
     """The audit of a game's stored events (in version order), as far as event `up_to`; seals are checked with
-    `sealer`'s key."""
-    return Audit(game_id, stored, up_to, expect_head, sealer).run()
+    `sealer`'s key, and each of the stored `snapshots` against the fold."""
+    return Audit(game_id, stored, up_to, expect_head, sealer, snapshots).run()

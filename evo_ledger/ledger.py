@@ -428,12 +428,13 @@ class Ledger(Application[UUID]):
         return list(self.repository.event_store.get(game_id, gt=after, lte=up_to, limit=limit))
 
     def audit(self, game_id: UUID, up_to: int | None = None, expect_head: str | None = None) -> AuditReport:
-        """The game's stored log checked from its first event: hashes, chain, rules and, given a receipt's head
-        hash, its end (evo_ledger.audit)."""
+        """The game's stored log checked from its first event: hashes, chain, rules, the stored snapshots against
+        the fold and, given a receipt's head hash, its end (evo_ledger.audit)."""
         stored = self.stored_events(game_id)
         if not stored:
             raise UnknownGame(game_id)
-        return audit(game_id, stored, up_to, expect_head, self.sealer)
+        snapshots = self.snapshots.recorder.select_events(game_id) if self.snapshots is not None else []
+        return audit(game_id, stored, up_to, expect_head, self.sealer, snapshots)
 
     def explain(self, game_id: UUID, event: int) -> ExplanationReport:
         """Why the rules decided as they did about the part of the game (a combat, a survival phase...) that

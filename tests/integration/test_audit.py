@@ -14,7 +14,7 @@ import pytest
 
 from evo_ledger.audit import CLEAN, DAMAGED
 from evo_ledger.codec import pack, unpack, unpack_sealed
-from evo_ledger.game import Game, seed_commitment, stored_hash
+from evo_ledger.game import SNAPSHOT_INTERVAL, Game, seed_commitment, stored_hash
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.notation import parse_game
 from evo_ledger.rules.evo2.selfplay import CHANCE_GENERATOR, Evo2SelfPlay
@@ -93,6 +93,7 @@ def test_an_untouched_game_audits_clean_with_its_receipt(ledger: Ledger, recorde
         "seals": "not run",
         "setup": "pass",
         "rules": "pass",
+        "snapshots": "pass",
         "chance": "not run",
         "head": "pass",
     }
@@ -375,3 +376,26 @@ def test_a_game_played_at_a_table_has_no_chance_to_check(ledger: Ledger, recorde
         "not run",
         "the game was played at a table: its chance is in the log",
     )
+
+
+def test_an_edited_snapshot_is_named_by_the_audit_which_never_trusts_one(database: str) -> None:
+    ledger = Ledger(Settings(database))
+    try:
+        game_id = import_notation(ledger, (ROOT / "replays" / "hand-3p-first-game.evo").read_text()).game_id
+        assert ledger.audit(game_id).check("snapshots")["verdict"] == "pass"
+        snapshots = Tamperer(ledger, game_id)
+        snapshots.table = ledger.snapshots.recorder.events_table_name  # type: ignore[union-attr]
+        topic, state = snapshots.stored(SNAPSHOT_INTERVAL)
+        fields = unpack(state)
+        fields["state"]["state"]["players"]["ann"][1] += 50  # 50 MP more for ann at event 100
+        snapshots.write(SNAPSHOT_INTERVAL, topic, pack(fields))
+    finally:
+        ledger.close()
+    ledger = Ledger(Settings(database))
+    try:
+        assert ledger.game(game_id, version=SNAPSHOT_INTERVAL + 1).state.players["ann"].mp >= 50  # the snapshot is read
+        report = ledger.audit(game_id)
+        assert report.verdict == "damaged" and report.check("snapshots")["event"] == SNAPSHOT_INTERVAL
+        assert report.check("rules")["verdict"] == "pass"  # the fold from the first event never read it
+    finally:
+        ledger.close()
