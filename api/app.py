@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
+import anyio.to_thread
 from fastapi import FastAPI
 
 from api import errors, schemas
@@ -48,6 +49,8 @@ class ApiSettings:
     stream_heartbeat_seconds: float = 15.0
     follow_projections: bool = True
     writer_process: bool = True
+    worker_threads: int | None = None
+    """The threads serving the plain endpoints (None: the server's default, 40)."""
 
     @classmethod
     def from_environment(cls) -> ApiSettings:
@@ -88,6 +91,8 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         appends.loop = asyncio.get_running_loop()
+        if settings.worker_threads is not None:
+            anyio.to_thread.current_default_thread_limiter().total_tokens = settings.worker_threads
         app.state.ledger = ledger = Ledger(settings.store)
         app.state.writer = writer = start_writer(settings, ledger, lambda receipt: appends.appended(receipt.game_id))
         app.state.read_store = read_store = ReadStore(settings.store)

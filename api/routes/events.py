@@ -56,6 +56,15 @@ def event_out(
     )
 
 
+def poll(ledger: Ledger, reader: Reader, sent: int) -> tuple[str | None, schemas.EventPage | None]:
+    """One look at a followed game, in one thread hop: why the reader lost its access, if it did; else the page
+    of events after `sent`, or None when the game has none (an idle stream reads no event)."""
+    lost = lost_access(reader, ledger.access(reader.game_id))
+    if lost is not None or ledger.receipt(reader.game_id).version <= sent:
+        return lost, None
+    return None, page_of(ledger, reader, sent, PAGE)
+
+
 def page_of(ledger: Ledger, reader: Reader, after: int, limit: int) -> schemas.EventPage:
     game = ledger.game(reader.game_id)
     seen = visibility(reader, ledger, game)
@@ -177,18 +186,17 @@ async def follow(request: Request, ledger: Ledger, reader: Reader, sent: int) ->
     wait = min(settings.stream_poll_seconds, ACCESS_CHECK_SECONDS)
     quiet = 0.0
     while True:
-        lost = lost_access(reader, await run_in_threadpool(ledger.access, reader.game_id))
+        lost, page = await run_in_threadpool(poll, ledger, reader, sent)
         if lost is not None:
             yield f"event: closed\ndata: {json.dumps({'reason': lost})}\n\n"
             return
-        page = await run_in_threadpool(page_of, ledger, reader, sent, PAGE)
-        for event in page.events:
+        for event in page.events if page is not None else ():
             yield f"id: {event.number}\nevent: {event.kind}\ndata: {json.dumps(event.model_dump())}\n\n"
             sent = event.number
-        if page.next_after is not None:
+        if page is not None and page.next_after is not None:
             continue
         await appends.wait(reader.game_id, wait)
-        quiet = 0.0 if page.events else quiet + wait
+        quiet = 0.0 if page is not None and page.events else quiet + wait
         if quiet >= settings.stream_heartbeat_seconds:
             quiet = 0.0
             yield ": still here\n\n"
