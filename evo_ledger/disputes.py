@@ -9,9 +9,10 @@ canonical reports carrying their hash, like the audit's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from evo_ledger.access import hidden_in_place
 from evo_ledger.audit import CanonicalReport
 from evo_ledger.game import Game
 from evo_ledger.rules.base import Outcome, RuleViolation, Step
@@ -127,10 +128,13 @@ def what_if(
     version: int,
     replacement: str | None,
     told: Callable[[RuleViolation], str] = str,
+    hidden: Mapping[int, str] | None = None,
 ) -> WhatIfReport:
     """The game folded again with action `version` replaced by `replacement` (dropped if None), the later
     actions played on after it while the rules allow them; the branch's standings beside the recorded game's at
-    the same point: its end, or the action the branch stopped before."""
+    the same point: its end, or the action the branch stopped before. For a reader who may not see the actions
+    `hidden` (event: its player), the branch stops before the first of them: whether the rules would allow it
+    rests on what it hides."""
     index = effective_index(game, events, version)
     if getattr(events[version - 1], "cause", None) is not None:
         raise NotExplainable(f"event {version} is a consequence: change the action at event {game.history[index][0]}")
@@ -141,9 +145,17 @@ def what_if(
     replayed, stopped, recorded = 0, None, game.state
     for later_version, notation, _ in game.history[index + 1 :]:
         try:
-            state = rules.apply(state, rules.parse_action(notation)).state
+            if hidden is not None and later_version in hidden:
+                stopped = {
+                    "event": later_version,
+                    "action": hidden_in_place(hidden[later_version]),
+                    "reason": HIDDEN_STOP,
+                }
+            else:
+                state = rules.apply(state, rules.parse_action(notation)).state
         except RuleViolation as violation:
             stopped = {"event": later_version, "action": notation, "reason": told(violation)}
+        if stopped is not None:
             at = index + 1 + replayed
             recorded = game_steps(game, at + 1)[at].before
             break
@@ -158,6 +170,10 @@ def what_if(
             "branch": {**_standing(rules, state), "actions_replayed": replayed, "stopped_at": stopped},
         }
     )
+
+
+# Why a branch stops, for a reader, before an action hidden from it.
+HIDDEN_STOP = "an action hidden from this reader: the branch goes no further for it"
 
 
 def _replaced(rules: Any, state: Any, notation: str, told: Callable[[RuleViolation], str]) -> Any:

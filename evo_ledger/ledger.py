@@ -442,11 +442,17 @@ class Ledger(Application[UUID]):
         return explain_event(self.game(game_id), self.game_events(game_id), event)
 
     def what_if(
-        self, game_id: UUID, event: int, replacement: str | None, told: Callable[[RuleViolation], str] = str
+        self,
+        game_id: UUID,
+        event: int,
+        replacement: str | None,
+        told: Callable[[RuleViolation], str] = str,
+        hidden: Mapping[int, str] | None = None,
     ) -> WhatIfReport:
         """The game in a branch where the action at `event` is replaced (dropped if None); the log is untouched.
-        A refusal in the branch is reported as `told` words it (for a reader: what it may see of it)."""
-        return what_if(self.game(game_id), self.game_events(game_id), event, replacement, told)
+        For a reader, a refusal in the branch is reported as `told` words it, and the branch stops before the
+        first of the actions `hidden` from it (event: its player)."""
+        return what_if(self.game(game_id), self.game_events(game_id), event, replacement, told, hidden)
 
     def stored_events(self, game_id: UUID) -> list[StoredEvent]:
         return list(self.recorder.select_events(game_id))

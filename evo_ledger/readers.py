@@ -132,14 +132,19 @@ class HiddenFacts(PermissionError):
 
 
 def branch_for(reader: Perspective, ledger: Ledger, game: Game, event: int, replacement: str | None) -> WhatIfReport:
-    """A what-if as the reader may be answered: refused (HiddenFacts) where the replacement's legality rests on
-    facts hidden from it (another seat's hand, a peek); a refusal in the branch told by its public part; the hidden
-    actions and hashes it may not see left out."""
+    """A what-if as the reader may be answered: refused (HiddenFacts) where the replacement is a hidden action or
+    its legality rests on facts hidden from it (another seat's hand, a peek); the branch stopped before the first
+    action hidden from it, whose fate rests on what it hides; a refusal in the branch told by its public part; the
+    hidden actions and hashes it may not see left out."""
     seen = visibility(reader, ledger, game)
-    if replacement is not None and seen.hidden:
+    if replacement is not None and not reads_hidden(reader, game):
         check_public_replacement(reader, ledger, game, event, replacement)
-    report = ledger.what_if(game.id, event, replacement, lambda violation: str(refusal_for(reader, game, violation)))
-    return report_for(report, seen)
+    hidden = {version: owner for version, (owner, _) in seen.hidden.items()} if seen.shown is not None else None
+
+    def told(violation: RuleViolation) -> str:
+        return str(refusal_for(reader, game, violation))
+
+    return report_for(ledger.what_if(game.id, event, replacement, told, hidden), seen)
 
 
 def check_public_replacement(reader: Perspective, ledger: Ledger, game: Game, event: int, replacement: str) -> None:
@@ -148,8 +153,12 @@ def check_public_replacement(reader: Perspective, ledger: Ledger, game: Game, ev
         action = rules.parse_action(replacement)
     except NotationError:
         return  # refused as unreadable, whoever asks
+    if (
+        rules.visible_only_to(action) is not None
+    ):  # a draw or a peek rests on every hand and pile the reader may not see
+        raise HiddenFacts(f"a what-if with the hidden action {replacement!r} is for the recorder")
     state = ledger.game(game.id, version=event - 1).state if event > 1 else None
-    owner = rules.visible_only_to(action) or (rules.rests_on(state, action) if state is not None else None)
+    owner = rules.rests_on(state, action) if state is not None else None
     if owner not in (None, reader.seat):
         raise HiddenFacts(
             f"a what-if with {replacement!r} rests on {owner}'s hidden facts: it is for readers who see them"

@@ -139,3 +139,39 @@ def test_the_command_line_answers_as_a_seat_or_the_public_would_be_answered(
     assert "hidden from this reader" in capsys.readouterr().err
     assert main(["log", "last", "--as", "dan", "--database", database]) == 2
     assert "--as 'dan': not a seat of the game" in capsys.readouterr().err
+
+
+def test_a_branch_stops_before_an_action_hidden_from_its_reader_whatever_it_hides_E2_16(client: TestClient) -> None:
+    answers = []
+    for token in ("acw", "zero"):
+        actions = [action.format(token=token) for action in PEEKED_ROUND]
+        game, _ = imported(client, game_file("evo2 1", "standin-e2-3p", "ann ben cat", actions))
+        branch = client.get(f"/v1/games/{game}/events/4/what-if", params={"replace": "climate zero"})
+        assert branch.status_code == 200, branch.text
+        answers.append(branch.json())
+    for report in answers:
+        del report["game"], report["report_hash"]
+    assert answers[0] == answers[1]
+    assert answers[0]["branch"]["stopped_at"] == {
+        "event": 15,  # ann's peek
+        "action": "ann: hidden until revealed",
+        "reason": "an action hidden from this reader: the branch goes no further for it",
+    }
+
+
+def test_a_seat_may_not_branch_with_a_draw_which_rests_on_every_other_hand_E1_23(client: TestClient) -> None:
+    _, actions = actions_of("evo1-hand-3p.evo", "survival")
+    created = client.post(
+        "/v1/games",
+        json={"kit": "standin-e1-3p", "players": [{"name": n} for n in ("ann", "ben", "cat")], "seat_tokens": True},
+    ).json()
+    recorder = {"Authorization": f"Bearer {created['recorder_token']}"}
+    game = created["game_id"]
+    assert client.post(f"/v1/games/{game}/actions", json={"actions": actions[:7]}, headers=recorder).status_code == 200
+    ben = {"Authorization": f"Bearer {created['seat_tokens']['ben']}"}
+    own_draw = event_of(client, game, actions[3], recorder)
+    asked = [
+        client.get(f"/v1/games/{game}/events/{own_draw}/what-if", params={"replace": f"ben drew {card}"}, headers=ben)
+        for card in ("heat_stroke", "stampede")
+    ]
+    assert [a.status_code for a in asked] == [403, 403] and all(a.json()["code"] == "hidden_facts" for a in asked)

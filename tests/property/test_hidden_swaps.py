@@ -5,7 +5,8 @@ ones (its bots hold no card: a card drawn, a sixth-sense peek), each hidden acti
 keeps the game legal, and both games are cut where the hidden action's player next acts in public. At that point
 the public is asked every route that quotes the game (summary, state, view, events, the stream, export, legal,
 audit, standings, auctions, explanations and what-ifs of the last events, dropped, replaced by an illegal action
-and by plays of the cards the player drew) and every read table's rows as CSV, and each other seat is asked its
+and by plays of the cards the player drew, and what-ifs spread over the game, each replaced by public actions the
+rules allowed there) and every read table's rows as CSV, and each other seat is asked its
 log, legal actions and branches through `evo_ledger.readers`; the answers are the same, byte for byte, once ids,
 hashes, salts and recording times are set aside."""
 
@@ -34,6 +35,8 @@ from tests.support import ROUND_ONE_AUCTION
 SEEDS = (3, 7, 11)
 SWAPS_PER_GAME = 2
 LAST_EVENTS_ASKED = 6
+SPREAD_EVENTS = 8
+REPLACEMENTS = 3
 TRAITS = ("agility", "endurance", "size", "speed", "strength", "toughness")
 PEEK_ROUND = ("order ann ben cat", "climate cw", "draw sixth_sense", "draw eggs", "ann bid 2 sixth_sense",
               "ben bid 1 eggs", "cat bid 0 card", "ann peek acw", "cat pass", "ann pass", "ben pass", "cat pass",
@@ -115,7 +118,22 @@ def probes(recorded: list[str], owner: str) -> list[str]:
     return sorted({f"{owner} play {line.split()[-1]}" for line in recorded if line.startswith(f"{owner} drew ")})
 
 
-def public_answers(client: TestClient, game: str, version: int, tried: list[str]) -> dict[str, str]:
+def branches(client: TestClient, game: str, version: int) -> dict[int, list[str]]:
+    """Events spread over the game, each with a few public actions the rules allowed in its place: what-ifs whose
+    branches replay the hidden actions after them."""
+    ledger = client.app.state.ledger  # type: ignore[attr-defined]
+    rules = ledger.game(UUID(game)).rules
+    asked: dict[int, list[str]] = {}
+    for event in range(2, version + 1, max(1, version // SPREAD_EVENTS)):
+        state = ledger.game(UUID(game), version=event - 1).state
+        public = (action for action in rules.legal_actions(state) if rules.visible_only_to(action) is None)
+        asked[event] = [rules.format_action(action) for action, _ in zip(public, range(REPLACEMENTS), strict=False)]
+    return asked
+
+
+def public_answers(
+    client: TestClient, game: str, version: int, tried: list[str], spread: dict[int, list[str]]
+) -> dict[str, str]:
     base = f"/v1/games/{game}"
     paths = {
         "summary": base,
@@ -134,6 +152,10 @@ def public_answers(client: TestClient, game: str, version: int, tried: list[str]
         paths[f"illegal {event}"] = f"{base}/events/{event}/what-if?replace=zz%20nothing"
         for probe in tried:
             paths[f"{probe} {event}"] = f"{base}/events/{event}/what-if?replace={probe.replace(' ', '%20')}"
+    for event, replacements in spread.items():
+        paths[f"drop {event}"] = f"{base}/events/{event}/what-if?drop=true"
+        for replacement in replacements:
+            paths[f"{replacement} {event}"] = f"{base}/events/{event}/what-if?replace={replacement.replace(' ', '%20')}"
     answers = {"stream": set_aside(streamed(client, game, version))}
     for name, path in paths.items():
         got = client.get(path)
@@ -213,12 +235,13 @@ def test_a_swapped_hidden_fact_changes_no_answer_a_reader_who_may_not_see_it_get
     for header, actions in games:
         seats = header.splitlines()[2].split()[1:]
         for recorded, swapped, owner in swaps(ruleset, header, actions):
-            answers, tried, ids = [], probes(recorded, owner), []
+            answers, tried, ids, spread = [], probes(recorded, owner), [], None
             for version_of in (recorded, swapped):
                 game, version = imported(client, header, version_of)
                 ids.append(game)
+                spread = spread if spread is not None else branches(client, game, version)
                 answers.append(
-                    {**public_answers(client, game, version, tried), **seat_answers(client, game, seats, owner)}
+                    {**public_answers(client, game, version, tried, spread), **seat_answers(client, game, seats, owner)}
                 )
             for answered, rows in zip(answers, table_rows(client, ids), strict=True):
                 answered.update(rows)
