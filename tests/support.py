@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import os
+import signal
+import socket
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from evo_ledger.rules.base import OptionValue, RuleViolation, Step, Transition
@@ -107,3 +113,43 @@ def steps_of(rules: Any, state: Any, *lines: str) -> list[Step[Any, Any]]:
         steps.append(Step(state, action, transition.consequences))
         state = transition.state
     return steps
+
+
+EVO_LEDGER = Path(sys.executable).parent / "evo-ledger"
+
+
+@dataclass
+class Served:
+    """A server in a process of its own: its base URL and process, and what it logged once stopped."""
+
+    base: str
+    process: subprocess.Popen[str]
+    logged: str = ""
+
+
+@contextmanager
+def serve_process(options: Sequence[str], env: Mapping[str, str], cwd: Path | None = None) -> Iterator[Served]:
+    """`evo-ledger serve` with `options` in a process of its own, on a free port, waited for until `/health`
+    answers. Stopped with Ctrl-C afterwards."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    command = [str(EVO_LEDGER), "serve", "--port", str(port), *options]
+    process = subprocess.Popen(
+        command, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd
+    )
+    served = Served(f"http://127.0.0.1:{port}", process)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"{served.base}/health", timeout=2)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline and process.poll() is None, "the server did not start"
+                time.sleep(0.1)
+        yield served
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+        served.logged = process.communicate(timeout=30)[1]

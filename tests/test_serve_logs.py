@@ -3,17 +3,13 @@ for, and says when it has stopped."""
 
 from __future__ import annotations
 
-import signal
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
 
-from tests.support import child_env
+from tests.support import child_env, serve_process
 
 EVO_LEDGER = Path(sys.executable).parent / "evo-ledger"
 
@@ -21,26 +17,10 @@ EVO_LEDGER = Path(sys.executable).parent / "evo-ledger"
 def served(options: Sequence[str], paths: Sequence[str], database: Path) -> tuple[int, str, int]:
     """A server started with `options`, each path asked of it, then stopped with Ctrl-C: its port, what it
     logged, and its exit status."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = int(probe.getsockname()[1])
-    command = [str(EVO_LEDGER), "serve", "--port", str(port), "--database", str(database), *options]
-    server = subprocess.Popen(command, env=child_env(), stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/health", timeout=2)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline and server.poll() is None, "the server did not start"
-                time.sleep(0.1)
+    with serve_process(["--database", str(database), *options], child_env()) as server:
         for path in paths:
-            httpx.get(f"http://127.0.0.1:{port}{path}", timeout=10)
-    finally:
-        server.send_signal(signal.SIGINT)
-        _, logged = server.communicate(timeout=30)
-    return port, logged, server.returncode
+            httpx.get(f"{server.base}{path}", timeout=10)
+    return int(server.base.rsplit(":", 1)[1]), server.logged, server.process.returncode
 
 
 def test_serve_logs_where_it_listens_each_request_and_its_stop(tmp_path: Path) -> None:

@@ -11,11 +11,10 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from api.app import ApiSettings, create_app
 from evo_ledger.settings import Settings
-from tests.e2e.test_stream import ADMIN
+from tests.e2e.test_stream import ADMIN, serving
 from tests.support import ROOT
 
 STREAMS = 8
@@ -47,18 +46,8 @@ def served(tmp_path: Any) -> Iterator[tuple[str, Any]]:
         worker_threads=THREADS,
     )
     app = create_app(settings)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + WAIT
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}", app
-    finally:
-        server.should_exit = True
-        thread.join(timeout=WAIT)
+    with serving(app) as base:
+        yield base, app
 
 
 def idle_stream(url: str, version: int, opened: threading.Semaphore, stop: threading.Event) -> None:

@@ -9,11 +9,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,9 +29,8 @@ from evo_ledger.game import stored_hash
 from evo_ledger.rules.kits import KitError, builtin_kit_names, canonical_hash, load_kit_document, parse_kit
 from projections.schema import READ_TABLES
 from tests.e2e.test_api import ADMIN, HAND_GAME, client_for, new_game
-from tests.support import child_env
+from tests.support import EVO_LEDGER, child_env, serve_process
 
-EVO_LEDGER = Path(sys.executable).parent / "evo-ledger"
 MSGPACK = {"Content-Type": "application/msgpack"}
 TEXT = {"Content-Type": "text/plain"}
 ADMIN_HEADERS = {"Authorization": f"Bearer {ADMIN}"}
@@ -129,26 +125,9 @@ def bundle_with_event_bytes(state: bytes) -> bytes:
 @pytest.fixture
 def served(database: str, tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """`evo-ledger serve` in a process of its own, so that a request that crashed it would be seen."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = int(probe.getsockname()[1])
-    command = [str(EVO_LEDGER), "serve", "--port", str(port), "--database", database, "--log-level", "warning"]
-    env = {**child_env(), "EVO_LEDGER_ADMIN_TOKEN": ADMIN}
-    server = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"{base}/health", timeout=2)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline and server.poll() is None, "the server did not start"
-                time.sleep(0.1)
-        yield base, server
-    finally:
-        server.send_signal(signal.SIGINT)
-        server.communicate(timeout=30)
+    options = ["--database", database, "--log-level", "warning"]
+    with serve_process(options, {**child_env(), "EVO_LEDGER_ADMIN_TOKEN": ADMIN}, tmp_path) as served:
+        yield served.base, served.process
 
 
 def test_nested_and_oversized_values_of_every_kind_answer_a_4xx_on_every_route_that_decodes_a_body(

@@ -26,9 +26,14 @@ WAIT = 20.0
 @contextmanager
 def running_server(database: str, loop: str = "auto") -> Iterator[str]:
     settings = ApiSettings(store=Settings(database), admin_token=ADMIN, stream_poll_seconds=0.5)
-    config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1, loop=loop
-    )
+    with serving(create_app(settings), loop) as base:
+        yield base
+
+
+@contextmanager
+def serving(app: Any, loop: str = "auto") -> Iterator[str]:
+    """The app served by uvicorn on a free port of this machine, in a thread: its base URL."""
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1, loop=loop)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
