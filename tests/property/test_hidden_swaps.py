@@ -2,13 +2,15 @@
 
 For seeded self-played games (evo1's cards dealt and drawn, the trait-card game's draws) and evo2's hand-made
 ones (its bots hold no card: a card drawn, a sixth-sense peek), each hidden action is swapped for another that
-keeps the game legal, and both games are cut where the hidden action's player next acts in public. At that point
-the public is asked every route that quotes the game (summary, state, view, events, the stream, export, legal,
-audit, standings, auctions, explanations and what-ifs of the last events, dropped, replaced by an illegal action
-and by plays of the cards the player drew, and what-ifs spread over the game, each replaced by public actions the
-rules allowed there) and every read table's rows as CSV, and each other seat is asked its
-log, legal actions and branches through `evo_ledger.readers`; the answers are the same, byte for byte, once ids,
-hashes, salts and recording times are set aside."""
+keeps the game legal, and both games are cut where the action is revealed or where the swap makes an action
+illegal. The public is asked every route that quotes the game: summary, state, view, events, the stream, export,
+legal, audit, standings and auctions; explanations and what-ifs of the last events, dropped, replaced by an
+illegal action and by plays of the cards the player drew; what-ifs spread over the game, each replaced by public
+actions the rules allowed there, with the state, the view and the audit at each of those events; and every read
+table's rows as CSV, once the read tables have followed both games. Each other seat is asked its log, legal
+actions and branches through `evo_ledger.readers`. The answers are the same, byte for byte, once ids, hashes,
+salts and recording times are set aside."""
+
 
 from __future__ import annotations
 
@@ -153,6 +155,9 @@ def public_answers(
         for probe in tried:
             paths[f"{probe} {event}"] = f"{base}/events/{event}/what-if?replace={probe.replace(' ', '%20')}"
     for event, replacements in spread.items():
+        paths[f"state {event}"] = f"{base}/state?at={event}"
+        paths[f"view {event}"] = f"{base}/view?at={event}"
+        paths[f"audit {event}"] = f"{base}/audit?event={event}"
         paths[f"drop {event}"] = f"{base}/events/{event}/what-if?drop=true"
         for replacement in replacements:
             paths[f"{replacement} {event}"] = f"{base}/events/{event}/what-if?replace={replacement.replace(' ', '%20')}"
@@ -235,16 +240,18 @@ def test_a_swapped_hidden_fact_changes_no_answer_a_reader_who_may_not_see_it_get
     for header, actions in games:
         seats = header.splitlines()[2].split()[1:]
         for recorded, swapped, owner in swaps(ruleset, header, actions):
-            answers, tried, ids, spread = [], probes(recorded, owner), [], None
-            for version_of in (recorded, swapped):
-                game, version = imported(client, header, version_of)
-                ids.append(game)
-                spread = spread if spread is not None else branches(client, game, version)
-                answers.append(
-                    {**public_answers(client, game, version, tried, spread), **seat_answers(client, game, seats, owner)}
-                )
-            for answered, rows in zip(answers, table_rows(client, ids), strict=True):
-                answered.update(rows)
+            tried = probes(recorded, owner)
+            stored = [imported(client, header, version_of) for version_of in (recorded, swapped)]
+            tables = table_rows(client, [game for game, _ in stored])  # the read tables followed both games
+            spread = branches(client, *stored[0])
+            answers = [
+                {
+                    **public_answers(client, game, version, tried, spread),
+                    **seat_answers(client, game, seats, owner),
+                    **rows,
+                }
+                for (game, version), rows in zip(stored, tables, strict=True)
+            ]
             differing = [name for name in answers[0] if answers[0][name] != answers[1][name]]
             assert not differing, {name: (answers[0][name][-600:], answers[1][name][-600:]) for name in differing}
             compared += 1
