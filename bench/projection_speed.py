@@ -53,14 +53,14 @@ def insert_floor(store: ReadStore, rows: int) -> float:
         "bench_floor", MetaData(), Column("id", Integer, primary_key=True), Column("game_id", String(36)),
         Column("data", LargeBinary),
     )  # fmt: skip
-    table.create(store.engine)
+    table.create(store.writing)
     started = time.perf_counter()
     for first in range(0, rows, PAGE):
-        with store.engine.begin() as connection:
+        with store.writing.begin() as connection:
             batch = [{"id": n, "game_id": "g", "data": ROW} for n in range(first, min(rows, first + PAGE))]
             connection.execute(insert(table), batch)
     rate = rows / (time.perf_counter() - started)
-    table.drop(store.engine)
+    table.drop(store.writing)
     return rate
 
 

@@ -36,13 +36,16 @@ class PositionMoved(RuntimeError):
     """Another runner moved the read tables on since this one read their position: nothing was written."""
 
 
-def engine_for(settings: Settings) -> Engine:
+def engine_for(settings: Settings, writing: bool = False) -> Engine:
+    """The read tables' engine. On SQLite, a `writing` engine's transactions take the write lock as they begin
+    (two writers would otherwise deadlock upgrading their locks); a reading one's take none: in WAL mode a reader
+    sees the last commit and neither waits for a writer nor holds one up."""
     if settings.is_postgres:
         url = make_url(settings.database).set(drivername="postgresql+psycopg")
         return create_engine(url, pool_size=5, pool_pre_ping=True)
     engine = create_engine(f"sqlite:///{read_tables_file(settings.database)}")
     event.listen(engine, "connect", _sqlite_connected)
-    event.listen(engine, "begin", _sqlite_begin)
+    event.listen(engine, "begin", _sqlite_begin_writing if writing else _sqlite_begin_reading)
     return engine
 
 
@@ -61,8 +64,12 @@ def _sqlite_connected(dbapi_connection: Any, _: Any) -> None:
     dbapi_connection.execute("PRAGMA synchronous=NORMAL")
 
 
-def _sqlite_begin(connection: Connection) -> None:
+def _sqlite_begin_writing(connection: Connection) -> None:
     connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _sqlite_begin_reading(connection: Connection) -> None:
+    connection.exec_driver_sql("BEGIN")
 
 
 @dataclass
@@ -83,12 +90,15 @@ def position_in(connection: Connection) -> int:
 
 class ReadStore:
     def __init__(self, settings: Settings) -> None:
+        """`engine` reads the tables; `writing` changes them (the same engine on PostgreSQL)."""
         self.settings = settings
         self.engine = engine_for(settings)
+        self.writing = self.engine if settings.is_postgres else engine_for(settings, writing=True)
         self.create()
 
     def close(self) -> None:
         self.engine.dispose()
+        self.writing.dispose()
 
     def create(self) -> None:
         """The read tables, made if missing, at position 0 if new (two processes starting at once may collide:
@@ -98,8 +108,8 @@ class ReadStore:
             try:
                 if not self._columns_match() or not self._version_matches():
                     log.warning("the read tables were written by another version: they are built again from the log")
-                    metadata.drop_all(self.engine, tables=[*READ_TABLES, POSITIONS])
-                metadata.create_all(self.engine)
+                    metadata.drop_all(self.writing, tables=[*READ_TABLES, POSITIONS])
+                metadata.create_all(self.writing)
                 self._start_position()
                 return
             except DBAPIError:
@@ -131,7 +141,7 @@ class ReadStore:
         return not names or PROJECTION in names
 
     def _start_position(self) -> None:
-        with self.engine.begin() as connection:
+        with self.writing.begin() as connection:
             known = select(POSITIONS.c.projection).where(POSITIONS.c.projection == PROJECTION)
             if connection.execute(known).first() is None:
                 values = {"projection": PROJECTION, "application": APPLICATION, "notification_id": 0}
@@ -139,7 +149,7 @@ class ReadStore:
 
     def reset(self) -> None:
         """The read tables dropped and made again, empty, at position 0."""
-        metadata.drop_all(self.engine, tables=[*READ_TABLES, POSITIONS])
+        metadata.drop_all(self.writing, tables=[*READ_TABLES, POSITIONS])
         self.create()
 
     def position(self) -> int:
@@ -150,7 +160,7 @@ class ReadStore:
     def advancing(self, start: int) -> Iterator[Advance]:
         """A transaction that moves the read tables on from position `start`: the block writes rows and sets the
         position they reach; both commit together, or neither."""
-        with self.engine.begin() as connection:
+        with self.writing.begin() as connection:
             locked = select(POSITIONS.c.notification_id).where(POSITIONS.c.projection == PROJECTION)
             if self.settings.is_postgres:
                 locked = locked.with_for_update()

@@ -26,7 +26,7 @@ from evo_ledger.ledger import Ledger
 from evo_ledger.notation import parse_game
 from evo_ledger.rules.evo2 import selfplay
 from evo_ledger.rules.evo2.actions import Roll
-from evo_ledger.settings import Settings
+from evo_ledger.settings import LOCK_TIMEOUT_SECONDS, Settings
 from evo_ledger.transfer import import_notation
 from projections import queries
 from projections.readmodel import ReadModel
@@ -331,7 +331,7 @@ def test_writing_the_read_tables_of_a_sqlite_ledger_never_holds_the_ledgers_writ
     ledger, store = Ledger(settings), ReadStore(settings)
     receipt = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
     assert Path(read_tables_file(settings.database)) == tmp_path / "games.read.sqlite"
-    with store.engine.begin() as held:  # BEGIN IMMEDIATE: the read tables' write lock, as a page being written
+    with store.writing.begin() as held:  # BEGIN IMMEDIATE: the read tables' write lock, as a page being written
         held.execute(select(func.count()).select_from(BIDS))
         started = time.monotonic()
         receipt = ledger.record(receipt.game_id, "order ann ben cat", expected_version=receipt.version)
@@ -348,7 +348,7 @@ def test_read_tables_written_by_another_version_are_built_again_and_say_ongoing(
     game = ledger.create_game(None, "standin-e2-3p", ["ann", "ben", "cat"]).game_id
     ledger.record(game, "order ann ben cat")
     Projector(ledger, store).catch_up()
-    with store.engine.begin() as connection:
+    with store.writing.begin() as connection:
         assert connection.execute(select(GAMES.c.status)).scalar_one() == "ongoing"
         # As an earlier version left them: its rows said `playing`, under its name for the position.
         connection.execute(update(GAMES).values(status="playing"))
@@ -378,3 +378,18 @@ def test_a_read_table_added_since_the_log_was_followed_has_the_tables_built_agai
         assert counts(again)["read_turn_order"] == 3
     finally:
         again.close()
+
+
+def test_reading_the_read_tables_of_a_sqlite_ledger_takes_no_lock_while_a_page_is_written(tmp_path: Path) -> None:
+    settings = Settings(str(tmp_path / "games.sqlite"))
+    store = ReadStore(settings)
+    try:
+        with store.advancing(store.position()) as advance:  # a page being written holds the write lock
+            advance.connection.execute(select(func.count()).select_from(BIDS))
+            started = time.monotonic()
+            assert store.position() == 0  # a reader sees the last commit, and waits for no lock
+            with store.engine.connect() as reading:
+                assert reading.execute(select(func.count()).select_from(BIDS)).scalar_one() == 0
+            assert time.monotonic() - started < LOCK_TIMEOUT_SECONDS
+    finally:
+        store.close()
