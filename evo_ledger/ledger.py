@@ -17,7 +17,7 @@ from typing import Any, cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
-from eventsourcing.persistence import IntegrityError, InternalError, Mapper, StoredEvent, Transcoder
+from eventsourcing.persistence import IntegrityError, InternalError, Mapper, Notification, StoredEvent, Transcoder
 
 from evo_ledger.access import (
     ACCESS_TOPIC_PREFIX,
@@ -461,13 +461,20 @@ class Ledger(Application[UUID]):
         """Every game, in the order it was started."""
         return (game_id for _, game_id in self.started_games())
 
+    def started_setups(self, after: int = 0) -> Iterator[tuple[int, Any]]:
+        """The setups (first events) of the games started after position `after` of the log, in order, each with
+        its position: a game's ruleset, players and start, read without folding the game."""
+        return ((n.id, self.mapper.to_domain_event(n)) for n in self._started_notifications(after))
+
     def started_games(self, after: int = 0) -> Iterator[tuple[int, UUID]]:
         """The games started after position `after` of the log, in order: each with its start's position."""
+        return ((n.id, UUID(str(n.originator_id))) for n in self._started_notifications(after))
+
+    def _started_notifications(self, after: int) -> Iterator[Notification]:
         start = after + 1
         while True:
             page = self.recorder.select_notifications(start=start, limit=1000, topics=[Game.Started.TOPIC])
-            for notification in page:
-                yield notification.id, UUID(str(notification.originator_id))
+            yield from page
             if len(page) < 1000:
                 return
             start = page[-1].id + 1

@@ -287,3 +287,8 @@ def table_csv(connection: Connection, name: str, include_private: bool = False) 
             buffer.seek(0)
             buffer.truncate()
     yield buffer.getvalue()
+
+
+def game_statuses(connection: Connection) -> list[tuple[str, str]]:
+    """Each game the read tables know, and whether it is `ongoing` or `over`."""
+    return [(row.game_id, row.status) for row in connection.execute(select(GAMES.c.game_id, GAMES.c.status))]

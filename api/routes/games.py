@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from datetime import date
 from typing import Annotated, Any
+from uuid import UUID
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -33,7 +34,9 @@ from evo_ledger.readers import legal_for, visibility
 from evo_ledger.rules import marked_seats
 from evo_ledger.rules.base import Outcome
 from evo_ledger.writer import NewGame, Writer
+from projections import queries
 from projections.runner import wait_until
+from projections.store import ReadStore, position_in
 
 router = APIRouter(tags=["games"], responses=schemas.PROBLEMS)
 MAX_PROJECTION_WAIT = 30.0
@@ -223,9 +226,14 @@ def list_games(
     admin = is_admin(request, token)
     found: list[schemas.Summary] = []
     last, more = 0, False
-    for position, game_id in ledger.started_games(after=int(cursor or 0)):
-        summary = summarise(ledger, ledger.game(game_id))
-        if (summary.private and not admin) or not matches(summary, ruleset, player, status, started_from, started_to):
+    known = statuses(request) if status is not None else {}
+    for position, setup in ledger.started_setups(after=int(cursor or 0)):
+        if not set_up_as(setup, ruleset, player, started_from, started_to):
+            continue  # told apart by its setup: the game is not read
+        if known.get(setup.originator_id, status) != status:
+            continue  # told apart by the read tables, which have followed the whole log
+        summary = summarise(ledger, ledger.game(setup.originator_id))
+        if (summary.private and not admin) or (status is not None and summary.status != status):
             continue
         if len(found) == limit:  # one more matches: there is a next page
             more = True
@@ -235,22 +243,26 @@ def list_games(
     return schemas.GameList(games=found, next_cursor=str(last) if more else None)
 
 
-def matches(
-    summary: schemas.Summary,
-    ruleset: str | None,
-    player: str | None,
-    status: str | None,
-    started_from: date | None,
-    started_to: date | None,
+def set_up_as(
+    setup: Any, ruleset: str | None, player: str | None, started_from: date | None, started_to: date | None
 ) -> bool:
-    started = date.fromisoformat(summary.started_at[:10])
+    """Whether a game's setup (its first event) has the ruleset, the player and the start asked for."""
+    started = setup.timestamp.date()
     return (
-        (ruleset is None or summary.ruleset == ruleset)
-        and (player is None or any(player in (p["name"], p["id"]) for p in summary.players))
-        and (status is None or summary.status == status)
+        (ruleset is None or setup.ruleset == ruleset)
+        and (player is None or any(player in (p["name"], p["id"]) for p in setup.players))
         and (started_from is None or started >= started_from)
         and (started_to is None or started <= started_to)
     )
+
+
+def statuses(request: Request) -> dict[UUID, str]:
+    """Each game's status as the read tables have it, where they have followed the whole log (none otherwise)."""
+    store: ReadStore = request.app.state.read_store
+    with store.engine.connect() as connection:
+        found = queries.game_statuses(connection)
+        followed = position_in(connection) >= (request.app.state.ledger.recorder.max_notification_id() or 0)
+    return {UUID(game_id): status for game_id, status in found} if followed else {}
 
 
 @router.get("/games/{game_id}", response_model=schemas.Summary, operation_id="game_summary")

@@ -1,0 +1,53 @@
+"""The game list tells games apart without reading them: by their setups (ruleset, players, start) and, once the
+read tables have followed the log, by their status; only the games it lists are read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from projections.runner import wait_until
+from tests.e2e.test_api import client_for
+from tests.support import ROOT
+
+SHIPPED = ("hand-3p-first-game.evo", "evo1-hand-3p.evo", "traits-hand-2p.evo")
+
+
+class CountedGames:
+    """Counts the games the ledger folds."""
+
+    def __init__(self, ledger: Any) -> None:
+        self.count = 0
+        self.game = ledger.game
+        ledger.game = self
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.count += 1
+        return self.game(*args, **kwargs)
+
+
+@pytest.fixture
+def client(database: str) -> Iterator[TestClient]:
+    with client_for(database) as test_client:
+        yield test_client
+
+
+def test_the_game_list_reads_only_the_games_it_lists(client: TestClient) -> None:
+    for name in SHIPPED:  # over
+        answer = client.post(
+            "/v1/games/import", content=(ROOT / "replays" / name).read_text(), headers={"Content-Type": "text/plain"}
+        )
+        assert answer.status_code == 201, answer.text
+    for _ in range(2):  # ongoing
+        client.post("/v1/games", json={"kit": "standin-e2-3p", "players": [{"name": n} for n in ("dan", "eve", "fay")]})
+    ledger = client.app.state.ledger  # type: ignore[attr-defined]
+    assert wait_until(client.app.state.read_store, ledger.recorder.max_notification_id(), 60)  # type: ignore[attr-defined]
+    folds = CountedGames(ledger)
+    expected = {"player=nobody": 0, "ruleset=toy": 0, "player=dan": 2, "status=ongoing": 2, "status=over": 3}
+    for query, listed in expected.items():
+        folds.count = 0
+        games = client.get(f"/v1/games?{query}").json()["games"]
+        assert len(games) == listed and folds.count == listed, (query, len(games), folds.count)
