@@ -3,7 +3,7 @@ public. The rules mark what is hidden: an action only its player sees until it i
 `reveals`), an action whose legality rests on a player's hidden facts (`rests_on`), and a refusal that rests on
 them (`RuleViolation.public`). This module turns what the ledger answers into what a reader may see: the log's
 hidden actions and hashes (`visibility`), the legal actions (`legal_for`), refusals (`refusal_for`), and
-branches (`check_branchable`). The API and the command line both answer through it."""
+branches (`branch_for`). The API and the command line both answer through it."""
 
 from __future__ import annotations
 
