@@ -153,3 +153,16 @@ def serve_process(options: Sequence[str], env: Mapping[str, str], cwd: Path | No
         if process.poll() is None:
             process.send_signal(signal.SIGINT)
         served.logged = process.communicate(timeout=30)[1]
+
+
+class Counted:
+    """Counts the calls of an object's method, put in its place (`Counted(ledger, "game")`)."""
+
+    def __init__(self, owner: Any, name: str) -> None:
+        self.count = 0
+        self.method = getattr(owner, name)
+        setattr(owner, name, self)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.count += 1
+        return self.method(*args, **kwargs)

@@ -4,29 +4,15 @@ read tables have followed the log, by their status; only the games it lists are 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from projections.runner import wait_until
 from tests.e2e.test_api import client_for
-from tests.support import ROOT
+from tests.support import ROOT, Counted
 
 SHIPPED = ("hand-3p-first-game.evo", "evo1-hand-3p.evo", "traits-hand-2p.evo")
-
-
-class CountedGames:
-    """Counts the games the ledger folds."""
-
-    def __init__(self, ledger: Any) -> None:
-        self.count = 0
-        self.game = ledger.game
-        ledger.game = self
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        self.count += 1
-        return self.game(*args, **kwargs)
 
 
 @pytest.fixture
@@ -45,7 +31,7 @@ def test_the_game_list_reads_only_the_games_it_lists(client: TestClient) -> None
         client.post("/v1/games", json={"kit": "standin-e2-3p", "players": [{"name": n} for n in ("dan", "eve", "fay")]})
     ledger = client.app.state.ledger  # type: ignore[attr-defined]
     assert wait_until(client.app.state.read_store, ledger.recorder.max_notification_id(), 60)  # type: ignore[attr-defined]
-    folds = CountedGames(ledger)
+    folds = Counted(ledger, "game")
     expected = {"player=nobody": 0, "ruleset=toy": 0, "player=dan": 2, "status=ongoing": 2, "status=over": 3}
     for query, listed in expected.items():
         folds.count = 0

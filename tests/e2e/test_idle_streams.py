@@ -15,26 +15,13 @@ import pytest
 from api.app import ApiSettings, create_app
 from evo_ledger.settings import Settings
 from tests.e2e.test_stream import ADMIN, serving
-from tests.support import ROOT
+from tests.support import ROOT, Counted
 
 STREAMS = 8
 THREADS = 4
 POLL_SECONDS = 0.1
 IDLE_POLLS = 10
 WAIT = 60
-
-
-class CountedReads:
-    """Counts the ledger's reads of a game's events."""
-
-    def __init__(self, ledger: Any) -> None:
-        self.count = 0
-        self.read = ledger.game_events
-        ledger.game_events = self
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        self.count += 1
-        return self.read(*args, **kwargs)
 
 
 @pytest.fixture
@@ -63,7 +50,7 @@ def test_idle_streams_read_no_event_and_leave_threads_to_other_requests(served: 
     game_file = (ROOT / "replays" / "evo1-selfplay-5p-seed22-experienced.evo").read_text()
     long_game = httpx.post(f"{base}/v1/games/import", content=game_file, headers={"Content-Type": "text/plain"}).json()
     other = httpx.post(f"{base}/v1/games", json={"kit": "standin-e2-3p", "players": [{"name": n} for n in "abc"]})
-    reads = CountedReads(app.state.ledger)
+    reads = Counted(app.state.ledger, "game_events")
     opened, stop = threading.Semaphore(0), threading.Event()
     url = f"{base}/v1/games/{long_game['game_id']}/stream"
     streams = [

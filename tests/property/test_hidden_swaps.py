@@ -11,7 +11,6 @@ table's rows as CSV, once the read tables have followed both games. Each other s
 actions and branches through `evo_ledger.readers`. The answers are the same, byte for byte, once ids, hashes,
 salts and recording times are set aside."""
 
-
 from __future__ import annotations
 
 import re
