@@ -20,7 +20,7 @@ from evo_ledger.audit import CLEAN
 from evo_ledger.checker import GameSetupError
 from evo_ledger.console import PlaySession, completer
 from evo_ledger.disputes import ExplanationReport, NotExplainable, WhatIfReport
-from evo_ledger.game import NothingToUndo
+from evo_ledger.game import Game, NothingToUndo
 from evo_ledger.last_game import remember, remembered
 from evo_ledger.ledger import GameReferenceError, Ledger, Receipt, UnknownGame, VersionConflict
 from evo_ledger.notation import GameFileError, parse_option_value
@@ -126,9 +126,9 @@ def add_reader(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
-def reader_of(ledger: Ledger, game_id: UUID, args: argparse.Namespace) -> Seen:
+def reader_of(game: Game, args: argparse.Namespace) -> Seen:
     try:
-        return reader_named(args.reader, ledger.game(game_id).player_names)
+        return reader_named(args.reader, game.player_names)
     except ValueError as error:
         raise CommandError(str(error)) from None
 
@@ -283,7 +283,7 @@ def print_receipt(receipt: Receipt, out: TextIO) -> None:
 def show(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     """The position names no hidden fact: it is the same for every reader (`--as` is checked all the same)."""
     game_id = game_of(ledger, args.game)
-    reader_of(ledger, game_id, args)
+    reader_of(ledger.game(game_id), args)
     latest = ledger.receipt(game_id).version
     if args.at is not None and not 1 <= args.at <= latest:
         raise CommandError(f"--at {args.at}: the game has events 1 to {latest}")
@@ -294,7 +294,7 @@ def show(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 def log(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     game_id = game_of(ledger, args.game)
     game = ledger.game(game_id)
-    seen, width = visibility(reader_of(ledger, game_id, args), ledger, game), terminal_width(out)
+    seen, width = visibility(reader_of(game, args), ledger, game), terminal_width(out)
     for event in ledger.game_events(game_id):
         print(event_line(event, game.rules, width, sentence_for(seen, event, game.rules)), file=out)
     return EXIT_OK
@@ -314,16 +314,16 @@ def audit_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 def explain(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     game_id = game_of(ledger, args.game)
-    seen = visibility(reader_of(ledger, game_id, args), ledger, ledger.game(game_id))
+    game = ledger.game(game_id)
+    seen = visibility(reader_of(game, args), ledger, game)
     check_shown(seen, args.event)
     return _write_report(report_for(ledger.explain(game_id, args.event), seen), args.json, out)
 
 
 def what_if(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     game_id = game_of(ledger, args.game)
-    game, reader = ledger.game(game_id), reader_of(ledger, game_id, args)
-    check_shown(visibility(reader, ledger, game), args.event)
-    return _write_report(branch_for(reader, ledger, game, args.event, args.replace), args.json, out)
+    game = ledger.game(game_id)
+    return _write_report(branch_for(reader_of(game, args), ledger, game, args.event, args.replace), args.json, out)
 
 
 def _write_report(report: ExplanationReport | WhatIfReport, as_json: bool, out: TextIO) -> int:

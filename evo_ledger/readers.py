@@ -132,14 +132,16 @@ class HiddenFacts(PermissionError):
 
 
 def branch_for(reader: Perspective, ledger: Ledger, game: Game, event: int, replacement: str | None) -> WhatIfReport:
-    """A what-if as the reader may be answered: refused (HiddenFacts) where the replacement is a hidden action or
+    """A what-if as the reader may be answered: refused where the event is an action hidden from it (HiddenEvent),
+    or (HiddenFacts) where the replacement is a hidden action or
     its legality rests on facts hidden from it (another seat's hand, a peek); the branch stopped before the first
     action hidden from it, whose fate rests on what it hides; a refusal in the branch told by its public part; the
     hidden actions and hashes it may not see left out."""
     seen = visibility(reader, ledger, game)
+    check_shown(seen, event)
     if replacement is not None and not reads_hidden(reader, game):
         check_public_replacement(reader, ledger, game, event, replacement)
-    hidden = {version: owner for version, (owner, _) in seen.hidden.items()} if seen.shown is not None else None
+    hidden = {version: owner for version, (owner, _) in seen.hidden.items()}
 
     def told(violation: RuleViolation) -> str:
         return str(refusal_for(reader, game, violation))
@@ -153,9 +155,8 @@ def check_public_replacement(reader: Perspective, ledger: Ledger, game: Game, ev
         action = rules.parse_action(replacement)
     except NotationError:
         return  # refused as unreadable, whoever asks
-    if (
-        rules.visible_only_to(action) is not None
-    ):  # a draw or a peek rests on every hand and pile the reader may not see
+    # A draw or a peek rests on every hand and pile the reader may not see.
+    if rules.visible_only_to(action) is not None:
         raise HiddenFacts(f"a what-if with the hidden action {replacement!r} is for the recorder")
     state = ledger.game(game.id, version=event - 1).state if event > 1 else None
     owner = rules.rests_on(state, action) if state is not None else None

@@ -125,11 +125,10 @@ def read_bundle(data: bytes) -> list[StoredEvent]:
 
 
 def _stored_row(game_id: UUID, number: int, row: Any) -> StoredEvent:
-    if not (isinstance(row, list) and len(row) == 3):
+    shapes = (str, int, bytes)
+    if not (isinstance(row, list) and len(row) == 3 and all(type(v) is t for v, t in zip(row, shapes, strict=True))):
         raise BundleError(f"the bundle's event {number} is not [topic, version, bytes]")
     topic, version, state = row
-    if not (isinstance(topic, str) and type(version) is int and isinstance(state, bytes)):
-        raise BundleError(f"the bundle's event {number} is not [topic, version, bytes]")
     return StoredEvent(game_id, version, topic, state)
 
 

@@ -78,7 +78,6 @@ def what_if(
     refused with 403 `hidden_facts`; a refusal in the branch is told as the reader may see it."""
     if (replace is None) == (not drop):
         raise ApiError(422, "invalid_request", "give either replace=ACTION or drop=true")
-    not_hidden(reader, ledger, event)
     return report_response(branch_for(reader, ledger, ledger.game(reader.game_id), event, replace))
 
 
