@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -178,7 +179,7 @@ def test_a_game_file_over_http_names_a_built_in_kit_and_no_file_of_the_server_is
         answer = client.post("/v1/games/import", content=file_naming_kit(str(path)), headers=TEXT)
         assert answer.status_code == 422 and answer.json()["code"] == "setup_error", (path, answer.text)
         assert "hunter2" not in answer.text and "built-in kit" in answer.text, (path, answer.text)
-        messages.add(answer.json()["message"].replace(str(path), "PATH"))
+        messages.add(re.sub(r"kit '[^']*'", "kit PATH", answer.json()["message"]))  # a long name is cut short
     assert len(messages) == 1, messages  # a file present, missing, binary or endless: the same answer
 
 
@@ -381,7 +382,7 @@ def test_csv_cells_that_would_start_a_formula_are_escaped(client: TestClient) ->
     assert "'" + FORMULA in cells
 
 
-PAGES = ("/", "/dashboard", f"/games/{uuid4()}", "/docs")
+PAGES = ("/", "/dashboard", "/games/b2795c99-9880-4cd9-9ac7-07962ded6a82", "/docs")
 
 
 @pytest.mark.parametrize("path", PAGES)

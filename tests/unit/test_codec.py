@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta, timezone
-from uuid import uuid4
+from uuid import UUID
 
 import msgpack
 import pytest
@@ -14,8 +14,9 @@ from evo_ledger.codec import SEAL_MARK, CodecError, MsgpackTranscoder, canonical
 VALUES = [
     None, True, False, 0, -1, 2**40, 1.5, "", "ann", "🦕 évolution", b"\x00\xff",
     [], [1, [2, [3]]], {}, {"a": {"b": [1, 2]}}, (), (1, "a", (2,)), [(1, 2), (3,)], {"t": ("x",)},
-    uuid4(), datetime(2026, 11, 22, 3, 13, 0, 123456, tzinfo=UTC),
-    {"players": [{"seat": 1, "name": "ann", "id": uuid4()}], "when": datetime.now(UTC)},
+    UUID("51c245a6-789e-44e7-bb4b-faecf519bfb2"), datetime(2026, 11, 22, 3, 13, 0, 123456, tzinfo=UTC),
+    {"players": [{"seat": 1, "name": "ann", "id": UUID("22535179-aca0-431d-9614-2c8af692f85a")}],
+     "when": datetime(2026, 11, 27, 2, 9, 54, 980247, tzinfo=UTC)},
 ]  # fmt: skip
 
 
