@@ -58,14 +58,18 @@ class ApiSettings:
 
 
 class Appends:
-    """Wakes the streams of a game when this server appends to it (other servers' appends are found by polling)."""
+    """Wakes the streams of a game, and the read tables' runner, when this server appends to it (other servers'
+    appends are found by polling)."""
 
     def __init__(self) -> None:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.waiting: dict[UUID, set[asyncio.Event]] = {}
+        self.projection: BackgroundProjection | None = None
 
     def appended(self, game_id: UUID) -> None:
         """Called from the thread that appended."""
+        if self.projection is not None:
+            self.projection.nudge()
         if self.loop is not None and self.waiting.get(game_id):
             self.loop.call_soon_threadsafe(self._wake, game_id)
 
@@ -99,6 +103,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
         projection = BackgroundProjection(settings.store) if settings.follow_projections else None
         if projection is not None:
             projection.start()
+            appends.projection = projection
         app.state.supervisor = supervisor = Supervisor(writer, projection)
         watching = asyncio.create_task(supervisor.run())
         try:

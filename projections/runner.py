@@ -3,14 +3,17 @@
 `Projector.catch_up` reads the log in pages from the read tables' position and applies each page in one
 transaction with the position it reaches. `follow` goes on as events arrive: on PostgreSQL through the library's
 projection runner (its subscription is woken by the database's notifications), the events delivered within
-LIVE_DELAY of each other in one transaction; on SQLite by polling. A runner killed at any moment leaves the
+LIVE_DELAY of each other in one transaction; on SQLite by polling, and at once when its server nudges it after
+an append. A runner killed at any moment leaves the
 tables at a committed position, from which the next one goes on; `rebuild` drops them and folds the whole log
 again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -236,18 +239,28 @@ class BackgroundProjection:
         self.settings = settings
         self.process: BaseProcess | None = None
         self.server_end: Connection | None = None
+        self.sending = threading.Lock()
 
     def start(self) -> None:
         """The process started (again, in place of one that ended)."""
         if self.server_end is not None:
             self.server_end.close()
         context = server_context()
-        self.server_end, process_end = context.Pipe()
+        process_end, self.server_end = context.Pipe(duplex=False)
+        os.set_blocking(self.server_end.fileno(), False)  # a nudge never holds up the server
         self.process = context.Process(
             target=follow_until_stopped, args=(self.settings, process_end), name="evo-ledger-projections"
         )
         self.process.start()
         process_end.close()
+
+    def nudge(self) -> None:
+        """Wakes the runner to read the log now rather than at its next poll (on SQLite: PostgreSQL notifies it)."""
+        if self.server_end is None or self.settings.is_postgres:
+            return
+        # A full pipe holds a nudge already; a closed one, a process gone.
+        with self.sending, contextlib.suppress(OSError):
+            self.server_end.send_bytes(b"")
 
     @property
     def alive(self) -> bool:
@@ -269,7 +282,8 @@ class BackgroundProjection:
 
 
 class ServerGone:
-    """Set once the server's end of the pipe is closed: by `BackgroundProjection.stop`, or as the server ends."""
+    """Set once the server's end of the pipe is closed: by `BackgroundProjection.stop`, or as the server ends. The
+    server writes only nudges, each of which ends a wait early without setting it."""
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
@@ -280,8 +294,17 @@ class ServerGone:
 
     def wait(self, timeout: float | None = None) -> bool:
         if not self.gone and self.connection.poll(timeout):
-            self.gone = True  # the server never writes: readable means closed
+            self.gone = not self._nudges_read()
         return self.gone
+
+    def _nudges_read(self) -> bool:
+        """Reads the nudges waiting: False once the server's end is closed."""
+        try:
+            while self.connection.poll(0):
+                self.connection.recv_bytes()
+        except (EOFError, OSError):
+            return False
+        return True
 
 
 def follow_until_stopped(settings: Settings, server: Connection) -> None:

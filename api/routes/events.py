@@ -253,6 +253,7 @@ async def import_game(request: Request) -> schemas.Created:
         raise ApiError(415, "unsupported_media_type", "send a game file as text/plain or a bundle as " + MSGPACK)
     caller = token_of(request.headers.get("authorization"))
     receipt, token = await run_in_threadpool(stored_import, request, kind, body, caller)
+    request.app.state.appends.appended(receipt.game_id)
     if receipt.already_stored:
         raise ApiError(409, "already_stored", f"game {receipt.game_id} is stored already: nothing was imported")
     return schemas.Created.given(receipt, token)

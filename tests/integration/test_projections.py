@@ -30,7 +30,7 @@ from evo_ledger.settings import LOCK_TIMEOUT_SECONDS, Settings
 from evo_ledger.transfer import import_notation
 from projections import queries
 from projections.readmodel import ReadModel
-from projections.runner import Projector, rebuild, wait_until
+from projections.runner import Projector, ServerGone, rebuild, wait_until
 from projections.schema import GAMES, POSITIONS, READ_TABLES, TABLES, TURN_ORDER, column_values
 from projections.stats import FAIR, LOADED, NOT_ENOUGH_DATA, DieFit, die_fit
 from projections.store import ReadStore, read_tables_file
@@ -305,6 +305,30 @@ def test_following_the_log_applies_events_as_they_are_stored(ledger: Ledger, sto
     finally:
         stop.set()
         follower.join(timeout=20)
+    assert not follower.is_alive()
+
+
+def test_on_sqlite_a_nudge_from_the_server_wakes_the_runner_between_polls(tmp_path: Path) -> None:
+    """The server nudges its runner after each append: the runner reads the log at once, not an hour later, and
+    goes on following until the server's end of the pipe is closed."""
+    settings = Settings(str(tmp_path / "games.sqlite"))
+    ledger, store = Ledger(settings), ReadStore(settings)
+    runner_end, server_end = multiprocessing.Pipe(duplex=False)
+    follower = threading.Thread(target=Projector(ledger, store).follow, args=(ServerGone(runner_end),),
+                                kwargs={"poll_seconds": 3600})  # fmt: skip
+    follower.start()
+    try:
+        game_id = UUID(import_hand_game(ledger))
+        for appended in range(2):
+            if appended:
+                ledger.annotate(game_id, 2, "a note")
+            server_end.send_bytes(b"")
+            assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=30)
+    finally:
+        server_end.close()
+        follower.join(timeout=30)
+        store.close()
+        ledger.close()
     assert not follower.is_alive()
 
 
