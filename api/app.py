@@ -17,7 +17,7 @@ from fastapi import FastAPI
 
 from api import errors, schemas
 from api.routes import audits, events, games, health, pages, rules, statistics
-from api.supervision import Supervisor
+from api.supervision import Supervisor, sign_checkpoints
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.settings import Settings
 from evo_ledger.writer import GroupWriter, LedgerProcess, ProcessWriter, Writer
@@ -51,6 +51,8 @@ class ApiSettings:
     writer_process: bool = True
     worker_threads: int | None = None
     """The threads serving the plain endpoints (None: the server's default, 40)."""
+    checkpoint_seconds: float | None = 3600.0
+    """How often the server signs a checkpoint, with a seal key (None: only on demand)."""
 
     @classmethod
     def from_environment(cls) -> ApiSettings:
@@ -106,11 +108,18 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
             appends.projection = projection
         app.state.supervisor = supervisor = Supervisor(writer, projection)
         watching = asyncio.create_task(supervisor.run())
+        signing = (
+            asyncio.create_task(sign_checkpoints(ledger, settings.checkpoint_seconds))
+            if settings.store.seal_key is not None and settings.checkpoint_seconds is not None
+            else None
+        )
         try:
             yield
         finally:
             log.info("stopping: the writing process and the read tables' process are closed")
             watching.cancel()
+            if signing is not None:
+                signing.cancel()
             if projection is not None:
                 projection.stop()
             await writer.aclose()

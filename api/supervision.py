@@ -1,5 +1,6 @@
 """The server's processes kept running: the read tables' process, started again (with a back-off if it keeps
-ending) and logged; the writing process, which its writer starts again itself when it ends; and their health."""
+ending) and logged; the writing process, which its writer starts again itself when it ends; and their health.
+Beside them, the checkpoints the server signs at an interval."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ import logging
 import time
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
+
+from evo_ledger.checkpoints import CheckpointError
+from evo_ledger.ledger import Ledger
 from evo_ledger.writer import Writer
 from projections.runner import BackgroundProjection
 
@@ -60,3 +65,19 @@ class Supervisor:
             return {"state": "not followed"}
         state = "running" if self.projection.alive else "restarting"
         return {"state": state, "pid": self.projection.pid, "restarts": self.restarts}
+
+
+async def sign_checkpoints(ledger: Ledger, every: float) -> None:
+    """A checkpoint signed every `every` seconds when events were stored since the last (evo_ledger.checkpoints)."""
+    while True:
+        await asyncio.sleep(every)
+        try:
+            taken, new = await run_in_threadpool(ledger.take_checkpoint)
+        except CheckpointError as error:
+            log.warning("no checkpoint was signed: %s", error)
+            continue
+        except Exception:
+            log.exception("no checkpoint was signed; trying again in %.0f s", every)
+            continue
+        if new:
+            log.info("checkpoint %s signed at position %s of the log", taken["number"], taken["position"])

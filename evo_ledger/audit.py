@@ -20,6 +20,7 @@ from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import resolve_topic
 
 from evo_ledger.access import hidden_in_place
+from evo_ledger.checkpoints import Signed
 from evo_ledger.codec import canonical_bytes, digest, unpack_sealed
 from evo_ledger.game import GENESIS, Game, commitment_holds, stored_hash
 from evo_ledger.rules import UnknownRuleset, rulesets
@@ -29,7 +30,7 @@ from evo_ledger.rules.text import NotationError
 from evo_ledger.seal import Sealer
 
 REPORT_FORMAT = "evo-ledger audit"
-REPORT_VERSION = 3
+REPORT_VERSION = 4
 PASS, FAIL, RULES_CHANGED, NOT_RUN = "pass", "fail", "rules changed", "not run"
 CLEAN, DAMAGED, DEVIATIONS = "clean", "damaged", "deviations"
 # Fields every event has that the rules do not derive: where and when it was stored, and its hashes.
@@ -37,12 +38,15 @@ UNDERIVED = frozenset(
     {"originator_id", "originator_version", "timestamp", "hash", "prev_hash", "action_salt", "action_commitment"}
 )
 NOTED = {DEVIATION: "deviations", OPEN_TIE: "open_ties"}
-CHECK_NAMES = ("sequence", "hashes", "chain", "seals", "setup", "rules", "snapshots", "chance", "head")
+CHECK_NAMES = ("sequence", "hashes", "chain", "seals", "checkpoints", "setup", "rules", "snapshots", "chance", "head")
+CHECK_WIDTH = max(map(len, CHECK_NAMES))
 DESCRIPTIONS = {
     "sequence": "the events are numbered 1, 2, 3... with none missing and each readable",
     "hashes": "each event's hash is that of its own content",
     "chain": "each event carries the hash of the event before it",
     "seals": "each event sealed by the server's key is as it was sealed: no one without the key changed it",
+    "checkpoints": "each event a checkpoint signed with the server's key is the one it signed, as sealed as it was, "
+    "and still in the log: no one rewrote the chain, stripped the seals or cut off the end",
     "setup": "the ruleset and kit the game pinned are known and the kit's content matches its hash",
     "rules": "every action is legal where it stands and the consequences recorded are those the rules derive",
     "snapshots": "each stored snapshot is the game its log makes at that event: none was edited (none is trusted)",
@@ -83,6 +87,7 @@ class Audit:
     expect_head: str | None = None
     sealer: Sealer | None = None
     snapshots: Sequence[StoredEvent] = ()
+    signed: Signed | None = None
     seals: dict[int, bytes | None] = field(default_factory=dict)
     checks: dict[str, Check] = field(default_factory=lambda: {name: Check(name) for name in CHECK_NAMES})
     undone_rolls: list[dict[str, Any]] = field(default_factory=list)
@@ -92,6 +97,7 @@ class Audit:
         events = self._read()
         self._check_hashes(events)
         self._check_seals(events)
+        self._check_checkpoints()
         self._check_rules(events)
         self._check_head(events)
         return self._report(events)
@@ -154,6 +160,55 @@ class Audit:
             check.verdict, check.detail = NOT_RUN, "no event carries a seal: the game was stored without a seal key"
         elif first_sealed is not None and first_sealed > 1 and check.verdict == PASS:
             check.detail = f"events 1 to {first_sealed - 1} were stored before the key was set"
+
+    def _check_checkpoints(self) -> None:
+        """Every event a checkpoint signed (as far as the audit goes) is stored, with the hash it signed, and
+        sealed if it was sealed then."""
+        check, signed = self.checks["checkpoints"], self.signed
+        if signed is None:
+            check.verdict, check.detail = NOT_RUN, "no seal key was given: checkpoints are checked with it"
+            return
+        if signed.forged:
+            check.fail(None, signed.forged[0])
+            return
+        covered = [version for version in sorted(signed.events) if self.up_to is None or version <= self.up_to]
+        if not covered:
+            check.verdict, check.detail = NOT_RUN, "no checkpoint has signed the game's events yet"
+            return
+        stored = {event.originator_version: event for event in self.stored}
+        last = max(stored, default=0)
+        for version in covered:
+            hash_, sealed, number = signed.events[version]
+            found = stored.get(version)
+            fields, seal = self._fields_and_seal(found) if found is not None else (None, None)
+            if found is None:
+                detail = (
+                    f"checkpoint {number} signed event {version}, but the log ends at event {last}: events were cut off"
+                )
+            elif fields is None or self._content_hash(found, fields) != hash_:
+                detail = f"event {version} is not the one checkpoint {number} signed: it, or the chain, was rewritten"
+            elif sealed and seal is None:
+                detail = (
+                    f"event {version} carries no seal, though checkpoint {number} signed it sealed: seals were stripped"
+                )
+            else:
+                continue
+            check.fail(version, detail)
+            return
+        check.detail = f"events 1 to {covered[-1]} are as checkpoints signed them"
+
+    def _content_hash(self, stored: StoredEvent, fields: dict[str, Any]) -> str | None:
+        try:
+            return stored_hash(stored.topic, self.game_id, stored.originator_version, fields)
+        except Exception:
+            return None
+
+    @staticmethod
+    def _fields_and_seal(stored: StoredEvent) -> tuple[dict[str, Any] | None, bytes | None]:
+        try:
+            return unpack_sealed(stored.state)
+        except Exception:
+            return None, None
 
     def _check_rules(self, events: Sequence[tuple[StoredEvent, dict[str, Any]]]) -> None:
         setup, rules = self.checks["setup"], self.checks["rules"]
@@ -497,10 +552,11 @@ class AuditReport(CanonicalReport):
         ]
         divergence = data["first_divergence"]
         if divergence is not None:
-            lines.append(f"first divergence, at event {divergence['event']}: {divergence['detail']}")
+            where = f", at event {divergence['event']}" if divergence["event"] is not None else ""
+            lines.append(f"first divergence{where}: {divergence['detail']}")
         for check in data["checks"]:
             detail = f" ({check['detail']})" if check["detail"] else ""
-            lines.append(f"  {check['verdict']:<13} {check['check']:<9} {check['means']}{detail}")
+            lines.append(f"  {check['verdict']:<13} {check['check']:<{CHECK_WIDTH}} {check['means']}{detail}")
         for roll in data["undone_rolls"]:
             lines.append(
                 f"  undone roll: event {roll['event']} {roll['roll']!r}, undone by event {roll['undone_by']}"
@@ -544,7 +600,9 @@ def audit(
     expect_head: str | None = None,
     sealer: Sealer | None = None,
     snapshots: Sequence[StoredEvent] = (),
+    signed: Signed | None = None,
 ) -> AuditReport:
     """The audit of a game's stored events (in version order), as far as event `up_to`; seals are checked with
-    `sealer`'s key, and each of the stored `snapshots` against the fold."""
-    return Audit(game_id, stored, up_to, expect_head, sealer, snapshots).run()
+    `sealer`'s key, the events against what the checkpoints `signed` under it, and each of the stored `snapshots`
+    against the fold."""
+    return Audit(game_id, stored, up_to, expect_head, sealer, snapshots, signed).run()

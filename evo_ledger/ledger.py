@@ -29,6 +29,16 @@ from evo_ledger.access import (
     check_recorder,
 )
 from evo_ledger.audit import AuditReport, audit
+from evo_ledger.checkpoints import (
+    CHECKPOINT_LOG_ID,
+    CheckpointError,
+    CheckpointLog,
+    create_log,
+    game_events_after,
+    next_checkpoint,
+    published,
+    signed_for,
+)
 from evo_ledger.codec import MsgpackTranscoder
 from evo_ledger.disputes import ExplanationReport, WhatIfReport, explain_event, what_if
 from evo_ledger.game import SNAPSHOT_INTERVAL, Game, seed_commitment
@@ -39,12 +49,13 @@ from evo_ledger.rules.kits import load_kit_document, ruleset_for_kit
 from evo_ledger.rules.registry import DEFAULT_RULESET
 from evo_ledger.seal import Sealer, SealingMapper
 from evo_ledger.selfplay import marked_options, player_names, self_play_of
-from evo_ledger.settings import Settings
+from evo_ledger.settings import SEAL_KEY_VARIABLE, Settings
 from evo_ledger.store import EventRow
 
 CACHED_GAMES = 256
 HELD_ACCESSES = 4096  # games' accesses a ledger holds (each a token's digest and a flag)
 STARTUP_ATTEMPTS = 5
+NOTIFICATION_PAGE = 1000
 
 
 def fold_events(game: Any, events: Iterable[Any]) -> Any:
@@ -427,14 +438,63 @@ class Ledger(Application[UUID]):
         `limit` of them, if given."""
         return list(self.repository.event_store.get(game_id, gt=after, lte=up_to, limit=limit))
 
-    def audit(self, game_id: UUID, up_to: int | None = None, expect_head: str | None = None) -> AuditReport:
-        """The game's stored log checked from its first event: hashes, chain, rules, the stored snapshots against
-        the fold and, given a receipt's head hash, its end (evo_ledger.audit)."""
+    def audit(
+        self,
+        game_id: UUID,
+        up_to: int | None = None,
+        expect_head: str | None = None,
+        kept: Sequence[Mapping[str, Any]] = (),
+    ) -> AuditReport:
+        """The game's stored log checked from its first event: hashes, chain, seals and signed checkpoints (with
+        the key; `kept`: checkpoints published elsewhere), rules, the stored snapshots against the fold and, given
+        a receipt's head hash, its end (evo_ledger.audit)."""
         stored = self.stored_events(game_id)
         if not stored:
             raise UnknownGame(game_id)
         snapshots = self.snapshots.recorder.select_events(game_id) if self.snapshots is not None else []
-        return audit(game_id, stored, up_to, expect_head, self.sealer, snapshots)
+        key = self.settings.seal_key
+        signed = signed_for(game_id, self.checkpoints(), key, kept) if key is not None else None
+        return audit(game_id, stored, up_to, expect_head, self.sealer, snapshots, signed)
+
+    def checkpoints(self) -> list[Any]:
+        """The signed checkpoints, oldest first (evo_ledger.checkpoints)."""
+        return [
+            event
+            for event in self.repository.event_store.get(CHECKPOINT_LOG_ID)
+            if isinstance(event, CheckpointLog.Signed)
+        ]
+
+    def take_checkpoint(self) -> tuple[dict[str, Any], bool]:
+        """A checkpoint of every game event stored since the last, signed with the seal key and appended to the
+        checkpoint log; with none stored since, the last checkpoint. Returns it as it is published, and whether
+        it is new."""
+        key = self.settings.seal_key
+        if key is None:
+            raise CheckpointError(f"a checkpoint is signed with the seal key: set {SEAL_KEY_VARIABLE}")
+        try:
+            log: Any = self.repository.get(CHECKPOINT_LOG_ID)
+        except AggregateNotFoundError:
+            log = create_log()
+        after = log.last["position"] if log.last is not None else 0
+        events, position = game_events_after(self._notifications(after))
+        if log.last is not None and not events:
+            return published(log.last, log.signature), False
+        next_checkpoint(log, events, max(position, after), key)
+        try:
+            self.save(log)
+        except IntegrityError:
+            raise CheckpointError("another checkpoint was taken at the same moment: take it again") from None
+        return published(log.last, log.signature), True
+
+    def _notifications(self, after: int) -> Iterator[Notification]:
+        """The log after position `after`, read a page at a time."""
+        start = after + 1
+        while True:
+            page = self.recorder.select_notifications(start=start, limit=NOTIFICATION_PAGE)
+            yield from page
+            if len(page) < NOTIFICATION_PAGE:
+                return
+            start = page[-1].id + 1
 
     def explain(self, game_id: UUID, event: int) -> ExplanationReport:
         """Why the rules decided as they did about the part of the game (a combat, a survival phase...) that

@@ -8,6 +8,7 @@ file or action).
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -18,6 +19,7 @@ from uuid import UUID
 
 from evo_ledger.audit import CLEAN
 from evo_ledger.checker import GameSetupError
+from evo_ledger.checkpoints import CHECKPOINT_FORMAT, CheckpointError
 from evo_ledger.console import PlaySession, completer
 from evo_ledger.disputes import ExplanationReport, NotExplainable, WhatIfReport
 from evo_ledger.game import Game, NothingToUndo
@@ -49,6 +51,7 @@ from evo_ledger.views import event_line, print_position, terminal_width
 EXIT_OK = 0
 EXIT_REFUSED = 1
 EXIT_BAD_INPUT = 2
+MAX_CHECKPOINT_BYTES = 64 * 1024 * 1024
 GAME_HELP = "a game id, the beginning of one, or 'last' (the game a command last stored or named)"
 
 
@@ -88,15 +91,7 @@ def add_ledger_commands(commands: Any) -> None:
     export.add_argument("--bundle", action="store_true", help=f"a msgpack bundle ({BUNDLE_SUFFIX})")
     export.add_argument("--output", "-o", type=Path, metavar="FILE", help="where to write (default: standard output)")
     _command(commands, "play", "record a game interactively, one action a line", game=True)
-    audit = _command(commands, "audit", "check a game's log from its first event; exit 1 if it is not clean", game=True)
-    audit.add_argument("--event", type=int, metavar="N", help="audit the log up to event N (all of it by default)")
-    audit.add_argument(
-        "--expect-head",
-        type=event_hash_text,
-        metavar="HASH",
-        help="a receipt's head hash: shows whether events were cut",
-    )
-    audit.add_argument("--json", action="store_true", help="the report as canonical JSON, with its hash")
+    add_audit_commands(commands)
     generate = _command(commands, "generate", "play a game with seeded bots and store it, committed to a secret "
                         "salt and its seed, revealed at its end for the audit")  # fmt: skip
     generate.add_argument("--ruleset", choices=sorted(rulesets()), default=DEFAULT_RULESET)
@@ -117,6 +112,28 @@ def add_ledger_commands(commands: Any) -> None:
     change.add_argument("--drop", action="store_true", help="leave the action out")
     branch.add_argument("--json", action="store_true", help="the report as canonical JSON, with its hash")
     add_reader(branch)
+
+
+def add_audit_commands(commands: Any) -> None:
+    audit = _command(commands, "audit", "check a game's log from its first event; exit 1 if it is not clean", game=True)
+    audit.add_argument("--event", type=int, metavar="N", help="audit the log up to event N (all of it by default)")
+    audit.add_argument(
+        "--expect-head",
+        type=event_hash_text,
+        metavar="HASH",
+        help="a receipt's head hash: shows whether events were cut",
+    )
+    audit.add_argument(
+        "--checkpoint",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help="a checkpoint kept elsewhere, as `checkpoint` printed it: shows whether the checkpoint log was cut",
+    )
+    audit.add_argument("--json", action="store_true", help="the report as canonical JSON, with its hash")
+    _command(commands, "checkpoint", "sign every game's head with the seal key, append the checkpoint to the "
+             "checkpoint log and print it, to be kept elsewhere")  # fmt: skip
 
 
 def add_reader(parser: argparse.ArgumentParser) -> None:
@@ -304,12 +321,40 @@ def audit_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     game_id = game_of(ledger, args.game)
     if args.event is not None and args.event < 1:
         raise CommandError(f"--event {args.event}: events are numbered from 1")
-    report = ledger.audit(game_id, up_to=args.event, expect_head=args.expect_head)
+    kept = [kept_checkpoint(path) for path in args.checkpoint]
+    report = ledger.audit(game_id, up_to=args.event, expect_head=args.expect_head, kept=kept)
     if args.json:
         out.write(report.canonical.decode() + "\n")
     else:
         out.write(report.text())
     return EXIT_OK if report.verdict == CLEAN else EXIT_REFUSED
+
+
+def kept_checkpoint(path: Path) -> dict[str, Any]:
+    """A checkpoint as `checkpoint` printed it."""
+    with path.open("rb") as file:
+        text = file.read(MAX_CHECKPOINT_BYTES + 1)
+    if len(text) > MAX_CHECKPOINT_BYTES:
+        raise CommandError(f"--checkpoint {path}: larger than a checkpoint ({MAX_CHECKPOINT_BYTES:,} bytes at most)")
+    try:
+        found = json.loads(text)
+    except ValueError as error:
+        raise CommandError(f"--checkpoint {path}: not a checkpoint as `checkpoint` prints one ({error})") from None
+    if not isinstance(found, dict) or found.get("format") != CHECKPOINT_FORMAT or "signature" not in found:
+        raise CommandError(f"--checkpoint {path}: not a checkpoint as `checkpoint` prints one")
+    return found
+
+
+def checkpoint(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        taken, new = ledger.take_checkpoint()
+    except CheckpointError as error:
+        raise CommandError(str(error)) from None
+    games = counted(len(taken["heads"]), "game")
+    how = "signed" if new else "(nothing stored since it was signed)"
+    print(f"checkpoint {taken['number']} {how} at position {taken['position']} of the log, {games}", file=sys.stderr)
+    out.write(json.dumps(taken, sort_keys=True, indent=1) + "\n")
+    return EXIT_OK
 
 
 def explain(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
@@ -414,6 +459,7 @@ COMMANDS: dict[str, Callable[[Ledger, argparse.Namespace, TextIO], int]] = {
     "export": export,
     "play": play,
     "audit": audit_game,
+    "checkpoint": checkpoint,
     "explain": explain,
     "what-if": what_if,
 }
