@@ -168,8 +168,8 @@ class Audit:
         if signed is None:
             check.verdict, check.detail = NOT_RUN, "no seal key was given: checkpoints are checked with it"
             return
-        if signed.forged:
-            check.fail(None, signed.forged[0])
+        if signed.faults:
+            check.fail(None, signed.faults[0])
             return
         covered = [version for version in sorted(signed.events) if self.up_to is None or version <= self.up_to]
         if not covered:

@@ -3,12 +3,13 @@ tree heads, so that a log rewritten by someone holding the database shows.
 
 Seals and hashes catch an edit made without the key; but whoever can write the database can strip the seals,
 rewrite an event and make every hash after it again, or cut a game's last events. A checkpoint, taken at an
-interval by the server and on demand (`evo-ledger checkpoint`), lists the hash of every game event stored since
-the one before it, whether the event was sealed, and every game's head; it is signed (HMAC-SHA256 under the seal
-key) over those and the previous checkpoint's signature, and appended to the checkpoint log beside the games. An
-audit given the key checks each game's events against every checkpoint that signed them and names the first that
-differs. What is printed for publishing (`published`) carries the heads and the signature: with the key, a
-checkpoint kept elsewhere shows a checkpoint log that was cut or replaced.
+interval by the server and on demand (`evo-ledger checkpoint`), names each game with events stored since the one
+before it, with the game's head and the digest of those events' list (version, hash, sealed); the lists are
+stored beside it, one record a game (`SignedEvents`), so that an audit reads only its own game's. The checkpoint
+is signed (HMAC-SHA256 under the seal key) over all that and the previous checkpoint's signature, and appended to
+the checkpoint log. An audit given the key checks the game's events against every checkpoint that signed them and
+names the first that differs. What is printed for publishing (`published`) is the checkpoint and its signature:
+with the key, a copy kept elsewhere shows a checkpoint log that was cut or replaced.
 """
 
 from __future__ import annotations
@@ -31,12 +32,12 @@ from evo_ledger.game import is_game_event_topic
 CHECKPOINT_FORMAT = "evo-ledger checkpoint"
 CHECKPOINT_VERSION = 1
 CHECKPOINT_LOG_ID = uuid.UUID("5d0c7a52-2f8e-4c3b-9a61-0e7b3f2d9c14")
-PAGE = 1000
 SIGNED_AS = b"evo-ledger checkpoint\0"
+EventList = list[list[Any]]  # [version, hash, sealed] per event
 
 
 class CheckpointError(ValueError):
-    """A checkpoint that cannot be taken or read."""
+    """A checkpoint that cannot be taken."""
 
 
 class CheckpointLog(Aggregate):
@@ -49,12 +50,11 @@ class CheckpointLog(Aggregate):
 
     class Signed(Aggregate.Event):
         """A checkpoint: `signed` (its number, the log position it covers, the previous checkpoint's signature,
-        every game's head, and the digest of `events`), `events` (each game's events stored since the previous
-        checkpoint: version, hash, sealed), and `signature`."""
+        and each game with events stored since then: its head's version and hash, and the digest of the events'
+        list), and `signature`."""
 
         TOPIC = "evo-ledger:CheckpointLog.Signed"
         signed: dict[str, Any]
-        events: dict[str, list[list[Any]]]
         signature: str
 
         def apply(self, aggregate: Any) -> None:
@@ -64,6 +64,25 @@ class CheckpointLog(Aggregate):
     def __init__(self) -> None:
         self.last: dict[str, Any] | None = None
         self.signature: str | None = None
+
+
+class SignedEvents(Aggregate):
+    """One game's events a checkpoint signed: version, hash and whether it was sealed, each."""
+
+    TOPIC = "evo-ledger:SignedEvents"
+
+    class Created(Aggregate.Created):
+        TOPIC = "evo-ledger:SignedEvents.Created"
+        game_id: UUID
+        number: int
+        events: EventList
+
+    def __init__(self, game_id: UUID, number: int, events: EventList) -> None:
+        self.game_id, self.number, self.events = game_id, number, events
+
+
+def signed_events_id(game_id: UUID | str, number: int) -> UUID:
+    return uuid.uuid5(CHECKPOINT_LOG_ID, f"{game_id}:{number}")
 
 
 def create_log() -> CheckpointLog:
@@ -78,9 +97,9 @@ def signs(key: str, signed: Mapping[str, Any], signature: str) -> bool:
     return hmac.compare_digest(signature_of(key, signed), signature)
 
 
-def game_events_after(notifications: Iterable[Notification]) -> tuple[dict[str, list[list[Any]]], int]:
+def game_events_among(notifications: Iterable[Notification]) -> tuple[dict[str, EventList], int]:
     """Each game's events among the notifications (version, hash, sealed), and the last position read."""
-    events: dict[str, list[list[Any]]] = {}
+    events: dict[str, EventList] = {}
     position = 0
     for notification in notifications:
         position = notification.id
@@ -94,59 +113,70 @@ def game_events_after(notifications: Iterable[Notification]) -> tuple[dict[str, 
 
 
 def next_checkpoint(
-    log: CheckpointLog, events: Mapping[str, list[list[Any]]], position: int, key: str, now: datetime | None = None
-) -> None:
-    """The log with a checkpoint of `events` (stored up to `position`) signed under `key`."""
-    last = log.last
-    heads = dict(last["heads"]) if last is not None else {}
-    for game, stored in events.items():
-        version, hash_, _ = stored[-1]
-        heads[game] = [version, hash_]
+    log: CheckpointLog, events: Mapping[str, EventList], position: int, key: str, now: datetime | None = None
+) -> list[SignedEvents]:
+    """Signs a checkpoint of `events` (stored up to `position`) under `key` on the log; returns each game's
+    signed events, to be stored with it."""
+    number = (log.last["number"] if log.last is not None else 0) + 1
     signed = {
         "format": CHECKPOINT_FORMAT,
         "version": CHECKPOINT_VERSION,
-        "number": (last["number"] if last is not None else 0) + 1,
+        "number": number,
         "position": position,
         "taken": (now or datetime.now(UTC)).isoformat(),
         "previous": log.signature,
-        "heads": heads,
-        "events": digest(events),
+        "games": {game: [*stored[-1][:2], digest(stored)] for game, stored in sorted(events.items())},
     }
-    log.trigger_event(CheckpointLog.Signed, signed=signed, events=dict(events), signature=signature_of(key, signed))
+    log.trigger_event(CheckpointLog.Signed, signed=signed, signature=signature_of(key, signed))
+    return [
+        SignedEvents._create(
+            SignedEvents.Created, id=signed_events_id(game, number), game_id=UUID(game), number=number, events=stored
+        )
+        for game, stored in events.items()
+    ]
 
 
-def published(signed: Mapping[str, Any], signature: str) -> dict[str, Any]:
+def published(signed: Mapping[str, Any], signature: str | None) -> dict[str, Any]:
     """A checkpoint as it is printed to be kept elsewhere: what was signed, and the signature."""
     return {**signed, "signature": signature}
 
 
 @dataclass(frozen=True)
 class Signed:
-    """What the checkpoints a key signed say of one game: each event's hash and whether it was sealed, and the
-    checkpoint that signed it; the checkpoints that do not hold under the key."""
+    """What the checkpoints signed with a key say of one game: each event's hash, whether it was sealed, and the
+    checkpoint that signed it; what does not hold under the key, in words."""
 
     events: dict[int, tuple[str, bool, int]]
-    forged: list[str]
-
-    @property
-    def head(self) -> int:
-        return max(self.events, default=0)
+    faults: list[str]
 
 
-def signed_for(game_id: UUID, checkpoints: Sequence[Any], key: str, kept: Sequence[Mapping[str, Any]] = ()) -> Signed:
-    """What the stored checkpoints (`CheckpointLog.Signed` events, in order), and the checkpoints `kept`
-    elsewhere, say of the game under `key`."""
+def signed_for(
+    game_id: UUID,
+    checkpoints: Sequence[Any],
+    lists: Mapping[int, EventList | None],
+    key: str,
+    kept: Sequence[Mapping[str, Any]] = (),
+) -> Signed:
+    """What the checkpoint log (`CheckpointLog.Signed` events, in order), the game's signed events (`lists`, by
+    checkpoint number) and checkpoints `kept` elsewhere say of the game under `key`."""
     game = str(game_id)
     events: dict[int, tuple[str, bool, int]] = {}
-    forged: list[str] = []
+    faults: list[str] = []
     previous: str | None = None
     for number, checkpoint in enumerate(checkpoints, start=1):
-        forged.extend(_faults(checkpoint, number, previous, key))
+        faults.extend(_faults(checkpoint, number, previous, key))
         previous = checkpoint.signature
-        for version, hash_, sealed in checkpoint.events.get(game, ()):
+        entry = checkpoint.signed.get("games", {}).get(game)
+        if entry is None:
+            continue
+        listed = lists.get(number)
+        if listed is None or digest(listed) != entry[2]:
+            faults.append(f"the game's events checkpoint {number} signed are not stored as it signed them")
+            continue
+        for version, hash_, sealed in listed:
             events.setdefault(version, (hash_, sealed, number))
-    forged.extend(_kept_faults(checkpoints, kept, game, events, key))
-    return Signed(events, forged)
+    faults.extend(_kept_faults(checkpoints, kept, game, events, key))
+    return Signed(events, faults)
 
 
 def _faults(checkpoint: Any, number: int, previous: str | None, key: str) -> Iterator[str]:
@@ -155,8 +185,6 @@ def _faults(checkpoint: Any, number: int, previous: str | None, key: str) -> Ite
         yield f"checkpoint {number} is not signed by the key: it was made or changed without it"
     elif signed.get("number") != number or signed.get("previous") != previous:
         yield f"checkpoint {number} does not follow checkpoint {number - 1}: the checkpoint log was cut or reordered"
-    elif signed.get("events") != digest(checkpoint.events):
-        yield f"checkpoint {number}'s event hashes are not those it signed: they were changed"
 
 
 def _kept_faults(
@@ -166,8 +194,8 @@ def _kept_faults(
     events: Mapping[int, tuple[str, bool, int]],
     key: str,
 ) -> Iterator[str]:
-    """A checkpoint kept elsewhere holds under the key and is in the log as it was published; its head of the
-    game is an event the log signed."""
+    """A checkpoint kept elsewhere holds under the key and is in the log as it was published; the head of the
+    game it signed is an event the log's checkpoints signed."""
     for copy in kept:
         signed = {name: value for name, value in copy.items() if name != "signature"}
         number = signed.get("number")
@@ -178,6 +206,6 @@ def _kept_faults(
         if stored is None or stored.signature != copy["signature"]:
             yield f"checkpoint {number}, kept elsewhere, is not in the checkpoint log: the log was cut or replaced"
             continue
-        head = signed["heads"].get(game)
+        head = signed.get("games", {}).get(game)
         if head is not None and events.get(head[0], (None,))[0] != head[1]:
             yield f"checkpoint {number}, kept elsewhere, signed event {head[0]} of the game with another hash"

@@ -33,10 +33,12 @@ from evo_ledger.checkpoints import (
     CHECKPOINT_LOG_ID,
     CheckpointError,
     CheckpointLog,
+    Signed,
     create_log,
-    game_events_after,
+    game_events_among,
     next_checkpoint,
     published,
+    signed_events_id,
     signed_for,
 )
 from evo_ledger.codec import MsgpackTranscoder
@@ -453,7 +455,7 @@ class Ledger(Application[UUID]):
             raise UnknownGame(game_id)
         snapshots = self.snapshots.recorder.select_events(game_id) if self.snapshots is not None else []
         key = self.settings.seal_key
-        signed = signed_for(game_id, self.checkpoints(), key, kept) if key is not None else None
+        signed = self._signed_for(game_id, key, kept) if key is not None else None
         return audit(game_id, stored, up_to, expect_head, self.sealer, snapshots, signed)
 
     def checkpoints(self) -> list[Any]:
@@ -463,6 +465,23 @@ class Ledger(Application[UUID]):
             for event in self.repository.event_store.get(CHECKPOINT_LOG_ID)
             if isinstance(event, CheckpointLog.Signed)
         ]
+
+    def _signed_for(self, game_id: UUID, key: str, kept: Sequence[Mapping[str, Any]]) -> Signed:
+        """What the checkpoints signed of the game: only its own signed events are read."""
+        checkpoints = self.checkpoints()
+        lists = {
+            number: self._signed_events(game_id, number)
+            for number, checkpoint in enumerate(checkpoints, start=1)
+            if str(game_id) in checkpoint.signed.get("games", {})
+        }
+        return signed_for(game_id, checkpoints, lists, key, kept)
+
+    def _signed_events(self, game_id: UUID, number: int) -> list[list[Any]] | None:
+        try:
+            record: Any = self.repository.get(signed_events_id(game_id, number))
+        except AggregateNotFoundError:
+            return None
+        return list(record.events)
 
     def take_checkpoint(self) -> tuple[dict[str, Any], bool]:
         """A checkpoint of every game event stored since the last, signed with the seal key and appended to the
@@ -476,12 +495,12 @@ class Ledger(Application[UUID]):
         except AggregateNotFoundError:
             log = create_log()
         after = log.last["position"] if log.last is not None else 0
-        events, position = game_events_after(self._notifications(after))
+        events, position = game_events_among(self._notifications(after))
         if log.last is not None and not events:
             return published(log.last, log.signature), False
-        next_checkpoint(log, events, max(position, after), key)
+        records = next_checkpoint(log, events, max(position, after), key)
         try:
-            self.save(log)
+            self.save(log, *records)
         except IntegrityError:
             raise CheckpointError("another checkpoint was taken at the same moment: take it again") from None
         return published(log.last, log.signature), True

@@ -350,9 +350,10 @@ def checkpoint(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
         taken, new = ledger.take_checkpoint()
     except CheckpointError as error:
         raise CommandError(str(error)) from None
-    games = counted(len(taken["heads"]), "game")
+    games = counted(len(taken["games"]), "game")
     how = "signed" if new else "(nothing stored since it was signed)"
-    print(f"checkpoint {taken['number']} {how} at position {taken['position']} of the log, {games}", file=sys.stderr)
+    print(f"checkpoint {taken['number']} {how}: {games} with events up to position {taken['position']} of the log",
+          file=sys.stderr)  # fmt: skip
     out.write(json.dumps(taken, sort_keys=True, indent=1) + "\n")
     return EXIT_OK
 

@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import ApiSettings, create_app
-from evo_ledger.checkpoints import CHECKPOINT_LOG_ID, CheckpointError
+from evo_ledger.checkpoints import CHECKPOINT_LOG_ID, CheckpointError, signed_events_id
 from evo_ledger.codec import digest, pack, unpack
 from evo_ledger.game import SNAPSHOT_INTERVAL, stored_hash
 from evo_ledger.ledger import Ledger
@@ -43,12 +43,13 @@ def named(ledger: Ledger, game_id: UUID) -> tuple[str, Any]:
     return report.verdict, (report.check("checkpoints")["event"], report.check("checkpoints")["detail"])
 
 
-def test_a_checkpoint_signs_every_games_head_and_follows_the_one_before(sealed: Ledger) -> None:
+def test_a_checkpoint_signs_each_games_new_events_and_follows_the_one_before(sealed: Ledger) -> None:
     first, _ = recorded_with_a_note(sealed)
     second = import_notation(sealed, GAME_TEXT)
     checkpoint, new = sealed.take_checkpoint()
     assert new and checkpoint["number"] == 1 and checkpoint["previous"] is None
-    assert checkpoint["heads"] == {
+    heads = {game: entry[:2] for game, entry in checkpoint["games"].items()}
+    assert heads == {
         str(first.game_id): [first.version, first.head_hash],
         str(second.game_id): [second.version, second.head_hash],
     }
@@ -56,7 +57,9 @@ def test_a_checkpoint_signs_every_games_head_and_follows_the_one_before(sealed: 
     later = sealed.annotate(first.game_id, 3, "a later note")
     following, new = sealed.take_checkpoint()
     assert new and following["number"] == 2 and following["previous"] == checkpoint["signature"]
-    assert following["heads"][str(first.game_id)] == [later.version, later.head_hash]
+    assert {game: entry[:2] for game, entry in following["games"].items()} == {
+        str(first.game_id): [later.version, later.head_hash]
+    }
     report = sealed.audit(first.game_id)
     assert report.verdict == "clean"
     assert report.check("checkpoints")["detail"] == f"events 1 to {later.version} are as checkpoints signed them"
@@ -139,14 +142,25 @@ def test_an_edited_snapshot_is_named(sealed: Ledger, database: str) -> None:
     assert report.check("checkpoints")["verdict"] == "pass"  # the log itself is as signed
 
 
-def test_a_checkpoint_rewritten_to_match_a_forgery_is_not_signed_by_the_key(sealed: Ledger) -> None:
+def test_signed_events_rewritten_to_match_a_forgery_are_named(sealed: Ledger) -> None:
+    """A forger rewrites the game, then the events the checkpoint signed, then the checkpoint's digest of them:
+    each step is named, the last because only the key signs a checkpoint."""
     game_id, note, _ = checkpointed(sealed)
     rehash_from(sealed, Tamperer(sealed, game_id), note, {"text": "nothing happened"})
+    forged = [[e.originator_version, e.hash, True] for e in sealed.game_events(game_id)]
+    record = Tamperer(sealed, signed_events_id(game_id, 1))
+    topic, state = record.stored(1)
+    fields = unpack(unsealed_bytes(state))
+    fields["events"] = forged
+    record.write(1, topic, pack(fields))
+    assert named(sealed, game_id)[1] == (
+        None,
+        "the game's events checkpoint 1 signed are not stored as it signed them",
+    )
     log = Tamperer(sealed, CHECKPOINT_LOG_ID)
     topic, state = log.stored(2)  # the log's first checkpoint (1 is the log's creation)
     fields = unpack(unsealed_bytes(state))
-    fields["events"][str(game_id)] = [[e.originator_version, e.hash, True] for e in sealed.game_events(game_id)]
-    fields["signed"]["events"] = digest(fields["events"])  # all but the signature, which needs the key
+    fields["signed"]["games"][str(game_id)][2] = digest(forged)
     log.write(2, topic, pack(fields))
     verdict, (event, detail) = named(sealed, game_id)
     assert verdict == "damaged" and event is None
@@ -158,6 +172,7 @@ def test_a_checkpoint_kept_elsewhere_shows_a_checkpoint_log_that_was_cut(sealed:
     kept, _ = sealed.take_checkpoint()
     rehash_from(sealed, Tamperer(sealed, game_id), note, {"text": "nothing happened"})
     Tamperer(sealed, CHECKPOINT_LOG_ID).delete(">", 0)  # the whole checkpoint log
+    Tamperer(sealed, signed_events_id(game_id, 1)).delete(">", 0)
     assert sealed.audit(game_id).check("checkpoints")["verdict"] == "not run"
     report = sealed.audit(game_id, kept=[kept])
     assert report.verdict == "damaged"
@@ -173,7 +188,9 @@ def test_a_server_with_a_seal_key_signs_a_checkpoint_at_its_interval(tmp_path: P
         game = created.json()["game_id"]
         ledger: Ledger = client.app.state.ledger  # type: ignore[attr-defined]
         deadline = time.monotonic() + 30
-        while not any(game in signed.events for signed in ledger.checkpoints()) and time.monotonic() < deadline:
+        while (
+            not any(game in signed.signed["games"] for signed in ledger.checkpoints()) and time.monotonic() < deadline
+        ):
             time.sleep(0.05)
         report = ledger.audit(UUID(game))
     assert report.check("checkpoints") == {**report.check("checkpoints"), "verdict": "pass", "event": None}
