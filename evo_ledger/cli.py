@@ -198,6 +198,8 @@ def run_projections(ledger: Ledger, store: ReadStore, args: argparse.Namespace, 
     seconds = time.perf_counter() - started
     rate = f", {read / seconds:,.0f} events/s" if read and seconds > 0 else ""
     print(f"read tables at event {projector.position} of the log: {read} events applied{rate}", file=out)
+    if set_aside := store.set_aside():
+        print(f"events set aside (they cannot be applied): {len(set_aside)}", *set_aside, sep="\n  ", file=out)
     if args.follow:
         print("following the log (Ctrl-C stops)", file=out, flush=True)
         follow_until_interrupted(projector)

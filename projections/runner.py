@@ -1,12 +1,14 @@
 """The runner: follows the global log and keeps the read tables up to date with it.
 
 `Projector.catch_up` reads the log in pages from the read tables' position and applies each page in one
-transaction with the position it reaches. `follow` goes on as events arrive: on PostgreSQL through the library's
-projection runner (its subscription is woken by the database's notifications), the events delivered within
-LIVE_DELAY of each other in one transaction; on SQLite by polling, and at once when its server nudges it after
-an append. A runner killed at any moment leaves the
-tables at a committed position, from which the next one goes on; `rebuild` drops them and folds the whole log
-again.
+transaction with the position it reaches. An event the tables cannot apply (a game stored before its seats had to
+be different players, an event the read model fails on) is set aside: the page's events are applied again one a
+transaction up to it, it is recorded in `read_set_aside` with the position that passes it, and the events after it
+are applied. `follow` goes on as events arrive: on PostgreSQL through the library's projection runner (its
+subscription is woken by the database's notifications), the events delivered within LIVE_DELAY of each other in
+one transaction, set aside alike; on SQLite by polling, and at once when its server nudges it after an append. A
+runner killed at any moment leaves the tables at a committed position, from which the next one goes on; `rebuild`
+drops them, with what was set aside, and folds the whole log again.
 """
 
 from __future__ import annotations
@@ -19,12 +21,16 @@ import time
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol, TypeVar
 from uuid import UUID
 
+import eventsourcing.persistence
+import psycopg
+import sqlalchemy.exc
 from eventsourcing.persistence import Notification, Tracking, TrackingRecorder
 from eventsourcing.projection import BaseProjectionRunner, Projection
 from eventsourcing.utils import get_topic
+from sqlalchemy import insert
 
 from evo_ledger.game import kit_of
 from evo_ledger.ledger import Ledger
@@ -32,6 +38,7 @@ from evo_ledger.processes import end_process, run_beside_server, server_context
 from evo_ledger.rules import get_ruleset
 from evo_ledger.settings import Settings
 from projections.readmodel import Batch, ReadModel
+from projections.schema import SET_ASIDE
 from projections.store import APPLICATION, PositionMoved, ReadStore
 
 PAGE = 1000
@@ -43,8 +50,53 @@ RETRY_SECONDS = 1.0
 # about a tenth of one (several thousand events a second) and catch up as it eases. Appends with 32 clients
 # gained about a twentieth.
 READ_TABLES_NICENESS = 10
+# Errors of a database rather than of an event (a server gone for a moment, a lock held too long): the runner
+# stops on them and starts again from its position; no event is set aside for them.
+DATABASE_UNAVAILABLE = (
+    sqlalchemy.exc.OperationalError,
+    sqlalchemy.exc.InterfaceError,
+    eventsourcing.persistence.OperationalError,
+    eventsourcing.persistence.InterfaceError,
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
+    OSError,
+    MemoryError,
+)
 Progress = Callable[[int, int], None]
 log = logging.getLogger(__name__)
+
+
+class Logged(Protocol):
+    """An event of the log as the runner applies it: its position in the log, its game (originator) and its
+    version there."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def originator_id(self) -> Any: ...
+
+    @property
+    def originator_version(self) -> int: ...
+
+
+class Delivered(NamedTuple):
+    """An event a subscription delivered, with its notification id."""
+
+    event: Any
+    id: int
+
+    @property
+    def originator_id(self) -> Any:
+        return self.event.originator_id
+
+    @property
+    def originator_version(self) -> int:
+        return int(self.event.originator_version)
+
+
+L = TypeVar("L", bound=Logged)
+Written = Callable[[Batch], None]
 
 
 class StopSignal(Protocol):
@@ -62,6 +114,8 @@ class Projector:
         self.ledger, self.store, self.page = ledger, store, page
         self.model = ReadModel(self._kit_of_game)
         self.position = store.position()
+        self.events_set_aside = 0
+        """How many events this runner set aside."""
 
     def catch_up(self, progress: Progress | None = None) -> int:
         """Every event stored so far applied; returns how many were read. `progress(position, last)` is told after
@@ -87,26 +141,21 @@ class Projector:
         return recorder.select_notifications(start=position, limit=self.page, inclusive_of_start=False)
 
     def apply_events(self, delivered: Sequence[tuple[Any, int]]) -> None:
-        """Events delivered by a subscription, with their notification ids, in one transaction; those already
-        applied change nothing. Where the delivered events do not follow the tables' position (another runner
-        moved the tables on, or ids were left unused), what lies between is read from the log itself."""
-        fresh = [(event, notification_id) for event, notification_id in delivered if notification_id > self.position]
+        """Events delivered by a subscription, with their notification ids, in one transaction (one the tables
+        cannot apply set aside); those already applied change nothing. Where the delivered events do not follow
+        the tables' position (another runner moved the tables on, or ids were left unused), what lies between is
+        read from the log itself."""
+        fresh = [Delivered(event, notification_id) for event, notification_id in delivered
+                 if notification_id > self.position]  # fmt: skip
         if not fresh:
             return
-        if fresh[0][1] != self.position + 1:
-            self.catch_up()
-            return
-
-        def handle_all(batch: Batch) -> None:
-            for event, notification_id in fresh:
-                topic = get_topic(type(event))
-                self.model.position = notification_id
-                self.model.handle(batch, topic, str(event.originator_id), event.originator_version, event)
-
-        if not self._advance(fresh[-1][1], handle_all):
+        if fresh[0].id != self.position + 1 or not self._apply_setting_aside(fresh, self._delivered_written):
             self.catch_up()
 
     def _apply(self, page: Sequence[Notification]) -> None:
+        self._apply_setting_aside(page, self._notifications_written)
+
+    def _notifications_written(self, page: Sequence[Notification]) -> Written:
         def handle_all(batch: Batch) -> None:
             to_domain_event, wants, handle = self.ledger.mapper.to_domain_event, self.model.wants, self.model.handle
             model = self.model
@@ -116,9 +165,68 @@ class Projector:
                 model.position = notification.id
                 handle(batch, topic, str(notification.originator_id), notification.originator_version, event)
 
-        self._advance(page[-1].id, handle_all)
+        return handle_all
 
-    def _advance(self, position: int, write: Callable[[Batch], None]) -> bool:
+    def _delivered_written(self, delivered: Sequence[Delivered]) -> Written:
+        def handle_all(batch: Batch) -> None:
+            for event, notification_id in delivered:
+                topic = get_topic(type(event))
+                self.model.position = notification_id
+                self.model.handle(batch, topic, str(event.originator_id), event.originator_version, event)
+
+        return handle_all
+
+    def _apply_setting_aside(self, page: Sequence[L], written: Callable[[Sequence[L]], Written]) -> bool:
+        """`page` applied in one transaction; if that fails, its events up to the first that fails one a
+        transaction, that one set aside, and the rest of the page likewise. False if another runner moved the
+        tables on meanwhile (this one goes on from where they are)."""
+        rest: Sequence[L] | None = page
+        while rest:
+            try:
+                return self._advance(rest[-1].id, written(rest))
+            except DATABASE_UNAVAILABLE:
+                raise
+            except Exception:
+                rest = self._apply_until_set_aside(rest, written)
+        return rest is not None
+
+    def _apply_until_set_aside(
+        self, page: Sequence[L], written: Callable[[Sequence[L]], Written]
+    ) -> Sequence[L] | None:
+        """The page's events one a transaction up to the first that fails, which is set aside: the events after it
+        (None if another runner moved the tables on)."""
+        for index, logged in enumerate(page):
+            try:
+                if not self._advance(logged.id, written(page[index : index + 1])):
+                    return None
+            except DATABASE_UNAVAILABLE:
+                raise
+            except Exception as error:
+                return page[index + 1 :] if self._set_aside(logged, error) else None
+        return []
+
+    def _set_aside(self, logged: Logged, error: Exception) -> bool:
+        """The event recorded as set aside, in the transaction that moves the position past it. Only the error's
+        type is kept: its message may quote what a game keeps hidden."""
+        record = {"position": logged.id, "game_id": str(logged.originator_id), "event": logged.originator_version,
+                  "error": type(error).__name__}  # fmt: skip
+
+        def write(batch: Batch) -> None:
+            batch.connection.execute(insert(SET_ASIDE).values(record))
+
+        if not self._advance(logged.id, write):
+            return False
+        self.events_set_aside += 1
+        log.error(
+            "the read tables cannot apply event %d of game %s, at position %d of the log: it is set aside",
+            logged.originator_version,
+            record["game_id"],
+            logged.id,
+            exc_info=error,
+        )
+        return True
+
+    def _advance(self, position: int, write: Written) -> bool:
         """`write` applied in one transaction with the position it reaches. If another runner moved the tables
         on meanwhile, nothing is written and this one goes on from where they are (False)."""
         try:

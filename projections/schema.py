@@ -28,6 +28,18 @@ POSITIONS = Table(
     Column("notification_id", BigInteger, nullable=False),
 )
 
+SET_ASIDE = Table(
+    "read_set_aside",
+    metadata,
+    Column("position", BigInteger, primary_key=True),
+    Column("game_id", String(36), nullable=False),
+    Column("event", Integer, nullable=False),
+    Column("error", String(), nullable=False),
+)
+"""The events of the log the tables could not apply, each set aside in the transaction that moved the position past
+it: its position in the log, its game (for an event of a game's access, the access's id), its version there, and
+the type of the error (its message, which may quote what a game keeps hidden, is only logged)."""
+
 
 def _game_id() -> Column[str]:
     return Column("game_id", String(36), primary_key=True)

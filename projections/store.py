@@ -17,18 +17,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, insert, inspect, select, update
+from sqlalchemy import Connection, Engine, create_engine, event, func, insert, inspect, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
 from evo_ledger.settings import LOCK_TIMEOUT_SECONDS, Settings
-from projections.schema import POSITIONS, READ_TABLES, metadata
+from projections.schema import POSITIONS, READ_TABLES, SET_ASIDE, metadata
 
 # The read tables' position is kept under this name, which carries the version of what their rows mean: rows
 # written by another version (a status word changed, say) are built again from the log.
 PROJECTION = "read_tables/3"
 APPLICATION = "Ledger"
 CREATE_ATTEMPTS = 5
+# What a rebuild, or a version whose rows mean something else, drops.
+EVERY_TABLE = (*READ_TABLES, SET_ASIDE, POSITIONS)
 log = logging.getLogger(__name__)
 
 
@@ -80,6 +82,20 @@ class Advance:
     position: int
 
 
+@dataclass(frozen=True)
+class SetAside:
+    """An event of the log the read tables could not apply, and went on without: its game, its version there, its
+    position in the log, and the type of the error."""
+
+    game_id: str
+    event: int
+    position: int
+    error: str
+
+    def __str__(self) -> str:
+        return f"event {self.event} of game {self.game_id}, at position {self.position} of the log ({self.error})"
+
+
 def position_in(connection: Connection) -> int:
     """The last notification of the log the read tables include (0: none), as the connection sees them."""
     found = connection.execute(
@@ -108,7 +124,7 @@ class ReadStore:
             try:
                 if not self._columns_match() or not self._version_matches():
                     log.warning("the read tables were written by another version: they are built again from the log")
-                    metadata.drop_all(self.writing, tables=[*READ_TABLES, POSITIONS])
+                    metadata.drop_all(self.writing, tables=EVERY_TABLE)
                 metadata.create_all(self.writing)
                 self._start_position()
                 return
@@ -119,7 +135,8 @@ class ReadStore:
 
     def _columns_match(self) -> bool:
         """Whether every read table that exists has the columns, and the key, this version writes, and none is
-        missing beside the others (a table added since would lack the rows of the log already followed)."""
+        missing beside the others (a table added since would lack the rows of the log already followed). The events
+        set aside may be missing: a version before them set none aside."""
         found = inspect(self.engine)
         existing = set(found.get_table_names())
         written = {table.name for table in READ_TABLES} & existing
@@ -128,7 +145,7 @@ class ReadStore:
         return all(
             {column["name"] for column in found.get_columns(table.name)} == set(table.columns.keys())
             and set(found.get_pk_constraint(table.name)["constrained_columns"]) == set(table.primary_key.columns.keys())
-            for table in READ_TABLES
+            for table in (*READ_TABLES, SET_ASIDE)
             if table.name in existing
         )
 
@@ -149,12 +166,23 @@ class ReadStore:
 
     def reset(self) -> None:
         """The read tables dropped and made again, empty, at position 0."""
-        metadata.drop_all(self.writing, tables=[*READ_TABLES, POSITIONS])
+        metadata.drop_all(self.writing, tables=EVERY_TABLE)
         self.create()
 
     def position(self) -> int:
         with self.engine.connect() as connection:
             return position_in(connection)
+
+    def set_aside(self, limit: int | None = None) -> list[SetAside]:
+        """The events set aside, in the log's order (the first `limit` of them)."""
+        query = select(SET_ASIDE.c.game_id, SET_ASIDE.c.event, SET_ASIDE.c.position, SET_ASIDE.c.error)
+        with self.engine.connect() as connection:
+            rows = connection.execute(query.order_by(SET_ASIDE.c.position).limit(limit))
+            return [SetAside(*row) for row in rows]
+
+    def set_aside_count(self) -> int:
+        with self.engine.connect() as connection:
+            return int(connection.execute(select(func.count()).select_from(SET_ASIDE)).scalar_one())
 
     @contextmanager
     def advancing(self, start: int) -> Iterator[Advance]:

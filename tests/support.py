@@ -17,6 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
+from evo_ledger import game as game_module
+from evo_ledger.ledger import Ledger
 from evo_ledger.rules.base import OptionValue, RuleViolation, Step, Transition
 from evo_ledger.rules.evo2.ruleset import Evo2Ruleset
 from evo_ledger.rules.evo2.state import State
@@ -166,3 +168,20 @@ class Counted:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self.count += 1
         return self.method(*args, **kwargs)
+
+
+def game_whose_seats_share_a_player(ledger: Ledger, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A game whose first two seats are one player, as stored before such games were refused, then its order of
+    play and climate: the read tables key the order's rows by player, and cannot apply it (event 3)."""
+    with monkeypatch.context() as unchecked:
+        unchecked.setattr(game_module, "check_distinct_players", lambda seats: None)
+        receipt = ledger.create_game("evo2", "standin-e2-3p", [("ann", "same"), ("ben", "same"), "cat"])
+    ledger.record(receipt.game_id, ["order ann ben cat", "climate cw"])
+    return str(receipt.game_id)
+
+
+def log_position(ledger: Ledger, game_id: str, version: int) -> int:
+    """The position in the global log of the game's event `version`."""
+    notifications = ledger.recorder.select_notifications(start=1, limit=100_000)
+    [position] = [n.id for n in notifications if (str(n.originator_id), n.originator_version) == (game_id, version)]
+    return position

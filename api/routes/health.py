@@ -1,7 +1,9 @@
-"""`/health`: each of the server's processes and how far the read tables lag behind the log."""
+"""`/health`: each of the server's processes, how far the read tables lag behind the log, and the events they set
+aside."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -10,18 +12,24 @@ from fastapi.responses import JSONResponse
 from projections.store import ReadStore
 
 router = APIRouter(tags=["health"])
+SET_ASIDE_SHOWN = 20
 
 
 @router.get("/health", operation_id="health")
 def health(request: Request) -> JSONResponse:
-    """`ok` (200) while the writer and the read tables' process run, `degraded` (503) otherwise; the read tables'
-    `position` in the log, the log's, and the `lag` between them."""
+    """`ok` (200) while the writer and the read tables' process run and the tables have set no event aside,
+    `degraded` (503) otherwise; the read tables' `position` in the log, the log's, the `lag` between them, and the
+    events set aside (`set_aside`, the first 20 by their position in the log, and `set_aside_count`): each by its
+    game, its version there, its position and the type of the error that stopped it."""
     state = request.app.state
     writer: dict[str, Any] = state.writer.health()
     read_tables: dict[str, Any] = state.supervisor.health()
     store: ReadStore = state.read_store
     position, log_position = store.position(), state.ledger.recorder.max_notification_id() or 0
     read_tables |= {"position": position, "log_position": log_position, "lag": max(0, log_position - position)}
-    ok = writer["state"] == "running" and read_tables["state"] in ("running", "not followed")
+    set_aside = [asdict(event) for event in store.set_aside(SET_ASIDE_SHOWN)]
+    read_tables |= {"set_aside": set_aside, "set_aside_count": store.set_aside_count() if set_aside else 0}
+    running = writer["state"] == "running" and read_tables["state"] in ("running", "not followed")
+    ok = running and not set_aside
     body = {"status": "ok" if ok else "degraded", "writer": writer, "read_tables": read_tables}
     return JSONResponse(body, status_code=200 if ok else 503)

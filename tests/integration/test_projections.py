@@ -1,8 +1,9 @@
 """The read tables on each database: exact rows from hand-made logs, undone facts apart, the die's fit, a runner
-killed at random points, redelivered events, and following the log."""
+killed at random points, redelivered events, following the log, and an event they cannot apply set aside."""
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import random
@@ -34,10 +35,14 @@ from projections.runner import Projector, ServerGone, rebuild, wait_until
 from projections.schema import GAMES, POSITIONS, READ_TABLES, TABLES, TURN_ORDER, column_values
 from projections.stats import FAIR, LOADED, NOT_ENOUGH_DATA, DieFit, die_fit
 from projections.store import ReadStore, read_tables_file
-from tests.support import ROOT, child_env
+from tests.support import ROOT, child_env, game_whose_seats_share_a_player, log_position
 
 BIDS, COMBATS = TABLES["read_bids"], TABLES["read_combats"]
+# The event of a game whose seats share a player that the read tables cannot apply, and the errors it raises there.
+UNAPPLIED_EVENT = 3
+DUPLICATE_KEY = ("IntegrityError", "UniqueViolation")
 HAND_GAME = ROOT / "replays" / "hand-3p-first-game.evo"
+KILLED_PAGE = 5  # events a page of a runner killed at random points
 
 
 @pytest.fixture
@@ -264,7 +269,7 @@ def project_until_killed(settings: Settings, pages: int) -> None:
 
     ReadModel.finish = finish_then_die  # type: ignore[method-assign]
     with Ledger(settings) as ledger:
-        Projector(ledger, ReadStore(settings), page=5).catch_up()
+        Projector(ledger, ReadStore(settings), page=KILLED_PAGE).catch_up()
 
 
 def test_each_game_of_one_transaction_has_its_own_row_written(ledger: Ledger, store: ReadStore) -> None:
@@ -306,6 +311,112 @@ def test_following_the_log_applies_events_as_they_are_stored(ledger: Ledger, sto
         stop.set()
         follower.join(timeout=20)
     assert not follower.is_alive()
+
+
+def test_an_event_the_tables_cannot_apply_is_set_aside_and_the_games_after_it_are_applied(
+    ledger: Ledger, store: ReadStore, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    earlier = str(ledger.generate_game(3, seed=1).game_id)
+    broken = game_whose_seats_share_a_player(ledger, monkeypatch)
+    later = import_hand_game(ledger)
+    projector = Projector(ledger, store)
+    with caplog.at_level(logging.ERROR):
+        projector.catch_up()
+    assert store.position() == ledger.recorder.max_notification_id()
+    [set_aside] = store.set_aside()
+    position = log_position(ledger, broken, UNAPPLIED_EVENT)
+    assert (set_aside.game_id, set_aside.event, set_aside.position) == (broken, UNAPPLIED_EVENT, position)
+    assert set_aside.error in DUPLICATE_KEY
+    assert projector.events_set_aside == 1 and store.set_aside_count() == 1
+    [logged] = [r.getMessage() for r in caplog.records if r.name == "projections.runner"]
+    assert f"event {UNAPPLIED_EVENT} of game {broken}, at position {position} of the log" in logged
+    with store.engine.connect() as connection:
+        events = {row.game_id: row.events for row in connection.execute(select(GAMES.c.game_id, GAMES.c.events))}
+        assert queries.game_standings(connection, later)["final"][0]["name"] == "ann"
+    assert events[broken] == ledger.game(UUID(broken)).version  # its events after the one set aside are applied
+    assert events[earlier] == ledger.game(UUID(earlier)).version
+    caught_up = dump(store)
+    rebuild(ledger, store)
+    assert dump(store) == caught_up and store.set_aside() == [set_aside]
+
+
+def test_a_runner_killed_around_an_event_it_sets_aside_ends_with_the_tables_of_a_rebuild(
+    ledger: Ledger, store: ReadStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed as it writes each transaction from the page before the event's to the one after it: the page that
+    fails, each event of it alone, and the one that sets the event aside."""
+    ledger.generate_game(3, seed=2)
+    broken = game_whose_seats_share_a_player(ledger, monkeypatch)
+    import_hand_game(ledger)
+    position = log_position(ledger, broken, UNAPPLIED_EVENT)
+    killed_at = [run_and_kill(ledger.settings, store, (position - 1) // KILLED_PAGE)]
+    while killed_at[-1] < position:
+        killed_at.append(run_and_kill(ledger.settings, store, 2))  # one transaction committed, the next killed
+    # The last run committed the transaction that sets the event aside: the one before was killed writing it.
+    assert killed_at[-2] < position == killed_at[-1] and len(store.set_aside()) == 1, killed_at
+    finished = subprocess.run(
+        project_command(ledger.settings), check=False, capture_output=True, text=True, env=child_env()
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert store.position() == ledger.recorder.max_notification_id()
+    caught_up, set_aside = dump(store), store.set_aside()
+    assert [(s.game_id, s.event) for s in set_aside] == [(broken, UNAPPLIED_EVENT)]
+    rebuild(ledger, store)
+    assert dump(store) == caught_up and store.set_aside() == set_aside
+
+
+def test_events_delivered_live_are_set_aside_as_those_read_from_the_log(
+    ledger: Ledger, store: ReadStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = game_whose_seats_share_a_player(ledger, monkeypatch)
+    later = import_hand_game(ledger)
+    notifications = ledger.recorder.select_notifications(start=1, limit=10_000)
+    delivered = [(ledger.mapper.to_domain_event(n), n.id) for n in notifications]
+    projector = Projector(ledger, store)
+    for start in range(0, len(delivered), 50):
+        projector.apply_events(delivered[: start + 50])  # what was delivered already is delivered again
+    assert store.position() == delivered[-1][1]
+    assert [(s.game_id, s.event) for s in store.set_aside()] == [(broken, UNAPPLIED_EVENT)]
+    with store.engine.connect() as connection:
+        assert queries.game_standings(connection, later)["final"][0]["name"] == "ann"
+    live, set_aside = dump(store), store.set_aside()
+    rebuild(ledger, store)
+    assert dump(store) == live and store.set_aside() == set_aside
+
+
+def test_following_the_log_sets_aside_an_event_it_cannot_apply_and_goes_on(
+    ledger: Ledger, store: ReadStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On PostgreSQL, the events stored once the follower caught up are delivered by the library's runner."""
+    projector = Projector(ledger, store)
+    stop = threading.Event()
+    follower = threading.Thread(target=projector.follow, args=(stop,), kwargs={"poll_seconds": 0.05})
+    follower.start()
+    try:
+        ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+        assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=20)
+        broken = game_whose_seats_share_a_player(ledger, monkeypatch)
+        later = import_hand_game(ledger)
+        assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=20)
+        assert [(s.game_id, s.event) for s in store.set_aside()] == [(broken, UNAPPLIED_EVENT)]
+        with store.engine.connect() as connection:
+            assert queries.game_standings(connection, later)["final"][0]["name"] == "ann"
+    finally:
+        stop.set()
+        follower.join(timeout=20)
+    assert not follower.is_alive()
+
+
+def test_the_project_command_says_which_events_it_set_aside(
+    ledger: Ledger, store: ReadStore, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = game_whose_seats_share_a_player(ledger, monkeypatch)
+    position = log_position(ledger, broken, UNAPPLIED_EVENT)
+    assert main(["project", "--database", ledger.settings.database]) == 0
+    [set_aside] = store.set_aside()
+    out = capsys.readouterr().out
+    assert "events set aside (they cannot be applied): 1\n" in out
+    assert f"event {UNAPPLIED_EVENT} of game {broken}, at position {position} of the log ({set_aside.error})" in out
 
 
 def test_on_sqlite_a_nudge_from_the_server_wakes_the_runner_between_polls(tmp_path: Path) -> None:

@@ -1,0 +1,41 @@
+"""`/health` while the read tables have set an event aside: `degraded` (503), naming each such event by its game,
+its version there and its position in the log, with the error's type only; the games stored after it are applied."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from evo_ledger.ledger import Ledger
+from evo_ledger.settings import Settings
+from tests.e2e.test_stream import WAIT, running_server
+from tests.e2e.test_supervision import health_when
+from tests.support import ROOT, game_whose_seats_share_a_player, log_position
+
+HAND_GAME = ROOT / "replays" / "hand-3p-first-game.evo"
+UNAPPLIED_EVENT = 3
+DUPLICATE_KEY = ("IntegrityError", "UniqueViolation")
+
+
+def test_health_is_degraded_and_names_the_event_the_read_tables_set_aside(
+    database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Ledger(Settings(database)) as ledger:
+        broken = game_whose_seats_share_a_player(ledger, monkeypatch)
+        position = log_position(ledger, broken, UNAPPLIED_EVENT)
+    with running_server(database) as base, httpx.Client(base_url=base, timeout=WAIT) as http:
+        game_file = HAND_GAME.read_text()
+        imported = http.post("/v1/games/import", content=game_file, headers={"Content-Type": "text/plain"})
+        assert imported.status_code == 201, imported.text
+        health = health_when(http, lambda h: h["read_tables"]["lag"] == 0)
+        answer = http.get("/health")
+        standings = http.get(f"/v1/games/{imported.json()['game_id']}/standings").json()
+    assert answer.status_code == 503 and answer.json()["status"] == "degraded"
+    read_tables = health["read_tables"]
+    assert read_tables["position"] == read_tables["log_position"]
+    [set_aside] = read_tables["set_aside"]
+    assert set_aside in [
+        {"game_id": broken, "event": UNAPPLIED_EVENT, "position": position, "error": error} for error in DUPLICATE_KEY
+    ]
+    assert read_tables["set_aside_count"] == 1
+    assert standings["final"][0]["name"] == "ann"
