@@ -17,14 +17,29 @@ from fastapi import FastAPI
 
 from api import errors, schemas
 from api.routes import audits, events, games, health, pages, rules, statistics
-from api.supervision import Supervisor, sign_checkpoints
+from api.supervision import CheckpointSigner, Supervisor
 from evo_ledger.ledger import Ledger, Receipt
-from evo_ledger.settings import Settings
+from evo_ledger.settings import Settings, SettingsError
 from evo_ledger.writer import GroupWriter, LedgerProcess, ProcessWriter, Writer
 from projections.runner import BackgroundProjection
 from projections.store import ReadStore
 
 ADMIN_TOKEN_VARIABLE = "EVO_LEDGER_ADMIN_TOKEN"
+CHECKPOINT_SECONDS_VARIABLE = "EVO_LEDGER_CHECKPOINT_SECONDS"
+DEFAULT_CHECKPOINT_SECONDS = 3600.0
+
+
+def checkpoint_seconds(text: str) -> float:
+    """EVO_LEDGER_CHECKPOINT_SECONDS: a number of seconds, at least one."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not 1 <= seconds <= 366 * 24 * 3600:  # also refuses nan
+        raise SettingsError(f"{CHECKPOINT_SECONDS_VARIABLE}={text!r}: a number of seconds from 1 to a year")
+    return seconds
+
+
 MAX_BODY_BYTES = 1_000_000
 
 Scope = MutableMapping[str, Any]
@@ -47,16 +62,24 @@ class ApiSettings:
     max_body_bytes: int = MAX_BODY_BYTES
     stream_poll_seconds: float = 1.0
     stream_heartbeat_seconds: float = 15.0
+    streams_per_client: int = 16
+    """The live streams a client (the token it reads with, or else its address) may hold open at once."""
     follow_projections: bool = True
     writer_process: bool = True
     worker_threads: int | None = None
     """The threads serving the plain endpoints (None: the server's default, 40)."""
-    checkpoint_seconds: float | None = 3600.0
-    """How often the server signs a checkpoint, with a seal key (None: only on demand)."""
+    checkpoint_seconds: float | None = DEFAULT_CHECKPOINT_SECONDS
+    """How often the server signs a checkpoint, with a seal key (None: only on demand); EVO_LEDGER_CHECKPOINT_SECONDS
+    sets it."""
 
     @classmethod
     def from_environment(cls) -> ApiSettings:
-        return cls(store=Settings.from_environment(), admin_token=os.environ.get(ADMIN_TOKEN_VARIABLE) or None)
+        every = os.environ.get(CHECKPOINT_SECONDS_VARIABLE)
+        return cls(
+            store=Settings.from_environment(),
+            admin_token=os.environ.get(ADMIN_TOKEN_VARIABLE) or None,
+            checkpoint_seconds=checkpoint_seconds(every) if every else DEFAULT_CHECKPOINT_SECONDS,
+        )
 
 
 class Appends:
@@ -108,11 +131,13 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
             appends.projection = projection
         app.state.supervisor = supervisor = Supervisor(writer, projection)
         watching = asyncio.create_task(supervisor.run())
-        signing = (
-            asyncio.create_task(sign_checkpoints(ledger, settings.checkpoint_seconds))
+        signer = (
+            CheckpointSigner(ledger, settings.checkpoint_seconds)
             if settings.store.seal_key is not None and settings.checkpoint_seconds is not None
             else None
         )
+        app.state.checkpoints = signer
+        signing = asyncio.create_task(signer.run()) if signer is not None else None
         try:
             yield
         finally:

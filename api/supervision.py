@@ -5,6 +5,7 @@ Beside them, the checkpoints the server signs at an interval."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from typing import Any
@@ -67,17 +68,36 @@ class Supervisor:
         return {"state": state, "pid": self.projection.pid, "restarts": self.restarts}
 
 
-async def sign_checkpoints(ledger: Ledger, every: float) -> None:
-    """A checkpoint signed every `every` seconds when events were stored since the last (evo_ledger.checkpoints)."""
-    while True:
-        await asyncio.sleep(every)
+class CheckpointSigner:
+    """Signs a checkpoint when the server starts and every `every` seconds after, when events were stored since
+    the last (evo_ledger.checkpoints); each one is logged as it is published, to be kept outside the database."""
+
+    def __init__(self, ledger: Ledger, every: float) -> None:
+        self.ledger, self.every = ledger, every
+        self.last: dict[str, Any] | None = None
+        self.failure: str | None = None
+
+    async def run(self) -> None:
+        while True:
+            await self.sign()
+            await asyncio.sleep(self.every)
+
+    async def sign(self) -> None:
         try:
-            taken, new = await run_in_threadpool(ledger.take_checkpoint)
+            taken, new = await run_in_threadpool(self.ledger.take_checkpoint)
         except CheckpointError as error:
+            self.failure = str(error)
             log.warning("no checkpoint was signed: %s", error)
-            continue
-        except Exception:
-            log.exception("no checkpoint was signed; trying again in %.0f s", every)
-            continue
+            return
+        except Exception as error:
+            self.failure = type(error).__name__
+            log.exception("no checkpoint was signed; trying again in %.0f s", self.every)
+            return
+        self.last, self.failure = taken, None
         if new:
-            log.info("checkpoint %s signed at position %s of the log", taken["number"], taken["position"])
+            log.info("checkpoint signed: %s", json.dumps(taken, sort_keys=True))
+
+    def health(self) -> dict[str, Any]:
+        """The last checkpoint signed (its number and position), and why the last attempt failed, if it did."""
+        last = self.last or {}
+        return {"last": last.get("number"), "position": last.get("position"), "failure": self.failure}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Self
 from uuid import UUID
 
@@ -162,40 +163,41 @@ class Audit:
             check.detail = f"events 1 to {first_sealed - 1} were stored before the key was set"
 
     def _check_checkpoints(self) -> None:
-        """Every event a checkpoint signed (as far as the audit goes) is stored, with the hash it signed, and
-        sealed if it was sealed then."""
+        """Every event a genuine checkpoint signed (as far as the audit goes) is stored, with the hash it signed,
+        and sealed if it was sealed then; and the checkpoint log holds under the key."""
         check, signed = self.checks["checkpoints"], self.signed
         if signed is None:
             check.verdict, check.detail = NOT_RUN, "no seal key was given: checkpoints are checked with it"
             return
-        if signed.faults:
-            check.fail(None, signed.faults[0])
-            return
+        also = f" (and {signed.faults[0]})" if signed.faults else ""
         covered = [version for version in sorted(signed.events) if self.up_to is None or version <= self.up_to]
-        if not covered:
+        differing = next(((version, why) for version in covered if (why := self._differs(version, signed))), None)
+        if differing is not None:
+            check.fail(differing[0], differing[1] + also)
+        elif signed.faults:
+            check.fail(None, signed.faults[0])
+        elif not covered:
             check.verdict, check.detail = NOT_RUN, "no checkpoint has signed the game's events yet"
-            return
-        stored = {event.originator_version: event for event in self.stored}
-        last = max(stored, default=0)
-        for version in covered:
-            hash_, sealed, number = signed.events[version]
-            found = stored.get(version)
-            fields, seal = self._fields_and_seal(found) if found is not None else (None, None)
-            if found is None:
-                detail = (
-                    f"checkpoint {number} signed event {version}, but the log ends at event {last}: events were cut off"
-                )
-            elif fields is None or self._content_hash(found, fields) != hash_:
-                detail = f"event {version} is not the one checkpoint {number} signed: it, or the chain, was rewritten"
-            elif sealed and seal is None:
-                detail = (
-                    f"event {version} carries no seal, though checkpoint {number} signed it sealed: seals were stripped"
-                )
-            else:
-                continue
-            check.fail(version, detail)
-            return
-        check.detail = f"events 1 to {covered[-1]} are as checkpoints signed them"
+        else:
+            check.detail = f"events 1 to {covered[-1]} are as checkpoints signed them"
+
+    def _differs(self, version: int, signed: Signed) -> str | None:
+        """How the stored event differs from what a checkpoint signed of it (None: it does not)."""
+        hash_, sealed, number = signed.events[version]
+        found = self._stored_by_version.get(version)
+        if found is None:
+            last = max(self._stored_by_version, default=0)
+            return f"checkpoint {number} signed event {version}, but the log ends at event {last}: events were cut off"
+        fields, seal = self._fields_and_seal(found)
+        if fields is None or self._content_hash(found, fields) != hash_:
+            return f"event {version} is not the one checkpoint {number} signed: it, or the chain, was rewritten"
+        if sealed and seal is None:
+            return f"event {version} carries no seal, though checkpoint {number} signed it sealed: seals were stripped"
+        return None
+
+    @cached_property
+    def _stored_by_version(self) -> dict[int, StoredEvent]:
+        return {event.originator_version: event for event in self.stored}
 
     def _content_hash(self, stored: StoredEvent, fields: dict[str, Any]) -> str | None:
         try:

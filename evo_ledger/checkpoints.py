@@ -6,25 +6,27 @@ rewrite an event and make every hash after it again, or cut a game's last events
 interval by the server and on demand (`evo-ledger checkpoint`), names each game with events stored since the one
 before it, with the game's head and the digest of those events' list (version, hash, sealed); the lists are
 stored beside it, one record a game (`SignedEvents`), so that an audit reads only its own game's. The checkpoint
-is signed (HMAC-SHA256 under the seal key) over all that and the previous checkpoint's signature, and appended to
-the checkpoint log. An audit given the key checks the game's events against every checkpoint that signed them and
-names the first that differs. What is printed for publishing (`published`) is the checkpoint and its signature:
-with the key, a copy kept elsewhere shows a checkpoint log that was cut or replaced.
+signs (HMAC-SHA256 under the seal key) its number, the log position it covers, the previous checkpoint's
+signature and the digest of its games: what is printed to be kept elsewhere (`published`) names no game, and with
+the key a copy shows a checkpoint log that was cut or replaced. Every row of the checkpoint log and of a game's
+signed events is read as untrusted data: a row that is not what the server writes is a fault, never an error.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate
-from eventsourcing.persistence import Notification
+from eventsourcing.persistence import Notification, StoredEvent
+from eventsourcing.utils import get_topic
 
 from evo_ledger.codec import canonical_bytes, digest, unpack_sealed
 from evo_ledger.game import is_game_event_topic
@@ -33,6 +35,8 @@ CHECKPOINT_FORMAT = "evo-ledger checkpoint"
 CHECKPOINT_VERSION = 1
 CHECKPOINT_LOG_ID = uuid.UUID("5d0c7a52-2f8e-4c3b-9a61-0e7b3f2d9c14")
 SIGNED_AS = b"evo-ledger checkpoint\0"
+HEX_64 = re.compile(r"[0-9a-f]{64}")
+SIGNED_FIELDS = frozenset({"format", "version", "number", "position", "taken", "previous", "games"})
 EventList = list[list[Any]]  # [version, hash, sealed] per event
 
 
@@ -50,20 +54,13 @@ class CheckpointLog(Aggregate):
 
     class Signed(Aggregate.Event):
         """A checkpoint: `signed` (its number, the log position it covers, the previous checkpoint's signature,
-        and each game with events stored since then: its head's version and hash, and the digest of the events'
-        list), and `signature`."""
+        the digest of `games`), `games` (each game with events stored since the previous checkpoint: its head's
+        version and hash, and the digest of the events' list), and `signature`."""
 
         TOPIC = "evo-ledger:CheckpointLog.Signed"
         signed: dict[str, Any]
+        games: dict[str, list[Any]]
         signature: str
-
-        def apply(self, aggregate: Any) -> None:
-            aggregate.last = self.signed
-            aggregate.signature = self.signature
-
-    def __init__(self) -> None:
-        self.last: dict[str, Any] | None = None
-        self.signature: str | None = None
 
 
 class SignedEvents(Aggregate):
@@ -85,16 +82,134 @@ def signed_events_id(game_id: UUID | str, number: int) -> UUID:
     return uuid.uuid5(CHECKPOINT_LOG_ID, f"{game_id}:{number}")
 
 
-def create_log() -> CheckpointLog:
-    return CheckpointLog._create(CheckpointLog.Created, id=CHECKPOINT_LOG_ID)
-
-
 def signature_of(key: str, signed: Mapping[str, Any]) -> str:
     return hmac.new(key.encode("utf-8"), SIGNED_AS + canonical_bytes(signed), hashlib.sha256).hexdigest()
 
 
-def signs(key: str, signed: Mapping[str, Any], signature: str) -> bool:
-    return hmac.compare_digest(signature_of(key, signed), signature)
+def signs(key: str, signed: Mapping[str, Any], signature: Any) -> bool:
+    """Whether `signature` is the key's over `signed` (anything malformed is not)."""
+    if not isinstance(signature, str) or not HEX_64.fullmatch(signature):
+        return False
+    try:
+        return hmac.compare_digest(signature_of(key, signed), signature)
+    except (TypeError, ValueError):
+        return False
+
+
+def published(checkpoint: Checkpoint) -> dict[str, Any]:
+    """A checkpoint as it is printed to be kept elsewhere: what was signed (no game is named), and the signature."""
+    return {**checkpoint.signed, "signature": checkpoint.signature}
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A checkpoint as the log holds it; `genuine` once its signature holds under the key and its games are those
+    it signed."""
+
+    number: int
+    signed: dict[str, Any]
+    games: dict[str, list[Any]]
+    signature: str
+    genuine: bool
+
+
+def read_checkpoint(stored: StoredEvent, number: int, key: str) -> Checkpoint | str:
+    """The log's `number`th checkpoint from its stored row, or what is wrong with the row."""
+    if stored.topic != CheckpointLog.Signed.TOPIC:
+        return f"row {stored.originator_version} of the checkpoint log is not a checkpoint"
+    try:
+        fields = unpack_sealed(stored.state)[0]
+    except Exception:
+        return f"checkpoint {number} cannot be read"
+    signed, games, signature = fields.get("signed"), fields.get("games"), fields.get("signature")
+    if not (isinstance(signed, dict) and set(signed) == SIGNED_FIELDS and isinstance(games, dict)):
+        return f"checkpoint {number} is not a checkpoint as the server writes one"
+    if not all(isinstance(game, str) and well_formed_entry(entry) for game, entry in games.items()):
+        return f"checkpoint {number} names its games otherwise than the server writes them"
+    genuine = signs(key, signed, signature) and _digest_or_none(games) == signed["games"]
+    return Checkpoint(number, signed, games, str(signature), genuine)
+
+
+def well_formed_entry(entry: Any) -> bool:
+    """A game's entry in a checkpoint: its head's version and hash, and its events' digest."""
+    return (
+        isinstance(entry, list)
+        and len(entry) == 3
+        and _is_version(entry[0])
+        and all(isinstance(text, str) and HEX_64.fullmatch(text) for text in entry[1:])
+    )
+
+
+def read_events(stored: Sequence[StoredEvent]) -> EventList | None:
+    """A game's signed events from their record's rows (None: not a record as the server writes one)."""
+    if len(stored) != 1 or stored[0].topic != SignedEvents.Created.TOPIC:
+        return None
+    try:
+        events = unpack_sealed(stored[0].state)[0].get("events")
+    except Exception:
+        return None
+    if not isinstance(events, list) or not all(_well_formed_event(event) for event in events):
+        return None
+    return events
+
+
+def _well_formed_event(event: Any) -> bool:
+    return (
+        isinstance(event, list)
+        and len(event) == 3
+        and _is_version(event[0])
+        and isinstance(event[1], str)
+        and isinstance(event[2], bool)
+    )
+
+
+def _is_version(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _digest_or_none(value: Any) -> str | None:
+    try:
+        return digest(value)
+    except (TypeError, ValueError):
+        return None
+
+
+@dataclass
+class CheckpointIndex:
+    """The checkpoint log as read so far, under one key: its checkpoints in order, what is wrong with it, and for
+    each game the checkpoints that name it. The log only grows, so it is read once and then from where it ended."""
+
+    key: str
+    rows: int = 0
+    checkpoints: list[Checkpoint] = field(default_factory=list)
+    faults: list[str] = field(default_factory=list)
+    naming: dict[str, list[int]] = field(default_factory=dict)
+
+    def read(self, stored: Iterable[StoredEvent]) -> None:
+        """The log's rows after those read already."""
+        for row in stored:
+            self.rows = max(self.rows, row.originator_version)
+            if row.originator_version == 1 and row.topic == CheckpointLog.Created.TOPIC:
+                continue
+            checkpoint = read_checkpoint(row, len(self.checkpoints) + 1, self.key)
+            if isinstance(checkpoint, str):
+                self.faults.append(checkpoint)
+                continue
+            self.faults.extend(self._chain_faults(checkpoint))
+            self.checkpoints.append(checkpoint)
+            for game in checkpoint.games:
+                self.naming.setdefault(game, []).append(checkpoint.number)
+
+    def _chain_faults(self, checkpoint: Checkpoint) -> Iterator[str]:
+        number, previous = checkpoint.number, self.checkpoints[-1].signature if self.checkpoints else None
+        if not checkpoint.genuine:
+            yield f"checkpoint {number} is not signed by the key: it was made or changed without it"
+        elif checkpoint.signed["number"] != number or checkpoint.signed["previous"] != previous:
+            yield f"checkpoint {number} does not follow checkpoint {number - 1}: the log was cut or reordered"
+
+    @property
+    def last(self) -> Checkpoint | None:
+        return self.checkpoints[-1] if self.checkpoints else None
 
 
 def game_events_among(notifications: Iterable[Notification]) -> tuple[dict[str, EventList], int]:
@@ -113,32 +228,52 @@ def game_events_among(notifications: Iterable[Notification]) -> tuple[dict[str, 
 
 
 def next_checkpoint(
-    log: CheckpointLog, events: Mapping[str, EventList], position: int, key: str, now: datetime | None = None
-) -> list[SignedEvents]:
-    """Signs a checkpoint of `events` (stored up to `position`) under `key` on the log; returns each game's
-    signed events, to be stored with it."""
-    number = (log.last["number"] if log.last is not None else 0) + 1
+    index: CheckpointIndex, events: Mapping[str, EventList], position: int, now: datetime | None = None
+) -> list[Any]:
+    """The domain events that append a checkpoint of `events` (stored up to `position`) to the log `index` read,
+    signed with its key, and each game's signed events."""
+    last = index.last
+    if index.faults or (last is not None and not last.genuine):
+        fault = index.faults[0] if index.faults else f"checkpoint {last.number if last else 0} is not genuine"
+        raise CheckpointError(f"the checkpoint log was changed without the key ({fault}): audit it before signing more")
+    number = last.number + 1 if last is not None else 1
+    games = {game: [*stored[-1][:2], digest(stored)] for game, stored in sorted(events.items())}
     signed = {
         "format": CHECKPOINT_FORMAT,
         "version": CHECKPOINT_VERSION,
         "number": number,
         "position": position,
         "taken": (now or datetime.now(UTC)).isoformat(),
-        "previous": log.signature,
-        "games": {game: [*stored[-1][:2], digest(stored)] for game, stored in sorted(events.items())},
+        "previous": last.signature if last is not None else None,
+        "games": digest(games),
     }
-    log.trigger_event(CheckpointLog.Signed, signed=signed, signature=signature_of(key, signed))
-    return [
-        SignedEvents._create(
+    timestamp = CheckpointLog.Signed.create_timestamp()
+    created: Any = CheckpointLog.Created  # the library makes its events dataclasses: their fields are keywords
+    signing: Any = CheckpointLog.Signed
+    appended: list[Any] = []
+    if index.rows == 0:
+        log_topic = get_topic(CheckpointLog)
+        appended.append(
+            created(
+                originator_id=CHECKPOINT_LOG_ID, originator_version=1, timestamp=timestamp, originator_topic=log_topic
+            )
+        )
+    appended.append(
+        signing(
+            originator_id=CHECKPOINT_LOG_ID,
+            originator_version=max(index.rows, 1) + 1,
+            timestamp=timestamp,
+            signed=signed,
+            games=games,
+            signature=signature_of(index.key, signed),
+        )
+    )
+    for game, stored in events.items():
+        record = SignedEvents._create(
             SignedEvents.Created, id=signed_events_id(game, number), game_id=UUID(game), number=number, events=stored
         )
-        for game, stored in events.items()
-    ]
-
-
-def published(signed: Mapping[str, Any], signature: str | None) -> dict[str, Any]:
-    """A checkpoint as it is printed to be kept elsewhere: what was signed, and the signature."""
-    return {**signed, "signature": signature}
+        appended.extend(record.collect_events())
+    return appended
 
 
 @dataclass(frozen=True)
@@ -151,61 +286,36 @@ class Signed:
 
 
 def signed_for(
-    game_id: UUID,
-    checkpoints: Sequence[Any],
-    lists: Mapping[int, EventList | None],
-    key: str,
-    kept: Sequence[Mapping[str, Any]] = (),
+    game_id: UUID, index: CheckpointIndex, lists: Mapping[int, EventList | None], kept: Sequence[Mapping[str, Any]] = ()
 ) -> Signed:
-    """What the checkpoint log (`CheckpointLog.Signed` events, in order), the game's signed events (`lists`, by
-    checkpoint number) and checkpoints `kept` elsewhere say of the game under `key`."""
+    """What the genuine checkpoints of the log `index` read, the game's signed events (`lists`, by checkpoint
+    number) and checkpoints `kept` elsewhere say of the game. A checkpoint that holds under the key counts
+    whatever else is wrong with the log."""
     game = str(game_id)
     events: dict[int, tuple[str, bool, int]] = {}
-    faults: list[str] = []
-    previous: str | None = None
-    for number, checkpoint in enumerate(checkpoints, start=1):
-        faults.extend(_faults(checkpoint, number, previous, key))
-        previous = checkpoint.signature
-        entry = checkpoint.signed.get("games", {}).get(game)
-        if entry is None:
+    faults = list(index.faults)
+    for number in index.naming.get(game, ()):
+        checkpoint = index.checkpoints[number - 1]
+        if not checkpoint.genuine:
             continue
         listed = lists.get(number)
-        if listed is None or digest(listed) != entry[2]:
+        if listed is None or _digest_or_none(listed) != checkpoint.games[game][2]:
             faults.append(f"the game's events checkpoint {number} signed are not stored as it signed them")
             continue
         for version, hash_, sealed in listed:
             events.setdefault(version, (hash_, sealed, number))
-    faults.extend(_kept_faults(checkpoints, kept, game, events, key))
+    faults.extend(_kept_faults(index, kept))
     return Signed(events, faults)
 
 
-def _faults(checkpoint: Any, number: int, previous: str | None, key: str) -> Iterator[str]:
-    signed = checkpoint.signed
-    if not signs(key, signed, checkpoint.signature):
-        yield f"checkpoint {number} is not signed by the key: it was made or changed without it"
-    elif signed.get("number") != number or signed.get("previous") != previous:
-        yield f"checkpoint {number} does not follow checkpoint {number - 1}: the checkpoint log was cut or reordered"
-
-
-def _kept_faults(
-    checkpoints: Sequence[Any],
-    kept: Sequence[Mapping[str, Any]],
-    game: str,
-    events: Mapping[int, tuple[str, bool, int]],
-    key: str,
-) -> Iterator[str]:
-    """A checkpoint kept elsewhere holds under the key and is in the log as it was published; the head of the
-    game it signed is an event the log's checkpoints signed."""
+def _kept_faults(index: CheckpointIndex, kept: Sequence[Mapping[str, Any]]) -> Iterator[str]:
+    """Each checkpoint kept elsewhere holds under the key and is in the log as it was published."""
     for copy in kept:
         signed = {name: value for name, value in copy.items() if name != "signature"}
         number = signed.get("number")
-        if not signs(key, signed, str(copy.get("signature", ""))):
-            yield f"the checkpoint kept elsewhere numbered {number} is not signed by the key"
+        if not signs(index.key, signed, copy.get("signature")) or not isinstance(number, int) or number < 1:
+            yield f"the checkpoint kept elsewhere numbered {number!r} is not signed by the key"
             continue
-        stored = checkpoints[number - 1] if isinstance(number, int) and 0 < number <= len(checkpoints) else None
+        stored = index.checkpoints[number - 1] if number <= len(index.checkpoints) else None
         if stored is None or stored.signature != copy["signature"]:
             yield f"checkpoint {number}, kept elsewhere, is not in the checkpoint log: the log was cut or replaced"
-            continue
-        head = signed.get("games", {}).get(game)
-        if head is not None and events.get(head[0], (None,))[0] != head[1]:
-            yield f"checkpoint {number}, kept elsewhere, signed event {head[0]} of the game with another hash"

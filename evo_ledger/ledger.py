@@ -7,6 +7,7 @@ that a recorder can keep as proof of what it wrote.
 from __future__ import annotations
 
 import secrets
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -32,12 +33,12 @@ from evo_ledger.audit import AuditReport, audit
 from evo_ledger.checkpoints import (
     CHECKPOINT_LOG_ID,
     CheckpointError,
-    CheckpointLog,
+    CheckpointIndex,
     Signed,
-    create_log,
     game_events_among,
     next_checkpoint,
     published,
+    read_events,
     signed_events_id,
     signed_for,
 )
@@ -184,6 +185,8 @@ class Ledger(Application[UUID]):
         settings = settings or Settings.from_environment()
         self.settings = settings
         self.game_logs = GameLogs(settings.log_cache_events) if settings.log_cache_events else None
+        self._checkpoints: CheckpointIndex | None = None
+        self._checkpoints_lock = threading.RLock()
         self.held_accesses = HeldAccesses(HELD_ACCESSES)
         full_env = {
             **settings.persistence_env(),
@@ -454,56 +457,52 @@ class Ledger(Application[UUID]):
         if not stored:
             raise UnknownGame(game_id)
         snapshots = self.snapshots.recorder.select_events(game_id) if self.snapshots is not None else []
-        key = self.settings.seal_key
-        signed = self._signed_for(game_id, key, kept) if key is not None else None
+        signed = self._signed_for(game_id, kept) if self.settings.seal_key is not None else None
         return audit(game_id, stored, up_to, expect_head, self.sealer, snapshots, signed)
 
-    def checkpoints(self) -> list[Any]:
-        """The signed checkpoints, oldest first (evo_ledger.checkpoints)."""
-        return [
-            event
-            for event in self.repository.event_store.get(CHECKPOINT_LOG_ID)
-            if isinstance(event, CheckpointLog.Signed)
-        ]
+    def checkpoint_index(self) -> CheckpointIndex:
+        """The checkpoint log read under the seal key, its new rows read (evo_ledger.checkpoints)."""
+        key = self.settings.seal_key
+        if key is None:
+            raise CheckpointError(f"checkpoints are signed with the seal key: set {SEAL_KEY_VARIABLE}")
+        with self._checkpoints_lock:
+            if self._checkpoints is None or self._checkpoints.key != key:
+                self._checkpoints = CheckpointIndex(key)
+            self._checkpoints.read(self.recorder.select_events(CHECKPOINT_LOG_ID, gt=self._checkpoints.rows))
+            return self._checkpoints
 
-    def _signed_for(self, game_id: UUID, key: str, kept: Sequence[Mapping[str, Any]]) -> Signed:
+    def _signed_for(self, game_id: UUID, kept: Sequence[Mapping[str, Any]]) -> Signed:
         """What the checkpoints signed of the game: only its own signed events are read."""
-        checkpoints = self.checkpoints()
+        index = self.checkpoint_index()
         lists = {
-            number: self._signed_events(game_id, number)
-            for number, checkpoint in enumerate(checkpoints, start=1)
-            if str(game_id) in checkpoint.signed.get("games", {})
+            number: read_events(list(self.recorder.select_events(signed_events_id(game_id, number))))
+            for number in index.naming.get(str(game_id), ())
         }
-        return signed_for(game_id, checkpoints, lists, key, kept)
-
-    def _signed_events(self, game_id: UUID, number: int) -> list[list[Any]] | None:
-        try:
-            record: Any = self.repository.get(signed_events_id(game_id, number))
-        except AggregateNotFoundError:
-            return None
-        return list(record.events)
+        return signed_for(game_id, index, lists, kept)
 
     def take_checkpoint(self) -> tuple[dict[str, Any], bool]:
         """A checkpoint of every game event stored since the last, signed with the seal key and appended to the
         checkpoint log; with none stored since, the last checkpoint. Returns it as it is published, and whether
         it is new."""
-        key = self.settings.seal_key
-        if key is None:
-            raise CheckpointError(f"a checkpoint is signed with the seal key: set {SEAL_KEY_VARIABLE}")
-        try:
-            log: Any = self.repository.get(CHECKPOINT_LOG_ID)
-        except AggregateNotFoundError:
-            log = create_log()
-        after = log.last["position"] if log.last is not None else 0
-        events, position = game_events_among(self._notifications(after))
-        if log.last is not None and not events:
-            return published(log.last, log.signature), False
-        records = next_checkpoint(log, events, max(position, after), key)
-        try:
-            self.save(log, *records)
-        except IntegrityError:
-            raise CheckpointError("another checkpoint was taken at the same moment: take it again") from None
-        return published(log.last, log.signature), True
+        with self._checkpoints_lock:
+            index = self.checkpoint_index()
+            last = index.last
+            after = last.signed["position"] if last is not None else 0
+            events, position = game_events_among(self._notifications(after))
+            if not events:
+                if last is None:
+                    raise CheckpointError("no game event is stored yet: there is nothing to sign")
+                return published(last), False
+            processing: ProcessingEvent[UUID] = ProcessingEvent()
+            processing.events.extend(next_checkpoint(index, events, max(position, after)))
+            try:
+                recordings = self._record(processing)
+            except IntegrityError:
+                raise CheckpointError("another checkpoint was taken at the same moment: take it again") from None
+            self._notify(recordings)
+            taken = self.checkpoint_index().last
+            assert taken is not None
+            return published(taken), True
 
     def _notifications(self, after: int) -> Iterator[Notification]:
         """The log after position `after`, read a page at a time."""

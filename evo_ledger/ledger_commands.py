@@ -132,8 +132,8 @@ def add_audit_commands(commands: Any) -> None:
         help="a checkpoint kept elsewhere, as `checkpoint` printed it: shows whether the checkpoint log was cut",
     )
     audit.add_argument("--json", action="store_true", help="the report as canonical JSON, with its hash")
-    _command(commands, "checkpoint", "sign every game's head with the seal key, append the checkpoint to the "
-             "checkpoint log and print it, to be kept elsewhere")  # fmt: skip
+    _command(commands, "checkpoint", "sign the events stored since the last checkpoint with the seal key, append "
+             "the checkpoint to the checkpoint log and print it, to be kept elsewhere")  # fmt: skip
 
 
 def add_reader(parser: argparse.ArgumentParser) -> None:
@@ -331,18 +331,22 @@ def audit_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def kept_checkpoint(path: Path) -> dict[str, Any]:
-    """A checkpoint as `checkpoint` printed it."""
+    """A checkpoint as `checkpoint` printed it (whether the key signed it is the audit's to say)."""
     with path.open("rb") as file:
         text = file.read(MAX_CHECKPOINT_BYTES + 1)
     if len(text) > MAX_CHECKPOINT_BYTES:
         raise CommandError(f"--checkpoint {path}: larger than a checkpoint ({MAX_CHECKPOINT_BYTES:,} bytes at most)")
     try:
-        found = json.loads(text)
-    except ValueError as error:
+        found = json.loads(text, parse_constant=no_constant)
+    except (ValueError, RecursionError) as error:
         raise CommandError(f"--checkpoint {path}: not a checkpoint as `checkpoint` prints one ({error})") from None
     if not isinstance(found, dict) or found.get("format") != CHECKPOINT_FORMAT or "signature" not in found:
         raise CommandError(f"--checkpoint {path}: not a checkpoint as `checkpoint` prints one")
     return found
+
+
+def no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a checkpoint holds")
 
 
 def checkpoint(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
@@ -350,10 +354,8 @@ def checkpoint(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
         taken, new = ledger.take_checkpoint()
     except CheckpointError as error:
         raise CommandError(str(error)) from None
-    games = counted(len(taken["games"]), "game")
     how = "signed" if new else "(nothing stored since it was signed)"
-    print(f"checkpoint {taken['number']} {how}: {games} with events up to position {taken['position']} of the log",
-          file=sys.stderr)  # fmt: skip
+    print(f"checkpoint {taken['number']} {how}: the log up to position {taken['position']}", file=sys.stderr)
     out.write(json.dumps(taken, sort_keys=True, indent=1) + "\n")
     return EXIT_OK
 

@@ -20,7 +20,8 @@ def health(request: Request) -> JSONResponse:
     """`ok` (200) while the writer and the read tables' process run and the tables have set no event aside,
     `degraded` (503) otherwise; the read tables' `position` in the log, the log's, the `lag` between them, and the
     events set aside (`set_aside`, the first 20 by their position in the log, and `set_aside_count`): each by its
-    game, its version there, its position and the type of the error that stopped it."""
+    game, its version there, its position and the type of the error that stopped it. With a seal key, the last
+    checkpoint signed, and `degraded` while signing one fails."""
     state = request.app.state
     writer: dict[str, Any] = state.writer.health()
     read_tables: dict[str, Any] = state.supervisor.health()
@@ -32,4 +33,9 @@ def health(request: Request) -> JSONResponse:
     running = writer["state"] == "running" and read_tables["state"] in ("running", "not followed")
     ok = running and not set_aside
     body = {"status": "ok" if ok else "degraded", "writer": writer, "read_tables": read_tables}
+    signer = state.checkpoints
+    if signer is not None:
+        body["checkpoints"] = signer.health()
+        if signer.failure is not None:
+            body["status"], ok = "degraded", False
     return JSONResponse(body, status_code=200 if ok else 503)

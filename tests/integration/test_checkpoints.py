@@ -1,20 +1,26 @@
 """Signed checkpoints: a log changed by someone who holds the database but not the key (an event edited in place,
-the chain rewritten with the seals stripped, the end cut off, a snapshot edited) is named by the audit with the
-key, at the first event that differs, on SQLite and PostgreSQL."""
+the chain rewritten with the seals stripped, the end cut off, a snapshot edited, the checkpoint log itself
+changed or cut) is named by the audit with the key, at the first event that differs, on SQLite and PostgreSQL;
+no row of the checkpoint log, however made, makes the audit fail otherwise than with a verdict."""
 
 from __future__ import annotations
 
+import copy
+import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 import pytest
+from eventsourcing.application import ProcessingEvent
+from eventsourcing.persistence import IntegrityError
 from fastapi.testclient import TestClient
 
 from api.app import ApiSettings, create_app
-from evo_ledger.checkpoints import CHECKPOINT_LOG_ID, CheckpointError, signed_events_id
+from evo_ledger.checkpoints import CHECKPOINT_LOG_ID, CheckpointError, SignedEvents, next_checkpoint, signed_events_id
+from evo_ledger.cli import main
 from evo_ledger.codec import digest, pack, unpack
 from evo_ledger.game import SNAPSHOT_INTERVAL, stored_hash
 from evo_ledger.ledger import Ledger
@@ -22,6 +28,8 @@ from evo_ledger.seal import unsealed_bytes
 from evo_ledger.settings import Settings
 from evo_ledger.transfer import import_notation
 from tests.integration.test_audit import GAME_TEXT, KEY, Tamperer, recorded_with_a_note, rehash_from
+
+FIRST_CHECKPOINT_ROW = 2  # row 1 of the checkpoint log is its creation
 
 
 @pytest.fixture
@@ -37,18 +45,31 @@ def checkpointed(ledger: Ledger) -> tuple[UUID, int, int]:
     return receipt.game_id, note, receipt.version
 
 
-def named(ledger: Ledger, game_id: UUID) -> tuple[str, Any]:
+def audited(database: str, game_id: UUID, kept: Sequence[dict[str, Any]] = ()) -> Any:
+    """The audit with the key, as an auditor's own process makes it: the checkpoint log read afresh."""
+    with Ledger(Settings(database, seal_key=KEY)) as auditor:
+        return auditor.audit(game_id, kept=kept)
+
+
+def named(database: str, game_id: UUID) -> tuple[str, Any]:
     """The audit's verdict, and the checkpoints check's event and detail."""
-    report = ledger.audit(game_id)
+    report = audited(database, game_id)
     return report.verdict, (report.check("checkpoints")["event"], report.check("checkpoints")["detail"])
 
 
-def test_a_checkpoint_signs_each_games_new_events_and_follows_the_one_before(sealed: Ledger) -> None:
+def strip_every_seal(tamperer: Tamperer, last: int) -> None:
+    for version in range(1, last + 1):
+        topic, state = tamperer.stored(version)
+        tamperer.write(version, topic, unsealed_bytes(state))
+
+
+def test_a_checkpoint_signs_each_games_new_events_and_follows_the_one_before(sealed: Ledger, database: str) -> None:
     first, _ = recorded_with_a_note(sealed)
     second = import_notation(sealed, GAME_TEXT)
     checkpoint, new = sealed.take_checkpoint()
     assert new and checkpoint["number"] == 1 and checkpoint["previous"] is None
-    heads = {game: entry[:2] for game, entry in checkpoint["games"].items()}
+    assert str(first.game_id) not in json.dumps(checkpoint) and first.head_hash not in json.dumps(checkpoint)
+    heads = {game: entry[:2] for game, entry in sealed.checkpoint_index().checkpoints[0].games.items()}
     assert heads == {
         str(first.game_id): [first.version, first.head_hash],
         str(second.game_id): [second.version, second.head_hash],
@@ -57,42 +78,41 @@ def test_a_checkpoint_signs_each_games_new_events_and_follows_the_one_before(sea
     later = sealed.annotate(first.game_id, 3, "a later note")
     following, new = sealed.take_checkpoint()
     assert new and following["number"] == 2 and following["previous"] == checkpoint["signature"]
-    assert {game: entry[:2] for game, entry in following["games"].items()} == {
-        str(first.game_id): [later.version, later.head_hash]
-    }
-    report = sealed.audit(first.game_id)
+    assert list(sealed.checkpoint_index().checkpoints[1].games) == [str(first.game_id)]
+    report = audited(database, first.game_id, kept=[checkpoint, following])
     assert report.verdict == "clean"
     assert report.check("checkpoints")["detail"] == f"events 1 to {later.version} are as checkpoints signed them"
 
 
-def test_a_checkpoint_needs_the_key_and_an_audit_without_it_does_not_check_them(database: str) -> None:
+def test_a_checkpoint_needs_the_key_and_something_to_sign(database: str, tmp_path: Path) -> None:
     with Ledger(Settings(database)) as keyless:
         with pytest.raises(CheckpointError, match="set EVO_LEDGER_SEAL_KEY"):
             keyless.take_checkpoint()
         game_id = import_notation(keyless, GAME_TEXT).game_id
         assert keyless.audit(game_id).check("checkpoints")["verdict"] == "not run"
+    empty = Settings(str(tmp_path / "empty.sqlite"), seal_key=KEY)
+    with Ledger(empty) as ledger, pytest.raises(CheckpointError, match="nothing to sign"):
+        ledger.take_checkpoint()
 
 
-def test_an_event_edited_in_place_is_named(sealed: Ledger) -> None:
+def test_an_event_edited_in_place_is_named(sealed: Ledger, database: str) -> None:
     game_id, note, _ = checkpointed(sealed)
     tamperer = Tamperer(sealed, game_id)
     topic, state = tamperer.stored(note)
     fields = unpack(unsealed_bytes(state))
     fields["text"] = "nothing happened"
     tamperer.write(note, topic, pack(fields) + state[len(unsealed_bytes(state)) :])
-    verdict, (event, detail) = named(sealed, game_id)
+    verdict, (event, detail) = named(database, game_id)
     assert verdict == "damaged" and event == note
     assert detail == f"event {note} is not the one checkpoint 1 signed: it, or the chain, was rewritten"
 
 
-def test_a_chain_rewritten_with_its_seals_stripped_is_named_at_its_first_event(sealed: Ledger) -> None:
+def test_a_chain_rewritten_with_its_seals_stripped_is_named_at_its_first_event(sealed: Ledger, database: str) -> None:
     """The whole forgery: every seal taken off, the game's first event made to say it was never sealed, a note
     rewritten and every hash made again. Hashes, chain and seals all hold; the checkpoint does not."""
     game_id, note, last = checkpointed(sealed)
     tamperer = Tamperer(sealed, game_id)
-    for version in range(1, last + 1):
-        topic, state = tamperer.stored(version)
-        tamperer.write(version, topic, unsealed_bytes(state))
+    strip_every_seal(tamperer, last)
     topic, state = tamperer.stored(1)
     first = unpack(state)
     del first["hash"]
@@ -101,30 +121,26 @@ def test_a_chain_rewritten_with_its_seals_stripped_is_named_at_its_first_event(s
     tamperer.write(1, topic, pack(first))
     rehash_from(sealed, tamperer, 2, {})
     rehash_from(sealed, tamperer, note, {"text": "nothing happened"})
-    report = sealed.audit(game_id)
+    report = audited(database, game_id)
     assert [check["check"] for check in report.data["checks"] if check["verdict"] == "fail"] == ["checkpoints"]
     assert report.verdict == "damaged" and report.data["first_divergence"]["event"] == 1
     assert report.check("checkpoints")["detail"].startswith("event 1 is not the one checkpoint 1 signed")
 
 
-def test_seals_stripped_are_named_by_the_checkpoint_too(sealed: Ledger) -> None:
+def test_seals_stripped_are_named_by_the_checkpoint_too(sealed: Ledger, database: str) -> None:
     game_id, _, last = checkpointed(sealed)
-    tamperer = Tamperer(sealed, game_id)
-    for version in range(1, last + 1):
-        topic, state = tamperer.stored(version)
-        tamperer.write(version, topic, unsealed_bytes(state))
-    verdict, (event, detail) = named(sealed, game_id)
+    strip_every_seal(Tamperer(sealed, game_id), last)
+    verdict, (event, detail) = named(database, game_id)
     assert verdict == "damaged" and event == 1
     assert detail == "event 1 carries no seal, though checkpoint 1 signed it sealed: seals were stripped"
 
 
-def test_events_cut_off_the_end_are_named_without_a_receipt(sealed: Ledger) -> None:
+def test_events_cut_off_the_end_are_named_without_a_receipt(sealed: Ledger, database: str) -> None:
     game_id, note, last = checkpointed(sealed)
     Tamperer(sealed, game_id).delete(">", note)
-    verdict, (event, detail) = named(sealed, game_id)
-    assert verdict == "damaged" and event == note + 1
+    verdict, (event, detail) = named(database, game_id)
+    assert verdict == "damaged" and event == note + 1 and last > note
     assert detail == f"checkpoint 1 signed event {note + 1}, but the log ends at event {note}: events were cut off"
-    assert last > note
 
 
 def test_an_edited_snapshot_is_named(sealed: Ledger, database: str) -> None:
@@ -136,14 +152,13 @@ def test_an_edited_snapshot_is_named(sealed: Ledger, database: str) -> None:
     fields = unpack(unsealed_bytes(state))
     fields["state"]["state"]["players"]["ann"][1] += 50
     snapshots.write(SNAPSHOT_INTERVAL, topic, pack(fields))
-    with Ledger(Settings(database, seal_key=KEY)) as reopened:
-        report = reopened.audit(game_id)
+    report = audited(database, game_id)
     assert report.verdict == "damaged" and report.check("snapshots")["event"] == SNAPSHOT_INTERVAL
     assert report.check("checkpoints")["verdict"] == "pass"  # the log itself is as signed
 
 
-def test_signed_events_rewritten_to_match_a_forgery_are_named(sealed: Ledger) -> None:
-    """A forger rewrites the game, then the events the checkpoint signed, then the checkpoint's digest of them:
+def test_signed_events_rewritten_to_match_a_forgery_are_named(sealed: Ledger, database: str) -> None:
+    """A forger rewrites the game, then the events the checkpoint signed, then the checkpoint's digests of them:
     each step is named, the last because only the key signs a checkpoint."""
     game_id, note, _ = checkpointed(sealed)
     rehash_from(sealed, Tamperer(sealed, game_id), note, {"text": "nothing happened"})
@@ -153,45 +168,154 @@ def test_signed_events_rewritten_to_match_a_forgery_are_named(sealed: Ledger) ->
     fields = unpack(unsealed_bytes(state))
     fields["events"] = forged
     record.write(1, topic, pack(fields))
-    assert named(sealed, game_id)[1] == (
+    assert named(database, game_id)[1] == (
         None,
         "the game's events checkpoint 1 signed are not stored as it signed them",
     )
     log = Tamperer(sealed, CHECKPOINT_LOG_ID)
-    topic, state = log.stored(2)  # the log's first checkpoint (1 is the log's creation)
+    topic, state = log.stored(FIRST_CHECKPOINT_ROW)
     fields = unpack(unsealed_bytes(state))
-    fields["signed"]["games"][str(game_id)][2] = digest(forged)
-    log.write(2, topic, pack(fields))
-    verdict, (event, detail) = named(sealed, game_id)
+    fields["games"][str(game_id)][2] = digest(forged)
+    fields["signed"]["games"] = digest(fields["games"])
+    log.write(FIRST_CHECKPOINT_ROW, topic, pack(fields))
+    verdict, (event, detail) = named(database, game_id)
     assert verdict == "damaged" and event is None
     assert detail == "checkpoint 1 is not signed by the key: it was made or changed without it"
 
 
-def test_a_checkpoint_kept_elsewhere_shows_a_checkpoint_log_that_was_cut(sealed: Ledger) -> None:
+def test_a_fault_in_the_checkpoint_log_hides_no_forgery(sealed: Ledger, database: str) -> None:
+    """A checkpoint whose signature holds counts whatever else is wrong with the log: a forged game is named at
+    its first event, an untouched one only by the fault."""
+    game_id, note, _ = checkpointed(sealed)
+    untouched = import_notation(sealed, GAME_TEXT).game_id
+    sealed.take_checkpoint()
+    rehash_from(sealed, Tamperer(sealed, game_id), note, {"text": "nothing happened"})
+    log = Tamperer(sealed, CHECKPOINT_LOG_ID)
+    log.write(FIRST_CHECKPOINT_ROW + 1, *log.stored(FIRST_CHECKPOINT_ROW))  # the first checkpoint again
+    verdict, (event, detail) = named(database, game_id)
+    assert verdict == "damaged" and event == note
+    assert detail.endswith("(and checkpoint 2 does not follow checkpoint 1: the log was cut or reordered)")
+    assert named(database, untouched) == (
+        "damaged",
+        (None, "checkpoint 2 does not follow checkpoint 1: the log was cut or reordered"),
+    )
+
+
+CRAFTED_ROWS = {
+    "not msgpack": ("evo-ledger:CheckpointLog.Signed", b"\xc1\xc1\xc1"),
+    "signed not a map": ("evo-ledger:CheckpointLog.Signed", pack({"signed": [1], "games": {}, "signature": "x"})),
+    "a signature not text": (
+        "evo-ledger:CheckpointLog.Signed",
+        pack({"signed": {}, "games": {}, "signature": 7}),
+    ),
+    "a module for a topic": ("os:system", pack({"signed": {}, "games": {}, "signature": "é"})),
+    "another aggregate's event": ("evo-ledger:SignedEvents.Created", pack({"events": []})),
+}
+
+
+@pytest.mark.parametrize("crafted", CRAFTED_ROWS, ids=list(CRAFTED_ROWS))
+def test_a_crafted_checkpoint_row_is_a_fault_never_an_error(sealed: Ledger, database: str, crafted: str) -> None:
+    game_id, _, _ = checkpointed(sealed)
+    Tamperer(sealed, CHECKPOINT_LOG_ID).write(FIRST_CHECKPOINT_ROW, *CRAFTED_ROWS[crafted])
+    verdict, (event, detail) = named(database, game_id)
+    assert verdict == "damaged" and event is None
+    assert detail in ("checkpoint 1 cannot be read", "checkpoint 1 is not a checkpoint as the server writes one",
+                      f"row {FIRST_CHECKPOINT_ROW} of the checkpoint log is not a checkpoint")  # fmt: skip
+    with Ledger(Settings(database, seal_key=KEY)) as server, pytest.raises(CheckpointError, match="without the key"):
+        sealed.annotate(game_id, 2, "a later note")
+        server.take_checkpoint()  # no checkpoint is signed over a log changed without the key
+
+
+@pytest.mark.parametrize("events", [b"\xc1", pack({"events": [["x", 1, 2]]}), pack({"events": {"a": 1}})])
+def test_a_crafted_record_of_signed_events_is_a_fault_and_imports_nothing(
+    sealed: Ledger, database: str, events: bytes
+) -> None:
+    game_id, _, _ = checkpointed(sealed)
+    Tamperer(sealed, signed_events_id(game_id, 1)).write(1, "this:nothing", events)
+    assert named(database, game_id) == (
+        "damaged",
+        (None, "the game's events checkpoint 1 signed are not stored as it signed them"),
+    )
+
+
+def test_a_checkpoint_lost_to_another_leaves_no_trace_and_the_next_follows_the_winner(
+    sealed: Ledger, database: str
+) -> None:
+    game_id, _, _ = checkpointed(sealed)
+    stale = copy.deepcopy(sealed.checkpoint_index())
+    with Ledger(Settings(database, seal_key=KEY)) as other:
+        other.annotate(game_id, 2, "noted on the other server")
+        won, _ = other.take_checkpoint()
+    events = {str(game_id): [[999, "0" * 64, True]]}
+    processing: ProcessingEvent[UUID] = ProcessingEvent()
+    processing.events.extend(next_checkpoint(stale, events, 10**6))
+    with pytest.raises(IntegrityError):
+        sealed._record(processing)  # the stale one cannot be appended
+    sealed.annotate(game_id, 3, "noted here")
+    taken, new = sealed.take_checkpoint()
+    assert new and taken["number"] == 3 and taken["previous"] == won["signature"]
+    assert audited(database, game_id).verdict == "clean"
+
+
+def test_a_checkpoint_kept_elsewhere_shows_a_checkpoint_log_that_was_cut(sealed: Ledger, database: str) -> None:
     game_id, note, _ = checkpointed(sealed)
     kept, _ = sealed.take_checkpoint()
     rehash_from(sealed, Tamperer(sealed, game_id), note, {"text": "nothing happened"})
     Tamperer(sealed, CHECKPOINT_LOG_ID).delete(">", 0)  # the whole checkpoint log
     Tamperer(sealed, signed_events_id(game_id, 1)).delete(">", 0)
-    assert sealed.audit(game_id).check("checkpoints")["verdict"] == "not run"
-    report = sealed.audit(game_id, kept=[kept])
+    assert audited(database, game_id).check("checkpoints")["verdict"] == "not run"
+    report = audited(database, game_id, kept=[kept])
     assert report.verdict == "damaged"
     assert report.check("checkpoints")["detail"] == (
         "checkpoint 1, kept elsewhere, is not in the checkpoint log: the log was cut or replaced"
     )
 
 
-def test_a_server_with_a_seal_key_signs_a_checkpoint_at_its_interval(tmp_path: Path) -> None:
-    settings = ApiSettings(store=Settings(str(tmp_path / "served.sqlite"), seal_key=KEY), checkpoint_seconds=0.05)
+CRAFTED_FILES = {
+    "not a number": '{"format": "evo-ledger checkpoint", "number": NaN, "signature": "x"}',
+    "nested past any limit": "[" * 100_000 + "]" * 100_000,
+    "not a checkpoint": '{"format": "something else", "signature": "x"}',
+}
+
+
+@pytest.mark.parametrize("crafted", CRAFTED_FILES, ids=list(CRAFTED_FILES))
+def test_a_crafted_checkpoint_file_is_refused_as_bad_input(
+    sealed: Ledger, database: str, tmp_path: Path, crafted: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game_id, _, _ = checkpointed(sealed)
+    path = tmp_path / "kept.json"
+    path.write_text(CRAFTED_FILES[crafted])
+    assert main(["audit", str(game_id), "--checkpoint", str(path), "--database", database]) == 2
+    assert f"--checkpoint {path}: not a checkpoint as `checkpoint` prints one" in capsys.readouterr().err
+
+
+def test_a_kept_checkpoint_whose_signature_is_not_the_keys_is_named(sealed: Ledger, database: str) -> None:
+    game_id, _, _ = checkpointed(sealed)
+    kept, _ = sealed.take_checkpoint()
+    report = audited(database, game_id, kept=[{**kept, "signature": "é"}, {**kept, "number": True}])
+    assert report.check("checkpoints")["detail"] == "the checkpoint kept elsewhere numbered 1 is not signed by the key"
+
+
+def test_a_server_with_a_seal_key_signs_a_checkpoint_as_it_starts_and_at_its_interval(tmp_path: Path) -> None:
+    database = str(tmp_path / "served.sqlite")
+    with Ledger(Settings(database, seal_key=KEY)) as ledger:
+        before = import_notation(ledger, GAME_TEXT).game_id
+    settings = ApiSettings(store=Settings(database, seal_key=KEY), checkpoint_seconds=0.05)
     with TestClient(create_app(settings)) as client:
         created = client.post("/v1/games", json={"kit": "standin-e2-3p", "players": [{"name": n} for n in "abc"]})
         game = created.json()["game_id"]
-        ledger: Ledger = client.app.state.ledger  # type: ignore[attr-defined]
+        ledger = client.app.state.ledger  # type: ignore[attr-defined]
         deadline = time.monotonic() + 30
-        while (
-            not any(game in signed.signed["games"] for signed in ledger.checkpoints()) and time.monotonic() < deadline
-        ):
+        while game not in ledger.checkpoint_index().naming and time.monotonic() < deadline:
             time.sleep(0.05)
-        report = ledger.audit(UUID(game))
-    assert report.check("checkpoints") == {**report.check("checkpoints"), "verdict": "pass", "event": None}
+        health = client.get("/health").json()
+        assert ledger.checkpoint_index().naming[str(before)] == [1]  # signed as the server started
+    assert health["checkpoints"]["last"] >= 2 and health["checkpoints"]["failure"] is None
+    report = audited(database, UUID(game))
     assert report.check("checkpoints")["detail"] == "events 1 to 1 are as checkpoints signed them"
+
+
+def test_signed_events_are_a_record_a_game_and_checkpoint() -> None:
+    game = UUID(int=7)
+    assert signed_events_id(game, 1) != signed_events_id(game, 2) != signed_events_id(UUID(int=8), 1)
+    assert SignedEvents.Created.TOPIC == "evo-ledger:SignedEvents.Created"
