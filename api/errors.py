@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -27,11 +28,12 @@ from evo_ledger.writer import WriterProcessLost
 
 
 class ApiError(Exception):
-    """A refusal the API makes itself: a status, a code and a message."""
+    """A refusal the API makes itself: a status, a code and a message, and the headers it is sent with."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, headers: Mapping[str, str] | None = None) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
+        self.headers = dict(headers or {})
 
 
 def problem(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
@@ -66,7 +68,9 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
 def install(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     def api_error(_: Request, error: ApiError) -> JSONResponse:
-        return problem(error.status, error.code, error.message)
+        response = problem(error.status, error.code, error.message)
+        response.headers.update(error.headers)
+        return response
 
     @app.exception_handler(RecorderRefused)
     def recorder_refused(_: Request, error: RecorderRefused) -> JSONResponse:

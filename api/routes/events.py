@@ -20,6 +20,7 @@ from fastapi.responses import Response, StreamingResponse
 from api import schemas
 from api.deps import LedgerDep, Reader, ReaderDep, game_seen_by, lost_access, token_of
 from api.errors import ApiError
+from api.open_streams import LiveStream, client_of, open_streams
 from api.routes.games import GAME_CREATED, result_of
 from evo_ledger.access import leave_out, new_token
 from evo_ledger.codec import pack
@@ -153,7 +154,10 @@ def state(
 @router.get(
     "/games/{game_id}/stream",
     operation_id="stream",
-    responses={200: {"content": {"text/event-stream": {}}, "description": "server-sent events"}},
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": "server-sent events"},
+        429: {"model": schemas.Problem, "description": "the client holds as many live streams open as it may"},
+    },
 )
 async def stream(
     reader: ReaderDep,
@@ -163,9 +167,12 @@ async def stream(
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> StreamingResponse:
     """New events as server-sent events, each with its number as its id. A viewer that reconnects with
-    `Last-Event-ID` (or `after`) gets what it missed, then what follows, without gaps or repeats."""
+    `Last-Event-ID` (or `after`) gets what it missed, then what follows, without gaps or repeats. A client holds
+    at most `ApiSettings.streams_per_client` streams open at once: one more is refused with 429
+    `too_many_streams` and `Retry-After`."""
     start = after if after is not None else resume_point(last_event_id)
-    return StreamingResponse(follow(request, ledger, reader, start), media_type="text/event-stream")
+    place = open_streams(request).take(client_of(request, reader))
+    return LiveStream(follow(request, ledger, reader, start), place)
 
 
 def resume_point(last_event_id: str | None) -> int:

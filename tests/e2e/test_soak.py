@@ -121,7 +121,7 @@ def test_two_servers_lose_and_repeat_nothing_while_their_processes_are_killed(tm
     games = [play_game(3, seed).lines for seed in range(RECORDERS)]
     actions = [[line for line in lines if not line.startswith("#")][:ACTIONS] for lines in games]
     with fresh_postgres_database() as url, ExitStack() as servers:
-        bases = [servers.enter_context(running_server(url)) for _ in range(2)]
+        bases = [servers.enter_context(running_server(url, streams_per_client=STREAMS)) for _ in range(2)]
         with httpx.Client(timeout=30) as http:
             created = [
                 http.post(f"{bases[i % 2]}/v1/games", json={"kit": "standin-e2-3p", "players": PLAYERS}).json()

@@ -24,8 +24,10 @@ WAIT = 20.0
 
 
 @contextmanager
-def running_server(database: str, loop: str = "auto") -> Iterator[str]:
-    settings = ApiSettings(store=Settings(database), admin_token=ADMIN, stream_poll_seconds=0.5)
+def running_server(database: str, loop: str = "auto", streams_per_client: int = 16) -> Iterator[str]:
+    settings = ApiSettings(
+        store=Settings(database), admin_token=ADMIN, stream_poll_seconds=0.5, streams_per_client=streams_per_client
+    )
     with serving(create_app(settings), loop) as base:
         yield base
 
@@ -122,7 +124,7 @@ def test_a_viewer_gets_new_events_and_resumes_without_gaps_or_repeats(database: 
 
 
 def test_appends_keep_their_latency_with_50_streams_open(database: str) -> None:
-    with running_server(database) as base:
+    with running_server(database, streams_per_client=50) as base:
         game, recorder = new_game(base)
         actions = list(ROUND_ONE_AUCTION)
 
