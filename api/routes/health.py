@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from api.deps import TokenDep, is_admin
 from projections.store import ReadStore
 
 router = APIRouter(tags=["health"])
@@ -16,11 +17,12 @@ SET_ASIDE_SHOWN = 20
 
 
 @router.get("/health", operation_id="health")
-def health(request: Request) -> JSONResponse:
+def health(request: Request, token: TokenDep) -> JSONResponse:
     """`ok` (200) while the writer and the read tables' process run and the tables have set no event aside,
     `degraded` (503) otherwise; the read tables' `position` in the log, the log's, the `lag` between them, and the
     events set aside (`set_aside`, the first 20 by their position in the log, and `set_aside_count`): each by its
-    game, its version there, its position and the type of the error that stopped it. With a seal key, the last
+    game (for the admin only: a game may be private), its version there, its position and the type of the error
+    that stopped it. With a seal key, the last
     checkpoint signed, and `degraded` while signing one fails."""
     state = request.app.state
     writer: dict[str, Any] = state.writer.health()
@@ -28,7 +30,11 @@ def health(request: Request) -> JSONResponse:
     store: ReadStore = state.read_store
     position, log_position = store.position(), state.ledger.recorder.max_notification_id() or 0
     read_tables |= {"position": position, "log_position": log_position, "lag": max(0, log_position - position)}
-    set_aside = [asdict(event) for event in store.set_aside(SET_ASIDE_SHOWN)]
+    admin = is_admin(request, token)
+    set_aside = [
+        {name: value for name, value in asdict(event).items() if admin or name != "game_id"}
+        for event in store.set_aside(SET_ASIDE_SHOWN)
+    ]
     read_tables |= {"set_aside": set_aside, "set_aside_count": store.set_aside_count() if set_aside else 0}
     running = writer["state"] == "running" and read_tables["state"] in ("running", "not followed")
     ok = running and not set_aside
