@@ -13,14 +13,54 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, Table, and_, case, func, select
 
+from evo_ledger.rules import get_ruleset
+from evo_ledger.rules.base import GameReport, GameRows
 from projections.schema import DIE_TABLES, GAMES, TABLES, column_values
 from projections.stats import die_fit
 
-ROUND_STANDINGS, FINAL_STANDINGS = TABLES["read_round_standings"], TABLES["read_final_standings"]
-BIDS, AUCTION_RESULTS, GENES_OFFERED = TABLES["read_bids"], TABLES["read_auction_results"], TABLES["read_genes_offered"]
-COMBATS, BIRTHS = TABLES["read_combats"], TABLES["read_births"]
-SURVIVAL_LOSSES, CLIMATE = TABLES["read_survival_losses"], TABLES["read_climate"]
 Row = dict[str, Any]
+BOOKKEEPING = frozenset({"game_id", "action", "undone"})
+RESULTS_ALONE: GameReport = {"final": GameRows("read_results", ("rank", "name"))}
+"""The standings of a game whose ruleset's reading names none: its results, once it is over."""
+
+
+class NoSuchReport(LookupError):
+    """A report on one game its ruleset does not give (a game of a ruleset without auctions has no auctions)."""
+
+    code = "no_such_report"
+
+
+def report_parts(ruleset: str, report: str) -> GameReport:
+    """The parts of a report on a game of the ruleset, as its reading names them."""
+    reading = get_ruleset(ruleset).reading()
+    reports = reading.reports if reading is not None else {}
+    parts = reports.get(report, RESULTS_ALONE if report == "standings" else None)
+    if parts is None:
+        raise NoSuchReport(f"a game of {ruleset} has no {report}: its rules give none")
+    return parts
+
+
+def game_report(connection: Connection, game_id: str, ruleset: str, report: str) -> Row:
+    """A report on one game (REPORTS: its standings, its auctions): each part the game's rows that stand."""
+    answer: Row = {"game_id": game_id, "ruleset": ruleset}
+    for name, part in report_parts(ruleset, report).items():
+        table = TABLES[part.table]
+        columns = [column for column in table.columns if column.name not in BOOKKEEPING]
+        answer[name] = _rows(
+            connection,
+            select(*columns)
+            .where(table.c.game_id == game_id, ~table.c.undone)
+            .order_by(*(table.c[column] for column in part.order)),
+        )
+    return answer
+
+
+def ruleset_of(connection: Connection, game_id: str) -> str | None:
+    """The ruleset of a game the read tables know (None: they do not know it yet)."""
+    ruleset: str | None = connection.execute(
+        select(GAMES.c.ruleset).where(GAMES.c.game_id == game_id)
+    ).scalar_one_or_none()
+    return ruleset
 
 
 def _rows(connection: Connection, query: Select[Any]) -> list[Row]:
@@ -49,17 +89,11 @@ def _of_game(connection: Connection, table: Table, game_id: str, columns: str, o
     )
 
 
-def game_standings(connection: Connection, game_id: str) -> Row:
-    """Each player's MP and dinosaurs after each round, and the final ranks once the game is over."""
-    rounds = _of_game(connection, ROUND_STANDINGS, game_id, "round player_id name mp dinosaurs", "round event name")
-    final = _of_game(connection, FINAL_STANDINGS, game_id, "rank player_id name mp dinosaurs", "rank name")
-    return {"game_id": game_id, "rounds": rounds, "final": final}
-
-
 def player_records(connection: Connection, include_private: bool = False) -> list[Row]:
     """Per player (by stable id) over the games they finished: games, wins (shared first places count), mean
     and best MP."""
-    table = FINAL_STANDINGS
+    final_standings = TABLES["read_final_standings"]
+    table = final_standings
     return _rows(
         connection,
         select(
@@ -76,29 +110,19 @@ def player_records(connection: Connection, include_private: bool = False) -> lis
     )
 
 
-def auction_history(connection: Connection, game_id: str) -> Row:
-    """Every bid in order (forced rebids and the bids they outbid marked) and what each auction settled."""
-    bid_columns = "event round player_id name amount target forced outbid_player outbid_amount"
-    result_columns = "round player_id name lab_column item bid paid"
-    return {
-        "game_id": game_id,
-        "bids": _of_game(connection, BIDS, game_id, bid_columns, "event"),
-        "results": _of_game(connection, AUCTION_RESULTS, game_id, result_columns, "event lab_column"),
-    }
-
-
 def gene_prices(connection: Connection, include_private: bool = False) -> list[Row]:
     """Per gene (and the event card, `card`): times offered in the lab and won, mean price paid, and the mean
     price by round."""
+    genes_offered, auction_results = TABLES["read_genes_offered"], TABLES["read_auction_results"]
     offered: dict[str, int] = {
         gene: count
         for gene, count in connection.execute(
-            select(GENES_OFFERED.c.gene, func.count())
-            .where(_effective(GENES_OFFERED, include_private))
-            .group_by(GENES_OFFERED.c.gene)
+            select(genes_offered.c.gene, func.count())
+            .where(_effective(genes_offered, include_private))
+            .group_by(genes_offered.c.gene)
         )
     }
-    won = AUCTION_RESULTS
+    won = auction_results
     totals = connection.execute(
         select(won.c.item, func.count(), func.avg(won.c.paid))
         .where(_effective(won, include_private), won.c.item.is_not(None))
@@ -128,16 +152,17 @@ def gene_prices(connection: Connection, include_private: bool = False) -> list[R
 
 def combat_odds(connection: Connection, include_private: bool = False) -> list[Row]:
     """Combats by the attacker's horn difference: how many, how many the attacker won, against the die's odds."""
+    combats = TABLES["read_combats"]
     rows = connection.execute(
         select(
-            COMBATS.c.difference,
+            combats.c.difference,
             func.count(),
-            func.sum(case((COMBATS.c.attacker_won, 1), else_=0)),
-            func.max(COMBATS.c.expected_win_rate),
+            func.sum(case((combats.c.attacker_won, 1), else_=0)),
+            func.max(combats.c.expected_win_rate),
         )
-        .where(_effective(COMBATS, include_private))
-        .group_by(COMBATS.c.difference)
-        .order_by(COMBATS.c.difference)
+        .where(_effective(combats, include_private))
+        .group_by(combats.c.difference)
+        .order_by(combats.c.difference)
     ).all()
     return [
         {
@@ -209,7 +234,8 @@ def fit_row(observed: Mapping[str, int], faces: Mapping[str, int]) -> Row:
 
 def survival_losses(connection: Connection, include_private: bool = False) -> list[Row]:
     """Dinosaurs lost to the climate, by zone and by the layers the player held of the gene that protects there."""
-    table = SURVIVAL_LOSSES
+    survival_losses = TABLES["read_survival_losses"]
+    table = survival_losses
     return _rows(
         connection,
         select(
@@ -227,15 +253,16 @@ def survival_losses(connection: Connection, include_private: bool = False) -> li
 
 def game_summaries(connection: Connection, include_private: bool = False) -> list[Row]:
     """Per game: status, length (rounds, effective actions, events), births and the climate's sequence."""
+    birth_rows, climate = TABLES["read_births"], TABLES["read_climate"]
     births: dict[str, int] = {
         game_id: count
         for game_id, count in connection.execute(
-            select(BIRTHS.c.game_id, func.count()).where(~BIRTHS.c.undone).group_by(BIRTHS.c.game_id)
+            select(birth_rows.c.game_id, func.count()).where(~birth_rows.c.undone).group_by(birth_rows.c.game_id)
         )
     }
     sequences: dict[str, list[str]] = {}
     for game_id, token, card in connection.execute(
-        select(CLIMATE.c.game_id, CLIMATE.c.token, CLIMATE.c.card).where(~CLIMATE.c.undone).order_by(CLIMATE.c.event)
+        select(climate.c.game_id, climate.c.token, climate.c.card).where(~climate.c.undone).order_by(climate.c.event)
     ):
         sequences.setdefault(game_id, []).append(token if token is not None else f"card:{card}")
     games = _rows(

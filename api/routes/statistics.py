@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any, Generic, TypeVar
+from uuid import UUID
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Connection
 
 from api import schemas
-from api.deps import ReaderDep, TokenDep, is_admin
+from api.deps import LedgerDep, ReaderDep, TokenDep, is_admin
 from api.errors import ApiError
+from evo_ledger.ledger import Ledger
 from evo_ledger.rules import rulesets
 from projections import outcomes, queries, ratings
 from projections.schema import DIE_TABLES, TABLES
@@ -31,54 +33,12 @@ class Fresh(BaseModel):
     log_position: int
 
 
-class RoundStanding(BaseModel):
-    round: int
-    player_id: str
-    name: str
-    mp: int
-    dinosaurs: int
+class GameReport(Fresh):
+    """A report on one game: its id, its ruleset, and each part the ruleset's reading names, a list of rows."""
 
-
-class FinalStanding(BaseModel):
-    rank: int
-    player_id: str
-    name: str
-    mp: int
-    dinosaurs: int
-
-
-class Standings(Fresh):
+    model_config = ConfigDict(extra="allow")
     game_id: str
-    rounds: list[RoundStanding]
-    final: list[FinalStanding]
-
-
-class BidRow(BaseModel):
-    event: int
-    round: int
-    player_id: str
-    name: str
-    amount: int
-    target: str
-    forced: bool
-    outbid_player: str | None
-    outbid_amount: int | None
-
-
-class AuctionResult(BaseModel):
-    round: int
-    player_id: str
-    name: str
-    lab_column: int
-    item: str | None
-    bid: int
-    paid: int
-
-
-class AuctionHistory(Fresh):
-    game_id: str
-    bids: list[BidRow]
-    results: list[AuctionResult]
+    ruleset: str
 
 
 class PlayerRecord(BaseModel):
@@ -243,19 +203,36 @@ def projections_position(request: Request) -> dict[str, int]:
     return read(request, position_in)[1]
 
 
-@router.get("/games/{game_id}/standings", response_model=Standings, operation_id="standings")
-def standings(reader: ReaderDep, request: Request) -> dict[str, Any]:
-    """Each player's MP and dinosaurs after each round; the final ranks (most MP, then most dinosaurs; further
-    ties share the place) once the game is over."""
-    answer, fresh = read(request, lambda c: queries.game_standings(c, str(reader.game_id)))
-    return {**answer, **fresh}
+@router.get("/games/{game_id}/standings", response_model=GameReport, operation_id="standings")
+def standings(reader: ReaderDep, request: Request, ledger: LedgerDep) -> dict[str, Any]:
+    """The game's standings as its ruleset's read tables give them: each player's after each round (evo2: MP and
+    dinosaurs), turn (evo1: MP and dinosaurs) or millennium (traits: points, tokens, genome; and each
+    extinction), and `final`, the ranks once the game is over (every ruleset's results where its reading names no
+    table of its own)."""
+    return game_report(request, ledger, str(reader.game_id), "standings")
 
 
-@router.get("/games/{game_id}/auctions", response_model=AuctionHistory, operation_id="auction_history")
-def auction_history(reader: ReaderDep, request: Request) -> dict[str, Any]:
-    """Every bid in order (forced rebids, and whom each bid outbid), and what each auction settled: the price
-    paid after the vials' discount, the gene or event card won, the round."""
-    answer, fresh = read(request, lambda c: queries.auction_history(c, str(reader.game_id)))
+@router.get(
+    "/games/{game_id}/auctions",
+    response_model=GameReport,
+    operation_id="auction_history",
+    responses={404: {"model": schemas.Problem, "description": "no such game, or its ruleset holds no auction"}},
+)
+def auction_history(reader: ReaderDep, request: Request, ledger: LedgerDep) -> dict[str, Any]:
+    """Every bid in order (evo2: forced rebids and whom each bid outbid; evo1: each bid and whom it outbid), and
+    what each auction settled (evo2: the price after the vials' discount, the gene or card won; evo1: the row and
+    gene won, the price after the mutant discount, the vouchers spent, and each pass). A game of a ruleset
+    without auctions answers 404 `no_auctions`."""
+    return game_report(request, ledger, str(reader.game_id), "auctions")
+
+
+def game_report(request: Request, ledger: Ledger, game_id: str, report: str) -> dict[str, Any]:
+    [setup] = ledger.game_events(UUID(game_id), up_to=1)
+    try:
+        queries.report_parts(setup.ruleset, report)
+    except queries.NoSuchReport as error:
+        raise ApiError(404, f"no_{report}", str(error)) from None
+    answer, fresh = read(request, lambda c: queries.game_report(c, game_id, setup.ruleset, report))
     return {**answer, **fresh}
 
 

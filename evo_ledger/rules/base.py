@@ -316,13 +316,32 @@ class ReadContext(Protocol):
         """The game's kit."""
 
 
+@dataclass(frozen=True)
+class GameRows:
+    """A part of a report on one game: the game's rows of a read table that stand (not undone), with every column
+    but the bookkeeping ones (game, action, undone), in the order named."""
+
+    table: str
+    order: tuple[str, ...] = ("event",)
+
+
+GameReport = Mapping[str, GameRows]
+"""A report on one game read from the tables, by its parts' names."""
+REPORTS = ("standings", "auctions")
+"""The reports on one game a reading may give: `standings` (each player's standing as the game went, and at its
+end) and `auctions` (every bid and what each auction settled)."""
+
+
 class Reading(Protocol):
     """What a ruleset gives the read tables: its tables, and the rows each of its events makes, as plain values
-    (the SQL is the projections'). It reads the facts and consequence kinds it names; the others only count."""
+    (the SQL is the projections'). It reads the facts and consequence kinds it names; the others only count.
+    `reports` names the tables that answer each report on one game (REPORTS); a reading without `standings` is
+    answered from every ruleset's results."""
 
     tables: tuple[ReadTable, ...]
     facts: frozenset[str]
     consequences: frozenset[str]
+    reports: Mapping[str, GameReport]
 
     def from_action(self, context: ReadContext, action: Any) -> Iterable[ReadItem]:
         """The rows an action makes (of a fact the reading names)."""

@@ -117,3 +117,20 @@ def test_die_faces_are_kept_per_recorder(client: TestClient) -> None:
     by_recorder = client.get("/v1/statistics/dice", params={"recorder": roll["recorder"]}).json()
     assert by_recorder["by_purpose"] == {"combat": {"horn": 0, "horn=": 0, "horn+": 1, "horn++": 0, "x": 0}}
     assert client.get("/v1/statistics/dice", params={"recorder": "someone-else"}).json()["fit"]["rolls"] == 0
+
+
+def test_an_evo1_game_has_standings_per_turn_and_its_auctions_and_a_traits_game_has_no_auctions(
+    client: TestClient,
+) -> None:
+    evo1 = import_hand_game(client, (ROOT / "replays" / "evo1-hand-3p.evo").read_text())
+    traits = import_hand_game(client, (ROOT / "replays" / "traits-hand-2p.evo").read_text())
+    caught_up(client)
+    standings = client.get(f"/v1/games/{evo1}/standings").json()
+    assert standings["ruleset"] == "evo1" and standings["position"] == standings["log_position"]
+    assert {row["round"] for row in standings["turns"]} >= {1, 2} and standings["final"][0]["rank"] == 1
+    bids = client.get(f"/v1/games/{evo1}/auctions").json()["bids"]
+    assert bids and {"name", "amount", "target", "outbid_player"} <= set(bids[0])
+    millennia = client.get(f"/v1/games/{traits}/standings").json()["millennia"]
+    assert {row["round"] for row in millennia} >= {1} and {"points", "tokens", "genome_points"} <= set(millennia[0])
+    answer = client.get(f"/v1/games/{traits}/auctions")
+    assert answer.status_code == 404 and answer.json()["code"] == "no_auctions"

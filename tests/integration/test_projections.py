@@ -104,8 +104,8 @@ def test_the_hand_made_game_fills_every_table_with_the_counts_its_comments_give(
                                   "read_tr_extinctions")},  # other rulesets' tables
     }  # fmt: skip
     with store.engine.connect() as connection:
-        standings = queries.game_standings(connection, game_id)
-        history = queries.auction_history(connection, game_id)
+        standings = queries.game_report(connection, game_id, "evo2", "standings")
+        history = queries.game_report(connection, game_id, "evo2", "auctions")
         summary = queries.game_summaries(connection)
         losses = queries.survival_losses(connection)
     assert [(s["rank"], s["name"], s["mp"], s["dinosaurs"]) for s in standings["final"]] == [
@@ -124,8 +124,8 @@ def test_the_hand_made_game_fills_every_table_with_the_counts_its_comments_give(
         ("ann", 0, "card", True, None),
     ]
     vial = [r for r in history["results"] if r["round"] == 4 and r["name"] == "ann"]
-    assert vial == [{"round": 4, "player_id": vial[0]["player_id"], "name": "ann", "lab_column": 2, "item": "eggs",
-                     "bid": 4, "paid": 3}]  # fmt: skip
+    assert vial == [{"event": vial[0]["event"], "round": 4, "player_id": vial[0]["player_id"], "name": "ann",
+                     "lab_column": 2, "item": "eggs", "bid": 4, "paid": 3}]  # fmt: skip
     assert summary[0] | {"started_at": None, "ended_at": None} == {
         "game_id": game_id, "ruleset": "evo2", "players": 3, "status": "over", "started_at": None, "ended_at": None,
         "rounds": 10, "events": 286, "actions": 186, "births": 44,
@@ -178,7 +178,7 @@ def test_a_corrected_bid_is_replaced_in_the_auction_history(ledger: Ledger, stor
     ledger.record(started.game_id, "ben bid 3 eggs")
     Projector(ledger, store).catch_up()
     with store.engine.connect() as connection:
-        bids = queries.auction_history(connection, str(started.game_id))["bids"]
+        bids = queries.game_report(connection, str(started.game_id), "evo2", "auctions")["bids"]
         every_bid = connection.execute(select(func.count()).select_from(BIDS)).scalar_one()
     assert [(b["name"], b["amount"], b["target"], b["outbid_player"]) for b in bids] == [
         ("ann", 1, "legs", None),
@@ -306,7 +306,7 @@ def test_following_the_log_applies_events_as_they_are_stored(ledger: Ledger, sto
         game_id = import_hand_game(ledger)
         assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=20)
         with store.engine.connect() as connection:
-            assert queries.game_standings(connection, game_id)["final"][0]["name"] == "ann"
+            assert queries.game_report(connection, game_id, "evo2", "standings")["final"][0]["name"] == "ann"
     finally:
         stop.set()
         follower.join(timeout=20)
@@ -332,7 +332,7 @@ def test_an_event_the_tables_cannot_apply_is_set_aside_and_the_games_after_it_ar
     assert f"event {UNAPPLIED_EVENT} of game {broken}, at position {position} of the log" in logged
     with store.engine.connect() as connection:
         events = {row.game_id: row.events for row in connection.execute(select(GAMES.c.game_id, GAMES.c.events))}
-        assert queries.game_standings(connection, later)["final"][0]["name"] == "ann"
+        assert queries.game_report(connection, later, "evo2", "standings")["final"][0]["name"] == "ann"
     assert events[broken] == ledger.game(UUID(broken)).version  # its events after the one set aside are applied
     assert events[earlier] == ledger.game(UUID(earlier)).version
     caught_up = dump(store)
@@ -378,7 +378,7 @@ def test_events_delivered_live_are_set_aside_as_those_read_from_the_log(
     assert store.position() == delivered[-1][1]
     assert [(s.game_id, s.event) for s in store.set_aside()] == [(broken, UNAPPLIED_EVENT)]
     with store.engine.connect() as connection:
-        assert queries.game_standings(connection, later)["final"][0]["name"] == "ann"
+        assert queries.game_report(connection, later, "evo2", "standings")["final"][0]["name"] == "ann"
     live, set_aside = dump(store), store.set_aside()
     rebuild(ledger, store)
     assert dump(store) == live and store.set_aside() == set_aside
@@ -400,7 +400,7 @@ def test_following_the_log_sets_aside_an_event_it_cannot_apply_and_goes_on(
         assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=20)
         assert [(s.game_id, s.event) for s in store.set_aside()] == [(broken, UNAPPLIED_EVENT)]
         with store.engine.connect() as connection:
-            assert queries.game_standings(connection, later)["final"][0]["name"] == "ann"
+            assert queries.game_report(connection, later, "evo2", "standings")["final"][0]["name"] == "ann"
     finally:
         stop.set()
         follower.join(timeout=20)

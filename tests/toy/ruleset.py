@@ -8,12 +8,14 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib.resources.abc import Traversable
+from types import MappingProxyType
 from typing import Any
 
 from evo_ledger.rules.base import (
     Bot,
     Consequence,
     Explanation,
+    GameReport,
     OptionValue,
     Outcome,
     ReadContext,
@@ -159,6 +161,7 @@ class ToyReading:
     tables: tuple[ReadTable, ...] = ()
     facts: frozenset[str] = frozenset()
     consequences: frozenset[str] = frozenset({"game_won"})
+    reports: Mapping[str, GameReport] = MappingProxyType({})
 
     def from_action(self, context: ReadContext, action: Any) -> Iterator[ReadItem]:
         return iter(())

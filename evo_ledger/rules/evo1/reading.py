@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from evo_ledger.rules.base import PLAYER_COLUMNS as PLAYER
 from evo_ledger.rules.base import (
     PLAYER_KEY,
+    GameReport,
+    GameRows,
     Outcome,
     ReadAmend,
     ReadColumn,
@@ -89,6 +92,16 @@ def expected_win_rate(difference: int) -> float:
 
 class Evo1Reading:
     tables: tuple[ReadTable, ...] = TABLES
+    reports: Mapping[str, GameReport] = MappingProxyType({
+        "standings": {
+            "turns": GameRows("read_e1_turn_standings", ("round", "event", "name")),
+            "final": GameRows("read_results", ("rank", "name")),
+        },
+        "auctions": {
+            "bids": GameRows("read_e1_bids", ("event",)),
+            "results": GameRows("read_e1_auction_results", ("event", "name")),
+        },
+    })  # fmt: skip
     facts: frozenset[str] = frozenset({"BidPlaced", "DieRolled", "EventCardPlayed"})
     consequences: frozenset[str] = frozenset(
         {"initiative_set", "climate_changed", "combat_resolved", "meteor_rolled", "bid_outbid", "auction_settled",

@@ -7,11 +7,14 @@ What a later fact needs from earlier ones is kept in the game's memory: the roun
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from evo_ledger.rules.base import PLAYER_COLUMNS as PLAYER
 from evo_ledger.rules.base import (
     PLAYER_KEY,
+    GameReport,
+    GameRows,
     Outcome,
     ReadAmend,
     ReadColumn,
@@ -106,6 +109,16 @@ def expected_win_rate(difference: int) -> float:
 
 class Evo2Reading:
     tables: tuple[ReadTable, ...] = TABLES
+    reports: Mapping[str, GameReport] = MappingProxyType({
+        "standings": {
+            "rounds": GameRows("read_round_standings", ("round", "event", "name")),
+            "final": GameRows("read_final_standings", ("rank", "name")),
+        },
+        "auctions": {
+            "bids": GameRows("read_bids", ("event",)),
+            "results": GameRows("read_auction_results", ("event", "lab_column")),
+        },
+    })  # fmt: skip
     facts: frozenset[str] = frozenset({"BidPlaced", "DieRolled", "DinosaurBorn"})
     consequences: frozenset[str] = frozenset(
         {

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from evo_ledger.rules.base import PLAYER_COLUMNS as PLAYER
 from evo_ledger.rules.base import (
     PLAYER_KEY,
+    GameReport,
+    GameRows,
     Outcome,
     ReadContext,
     ReadItem,
@@ -63,6 +66,13 @@ FOOD = {"hunted": ("hunt", "fauna"), "foraged": ("forage", "flora")}
 
 class TraitsReading:
     tables: tuple[ReadTable, ...] = TABLES
+    reports: Mapping[str, GameReport] = MappingProxyType({
+        "standings": {
+            "millennia": GameRows("read_tr_millennia", ("round", "event", "name")),
+            "extinctions": GameRows("read_tr_extinctions", ("event", "card")),
+            "final": GameRows("read_results", ("rank", "name")),
+        },
+    })  # fmt: skip
     facts: frozenset[str] = frozenset()
     consequences: frozenset[str] = frozenset(
         {"millennium_begun", "hunted", "foraged", "migrated", "generation_ended", "extinct", "scored",
