@@ -8,14 +8,15 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import Connection, Select, Table, and_, case, func, select
 
 from evo_ledger.rules import get_ruleset
-from evo_ledger.rules.base import GameReport, GameRows
-from projections.schema import DIE_TABLES, GAMES, TABLES, column_values
+from evo_ledger.rules.base import GameReport, GameRows, Measure, Statistic
+from projections.schema import DIE_TABLES, GAMES, RESULTS, TABLES, column_values
 from projections.stats import die_fit
 
 Row = dict[str, Any]
@@ -90,90 +91,25 @@ def _of_game(connection: Connection, table: Table, game_id: str, columns: str, o
 
 
 def player_records(connection: Connection, include_private: bool = False) -> list[Row]:
-    """Per player (by stable id) over the games they finished: games, wins (shared first places count), mean
-    and best MP."""
-    final_standings = TABLES["read_final_standings"]
-    table = final_standings
+    """Per ruleset and player (by stable id) over the games they finished: games, wins (shared first places count),
+    and the mean and best score (the ruleset's first tie-breaker: MP, points)."""
+    table = RESULTS
     return _rows(
         connection,
         select(
+            GAMES.c.ruleset,
             table.c.player_id,
             func.max(table.c.name).label("name"),
             func.count().label("games"),
             func.sum(case((table.c.rank == 1, 1), else_=0)).label("wins"),
-            func.avg(table.c.mp).label("mean_mp"),
-            func.max(table.c.mp).label("best_mp"),
+            func.avg(table.c.score).label("mean_score"),
+            func.max(table.c.score).label("best_score"),
         )
+        .join(GAMES, GAMES.c.game_id == table.c.game_id)
         .where(_effective(table, include_private))
-        .group_by(table.c.player_id)
-        .order_by(func.count().desc(), table.c.player_id),
+        .group_by(GAMES.c.ruleset, table.c.player_id)
+        .order_by(GAMES.c.ruleset, func.count().desc(), table.c.player_id),
     )
-
-
-def gene_prices(connection: Connection, include_private: bool = False) -> list[Row]:
-    """Per gene (and the event card, `card`): times offered in the lab and won, mean price paid, and the mean
-    price by round."""
-    genes_offered, auction_results = TABLES["read_genes_offered"], TABLES["read_auction_results"]
-    offered: dict[str, int] = {
-        gene: count
-        for gene, count in connection.execute(
-            select(genes_offered.c.gene, func.count())
-            .where(_effective(genes_offered, include_private))
-            .group_by(genes_offered.c.gene)
-        )
-    }
-    won = auction_results
-    totals = connection.execute(
-        select(won.c.item, func.count(), func.avg(won.c.paid))
-        .where(_effective(won, include_private), won.c.item.is_not(None))
-        .group_by(won.c.item)
-    ).all()
-    by_round: dict[str, dict[int, float]] = {}
-    for item, round_number, mean in connection.execute(
-        select(won.c.item, won.c.round, func.avg(won.c.paid))
-        .where(_effective(won, include_private), won.c.item.is_not(None))
-        .group_by(won.c.item, won.c.round)
-        .order_by(won.c.round)
-    ):
-        by_round.setdefault(item, {})[round_number] = float(mean)
-    names = sorted({*offered, *(item for item, _, _ in totals)})
-    won_counts = {item: (count, float(mean)) for item, count, mean in totals}
-    return [
-        {
-            "gene": name,
-            "offered": offered.get(name, 0),
-            "won": won_counts.get(name, (0, 0.0))[0],
-            "mean_price": won_counts[name][1] if name in won_counts else None,
-            "price_by_round": by_round.get(name, {}),
-        }
-        for name in names
-    ]
-
-
-def combat_odds(connection: Connection, include_private: bool = False) -> list[Row]:
-    """Combats by the attacker's horn difference: how many, how many the attacker won, against the die's odds."""
-    combats = TABLES["read_combats"]
-    rows = connection.execute(
-        select(
-            combats.c.difference,
-            func.count(),
-            func.sum(case((combats.c.attacker_won, 1), else_=0)),
-            func.max(combats.c.expected_win_rate),
-        )
-        .where(_effective(combats, include_private))
-        .group_by(combats.c.difference)
-        .order_by(combats.c.difference)
-    ).all()
-    return [
-        {
-            "difference": difference,
-            "combats": count,
-            "attacker_wins": int(wins),
-            "observed_win_rate": int(wins) / count,
-            "expected_win_rate": expected,
-        }
-        for difference, count, wins, expected in rows
-    ]
 
 
 def die_faces(
@@ -232,40 +168,9 @@ def fit_row(observed: Mapping[str, int], faces: Mapping[str, int]) -> Row:
     }
 
 
-def survival_losses(connection: Connection, include_private: bool = False) -> list[Row]:
-    """Dinosaurs lost to the climate, by zone and by the layers the player held of the gene that protects there."""
-    survival_losses = TABLES["read_survival_losses"]
-    table = survival_losses
-    return _rows(
-        connection,
-        select(
-            table.c.zone,
-            table.c.protecting_gene,
-            table.c.protecting_layers,
-            func.count().label("losses"),
-            func.sum(case((table.c.chosen, 1), else_=0)).label("chosen"),
-        )
-        .where(_effective(table, include_private))
-        .group_by(table.c.zone, table.c.protecting_gene, table.c.protecting_layers)
-        .order_by(table.c.zone, table.c.protecting_layers),
-    )
-
-
 def game_summaries(connection: Connection, include_private: bool = False) -> list[Row]:
-    """Per game: status, length (rounds, effective actions, events), births and the climate's sequence."""
-    birth_rows, climate = TABLES["read_births"], TABLES["read_climate"]
-    births: dict[str, int] = {
-        game_id: count
-        for game_id, count in connection.execute(
-            select(birth_rows.c.game_id, func.count()).where(~birth_rows.c.undone).group_by(birth_rows.c.game_id)
-        )
-    }
-    sequences: dict[str, list[str]] = {}
-    for game_id, token, card in connection.execute(
-        select(climate.c.game_id, climate.c.token, climate.c.card).where(~climate.c.undone).order_by(climate.c.event)
-    ):
-        sequences.setdefault(game_id, []).append(token if token is not None else f"card:{card}")
-    games = _rows(
+    """Per game: its ruleset, players, status and length (rounds, effective actions, events)."""
+    return _rows(
         connection,
         select(GAMES.c.game_id, GAMES.c.ruleset, GAMES.c.players, GAMES.c.status, GAMES.c.started_at,
                GAMES.c.ended_at, GAMES.c.rounds, GAMES.c.events,
@@ -273,10 +178,32 @@ def game_summaries(connection: Connection, include_private: bool = False) -> lis
         .where(_visible(GAMES, include_private))
         .order_by(GAMES.c.started_at, GAMES.c.game_id),
     )  # fmt: skip
-    for game in games:
-        game["births"] = births.get(game["game_id"], 0)
-        game["climate"] = sequences.get(game["game_id"], [])
-    return games
+
+
+def ruleset_statistic(connection: Connection, statistic: Statistic, include_private: bool = False) -> list[Row]:
+    """A ruleset's own statistic (its reading's `statistics`): the rows that stand of its table, grouped and
+    measured as it says."""
+    table = TABLES[statistic.table]
+    groups = [table.c[name] for name in statistic.by]
+    measures = [_measured(table, measure).label(name) for name, measure in statistic.measures.items()]
+    query = select(*groups, *measures).where(_effective(table, include_private)).group_by(*groups).order_by(*groups)
+    return [{name: _plain(value) for name, value in row.items()} for row in _rows(connection, query)]
+
+
+def _measured(table: Table, measure: Measure) -> Any:
+    if measure.kind == "count":
+        return func.count()
+    column = table.c[str(measure.column)]
+    if measure.kind == "count_true":
+        return func.sum(case((column, 1), else_=0))
+    aggregates: dict[str, Callable[[Any], Any]] = {"mean": func.avg, "sum": func.sum, "min": func.min, "max": func.max}
+    aggregate = aggregates[measure.kind]
+    return aggregate(column)
+
+
+def _plain(value: Any) -> Any:
+    """A database's decimal (PostgreSQL's mean) as a float; anything else as it is."""
+    return float(value) if isinstance(value, Decimal) else value
 
 
 def is_visible(connection: Connection, game_id: str, include_private: bool) -> bool | None:

@@ -6,7 +6,7 @@ left out unless the caller holds the admin token (a game's own endpoints follow 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Annotated, Any, Generic, TypeVar
 from uuid import UUID
 
@@ -20,6 +20,7 @@ from api.deps import LedgerDep, ReaderDep, TokenDep, is_admin
 from api.errors import ApiError
 from evo_ledger.ledger import Ledger
 from evo_ledger.rules import rulesets
+from evo_ledger.rules.base import Statistic
 from projections import outcomes, queries, ratings
 from projections.schema import DIE_TABLES, TABLES
 from projections.store import ReadStore, position_in
@@ -42,12 +43,13 @@ class GameReport(Fresh):
 
 
 class PlayerRecord(BaseModel):
+    ruleset: str
     player_id: str
     name: str
     games: int
     wins: int
-    mean_mp: float
-    best_mp: int
+    mean_score: float
+    best_score: int
 
 
 class Rating(BaseModel):
@@ -116,22 +118,6 @@ class RulesetCount(BaseModel):
     players: int
 
 
-class GenePrice(BaseModel):
-    gene: str
-    offered: int
-    won: int
-    mean_price: float | None
-    price_by_round: dict[int, float]
-
-
-class CombatOdds(BaseModel):
-    difference: int
-    combats: int
-    attacker_wins: int
-    observed_win_rate: float
-    expected_win_rate: float
-
-
 class DieFit(BaseModel):
     rolls: int
     observed: dict[str, int]
@@ -156,14 +142,6 @@ class DieFaces(Fresh):
     fit_by_purpose: dict[str, DieFit]
 
 
-class SurvivalLosses(BaseModel):
-    zone: str
-    protecting_gene: str | None
-    protecting_layers: int
-    losses: int
-    chosen: int
-
-
 class GameSummary(BaseModel):
     game_id: str
     ruleset: str
@@ -174,8 +152,6 @@ class GameSummary(BaseModel):
     rounds: int
     events: int
     actions: int
-    births: int
-    climate: list[str]
 
 
 class Rows(Fresh, Generic[T]):
@@ -238,7 +214,8 @@ def game_report(request: Request, ledger: Ledger, game_id: str, report: str) -> 
 
 @router.get("/statistics/players", response_model=Rows[PlayerRecord], operation_id="player_records")
 def player_records(request: Request, token: TokenDep) -> dict[str, Any]:
-    """Per player, by stable id, over the games they finished: games, wins, mean and best MP."""
+    """Per ruleset and player, by stable id, over the games they finished: games, wins, and the mean and best
+    score (the ruleset's first tie-breaker: MP, points)."""
     return rows(request, lambda c: queries.player_records(c, is_admin(request, token)))
 
 
@@ -302,18 +279,6 @@ def ruleset_counts(request: Request, token: TokenDep) -> dict[str, Any]:
     return rows(request, lambda c: outcomes.ruleset_counts(c, is_admin(request, token)))
 
 
-@router.get("/statistics/genes", response_model=Rows[GenePrice], operation_id="gene_prices")
-def gene_prices(request: Request, token: TokenDep) -> dict[str, Any]:
-    """Per gene: times offered and won, the mean price paid, and the mean price by round."""
-    return rows(request, lambda c: queries.gene_prices(c, is_admin(request, token)))
-
-
-@router.get("/statistics/combats", response_model=Rows[CombatOdds], operation_id="combat_odds")
-def combat_odds(request: Request, token: TokenDep) -> dict[str, Any]:
-    """Combats by horn difference: observed wins against the rate the die gives [E2-09]."""
-    return rows(request, lambda c: queries.combat_odds(c, is_admin(request, token)))
-
-
 @router.get("/statistics/dice", response_model=DieFaces, operation_id="die_faces")
 def die_faces(
     request: Request,
@@ -345,16 +310,59 @@ def check_game_visible(request: Request, game_id: str, admin: bool) -> None:
         raise ApiError(404, "unknown_game", f"the read tables hold no game {game_id!r}")
 
 
-@router.get("/statistics/survival", response_model=Rows[SurvivalLosses], operation_id="survival_losses")
-def survival_losses(request: Request, token: TokenDep) -> dict[str, Any]:
-    """Dinosaurs lost to the climate by zone, and by the layers held of the gene that protects there [E2-12]."""
-    return rows(request, lambda c: queries.survival_losses(c, is_admin(request, token)))
-
-
 @router.get("/statistics/games", response_model=Rows[GameSummary], operation_id="game_statistics")
 def game_statistics(request: Request, token: TokenDep) -> dict[str, Any]:
-    """Per game: status, length in rounds, effective actions and events, births, and the climate's sequence."""
+    """Per game: its ruleset, players, status, and length in rounds, effective actions and events."""
     return rows(request, lambda c: queries.game_summaries(c, is_admin(request, token)))
+
+
+class StatisticName(BaseModel):
+    name: str
+    means: str
+
+
+class RulesetStatistics(BaseModel):
+    ruleset: str
+    statistics: list[StatisticName]
+
+
+class RulesetStatistic(Fresh):
+    """A ruleset's own statistic: what it means, and a row a group (its columns and its measures)."""
+
+    ruleset: str
+    statistic: str
+    means: str
+    rows: list[dict[str, Any]]
+
+
+def statistics_of(ruleset: str) -> Mapping[str, Statistic]:
+    """The ruleset's own statistics (404 `unknown_ruleset` for a ruleset not installed)."""
+    if ruleset not in rulesets():
+        known = ", ".join(sorted(rulesets()))
+        raise ApiError(404, "unknown_ruleset", f"no ruleset {ruleset!r}; the rulesets are {known}")
+    reading = rulesets()[ruleset].reading()
+    return reading.statistics if reading is not None else {}
+
+
+@router.get("/rulesets/{ruleset}/statistics", response_model=RulesetStatistics, operation_id="ruleset_statistics")
+def ruleset_statistics(ruleset: str) -> dict[str, Any]:
+    """The ruleset's own statistics, each with what it means (those every ruleset has are under /statistics)."""
+    found = statistics_of(ruleset)
+    return {"ruleset": ruleset, "statistics": [{"name": n, "means": s.means} for n, s in found.items()]}
+
+
+@router.get("/rulesets/{ruleset}/statistics/{name}", response_model=RulesetStatistic, operation_id="ruleset_statistic")
+def ruleset_statistic(ruleset: str, name: str, request: Request, token: TokenDep) -> dict[str, Any]:
+    """One of the ruleset's own statistics over its games (private ones for the admin only): evo2's `genes`,
+    `genes-offered`, `combats` and `survival`; evo1's `cards`, `combats` and `genes`; the trait-card game's
+    `actions`, `traits` and `extinctions`."""
+    found = statistics_of(ruleset)
+    statistic = found.get(name)
+    if statistic is None:
+        known = ", ".join(found) or "none"
+        raise ApiError(404, "unknown_statistic", f"{ruleset} has no statistic {name!r}; its statistics: {known}")
+    answer = rows(request, lambda c: queries.ruleset_statistic(c, statistic, is_admin(request, token)))
+    return {"ruleset": ruleset, "statistic": name, "means": statistic.means, **answer}
 
 
 @router.get(

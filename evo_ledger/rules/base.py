@@ -332,16 +332,42 @@ REPORTS = ("standings", "auctions")
 end) and `auctions` (every bid and what each auction settled)."""
 
 
+MEASURES = ("count", "count_true", "mean", "sum", "min", "max")
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One number of a statistic's group (MEASURES): `count` (its rows), `count_true` (its rows where the boolean
+    `column` holds), or the `mean`, `sum`, `min` or `max` of `column`."""
+
+    kind: str
+    column: str | None = None
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """A statistic over the ruleset's games (those public, or every one for the admin): the rows that stand of one
+    of its read tables, grouped by the columns `by`, each group measured; `means` says what it shows, with the
+    rulings it rests on."""
+
+    table: str
+    by: tuple[str, ...]
+    measures: Mapping[str, Measure]
+    means: str
+
+
 class Reading(Protocol):
     """What a ruleset gives the read tables: its tables, and the rows each of its events makes, as plain values
     (the SQL is the projections'). It reads the facts and consequence kinds it names; the others only count.
     `reports` names the tables that answer each report on one game (REPORTS); a reading without `standings` is
-    answered from every ruleset's results."""
+    answered from every ruleset's results. `statistics` are its own, by name, served beside those every ruleset
+    has."""
 
     tables: tuple[ReadTable, ...]
     facts: frozenset[str]
     consequences: frozenset[str]
     reports: Mapping[str, GameReport]
+    statistics: Mapping[str, Statistic]
 
     def from_action(self, context: ReadContext, action: Any) -> Iterable[ReadItem]:
         """The rows an action makes (of a fact the reading names)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 from fastapi.testclient import TestClient
 
@@ -57,15 +58,16 @@ def test_standings_and_statistics_come_from_the_read_tables(client: TestClient) 
     final = client.get(f"/v1/games/{game}/standings").json()["final"]
     assert [(s["rank"], s["name"], s["mp"]) for s in final] == [(1, "ann", 19), (2, "cat", 14), (3, "ben", 13)]
     players = {p["name"]: p for p in client.get("/v1/statistics/players").json()["rows"]}
-    assert players["ann"] | {"player_id": None} == {"player_id": None, "name": "ann", "games": 1, "wins": 1,
-                                                     "mean_mp": 19.0, "best_mp": 19}  # fmt: skip
-    genes = {g["gene"]: g for g in client.get("/v1/statistics/genes").json()["rows"]}
-    assert genes["horns"]["won"] == 4 and genes["horns"]["price_by_round"] == {"2": 4.0, "4": 2.0, "6": 4.0, "9": 3.0}
-    combats = client.get("/v1/statistics/combats").json()["rows"]
-    assert [c["difference"] for c in combats] == [-1, 1, 2]
+    assert players["ann"] | {"player_id": None} == {"ruleset": "evo2", "player_id": None, "name": "ann", "games": 1,
+                                                     "wins": 1, "mean_score": 19.0, "best_score": 19}  # fmt: skip
+    genes = client.get("/v1/rulesets/evo2/statistics/genes").json()
+    assert "[E2-07]" in genes["means"] and genes["position"] == genes["log_position"]
+    assert {g["item"]: (g["won"], g["mean_price"]) for g in genes["rows"]}["horns"] == (4, 3.25)
+    combats = client.get("/v1/rulesets/evo2/statistics/combats").json()["rows"]
+    assert [(c["difference"], c["combats"], c["attacker_wins"]) for c in combats] == [(-1, 1, 0), (1, 1, 1), (2, 1, 1)]
     dice = client.get("/v1/statistics/dice", params={"game_id": game}).json()
     assert dice["fit"]["verdict"] == "not enough data" and dice["fit"]["rolls"] == 3
-    losses = client.get("/v1/statistics/survival").json()["rows"]
+    losses = client.get("/v1/rulesets/evo2/statistics/survival").json()["rows"]
     assert sum(row["losses"] for row in losses) == 37
     games = client.get("/v1/statistics/games").json()["rows"]
     assert {g["game_id"]: g["rounds"] for g in games}[game] == 10
@@ -134,3 +136,15 @@ def test_an_evo1_game_has_standings_per_turn_and_its_auctions_and_a_traits_game_
     assert {row["round"] for row in millennia} >= {1} and {"points", "tokens", "genome_points"} <= set(millennia[0])
     answer = client.get(f"/v1/games/{traits}/auctions")
     assert answer.status_code == 404 and answer.json()["code"] == "no_auctions"
+
+
+def test_each_ruleset_lists_its_own_statistics_and_an_unknown_one_is_named(client: TestClient) -> None:
+    listed = {r: client.get(f"/v1/rulesets/{r}/statistics").json()["statistics"] for r in ("evo1", "evo2", "traits")}
+    assert [s["name"] for s in listed["evo1"]] == ["cards", "combats", "genes"]
+    assert [s["name"] for s in listed["traits"]] == ["actions", "traits", "extinctions"]
+    assert all(re.search(r"\[(E2|E1|TR)-\d\d", s["means"]) for found in listed.values() for s in found)
+    missing = client.get("/v1/rulesets/traits/statistics/genes")
+    assert missing.status_code == 404 and missing.json()["code"] == "unknown_statistic"
+    assert "actions, traits, extinctions" in missing.json()["message"]
+    assert client.get("/v1/rulesets/chess/statistics").json()["code"] == "unknown_ruleset"
+    assert client.get("/v1/statistics/genes").status_code == 404  # evo2's own, now under its ruleset

@@ -27,6 +27,7 @@ from evo_ledger.rules.base import (
     SetupError,
     Standing,
     StateView,
+    Statistic,
     Step,
     Transition,
     Vocabulary,
@@ -162,6 +163,7 @@ class ToyReading:
     facts: frozenset[str] = frozenset()
     consequences: frozenset[str] = frozenset({"game_won"})
     reports: Mapping[str, GameReport] = MappingProxyType({})
+    statistics: Mapping[str, Statistic] = MappingProxyType({})
 
     def from_action(self, context: ReadContext, action: Any) -> Iterator[ReadItem]:
         return iter(())

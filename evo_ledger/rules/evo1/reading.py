@@ -12,6 +12,7 @@ from evo_ledger.rules.base import (
     PLAYER_KEY,
     GameReport,
     GameRows,
+    Measure,
     Outcome,
     ReadAmend,
     ReadColumn,
@@ -22,6 +23,7 @@ from evo_ledger.rules.base import (
     ReadRow,
     ReadTable,
     Standing,
+    Statistic,
 )
 from evo_ledger.rules.base import integer_column as integer
 from evo_ledger.rules.base import text_column as text
@@ -101,6 +103,20 @@ class Evo1Reading:
             "bids": GameRows("read_e1_bids", ("event",)),
             "results": GameRows("read_e1_auction_results", ("event", "name")),
         },
+    })  # fmt: skip
+    statistics: Mapping[str, Statistic] = MappingProxyType({
+        "cards": Statistic("read_e1_cards_played", ("card", "timing"), {"played": Measure("count")},
+                           "event cards played, by card and by when in the turn [E1-23]"),
+        "combats": Statistic("read_e1_combats", ("difference",),
+                             {"combats": Measure("count"), "attacker_wins": Measure("count_true", "attacker_won"),
+                              "expected_win_rate": Measure("max", "expected_win_rate")},
+                             "combats by the attacker's horn difference: the attacker's wins against the rate the "
+                             "d6 gives [E1-09]"),
+        "genes": Statistic("read_e1_auction_results", ("gene",),
+                           {"won": Measure("count"), "mean_price": Measure("mean", "paid"),
+                            "vouchers": Measure("sum", "vouchers")},
+                           "per gene won at auction (none: a pass): times, the mean price after the mutant discount, "
+                           "and the vouchers spent [E1-19]"),
     })  # fmt: skip
     facts: frozenset[str] = frozenset({"BidPlaced", "DieRolled", "EventCardPlayed"})
     consequences: frozenset[str] = frozenset(

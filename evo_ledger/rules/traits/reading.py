@@ -12,6 +12,7 @@ from evo_ledger.rules.base import (
     PLAYER_KEY,
     GameReport,
     GameRows,
+    Measure,
     Outcome,
     ReadContext,
     ReadItem,
@@ -20,6 +21,7 @@ from evo_ledger.rules.base import (
     ReadRow,
     ReadTable,
     Standing,
+    Statistic,
 )
 from evo_ledger.rules.base import integer_column as integer
 from evo_ledger.rules.base import text_column as text
@@ -72,6 +74,19 @@ class TraitsReading:
             "extinctions": GameRows("read_tr_extinctions", ("event", "card")),
             "final": GameRows("read_results", ("rank", "name")),
         },
+    })  # fmt: skip
+    statistics: Mapping[str, Statistic] = MappingProxyType({
+        "actions": Statistic("read_tr_actions", ("kind",),
+                             {"actions": Measure("count"), "mean_cards": Measure("mean", "cards"),
+                              "mean_tokens": Measure("mean", "tokens")},
+                             "hunts, forages and migrations: how many, and the mean cards played and tokens won "
+                             "[TR-08, TR-09, TR-10]"),
+        "traits": Statistic("read_tr_traits_played", ("trait",), {"plays": Measure("count"),
+                                                                  "cards": Measure("sum", "cards")},
+                            "trait cards played, by trait [TR-08]"),
+        "extinctions": Statistic("read_tr_extinctions", ("deck",),
+                                 {"extinctions": Measure("count"), "mean_threshold": Measure("mean", "threshold")},
+                                 "cards gone extinct, by deck, and the mean threshold they passed [TR-14]"),
     })  # fmt: skip
     facts: frozenset[str] = frozenset()
     consequences: frozenset[str] = frozenset(
