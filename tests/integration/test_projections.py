@@ -15,6 +15,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -298,20 +299,26 @@ def test_redelivered_events_change_nothing(ledger: Ledger, store: ReadStore) -> 
     assert stale.position == before["position"][0][0]
 
 
-def test_following_the_log_applies_events_as_they_are_stored(ledger: Ledger, store: ReadStore) -> None:
-    projector = Projector(ledger, store)
+@contextmanager
+def following(ledger: Ledger, store: ReadStore) -> Iterator[None]:
+    """A runner following the log in a thread while the block runs; it stops after it."""
     stop = threading.Event()
-    follower = threading.Thread(target=projector.follow, args=(stop,), kwargs={"poll_seconds": 0.05})
+    follower = threading.Thread(target=Projector(ledger, store).follow, args=(stop,), kwargs={"poll_seconds": 0.05})
     follower.start()
     try:
-        game_id = import_hand_game(ledger)
-        assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=20)
-        with store.engine.connect() as connection:
-            assert queries.game_report(connection, game_id, "evo2", "standings")["final"][0]["name"] == "ann"
+        yield
     finally:
         stop.set()
         follower.join(timeout=20)
     assert not follower.is_alive()
+
+
+def test_following_the_log_applies_events_as_they_are_stored(ledger: Ledger, store: ReadStore) -> None:
+    with following(ledger, store):
+        game_id = import_hand_game(ledger)
+        assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=20)
+        with store.engine.connect() as connection:
+            assert queries.game_report(connection, game_id, "evo2", "standings")["final"][0]["name"] == "ann"
 
 
 def test_an_event_the_tables_cannot_apply_is_set_aside_and_the_games_after_it_are_applied(
@@ -389,11 +396,7 @@ def test_following_the_log_sets_aside_an_event_it_cannot_apply_and_goes_on(
     ledger: Ledger, store: ReadStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """On PostgreSQL, the events stored once the follower caught up are delivered by the library's runner."""
-    projector = Projector(ledger, store)
-    stop = threading.Event()
-    follower = threading.Thread(target=projector.follow, args=(stop,), kwargs={"poll_seconds": 0.05})
-    follower.start()
-    try:
+    with following(ledger, store):
         ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
         assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=20)
         broken = game_whose_seats_share_a_player(ledger, monkeypatch)
@@ -402,10 +405,6 @@ def test_following_the_log_sets_aside_an_event_it_cannot_apply_and_goes_on(
         assert [(s.game_id, s.event) for s in store.set_aside()] == [(broken, UNAPPLIED_EVENT)]
         with store.engine.connect() as connection:
             assert queries.game_report(connection, later, "evo2", "standings")["final"][0]["name"] == "ann"
-    finally:
-        stop.set()
-        follower.join(timeout=20)
-    assert not follower.is_alive()
 
 
 def test_the_project_command_says_which_events_it_set_aside(
