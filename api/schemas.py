@@ -270,7 +270,7 @@ def with_models(openapi: OpenApi, models: Sequence[type[BaseModel]]) -> OpenApi:
 
 
 class Ruling(BaseModel):
-    id: str = Field(description="the ruling's id, as a refusal names it (E1-09)")
+    id: str = Field(description="the ruling's id, as a refusal names it")
     title: str
     text: str = Field(description="what the ruling means, in the project's words")
     ruleset: str

@@ -85,9 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
     rules = commands.add_parser(
         "rules",
         help="what a ruling id means, as the rules refuse an action by it",
-        description="Print what a ruling id (E1-09, E2-07) means, in the project's words; with no id, list them.",
+        description="Print what a ruling id (as a refusal names it) means, in the project's words; with no id, list "
+        "them.",
     )
-    rules.add_argument("ruling", nargs="?", metavar="ID", help="a ruling id, such as E1-09; none lists them all")
+    rules.add_argument(
+        "ruling", nargs="?", metavar="ID", help="a ruling id, as a refusal names it; none lists them all"
+    )
     add_ledger_commands(commands)
     serve = commands.add_parser("serve", help="serve the HTTP API", description="Serve the HTTP API under /v1.")
     serve.add_argument("--host", default="127.0.0.1")

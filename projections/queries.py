@@ -114,7 +114,7 @@ def player_records(connection: Connection, include_private: bool = False) -> lis
 
 def die_faces(
     connection: Connection,
-    ruleset: str = "evo2",
+    ruleset: str,
     game_id: str | None = None,
     recorder: str | None = None,
     include_private: bool = False,

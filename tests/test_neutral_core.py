@@ -1,5 +1,6 @@
 """The core knows rulesets through their interface only: no module outside a ruleset's own package imports a
-ruleset package (or the island boards they share) or names a fact or consequence of any ruleset."""
+ruleset package (or the island boards they share), or names a fact or consequence of any ruleset, one of its read
+tables or one of its rulings."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from evo_ledger.rules import rulesets
+from projections.schema import RULESET_SPECS
 from tests.support import ROOT
 
+RULING_ID = re.compile(r"\b(?:E2|E1|AS|TR)-\d\d\b")
 RULESET_PACKAGES = ("evo_ledger.rules.hexisland", *(f"evo_ledger.rules.{name}" for name in ("evo2", "evo1", "traits")))
 
 
@@ -48,8 +51,12 @@ def test_a_core_module_imports_no_ruleset_and_names_no_fact(module: str) -> None
     imports = {name for name in imported_modules(path) if name.startswith(RULESET_PACKAGES)}
     assert not imports, f"{module} imports {sorted(imports)}"
     text = path.read_text()
-    named = sorted(word for word in vocabulary_words() if re.search(rf"\b{re.escape(word)}\b", text))
+    named = sorted(
+        word for word in vocabulary_words() | set(RULESET_SPECS) if re.search(rf"\b{re.escape(word)}\b", text)
+    )
     assert not named, f"{module} names {named}"
+    rulings = sorted(set(RULING_ID.findall(text)))
+    assert not rulings, f"{module} names the rulings {rulings}"
 
 
 def test_the_walk_reads_the_core() -> None:

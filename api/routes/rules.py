@@ -26,7 +26,7 @@ def list_rulings() -> schemas.RulingList:
     responses={404: {"description": "no such ruling (`unknown_ruling`)"}},
 )
 def get_ruling(ruling_id: str) -> schemas.Ruling:
-    """What the ruling means: a refusal's `ruling` (E1-09), in any case."""
+    """What the ruling means: a refusal's `ruling`, in any case."""
     try:
         return schemas.Ruling(**asdict(ruling(ruling_id)))
     except UnknownRuling as error:

@@ -283,9 +283,9 @@ def ruleset_counts(request: Request, token: TokenDep) -> dict[str, Any]:
 def die_faces(
     request: Request,
     token: TokenDep,
+    ruleset: Annotated[str, Query(description="the ruleset whose die is counted")],
     game_id: Annotated[str | None, Query(description="one game's rolls")] = None,
     recorder: Annotated[str | None, Query(max_length=16, description="one recorder's rolls")] = None,
-    ruleset: Annotated[str, Query(description="the ruleset whose die is counted: evo2 (horn die), evo1 (d6)")] = "evo2",
 ) -> dict[str, Any]:
     """The ruleset's die's faces by what they were rolled for (evo2: combat, killer babies; evo1: initiative,
     climate, meteor, combat, heat stroke), rolls undone apart, and a chi-square test against a fair die of the rolls

@@ -65,7 +65,7 @@ def test_standings_and_statistics_come_from_the_read_tables(client: TestClient) 
     assert {g["item"]: (g["won"], g["mean_price"]) for g in genes["rows"]}["horns"] == (4, 3.25)
     combats = client.get("/v1/rulesets/evo2/statistics/combats").json()["rows"]
     assert [(c["difference"], c["combats"], c["attacker_wins"]) for c in combats] == [(-1, 1, 0), (1, 1, 1), (2, 1, 1)]
-    dice = client.get("/v1/statistics/dice", params={"game_id": game}).json()
+    dice = client.get("/v1/statistics/dice", params={"game_id": game, "ruleset": "evo2"}).json()
     assert dice["fit"]["verdict"] == "not enough data" and dice["fit"]["rolls"] == 3
     losses = client.get("/v1/rulesets/evo2/statistics/survival").json()["rows"]
     assert sum(row["losses"] for row in losses) == 37
@@ -81,7 +81,9 @@ def test_private_games_are_left_out_of_statistics_but_for_the_admin(client: Test
     assert client.get("/v1/statistics/players").json()["rows"] == []
     assert len(client.get("/v1/statistics/players", headers=admin).json()["rows"]) == 3
     assert client.get(f"/v1/games/{game}/standings").status_code == 404
-    assert client.get("/v1/statistics/dice", params={"game_id": game}).json()["code"] == "unknown_game"
+    assert (
+        client.get("/v1/statistics/dice", params={"game_id": game, "ruleset": "evo2"}).json()["code"] == "unknown_game"
+    )
     public_csv = client.get("/v1/tables/read_final_standings.csv").text
     assert public_csv.splitlines()[1:] == []
     assert len(client.get("/v1/tables/read_final_standings.csv", headers=admin).text.splitlines()) == 4
@@ -116,9 +118,12 @@ def test_die_faces_are_kept_per_recorder(client: TestClient) -> None:
     caught_up(client)
     csv_rows = list(csv.DictReader(io.StringIO(client.get("/v1/tables/read_die_rolls.csv").text)))
     [roll] = csv_rows
-    by_recorder = client.get("/v1/statistics/dice", params={"recorder": roll["recorder"]}).json()
+    by_recorder = client.get("/v1/statistics/dice", params={"recorder": roll["recorder"], "ruleset": "evo2"}).json()
     assert by_recorder["by_purpose"] == {"combat": {"horn": 0, "horn=": 0, "horn+": 1, "horn++": 0, "x": 0}}
-    assert client.get("/v1/statistics/dice", params={"recorder": "someone-else"}).json()["fit"]["rolls"] == 0
+    assert (
+        client.get("/v1/statistics/dice", params={"recorder": "someone-else", "ruleset": "evo2"}).json()["fit"]["rolls"]
+        == 0
+    )
 
 
 def test_an_evo1_game_has_standings_per_turn_and_its_auctions_and_a_traits_game_has_no_auctions(

@@ -163,7 +163,7 @@ def test_an_undone_roll_is_counted_apart_and_what_followed_from_it_is_left_out(
     ledger.record(started.game_id, "roll x")
     Projector(ledger, store).catch_up()
     with store.engine.connect() as connection:
-        dice = queries.die_faces(connection, game_id=str(started.game_id))
+        dice = queries.die_faces(connection, "evo2", game_id=str(started.game_id))
         odds = queries.ruleset_statistic(connection, EVO2_STATISTICS["combats"])
         undone_combats = connection.execute(select(func.count()).where(COMBATS.c.undone)).scalar_one()
     assert dice["by_purpose"] == {"combat": {"horn": 0, "horn=": 0, "horn+": 0, "horn++": 0, "x": 1}}
@@ -202,10 +202,10 @@ def test_a_fair_die_is_not_flagged_and_a_loaded_one_is(
     Projector(ledger, store).catch_up()
     with store.engine.connect() as connection:
         fits = {
-            kind: [queries.die_faces(connection, game_id=str(g))["by_purpose"] for g in games]
+            kind: [queries.die_faces(connection, "evo2", game_id=str(g))["by_purpose"] for g in games]
             for kind, games in (("fair", fair), ("loaded", loaded))
         }
-        overall = queries.die_faces(connection)
+        overall = queries.die_faces(connection, "evo2")
     fair_fit, loaded_fit = (die_fit_of(faces) for faces in fits.values())
     assert fair_fit.rolls >= 60 and loaded_fit.rolls >= 60
     assert fair_fit.verdict == FAIR and fair_fit.p_value is not None and fair_fit.p_value > 0.05
