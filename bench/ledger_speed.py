@@ -273,7 +273,7 @@ def main() -> None:
 def measure_all(args: argparse.Namespace) -> None:
     print("preparing games...", flush=True)
     lines = [line.text for line in parse_game(Path("replays/hand-3p-first-game.evo").read_text()).actions]
-    texts = [play_game(2 + seed % 4, seed).text() for seed in range(args.games)] * args.imports
+    texts = [play_game(2 + seed % 4, seed, "sensible", "evo2").text() for seed in range(args.games)] * args.imports
     with tempfile.TemporaryDirectory() as folder, sqlite_floor(str(Path(folder) / "floor.sqlite")) as insert_rows:
         run("SQLite (WAL, synchronous=FULL)", str(Path(folder) / "ledger.sqlite"), insert_rows, lines, texts)
     try:

@@ -80,7 +80,7 @@ def ratio(rates: dict[str, list[float]], run: str, peer: str) -> float:
 
 
 def evo2_games(count: int) -> Recorded:
-    games = [parse_game(play_game(2 + seed % 4, seed).text()) for seed in range(count)]
+    games = [parse_game(play_game(2 + seed % 4, seed, "sensible", "evo2").text()) for seed in range(count)]
     return Recorded(
         get_ruleset("evo2"),
         [(start(g), [line.action for line in g.actions]) for g in games],

@@ -39,7 +39,6 @@ from evo_ledger.processes import settle_collector
 from evo_ledger.rules import UnknownRuleset, rulesets
 from evo_ledger.rules.kits import KitError, builtin_kit_names, load_kit_document, ruleset_for_kit
 from evo_ledger.rules.reference import UnknownRuling, reference, ruling
-from evo_ledger.rules.registry import DEFAULT_RULESET
 from evo_ledger.selfplay import NoSelfPlay, bot_names, play_game
 from evo_ledger.settings import Settings, SettingsError
 from projections.runner import PAGE, Projector
@@ -69,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="play a game with seeded bots and print it as a game file",
         description="Play a complete game with seeded bots; the same seed prints the same bytes.",
     )
-    selfplay.add_argument("--ruleset", choices=sorted(rulesets()), default=DEFAULT_RULESET)
+    selfplay.add_argument("--ruleset", choices=sorted(rulesets()), required=True)
     selfplay.add_argument("--players", type=int, default=4)
     selfplay.add_argument("--seed", type=int, default=0)
     selfplay.add_argument("--bot", choices=bot_names(), default="sensible")

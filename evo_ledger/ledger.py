@@ -49,7 +49,6 @@ from evo_ledger.game_logs import GameLogs
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import OptionValue, RuleViolation, resolve_options
 from evo_ledger.rules.kits import load_kit_document, ruleset_for_kit
-from evo_ledger.rules.registry import DEFAULT_RULESET
 from evo_ledger.seal import Sealer, SealingMapper
 from evo_ledger.selfplay import marked_options, player_names, self_play_of
 from evo_ledger.settings import SEAL_KEY_VARIABLE, Settings
@@ -263,7 +262,8 @@ class Ledger(Application[UUID]):
         players: int,
         bot: str = "sensible",
         seed: int | None = None,
-        ruleset: str = DEFAULT_RULESET,
+        *,
+        ruleset: str,
         marked: Mapping[str, int] | None = None,
     ) -> Receipt:
         """A whole game played by the ruleset's seeded bots (`Ruleset.self_play`) and stored in one transaction.

@@ -40,7 +40,6 @@ from evo_ledger.readers import (
 from evo_ledger.rules import UnknownRuleset, marked_seats, rulesets, seat_options
 from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kits import KitError
-from evo_ledger.rules.registry import DEFAULT_RULESET
 from evo_ledger.rules.text import NotationError
 from evo_ledger.rules.words import counted
 from evo_ledger.selfplay import NoSelfPlay, bot_names
@@ -94,7 +93,7 @@ def add_ledger_commands(commands: Any) -> None:
     add_audit_commands(commands)
     generate = _command(commands, "generate", "play a game with seeded bots and store it, committed to a secret "
                         "salt and its seed, revealed at its end for the audit")  # fmt: skip
-    generate.add_argument("--ruleset", choices=sorted(rulesets()), default=DEFAULT_RULESET)
+    generate.add_argument("--ruleset", choices=sorted(rulesets()), required=True)
     generate.add_argument("--players", type=int, default=4)
     generate.add_argument("--seed", type=int, help="the seed (default: a random one)")
     generate.add_argument("--bot", choices=bot_names(), default="sensible")
@@ -234,7 +233,7 @@ def new_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 def generate(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     marked = marked_counts(args)
-    receipt = ledger.generate_game(args.players, args.bot, args.seed, args.ruleset, marked)
+    receipt = ledger.generate_game(args.players, args.bot, args.seed, ruleset=args.ruleset, marked=marked)
     remember(ledger.settings, receipt.game_id)
     print(f"game {receipt.game_id}", file=out)
     print_receipt(receipt, out)

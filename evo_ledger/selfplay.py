@@ -12,7 +12,6 @@ from evo_ledger.notation import Header, format_game
 from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
 from evo_ledger.rules.base import OptionValue, Outcome, SelfPlay, resolve_options
 from evo_ledger.rules.kits import load_kit
-from evo_ledger.rules.registry import DEFAULT_RULESET
 
 PLAYER_NAMES = ("ann", "ben", "cat", "dan", "eve", "fay", "gus", "hal")
 
@@ -54,8 +53,8 @@ class SelfPlayGame:
 def play_game(
     players: int,
     seed: int,
-    bot: str = "sensible",
-    ruleset: str = DEFAULT_RULESET,
+    bot: str,
+    ruleset: str,
     options: Mapping[str, OptionValue] | None = None,
     seat_bots: Sequence[str] = (),
     marked: Mapping[str, int] | None = None,

@@ -41,7 +41,7 @@ def games_of(ruleset: str) -> Iterator[tuple[Any, list[Any]]]:
     """Games of the ruleset: its shipped replays and a few self-played ones, as a start and the actions."""
     texts = [path.read_text() for path in REPLAYS]
     if ruleset == "evo2":
-        texts += [play_game(2 + seed % 4, seed).text() for seed in range(6)]
+        texts += [play_game(2 + seed % 4, seed, "sensible", "evo2").text() for seed in range(6)]
     if ruleset == "evo1":
         texts += [play_game(3 + seed % 3, seed, "random", "evo1").text() for seed in range(6)]
         texts += [play_game(4, seed, "random", "evo1", None, (), {"autosaurs": 2}).text() for seed in range(3)]

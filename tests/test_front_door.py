@@ -22,7 +22,7 @@ def test_a_broken_pipe_ends_a_command_quietly(tmp_path: Path) -> None:
         main(["import", str(ROOT / "replays" / "hand-3p-first-game.evo"), "--database", env["EVO_LEDGER_DATABASE"]])
         == 0
     )
-    for command in ("kit standin-e2-5p", "log last", "export last", "selfplay --players 5"):
+    for command in ("kit standin-e2-5p", "log last", "export last", "selfplay --ruleset evo2 --players 5"):
         done = subprocess.run(
             f"{EVO_LEDGER} {command} | head -1",
             shell=True,

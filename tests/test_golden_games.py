@@ -57,9 +57,12 @@ def test_the_hand_worked_evo1_game_has_combats_outbids_and_survival_choices_E1_0
 
 
 def test_selfplay_with_the_same_seed_prints_the_same_bytes_and_checks_clean() -> None:
-    first, second = selfplay("--players", "4", "--seed", "7"), selfplay("--players", "4", "--seed", "7")
+    first, second = (
+        selfplay("--ruleset", "evo2", "--players", "4", "--seed", "7"),
+        selfplay("--ruleset", "evo2", "--players", "4", "--seed", "7"),
+    )
     assert first == second
-    assert first != selfplay("--players", "4", "--seed", "8")
+    assert first != selfplay("--ruleset", "evo2", "--players", "4", "--seed", "8")
     game = parse_game(first)
     assert game.result is not None and len(game.header.players) == 4
     assert "# after round 1: " in first and first.splitlines()[-1].startswith("result 1 ")
@@ -71,7 +74,7 @@ def test_selfplay_with_the_same_seed_prints_the_same_bytes_and_checks_clean() ->
 
 
 def test_random_bots_also_play_whole_games() -> None:
-    game = parse_game(selfplay("--players", "2", "--seed", "3", "--bot", "random"))
+    game = parse_game(selfplay("--ruleset", "evo2", "--players", "2", "--seed", "3", "--bot", "random"))
     assert game.result is not None and len(game.result) == 2
 
 

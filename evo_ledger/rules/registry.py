@@ -11,8 +11,6 @@ from typing import Any
 from evo_ledger.rules.base import OptionSpec, OptionValue, Ruleset
 
 GROUP = "evo_ledger.rulesets"
-# The ruleset a command means when it names none and has no kit to tell.
-DEFAULT_RULESET = "evo2"
 AnyRuleset = Ruleset[Any, Any, Any]
 
 

@@ -118,7 +118,7 @@ def table_rows(store: ReadStore) -> dict[str, list[tuple[Any, ...]]]:
 def test_two_servers_lose_and_repeat_nothing_while_their_processes_are_killed(tmp_path: Any) -> None:
     require_postgres()
     rng = random.Random(SEED)
-    games = [play_game(3, seed).lines for seed in range(RECORDERS)]
+    games = [play_game(3, seed, "sensible", "evo2").lines for seed in range(RECORDERS)]
     actions = [[line for line in lines if not line.startswith("#")][:ACTIONS] for lines in games]
     with fresh_postgres_database() as url, ExitStack() as servers:
         bases = [servers.enter_context(running_server(url, streams_per_client=STREAMS)) for _ in range(2)]

@@ -324,7 +324,7 @@ def seal_of(state: bytes) -> bytes | None:
 
 
 def test_a_generated_game_reveals_its_committed_seed_and_every_roll_is_drawn_again(ledger: Ledger) -> None:
-    receipt = ledger.generate_game(3, seed=10)
+    receipt = ledger.generate_game(3, seed=10, ruleset="evo2")
     first, last = ledger.game_events(receipt.game_id)[0], ledger.game_events(receipt.game_id)[-1]
     assert type(last).__name__ == "SeedRevealed" and last.seed == 10 and last.generator == CHANCE_GENERATOR
     assert first.commitment == seed_commitment(CHANCE_GENERATOR, last.salt, 10)

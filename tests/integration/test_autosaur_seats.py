@@ -172,7 +172,7 @@ def test_AS_18_self_play_with_autosaur_seats_follows_the_algorithm_and_repeats_b
 
 def test_AS_13_the_chance_check_draws_the_autosaurs_rolls_again_from_the_seed(tmp_path: Path) -> None:
     with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
-        receipt = ledger.generate_game(3, "sensible", 4, "evo1", {"autosaurs": 2})
+        receipt = ledger.generate_game(3, "sensible", 4, ruleset="evo1", marked={"autosaurs": 2})
         report = ledger.audit(receipt.game_id)
         assert report.verdict == "clean" and report.check("chance")["verdict"] == "pass"
         events = ledger.game_events(receipt.game_id)

@@ -136,7 +136,7 @@ def test_a_generated_game_is_sealed_by_the_key_in_the_environment_and_explained(
     database: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(SEAL_KEY_VARIABLE, "the server's own secret")
-    status, out, _ = run(capsys, database, "generate", "--players", "3", "--seed", "10")
+    status, out, _ = run(capsys, database, "generate", "--ruleset", "evo2", "--players", "3", "--seed", "10")
     assert status == 0 and out.startswith("game ")
     status, out, _ = run(capsys, database, "audit", "last")
     assert status == 0 and re.search(r"pass +seals ", out) and re.search(r"pass +chance .*from seed 10", out)

@@ -196,9 +196,9 @@ def loaded_roll(self: Any) -> Roll:
 def test_a_fair_die_is_not_flagged_and_a_loaded_one_is(
     ledger: Ledger, store: ReadStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fair = [ledger.generate_game(4, seed=seed).game_id for seed in range(6)]
+    fair = [ledger.generate_game(4, seed=seed, ruleset="evo2").game_id for seed in range(6)]
     monkeypatch.setattr(selfplay.Table, "roll", loaded_roll)
-    loaded = [ledger.generate_game(4, seed=seed).game_id for seed in range(6)]
+    loaded = [ledger.generate_game(4, seed=seed, ruleset="evo2").game_id for seed in range(6)]
     Projector(ledger, store).catch_up()
     with store.engine.connect() as connection:
         fits = {
@@ -227,7 +227,7 @@ def test_a_runner_killed_at_random_points_ends_with_the_tables_of_a_rebuild(
     ledger: Ledger, store: ReadStore, tmp_path: Path
 ) -> None:
     for seed in range(16):
-        ledger.generate_game(4, seed=seed)
+        ledger.generate_game(4, seed=seed, ruleset="evo2")
     import_hand_game(ledger)
     last = ledger.recorder.max_notification_id() or 0
     rng = random.Random(8)
@@ -324,7 +324,7 @@ def test_following_the_log_applies_events_as_they_are_stored(ledger: Ledger, sto
 def test_an_event_the_tables_cannot_apply_is_set_aside_and_the_games_after_it_are_applied(
     ledger: Ledger, store: ReadStore, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    earlier = str(ledger.generate_game(3, seed=1).game_id)
+    earlier = str(ledger.generate_game(3, seed=1, ruleset="evo2").game_id)
     broken = game_whose_seats_share_a_player(ledger, monkeypatch)
     later = import_hand_game(ledger)
     projector = Projector(ledger, store)
@@ -353,7 +353,7 @@ def test_a_runner_killed_around_an_event_it_sets_aside_ends_with_the_tables_of_a
 ) -> None:
     """Killed as it writes each transaction from the page before the event's to the one after it: the page that
     fails, each event of it alone, and the one that sets the event aside."""
-    ledger.generate_game(3, seed=2)
+    ledger.generate_game(3, seed=2, ruleset="evo2")
     broken = game_whose_seats_share_a_player(ledger, monkeypatch)
     import_hand_game(ledger)
     position = log_position(ledger, broken, UNAPPLIED_EVENT)
