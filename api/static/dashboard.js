@@ -131,13 +131,38 @@ async function optionalDice(ruleset) {
   }
 }
 
+// The ruleset's own statistics, as its reading declares them: a panel each, what it means and a row a group.
+async function rulesetStatistics(ruleset) {
+  const base = `/v1/rulesets/${encodeURIComponent(ruleset)}/statistics`;
+  const listed = await api(base);
+  return Promise.all(listed.statistics.map((found) => api(`${base}/${encodeURIComponent(found.name)}`)));
+}
+
+function cellText(value) {
+  if (value === null || value === undefined) return "";
+  return typeof value === "number" && !Number.isInteger(value) ? value.toFixed(2) : String(value);
+}
+
+function statisticPanel(statistic) {
+  const columns = statistic.rows.length ? Object.keys(statistic.rows[0]) : [];
+  const rows = statistic.rows.map((row) => element("tr", {}, ...columns.map((name) => element("td", {}, cellText(row[name])))));
+  const table = statistic.rows.length
+    ? element("table", { class: "games" }, element("thead", {}, element("tr", {}, ...columns.map((name) => element("th", {}, name)))),
+              element("tbody", {}, ...rows))
+    : element("p", { class: "note" }, "no games of this ruleset yet");
+  return element("section", { class: "chart statistic", id: `statistic-${statistic.statistic}` },
+    element("h2", {}, `${statistic.ruleset}: ${statistic.statistic}`), element("p", { class: "note" }, statistic.means), table);
+}
+
 async function loadRuleset(ruleset) {
   document.body.dataset.ready = "false";
   const query = "?" + new URLSearchParams({ ruleset });
-  const [profiles, seats, places, scores, dice] = await Promise.all([
+  const [profiles, seats, places, scores, dice, own] = await Promise.all([
     api("/v1/statistics/profiles" + query), api("/v1/statistics/seats" + query),
     api("/v1/statistics/first-places" + query), api("/v1/statistics/scores" + query), optionalDice(ruleset),
+    rulesetStatistics(ruleset),
   ]);
+  document.getElementById("ruleset-panels").replaceChildren(...own.map(statisticPanel));
   ratingsChart(profiles.rows);
   winRateChart("seats-chart", seats.rows, "seat", "seat");
   winRateChart("places-chart", places.rows, "place", "place");

@@ -18,6 +18,7 @@ from tests.browser.conftest import ARTIFACTS
 TABLES = {"evo2": (3, 5), "evo1": (3, 4), "traits": (2, 3)}
 BOTS = ["sensible", "random", "random", "sensible", "random"]
 CAUGHT_UP_SECONDS = 60
+CELLS = "rows => rows.map(row => [...row.cells].map(cell => cell.textContent))"
 
 
 def record_mixed_tables(server: str) -> None:
@@ -97,6 +98,31 @@ def test_the_dashboard_draws_what_the_read_tables_serve(page: Any, server: str) 
     assert page.locator("#dice-chart .csv").is_hidden()
     traits_seats = statistics(server, "seats", "traits")["rows"]
     assert chart_data(page, "seats-chart")[1]["data"] == [row["win_rate"] for row in traits_seats]
+    for ruleset in ("traits", "evo2", "evo1"):
+        if ruleset != "traits":
+            page.select_option("#ruleset", ruleset)
+            expect(page).to_have_url(re.compile(rf"\?ruleset={ruleset}$"))
+            expect(page.locator("body")).to_have_attribute("data-ready", "true")
+        the_rulesets_own_panels_show_its_statistics(page, server, ruleset)
+
+
+def the_rulesets_own_panels_show_its_statistics(page: Any, server: str, ruleset: str) -> None:
+    """A panel per statistic the ruleset declares, its rows as the API serves them."""
+    listed = httpx.get(f"{server}/v1/rulesets/{ruleset}/statistics").json()["statistics"]
+    panels = page.eval_on_selector_all("#ruleset-panels section", "sections => sections.map(s => s.id)")
+    assert panels == [f"statistic-{found['name']}" for found in listed]
+    drawn = 0
+    for found in listed:
+        served = httpx.get(f"{server}/v1/rulesets/{ruleset}/statistics/{found['name']}").json()
+        panel = f"#statistic-{found['name']}"
+        assert page.text_content(f"{panel} h2") == f"{ruleset}: {found['name']}"
+        cells = page.eval_on_selector_all(f"{panel} tbody tr", CELLS)
+        assert len(cells) == len(served["rows"]), (ruleset, found["name"])
+        drawn += len(cells)
+        if served["rows"]:
+            first = next(iter(served["rows"][0].values()))
+            assert cells[0][0] == ("" if first is None else str(first))
+    assert drawn > 0, f"no statistic of {ruleset} has rows"
 
 
 def csv_links_download_their_tables(page: Any, server: str) -> None:
