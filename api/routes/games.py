@@ -43,6 +43,7 @@ MAX_PROJECTION_WAIT = 30.0
 PROJECTIONS_HEADER = "Evo-Projections"
 
 
+# What every game has, whatever its ruleset (a game of a ruleset without auctions has no auction history).
 GAME_LINKS = {
     name: {"operationId": operation, "parameters": {"game_id": "$response.body#/game_id"}}
     for name, operation in (
@@ -56,7 +57,6 @@ GAME_LINKS = {
         ("Explain", "explain"),
         ("WhatIf", "what_if"),
         ("Standings", "standings"),
-        ("Auctions", "auction_history"),
     )
 }
 GAME_CREATED: dict[int | str, dict[str, Any]] = {
