@@ -122,7 +122,7 @@ def the_rulesets_own_panels_show_its_statistics(page: Any, server: str, ruleset:
         if served["rows"]:
             first = next(iter(served["rows"][0].values()))
             assert cells[0][0] == ("" if first is None else str(first))
-    assert drawn > 0, f"no statistic of {ruleset} has rows"
+    assert drawn > 0 or not listed, f"no statistic of {ruleset} has rows"
 
 
 def csv_links_download_their_tables(page: Any, server: str) -> None:
