@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import Table, text
 
 from evo_ledger.ledger import Ledger
+from evo_ledger.rules import rulesets
 from evo_ledger.transfer import import_notation
 from projections.runner import rebuild
 from projections.schema import POSITIONS, READ_TABLES
@@ -49,3 +50,15 @@ def test_every_documented_query_runs_on_tables_rebuilt_from_the_replays(ledger: 
                 assert rows, f"no rows from the documented query:\n{query}"
     finally:
         store.close()
+
+
+def test_every_rulesets_reports_and_statistics_are_documented_with_their_tables() -> None:
+    for name, ruleset in rulesets().items():
+        reading = ruleset.reading()
+        if reading is None:
+            continue
+        for parts in reading.reports.values():
+            for part, rows in parts.items():
+                assert re.search(rf"`{part}` \(`{rows.table}`", PAGE), f"{name}'s {part} ({rows.table})"
+        for statistic in reading.statistics:
+            assert re.search(rf"{name} [^|]*`{statistic}`", PAGE), f"{name}'s statistic {statistic}"
