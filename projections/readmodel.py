@@ -71,8 +71,10 @@ class GameContext:
     players: dict[str, str]
     memory: dict[str, Any]
     kit_of_game: Callable[[str], Any] = field(repr=False)
+    options_of_game: Callable[[str], Mapping[str, Any]] = field(repr=False, default=lambda game_id: {})
     rules: AnyRuleset | None = field(default=None, repr=False)
     loaded_kit: Any = field(default=None, repr=False)
+    loaded_options: Mapping[str, Any] | None = field(default=None, repr=False)
 
     @property
     def game_id(self) -> str:
@@ -102,6 +104,11 @@ class GameContext:
         if self.loaded_kit is None:
             self.loaded_kit = self.kit_of_game(self.game_id)
         return self.loaded_kit
+
+    def options(self) -> Mapping[str, Any]:
+        if self.loaded_options is None:
+            self.loaded_options = self.options_of_game(self.game_id)
+        return self.loaded_options
 
     def written_row(self) -> dict[str, Any]:
         """The row as stored, its memory as JSON."""
@@ -158,8 +165,11 @@ def copy_rows(connection: Connection, table: Table, rows: list[dict[str, Any]]) 
 class ReadModel:
     """The read tables' handlers: the games' own, and each ruleset's reading."""
 
-    def __init__(self, kit_of_game: Callable[[str], Any]) -> None:
+    def __init__(
+        self, kit_of_game: Callable[[str], Any], options_of_game: Callable[[str], Mapping[str, Any]] = lambda _: {}
+    ) -> None:
         self.kit_of_game = kit_of_game
+        self.options_of_game = options_of_game
         self.games: dict[str, GameContext] = {}
         self.dirty: set[str] = set()
         self.access: dict[str, str] = {}
@@ -249,7 +259,7 @@ class ReadModel:
                 GAME_PLAYERS,
                 {"game_id": game_id, "seat": player["seat"], "player_id": player["id"], "name": player["name"]},
             )
-        self.games[game_id] = GameContext(row, players, {}, self.kit_of_game)
+        self.games[game_id] = GameContext(row, players, {}, self.kit_of_game, self.options_of_game)
 
     def _access(self, batch: Batch, topic: str, originator: str, event: Any) -> None:
         if topic == GameAccess.Granted.TOPIC:
@@ -339,7 +349,7 @@ class ReadModel:
         context = self.games.get(game_id)
         if context is None:
             batch.flush()
-            context = load_context(batch.connection, game_id, self.kit_of_game)
+            context = load_context(batch.connection, game_id, self.kit_of_game, self.options_of_game)
             if context is not None:
                 self.games[game_id] = context
         return context
@@ -368,7 +378,12 @@ def recorder_of(token_digest: str | None) -> str | None:
     return token_digest[:12] if token_digest else None
 
 
-def load_context(connection: Connection, game_id: str, kit_of_game: Callable[[str], Any]) -> GameContext | None:
+def load_context(
+    connection: Connection,
+    game_id: str,
+    kit_of_game: Callable[[str], Any],
+    options_of_game: Callable[[str], Mapping[str, Any]],
+) -> GameContext | None:
     row = connection.execute(select(GAMES).where(GAMES.c.game_id == game_id)).mappings().one_or_none()
     if row is None:
         return None
@@ -379,7 +394,8 @@ def load_context(connection: Connection, game_id: str, kit_of_game: Callable[[st
     ).all()
     stored = dict(row)
     memory = json.loads(stored.pop("memory"))
-    return GameContext(stored, {name: player_id for name, player_id in players}, memory, kit_of_game)
+    players_by_name = {name: player_id for name, player_id in players}
+    return GameContext(stored, players_by_name, memory, kit_of_game, options_of_game)
 
 
 def standing(connection: Connection, table: Table, game_id: str) -> list[dict[str, Any]]:

@@ -112,7 +112,7 @@ class Projector:
 
     def __init__(self, ledger: Ledger, store: ReadStore, page: int = PAGE) -> None:
         self.ledger, self.store, self.page = ledger, store, page
-        self.model = ReadModel(self._kit_of_game)
+        self.model = ReadModel(self._kit_of_game, self._options_of_game)
         self.position = store.position()
         self.events_set_aside = 0
         """How many events this runner set aside."""
@@ -248,6 +248,10 @@ class Projector:
     def _kit_of_game(self, game_id: str) -> Any:
         [started] = self.ledger.game_events(UUID(game_id), up_to=1)
         return kit_of(get_ruleset(started.ruleset), started.kit_document, started.kit_hash)
+
+    def _options_of_game(self, game_id: str) -> dict[str, Any]:
+        [started] = self.ledger.game_events(UUID(game_id), up_to=1)
+        return dict(started.options)
 
     def follow(self, stop: StopSignal, poll_seconds: float = POLL_SECONDS) -> None:
         """Catch up, then keep up with new events until `stop` is set."""

@@ -354,7 +354,7 @@ def ruleset_statistics(ruleset: str) -> dict[str, Any]:
 @router.get("/rulesets/{ruleset}/statistics/{name}", response_model=RulesetStatistic, operation_id="ruleset_statistic")
 def ruleset_statistic(ruleset: str, name: str, request: Request, token: TokenDep) -> dict[str, Any]:
     """One of the ruleset's own statistics over its games (private ones for the admin only): evo2's `genes`,
-    `genes-offered`, `combats` and `survival`; evo1's `cards`, `combats` and `genes`; the trait-card game's
+    `genes-offered`, `combats` and `survival`; evo1's `autosaurs`, `cards`, `combats` and `genes`; the trait-card game's
     `actions`, `traits` and `extinctions`."""
     found = statistics_of(ruleset)
     statistic = found.get(name)

@@ -315,6 +315,9 @@ class ReadContext(Protocol):
     def kit(self) -> Any:
         """The game's kit."""
 
+    def options(self) -> Mapping[str, Any]:
+        """The game's options, as its setup named them."""
+
 
 @dataclass(frozen=True)
 class GameRows:

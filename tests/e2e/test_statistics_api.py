@@ -145,9 +145,9 @@ def test_an_evo1_game_has_standings_per_turn_and_its_auctions_and_a_traits_game_
 
 def test_each_ruleset_lists_its_own_statistics_and_an_unknown_one_is_named(client: TestClient) -> None:
     listed = {r: client.get(f"/v1/rulesets/{r}/statistics").json()["statistics"] for r in ("evo1", "evo2", "traits")}
-    assert [s["name"] for s in listed["evo1"]] == ["cards", "combats", "genes"]
+    assert [s["name"] for s in listed["evo1"]] == ["cards", "combats", "autosaurs", "genes"]
     assert [s["name"] for s in listed["traits"]] == ["actions", "traits", "extinctions"]
-    assert all(re.search(r"\[(E2|E1|TR)-\d\d", s["means"]) for found in listed.values() for s in found)
+    assert all(re.search(r"\[(E2|E1|AS|TR)-\d\d", s["means"]) for found in listed.values() for s in found)
     missing = client.get("/v1/rulesets/traits/statistics/genes")
     assert missing.status_code == 404 and missing.json()["code"] == "unknown_statistic"
     assert "actions, traits, extinctions" in missing.json()["message"]

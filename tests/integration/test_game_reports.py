@@ -5,6 +5,7 @@ ruleset without auctions has none."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,8 @@ import pytest
 from evo_ledger.ledger import Ledger
 from evo_ledger.notation import parse_game
 from evo_ledger.rules.evo1.actions import Bid
+from evo_ledger.rules.evo1.autosaur import autosaurs_of
+from evo_ledger.rules.evo1.reading import Evo1Reading
 from evo_ledger.transfer import import_notation
 from projections import queries
 from projections.runner import Projector
@@ -72,6 +75,30 @@ def test_every_traits_game_has_standings_for_every_millennium(ledger: Ledger, pa
     assert millennia == set(range(1, game.state.millennium + 1)), (sorted(millennia), game.state.millennium)
     assert {row["name"] for row in standings["millennia"]} == set(game.player_names)
     assert standings["final"] and standings["final"][0]["rank"] == 1
+
+
+def test_autosaur_seats_are_counted_apart_from_players_seats_as_the_games_end_AS_01(ledger: Ledger) -> None:
+    expected: Counter[tuple[bool, str]] = Counter()
+    for path in EVO1:
+        game_id = import_notation(ledger, path.read_text(), path.parent).game_id
+        game = ledger.game(game_id)
+        autosaurs = set(autosaurs_of(game.options.get("autosaurs")))
+        outcome = game.rules.outcome(game.state)
+        assert outcome is not None, path.name
+        for standing in outcome.standings:
+            expected[(standing.player in autosaurs, "seats")] += 1
+            expected[(standing.player in autosaurs, "wins")] += standing.rank == 1
+    store = ReadStore(ledger.settings)
+    try:
+        Projector(ledger, store).catch_up()
+        with store.engine.connect() as connection:
+            rows = queries.ruleset_statistic(connection, Evo1Reading.statistics["autosaurs"])
+    finally:
+        store.close()
+    assert expected[(True, "seats")] > 0 and expected[(False, "seats")] > 0
+    assert {(row["autosaur"], "seats"): row["seats"] for row in rows} | {
+        (row["autosaur"], "wins"): row["wins"] for row in rows
+    } == dict(expected)
 
 
 def test_a_game_of_a_ruleset_without_auctions_has_none() -> None:

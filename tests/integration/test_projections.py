@@ -101,7 +101,7 @@ def test_the_hand_made_game_fills_every_table_with_the_counts_its_comments_give(
         "read_ratings": 3,  # a rating for each of the three players
         "read_ratings_now": 3,
         "read_turn_order": 10 * 3,  # the draw before round 1, then each of rounds 1 to 9's auctions
-        **{table: 0 for table in ("read_e1_turn_standings", "read_e1_bids", "read_e1_auction_results",
+        **{table: 0 for table in ("read_e1_final", "read_e1_turn_standings", "read_e1_bids", "read_e1_auction_results",
                                   "read_e1_combats", "read_e1_die_rolls", "read_e1_cards_played",
                                   "read_tr_millennia", "read_tr_actions", "read_tr_traits_played",
                                   "read_tr_extinctions")},  # other rulesets' tables

@@ -29,6 +29,7 @@ from evo_ledger.rules.base import integer_column as integer
 from evo_ledger.rules.base import text_column as text
 from evo_ledger.rules.evo1 import flow
 from evo_ledger.rules.evo1.actions import Bid, PlayCard, Roll
+from evo_ledger.rules.evo1.autosaur import autosaurs_of
 from evo_ledger.rules.evo1.board import WINNING_FACES
 
 # What a die face decides; a roll is an initiative roll unless what the rules derived from it says otherwise.
@@ -38,6 +39,18 @@ PURPOSES = {
 }  # fmt: skip
 D6 = ("1", "2", "3", "4", "5", "6")
 TABLES = (
+    ReadTable(
+        "read_e1_final",
+        (
+            PLAYER_KEY,
+            text("name"),
+            integer("rank"),
+            integer("score"),
+            integer("dinosaurs"),
+            ReadColumn("autosaur", "boolean"),
+            ReadColumn("won", "boolean"),
+        ),
+    ),
     ReadTable("read_e1_turn_standings", (PLAYER_KEY, text("name"), integer("mp"), integer("dinosaurs"))),
     ReadTable(
         "read_e1_bids",
@@ -112,6 +125,11 @@ class Evo1Reading:
                               "expected_win_rate": Measure("max", "expected_win_rate")},
                              "combats by the attacker's horn difference: the attacker's wins against the rate the "
                              "d6 gives [E1-09]"),
+        "autosaurs": Statistic("read_e1_final", ("autosaur",),
+                               {"seats": Measure("count"), "wins": Measure("count_true", "won"),
+                                "mean_rank": Measure("mean", "rank"), "mean_score": Measure("mean", "score")},
+                               "finished seats, those the Autosaur rules run (true) and those players run (false): "
+                               "how many, their wins, mean place and mean score [AS-01]"),
         "genes": Statistic("read_e1_auction_results", ("gene",),
                            {"won": Measure("count"), "mean_price": Measure("mean", "paid"),
                             "vouchers": Measure("sum", "vouchers")},
@@ -174,6 +192,12 @@ class Evo1Reading:
         elif kind == "game_ended":
             standings = tuple(Standing(s["rank"], s["player"], tuple(s["score"])) for s in data["standings"])
             yield ReadResult(Outcome(standings, flow.SCORE_LABELS))
+            autosaurs = set(autosaurs_of(context.options().get("autosaurs")))
+            for standing in standings:
+                score, dinosaurs = standing.score[0], standing.score[-1]
+                yield ReadRow("read_e1_final", {**turn, **context.player(standing.player), "rank": standing.rank,
+                              "score": score, "dinosaurs": dinosaurs, "autosaur": standing.player in autosaurs,
+                              "won": standing.rank == 1})  # fmt: skip
 
     def _settled(self, context: ReadContext, turn: dict[str, Any], data: Mapping[str, Any]) -> Iterator[ReadItem]:
         for row in data["rows"]:
