@@ -16,6 +16,7 @@ import anyio.to_thread
 from fastapi import FastAPI
 
 from api import errors, schemas
+from api.open_streams import OpenStreams
 from api.routes import audits, events, games, health, pages, rules, statistics
 from api.supervision import CheckpointSigner, Supervisor
 from evo_ledger.ledger import Ledger, Receipt
@@ -161,6 +162,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.appends = appends
+    app.state.open_streams = OpenStreams(settings.streams_per_client)
     errors.install(app)
     documentation = list(app.router.routes)  # FastAPI's own: the schema and the documentation's pages
     app.include_router(games.router, prefix="/v1")

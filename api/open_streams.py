@@ -61,11 +61,8 @@ class Place:
 
 
 def open_streams(request: Request) -> OpenStreams:
-    """The server's count of open streams, made with its first stream."""
-    state = request.app.state
-    found: OpenStreams | None = getattr(state, "open_streams", None)
-    if found is None:
-        found = state.open_streams = OpenStreams(state.settings.streams_per_client)
+    """The server's count of open streams."""
+    found: OpenStreams = request.app.state.open_streams
     return found
 
 

@@ -330,11 +330,7 @@ class Audit:
         )
 
     def _fields_or_none(self, stored: StoredEvent) -> dict[str, Any] | None:
-        try:
-            fields: dict[str, Any] = unpack_sealed(stored.state)[0]
-        except Exception:
-            return None
-        return fields
+        return self._fields_and_seal(stored)[0]
 
     def _report(self, events: Sequence[tuple[StoredEvent, dict[str, Any]]]) -> AuditReport:
         checks = [self.checks[name] for name in CHECK_NAMES]

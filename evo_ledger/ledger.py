@@ -466,7 +466,7 @@ class Ledger(Application[UUID]):
         if key is None:
             raise CheckpointError(f"checkpoints are signed with the seal key: set {SEAL_KEY_VARIABLE}")
         with self._checkpoints_lock:
-            if self._checkpoints is None or self._checkpoints.key != key:
+            if self._checkpoints is None:
                 self._checkpoints = CheckpointIndex(key)
             self._checkpoints.read(self.recorder.select_events(CHECKPOINT_LOG_ID, gt=self._checkpoints.rows))
             return self._checkpoints
@@ -504,11 +504,11 @@ class Ledger(Application[UUID]):
             assert taken is not None
             return published(taken), True
 
-    def _notifications(self, after: int) -> Iterator[Notification]:
-        """The log after position `after`, read a page at a time."""
+    def _notifications(self, after: int, topics: Sequence[str] = ()) -> Iterator[Notification]:
+        """The log after position `after` (only the `topics` named, if any), read a page at a time."""
         start = after + 1
         while True:
-            page = self.recorder.select_notifications(start=start, limit=NOTIFICATION_PAGE)
+            page = self.recorder.select_notifications(start=start, limit=NOTIFICATION_PAGE, topics=topics)
             yield from page
             if len(page) < NOTIFICATION_PAGE:
                 return
@@ -549,13 +549,7 @@ class Ledger(Application[UUID]):
         return ((n.id, UUID(str(n.originator_id))) for n in self._started_notifications(after))
 
     def _started_notifications(self, after: int) -> Iterator[Notification]:
-        start = after + 1
-        while True:
-            page = self.recorder.select_notifications(start=start, limit=1000, topics=[Game.Started.TOPIC])
-            yield from page
-            if len(page) < 1000:
-                return
-            start = page[-1].id + 1
+        return self._notifications(after, topics=[Game.Started.TOPIC])
 
     def find_game(self, reference: str) -> UUID:
         """A game by its id, a unique beginning of its id, or `last`: the game started last."""
