@@ -84,7 +84,17 @@ def test_AS_03_the_second_dinosaur_goes_on_the_best_free_neighbour_of_the_start(
 def test_AS_04_an_autosaur_is_dealt_no_card_and_draws_none() -> None:
     state = RULES.setup(load_kit(str(TINY)), ["ann", "ben", "cat"], {"autosaurs": "cat"})
     assert "cat" not in state.cards_due and state.cards_due.count("ann") == 3
-    assert refusal(state, "cat drew peace_treaty").ruling == "E1-23"
+    assert refusal(state, "cat drew peace_treaty").ruling == "AS-04"
+
+
+def test_AS_04_an_autosaur_that_wins_a_card_gene_draws_no_card_for_it() -> None:
+    state = play(
+        TO_CAT_BIRTHS + "cat birth D1\nroll 6\nroll 6\ndraw card\ndraw tail\ndraw egg\n"
+        "ann bid 0 row2\nben bid 0 row3\nroll 3\ncat bid 0 row1"
+    )
+    violation = refusal(state, "cat drew peace_treaty")
+    assert violation.ruling == "AS-04" and "Autosaur" in violation.message
+    assert refusal(state, "ann drew peace_treaty").ruling == "E1-23", "a person owed no card is refused as before"
 
 
 def test_AS_05_an_autosaur_never_moves_but_takes_its_initiative_place() -> None:

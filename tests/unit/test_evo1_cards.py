@@ -470,6 +470,16 @@ def test_E1_29_an_embargo_stops_every_play_until_the_next_turn_recovery_and_foss
     assert state.phase == Phase.OVER  # no end window under the embargo
 
 
+def test_E1_29_a_fossil_after_an_impact_under_the_embargo_is_refused_by_the_embargo() -> None:
+    state = play_on(holding(turn_3(track=4), ann="card_embargo", ben="fossil_2mp"), "ann play card_embargo")
+    state = play_on(state, *(line for line in AUCTION if line not in ("survival", "meteor")))
+    assert state.phase == Phase.OVER and state.impact
+    violation = refusal(state, "ben play fossil_2mp")
+    assert violation.ruling == "E1-29" and "end window" in violation.message
+    ended = play_on(holding(turn_3(track=4), ann="fossil_2mp", ben="fossil_2mp"), *AUCTION, "end")
+    assert refusal(ended, "ben play fossil_2mp").ruling == "E1-20", "after the result, with no embargo, as before"
+
+
 def test_E1_29_no_embargo_that_would_strand_a_bid_only_vouchers_can_pay() -> None:
     state = play_on(holding(turn_3(), ann="mp_voucher_3", ben="card_embargo"), *BIDDING)
     state = play_on(state, f"ann bid {state.seats['ann'].mp + 2} row1")
@@ -516,6 +526,16 @@ def test_E1_25_plays_in_a_start_window_follow_the_order_in_force() -> None:
 def test_E1_26_no_births_ends_the_births_before_they_begin() -> None:
     state = play_on(holding(turn_3(), ann="no_births"), *BIRTHS, "ann play no_births")
     assert state.phase == Phase.SURVIVAL and state.board == turn_3().board
+
+
+def test_E1_10_a_birth_while_no_births_is_in_force_is_refused_under_the_births_ruling_naming_the_card() -> None:
+    state = play_on(holding(turn_3(), ann="no_births"), *BIRTHS, "ann play no_births")
+    assert state.due == "survival"
+    violation = refusal(state, "ben birth A3")
+    assert violation.ruling == "E1-10" and "ann played no_births" in violation.message
+    assert "forbids births this turn" in violation.message
+    later = play_on(holding(turn_3(), ann="no_births", ben=(), cat=()), *BIRTHS, "ann play no_births")
+    assert later.phase == Phase.EVOLUTION and refusal(later, "ben birth A3").ruling == "E1-10"
 
 
 def test_E1_24_no_births_comes_before_the_first_birth() -> None:

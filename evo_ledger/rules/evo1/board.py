@@ -234,12 +234,18 @@ def has_birth_space(state: State, player: str) -> bool:
     return any(space not in board for parent in parents for space in neighbours[parent])
 
 
+def check_births_allowed(state: State) -> None:
+    """No birth of any kind while a `no_births` is in force, in whatever phase it is tried: the card forbids the
+    action, so the birth is refused under the births' ruling [E1-10, E1-24]."""
+    banned = state.in_force(modifiers.NO_BIRTHS) if state.modifiers else None
+    if banned is not None:
+        raise RuleViolation("E1-10", f"{banned.player} played no_births: the card forbids births this turn")
+
+
 def check_birth(state: State, action: Birth) -> None:
     check_turn(state, action.player, "place a baby")
     check_space(state, action.space)
-    if modifiers.births_banned(state):
-        banned = state.in_force(modifiers.NO_BIRTHS)
-        raise RuleViolation("E1-10", f"{banned.player if banned else 'a seat'} played no_births: none this turn")
+    check_births_allowed(state)
     if state.births_left < 1:
         raise RuleViolation("E1-10", f"{action.player} has no egg, or no dinosaur in reserve, left this turn")
     parents = birth_parents(state, action.player)

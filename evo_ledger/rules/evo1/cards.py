@@ -71,6 +71,15 @@ def check_play(state: State, play: PlayCard) -> None:
     CARDS[play.card].check(state, play)
 
 
+def check_end_under_embargo(state: State) -> None:
+    """A card embargo played in the turn the meteor strikes still stands after the impact: the end window falls
+    under it, so the game ends at once and no fossil_2mp may be played before the result [E1-29]."""
+    if state.embargo:
+        raise RuleViolation(
+            "E1-29", f"the meteor struck under a card embargo: the end window falls under it, and no {FOSSIL} is played"
+        )
+
+
 def check_window(state: State, play: PlayCard, spec: CardSpec) -> None:
     """Whether the card's window is open now [E1-24], and the order of plays in a start window [E1-25]."""
     window = spec.window

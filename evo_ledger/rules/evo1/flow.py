@@ -68,6 +68,12 @@ def apply_setup_birth(state: State, action: Birth, effects: Effects) -> None:
 
 
 def check_drew(state: State, action: Drew) -> None:
+    """A card is drawn by a seat owed one, from the deal or a card gene [E1-19, E1-23]; an Autosaur is owed none,
+    not even for a card gene it wins [AS-04]."""
+    if action.player in state.autosaurs:
+        raise RuleViolation(
+            "AS-04", f"{action.player} is an Autosaur: it is dealt no card and draws none, a card gene's included"
+        )
     if action.player not in state.cards_due:
         raise RuleViolation(
             "E1-23", f"{action.player} is owed no card: cards come from the deal and from card genes only"

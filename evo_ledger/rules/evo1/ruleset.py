@@ -351,6 +351,8 @@ def check_phase(state: State, action: Action) -> None:
     player = getattr(action, "player", None)
     if player is not None and player not in state.seats:
         raise RuleViolation(None, f"no player named {player!r} sits at this table ({', '.join(state.seats)})")
+    if kind is Birth:
+        board.check_births_allowed(state)
     if kind in ANY_TIME:
         return
     if state.due or state.paying or (state.cards_due and phase != Phase.SETUP):
@@ -374,9 +376,12 @@ def check_phase(state: State, action: Action) -> None:
 
 
 def check_ended(state: State, kind: type) -> None:
-    """After the impact only a card or the table's step may come, and only in the end window [E1-20]."""
+    """After the impact only a card or the table's step may come, and only in the end window [E1-20]; an embargo
+    that stood at the impact leaves no end window, so no card at all [E1-29]."""
     if state.phase == Phase.END and kind in (PlayCard, Proceed):
         return
+    if kind is PlayCard:
+        cards.check_end_under_embargo(state)
     if kind in (DrawGene, Bid, Pass):
         raise RuleViolation("E1-14", f"the meteor struck in turn {state.turn}: that turn has no auction")
     if state.phase == Phase.END:
