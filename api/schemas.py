@@ -18,6 +18,11 @@ MAX_ACTION_BYTES = 4096
 # The largest event number a store's integer column holds: a larger one is refused, not sent to the database.
 MAX_EVENT_NUMBER = 2**63 - 1
 
+# Where a position stands, as its view gives it apart from the headline, which says the same in words.
+ROUND = "the round (evo1: the turn; the trait-card game: the millennium), counted from 1; 0 before the first begins"
+PHASE = "the part of the round, in the ruleset's words (`movement`, `births`); `over` once the game is over"
+STEP = "what the table awaits now, in words (`ann to move (2 steps left)`); empty once the game is over"
+
 
 SEAT_MARKS = {spec.seat_mark: spec for spec in seat_options().values()}
 
@@ -167,6 +172,9 @@ class Summary(BaseModel):
     )
     status: str = Field(description="ongoing or over")
     headline: str
+    round: int = Field(description=ROUND)
+    phase: str = Field(description=PHASE)
+    step: str = Field(description=STEP)
     private: bool
     started_at: str
     result: list[dict[str, Any]] | None
@@ -195,6 +203,9 @@ class EventPage(BaseModel):
 class State(BaseModel):
     version: int
     headline: str
+    round: int = Field(description=ROUND)
+    phase: str = Field(description=PHASE)
+    step: str = Field(description=STEP)
     players: list[str]
     occupants: dict[str, str]
     result: list[dict[str, Any]] | None
@@ -309,6 +320,9 @@ class PositionView(BaseModel):
     version: int
     ruleset: str
     headline: str
+    round: int = Field(description=ROUND)
+    phase: str = Field(description=PHASE)
+    step: str = Field(description=STEP)
     players: list[str] = Field(description="each player's line")
     table: list[str] = Field(description="what lies on the table besides the board, a line each")
     layout: Layout | None = Field(description="the board and the auction, for a game that has them")

@@ -273,7 +273,7 @@ def game_summary(reader: ReaderDep, ledger: LedgerDep) -> schemas.Summary:
 def summarise(ledger: Ledger, game: Game, reader: Reader | None = None) -> schemas.Summary:
     """The game as a reader (the public if None) sees it: the head hash is left out where a hidden action could
     be tried from it."""
-    outcome = game.rules.outcome(game.state)
+    outcome, view = game.rules.outcome(game.state), game.rules.view(game.state)
     access = ledger.access(game.id)
     withheld = visibility(reader or Reader(game.id, sees_all=False), ledger, game).withheld_from
     return schemas.Summary(
@@ -286,7 +286,10 @@ def summarise(ledger: Ledger, game: Game, reader: Reader | None = None) -> schem
         version=game.version,
         head_hash=game.head_hash if withheld is None else None,
         status="over" if outcome is not None else "ongoing",
-        headline=game.rules.view(game.state).headline,
+        headline=view.headline,
+        round=view.round,
+        phase=view.phase,
+        step=view.step,
         private=access is not None and access.private,
         started_at=game.created_on.isoformat(),
         result=result_of(outcome),

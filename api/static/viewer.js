@@ -147,10 +147,9 @@ async function loadEvents() {
   listEvents();
 }
 
-// A headline reads "round 3 · movement · ..." or "turn 3 · births · ...": the round and the phase.
+// The round and the phase as the view gives them: a phase is told apart from the same phase of another round.
 function roundAndPhase(view) {
-  const [round, phase] = view.headline.split(" · ");
-  return { round: Number((round.match(/\d+/) || ["0"])[0]), phase: `${round} · ${phase}` };
+  return { round: view.round, phase: `${view.round} · ${view.phase}` };
 }
 
 async function stepPhase(direction) {

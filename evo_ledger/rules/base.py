@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from types import MappingProxyType
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
@@ -107,6 +107,12 @@ class StateView:
     players: tuple[str, ...]
     occupants: Mapping[str, str]
     table: tuple[str, ...] = ()
+    round: int = field(kw_only=True)
+    """The round (or turn, or generation) the game is in, counted from 1; 0 before the first begins."""
+    phase: str = field(kw_only=True)
+    """The part of the round the game is in, in the ruleset's words (`movement`, `births`); a game over says so."""
+    step: str = field(kw_only=True)
+    """What the table awaits now, in words (`ann to move`), empty once the game is over."""
 
 
 @dataclass(frozen=True)

@@ -450,3 +450,27 @@ def test_an_actions_kind_is_the_notations_word_and_the_old_names_still_read(clie
     unknown = append(client, game, recorder, {"kind": "dance"})
     assert unknown.status_code == 422 and "expected one of attack, bid, birth, climate, draw" in unknown.text
     assert "draw_gene" not in unknown.text
+
+
+def test_a_served_view_gives_the_round_phase_and_step_apart_from_its_headline(client: TestClient) -> None:
+    """`/view`, `/state` and the summary serve the round, the phase and what is awaited that the headline says."""
+    answer = client.post("/v1/games/import", content=HAND_GAME, headers={"Content-Type": "text/plain"})
+    assert answer.status_code == 201, answer.text
+    game = answer.json()["game_id"]
+    first = client.get(f"/v1/games/{game}/view", params={"at": 1}).json()
+    assert (first["round"], first["phase"], first["step"]) == (1, "order", "the clan markers' order to be drawn")
+    bidding = client.get(f"/v1/games/{game}/state", params={"at": 10}).json()
+    assert (bidding["round"], bidding["phase"], bidding["step"]) == (1, "auction", "ben to bid")
+    for at in (1, 10, 14, 40):
+        for route in ("view", "state"):
+            served = client.get(f"/v1/games/{game}/{route}", params={"at": at}).json()
+            assert served["headline"] == f"round {served['round']} · {served['phase']} · {served['step']}", served
+    summary = client.get(f"/v1/games/{game}").json()
+    assert (summary["status"], summary["round"], summary["phase"], summary["step"]) == ("over", 10, "over", "")
+    assert summary["headline"] == "game over after round 10"
+    latest = client.get(f"/v1/games/{game}/view").json()
+    assert {key: latest[key] for key in ("headline", "round", "phase", "step")} == {
+        key: summary[key] for key in ("headline", "round", "phase", "step")
+    }
+    listed = client.get("/v1/games").json()["games"]
+    assert [(g["round"], g["phase"], g["step"]) for g in listed] == [(10, "over", "")]

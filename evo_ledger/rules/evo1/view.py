@@ -17,9 +17,32 @@ GENE_ORDER = ("tail", "foot", "horn", "egg", "fur", "parasol", "mutant")
 TERRAIN_INITIALS = {"yellow": "y", "green": "g", "brown": "b", "grey": "m"}
 
 
+# What the end window awaits, after the impact [E1-20].
+END_WINDOW = "the end window after the meteor struck: fossils may be played, then 'end'"
+
+
 def view(state: State) -> StateView:
     players = tuple(seat_line(state, name) for name in state.seats)
-    return StateView(headline(state), players, dict(state.board), table_lines(state))
+    number, phase, step = where(state)
+    return StateView(
+        headline(state, number, phase, step),
+        players,
+        dict(state.board),
+        table_lines(state),
+        round=number,
+        phase=phase,
+        step=step,
+    )
+
+
+def where(state: State) -> tuple[int, str, str]:
+    """The turn (0 during the setup), the phase and what is awaited: the headline says them, and the view gives
+    each apart."""
+    if state.phase == Phase.OVER:
+        return state.turn, Phase.OVER, ""
+    if state.phase == Phase.END:
+        return state.turn, Phase.END, END_WINDOW
+    return state.turn, state.phase, awaited(state)
 
 
 def layout(state: State) -> Layout:
@@ -78,15 +101,17 @@ def auction_row(state: State, row: int) -> str:
     return f"row {row} {state.rows[row - 1]}{bid}"
 
 
-def headline(state: State) -> str:
-    if state.phase == Phase.OVER:
-        return f"game over in turn {state.turn}: the meteor struck"
-    if state.phase == Phase.END:
-        return f"turn {state.turn} · the meteor struck · the end window: fossils may be played, then 'end'"
-    if state.phase == Phase.SETUP:
-        return f"setup · {awaited(state)}"
+def headline(state: State, number: int, phase: str, step: str) -> str:
+    """`turn 3 · movement · climate green · meteor on 4 · ann to move (2 steps left)`: the turn, the phase, the
+    climate and the meteor, and what is awaited; `setup · ...` before the first turn."""
+    if phase == Phase.OVER:
+        return f"game over in turn {number}: the meteor struck"
+    if phase == Phase.SETUP:
+        return f"setup · {step}"
+    if phase == Phase.END:
+        return f"turn {number} · {phase} · {step}"
     colour = state.kit.chart[state.climate_position]
-    return f"turn {state.turn} · {state.phase} · climate {colour} · meteor on {state.meteor} · {awaited(state)}"
+    return f"turn {number} · {phase} · climate {colour} · meteor on {state.meteor} · {step}"
 
 
 def awaited(state: State) -> str:

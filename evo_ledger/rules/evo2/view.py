@@ -22,7 +22,23 @@ ZONES = ("ideal", "hot", "cold", "deadly")
 
 def view(state: State) -> StateView:
     players = tuple(player_line(state, player) for player in state.players.values())
-    return StateView(headline(state), players, dict(state.board), table_lines(state))
+    number, phase, step = where(state)
+    return StateView(
+        headline(number, phase, step),
+        players,
+        dict(state.board),
+        table_lines(state),
+        round=number,
+        phase=phase,
+        step=step,
+    )
+
+
+def where(state: State) -> tuple[int, str, str]:
+    """The round, the phase and what is awaited: the headline says them, and the view gives each apart."""
+    if state.phase == Phase.OVER:
+        return state.round, Phase.OVER, ""
+    return state.round, state.phase, awaited(state)
 
 
 def layout(state: State) -> Layout:
@@ -58,10 +74,11 @@ def lab_column(state: State, column: int) -> str:
     return f"column {column} {item}" + (f" ({', '.join(bids)})" if bids else "")
 
 
-def headline(state: State) -> str:
-    if state.phase == Phase.OVER:
-        return f"game over after round {state.round}"
-    return f"round {state.round} · {state.phase} · {awaited(state)}"
+def headline(number: int, phase: str, step: str) -> str:
+    """`round 3 · movement · ann to move (2 steps left)`; `game over after round 10`."""
+    if phase == Phase.OVER:
+        return f"game over after round {number}"
+    return f"round {number} · {phase} · {step}"
 
 
 def awaited(state: State) -> str:

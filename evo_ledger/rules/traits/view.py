@@ -10,28 +10,42 @@ from evo_ledger.rules.traits.flow import need_words
 from evo_ledger.rules.traits.state import Location, Phase, Species, State, spoken, total
 from evo_ledger.rules.words import counted
 
+# The millennia, as a game over names its last.
+ORDINALS = ("first", "second", "third", "fourth")
+
 
 def view(state: State) -> StateView:
     players = tuple(player_line(state, player) for player in state.players)
     table = tuple(location_line(place) for place in state.locations.values())
-    return StateView(headline(state), players, {}, table)
+    number, phase, step = where(state)
+    return StateView(headline(state, number, phase, step), players, {}, table, round=number, phase=phase, step=step)
 
 
-def headline(state: State) -> str:
+def where(state: State) -> tuple[int, str, str]:
+    """The millennium (0 during the setup), the phase and what is awaited: the headline says them, and the view
+    gives each apart. The end of a millennium is told by its stage (`extinction`, `natural selection`)."""
     if state.phase == Phase.OVER:
-        return "game over after the fourth millennium"
+        return state.millennium, Phase.OVER, ""
     if state.need is not None:
-        stage = (
-            f"setup ({state.stage})"
-            if state.phase == Phase.SETUP
-            else f"millennium {state.millennium} · {state.stage or 'generation'}"
-        )
-        return f"{stage} · waiting for {need_words(state.need)}"
+        waiting = f"waiting for {need_words(state.need)}"
+        if state.phase == Phase.SETUP:
+            return 0, Phase.SETUP, waiting
+        return state.millennium, state.stage or Phase.GENERATION, waiting
     species = state.species_of(state.current)
     doing = "to pick an active population" if state.active is None else "to act, or 'end'"
     if species.journey:
         doing = "to record the journey's random pick"
-    return f"millennium {state.millennium} · generation · {state.current} ({species.name}) {doing}"
+    return state.millennium, Phase.GENERATION, f"{state.current} ({species.name}) {doing}"
+
+
+def headline(state: State, number: int, phase: str, step: str) -> str:
+    """`millennium 2 · generation · ann (square) to act, or 'end'`; `setup (location) · waiting for ...` with the
+    setup's stage; `game over after the fourth millennium`."""
+    if phase == Phase.OVER:
+        return f"game over after the {ORDINALS[number - 1]} millennium"
+    if phase == Phase.SETUP:
+        return f"setup ({state.stage}) · {step}"
+    return f"millennium {number} · {phase} · {step}"
 
 
 def player_line(state: State, player: str) -> str:
