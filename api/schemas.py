@@ -308,6 +308,9 @@ class AuctionItem(BaseModel):
 
 
 class Layout(BaseModel):
+    """A position on a hex island (evo2, evo1)."""
+
+    kind: str = Field(description="the drawing the viewer makes of it: `hex-island`")
     terrains: list[str] = Field(description="hottest first")
     zones: dict[str, str] = Field(description="the zone each terrain is in now: ideal, hot, cold or deadly")
     spaces: list[BoardSpace]

@@ -44,7 +44,7 @@ from bench.report import reporting
 from evo_ledger.game import SNAPSHOT_INTERVAL, Game
 from evo_ledger.ledger import Ledger
 from evo_ledger.notation import parse_game
-from evo_ledger.rules.base import Bot
+from evo_ledger.rules.contract import Bot
 from evo_ledger.rules.evo2.actions import Pass
 from evo_ledger.rules.evo2.ruleset import Evo2Ruleset
 from evo_ledger.rules.evo2.selfplay import Evo2SelfPlay

@@ -29,6 +29,7 @@ from evo_ledger.checker import start
 from evo_ledger.notation import parse_game
 from evo_ledger.rules import AnyRuleset, get_ruleset
 from evo_ledger.rules.base import resolve_options
+from evo_ledger.rules.contract import self_play
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.selfplay import play_game
 
@@ -92,7 +93,7 @@ def evo1_games(count: int) -> Recorded:
     """Games of 3 to 5 players by the seeded bots, event cards and all, half of them by the random bot and half
     under `experienced`."""
     rules = get_ruleset("evo1")
-    bots = rules.self_play()
+    bots = self_play(rules)
     assert bots is not None
     actions, lines = [], []
     for seed in range(count):
@@ -111,7 +112,7 @@ def evo1_games(count: int) -> Recorded:
 def traits_games(count: int) -> Recorded:
     """Games of 2 to 4 players by the trait-card game's seeded bots, half of them by the random bot."""
     rules = get_ruleset("traits")
-    bots = rules.self_play()
+    bots = self_play(rules)
     assert bots is not None
     kit = load_kit("standin-traits")
     actions, lines = [], []

@@ -26,6 +26,7 @@ from evo_ledger.codec import canonical_bytes, digest, unpack_sealed
 from evo_ledger.game import GENESIS, Game, commitment_holds, stored_hash
 from evo_ledger.rules import UnknownRuleset, rulesets
 from evo_ledger.rules.base import DEVIATION, OPEN_TIE, RuleViolation
+from evo_ledger.rules.contract import at_version, is_chance, self_play
 from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.text import NotationError
 from evo_ledger.seal import Sealer
@@ -253,7 +254,7 @@ class Audit:
         check.detail = f"{len(wanted)} snapshots, each the game at its event"
 
     def _check_chance(self, shadow: Game, domain: Sequence[Any]) -> None:
-        """A generated game's chance actions drawn again from the seed it revealed (`Ruleset.self_play`)."""
+        """A generated game's chance actions drawn again from the seed it revealed (the ruleset's bots)."""
         chance = self.checks["chance"]
         revealed = [event for event in domain if isinstance(event, Game.SeedRevealed)]
         if shadow.commitment is None:
@@ -262,7 +263,7 @@ class Audit:
             chance.verdict, chance.detail = NOT_RUN, "the rules check failed first"
         elif not revealed:
             chance.verdict, chance.detail = NOT_RUN, "the game's seed is not revealed yet"
-        elif (bots := shadow.rules.self_play()) is None or revealed[0].generator != bots.generator:
+        elif (bots := self_play(shadow.rules)) is None or revealed[0].generator != bots.generator:
             chance.fail(revealed[0].originator_version, f"the generator {revealed[0].generator!r} is not known here")
         else:
             history = shadow.history
@@ -272,7 +273,7 @@ class Audit:
                 version, notation, _ = history[unseeded]
                 chance.fail(version, f"event {version} ({notation!r}) is not what the revealed seed draws")
             else:
-                drawn = sum(1 for action in actions if shadow.rules.is_chance(action))
+                drawn = sum(1 for action in actions if is_chance(shadow.rules, action))
                 chance.detail = f"{drawn} chance actions drawn again from seed {revealed[0].seed}"
 
     def _start(self, first: Any) -> Game | None:
@@ -282,7 +283,7 @@ class Audit:
             return None
         ruleset = rulesets().get(first.ruleset)
         if ruleset is not None and first.version != ruleset.version:
-            ruleset = ruleset.at_version(first.version) or ruleset  # a version kept decides as it did
+            ruleset = at_version(ruleset, first.version) or ruleset  # a version kept decides as it did
         self.pinned = {
             "ruleset": first.ruleset,
             "ruleset_version": first.version,
@@ -439,7 +440,7 @@ class Refold:
     def _note_undone_rolls(self, event: Any) -> None:
         undone = set(event.versions)
         for version, notation, _ in self.game.history[-len(undone) :]:
-            if version in undone and self.game.rules.is_chance(self.game.rules.parse_action(notation)):
+            if version in undone and is_chance(self.game.rules, self.game.rules.parse_action(notation)):
                 self.undone_rolls.append(
                     {"event": version, "roll": notation, "undone_by": event.originator_version, "reason": event.reason}
                 )

@@ -8,7 +8,8 @@ from typing import Any
 
 from evo_ledger.notation import ActionLine, GameFile, format_result
 from evo_ledger.rules import AnyRuleset, get_ruleset
-from evo_ledger.rules.base import Kit, Outcome, RuleViolation, SetupError, Standing
+from evo_ledger.rules.base import Outcome, RuleViolation, SetupError, Standing
+from evo_ledger.rules.contract import Kit
 from evo_ledger.rules.kits import KitError, load_kit_document
 
 

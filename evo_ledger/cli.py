@@ -37,6 +37,7 @@ from evo_ledger.ledger_commands import (
 from evo_ledger.notation import GameFileError, format_result, parse_game
 from evo_ledger.processes import settle_collector
 from evo_ledger.rules import UnknownRuleset, rulesets
+from evo_ledger.rules.contract import draw
 from evo_ledger.rules.kits import KitError, builtin_kit_names, load_kit_document, ruleset_for_kit
 from evo_ledger.rules.reference import UnknownRuling, reference, ruling
 from evo_ledger.selfplay import NoSelfPlay, bot_names, play_game
@@ -284,7 +285,7 @@ def show_kit(reference: str | None, out: TextIO) -> int:
     players = f"{fewest} to {kit.players}" if fewest != kit.players else str(kit.players)
     print(f"kit {kit.name}{stand_in}: {rules.name}, {players} players", file=out)
     print(f"hash {kit.content_hash}", file=out)
-    print(rules.draw(kit), file=out, end="")
+    print(draw(rules, kit), file=out, end="")
     return EXIT_OK
 
 

@@ -15,6 +15,7 @@ from evo_ledger import terminal
 from evo_ledger.game import NothingToUndo
 from evo_ledger.ledger import Ledger, Receipt, VersionConflict
 from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.contract import advice as rules_advice
 from evo_ledger.rules.text import NotationError
 from evo_ledger.views import event_line, headline, print_position, terminal_width
 
@@ -77,11 +78,11 @@ class PlaySession:
 
     def offered(self) -> str | None:
         """The action Enter records: the first of the rules' own decision for a seat they run, if one is awaited."""
-        advice = self.game.rules.advice(self.game.state)
+        advice = rules_advice(self.game.rules, self.game.state)
         return self.game.rules.format_action(advice.actions[0]) if advice is not None and advice.actions else None
 
     def advice_line(self) -> str:
-        advice = self.game.rules.advice(self.game.state)
+        advice = rules_advice(self.game.rules, self.game.state)
         assert advice is not None
         return f"the algorithm [{advice.ruling}]: {advice.reason}"
 

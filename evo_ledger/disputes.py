@@ -16,6 +16,7 @@ from evo_ledger.access import hidden_in_place
 from evo_ledger.audit import CanonicalReport
 from evo_ledger.game import Game
 from evo_ledger.rules.base import Outcome, RuleViolation, Step
+from evo_ledger.rules.contract import Explanations, explain, is_chance
 from evo_ledger.rules.text import NotationError
 from evo_ledger.rules.words import counted
 
@@ -92,7 +93,9 @@ def explain_event(game: Game, events: Sequence[Any], version: int) -> Explanatio
     """Why the rules decided as they did about the part of the game that event `version` belongs to (a combat, a
     survival phase, an auction...)."""
     index = effective_index(game, events, version)
-    explanation = game.rules.explain(game_steps(game), index)
+    if not isinstance(game.rules, Explanations):
+        raise NotExplainable(f"the {game.rules.name} rules explain none of their decisions")
+    explanation = explain(game.rules, game_steps(game), index)
     if explanation is None:
         name = type(events[version - 1]).__name__
         raise NotExplainable(f"event {version} ({name}) is not part of anything the {game.rules.name} rules explain")
@@ -118,7 +121,7 @@ def _undone_rolls_between(game: Game, events: Sequence[Any], span: tuple[int, in
     return [
         {"event": event.originator_version, "roll": event.notation}
         for event in events[first : last - 1]
-        if isinstance(event, Game.ActionRecorded) and game.rules.is_chance(game.rules.parse_action(event.notation))
+        if isinstance(event, Game.ActionRecorded) and is_chance(game.rules, game.rules.parse_action(event.notation))
     ]
 
 

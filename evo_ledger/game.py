@@ -24,7 +24,8 @@ from eventsourcing.utils import register_topic
 
 from evo_ledger.codec import digest
 from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
-from evo_ledger.rules.base import Consequence, Kit, OptionValue, RuleViolation, SetupError, Transition, Vocabulary
+from evo_ledger.rules.base import Consequence, OptionValue, RuleViolation, SetupError, Transition, Vocabulary
+from evo_ledger.rules.contract import Kit, hidden_information, replayer
 
 TOPIC_PREFIX = "evo-ledger:Game"
 SNAPSHOT_INTERVAL = 100
@@ -478,7 +479,7 @@ class Game(Aggregate):
 
     def _action_fields(self, action: Any, transition: Transition[Any]) -> dict[str, Any]:
         notation = self._rules.format_action(action)
-        owner = self._rules.visible_only_to(action)
+        owner = hidden_information(self._rules).visible_only_to(action)
         salt = secrets.token_hex(16) if owner is not None else None
         return {
             "notation": notation,
@@ -502,7 +503,7 @@ class Game(Aggregate):
         elif CHECK_ON_FOLD.get():
             after = self._rules.apply(self.state, self._rules.parse_action(notation)).state
         else:
-            after = self._rules.replay(self.state, self._rules.parse_action(notation))
+            after = replayer(self._rules)(self.state, self._rules.parse_action(notation))
         self.history.append((version, notation, self.state))
         self.state = after
 
@@ -512,11 +513,12 @@ class Game(Aggregate):
         actions = [(version, self._rules.parse_action(notation)) for version, notation, _ in self.history]
         revealed: set[int] = set()
         used: set[int] = set()
+        hidden_facts = hidden_information(self._rules)
         for index, (version, hidden) in enumerate(actions):
-            if self._rules.visible_only_to(hidden) is None:
+            if hidden_facts.visible_only_to(hidden) is None:
                 continue
             for later_version, later in actions[index + 1 :]:
-                if later_version not in used and self._rules.reveals(hidden, later):
+                if later_version not in used and hidden_facts.reveals(hidden, later):
                     revealed.add(version)
                     used.add(later_version)
                     break
@@ -542,9 +544,10 @@ class Game(Aggregate):
     def _refold_history(self) -> None:
         """The states before each action, folded again from the setup (after a snapshot left them out)."""
         state = self._rules.setup(self.kit, self.player_names, self.options)
+        replay = replayer(self._rules)
         for index, (version, notation, _) in enumerate(self.history):
             self.history[index] = (version, notation, state)
-            state = self._rules.replay(state, self._rules.parse_action(notation))
+            state = replay(state, self._rules.parse_action(notation))
 
     def snapshot_data(self) -> dict[str, Any]:
         """The game as plain values: setup, head hash, annotations, the effective actions and the rules state."""

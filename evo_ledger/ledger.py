@@ -266,7 +266,7 @@ class Ledger(Application[UUID]):
         ruleset: str,
         marked: Mapping[str, int] | None = None,
     ) -> Receipt:
-        """A whole game played by the ruleset's seeded bots (`Ruleset.self_play`) and stored in one transaction.
+        """A whole game played by the ruleset's seeded bots (the `Bots` capability) and stored in one transaction.
         Its first event commits to the chance generator, a secret salt and the seed (a random one unless given);
         its last reveals them, so that an audit can draw every roll again. `marked`: for an option naming seats,
         how many of the last seats it names (seats the rules run play the rules' own decisions)."""

@@ -17,6 +17,7 @@ from evo_ledger.game import Game
 from evo_ledger.ledger import Ledger
 from evo_ledger.rules import AnyRuleset
 from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.contract import hidden_information
 from evo_ledger.rules.text import NotationError
 from evo_ledger.views import event_sentence
 
@@ -98,12 +99,12 @@ def legal_for(reader: Perspective, game: Game) -> list[str]:
     """The legal actions now that follow from what the reader may see: not the hidden actions, nor those whose
     legality rests on another player's hidden facts (a held card, a peek)."""
     rules, state = game.rules, game.state
-    everything = reads_hidden(reader, game)
+    everything, hidden = reads_hidden(reader, game), hidden_information(rules)
     return [
         rules.format_action(action)
         for action in rules.legal_actions(state)
         if everything
-        or (rules.visible_only_to(action) is None and rules.rests_on(state, action) in (None, reader.seat))
+        or (hidden.visible_only_to(action) is None and hidden.rests_on(state, action) in (None, reader.seat))
     ]
 
 
@@ -150,16 +151,16 @@ def branch_for(reader: Perspective, ledger: Ledger, game: Game, event: int, repl
 
 
 def check_public_replacement(reader: Perspective, ledger: Ledger, game: Game, event: int, replacement: str) -> None:
-    rules = game.rules
+    rules, hidden = game.rules, hidden_information(game.rules)
     try:
         action = rules.parse_action(replacement)
     except NotationError:
         return  # refused as unreadable, whoever asks
     # A draw or a peek rests on every hand and pile the reader may not see.
-    if rules.visible_only_to(action) is not None:
+    if hidden.visible_only_to(action) is not None:
         raise HiddenFacts(f"a what-if with the hidden action {replacement!r} is for the recorder")
     state = ledger.game(game.id, version=event - 1).state if event > 1 else None
-    owner = rules.rests_on(state, action) if state is not None else None
+    owner = hidden.rests_on(state, action) if state is not None else None
     if owner not in (None, reader.seat):
         raise HiddenFacts(
             f"a what-if with {replacement!r} rests on {owner}'s hidden facts: it is for readers who see them"

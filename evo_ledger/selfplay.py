@@ -1,4 +1,4 @@
-"""Self-play for every ruleset that has bots (`Ruleset.self_play`): whole games as game files, the same bytes
+"""Self-play for every ruleset that has bots (the `Bots` capability): whole games as game files, the same bytes
 for the same seed."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from typing import Any
 
 from evo_ledger.notation import Header, format_game
 from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
-from evo_ledger.rules.base import OptionValue, Outcome, SelfPlay, resolve_options
+from evo_ledger.rules.base import OptionValue, Outcome, resolve_options
+from evo_ledger.rules.contract import SelfPlay, self_play
 from evo_ledger.rules.kits import load_kit
 
 PLAYER_NAMES = ("ann", "ben", "cat", "dan", "eve", "fay", "gus", "hal")
@@ -22,7 +23,7 @@ class NoSelfPlay(ValueError):
 
 def self_play_of(ruleset: AnyRuleset, players: int | None = None, bot: str | None = None) -> SelfPlay[Any, Any, Any]:
     """The ruleset's self-play, checked to have so many players and such a bot."""
-    found = ruleset.self_play()
+    found = self_play(ruleset)
     if found is None:
         raise NoSelfPlay(f"ruleset {ruleset.name!r} has no bots to play a game")
     if players is not None and players not in found.player_counts:
@@ -102,4 +103,4 @@ def bot_seat_names(bots: Sequence[str]) -> list[str]:
 
 def bot_names() -> list[str]:
     """Every bot any installed ruleset has."""
-    return sorted({name for ruleset in rulesets().values() if (found := ruleset.self_play()) for name in found.bots})
+    return sorted({name for ruleset in rulesets().values() if (found := self_play(ruleset)) for name in found.bots})

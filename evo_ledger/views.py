@@ -14,6 +14,7 @@ from evo_ledger import terminal
 from evo_ledger.game import Game
 from evo_ledger.notation import format_result
 from evo_ledger.rules import AnyRuleset
+from evo_ledger.rules.contract import draw
 
 WORD_BOUNDARY = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # How far a wrapped event line's following lines are indented: under the text after the event's number.
@@ -47,7 +48,7 @@ def position_parts(game: Game) -> list[tuple[str, str | None]]:
     parts += [(f"{line}\n", None) for line in view.players]
     parts += [(f"{line}\n", terminal.TABLE) for line in view.table]
     labels = {space: marks[owner] for space, owner in view.occupants.items()}
-    board = game.rules.draw(game.kit, labels)
+    board = draw(game.rules, game.kit, labels)
     if board:
         key = ", ".join(f"{mark} {name}" for name, mark in marks.items())
         parts.append((f"\noccupants: {key}\n{board}", None))

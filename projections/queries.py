@@ -16,6 +16,7 @@ from sqlalchemy import Connection, Select, Table, and_, case, func, select
 
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import GameReport, GameRows, Measure, Statistic
+from evo_ledger.rules.contract import reading as reading_of
 from projections.schema import DIE_TABLES, GAMES, RESULTS, TABLES, column_values
 from projections.stats import die_fit
 
@@ -33,7 +34,7 @@ class NoSuchReport(LookupError):
 
 def report_parts(ruleset: str, report: str) -> GameReport:
     """The parts of a report on a game of the ruleset, as its reading names them."""
-    reading = get_ruleset(ruleset).reading()
+    reading = reading_of(get_ruleset(ruleset))
     reports = reading.reports if reading is not None else {}
     parts = reports.get(report, RESULTS_ALONE if report == "standings" else None)
     if parts is None:

@@ -2,8 +2,9 @@
 
 `ReadModel.handle` takes the events of the global log in order, inside one open transaction; the runner stores
 the position reached in the same transaction. The games, their players and results are written here; the rows of
-a ruleset's own tables come from its reading (`Ruleset.reading`), which keeps what later facts need in the game's
-memory, written back to `read_games` with the position and rebuilt from the rows that stand after an undo.
+a ruleset's own tables come from its reading (its read models), which keeps what later facts need in the game's
+memory, written back to `read_games` with the position and rebuilt from the rows that stand after an undo; a
+ruleset without one has its games folded for their result (projections/folded.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from evo_ledger.access import GameAccess
 from evo_ledger.game import Game, topic_of
 from evo_ledger.notation import format_score
 from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
-from evo_ledger.rules.base import ReadAmend, Reading, ReadItem, ReadOrder, ReadResult, ReadRow
+from evo_ledger.rules.base import ReadAmend, ReadItem, ReadOrder, ReadResult, ReadRow
+from evo_ledger.rules.contract import Reading
+from projections.folded import FoldedOutcome, reading_for
 from projections.ratings import rate_endings, refresh_ratings
 from projections.schema import FACT_TABLES, GAME_PLAYERS, GAMES, RESULTS, TABLES, TURN_ORDER
 
@@ -52,9 +55,7 @@ def ruleset_topics() -> dict[str, Read]:
     """The topics of the events each installed ruleset's reading reads."""
     found: dict[str, Read] = {}
     for ruleset in rulesets().values():
-        reading, vocabulary = ruleset.reading(), ruleset.vocabulary
-        if reading is None:
-            continue
+        reading, vocabulary = reading_for(ruleset), ruleset.vocabulary
         for fact in reading.facts:
             found[vocabulary.topic(fact)] = Read(reading)
         for kind in reading.consequences:
@@ -291,9 +292,9 @@ class ReadModel:
 
     def _action(self, batch: Batch, context: GameContext, event: Any) -> None:
         rules = context.ruleset()
-        reading = rules.reading()
+        reading = reading_for(rules)
         action = rules.parse_action(event.notation)
-        if reading is not None and rules.fact_of(action) in reading.facts:
+        if rules.fact_of(action) in reading.facts:
             version = event.originator_version
             where = (version, version, event.timestamp)
             self._write(batch, context, where, reading.from_action(context, action))
@@ -336,8 +337,10 @@ class ReadModel:
                 update(table).where(table.c.game_id == game_id, table.c.action.in_(versions)).values(undone=True)
             )
         context.row["actions_undone"] += len(versions)
-        reading = context.ruleset().reading()
-        if reading is not None:
+        reading = reading_for(context.ruleset())
+        if isinstance(reading, FoldedOutcome):
+            reading.undone(context, len(versions))
+        else:
             tables = [TABLES[spec.name] for spec in reading.tables]
             context.memory = reading.restored({table.name: standing(connection, table, game_id) for table in tables})
         if not standing(connection, RESULTS, game_id):

@@ -5,7 +5,7 @@ Every row comes from the log. `event` is the version, within its game, of the ev
 that action is undone or corrected, so a row is never deleted and statistics can count undone facts apart.
 
 The games, their players and their results are every ruleset's; each ruleset adds the tables its reading
-declares (`Ruleset.reading`), built here from their plain descriptions.
+declares (its read models: `ReadModels.reading`), built here from their plain descriptions.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from sqlalchemy import BigInteger, Boolean, Column, Float, Index, Integer, MetaD
 
 from evo_ledger.rules import rulesets
 from evo_ledger.rules.base import ReadColumn, ReadTable
+from evo_ledger.rules.contract import reading as reading_of
 
 metadata = MetaData()
 COLUMN_TYPES: dict[str, Any] = {"text": String, "integer": Integer, "real": Float, "boolean": Boolean}
@@ -156,7 +157,7 @@ RATINGS_NOW = Table(
 ending's rating starts."""
 
 RULESET_SPECS = {
-    spec.name: spec for ruleset in rulesets().values() if (reading := ruleset.reading()) for spec in reading.tables
+    spec.name: spec for ruleset in rulesets().values() if (reading := reading_of(ruleset)) for spec in reading.tables
 }
 RULESET_TABLES = {name: ruleset_table(spec) for name, spec in RULESET_SPECS.items()}
 FACT_TABLES = (RESULTS, TURN_ORDER, *RULESET_TABLES.values())
@@ -165,7 +166,7 @@ TABLES = {table.name: table for table in READ_TABLES}
 DIE_TABLES = {
     name: spec
     for name, ruleset in rulesets().items()
-    if (reading := ruleset.reading())
+    if (reading := reading_of(ruleset))
     for spec in reading.tables
     if spec.die is not None
 }

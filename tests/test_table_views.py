@@ -11,6 +11,7 @@ from evo_ledger.checker import start
 from evo_ledger.ledger import Ledger
 from evo_ledger.notation import parse_game
 from evo_ledger.rules import get_ruleset
+from evo_ledger.rules.contract import draw
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.settings import Settings
 from evo_ledger.transfer import import_notation
@@ -65,7 +66,7 @@ def test_the_board_has_a_legend_of_its_terrains() -> None:
         ("evo2", "standin-e2-3p", "y yellow, g green, b brown, w white"),
         ("evo1", "standin-e1-3p", "y yellow beach, g green plain, b brown hill, m grey mountain"),
     ):
-        assert legend in get_ruleset(ruleset).draw(load_kit(kit), {"A1": "a"})
+        assert legend in draw(get_ruleset(ruleset), load_kit(kit), {"A1": "a"})
 
 
 class Terminal(io.StringIO):

@@ -27,6 +27,8 @@ from evo_ledger.codec import pack
 from evo_ledger.ledger import Ledger, Receipt
 from evo_ledger.readers import Visibility, hidden_from, reads_hidden, sentence_for, visibility
 from evo_ledger.rules import AnyRuleset
+from evo_ledger.rules.contract import hidden_information
+from evo_ledger.rules.contract import layout as board_layout
 from evo_ledger.transfer import bundle_game, export_bundle, export_notation, notation_game, store_game
 
 router = APIRouter(tags=["events"], responses=schemas.PROBLEMS)
@@ -105,7 +107,7 @@ def position_view(
     and occupants, the zones of the moment, the auction, each player's line. Nothing a rule keeps hidden is in it
     (a hand shows as a count), so every reader of the game is answered the same."""
     game = game_at(ledger, reader.game_id, at)
-    view, layout = game.rules.view(game.state), game.rules.layout(game.state)
+    view, layout = game.rules.view(game.state), board_layout(game.rules, game.state)
     return schemas.PositionView(
         version=game.version,
         ruleset=game.rules.name,
@@ -141,9 +143,9 @@ def state(
     if reads_hidden(reader, latest):
         data = game.rules.snapshot_state(game.state)
     elif reader.seat is not None:
-        data = game.rules.seat_state(game.state, reader.seat)
+        data = hidden_information(game.rules).seat_state(game.state, reader.seat)
     else:
-        data = game.rules.public_state(game.state)
+        data = hidden_information(game.rules).public_state(game.state)
     return schemas.State(
         version=game.version,
         headline=view.headline,

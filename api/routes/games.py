@@ -33,6 +33,7 @@ from evo_ledger.ledger import AppendRequest, Idempotency, Ledger
 from evo_ledger.readers import legal_for, visibility
 from evo_ledger.rules import marked_seats
 from evo_ledger.rules.base import Outcome
+from evo_ledger.rules.contract import advice as rules_advice
 from evo_ledger.writer import NewGame, Writer
 from projections import queries
 from projections.runner import wait_until
@@ -312,7 +313,7 @@ def legal_actions(reader: ReaderDep, ledger: LedgerDep) -> schemas.LegalActions:
     game = ledger.game(reader.game_id)
     rules = game.rules
     actions = legal_for(reader, game)
-    advice = rules.advice(game.state)
+    advice = rules_advice(rules, game.state)
     offered = None
     if advice is not None:
         offered = schemas.Advice(

@@ -21,6 +21,7 @@ from api.errors import ApiError
 from evo_ledger.ledger import Ledger
 from evo_ledger.rules import rulesets
 from evo_ledger.rules.base import Statistic
+from evo_ledger.rules.contract import reading as reading_of
 from projections import outcomes, queries, ratings
 from projections.schema import DIE_TABLES, TABLES
 from projections.store import ReadStore, position_in
@@ -340,7 +341,7 @@ def statistics_of(ruleset: str) -> Mapping[str, Statistic]:
     if ruleset not in rulesets():
         known = ", ".join(sorted(rulesets()))
         raise ApiError(404, "unknown_ruleset", f"no ruleset {ruleset!r}; the rulesets are {known}")
-    reading = rulesets()[ruleset].reading()
+    reading = reading_of(rulesets()[ruleset])
     return reading.statistics if reading is not None else {}
 
 

@@ -22,10 +22,11 @@ function hexCorners(x, y) {
 // A space's centre on flat-topped axial hex coordinates.
 function centre(space) { return [HEX * 1.5 * space.q, HEX * Math.sqrt(3) * (space.r + space.q / 2)]; }
 
-// The spaces are drawn once a game; a step moves only the dinosaurs.
+// A hex island's spaces are drawn once a game; a step moves only the dinosaurs. A layout of a kind this page does
+// not draw leaves the board empty, as a game with no board does.
 function drawBoard(layout) {
   const board = document.getElementById("board");
-  if (!layout) { board.replaceChildren(); return; }
+  if (!layout || layout.kind !== "hex-island") { board.replaceChildren(); return; }
   const drawn = board.querySelector("svg");
   if (drawn && drawn.dataset.spaces === String(layout.spaces.length)) { drawDinosaurs(drawn, layout); return; }
   const points = layout.spaces.map(centre);

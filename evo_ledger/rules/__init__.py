@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
-from evo_ledger.rules.registry import AnyRuleset, UnknownRuleset, get_ruleset, marked_seats, rulesets, seat_options
+from evo_ledger.rules.contract import AnyRuleset
+from evo_ledger.rules.registry import UnknownRuleset, get_ruleset, marked_seats, rulesets, seat_options
 
 __all__ = ["AnyRuleset", "UnknownRuleset", "get_ruleset", "marked_seats", "rulesets", "seat_options"]

@@ -1,16 +1,12 @@
-"""The contract every rule system fulfils, whatever the game.
-
-A ruleset is pure: it turns a kit, the players and the options into a starting state, says whether an action
-is legal in a state (or why not, naming the ruling), and applies an action, returning the next state with the
-consequences the rules derive and any warnings. Nothing here knows a particular edition.
+"""The values the contract between the core and a ruleset speaks in (evo_ledger.rules.contract): refusals,
+consequences, warnings, outcomes, views, explanations, options and the read models' plain descriptions. Nothing
+here knows a particular game.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.resources.abc import Traversable
 from types import MappingProxyType
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
@@ -115,56 +111,6 @@ class StateView:
     """What the table awaits now, in words (`ann to move`), empty once the game is over."""
 
 
-@dataclass(frozen=True)
-class BoardSpace:
-    """A space of a board drawn on a hex grid: flat-topped axial coordinates, its terrain, whether it is on the
-    coast or a start, and who stands on it."""
-
-    id: str
-    q: int
-    r: int
-    terrain: str
-    coast: bool
-    start: bool
-    occupant: str | None
-
-
-@dataclass(frozen=True)
-class AuctionItem:
-    """What is up for auction in one column or row, and the bids standing on it."""
-
-    place: str
-    item: str
-    bids: tuple[tuple[str, int], ...] = ()
-
-
-@dataclass(frozen=True)
-class Layout:
-    """A position as a picture is drawn: the terrains hottest first with the zone each is in now, the board's
-    spaces, and the auction on the table."""
-
-    terrains: tuple[str, ...]
-    zones: Mapping[str, str]
-    spaces: tuple[BoardSpace, ...]
-    auction: tuple[AuctionItem, ...] = ()
-
-
-class Kit(Protocol):
-    """What the core reads of any ruleset's kit: the rest is the ruleset's own."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def stand_in(self) -> bool: ...
-
-    @property
-    def players(self) -> int: ...
-
-    @property
-    def content_hash(self) -> str: ...
-
-
 @dataclass(frozen=True, eq=False)
 class Vocabulary:
     """A ruleset's events: the fact each kind of action records (`fact_of` names one), and the event each kind of
@@ -181,8 +127,6 @@ class Vocabulary:
 
 StateT = TypeVar("StateT")
 ActionT = TypeVar("ActionT")
-KitT = TypeVar("KitT", bound=Kit)
-KitT_contra = TypeVar("KitT_contra", bound=Kit, contravariant=True)
 
 
 class Transition(NamedTuple, Generic[StateT]):
@@ -363,207 +307,6 @@ class Statistic:
     by: tuple[str, ...]
     measures: Mapping[str, Measure]
     means: str
-
-
-class Reading(Protocol):
-    """What a ruleset gives the read tables: its tables, and the rows each of its events makes, as plain values
-    (the SQL is the projections'). It reads the facts and consequence kinds it names; the others only count.
-    `reports` names the tables that answer each report on one game (REPORTS); a reading without `standings` is
-    answered from every ruleset's results. `statistics` are its own, by name, served beside those every ruleset
-    has."""
-
-    tables: tuple[ReadTable, ...]
-    facts: frozenset[str]
-    consequences: frozenset[str]
-    reports: Mapping[str, GameReport]
-    statistics: Mapping[str, Statistic]
-
-    def from_action(self, context: ReadContext, action: Any) -> Iterable[ReadItem]:
-        """The rows an action makes (of a fact the reading names)."""
-
-    def from_consequence(
-        self, context: ReadContext, kind: str, cause: int, data: Mapping[str, Any]
-    ) -> Iterable[ReadItem]:
-        """The rows a consequence makes; `cause` is the event of the action it followed from."""
-
-    def restored(self, standing: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
-        """The memory again, after an undo, from the rows of the game that stand, by table, in event order."""
-
-
-Bot = Callable[[StateT, Sequence[ActionT], random.Random], ActionT]
-
-
-class SelfPlay(Protocol[StateT, ActionT, KitT_contra]):
-    """Seeded bots that play whole games, with chance drawn from the seed: a game the service generates commits
-    to `generator`, a secret salt and its seed in its first event and reveals them at its end, and the audit
-    draws every chance action again (`first_unseeded`)."""
-
-    generator: str
-    bots: Mapping[str, Bot[StateT, ActionT]]
-    player_counts: range
-
-    def default_kit(self, players: int) -> str:
-        """The built-in kit a generated game of so many players is played on."""
-
-    def play(
-        self,
-        kit: KitT_contra,
-        names: Sequence[str],
-        seed: int,
-        bot: str,
-        options: Mapping[str, OptionValue] | None = None,
-        seat_bots: Mapping[str, str] | None = None,
-    ) -> Iterator[tuple[ActionT, Transition[StateT]]]:
-        """A whole game, action by action, with the transition each made; the last transition ends the game;
-        `seat_bots` gives seats bots of their own."""
-
-    def first_unseeded(
-        self,
-        kit: KitT_contra,
-        names: Sequence[str],
-        seed: int,
-        actions: Sequence[ActionT],
-        options: Mapping[str, OptionValue] | None = None,
-    ) -> int | None:
-        """The index of the first chance action in `actions` that the seed does not draw, or None."""
-
-    def comments(self, transition: Transition[StateT]) -> list[str]:
-        """Comment lines a self-played game file gives after the action (the standings after a round)."""
-
-
-class Ruleset(Protocol[StateT, ActionT, KitT]):
-    """A rule system. A ruleset subclasses this and writes what its game has: the methods with a body are
-    optional hooks, the others it must write."""
-
-    name: str
-    version: str
-    options: tuple[OptionSpec, ...]
-    vocabulary: Vocabulary
-    rulings: tuple[str, ...] = ()
-    """The ids of RULINGS.md the ruleset implements (its range): each is named by a test."""
-
-    def parse_kit(self, document: Any, label: str) -> KitT:
-        """The kit a JSON document describes; raise KitError naming the field and what is wrong."""
-
-    def builtin_kits(self) -> Mapping[str, Traversable]:
-        """The kits the ruleset ships (evo_ledger.rules.kits.kits_in), by name."""
-        return {}
-
-    def setup(self, kit: KitT, players: Sequence[str], options: Mapping[str, OptionValue]) -> StateT: ...
-
-    def legal(self, state: StateT, action: ActionT) -> None:
-        """Return if `action` is legal in `state`; raise RuleViolation naming the ruling otherwise."""
-
-    def apply(self, state: StateT, action: ActionT) -> Transition[StateT]:
-        """Check `action` and return the next state; `state` itself is never changed."""
-
-    def replay(self, state: StateT, action: ActionT) -> StateT:
-        """The state after an action already found legal (read back from a log): no checks, no consequences."""
-        return self.apply(state, action).state
-
-    def legal_actions(self, state: StateT) -> Iterator[ActionT]:
-        """The legal actions, where the ruleset can list them."""
-        return iter(())
-
-    def outcome(self, state: StateT) -> Outcome | None:
-        """The result once the game has ended, None while it goes on."""
-
-    def standings(self, state: StateT) -> Outcome:
-        """The standings as the game stands now: the outcome's, once it has ended."""
-
-    def parse_action(self, text: str) -> ActionT:
-        """Read an action in notation; raise NotationError naming the column and what was expected."""
-
-    def format_action(self, action: ActionT) -> str: ...
-
-    def action_from_data(self, data: Any) -> ActionT:
-        """Read an action given as data (evo_ledger.rules.structured); raise ActionDataError naming the field."""
-
-    def action_data(self, action: ActionT) -> dict[str, Any]:
-        """The action as data, as `action_from_data` reads it."""
-
-    def snapshot_state(self, state: StateT) -> dict[str, Any]:
-        """The state as plain values (str, int, bool, None, lists, dicts), without the kit."""
-
-    def restore_state(self, kit: KitT, data: dict[str, Any]) -> StateT:
-        """The state `snapshot_state` gave `data` for, on the same kit."""
-
-    def fact_of(self, action: ActionT) -> str:
-        """The fact the action records, one of `vocabulary.facts`, named in the past tense."""
-
-    def is_chance(self, action: ActionT) -> bool:
-        """Whether chance, not a player, makes the action (a die face, a token or a card drawn)."""
-        return False
-
-    def visible_only_to(self, action: ActionT) -> str | None:
-        """The one player who may see `action` until it is revealed, or None when everyone may."""
-        return None
-
-    def reveals(self, hidden: ActionT, later: ActionT) -> bool:
-        """Whether `later` shows everyone the action `hidden` that only its player could see."""
-        return False
-
-    def advice(self, state: StateT) -> Advice | None:
-        """The decision the rules make now for a seat they run, offered to the recorder; None: nobody's."""
-        return None
-
-    def holder_of(self, action: ActionT) -> str | None:
-        """The player whose hidden holding `action`, listed as a legal action, would show (a card that only its
-        holder may play), None when the listing shows nothing hidden."""
-        return None
-
-    def rests_on(self, state: StateT, action: ActionT) -> str | None:
-        """The player whose hidden facts the action's legality rests on here (a held card, a peek): listing it as
-        legal, or refusing it, would show them. By default, the holder the action alone shows."""
-        return self.holder_of(action)
-
-    def public_state(self, state: StateT) -> dict[str, Any]:
-        """The state as `snapshot_state` gives it, less what the rules keep from all but one player."""
-        return self.snapshot_state(state)
-
-    def seat_state(self, state: StateT, seat: str) -> dict[str, Any]:
-        """The state as the player `seat` may see it: `public_state` with that player's own hidden facts."""
-        return self.public_state(state)
-
-    def layout(self, state: StateT) -> Layout | None:
-        """The position as a picture is drawn (the replay viewer's board), None for a game with no board."""
-        return None
-
-    def describe(self, kind: str, data: Mapping[str, Any]) -> str:
-        """A consequence of `kind` with its `data`, as a sentence a player would say (`log`, `play`); a ruleset
-        whose consequences carry data says them in its own words."""
-        words = kind.replace("_", " ")
-        return f"{words[:1].upper()}{words[1:]}."
-
-    def view(self, state: StateT) -> StateView:
-        """The position in words: round, phase and whose turn, a line a player, the occupant of each space."""
-
-    def draw(self, kit: KitT, labels: Mapping[str, str] | None = None) -> str:
-        """A text picture of the kit's board, `labels` written beside its spaces (their occupants); empty for a
-        game with no board."""
-        return ""
-
-    def explain(self, steps: Sequence[Step[StateT, ActionT]], at: int) -> Explanation | None:
-        """Why the rules decided as they did about the part of the game that `steps[at]` belongs to (a combat,
-        a survival phase, an auction...), or None when there is nothing the rules decided there."""
-        return None
-
-    def reference(self) -> Mapping[str, Any]:
-        """What each ruling id it names means, in the project's words (evo_ledger.rules.reference.rulings_in)."""
-        return {}
-
-    def reading(self) -> Reading | None:
-        """The ruleset's read tables and the rows its events make, None when it has none of its own."""
-        return None
-
-    def self_play(self) -> SelfPlay[StateT, ActionT, KitT] | None:
-        """The ruleset's seeded bots, None when it has none."""
-        return None
-
-    def at_version(self, version: str) -> Ruleset[StateT, ActionT, KitT] | None:
-        """The ruleset as an earlier version of it decided, for the games recorded with that version; None when
-        it keeps no such version."""
-        return None
 
 
 def passing(

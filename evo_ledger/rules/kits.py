@@ -2,15 +2,16 @@
 
 A kit's `ruleset` (in island kits of format 1, `edition`) names its ruleset, which parses and checks the rest
 (`Ruleset.parse_kit`). The content hash is over the canonical JSON, whatever the ruleset: a game pins it, so that
-its replay never changes when a kit file does. Built-in kits ship inside their ruleset's package
-(`Ruleset.builtin_kits`).
+its replay never changes when a kit file does. Built-in kits ship in the `kits` folder of their
+ruleset's package.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -18,7 +19,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from evo_ledger.rules.base import SetupError
-from evo_ledger.rules.registry import AnyRuleset, UnknownRuleset, get_ruleset, rulesets
+from evo_ledger.rules.contract import AnyRuleset, package_of
+from evo_ledger.rules.registry import UnknownRuleset, get_ruleset, rulesets
 
 # The keys that may name a kit's ruleset: `edition` in the island kits written before there were other rulesets.
 RULESET_KEYS = ("ruleset", "edition")
@@ -34,7 +36,7 @@ def canonical_hash(document: Mapping[str, Any]) -> str:
 
 
 def kits_in(package: str, folder: str = "kits") -> dict[str, Traversable]:
-    """The JSON kits a package ships in `folder`, by name: what a ruleset's `builtin_kits` returns."""
+    """The JSON kits a package ships in `folder`, by name."""
     files = resources.files(package) / folder
     return {path.name.removesuffix(".json"): path for path in files.iterdir() if path.name.endswith(".json")}
 
@@ -68,7 +70,13 @@ def parse_kit(document: Any, label: str = "kit") -> Any:
 
 @cache
 def _builtin_kits() -> dict[str, Traversable]:
-    return {name: path for ruleset in rulesets().values() for name, path in ruleset.builtin_kits().items()}
+    return {name: path for ruleset in rulesets().values() for name, path in builtin_kits(ruleset).items()}
+
+
+def builtin_kits(ruleset: AnyRuleset) -> dict[str, Traversable]:
+    """The kits a ruleset ships: the JSON files in the `kits` folder of its package, if it has one."""
+    folder = resources.files(package_of(ruleset)) / "kits"
+    return kits_in(package_of(ruleset)) if folder.is_dir() else {}
 
 
 def builtin_kit_names() -> list[str]:
@@ -210,3 +218,26 @@ class KitReader:
         if maximum is not None and value > maximum:
             self.fail(path, f"must be at most {maximum}, got {value}")
         return value
+
+
+@dataclass(frozen=True)
+class PlainKit:
+    """A kit with the fields the core reads and its whole document (`values`), for a ruleset whose kit is a few
+    values of its own: the ruleset checks those with a `KitReader`."""
+
+    name: str
+    stand_in: bool
+    players: int
+    content_hash: str
+    values: Mapping[str, Any]
+
+
+def plain_kit(document: Any, label: str, counts: Sequence[str] = ()) -> PlainKit:
+    """A kit document's `name`, `stand_in` and `players`, and each of `counts`, an integer of at least 1, checked,
+    with the document itself."""
+    reader = KitReader(label)
+    root = reader.mapping(document, "")
+    players = reader.integer(root, "players", minimum=1)
+    for count in counts:
+        reader.integer(root, count, minimum=1)
+    return PlainKit(reader.string(root, "name"), reader.boolean(root, "stand_in"), players, canonical_hash(root), root)

@@ -1,5 +1,5 @@
 """The project's own rules reference: what each ruling id means, in its words, from the `rulings.toml` each
-ruleset ships beside its code (`Ruleset.reference`)."""
+ruleset ships in its package. The ids of a ruleset's file are the rulings it implements: each is named by a test."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from evo_ledger.rules.contract import AnyRuleset, package_of
 from evo_ledger.rules.registry import rulesets
 
 RULINGS_FILE = "rulings.toml"
@@ -26,16 +27,19 @@ class UnknownRuling(LookupError):
     pass
 
 
-def rulings_in(package: str, ruleset: str) -> dict[str, Ruling]:
-    """The rulings a ruleset's package describes in its `rulings.toml`, by id."""
-    document = tomllib.loads((resources.files(package) / RULINGS_FILE).read_text(encoding="utf-8"))
-    return {ruling: Ruling(ruling, entry["title"], entry["text"], ruleset) for ruling, entry in document.items()}
+def rulings_of(ruleset: AnyRuleset) -> dict[str, Ruling]:
+    """The rulings a ruleset's package describes in its `rulings.toml`, by id; none when it ships no such file."""
+    rulings = resources.files(package_of(ruleset)) / RULINGS_FILE
+    if not rulings.is_file():
+        return {}
+    document = tomllib.loads(rulings.read_text(encoding="utf-8"))
+    return {ruling: Ruling(ruling, entry["title"], entry["text"], ruleset.name) for ruling, entry in document.items()}
 
 
 @cache
 def reference() -> Mapping[str, Ruling]:
     """Every ruling the installed rulesets describe, by id, in id order."""
-    found = {ruling.id: ruling for rules in rulesets().values() for ruling in rules.reference().values()}
+    found = {ruling.id: ruling for rules in rulesets().values() for ruling in rulings_of(rules).values()}
     return dict(sorted(found.items()))
 
 

@@ -8,10 +8,10 @@ from functools import cache
 from importlib.metadata import entry_points
 from typing import Any
 
-from evo_ledger.rules.base import OptionSpec, OptionValue, Ruleset
+from evo_ledger.rules.base import OptionSpec, OptionValue
+from evo_ledger.rules.contract import CORE_MEMBERS, AnyRuleset, at_version
 
 GROUP = "evo_ledger.rulesets"
-AnyRuleset = Ruleset[Any, Any, Any]
 
 
 class UnknownRuleset(LookupError):
@@ -27,11 +27,19 @@ def rulesets() -> dict[str, AnyRuleset]:
     """Every installed ruleset by name, each made once."""
     found: dict[str, AnyRuleset] = {}
     for entry in sorted(entry_points(group=GROUP), key=lambda entry: entry.name):
-        ruleset = entry.load()()
-        if getattr(ruleset, "name", None) != entry.name:
-            raise BadRuleset(f"entry point {entry.name!r} of {GROUP} gives a ruleset named {ruleset.name!r}")
-        found.setdefault(entry.name, ruleset)
+        found.setdefault(entry.name, checked(entry.name, entry.load()()))
     return found
+
+
+def checked(entry: str, ruleset: Any) -> AnyRuleset:
+    """The ruleset an entry point of the group gives, refused unless it has every member of the core and the
+    entry point's name."""
+    missing = [member for member in CORE_MEMBERS if not hasattr(ruleset, member)]
+    if missing:
+        raise BadRuleset(f"entry point {entry!r} of {GROUP} gives a ruleset without {', '.join(missing)}")
+    if ruleset.name != entry:
+        raise BadRuleset(f"entry point {entry!r} of {GROUP} gives a ruleset named {ruleset.name!r}")
+    return ruleset  # type: ignore[no-any-return]
 
 
 def get_ruleset(name: str, version: str | None = None) -> AnyRuleset:
@@ -42,7 +50,7 @@ def get_ruleset(name: str, version: str | None = None) -> AnyRuleset:
         raise UnknownRuleset(f"no ruleset {name!r}; known: {', '.join(sorted(rulesets()))}")
     if version is None or version == ruleset.version:
         return ruleset
-    earlier = ruleset.at_version(version)
+    earlier = at_version(ruleset, version)
     if earlier is None:
         raise UnknownRuleset(f"ruleset {name} is at version {ruleset.version}; this game was recorded with {version}")
     return earlier

@@ -14,7 +14,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
-from evo_ledger.rules.base import Bot, OptionValue, Ruleset, Transition
+from evo_ledger.rules.base import OptionValue, Transition
+from evo_ledger.rules.contract import Bot, Ruleset, advice, is_chance, replayer
 
 StateT = TypeVar("StateT")
 ActionT = TypeVar("ActionT")
@@ -60,9 +61,9 @@ class SeededSelfPlay(Generic[StateT, ActionT, KitT, TableT]):
         choose = self.bots[bot]
         while self.rules.outcome(state) is None:
             drawn = type(self).chance(state, table)
-            advice = self.rules.advice(state) if drawn is None else None
-            if advice is not None:
-                action = advice.actions[0]  # a seat the rules run plays the rules' own decision
+            advised = advice(self.rules, state) if drawn is None else None
+            if advised is not None:
+                action = advised.actions[0]  # a seat the rules run plays the rules' own decision
             elif drawn is None:
                 legal = list(self.rules.legal_actions(state))
                 if seat_bots:
@@ -91,11 +92,12 @@ class SeededSelfPlay(Generic[StateT, ActionT, KitT, TableT]):
         """The first chance action the seed does not draw; a player's action where chance waits lets it wait."""
         state = self.rules.setup(kit, names, options or {})
         table = type(self).make_table(kit, random.Random(f"chance:{seed}"))
+        replay = replayer(self.rules)
         for index, action in enumerate(actions):
             drawn = type(self).chance(state, table)
-            if drawn is not None and drawn != action and self.rules.is_chance(action):
+            if drawn is not None and drawn != action and is_chance(self.rules, action):
                 return index
-            state = self.rules.replay(state, action)
+            state = replay(state, action)
             if drawn is not None and drawn == action:
                 self.taken(table, drawn)
         return None

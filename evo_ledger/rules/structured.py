@@ -30,9 +30,9 @@ def kind_of(action_class: type) -> str:
 
 
 class ActionForm:
-    """The data form of a ruleset's actions, given the union of its action classes and its notation. An action's
-    kind is its notation's word (`words`, by class; the class's name in snake case where none is given); the
-    class's name in snake case is read too."""
+    """The data form of a ruleset's actions, given the union of its action classes (or its one class) and its
+    notation. An action's kind is its notation's word (`words`, by class; the class's name in snake case where none
+    is given); the class's name in snake case is read too."""
 
     def __init__(
         self,
@@ -42,7 +42,7 @@ class ActionForm:
         words: Mapping[type, str] | None = None,
     ) -> None:
         self.words = dict(words or {})
-        self.kinds = self._kinds(typing.get_args(actions))
+        self.kinds = self._kinds(typing.get_args(actions) or (actions,))
         self.parse, self.format = parse, format
 
     def word(self, cls: type) -> str:

@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from evo_ledger.selfplay import play_game
 from tests.browser.test_dashboard import caught_up, chart_data, the_rulesets_own_panels_show_its_statistics
+from tests.integration.test_toy_ruleset import WHOLE_GAME
 from tests.support import ROOT, child_env, serve_process
 
 ONE_RULESET = ROOT / "tests" / "one_ruleset"
@@ -24,7 +24,7 @@ GAME_FILES = {"evo2": "hand-3p-first-game.evo", "evo1": "evo1-hand-3p.evo", "tra
 def game_file(ruleset: str) -> str:
     if ruleset in GAME_FILES:
         return (REPLAYS / GAME_FILES[ruleset]).read_text()
-    return play_game(2, 3, "sensible", ruleset).text()
+    return "ruleset toy 1\nkit toy-2p\nplayers ann ben\n" + "\n".join(WHOLE_GAME) + "\n"
 
 
 @pytest.fixture(params=["toy", "evo1", "evo2", "traits"])

@@ -11,6 +11,7 @@ from sqlalchemy import Table, text
 
 from evo_ledger.ledger import Ledger
 from evo_ledger.rules import rulesets
+from evo_ledger.rules.contract import reading as reading_of
 from evo_ledger.transfer import import_notation
 from projections.runner import rebuild
 from projections.schema import POSITIONS, READ_TABLES
@@ -54,7 +55,7 @@ def test_every_documented_query_runs_on_tables_rebuilt_from_the_replays(ledger: 
 
 def test_every_rulesets_reports_and_statistics_are_documented_with_their_tables() -> None:
     for name, ruleset in rulesets().items():
-        reading = ruleset.reading()
+        reading = reading_of(ruleset)
         if reading is None:
             continue
         for parts in reading.reports.values():

@@ -15,6 +15,7 @@ from evo_ledger.checker import start
 from evo_ledger.ledger import Ledger
 from evo_ledger.notation import parse_game
 from evo_ledger.rules import get_ruleset
+from evo_ledger.rules.contract import is_chance
 from evo_ledger.selfplay import play_game
 from evo_ledger.settings import Settings
 from evo_ledger.transfer import import_notation
@@ -144,7 +145,7 @@ def test_dice_by_ruleset_and_purpose_agree_with_the_games(database: str, ruleset
             rules, state = get_ruleset(ruleset), start(game)
             for line in game.actions:
                 state, derived, _ = rules.apply(state, line.action)
-                if rules.is_chance(line.action) and hasattr(line.action, "face"):
+                if is_chance(rules, line.action) and hasattr(line.action, "face"):
                     faces[str(line.action.face)] += 1
                     consequences.update(kind for kind, _ in derived)
         Projector(ledger, store).catch_up()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from evo_ledger.rules import get_ruleset
+from evo_ledger.rules.evo1.ruleset import Evo1Ruleset
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.selfplay import marked_options, player_names
 from tests.autosaur_reference import Referee
@@ -18,7 +18,7 @@ GAMES = 200
 
 def play_and_referee(seed: int) -> Referee:
     """One seeded game, every Autosaur decision computed again."""
-    rules = get_ruleset("evo1")
+    rules = Evo1Ruleset()
     players = 3 + seed % 3
     names = player_names(players)
     options: dict[str, Any] = marked_options(names, {"autosaurs": 1 + seed % min(3, players)})

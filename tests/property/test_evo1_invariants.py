@@ -11,17 +11,17 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation, Transition
 from evo_ledger.rules.evo1 import auction, board
 from evo_ledger.rules.evo1.actions import Action, Bid, Birth, Move, Pass, PlayCard, Proceed, Roll
 from evo_ledger.rules.evo1.flow import awaited_roll
+from evo_ledger.rules.evo1.ruleset import Evo1Ruleset
 from evo_ledger.rules.evo1.selfplay import Evo1SelfPlay
 from evo_ledger.rules.evo1.state import Phase, State
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.selfplay import PLAYER_NAMES
 
-RULES = get_ruleset("evo1")
+RULES = Evo1Ruleset()
 GAMES = 200
 BATCHES = 4
 KITS = {3: load_kit("standin-e1-3p"), 4: load_kit("standin-e1-4p-alt"), 5: load_kit("standin-e1-5p")}

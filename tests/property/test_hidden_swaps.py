@@ -28,6 +28,7 @@ from evo_ledger.checker import check_game
 from evo_ledger.notation import parse_game
 from evo_ledger.readers import PUBLIC, legal_for
 from evo_ledger.rules import get_ruleset
+from evo_ledger.rules.contract import hidden_information
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.selfplay import play_game
 from projections.runner import wait_until
@@ -109,13 +110,14 @@ def swaps(ruleset: str, header: str, actions: list[str]) -> Iterator[Swap]:
     value: the games cut where the action is revealed (or before the game's last action, which ends it), or where
     the swap makes an action illegal."""
     rules = get_ruleset(ruleset)
+    hidden = hidden_information(rules)
     parsed = [rules.parse_action(line) for line in actions]
     for index, action in enumerate(parsed):
-        owner = rules.visible_only_to(action)
+        owner = hidden.visible_only_to(action)
         if owner is None:
             continue
         revealed = next(
-            (later for later in range(index + 1, len(parsed)) if rules.reveals(action, parsed[later])), None
+            (later for later in range(index + 1, len(parsed)) if hidden.reveals(action, parsed[later])), None
         )
         end = len(parsed) - 1 if revealed is None else revealed  # an ended game shows every hidden fact
         for other in alternatives(ruleset, header, actions[index]):
@@ -291,10 +293,11 @@ def test_a_swapped_hidden_fact_changes_no_answer_a_reader_who_may_not_see_it_get
     tables = [read_side(client, ruleset) for client in servers]
     differing = [name for name in tables[0] if tables[0][name] != tables[1][name]]
     assert not differing, {name: (tables[0][name][-5:], tables[1][name][-5:]) for name in differing}
+    rules = get_ruleset(ruleset)
     hidden = sum(
         1
         for _, actions in games
         for line in actions
-        if get_ruleset(ruleset).visible_only_to(get_ruleset(ruleset).parse_action(line)) is not None
+        if hidden_information(rules).visible_only_to(rules.parse_action(line)) is not None
     )
     assert compared >= hidden * 3 // 4, (compared, hidden)  # nearly every hidden action has another value

@@ -12,15 +12,15 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.rules.traits.actions import Action, Deal, Draw, EndGeneration, Hunt, HuntSpecies, Journey
+from evo_ledger.rules.traits.ruleset import TraitsRuleset
 from evo_ledger.rules.traits.selfplay import TraitsSelfPlay
 from evo_ledger.rules.traits.state import Phase, State, total
 from evo_ledger.selfplay import PLAYER_NAMES
 
-RULES = get_ruleset("traits")
+RULES = TraitsRuleset()
 KIT = load_kit("standin-traits")
 GAMES = 120
 BATCHES = 3

@@ -8,17 +8,17 @@ from typing import Any
 
 import pytest
 
-from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation, SetupError, Transition
 from evo_ledger.rules.effects import Effects
 from evo_ledger.rules.evo1 import autosaur, flow
 from evo_ledger.rules.evo1.kit import parse_kit
+from evo_ledger.rules.evo1.ruleset import Evo1Ruleset
 from evo_ledger.rules.evo1.state import AUTOSAUR_ROLL, Phase, State
 from evo_ledger.rules.kits import KitError, load_kit
 from tests.unit.test_evo1_rules import DEAL as RULINGS_DEAL
 from tests.unit.test_evo1_rules import TINY, lines
 
-RULES = get_ruleset("evo1")
+RULES = Evo1Ruleset()
 # The people's deal of the ruling files' games; cat, an Autosaur, is dealt none [AS-04].
 DEAL = "\n".join(line for line in lines(RULINGS_DEAL) if line.startswith(("ann drew", "ben drew"))) + "\n"
 # cat starts on D3; no beach is free next to it, so its second dinosaur goes on the best other neighbour [AS-03].

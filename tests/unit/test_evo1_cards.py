@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.evo1.kit import Kit, parse_kit
+from evo_ledger.rules.evo1.ruleset import Evo1Ruleset
 from evo_ledger.rules.evo1.state import Phase, State
 from evo_ledger.rules.kits import load_kit
 from tests.support import ROOT, steps_of
 
-RULES = get_ruleset("evo1")
+RULES = Evo1Ruleset()
 KIT_FILE = ROOT / "tests" / "rulings" / "tiny-e1-3p-cards.json"
 # Turns 1 and 2, with no card play: turn 3 begins with the order ann, ben, cat and the marker on brown; ann on A2,
 # ben on B2 and B3, cat on C2, C3 and D2.
@@ -566,7 +566,7 @@ def test_E1_23_a_held_card_is_hidden_from_other_readers_until_played() -> None:
     state = turn_3()
     assert RULES.public_state(state)["seats"]["ben"][3] == 3
     assert RULES.seat_state(state, "ann")["seats"]["ben"][3] == 3
-    assert RULES.holder_of(RULES.parse_action("ben play no_fighting")) == "ben"
+    assert RULES.rests_on(state, RULES.parse_action("ben play no_fighting")) == "ben"
     played = play_on(state, *MOVEMENT, "ben play no_fighting")
     assert "no_fighting" in RULES.public_state(played)["discards"]
 

@@ -7,16 +7,16 @@ from typing import Any
 
 import pytest
 
-from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.evo1 import board
 from evo_ledger.rules.evo1.kit import Kit, parse_kit
+from evo_ledger.rules.evo1.ruleset import Evo1Ruleset
 from evo_ledger.rules.evo1.state import Phase, State
 from evo_ledger.rules.kits import KitError, load_kit
 from tests.support import ROOT
 from tools.make_evo1_kits import KITS, KITS_DIR, make_kit, render
 
-RULES = get_ruleset("evo1")
+RULES = Evo1Ruleset()
 TINY = ROOT / "tests" / "rulings" / "tiny-e1-3p.json"
 DEAL = """
 ann drew heat_stroke

@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kits import KitError, load_kit
 from evo_ledger.rules.traits.kit import parse_kit
+from evo_ledger.rules.traits.ruleset import TraitsRuleset
 from evo_ledger.rules.traits.state import Phase, State, total
 from tests.support import ROOT, steps_of
 from tools.make_traits_kit import KITS_DIR, make_kit, render
 
-RULES = get_ruleset("traits")
+RULES = TraitsRuleset()
 KIT = load_kit("standin-traits")
 HAND_GAME = (ROOT / "replays" / "traits-hand-2p.evo").read_text()
 ACTIONS = [
@@ -330,7 +330,7 @@ def test_TR_24_hands_journeys_and_lost_genomes_are_the_holders_alone() -> None:
     assert RULES.seat_state(state, "ben")["species"]["circle"]["hand"] == 1
     for hidden in ("ann draw size", "ann migrate strength toughness"):
         assert RULES.visible_only_to(RULES.parse_action(hidden)) == "ann"
-    assert RULES.holder_of(RULES.parse_action("ann hunt grazer-1 size strength")) == "ann"
+    assert RULES.rests_on(state, RULES.parse_action("ann hunt grazer-1 size strength")) == "ann"
     swapped = play(until("ann draw speed speed agility endurance size strength"))
     assert swapped.plays == {"ann": "square"}  # ann took ben's square: the old hand is gone to the Lost Genome
     assert RULES.seat_state(swapped, "ann")["species"]["square"]["lost"] == {}

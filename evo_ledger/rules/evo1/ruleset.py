@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache, partial
-from importlib.resources.abc import Traversable
 from itertools import permutations
 from typing import Any
 
@@ -13,20 +12,29 @@ from evo_ledger.rules.base import (
     OPEN_TIE,
     Advice,
     Explanation,
-    Layout,
     OptionSpec,
     OptionValue,
     Outcome,
-    Reading,
-    Ruleset,
     RuleViolation,
-    SelfPlay,
     SetupError,
-    StateView,
     Step,
     Transition,
     Vocabulary,
     resolve_options,
+)
+from evo_ledger.rules.contract import (
+    Advising,
+    Board,
+    Bots,
+    Chance,
+    EarlierVersions,
+    Explanations,
+    FastReplay,
+    HiddenInformation,
+    Reading,
+    ReadModels,
+    Ruleset,
+    SelfPlay,
 )
 from evo_ledger.rules.effects import Effects
 from evo_ledger.rules.evo1 import auction, autosaur, board, cards, flow
@@ -70,8 +78,6 @@ from evo_ledger.rules.evo1.state import (
 )
 from evo_ledger.rules.evo1.view import draw_board, layout, view
 from evo_ledger.rules.evo1.words import describe
-from evo_ledger.rules.kits import kits_in
-from evo_ledger.rules.reference import Ruling, rulings_in
 from evo_ledger.rules.structured import ActionForm
 
 FACTS: dict[type, str] = {
@@ -164,170 +170,6 @@ def parse_cached(text: str) -> Action:
 @lru_cache(maxsize=4096)
 def format_cached(action: Action) -> str:
     return format_action(action)
-
-
-class Evo1Ruleset(Ruleset[State, Action, Kit]):
-    """Version 2 checks the event cards [E1-23 to E1-31]; version 1, which refused every card play, still replays
-    the games recorded with it (`at_version`)."""
-
-    name = "evo1"
-    version = "2"
-    options = OPTIONS
-    vocabulary = VOCABULARY
-    rulings = (
-        *(f"E1-{number:02d}" for number in range(1, 32)),
-        *(f"AS-{number:02d}" for number in range(1, 19)),
-    )
-
-    def __init__(self, cards: bool = True) -> None:
-        self.cards = cards
-        if not cards:
-            self.version = "1"
-            self.options = tuple(option for option in OPTIONS if option.ruling != "E1-28")
-
-    def at_version(self, version: str) -> Evo1Ruleset | None:
-        return WITHOUT_CARDS if version == "1" else None
-
-    def parse_kit(self, document: Any, label: str) -> Kit:
-        return parse_kit(document, label)
-
-    def builtin_kits(self) -> Mapping[str, Traversable]:
-        return kits_in(__package__ or "evo_ledger.rules.evo1")
-
-    def reference(self) -> Mapping[str, Ruling]:
-        return rulings_in(__package__ or "evo_ledger.rules.evo1", self.name)
-
-    def draw(self, kit: Kit, labels: Mapping[str, str] | None = None) -> str:
-        return draw_board(kit, labels)
-
-    def setup(self, kit: Kit, players: Sequence[str], options: Mapping[str, OptionValue]) -> State:
-        check_setup(kit, players)
-        resolved = resolve_options(self.options, options)
-        autosaurs = autosaur.autosaurs_of(resolved.get("autosaurs"))
-        unknown = [name for name in autosaurs if name not in players]
-        if unknown:
-            seats = ", ".join(players)
-            raise SetupError(f"[AS-01] an Autosaur is one of the seats ({seats}), not {', '.join(unknown)}")
-        return State(
-            kit=kit,
-            options=resolved,
-            seats={name: Seat(name, seat, kit.start_mp) for seat, name in enumerate(players, start=1)},
-            board={},
-            climate_position=kit.chart_start,
-            meteor=kit.meteor_start,
-            cards_due=tuple(name for name in players if name not in autosaurs for _ in range(kit.hand)),
-            cards=self.cards,
-            autosaurs=frozenset(autosaurs),
-        )
-
-    def legal(self, state: State, action: Action) -> None:
-        check_phase(state, action)
-        CHECKS[type(action)](state, action)
-
-    def apply(self, state: State, action: Action) -> Transition[State]:
-        kind = type(action)
-        check_phase(state, action)
-        CHECKS[kind](state, action)
-        after = state.copy()
-        effects = Effects()
-        if after.last_play is not None or after.window_open:
-            close_window(after, action)
-        if after.autosaurs:
-            autosaur_warnings(state, action, effects)
-        APPLIES[kind](after, action, effects)
-        warnings = tuple(effects.warnings) if effects.warnings else ()
-        return make_transition((after, tuple(effects.consequences), warnings))
-
-    def replay(self, state: State, action: Action) -> State:
-        after = state.copy()
-        close_window(after, action)
-        APPLIES[type(action)](after, action, Effects())
-        return after
-
-    def legal_actions(self, state: State) -> Iterator[Action]:
-        """Every legal action; a card dealt or drawn is listed from the cards not yet out of the deck."""
-        return legal_actions(state)
-
-    def outcome(self, state: State) -> Outcome | None:
-        return flow.standings(state) if state.phase == Phase.OVER else None
-
-    def standings(self, state: State) -> Outcome:
-        return flow.standings(state)
-
-    def parse_action(self, text: str) -> Action:
-        return parse_cached(text)
-
-    def format_action(self, action: Action) -> str:
-        return format_cached(action)
-
-    def action_from_data(self, data: Any) -> Action:
-        return ACTION_FORM.read(data)  # type: ignore[no-any-return]
-
-    def action_data(self, action: Action) -> dict[str, Any]:
-        return ACTION_FORM.write(action)
-
-    def snapshot_state(self, state: State) -> dict[str, Any]:
-        return state_to_data(state)
-
-    def restore_state(self, kit: Kit, data: dict[str, Any]) -> State:
-        return state_from_data(kit, data)
-
-    def fact_of(self, action: Action) -> str:
-        return FACTS[type(action)]
-
-    def is_chance(self, action: Action) -> bool:
-        """The starred beaches, a die face and a gene drawn."""
-        return isinstance(action, Start | Roll | DrawGene)
-
-    def visible_only_to(self, action: Action) -> str | None:
-        """A card dealt or drawn is its player's alone until played [E1-02, E1-23]."""
-        return action.player if isinstance(action, Drew) else None
-
-    def advice(self, state: State) -> Advice | None:
-        """An Autosaur's decision: its setup dinosaur, its next birth, its bid or pass once rolled [AS-18]."""
-        return autosaur.advice(state) if state.autosaurs else None
-
-    def holder_of(self, action: Action) -> str | None:
-        """A card play, listed as legal, shows that its player holds the card."""
-        return action.player if isinstance(action, PlayCard) else None
-
-    def reveals(self, hidden: Action, later: Action) -> bool:
-        return (
-            isinstance(hidden, Drew)
-            and isinstance(later, PlayCard)
-            and (later.player, later.card) == (hidden.player, hidden.card)
-        )
-
-    def public_state(self, state: State) -> dict[str, Any]:
-        """Without the cards in hand: their number stays [E1-23]."""
-        data = state_to_data(state)
-        for entry in data["seats"].values():
-            entry[3] = len(entry[3])
-        return data
-
-    def seat_state(self, state: State, seat: str) -> dict[str, Any]:
-        data = self.public_state(state)
-        if seat in state.seats:
-            data["seats"][seat][3] = list(state.seats[seat].hand)
-        return data
-
-    def view(self, state: State) -> StateView:
-        return view(state)
-
-    def describe(self, kind: str, data: Mapping[str, Any]) -> str:
-        return describe(kind, data)
-
-    def layout(self, state: State) -> Layout:
-        return layout(state)
-
-    def self_play(self) -> SelfPlay[State, Action, Kit]:
-        return Evo1SelfPlay(self)
-
-    def reading(self) -> Reading:
-        return READING
-
-    def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
-        return explain(steps, at, self.replay)
 
 
 def check_setup(kit: Kit, players: Sequence[str]) -> None:
@@ -657,6 +499,145 @@ def card_draws(state: State) -> Iterator[Drew]:
     deck = [card for card in state.kit.card_ids if not state.holds(card) and card not in state.discards]
     for player in dict.fromkeys(state.cards_due):
         yield from (Drew(player, card) for card in deck)
+
+
+class Evo1Ruleset(
+    Ruleset[State, Action, Kit],
+    HiddenInformation[State, Action],
+    Chance[Action],
+    Board[State, Kit],
+    Advising[State],
+    Explanations,
+    ReadModels,
+    Bots,
+    FastReplay[State, Action],
+    EarlierVersions,
+):
+    """Version 2 checks the event cards [E1-23 to E1-31]; version 1, which refused every card play, still replays
+    the games recorded with it (`at_version`)."""
+
+    name = "evo1"
+    version = "2"
+    options = OPTIONS
+    vocabulary = VOCABULARY
+    parse_kit = staticmethod(parse_kit)
+    legal_actions = staticmethod(legal_actions)
+    """Every legal action; a card dealt or drawn is listed from the cards not yet out of the deck."""
+    standings = staticmethod(flow.standings)
+    parse_action = staticmethod(parse_cached)
+    format_action = staticmethod(format_cached)
+    action_from_data = staticmethod(ACTION_FORM.read)
+    action_data = staticmethod(ACTION_FORM.write)
+    snapshot_state = staticmethod(state_to_data)
+    restore_state = staticmethod(state_from_data)
+    view = staticmethod(view)
+    describe = staticmethod(describe)
+    layout = staticmethod(layout)
+    draw = staticmethod(draw_board)
+
+    def __init__(self, cards: bool = True) -> None:
+        self.cards = cards
+        if not cards:
+            self.version = "1"
+            self.options = tuple(option for option in OPTIONS if option.ruling != "E1-28")
+
+    def at_version(self, version: str) -> Evo1Ruleset | None:
+        return WITHOUT_CARDS if version == "1" else None
+
+    def reading(self) -> Reading:
+        return READING
+
+    def self_play(self) -> SelfPlay[State, Action, Kit]:
+        return Evo1SelfPlay(self)
+
+    def setup(self, kit: Kit, players: Sequence[str], options: Mapping[str, OptionValue]) -> State:
+        check_setup(kit, players)
+        resolved = resolve_options(self.options, options)
+        autosaurs = autosaur.autosaurs_of(resolved.get("autosaurs"))
+        unknown = [name for name in autosaurs if name not in players]
+        if unknown:
+            seats = ", ".join(players)
+            raise SetupError(f"[AS-01] an Autosaur is one of the seats ({seats}), not {', '.join(unknown)}")
+        return State(
+            kit=kit,
+            options=resolved,
+            seats={name: Seat(name, seat, kit.start_mp) for seat, name in enumerate(players, start=1)},
+            board={},
+            climate_position=kit.chart_start,
+            meteor=kit.meteor_start,
+            cards_due=tuple(name for name in players if name not in autosaurs for _ in range(kit.hand)),
+            cards=self.cards,
+            autosaurs=frozenset(autosaurs),
+        )
+
+    def legal(self, state: State, action: Action) -> None:
+        check_phase(state, action)
+        CHECKS[type(action)](state, action)
+
+    def apply(self, state: State, action: Action) -> Transition[State]:
+        kind = type(action)
+        check_phase(state, action)
+        CHECKS[kind](state, action)
+        after = state.copy()
+        effects = Effects()
+        if after.last_play is not None or after.window_open:
+            close_window(after, action)
+        if after.autosaurs:
+            autosaur_warnings(state, action, effects)
+        APPLIES[kind](after, action, effects)
+        warnings = tuple(effects.warnings) if effects.warnings else ()
+        return make_transition((after, tuple(effects.consequences), warnings))
+
+    def replay(self, state: State, action: Action) -> State:
+        after = state.copy()
+        close_window(after, action)
+        APPLIES[type(action)](after, action, Effects())
+        return after
+
+    def outcome(self, state: State) -> Outcome | None:
+        return flow.standings(state) if state.phase == Phase.OVER else None
+
+    def fact_of(self, action: Action) -> str:
+        return FACTS[type(action)]
+
+    def is_chance(self, action: Action) -> bool:
+        """The starred beaches, a die face and a gene drawn."""
+        return isinstance(action, Start | Roll | DrawGene)
+
+    def visible_only_to(self, action: Action) -> str | None:
+        """A card dealt or drawn is its player's alone until played [E1-02, E1-23]."""
+        return action.player if isinstance(action, Drew) else None
+
+    def advice(self, state: State) -> Advice | None:
+        """An Autosaur's decision: its setup dinosaur, its next birth, its bid or pass once rolled [AS-18]."""
+        return autosaur.advice(state) if state.autosaurs else None
+
+    def rests_on(self, state: State, action: Action) -> str | None:
+        """A card play, listed as legal or refused, shows whether its player holds the card [E1-23]."""
+        return action.player if isinstance(action, PlayCard) else None
+
+    def reveals(self, hidden: Action, later: Action) -> bool:
+        return (
+            isinstance(hidden, Drew)
+            and isinstance(later, PlayCard)
+            and (later.player, later.card) == (hidden.player, hidden.card)
+        )
+
+    def public_state(self, state: State) -> dict[str, Any]:
+        """Without the cards in hand: their number stays [E1-23]."""
+        data = state_to_data(state)
+        for entry in data["seats"].values():
+            entry[3] = len(entry[3])
+        return data
+
+    def seat_state(self, state: State, seat: str) -> dict[str, Any]:
+        data = self.public_state(state)
+        if seat in state.seats:
+            data["seats"][seat][3] = list(state.seats[seat].hand)
+        return data
+
+    def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
+        return explain(steps, at, self.replay)
 
 
 WITHOUT_CARDS = Evo1Ruleset(cards=False)

@@ -13,7 +13,8 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from evo_ledger.rules.base import Ruleset, Transition
+from evo_ledger.rules.base import Transition
+from evo_ledger.rules.contract import Ruleset
 from evo_ledger.rules.evo1.actions import Action, Attack, Bid, Birth, DrawGene, Drew, Move, PlayCard, Roll, Start
 from evo_ledger.rules.evo1.auction import price
 from evo_ledger.rules.evo1.board import horn_difference

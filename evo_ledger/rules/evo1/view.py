@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from evo_ledger.rules.base import AuctionItem, Layout, StateView
+from evo_ledger.rules.base import StateView
 from evo_ledger.rules.evo1 import auction, board, modifiers
 from evo_ledger.rules.evo1.kit import Kit, zone
 from evo_ledger.rules.evo1.state import Phase, State
 from evo_ledger.rules.hexisland.kitmap import board_spaces, render_map
+from evo_ledger.rules.hexisland.layout import AuctionItem, Layout
 from evo_ledger.rules.words import counted, spoken
 
 ZONES = ("ideal", "hot", "cold", "deadly")

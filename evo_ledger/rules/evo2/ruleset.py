@@ -4,27 +4,33 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from importlib.resources.abc import Traversable
 from itertools import permutations
 from typing import Any
 
 from evo_ledger.rules.base import (
     Explanation,
-    Layout,
     OptionSpec,
     OptionValue,
     Outcome,
-    Reading,
-    Ruleset,
     RuleViolation,
-    SelfPlay,
     SetupError,
-    StateView,
     Step,
     Transition,
     Vocabulary,
     passing,
     resolve_options,
+)
+from evo_ledger.rules.contract import (
+    Board,
+    Bots,
+    Chance,
+    Explanations,
+    FastReplay,
+    HiddenInformation,
+    Reading,
+    ReadModels,
+    Ruleset,
+    SelfPlay,
 )
 from evo_ledger.rules.effects import Effects, PhaseWatcher
 from evo_ledger.rules.evo2 import auction, birth, cards, climate, flow, movement, survival
@@ -72,8 +78,6 @@ from evo_ledger.rules.evo2.view import layout, view
 from evo_ledger.rules.evo2.words import describe
 from evo_ledger.rules.hexisland.kit import Kit, parse_kit
 from evo_ledger.rules.hexisland.kitmap import render_map
-from evo_ledger.rules.kits import kits_in
-from evo_ledger.rules.reference import Ruling, rulings_in
 from evo_ledger.rules.structured import ActionForm
 
 PHASE_OF: dict[type, tuple[str, ...]] = {
@@ -167,148 +171,12 @@ ACTION_FORM = ActionForm(Action, parse_action, format_action, ACTION_WORDS)
 READING = Evo2Reading()
 
 
-class Evo2Ruleset(Ruleset[State, Action, Kit]):
-    name = "evo2"
-    version = "1"
-    options = OPTIONS
-    vocabulary = VOCABULARY
-    rulings = tuple(f"E2-{number:02d}" for number in range(1, 17))
-
-    def parse_kit(self, document: Any, label: str) -> Kit:
-        return parse_kit(document, label)
-
-    def builtin_kits(self) -> Mapping[str, Traversable]:
-        return kits_in(__package__ or "evo_ledger.rules.evo2")
-
-    def reference(self) -> Mapping[str, Ruling]:
-        return rulings_in(__package__ or "evo_ledger.rules.evo2", self.name)
-
-    def draw(self, kit: Kit, labels: Mapping[str, str] | None = None) -> str:
-        starts = [f"seat {seat} starts on {' '.join(marks)}" for seat, marks in sorted(kit.start_marks.items())]
-        terrains = ", ".join(f"{terrain[0]} {terrain}" for terrain in kit.terrains)
-        legend = f"island: space, terrain ({terrains}), * on the coast" + (", then its occupant" if labels else "")
-        return "\n".join([*([] if labels else starts), f"\n{legend}\n", render_map(kit, labels)])
-
-    def reading(self) -> Reading:
-        return READING
-
-    def self_play(self) -> SelfPlay[State, Action, Kit]:
-        return Evo2SelfPlay(self)
-
-    def setup(self, kit: Kit, players: Sequence[str], options: Mapping[str, OptionValue]) -> State:
-        check_setup(kit, players)
-        return State(
-            kit=kit,
-            options=resolve_options(self.options, options),
-            players={name: PlayerState(name, seat) for seat, name in enumerate(players, start=1)},
-            board={space: name for seat, name in enumerate(players, start=1) for space in kit.start_marks[seat]},
-            climate_position=kit.climate.start,
-        )
-
-    def legal(self, state: State, action: Action) -> None:
-        if isinstance(action, Overridden):
-            check_override(state, action)
-            return
-        check_phase(state, action)
-        check_action(state, action)
-
-    def apply(self, state: State, action: Action) -> Transition[State]:
-        self.legal(state, action)
-        after = state.copy()
-        effects = Effects()
-        apply_action(after, action, effects)
-        return Transition(after, tuple(effects.consequences), tuple(effects.warnings))
-
-    def replay(self, state: State, action: Action) -> State:
-        after = state.copy()
-        apply_action(after, action, Effects())
-        return after
-
-    def legal_actions(self, state: State) -> Iterator[Action]:
-        """Every legal action but peeks, card draws and card plays, whose content only the table knows."""
-        return legal_actions(state)
-
-    def outcome(self, state: State) -> Outcome | None:
-        return flow.standings(state) if state.phase == Phase.OVER else None
-
-    def standings(self, state: State) -> Outcome:
-        return flow.standings(state)
-
-    def parse_action(self, text: str) -> Action:
-        return parse_cached(text)
-
-    def format_action(self, action: Action) -> str:
-        return format_cached(action)
-
-    def action_from_data(self, data: Any) -> Action:
-        return ACTION_FORM.read(data)  # type: ignore[no-any-return]
-
-    def action_data(self, action: Action) -> dict[str, Any]:
-        return ACTION_FORM.write(action)
-
-    def snapshot_state(self, state: State) -> dict[str, Any]:
-        return state_to_data(state)
-
-    def restore_state(self, kit: Kit, data: dict[str, Any]) -> State:
-        return state_from_data(kit, data)
-
-    def fact_of(self, action: Action) -> str:
-        return FACTS[type(action.action if isinstance(action, Overridden) else action)]
-
-    def is_chance(self, action: Action) -> bool:
-        """The initiative draw, a climate token, a gene drawn and a die face."""
-        return isinstance(action, SetOrder | RevealClimate | DrawGene | Roll)
-
-    def visible_only_to(self, action: Action) -> str | None:
-        """The one player who may see `action` until it is revealed: a card drawn, a sixth-sense peek [E2-15, E2-16]."""
-        return action.player if isinstance(action, Drew | Peek) else None
-
-    def rests_on(self, state: State, action: Action) -> str | None:
-        """A card play rests on its player's hand [E2-15]; after a sixth-sense peek, the climate token revealed
-        rests on what its player saw [E2-16]."""
-        if isinstance(action, PlayCard):
-            return action.player
-        if isinstance(action, RevealClimate) and state.peeked is not None:
-            return next((name for name, player in state.players.items() if player.has("sixth_sense")), None)
-        return None
-
-    def reveals(self, hidden: Action, later: Action) -> bool:
-        """A card drawn is shown when its player plays it [E2-15]; a peek, when the climate token is revealed
-        [E2-16]."""
-        if isinstance(hidden, Drew):
-            return isinstance(later, PlayCard) and (later.player, later.card) == (hidden.player, hidden.card)
-        return isinstance(hidden, Peek) and isinstance(later, RevealClimate)
-
-    def view(self, state: State) -> StateView:
-        return view(state)
-
-    def describe(self, kind: str, data: Mapping[str, Any]) -> str:
-        return describe(kind, data)
-
-    def layout(self, state: State) -> Layout:
-        return layout(state)
-
-    def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
-        return explain(steps, at, survival_start)
-
-    def public_state(self, state: State) -> dict[str, Any]:
-        """Without the names of the event cards in hand (their number stays) and the sixth sense's peek [E2-15,
-        E2-16]."""
-        data = state_to_data(state)
-        for entry in data["players"].values():
-            entry[4] = []
-        data["peeked"] = None
-        return data
-
-    def seat_state(self, state: State, seat: str) -> dict[str, Any]:
-        """The player's own event cards in hand, and the peek if the player has the sixth sense [E2-15, E2-16]."""
-        data = self.public_state(state)
-        own = state.players.get(seat)
-        if own is not None:
-            data["players"][seat][4] = list(own.named_cards)
-            if own.genes.get("sixth_sense", 0):
-                data["peeked"] = state.peeked
-        return data
+def draw_island(kit: Kit, labels: Mapping[str, str] | None = None) -> str:
+    """The island as text: the seats' starts (without labels), the legend, the map."""
+    starts = [f"seat {seat} starts on {' '.join(marks)}" for seat, marks in sorted(kit.start_marks.items())]
+    terrains = ", ".join(f"{terrain[0]} {terrain}" for terrain in kit.terrains)
+    legend = f"island: space, terrain ({terrains}), * on the coast" + (", then its occupant" if labels else "")
+    return "\n".join([*([] if labels else starts), f"\n{legend}\n", render_map(kit, labels)])
 
 
 def check_setup(kit: Kit, players: Sequence[str]) -> None:
@@ -583,3 +451,120 @@ def survival_start(step: Step[State, Action]) -> State | None:
     apply_action(step.before.copy(), step.action, watcher)
     began: State | None = watcher.began.get(Phase.SURVIVAL)
     return began
+
+
+class Evo2Ruleset(
+    Ruleset[State, Action, Kit],
+    HiddenInformation[State, Action],
+    Chance[Action],
+    Board[State, Kit],
+    Explanations,
+    ReadModels,
+    Bots,
+    FastReplay[State, Action],
+):
+    name = "evo2"
+    version = "1"
+    options = OPTIONS
+    vocabulary = VOCABULARY
+    parse_kit = staticmethod(parse_kit)
+    legal_actions = staticmethod(legal_actions)
+    """Every legal action but peeks, card draws and card plays, whose content only the table knows."""
+    standings = staticmethod(flow.standings)
+    parse_action = staticmethod(parse_cached)
+    format_action = staticmethod(format_cached)
+    action_from_data = staticmethod(ACTION_FORM.read)
+    action_data = staticmethod(ACTION_FORM.write)
+    snapshot_state = staticmethod(state_to_data)
+    restore_state = staticmethod(state_from_data)
+    view = staticmethod(view)
+    describe = staticmethod(describe)
+    layout = staticmethod(layout)
+    draw = staticmethod(draw_island)
+
+    def reading(self) -> Reading:
+        return READING
+
+    def self_play(self) -> SelfPlay[State, Action, Kit]:
+        return Evo2SelfPlay(self)
+
+    def setup(self, kit: Kit, players: Sequence[str], options: Mapping[str, OptionValue]) -> State:
+        check_setup(kit, players)
+        return State(
+            kit=kit,
+            options=resolve_options(self.options, options),
+            players={name: PlayerState(name, seat) for seat, name in enumerate(players, start=1)},
+            board={space: name for seat, name in enumerate(players, start=1) for space in kit.start_marks[seat]},
+            climate_position=kit.climate.start,
+        )
+
+    def legal(self, state: State, action: Action) -> None:
+        if isinstance(action, Overridden):
+            check_override(state, action)
+            return
+        check_phase(state, action)
+        check_action(state, action)
+
+    def apply(self, state: State, action: Action) -> Transition[State]:
+        self.legal(state, action)
+        after = state.copy()
+        effects = Effects()
+        apply_action(after, action, effects)
+        return Transition(after, tuple(effects.consequences), tuple(effects.warnings))
+
+    def replay(self, state: State, action: Action) -> State:
+        after = state.copy()
+        apply_action(after, action, Effects())
+        return after
+
+    def outcome(self, state: State) -> Outcome | None:
+        return flow.standings(state) if state.phase == Phase.OVER else None
+
+    def fact_of(self, action: Action) -> str:
+        return FACTS[type(action.action if isinstance(action, Overridden) else action)]
+
+    def is_chance(self, action: Action) -> bool:
+        """The initiative draw, a climate token, a gene drawn and a die face."""
+        return isinstance(action, SetOrder | RevealClimate | DrawGene | Roll)
+
+    def visible_only_to(self, action: Action) -> str | None:
+        """The one player who may see `action` until it is revealed: a card drawn, a sixth-sense peek [E2-15, E2-16]."""
+        return action.player if isinstance(action, Drew | Peek) else None
+
+    def rests_on(self, state: State, action: Action) -> str | None:
+        """A card play rests on its player's hand [E2-15]; after a sixth-sense peek, the climate token revealed
+        rests on what its player saw [E2-16]."""
+        if isinstance(action, PlayCard):
+            return action.player
+        if isinstance(action, RevealClimate) and state.peeked is not None:
+            return next((name for name, player in state.players.items() if player.has("sixth_sense")), None)
+        return None
+
+    def reveals(self, hidden: Action, later: Action) -> bool:
+        """A card drawn is shown when its player plays it [E2-15]; a peek, when the climate token is revealed
+        [E2-16]."""
+        if isinstance(hidden, Drew):
+            return isinstance(later, PlayCard) and (later.player, later.card) == (hidden.player, hidden.card)
+        return isinstance(hidden, Peek) and isinstance(later, RevealClimate)
+
+    def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
+        return explain(steps, at, survival_start)
+
+    def public_state(self, state: State) -> dict[str, Any]:
+        """Without the names of the event cards in hand (their number stays) and the sixth sense's peek [E2-15,
+        E2-16]."""
+        data = state_to_data(state)
+        for entry in data["players"].values():
+            entry[4] = []
+        data["peeked"] = None
+        return data
+
+    def seat_state(self, state: State, seat: str) -> dict[str, Any]:
+        """The player's own event cards in hand, and the peek if the player has the sixth sense [E2-15, E2-16]."""
+        data = self.public_state(state)
+        own = state.players.get(seat)
+        if own is not None:
+            data["players"][seat][4] = list(own.named_cards)
+            if own.genes.get("sixth_sense", 0):
+                data["peeked"] = state.peeked
+        return data

@@ -16,7 +16,8 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from evo_ledger.rules.base import Ruleset, Transition
+from evo_ledger.rules.base import Transition
+from evo_ledger.rules.contract import Ruleset
 from evo_ledger.rules.evo2.actions import (
     Action,
     Attack,

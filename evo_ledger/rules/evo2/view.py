@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from evo_ledger.rules.base import AuctionItem, Layout, StateView
+from evo_ledger.rules.base import StateView
 from evo_ledger.rules.evo2 import auction, survival
 from evo_ledger.rules.evo2.state import ATTACK_ROLL, ESCAPE, Pending, Phase, PlayerState, State
 from evo_ledger.rules.hexisland.kitmap import board_spaces
+from evo_ledger.rules.hexisland.layout import AuctionItem, Layout
 from evo_ledger.rules.words import counted
 
 # Genes every species starts with on its sheet, shown as totals.

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Protocol
 
-from evo_ledger.rules.base import BoardSpace
 from evo_ledger.rules.hexisland.kit import Space
+from evo_ledger.rules.hexisland.layout import BoardSpace
 
 
 class HexBoard(Protocol):

@@ -5,29 +5,31 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache, partial
-from importlib.resources.abc import Traversable
 from typing import Any
 
 from evo_ledger.rules.base import (
-    Explanation,
     OptionSpec,
     OptionValue,
     Outcome,
-    Reading,
-    Ruleset,
     RuleViolation,
-    SelfPlay,
     SetupError,
-    StateView,
-    Step,
     Transition,
     Vocabulary,
     Warning,
     resolve_options,
 )
+from evo_ledger.rules.contract import (
+    Bots,
+    Chance,
+    Explanations,
+    FastReplay,
+    HiddenInformation,
+    Reading,
+    ReadModels,
+    Ruleset,
+    SelfPlay,
+)
 from evo_ledger.rules.effects import Effects
-from evo_ledger.rules.kits import kits_in
-from evo_ledger.rules.reference import Ruling, rulings_in
 from evo_ledger.rules.structured import ActionForm
 from evo_ledger.rules.traits import flow, generation
 from evo_ledger.rules.traits.actions import (
@@ -114,127 +116,6 @@ APPLIES: dict[type, Callable[[State, Any, Effects], None]] = {
 @lru_cache(maxsize=4096)
 def parse_cached(text: str) -> Action:
     return parse_action(text)
-
-
-class TraitsRuleset(Ruleset[State, Action, Kit]):
-    name = "traits"
-    version = "1"
-    options = OPTIONS
-    vocabulary = VOCABULARY
-    rulings = tuple(f"TR-{number:02d}" for number in range(1, 26))
-
-    def parse_kit(self, document: Any, label: str) -> Kit:
-        return parse_kit(document, label)
-
-    def builtin_kits(self) -> Mapping[str, Traversable]:
-        return kits_in(__package__ or "evo_ledger.rules.traits")
-
-    def reference(self) -> Mapping[str, Ruling]:
-        return rulings_in(__package__ or "evo_ledger.rules.traits", self.name)
-
-    def setup(self, kit: Kit, players: Sequence[str], options: Mapping[str, OptionValue]) -> State:
-        check_setup(kit, players)
-        return State(
-            kit=kit, options=resolve_options(self.options, options), players=tuple(players), stage="species",
-            points=dict.fromkeys(players, 0), needs=flow.setup_needs(tuple(players)),
-        )  # fmt: skip
-
-    def legal(self, state: State, action: Action) -> None:
-        check(state, action)
-
-    def apply(self, state: State, action: Action) -> Transition[State]:
-        if state.phase == Phase.OVER:
-            raise RuleViolation("TR-21", "the fourth millennium is over and so is the game: no action follows")
-        try:
-            warnings = CHECKS[type(action)](state, action)
-        except RuleViolation:
-            refuse_stranger(state, action)
-            raise
-        after = state.copy()
-        effects = Effects()
-        APPLIES[type(action)](after, action, effects)
-        return make_transition((after, tuple(effects.consequences), tuple(warnings) if warnings else ()))
-
-    def replay(self, state: State, action: Action) -> State:
-        after = state.copy()
-        APPLIES[type(action)](after, action, Effects())
-        return after
-
-    def legal_actions(self, state: State) -> Iterator[Action]:
-        """What can be listed: the records awaited that are choices or faces (not a hand's draws, nor the supply's
-        random cards), the active populations, the hunts, forages and journeys the hand pays for, and the end."""
-        return legal_actions(state)
-
-    def holder_of(self, action: Action) -> str | None:
-        """A hunt, forage, migration or journey listed as legal shows its player's hand [TR-24]."""
-        return action.player if isinstance(action, Hunt | Forage | Migrate | Journey) else None
-
-    def outcome(self, state: State) -> Outcome | None:
-        return flow.standings(state) if state.phase == Phase.OVER else None
-
-    def standings(self, state: State) -> Outcome:
-        return flow.standings(state)
-
-    def parse_action(self, text: str) -> Action:
-        return parse_cached(text)
-
-    def format_action(self, action: Action) -> str:
-        return format_action(action)
-
-    def action_from_data(self, data: Any) -> Action:
-        action: Action = ACTION_FORM.read(data)
-        return action
-
-    def action_data(self, action: Action) -> dict[str, Any]:
-        return ACTION_FORM.write(action)
-
-    def snapshot_state(self, state: State) -> dict[str, Any]:
-        return state_to_data(state)
-
-    def restore_state(self, kit: Kit, data: dict[str, Any]) -> State:
-        return state_from_data(kit, data)
-
-    def fact_of(self, action: Action) -> str:
-        return FACTS[type(action)]
-
-    def is_chance(self, action: Action) -> bool:
-        """The boards, cards and picks chance decides [TR-23]."""
-        return isinstance(action, DrawLocation | Deal | Draw | StartPlayer | Journey | TopUp | Cull | Drop)
-
-    def visible_only_to(self, action: Action) -> str | None:
-        """Trait cards drawn, and the two cards chosen for a journey, are their player's alone [TR-24]."""
-        return action.player if isinstance(action, HIDDEN) else None
-
-    def public_state(self, state: State) -> dict[str, Any]:
-        """Hands, Lost Genomes, the cards of a journey and the face-down decks as counts [TR-24]."""
-        data = state_to_data(state)
-        for entry in data["species"].values():
-            hide(entry)
-        return data
-
-    def seat_state(self, state: State, seat: str) -> dict[str, Any]:
-        """The player's own species shown whole: its hand, its Lost Genome, its journey and its deck."""
-        data = state_to_data(state)
-        own = state.plays.get(seat)
-        for name, entry in data["species"].items():
-            if name != own:
-                hide(entry)
-        return data
-
-    def view(self, state: State) -> StateView:
-        return view(state)
-
-    def describe(self, kind: str, data: Mapping[str, Any]) -> str:
-        return describe(kind, data)
-
-    def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
-        return explain(steps, at)
-
-    def reading(self) -> Reading:
-        return READING
-
-    def self_play(self) -> SelfPlay[State, Action, Kit]:
-        return TraitsSelfPlay(self)
 
 
 def hide(entry: dict[str, Any]) -> None:
@@ -334,3 +215,104 @@ def listed_records(state: State) -> Iterator[Action]:
             sources = dict.fromkeys(p.location for p in state.species_of(need.who).populations)
             for source in sources:
                 yield from (MovePopulation(need.who, source, t) for t in state.locations if t != source)
+
+
+class TraitsRuleset(
+    Ruleset[State, Action, Kit],
+    HiddenInformation[State, Action],
+    Chance[Action],
+    Explanations,
+    ReadModels,
+    Bots,
+    FastReplay[State, Action],
+):
+    name = "traits"
+    version = "1"
+    options = OPTIONS
+    vocabulary = VOCABULARY
+    parse_kit = staticmethod(parse_kit)
+    legal_actions = staticmethod(legal_actions)
+    """What can be listed: the records awaited that are choices or faces (not a hand's draws, nor the supply's
+    random cards), the active populations, the hunts, forages and journeys the hand pays for, and the end."""
+    standings = staticmethod(flow.standings)
+    parse_action = staticmethod(parse_cached)
+    format_action = staticmethod(format_action)
+    action_from_data = staticmethod(ACTION_FORM.read)
+    action_data = staticmethod(ACTION_FORM.write)
+    snapshot_state = staticmethod(state_to_data)
+    restore_state = staticmethod(state_from_data)
+    view = staticmethod(view)
+    describe = staticmethod(describe)
+    explain = staticmethod(explain)
+
+    def reading(self) -> Reading:
+        return READING
+
+    def self_play(self) -> SelfPlay[State, Action, Kit]:
+        return TraitsSelfPlay(self)
+
+    def setup(self, kit: Kit, players: Sequence[str], options: Mapping[str, OptionValue]) -> State:
+        check_setup(kit, players)
+        return State(
+            kit=kit, options=resolve_options(self.options, options), players=tuple(players), stage="species",
+            points=dict.fromkeys(players, 0), needs=flow.setup_needs(tuple(players)),
+        )  # fmt: skip
+
+    def legal(self, state: State, action: Action) -> None:
+        check(state, action)
+
+    def apply(self, state: State, action: Action) -> Transition[State]:
+        if state.phase == Phase.OVER:
+            raise RuleViolation("TR-21", "the fourth millennium is over and so is the game: no action follows")
+        try:
+            warnings = CHECKS[type(action)](state, action)
+        except RuleViolation:
+            refuse_stranger(state, action)
+            raise
+        after = state.copy()
+        effects = Effects()
+        APPLIES[type(action)](after, action, effects)
+        return make_transition((after, tuple(effects.consequences), tuple(warnings) if warnings else ()))
+
+    def replay(self, state: State, action: Action) -> State:
+        after = state.copy()
+        APPLIES[type(action)](after, action, Effects())
+        return after
+
+    def outcome(self, state: State) -> Outcome | None:
+        return flow.standings(state) if state.phase == Phase.OVER else None
+
+    def fact_of(self, action: Action) -> str:
+        return FACTS[type(action)]
+
+    def is_chance(self, action: Action) -> bool:
+        """The boards, cards and picks chance decides [TR-23]."""
+        return isinstance(action, DrawLocation | Deal | Draw | StartPlayer | Journey | TopUp | Cull | Drop)
+
+    def visible_only_to(self, action: Action) -> str | None:
+        """Trait cards drawn, and the two cards chosen for a journey, are their player's alone [TR-24]."""
+        return action.player if isinstance(action, HIDDEN) else None
+
+    def reveals(self, hidden: Action, later: Action) -> bool:
+        """No later action shows a hand's draws to the table: only the game's end does [TR-24]."""
+        return False
+
+    def rests_on(self, state: State, action: Action) -> str | None:
+        """A hunt, forage, migration or journey, listed as legal or refused, shows its player's hand [TR-24]."""
+        return action.player if isinstance(action, Hunt | Forage | Migrate | Journey) else None
+
+    def public_state(self, state: State) -> dict[str, Any]:
+        """Hands, Lost Genomes, the cards of a journey and the face-down decks as counts [TR-24]."""
+        data = state_to_data(state)
+        for entry in data["species"].values():
+            hide(entry)
+        return data
+
+    def seat_state(self, state: State, seat: str) -> dict[str, Any]:
+        """The player's own species shown whole: its hand, its Lost Genome, its journey and its deck."""
+        data = state_to_data(state)
+        own = state.plays.get(seat)
+        for name, entry in data["species"].items():
+            if name != own:
+                hide(entry)
+        return data

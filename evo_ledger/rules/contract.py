@@ -1,0 +1,373 @@
+"""The contract between the core and a rule system: the core every ruleset writes, and the capabilities it may add.
+
+The core (`Ruleset`) is what any game needs to be recorded, checked, replayed, exported, audited and viewed.
+Each capability is a protocol of its own that the core finds with `isinstance`; a ruleset without one is served
+as if it had the plain default named beside the protocol: nothing hidden, no chance, no bots, no explanations,
+no read tables of its own, no board, no advice, replays through `apply`, no earlier versions.
+
+Beside its code, a ruleset's package may ship `kits/*.json` (its built-in kits) and `rulings.toml` (what each
+ruling id it names means); the core finds both by the package's name.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+from evo_ledger.rules.base import (
+    Advice,
+    Explanation,
+    GameReport,
+    OptionSpec,
+    OptionValue,
+    Outcome,
+    ReadContext,
+    ReadItem,
+    ReadTable,
+    StateView,
+    Statistic,
+    Step,
+    Transition,
+    Vocabulary,
+)
+
+StateT = TypeVar("StateT")
+ActionT = TypeVar("ActionT")
+KitT = TypeVar("KitT", bound="Kit")
+KitT_contra = TypeVar("KitT_contra", bound="Kit", contravariant=True)
+StateT_contra = TypeVar("StateT_contra", contravariant=True)
+ActionT_contra = TypeVar("ActionT_contra", contravariant=True)
+
+
+class Kit(Protocol):
+    """What the core reads of any ruleset's kit: the rest is the ruleset's own."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def stand_in(self) -> bool: ...
+
+    @property
+    def players(self) -> int: ...
+
+    @property
+    def content_hash(self) -> str: ...
+
+
+class Ruleset(Protocol[StateT, ActionT, KitT]):
+    """The core of a rule system: every member is written by every ruleset. A state is never changed in place."""
+
+    name: str
+    version: str
+    options: tuple[OptionSpec, ...]
+    """Where the sources leave a gap, the reading is a named option with its ruling id."""
+    vocabulary: Vocabulary
+
+    def parse_kit(self, document: Any, label: str) -> KitT:
+        """The kit a JSON document describes; raise KitError naming the field and what is wrong."""
+
+    def setup(self, kit: KitT, players: Sequence[str], options: Mapping[str, OptionValue]) -> StateT:
+        """The state a game starts in; raise SetupError for players or options no game can start with."""
+
+    def legal(self, state: StateT, action: ActionT) -> None:
+        """Return if `action` is legal in `state`; raise RuleViolation naming the ruling otherwise."""
+
+    def apply(self, state: StateT, action: ActionT) -> Transition[StateT]:
+        """Check `action` and return the next state, with the consequences the rules derive."""
+
+    def legal_actions(self, state: StateT) -> Iterator[ActionT]:
+        """The legal actions the ruleset can list (those whose content only the table knows may be left out)."""
+
+    def outcome(self, state: StateT) -> Outcome | None:
+        """The result once the game has ended, None while it goes on."""
+
+    def standings(self, state: StateT) -> Outcome:
+        """The standings as the game stands now: the outcome's, once it has ended."""
+
+    def parse_action(self, text: str) -> ActionT:
+        """Read an action in notation; raise NotationError naming the column and what was expected."""
+
+    def format_action(self, action: ActionT) -> str:
+        """The action in notation, as `parse_action` reads it back."""
+
+    def action_from_data(self, data: Any) -> ActionT:
+        """Read an action given as data (evo_ledger.rules.structured); raise ActionDataError naming the field."""
+
+    def action_data(self, action: ActionT) -> dict[str, Any]:
+        """The action as data, as `action_from_data` reads it."""
+
+    def fact_of(self, action: ActionT) -> str:
+        """The fact the action records, one of `vocabulary.facts`, named in the past tense."""
+
+    def snapshot_state(self, state: StateT) -> dict[str, Any]:
+        """The state as plain values (str, int, bool, None, lists, dicts), without the kit."""
+
+    def restore_state(self, kit: KitT, data: dict[str, Any]) -> StateT:
+        """The state `snapshot_state` gave `data` for, on the same kit."""
+
+    def view(self, state: StateT) -> StateView:
+        """The position in words: its round, phase and step, a line a player, the occupant of each space."""
+
+    def describe(self, kind: str, data: Mapping[str, Any]) -> str:
+        """A consequence of `kind` with its `data`, as a sentence a player would say."""
+
+
+AnyRuleset = Ruleset[Any, Any, Any]
+_CORE_METHODS = (name for name, value in vars(Ruleset).items() if name[0] != "_" and callable(value))
+CORE_MEMBERS = tuple(sorted({*Ruleset.__annotations__, *_CORE_METHODS}))
+"""The names of the core's members, as `Ruleset` declares them."""
+
+
+@runtime_checkable
+class HiddenInformation(Protocol[StateT_contra, ActionT_contra]):
+    """Facts some players may not see (a held card, a peek). Default: everything is public.
+
+    The core stores a hidden action under a salted commitment, answers each reader with what it may see, and
+    publishes the salt when the action is revealed. A refusal that rests on hidden facts carries its public
+    part, the same whatever they are (`RuleViolation(..., public=...)`)."""
+
+    def visible_only_to(self, action: ActionT_contra) -> str | None:
+        """The one player who may see `action` until it is revealed, or None when everyone may."""
+
+    def reveals(self, hidden: ActionT_contra, later: ActionT_contra) -> bool:
+        """Whether `later` shows everyone the action `hidden` that only its player could see."""
+
+    def rests_on(self, state: StateT_contra, action: ActionT_contra) -> str | None:
+        """The player whose hidden facts the action's legality rests on here (a held card, a peek): listing it as
+        legal, or refusing it, would show them; None when it rests on what everyone sees."""
+
+    def public_state(self, state: StateT_contra) -> dict[str, Any]:
+        """The state as `snapshot_state` gives it, less what the rules keep from all but one player."""
+
+    def seat_state(self, state: StateT_contra, seat: str) -> dict[str, Any]:
+        """The state as the player `seat` may see it: `public_state` with that player's own hidden facts."""
+
+
+@runtime_checkable
+class Chance(Protocol[ActionT_contra]):
+    """Actions chance makes (a die face, a token or a card drawn). Default: none; the audit names undone chance
+    actions as re-rolls."""
+
+    def is_chance(self, action: ActionT_contra) -> bool: ...
+
+
+Bot = Callable[[StateT, Sequence[ActionT], random.Random], ActionT]
+
+
+class SelfPlay(Protocol[StateT, ActionT, KitT_contra]):
+    """Seeded bots that play whole games, with chance drawn from the seed: a game the service generates commits
+    to `generator`, a secret salt and its seed in its first event and reveals them at its end, and the audit
+    draws every chance action again (`first_unseeded`)."""
+
+    generator: str
+    bots: Mapping[str, Bot[StateT, ActionT]]
+    player_counts: range
+
+    def default_kit(self, players: int) -> str:
+        """The built-in kit a generated game of so many players is played on."""
+
+    def play(
+        self,
+        kit: KitT_contra,
+        names: Sequence[str],
+        seed: int,
+        bot: str,
+        options: Mapping[str, OptionValue] | None = None,
+        seat_bots: Mapping[str, str] | None = None,
+    ) -> Iterator[tuple[ActionT, Transition[StateT]]]:
+        """A whole game, action by action, with the transition each made; the last transition ends the game;
+        `seat_bots` gives seats bots of their own."""
+
+    def first_unseeded(
+        self,
+        kit: KitT_contra,
+        names: Sequence[str],
+        seed: int,
+        actions: Sequence[ActionT],
+        options: Mapping[str, OptionValue] | None = None,
+    ) -> int | None:
+        """The index of the first chance action in `actions` that the seed does not draw, or None."""
+
+    def comments(self, transition: Transition[StateT]) -> list[str]:
+        """Comment lines a self-played game file gives after the action (the standings after a round)."""
+
+
+@runtime_checkable
+class Bots(Protocol):
+    """Seeded bots (`selfplay`, `generate`, the audit of a generated game). Default: none."""
+
+    def self_play(self) -> SelfPlay[Any, Any, Any]: ...
+
+
+@runtime_checkable
+class Explanations(Protocol):
+    """Why the rules decided as they did. Default: nothing is explained."""
+
+    def explain(self, steps: Sequence[Step[Any, Any]], at: int) -> Explanation | None:
+        """About the part of the game `steps[at]` belongs to (a combat, a survival phase, an auction...), or
+        None when there is nothing the rules decided there."""
+
+
+class Reading(Protocol):
+    """What a ruleset gives the read tables: its tables, and the rows each of its events makes, as plain values
+    (the SQL is the projections'). It reads the facts and consequence kinds it names; the others only count.
+    `reports` names the tables that answer each report on one game (REPORTS); a reading without `standings` is
+    answered from every ruleset's results. `statistics` are its own, by name, served beside those every ruleset
+    has."""
+
+    tables: tuple[ReadTable, ...]
+    facts: frozenset[str]
+    consequences: frozenset[str]
+    reports: Mapping[str, GameReport]
+    statistics: Mapping[str, Statistic]
+
+    def from_action(self, context: ReadContext, action: Any) -> Iterable[ReadItem]:
+        """The rows an action makes (of a fact the reading names)."""
+
+    def from_consequence(
+        self, context: ReadContext, kind: str, cause: int, data: Mapping[str, Any]
+    ) -> Iterable[ReadItem]:
+        """The rows a consequence makes; `cause` is the event of the action it followed from."""
+
+    def restored(self, standing: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
+        """The memory again, after an undo, from the rows of the game that stand, by table, in event order."""
+
+
+@runtime_checkable
+class ReadModels(Protocol):
+    """Read tables, reports and statistics of the ruleset's own. Default: the tables every ruleset fills (games,
+    actions, results: those a game's last consequence gives through `outcome`)."""
+
+    def reading(self) -> Reading: ...
+
+
+@runtime_checkable
+class Board(Protocol[StateT_contra, KitT_contra]):
+    """A board the viewer and the text views draw. Default: none (the viewer shows the view's words)."""
+
+    def layout(self, state: StateT_contra) -> Any:
+        """The position as a picture is drawn: a dataclass of plain values whose `kind` names the drawing (the
+        hex island's is `hex-island`)."""
+
+    def draw(self, kit: KitT_contra, labels: Mapping[str, str] | None = None) -> str:
+        """A text picture of the kit's board, `labels` written beside its spaces (their occupants)."""
+
+
+@runtime_checkable
+class Advising(Protocol[StateT_contra]):
+    """Seats the rules run (automated opponents). Default: none."""
+
+    def advice(self, state: StateT_contra) -> Advice | None:
+        """The decision the rules make now for a seat they run, offered to the recorder; None: nobody's."""
+
+
+@runtime_checkable
+class FastReplay(Protocol[StateT, ActionT_contra]):
+    """A faster fold of actions already found legal (read back from a log). Default: `apply`'s state."""
+
+    def replay(self, state: StateT, action: ActionT_contra) -> StateT: ...
+
+
+@runtime_checkable
+class EarlierVersions(Protocol):
+    """Versions the ruleset keeps, deciding as they did, for the games recorded with them. Default: none."""
+
+    def at_version(self, version: str) -> AnyRuleset | None: ...
+
+
+CAPABILITIES: tuple[type, ...] = (
+    HiddenInformation, Chance, Bots, Explanations, ReadModels, Board, Advising, FastReplay, EarlierVersions,
+)  # fmt: skip
+
+
+class NothingHidden:
+    """The default of `HiddenInformation`: everyone sees everything."""
+
+    def __init__(self, rules: AnyRuleset) -> None:
+        self.snapshot_state = rules.snapshot_state
+
+    def visible_only_to(self, action: object) -> str | None:
+        return None
+
+    def reveals(self, hidden: object, later: object) -> bool:
+        return False
+
+    def rests_on(self, state: object, action: object) -> str | None:
+        return None
+
+    def public_state(self, state: object) -> dict[str, Any]:
+        return self.snapshot_state(state)
+
+    def seat_state(self, state: object, seat: str) -> dict[str, Any]:
+        return self.snapshot_state(state)
+
+
+_HIDDEN: dict[AnyRuleset, HiddenInformation[Any, Any]] = {}
+_REPLAYERS: dict[AnyRuleset, Callable[[Any, Any], Any]] = {}
+
+
+def hidden_information(rules: AnyRuleset) -> HiddenInformation[Any, Any]:
+    """What the ruleset hides from whom; for a ruleset with no hidden information, nothing (each found once)."""
+    found = _HIDDEN.get(rules)
+    if found is None:
+        found = _HIDDEN[rules] = rules if isinstance(rules, HiddenInformation) else NothingHidden(rules)
+    return found
+
+
+def is_chance(rules: AnyRuleset, action: object) -> bool:
+    return isinstance(rules, Chance) and rules.is_chance(action)
+
+
+def self_play(rules: AnyRuleset) -> SelfPlay[Any, Any, Any] | None:
+    return rules.self_play() if isinstance(rules, Bots) else None
+
+
+def explain(rules: AnyRuleset, steps: Sequence[Step[Any, Any]], at: int) -> Explanation | None:
+    return rules.explain(steps, at) if isinstance(rules, Explanations) else None
+
+
+def reading(rules: AnyRuleset) -> Reading | None:
+    return rules.reading() if isinstance(rules, ReadModels) else None
+
+
+def layout(rules: AnyRuleset, state: object) -> Any:
+    return rules.layout(state) if isinstance(rules, Board) else None
+
+
+def draw(rules: AnyRuleset, kit: object, labels: Mapping[str, str] | None = None) -> str:
+    return rules.draw(kit, labels) if isinstance(rules, Board) else ""
+
+
+def advice(rules: AnyRuleset, state: object) -> Advice | None:
+    return rules.advice(state) if isinstance(rules, Advising) else None
+
+
+def replayer(rules: AnyRuleset) -> Callable[[Any, Any], Any]:
+    """The fold of an action already found legal: the ruleset's fast replay, or `apply`'s state (each found once)."""
+    found = _REPLAYERS.get(rules)
+    if found is None:
+        found = _REPLAYERS[rules] = rules.replay if isinstance(rules, FastReplay) else _applied_state(rules)
+    return found
+
+
+def _applied_state(rules: AnyRuleset) -> Callable[[Any, Any], Any]:
+    return lambda state, action: rules.apply(state, action).state
+
+
+def at_version(rules: AnyRuleset, version: str) -> AnyRuleset | None:
+    return rules.at_version(version) if isinstance(rules, EarlierVersions) else None
+
+
+def capabilities(rules: AnyRuleset) -> tuple[str, ...]:
+    """The names of the capabilities the ruleset has, in the order of `CAPABILITIES`."""
+    return tuple(capability.__name__ for capability in CAPABILITIES if isinstance(rules, capability))
+
+
+def package_of(rules: object) -> str:
+    """The package the ruleset's class is written in: where its kits and rulings file are found."""
+    module = sys.modules[type(rules).__module__]
+    spec = module.__spec__
+    return spec.parent if spec is not None and spec.parent else module.__name__

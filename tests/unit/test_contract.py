@@ -1,0 +1,105 @@
+"""The contract: a core every ruleset writes, and capabilities, each a protocol of its own that the core finds with
+`isinstance`; a ruleset without one is served its plain default."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from evo_ledger.rules import rulesets
+from evo_ledger.rules.contract import (
+    CAPABILITIES,
+    CORE_MEMBERS,
+    Board,
+    HiddenInformation,
+    advice,
+    at_version,
+    capabilities,
+    draw,
+    explain,
+    hidden_information,
+    is_chance,
+    layout,
+    reading,
+    replayer,
+    self_play,
+)
+from evo_ledger.rules.kits import load_kit
+from evo_ledger.rules.registry import BadRuleset, checked
+from tests.toy.ruleset import Hold, Roll, State, ToyRuleset
+
+TOY = ToyRuleset()
+
+
+def toy_state() -> State:
+    return TOY.setup(load_kit("toy-2p"), ["ann", "ben"], {})
+
+
+def test_the_core_is_a_short_list_the_toy_writes_and_nothing_more() -> None:
+    assert len(CORE_MEMBERS) <= 20 and {"setup", "legal", "apply", "view", "snapshot_state"} <= set(CORE_MEMBERS)
+    assert all(hasattr(TOY, member) for member in CORE_MEMBERS)
+    assert capabilities(TOY) == ()
+
+
+def test_the_installed_rulesets_declare_the_capabilities_they_have() -> None:
+    assert set(capabilities(rulesets()["evo1"])) == {capability.__name__ for capability in CAPABILITIES}
+    assert "Board" in capabilities(rulesets()["evo2"]) and "Advising" not in capabilities(rulesets()["evo2"])
+    assert {"HiddenInformation", "Chance", "Bots", "ReadModels"} <= set(capabilities(rulesets()["traits"]))
+
+
+def test_a_ruleset_without_a_capability_is_served_its_plain_default() -> None:
+    state = toy_state()
+    hidden = hidden_information(TOY)
+    assert hidden.visible_only_to(Roll("ann", 3)) is None and not hidden.reveals(Roll("ann", 3), Hold("ann"))
+    assert hidden.rests_on(state, Roll("ann", 3)) is None
+    assert hidden.public_state(state) == hidden.seat_state(state, "ben") == TOY.snapshot_state(state)
+    assert not is_chance(TOY, Roll("ann", 3))
+    assert self_play(TOY) is None and reading(TOY) is None and advice(TOY, state) is None
+    assert explain(TOY, [], 0) is None and at_version(TOY, "0") is None
+    assert layout(TOY, state) is None and draw(TOY, state.kit) == ""
+    assert replayer(TOY)(state, Roll("ann", 5)) == TOY.apply(state, Roll("ann", 5)).state
+
+
+class HiddenRolls(ToyRuleset):
+    """A roll seen by its player alone until the player holds: the hidden-information capability, added."""
+
+    def visible_only_to(self, action: Roll | Hold) -> str | None:
+        return action.player if isinstance(action, Roll) else None
+
+    def reveals(self, hidden: Roll | Hold, later: Roll | Hold) -> bool:
+        return isinstance(later, Hold) and later.player == hidden.player
+
+    def rests_on(self, state: State, action: Roll | Hold) -> str | None:
+        return None
+
+    def public_state(self, state: State) -> dict[str, Any]:
+        return {**self.snapshot_state(state), "at_stake": None}
+
+    def seat_state(self, state: State, seat: str) -> dict[str, Any]:
+        return self.snapshot_state(state) if seat == state.current else self.public_state(state)
+
+
+class HalfHidden(ToyRuleset):
+    def visible_only_to(self, action: Roll | Hold) -> str | None:
+        return action.player
+
+
+def test_a_capability_is_found_when_every_member_of_it_is_written() -> None:
+    whole, half = HiddenRolls(), HalfHidden()
+    assert isinstance(whole, HiddenInformation) and hidden_information(whole) is whole
+    assert hidden_information(whole).public_state(toy_state())["at_stake"] is None
+    assert not isinstance(half, HiddenInformation)  # one member of five: the default stands
+    assert hidden_information(half).visible_only_to(Roll("ann", 2)) is None
+    assert not isinstance(TOY, Board) and capabilities(whole) == ("HiddenInformation",)
+
+
+def test_an_entry_point_whose_ruleset_lacks_a_core_member_or_its_name_is_refused() -> None:
+    class Unfinished:
+        name = "unfinished"
+
+    with pytest.raises(BadRuleset, match=r"'unfinished' .* without action_data, action_from_data, apply"):
+        checked("unfinished", Unfinished())
+    with pytest.raises(BadRuleset, match="gives a ruleset named 'toy'"):
+        checked("pig", TOY)
+    assert checked("toy", TOY) is TOY
