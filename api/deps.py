@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Annotated, TypeVar
 from uuid import UUID
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
@@ -80,13 +81,15 @@ def require_admin(request: Request, token: TokenDep) -> None:
 @dataclass(frozen=True)
 class Reader:
     """A caller reading a game: `sees_all` when it holds the recorder token (or the admin's); `seat`, the player
-    whose seat token it holds, who sees that seat's hidden actions."""
+    whose seat token it holds, who sees that seat's hidden actions. A caller may read as one who sees less
+    (`?as=SEAT` or `?as=public`): then `sees_all` and `seat` are that perspective's, and `narrowed` says so."""
 
     game_id: UUID
     sees_all: bool
     seat: str | None = None
     admin: bool = False
     token: str | None = field(default=None, repr=False)
+    narrowed: bool = False
 
 
 def game_id_of(game_id: str) -> UUID:
@@ -102,8 +105,22 @@ def unknown_game(game: UUID) -> ApiError:
     return ApiError(404, "unknown_game", f"no game {game}")
 
 
-def reader(game_id: str, request: Request, ledger: LedgerDep, token: TokenDep) -> Reader:
-    """Anyone may read a public game; a private one, only its recorder and the admin."""
+PUBLIC_PERSPECTIVE = "public"
+PerspectiveQuery = Annotated[
+    str | None,
+    Query(
+        alias="as",
+        max_length=64,
+        description="read as one who sees less: `public`, or a seat's name (the recorder may take any seat, a seat "
+        "token its own); left out, as the token's holder",
+    ),
+]
+
+
+def reader(
+    game_id: str, request: Request, ledger: LedgerDep, token: TokenDep, perspective: PerspectiveQuery = None
+) -> Reader:
+    """Anyone may read a public game; a private one, only its recorder, its seats and the admin."""
     game = game_id_of(game_id)
     access = ledger.access(game)
     if access is None:
@@ -113,7 +130,20 @@ def reader(game_id: str, request: Request, ledger: LedgerDep, token: TokenDep) -
     seat = access.seat_of(token) if access is not None and not sees_all else None
     if not may_see(access, sees_all, seat):
         raise unknown_game(game)
-    return Reader(game, sees_all, seat, admin, token)
+    holder = Reader(game, sees_all, seat, admin, token)
+    return holder if perspective is None else narrowed(holder, perspective, ledger.game(game).player_names)
+
+
+def narrowed(holder: Reader, perspective: str, players: Sequence[str]) -> Reader:
+    """The holder reading as `perspective`: never as one who sees more than the holder does."""
+    if perspective == PUBLIC_PERSPECTIVE:
+        return replace(holder, sees_all=False, seat=None, narrowed=True)
+    if perspective not in players:
+        seats = ", ".join(players)
+        raise ApiError(422, "unknown_perspective", f"as: {perspective[:64]!r} is not 'public' nor a seat ({seats})")
+    if not holder.sees_all and holder.seat != perspective:
+        raise ApiError(403, "perspective_refused", f"as: this token may not read as {perspective}")
+    return replace(holder, sees_all=False, seat=perspective, narrowed=holder.sees_all)
 
 
 def may_see(access: GameAccess | None, sees_all: bool, seat: str | None) -> bool:
@@ -133,9 +163,10 @@ def lost_access(reader: Reader, access: GameAccess | None) -> str | None:
     """Why the reader no longer reads the game as it did when it began (its access has changed since), or None."""
     if reader.admin or access is None:
         return None
-    if reader.sees_all and not access.admits(reader.token):
+    holds = access.admits(reader.token) or access.seat_of(reader.token) is not None
+    if (reader.sees_all or reader.narrowed) and not holds:
         return "the recorder token was replaced: reconnect with the new one"
-    if access.private and not reader.sees_all and reader.seat is None:
+    if access.private and not holds:
         return "the game was made private"
     return None
 

@@ -291,34 +291,9 @@ class RulingList(BaseModel):
     rulings: list[Ruling]
 
 
-class BoardSpace(BaseModel):
-    id: str
-    q: int = Field(description="flat-topped axial hex coordinates")
-    r: int
-    terrain: str
-    coast: bool
-    start: bool = Field(description="a start mark or starred beach")
-    occupant: str | None
-
-
-class AuctionItem(BaseModel):
-    place: str = Field(description="the lab's column or the bidding board's row")
-    item: str
-    bids: list[tuple[str, int]] = Field(description="the bids standing: player and amount")
-
-
-class Layout(BaseModel):
-    """A position on a hex island (evo2, evo1)."""
-
-    kind: str = Field(description="the drawing the viewer makes of it: `hex-island`")
-    terrains: list[str] = Field(description="hottest first")
-    zones: dict[str, str] = Field(description="the zone each terrain is in now: ideal, hot, cold or deadly")
-    spaces: list[BoardSpace]
-    auction: list[AuctionItem]
-
-
 class PositionView(BaseModel):
-    """A position as the replay viewer draws it: what a reader may see of it, nothing hidden."""
+    """A position as the replay viewer draws it, for its reader: what a rule keeps hidden is drawn only where the
+    reader may see it (a hand, for its seat)."""
 
     version: int
     ruleset: str
@@ -328,5 +303,8 @@ class PositionView(BaseModel):
     step: str = Field(description=STEP)
     players: list[str] = Field(description="each player's line")
     table: list[str] = Field(description="what lies on the table besides the board, a line each")
-    layout: Layout | None = Field(description="the board and the auction, for a game that has them")
+    layout: dict[str, Any] | None = Field(
+        description="the picture of the position, for a game whose rules draw one: its `kind` names the drawing "
+        "(docs/api.md describes each)"
+    )
     result: list[dict[str, Any]] | None

@@ -17,7 +17,7 @@ from evo_ledger.game import Game
 from evo_ledger.ledger import Ledger
 from evo_ledger.rules import AnyRuleset
 from evo_ledger.rules.base import RuleViolation
-from evo_ledger.rules.contract import hidden_information
+from evo_ledger.rules.contract import ALL_SEATS, hidden_information, layout
 from evo_ledger.rules.text import NotationError
 from evo_ledger.views import event_sentence
 
@@ -93,6 +93,12 @@ def visibility(reader: Perspective, ledger: Ledger, game: Game) -> Visibility:
         if withheld_from is not None:
             withheld.add(event.hash)
     return Visibility(shown, hidden, withheld_from, frozenset(withheld))
+
+
+def layout_for(reader: Perspective, latest: Game, game: Game) -> Any:
+    """The picture of `game`'s position for the reader: a seat's own hidden facts for its seat, every one for a
+    reader who may see them in the game as it stands now (`latest`)."""
+    return layout(game.rules, game.state, ALL_SEATS if reads_hidden(reader, latest) else reader.seat)
 
 
 def legal_for(reader: Perspective, game: Game) -> list[str]:

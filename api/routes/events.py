@@ -25,10 +25,9 @@ from api.routes.games import GAME_CREATED, result_of
 from evo_ledger.access import leave_out, new_token
 from evo_ledger.codec import pack
 from evo_ledger.ledger import Ledger, Receipt
-from evo_ledger.readers import Visibility, hidden_from, reads_hidden, sentence_for, visibility
+from evo_ledger.readers import Visibility, hidden_from, layout_for, reads_hidden, sentence_for, visibility
 from evo_ledger.rules import AnyRuleset
 from evo_ledger.rules.contract import hidden_information
-from evo_ledger.rules.contract import layout as board_layout
 from evo_ledger.transfer import bundle_game, export_bundle, export_notation, notation_game, store_game
 
 router = APIRouter(tags=["events"], responses=schemas.PROBLEMS)
@@ -103,11 +102,12 @@ def position_view(
     ledger: LedgerDep,
     at: Annotated[int | None, Query(ge=1, le=schemas.MAX_EVENT_NUMBER, description="an event number")] = None,
 ) -> schemas.PositionView:
-    """The position after event `at` (the latest if left out) as the replay viewer draws it: the board's spaces
-    and occupants, the zones of the moment, the auction, each player's line. Nothing a rule keeps hidden is in it
-    (a hand shows as a count), so every reader of the game is answered the same."""
+    """The position after event `at` (the latest if left out) as the replay viewer draws it: the picture its rules
+    draw (a hex island's spaces, occupants, zones and auction; the trait-card game's locations, cards, tokens and
+    species), each player's line. What a rule keeps hidden is drawn only for a reader who may see it (a hand, for
+    its seat); to others it shows as a count."""
     game = game_at(ledger, reader.game_id, at)
-    view, layout = game.rules.view(game.state), board_layout(game.rules, game.state)
+    view, layout = game.rules.view(game.state), layout_for(reader, ledger.game(reader.game_id), game)
     return schemas.PositionView(
         version=game.version,
         ruleset=game.rules.name,

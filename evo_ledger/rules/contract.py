@@ -3,7 +3,7 @@
 The core (`Ruleset`) is what any game needs to be recorded, checked, replayed, exported, audited and viewed.
 Each capability is a protocol of its own that the core finds with `isinstance`; a ruleset without one is served
 as if it had the plain default named beside the protocol: nothing hidden, no chance, no bots, no explanations,
-no read tables of its own, no board, no advice, replays through `apply`, no earlier versions.
+no read tables of its own, no board (picture or text), no advice, replays through `apply`, no earlier versions.
 
 Beside its code, a ruleset's package may ship `kits/*.json` (its built-in kits) and `rulings.toml` (what each
 ruling id it names means); the core finds both by the package's name.
@@ -244,16 +244,26 @@ class ReadModels(Protocol):
     def reading(self) -> Reading: ...
 
 
-@runtime_checkable
-class Board(Protocol[StateT_contra, KitT_contra]):
-    """A board the viewer and the text views draw. Default: none (the viewer shows the view's words)."""
+ALL_SEATS = "*"
+"""The seat a layout is drawn for when its reader may see every hidden fact."""
 
-    def layout(self, state: StateT_contra) -> Any:
+
+@runtime_checkable
+class Board(Protocol[StateT_contra]):
+    """A picture of the position the viewer draws. Default: none (the viewer shows the view's words)."""
+
+    def layout(self, state: StateT_contra, seat: str | None) -> Any:
         """The position as a picture is drawn: a dataclass of plain values whose `kind` names the drawing (the
-        hex island's is `hex-island`)."""
+        hex island's is `hex-island`). Hidden facts in it are those of `seat` alone (every seat's for
+        `ALL_SEATS`, none for None)."""
+
+
+@runtime_checkable
+class TextBoard(Protocol[KitT_contra]):
+    """A text picture of the kit's board, for `kit` and `show`. Default: none."""
 
     def draw(self, kit: KitT_contra, labels: Mapping[str, str] | None = None) -> str:
-        """A text picture of the kit's board, `labels` written beside its spaces (their occupants)."""
+        """The board, `labels` written beside its spaces (their occupants)."""
 
 
 @runtime_checkable
@@ -279,7 +289,7 @@ class EarlierVersions(Protocol):
 
 
 CAPABILITIES: tuple[type, ...] = (
-    HiddenInformation, Chance, Bots, Explanations, ReadModels, Board, Advising, FastReplay, EarlierVersions,
+    HiddenInformation, Chance, Bots, Explanations, ReadModels, Board, TextBoard, Advising, FastReplay, EarlierVersions,
 )  # fmt: skip
 
 
@@ -333,12 +343,12 @@ def reading(rules: AnyRuleset) -> Reading | None:
     return rules.reading() if isinstance(rules, ReadModels) else None
 
 
-def layout(rules: AnyRuleset, state: object) -> Any:
-    return rules.layout(state) if isinstance(rules, Board) else None
+def layout(rules: AnyRuleset, state: object, seat: str | None = None) -> Any:
+    return rules.layout(state, seat) if isinstance(rules, Board) else None
 
 
 def draw(rules: AnyRuleset, kit: object, labels: Mapping[str, str] | None = None) -> str:
-    return rules.draw(kit, labels) if isinstance(rules, Board) else ""
+    return rules.draw(kit, labels) if isinstance(rules, TextBoard) else ""
 
 
 def advice(rules: AnyRuleset, state: object) -> Advice | None:

@@ -32,12 +32,18 @@ def seated_game(client: TestClient) -> tuple[str, dict[str, dict[str, str]]]:
     assert sorted(body["seat_tokens"]) == ["ann", "ben", "cat"]
     readers = {"public": {}, "recorder": {"Authorization": f"Bearer {body['recorder_token']}"}}
     readers |= {seat: {"Authorization": f"Bearer {token}"} for seat, token in body["seat_tokens"].items()}
-    assert append(client, body["game_id"], readers["recorder"], *DRAWN).status_code == 200
+    recorded = client.post(
+        f"/v1/games/{body['game_id']}/actions?wait_for_projections=30",
+        json={"actions": DRAWN},
+        headers=readers["recorder"],
+    )
+    assert recorded.status_code == 200, recorded.text
     return body["game_id"], readers
 
 
-def every_answer(client: TestClient, game: str, headers: dict[str, str]) -> dict[str, Any]:
-    """What every endpoint answers the reader, by endpoint (status and body)."""
+def every_answer(client: TestClient, game: str, headers: dict[str, str], perspective: str = "") -> dict[str, Any]:
+    """What every endpoint answers the reader, by endpoint (status and body); with a `perspective`, the game's
+    endpoints are asked `as` it."""
     drew = 15  # the game's start, seven actions and seven consequences before it
     paths = {
         "summary": f"/v1/games/{game}",
@@ -55,12 +61,21 @@ def every_answer(client: TestClient, game: str, headers: dict[str, str]) -> dict
         "statistics": "/v1/statistics/games",
         "tables": "/v1/tables/read_auction_results.csv",
     }
+    if perspective:
+        paths = {name: as_perspective(path, game, perspective) for name, path in paths.items()}
     answers = {name: client.get(path, headers=headers) for name, path in paths.items()}
-    packed = client.get(f"/v1/games/{game}/events", headers={**headers, "Accept": "application/msgpack"})
+    events = as_perspective(f"/v1/games/{game}/events", game, perspective) if perspective else paths["events"]
+    packed = client.get(events, headers={**headers, "Accept": "application/msgpack"})
     return {
         **{name: (a.status_code, a.content.decode("latin-1")) for name, a in answers.items()},
         "events msgpack": (packed.status_code, packed.content.decode("latin-1")),
     }
+
+
+def as_perspective(path: str, game: str, perspective: str) -> str:
+    if not path.startswith(f"/v1/games/{game}"):
+        return path
+    return path + ("&" if "?" in path else "?") + f"as={perspective}"
 
 
 def test_each_seat_reads_what_it_may_see_on_every_endpoint(client: TestClient) -> None:

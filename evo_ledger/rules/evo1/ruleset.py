@@ -35,6 +35,7 @@ from evo_ledger.rules.contract import (
     ReadModels,
     Ruleset,
     SelfPlay,
+    TextBoard,
 )
 from evo_ledger.rules.effects import Effects
 from evo_ledger.rules.evo1 import auction, autosaur, board, cards, flow
@@ -505,7 +506,8 @@ class Evo1Ruleset(
     Ruleset[State, Action, Kit],
     HiddenInformation[State, Action],
     Chance[Action],
-    Board[State, Kit],
+    Board[State],
+    TextBoard[Kit],
     Advising[State],
     Explanations,
     ReadModels,

@@ -46,7 +46,8 @@ def where(state: State) -> tuple[int, str, str]:
     return state.turn, state.phase, awaited(state)
 
 
-def layout(state: State) -> Layout:
+def layout(state: State, seat: str | None = None) -> Layout:
+    """The island, its zones and the auction: nothing hidden is drawn, whoever the `seat`."""
     kit = state.kit
     colour = kit.chart[state.climate_position]
     zones = {terrain: zone(kit.terrains, colour, terrain) for terrain in kit.terrains}

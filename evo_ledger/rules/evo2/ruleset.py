@@ -31,6 +31,7 @@ from evo_ledger.rules.contract import (
     ReadModels,
     Ruleset,
     SelfPlay,
+    TextBoard,
 )
 from evo_ledger.rules.effects import Effects, PhaseWatcher
 from evo_ledger.rules.evo2 import auction, birth, cards, climate, flow, movement, survival
@@ -457,7 +458,8 @@ class Evo2Ruleset(
     Ruleset[State, Action, Kit],
     HiddenInformation[State, Action],
     Chance[Action],
-    Board[State, Kit],
+    Board[State],
+    TextBoard[Kit],
     Explanations,
     ReadModels,
     Bots,

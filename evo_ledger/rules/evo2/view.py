@@ -42,7 +42,8 @@ def where(state: State) -> tuple[int, str, str]:
     return state.round, state.phase, awaited(state)
 
 
-def layout(state: State) -> Layout:
+def layout(state: State, seat: str | None = None) -> Layout:
+    """The island, its zones and the auction: nothing hidden is drawn, whoever the `seat`."""
     kit = state.kit
     starts = [space for marks in kit.start_marks.values() for space in marks]
     auction: tuple[AuctionItem, ...] = ()

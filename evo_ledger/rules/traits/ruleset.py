@@ -19,6 +19,7 @@ from evo_ledger.rules.base import (
     resolve_options,
 )
 from evo_ledger.rules.contract import (
+    Board,
     Bots,
     Chance,
     Explanations,
@@ -58,6 +59,7 @@ from evo_ledger.rules.traits.actions import (
 )
 from evo_ledger.rules.traits.explain import explain
 from evo_ledger.rules.traits.kit import Kit, parse_kit
+from evo_ledger.rules.traits.layout import layout
 from evo_ledger.rules.traits.reading import TraitsReading
 from evo_ledger.rules.traits.selfplay import TraitsSelfPlay
 from evo_ledger.rules.traits.state import Phase, State, state_from_data, state_to_data
@@ -221,6 +223,7 @@ class TraitsRuleset(
     Ruleset[State, Action, Kit],
     HiddenInformation[State, Action],
     Chance[Action],
+    Board[State],
     Explanations,
     ReadModels,
     Bots,
@@ -244,6 +247,7 @@ class TraitsRuleset(
     view = staticmethod(view)
     describe = staticmethod(describe)
     explain = staticmethod(explain)
+    layout = staticmethod(layout)
 
     def reading(self) -> Reading:
         return READING
