@@ -62,10 +62,20 @@ def inline_script_sources(html: str) -> str:
     return " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in scripts)
 
 
+# The way back from the API reference to the site: the bar the other pages open with, styled in place (the
+# reference's policy allows inline styles for its widgets).
+SITE_BAR = (
+    '<header style="display: flex; gap: 1rem; align-items: center; padding: .5rem 1rem; background: #2f4f4f; '
+    'color: #fff; font-family: system-ui, sans-serif"><strong>evo-ledger</strong> '
+    '<a href="/" style="color: #fff">games</a> <a href="/dashboard" style="color: #fff">dashboard</a></header>'
+)
+
+
 @router.get("/docs", response_class=HTMLResponse)
 def api_reference() -> HTMLResponse:
-    """Swagger UI, from the package's own copy: no validator badge, nothing fetched from another host. Its
-    starting script is inline, allowed by its hash; its widgets set styles of their own."""
+    """Swagger UI, from the package's own copy: no validator badge, nothing fetched from another host, under the
+    site's bar with its links back to the games and the dashboard. Its starting script is inline, allowed by its
+    hash; its widgets set styles of their own."""
     reference = get_swagger_ui_html(
         openapi_url="/openapi.json",
         title="evo-ledger: the HTTP API",
@@ -74,7 +84,7 @@ def api_reference() -> HTMLResponse:
         swagger_favicon_url="/static/favicon.svg",
         swagger_ui_parameters={"validatorUrl": None},
     )
-    html = bytes(reference.body).decode("utf-8")
+    html = bytes(reference.body).decode("utf-8").replace("<body>", '<body style="margin: 0">' + SITE_BAR, 1)
     policy = POLICY.replace("script-src 'self'", f"script-src 'self' {inline_script_sources(html)}").replace(
         "style-src 'self'", "style-src 'self' 'unsafe-inline'"
     )

@@ -11,6 +11,7 @@ let events = [];
 let latest = 1;
 let at = 1;
 let players = [];
+let rounds = 1;
 
 function hexCorners(x, y) {
   return Array.from({ length: 6 }, (_, corner) => {
@@ -88,7 +89,7 @@ function drawDinosaurs(svg, layout) {
 // The climate of the moment: each terrain's colour with the zone it is in, and the auction with its bids.
 function drawZones(layout) {
   const zones = document.getElementById("zones");
-  if (!layout) { zones.replaceChildren(); return; }
+  if (!layout || layout.kind !== "hex-island") { zones.replaceChildren(); return; }
   const swatches = layout.terrains.map((terrain) => element("li", { "data-terrain": terrain, "data-zone": layout.zones[terrain] },
     element("span", { class: "swatch", style: `background: ${TERRAIN_COLOURS[terrain] || "#ccc"}` }),
     `${terrain}: ${layout.zones[terrain]}`));
@@ -109,6 +110,7 @@ async function show(number) {
   document.getElementById("headline").textContent = `event ${at} · ${view.headline}`;
   document.getElementById("at").value = at;
   document.getElementById("of").textContent = `of ${latest}`;
+  showRounds(view.round);
   drawBoard(view.layout);
   drawZones(view.layout);
   document.getElementById("table").replaceChildren(...view.table.map((line) => element("li", {}, line)));
@@ -117,11 +119,43 @@ async function show(number) {
   for (const item of document.querySelectorAll("#event-list li")) {
     const current = Number(item.dataset.event) === at;
     item.classList.toggle("current", current);
-    if (current) item.scrollIntoView({ block: "nearest" });
+    if (current) keepInPanel(item, document.getElementById("events"));
   }
   history.replaceState(null, "", `?at=${at}`);
   document.getElementById("explanation").replaceChildren();
   document.getElementById("branch").replaceChildren();
+  suggestReplacement();
+}
+
+// An item of a list brought into view within the list's own panel: the page and the columns stay where they are.
+function keepInPanel(item, panel) {
+  const box = item.getBoundingClientRect(), frame = panel.getBoundingClientRect();
+  if (box.top < frame.top) panel.scrollTop -= frame.top - box.top;
+  else if (box.bottom > frame.bottom) panel.scrollTop += box.bottom - frame.bottom;
+}
+
+// The rounds played so far beside the field that jumps to one; a round typed there is cleared once the viewer has
+// stepped to another round, unless the field is being typed in.
+function showRounds(round) {
+  rounds = Math.max(rounds, round);
+  document.getElementById("rounds").textContent = `of ${rounds}`;
+  const field = document.getElementById("round");
+  field.max = rounds;
+  field.placeholder = rounds > 1 ? `1-${rounds}` : "1";
+  if (field.value && Number(field.value) !== round && document.activeElement !== field) field.value = "";
+}
+
+// An example for the what-if in the game's own notation: the action recorded at the event shown (or, for a
+// consequence or a hidden action, the last action before it every reader may see), else the first action the
+// rules allow now.
+async function suggestReplacement() {
+  let example = "";
+  for (const event of events) {
+    if (event.number > at) break;
+    if (event.fields.notation && !event.fields.visible_only_to && !event.hidden) example = event.fields.notation;
+  }
+  if (!example) example = (await api(`/v1/games/${GAME}/legal`).catch(() => ({ actions: [] }))).actions[0] || "";
+  document.getElementById("replacement").placeholder = `${example || "an action"} (empty: dropped)`;
 }
 
 function listEvents() {
@@ -256,6 +290,9 @@ document.getElementById("last").addEventListener("click", () => show(latest));
 document.getElementById("at").addEventListener("change", (event) => show(Number(event.target.value)));
 document.getElementById("explain").addEventListener("click", explain);
 document.getElementById("round").addEventListener("change", (event) => jumpToRound(Number(event.target.value)));
+document.getElementById("round").addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && event.target.value) jumpToRound(Number(event.target.value));
+});
 document.getElementById("phase-back").addEventListener("click", () => stepPhase(-1));
 document.getElementById("phase-on").addEventListener("click", () => stepPhase(1));
 document.getElementById("what-if").addEventListener("submit", whatIf);
@@ -271,6 +308,7 @@ async function start() {
   events = [];
   const summary = await api(`/v1/games/${GAME}`);
   players = summary.players.map((player) => player.name);
+  rounds = Math.max(1, summary.round);
   await loadEvents();
   loadAudit();
   const asked = Number(new URLSearchParams(location.search).get("at")) || latest;
