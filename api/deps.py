@@ -90,6 +90,15 @@ class Reader:
     admin: bool = False
     token: str | None = field(default=None, repr=False)
     narrowed: bool = False
+    holder_sees_all: bool = False
+    holder_seat: str | None = None
+
+    def perspectives(self, players: Sequence[str]) -> list[str]:
+        """What the token's holder may read as (`as`), whatever it reads as now: the public and every seat for one
+        who sees all, the public for a seat, nothing for the public."""
+        if self.holder_sees_all:
+            return [PUBLIC_PERSPECTIVE, *players]
+        return [PUBLIC_PERSPECTIVE] if self.holder_seat is not None else []
 
 
 def game_id_of(game_id: str) -> UUID:
@@ -130,7 +139,7 @@ def reader(
     seat = access.seat_of(token) if access is not None and not sees_all else None
     if not may_see(access, sees_all, seat):
         raise unknown_game(game)
-    holder = Reader(game, sees_all, seat, admin, token)
+    holder = Reader(game, sees_all, seat, admin, token, holder_sees_all=sees_all, holder_seat=seat)
     return holder if perspective is None else narrowed(holder, perspective, ledger.game(game).player_names)
 
 

@@ -308,3 +308,6 @@ class PositionView(BaseModel):
         "(docs/api.md describes each)"
     )
     result: list[dict[str, Any]] | None
+    perspectives: list[str] = Field(
+        description="what the token's holder may read the game as (`as`): `public`, and each seat for the recorder"
+    )

@@ -119,6 +119,7 @@ def position_view(
         table=list(view.table),
         layout=jsonable_encoder(asdict(layout)) if layout is not None else None,
         result=result_of(game.rules.outcome(game.state)),
+        perspectives=reader.perspectives(game.player_names),
     )
 
 

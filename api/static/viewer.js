@@ -11,6 +11,14 @@ let events = [];
 let latest = 1;
 let at = 1;
 let players = [];
+// Whom the game is read as (`as`): empty for the token's holder, `public`, or a seat the token may read as.
+let perspective = new URLSearchParams(location.search).get("as") || "";
+
+// A path of this game's API, read as the perspective chosen.
+function gamePath(path) {
+  const shown = perspective ? `${path.includes("?") ? "&" : "?"}as=${encodeURIComponent(perspective)}` : "";
+  return `/v1/games/${GAME}${path}${shown}`;
+}
 let rounds = 1;
 
 function hexCorners(x, y) {
@@ -27,6 +35,7 @@ function centre(space) { return [HEX * 1.5 * space.q, HEX * Math.sqrt(3) * (spac
 // not draw leaves the board empty, as a game with no board does.
 function drawBoard(layout) {
   const board = document.getElementById("board");
+  if (layout && layout.kind === "traits") { drawTraitsBoard(board, layout); return; }
   if (!layout || layout.kind !== "hex-island") { board.replaceChildren(); return; }
   const drawn = board.querySelector("svg");
   if (drawn && drawn.dataset.spaces === String(layout.spaces.length)) { drawDinosaurs(drawn, layout); return; }
@@ -99,7 +108,7 @@ function drawZones(layout) {
 }
 
 async function viewAt(number) {
-  if (!views.has(number)) views.set(number, await api(`/v1/games/${GAME}/view?at=${number}`));
+  if (!views.has(number)) views.set(number, await api(gamePath(`/view?at=${number}`)));
   return views.get(number);
 }
 
@@ -121,7 +130,8 @@ async function show(number) {
     item.classList.toggle("current", current);
     if (current) keepInPanel(item, document.getElementById("events"));
   }
-  history.replaceState(null, "", `?at=${at}`);
+  history.replaceState(null, "", `?at=${at}` + (perspective ? `&as=${encodeURIComponent(perspective)}` : ""));
+  showPerspectives(view.perspectives);
   document.getElementById("explanation").replaceChildren();
   document.getElementById("branch").replaceChildren();
   suggestReplacement();
@@ -154,7 +164,7 @@ async function suggestReplacement() {
     if (event.number > at) break;
     if (event.fields.notation && !event.fields.visible_only_to && !event.hidden) example = event.fields.notation;
   }
-  if (!example) example = (await api(`/v1/games/${GAME}/legal`).catch(() => ({ actions: [] }))).actions[0] || "";
+  if (!example) example = (await api(gamePath(`/legal`)).catch(() => ({ actions: [] }))).actions[0] || "";
   document.getElementById("replacement").placeholder = `${example || "an action"} (empty: dropped)`;
 }
 
@@ -173,7 +183,7 @@ function listEvents() {
 async function loadEvents() {
   let after = events.length ? events[events.length - 1].number : 0;
   for (;;) {
-    const page = await api(`/v1/games/${GAME}/events?after=${after}&limit=1000`);
+    const page = await api(gamePath(`/events?after=${after}&limit=1000`));
     events.push(...page.events);
     if (page.next_after === null) break;
     after = page.next_after;
@@ -214,7 +224,7 @@ async function jumpToRound(round) {
 async function explain() {
   const target = document.getElementById("explanation");
   try {
-    const report = await api(`/v1/games/${GAME}/events/${at}/explanation`);
+    const report = await api(gamePath(`/events/${at}/explanation`));
     target.replaceChildren(element("strong", {}, report.kind), ...report.words.map((line) => element("p", {}, line)));
   } catch (error) {
     target.replaceChildren(element("p", {}, error.message));
@@ -227,7 +237,7 @@ async function whatIf(event) {
   const query = replacement ? "?replace=" + encodeURIComponent(replacement) : "";
   const target = document.getElementById("branch");
   try {
-    const report = await api(`/v1/games/${GAME}/events/${at}/what-if${query}`);
+    const report = await api(gamePath(`/events/${at}/what-if${query}`));
     const row = (standing) => resultText(standing.standings);
     const stopped = report.branch.stopped_at ? `; stopped before event ${report.branch.stopped_at.event}` : "";
     target.replaceChildren(element("p", {}, `recorded: ${row(report.recorded)}`),
@@ -240,7 +250,7 @@ async function whatIf(event) {
 async function loadAudit() {
   const badge = document.getElementById("audit");
   try {
-    const report = await api(`/v1/games/${GAME}/audit`);
+    const report = await api(gamePath(`/audit`));
     badge.textContent = `audit: ${report.verdict}`;
     badge.className = `badge ${report.verdict.replace(" ", "-")}`;
     badge.onclick = () => window.open(`/v1/games/${GAME}/audit`, "_blank");
@@ -255,7 +265,7 @@ async function follow() {
   following = new AbortController();
   const headers = token() ? { Authorization: "Bearer " + token() } : {};
   const after = events.length ? events[events.length - 1].number : 0;
-  const answer = await fetch(`/v1/games/${GAME}/stream`, { headers: { ...headers, "Last-Event-ID": String(after) },
+  const answer = await fetch(gamePath("/stream"), { headers: { ...headers, "Last-Event-ID": String(after) },
     signal: following.signal });
   const reader = answer.body.getReader();
   const decoder = new TextDecoder();
@@ -303,10 +313,27 @@ document.addEventListener("keydown", (event) => {
   if (moves[event.key]) { event.preventDefault(); moves[event.key](); }
 });
 
+// The perspectives the token may read the game as, offered when there is more than its holder's own.
+function showPerspectives(offered) {
+  const select = document.getElementById("perspective");
+  document.getElementById("perspective-label").hidden = !offered.length;
+  const values = ["", ...offered];
+  if (select.options.length !== values.length || [...select.options].some((option, index) => option.value !== values[index])) {
+    select.replaceChildren(...values.map((value) => element("option", { value }, value || "as this token's holder")));
+  }
+  select.value = values.includes(perspective) ? perspective : "";
+}
+
+document.getElementById("perspective").addEventListener("change", (event) => {
+  perspective = event.target.value;
+  start().catch((error) => { document.getElementById("headline").textContent = error.message; });
+});
+
 async function start() {
+  document.body.dataset.ready = "false";
   views.clear();
   events = [];
-  const summary = await api(`/v1/games/${GAME}`);
+  const summary = await api(gamePath(``));
   players = summary.players.map((player) => player.name);
   rounds = Math.max(1, summary.round);
   await loadEvents();
@@ -316,5 +343,5 @@ async function start() {
   document.body.dataset.ready = "true";
 }
 
-setUpTokenForm(start);
+setUpTokenForm(() => { perspective = ""; return start(); });
 start().catch((error) => { document.getElementById("headline").textContent = error.message; });
