@@ -1,4 +1,5 @@
-"""How fast the replay viewer draws, in Debian's Chromium on localhost, for a self-played game of about 1,000 events.
+"""How fast the replay viewer draws, in Debian's Chromium on localhost, for an evo2 game of about 1,000 events (its
+hex island) and a self-played game of the trait-card game (its table of locations, cards and species).
 
     python -m bench.viewer_speed [--steps 300] [--report]
 
@@ -25,7 +26,9 @@ from playwright.sync_api import sync_playwright
 from bench.ledger_speed import long_game
 from bench.report import reporting
 from evo_ledger.ledger import Ledger
+from evo_ledger.selfplay import play_game
 from evo_ledger.settings import Settings
+from evo_ledger.transfer import import_notation
 from tests.browser.conftest import CHROMIUM, FLAGS
 from tests.e2e.test_stream import running_server
 
@@ -33,12 +36,14 @@ FRAME_MS = 16.0
 FIRST_BOARD_RATIO = 3.0
 
 
-def stored_long_game(database: str) -> str:
-    """The ledger benchmark's self-played game of about 1,000 events, stored in `database`."""
+def stored_games(database: str) -> dict[str, str]:
+    """The ledger benchmark's evo2 game of about 1,000 events and a 4-player self-played traits game, stored in
+    `database`: their ids, by ruleset."""
     with Ledger(Settings(database)) as ledger:
         game = long_game()
         ledger.save_games([game])
-        return str(game.id)
+        traits = import_notation(ledger, play_game(4, 1, "sensible", "traits").text())
+        return {"evo2": str(game.id), "traits": str(traits.game_id)}
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -83,17 +88,22 @@ def first_board(page: Any, base: str, game: str) -> tuple[float, float, float]:
 def measure(steps: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         database = str(Path(folder) / "viewer.sqlite")
-        game = stored_long_game(database)
+        games = stored_games(database)
         with running_server(database) as base, sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            events = httpx.get(f"{base}/v1/games/{game}").json()["version"]
-            viewer, bare, view = first_board(page, base, game)
-            times = step_times(page, steps)
+            for ruleset, game in games.items():
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                events = httpx.get(f"{base}/v1/games/{game}").json()["version"]
+                viewer, bare, view = first_board(page, base, game)
+                times = step_times(page, steps)
+                page.close()
+                report(f"a {ruleset} game of {events} events", times, viewer, bare + view, bare, view)
             browser.close()
+
+
+def report(game: str, times: list[float], viewer: float, budget: float, bare: float, view: float) -> None:
     p50, p99 = statistics.median(times), percentile(times, 0.99)
-    budget = bare + view
-    print(f"a self-played game of {events} events; {len(times)} steps timed in Chromium")
+    print(f"{game}; {len(times)} steps timed in Chromium")
     print(f"  one step, views fetched    p50 {p50:6.2f} ms  p99 {p99:6.2f} ms  against a frame of {FRAME_MS:.0f} ms")
     print(f"  first board                {viewer:8.1f} ms  = {viewer / budget:.2f}x a bare page load ({bare:.1f} ms)")
     print(f"                                         plus the view request alone ({view:.1f} ms)")

@@ -125,16 +125,22 @@ async function show(number) {
   document.getElementById("table").replaceChildren(...view.table.map((line) => element("li", {}, line)));
   document.getElementById("players").replaceChildren(...view.players.map((line, seat) =>
     element("li", { style: `color: ${PLAYER_COLOURS[seat % PLAYER_COLOURS.length]}` }, line)));
-  for (const item of document.querySelectorAll("#event-list li")) {
-    const current = Number(item.dataset.event) === at;
-    item.classList.toggle("current", current);
-    if (current) keepInPanel(item, document.getElementById("events"));
-  }
+  markCurrent(document.querySelector(`#event-list li[data-event="${at}"]`));
   history.replaceState(null, "", `?at=${at}` + (perspective ? `&as=${encodeURIComponent(perspective)}` : ""));
   showPerspectives(view.perspectives);
   document.getElementById("explanation").replaceChildren();
   document.getElementById("branch").replaceChildren();
   suggestReplacement();
+}
+
+// The event shown, marked in the list and brought into its panel's view at the next frame (reading where it is
+// drawn now would make the browser lay the page out again within the step).
+function markCurrent(item) {
+  const previous = document.querySelector("#event-list li.current");
+  if (previous && previous !== item) previous.classList.remove("current");
+  if (!item) return;
+  item.classList.add("current");
+  requestAnimationFrame(() => keepInPanel(item, document.getElementById("events")));
 }
 
 // An item of a list brought into view within the list's own panel: the page and the columns stay where they are.
