@@ -3,6 +3,7 @@ follow the log, so that every game's rounds and result reach the tables every ru
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -63,16 +64,21 @@ class FoldedOutcome:
         return self.rules.restore_state(context.kit(), kept)
 
     def _keep(self, context: ReadContext, state: Any) -> None:
-        context.memory["state"] = self.rules.snapshot_state(state)
+        """The state kept as the games' row stores it, JSON: a snapshot that JSON changes (a key not a string)
+        reads back the same at once as after a restart."""
+        context.memory["state"] = json.loads(json.dumps(self.rules.snapshot_state(state)))
         context.memory["round"] = self.rules.view(state).round
 
 
-_FOLDED: dict[AnyRuleset, FoldedOutcome] = {}
+_FOLDED: dict[int, FoldedOutcome] = {}
 
 
 def reading_for(rules: AnyRuleset) -> Reading:
-    """The ruleset's own reading, or its games folded for their result."""
+    """The ruleset's own reading, or its games folded for their result (one fold a ruleset)."""
     own = reading_of(rules)
     if own is not None:
         return own
-    return _FOLDED.setdefault(rules, FoldedOutcome(rules))
+    folded = _FOLDED.get(id(rules))
+    if folded is None or folded.rules is not rules:
+        folded = _FOLDED[id(rules)] = FoldedOutcome(rules)
+    return folded

@@ -11,10 +11,11 @@ ruling id it names means); the core finds both by the package's name.
 
 from __future__ import annotations
 
+import inspect
 import random
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, cast, runtime_checkable
 
 from evo_ledger.rules.base import (
     Advice,
@@ -103,7 +104,7 @@ class Ruleset(Protocol[StateT, ActionT, KitT]):
         """The fact the action records, one of `vocabulary.facts`, named in the past tense."""
 
     def snapshot_state(self, state: StateT) -> dict[str, Any]:
-        """The state as plain values (str, int, bool, None, lists, dicts), without the kit."""
+        """The state as JSON values (str, int, bool, None, lists, dicts with string keys), without the kit."""
 
     def restore_state(self, kit: KitT, data: dict[str, Any]) -> StateT:
         """The state `snapshot_state` gave `data` for, on the same kit."""
@@ -315,69 +316,117 @@ class NothingHidden:
         return self.snapshot_state(state)
 
 
-_HIDDEN: dict[AnyRuleset, HiddenInformation[Any, Any]] = {}
-_REPLAYERS: dict[AnyRuleset, Callable[[Any, Any], Any]] = {}
+_FOUND: dict[tuple[type, type], bool] = {}
+
+
+def has(rules: object, capability: type) -> bool:
+    """Whether the ruleset has the capability, found with `isinstance` once for its class (a capability is
+    methods its class writes): every member written, none merely inherited from the protocol's declaration."""
+    key = (type(rules), capability)
+    found = _FOUND.get(key)
+    if found is None:
+        whole = all(written(rules, capability, member) for member in protocol_methods(capability))
+        found = _FOUND[key] = isinstance(rules, capability) and whole
+    return found
 
 
 def hidden_information(rules: AnyRuleset) -> HiddenInformation[Any, Any]:
-    """What the ruleset hides from whom; for a ruleset with no hidden information, nothing (each found once)."""
-    found = _HIDDEN.get(rules)
-    if found is None:
-        found = _HIDDEN[rules] = rules if isinstance(rules, HiddenInformation) else NothingHidden(rules)
-    return found
+    """What the ruleset hides from whom; for a ruleset with no hidden information, nothing."""
+    return cast(HiddenInformation[Any, Any], rules) if has(rules, HiddenInformation) else NothingHidden(rules)
 
 
 def is_chance(rules: AnyRuleset, action: object) -> bool:
-    return isinstance(rules, Chance) and rules.is_chance(action)
+    return has(rules, Chance) and cast(Chance[Any], rules).is_chance(action)
 
 
 def self_play(rules: AnyRuleset) -> SelfPlay[Any, Any, Any] | None:
-    return rules.self_play() if isinstance(rules, Bots) else None
+    return cast(Bots, rules).self_play() if has(rules, Bots) else None
 
 
 def explain(rules: AnyRuleset, steps: Sequence[Step[Any, Any]], at: int) -> Explanation | None:
-    return rules.explain(steps, at) if isinstance(rules, Explanations) else None
+    return cast(Explanations, rules).explain(steps, at) if has(rules, Explanations) else None
 
 
 def reading(rules: AnyRuleset) -> Reading | None:
-    return rules.reading() if isinstance(rules, ReadModels) else None
+    return cast(ReadModels, rules).reading() if has(rules, ReadModels) else None
 
 
 def layout(rules: AnyRuleset, state: object, seat: str | None = None) -> Any:
-    return rules.layout(state, seat) if isinstance(rules, Board) else None
+    return cast(Board[Any], rules).layout(state, seat) if has(rules, Board) else None
 
 
 def draw(rules: AnyRuleset, kit: object, labels: Mapping[str, str] | None = None) -> str:
-    return rules.draw(kit, labels) if isinstance(rules, TextBoard) else ""
+    return cast(TextBoard[Any], rules).draw(kit, labels) if has(rules, TextBoard) else ""
 
 
 def advice(rules: AnyRuleset, state: object) -> Advice | None:
-    return rules.advice(state) if isinstance(rules, Advising) else None
+    return cast(Advising[Any], rules).advice(state) if has(rules, Advising) else None
 
 
 def replayer(rules: AnyRuleset) -> Callable[[Any, Any], Any]:
-    """The fold of an action already found legal: the ruleset's fast replay, or `apply`'s state (each found once)."""
-    found = _REPLAYERS.get(rules)
-    if found is None:
-        found = _REPLAYERS[rules] = rules.replay if isinstance(rules, FastReplay) else _applied_state(rules)
-    return found
-
-
-def _applied_state(rules: AnyRuleset) -> Callable[[Any, Any], Any]:
+    """The fold of an action already found legal: the ruleset's fast replay, or `apply`'s state."""
+    if has(rules, FastReplay):
+        return cast(FastReplay[Any, Any], rules).replay
     return lambda state, action: rules.apply(state, action).state
 
 
 def at_version(rules: AnyRuleset, version: str) -> AnyRuleset | None:
-    return rules.at_version(version) if isinstance(rules, EarlierVersions) else None
+    return cast(EarlierVersions, rules).at_version(version) if has(rules, EarlierVersions) else None
 
 
 def capabilities(rules: AnyRuleset) -> tuple[str, ...]:
     """The names of the capabilities the ruleset has, in the order of `CAPABILITIES`."""
-    return tuple(capability.__name__ for capability in CAPABILITIES if isinstance(rules, capability))
+    return tuple(capability.__name__ for capability in CAPABILITIES if has(rules, capability))
 
 
-def package_of(rules: object) -> str:
-    """The package the ruleset's class is written in: where its kits and rulings file are found."""
+def package_of(rules: object) -> str | None:
+    """The package the ruleset's class is written in, where its kits and rulings file are found; None for a
+    ruleset written in a module of its own, outside any package."""
     module = sys.modules[type(rules).__module__]
     spec = module.__spec__
-    return spec.parent if spec is not None and spec.parent else module.__name__
+    if spec is not None and spec.submodule_search_locations is not None:
+        return module.__name__
+    return spec.parent if spec is not None and spec.parent else None
+
+
+def contract_problems(rules: object) -> list[str]:
+    """What keeps `rules` from keeping the contract: a member of the core it lacks, a capability it writes in
+    part, a member whose parameters are not the contract's."""
+    problems = [f"no {member}" for member in CORE_MEMBERS if not written(rules, Ruleset, member)]
+    for capability in CAPABILITIES:
+        members = protocol_methods(capability)
+        done = [member for member in members if written(rules, capability, member)]
+        if done and len(done) < len(members):
+            missing = ", ".join(member for member in members if member not in done)
+            problems.append(f"{capability.__name__} in part: {', '.join(done)} without {missing}")
+    for protocol in (Ruleset, *CAPABILITIES):
+        for member in protocol_methods(protocol):
+            if written(rules, protocol, member) and not takes_as_contract(getattr(rules, member), protocol, member):
+                problems.append(f"{member} does not take the contract's {contract_parameters(protocol, member)}")
+    return problems
+
+
+def protocol_methods(protocol: type) -> list[str]:
+    return [name for name, value in vars(protocol).items() if name[0] != "_" and callable(value)]
+
+
+def written(rules: object, protocol: type, member: str) -> bool:
+    """Whether the ruleset has the member of its own (not the protocol's empty declaration, inherited)."""
+    found = getattr(type(rules), member, getattr(rules, member, None))
+    return found is not None and found is not vars(protocol).get(member)
+
+
+def contract_parameters(protocol: type, member: str) -> str:
+    return "(" + ", ".join(list(inspect.signature(vars(protocol)[member]).parameters)[1:]) + ")"
+
+
+def takes_as_contract(method: Any, protocol: type, member: str) -> bool:
+    """Whether the method can be called as the contract calls it: with every parameter the contract declares."""
+    wanted = list(inspect.signature(vars(protocol)[member]).parameters)[1:]
+    try:
+        inspect.signature(method).bind(*wanted)
+    except TypeError:
+        return False
+    except ValueError:  # a callable whose signature cannot be read: taken on trust
+        return True
+    return True

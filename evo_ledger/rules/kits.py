@@ -75,8 +75,10 @@ def _builtin_kits() -> dict[str, Traversable]:
 
 def builtin_kits(ruleset: AnyRuleset) -> dict[str, Traversable]:
     """The kits a ruleset ships: the JSON files in the `kits` folder of its package, if it has one."""
-    folder = resources.files(package_of(ruleset)) / "kits"
-    return kits_in(package_of(ruleset)) if folder.is_dir() else {}
+    package = package_of(ruleset)
+    if package is None:
+        return {}
+    return kits_in(package) if (resources.files(package) / "kits").is_dir() else {}
 
 
 def builtin_kit_names() -> list[str]:

@@ -29,8 +29,9 @@ class UnknownRuling(LookupError):
 
 def rulings_of(ruleset: AnyRuleset) -> dict[str, Ruling]:
     """The rulings a ruleset's package describes in its `rulings.toml`, by id; none when it ships no such file."""
-    rulings = resources.files(package_of(ruleset)) / RULINGS_FILE
-    if not rulings.is_file():
+    package = package_of(ruleset)
+    rulings = resources.files(package) / RULINGS_FILE if package is not None else None
+    if rulings is None or not rulings.is_file():
         return {}
     document = tomllib.loads(rulings.read_text(encoding="utf-8"))
     return {ruling: Ruling(ruling, entry["title"], entry["text"], ruleset.name) for ruling, entry in document.items()}

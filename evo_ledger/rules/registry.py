@@ -3,13 +3,14 @@ adds one by declaring it (`NAME = "package.module:RulesetClass"`), with no edit 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib.metadata import entry_points
 from typing import Any
 
 from evo_ledger.rules.base import OptionSpec, OptionValue
-from evo_ledger.rules.contract import CORE_MEMBERS, AnyRuleset, at_version
+from evo_ledger.rules.contract import AnyRuleset, at_version, contract_problems
 
 GROUP = "evo_ledger.rulesets"
 
@@ -24,19 +25,23 @@ class BadRuleset(TypeError):
 
 @cache
 def rulesets() -> dict[str, AnyRuleset]:
-    """Every installed ruleset by name, each made once."""
+    """Every installed ruleset by name, each made once. An entry point whose ruleset cannot be loaded or does not
+    keep the contract is left out, with a warning that says why: the others still serve."""
     found: dict[str, AnyRuleset] = {}
     for entry in sorted(entry_points(group=GROUP), key=lambda entry: entry.name):
-        found.setdefault(entry.name, checked(entry.name, entry.load()()))
+        try:
+            found.setdefault(entry.name, checked(entry.name, entry.load()()))
+        except Exception as error:  # a plug-in's own failure, whatever it is, must not take the others down
+            warnings.warn(f"ruleset {entry.name!r} left out: {error}", RuntimeWarning, stacklevel=2)
     return found
 
 
 def checked(entry: str, ruleset: Any) -> AnyRuleset:
-    """The ruleset an entry point of the group gives, refused unless it has every member of the core and the
-    entry point's name."""
-    missing = [member for member in CORE_MEMBERS if not hasattr(ruleset, member)]
-    if missing:
-        raise BadRuleset(f"entry point {entry!r} of {GROUP} gives a ruleset without {', '.join(missing)}")
+    """The ruleset an entry point of the group gives, refused unless it keeps the contract (every member of the
+    core, each capability whole, the contract's parameters) and has the entry point's name."""
+    problems = contract_problems(ruleset)
+    if problems:
+        raise BadRuleset(f"entry point {entry!r} of {GROUP} gives a ruleset with {'; '.join(problems)}")
     if ruleset.name != entry:
         raise BadRuleset(f"entry point {entry!r} of {GROUP} gives a ruleset named {ruleset.name!r}")
     return ruleset  # type: ignore[no-any-return]

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from evo_ledger.rules import rulesets
+from evo_ledger.rules import registry, rulesets
 from evo_ledger.rules.contract import (
     CAPABILITIES,
     CORE_MEMBERS,
@@ -16,8 +16,10 @@ from evo_ledger.rules.contract import (
     advice,
     at_version,
     capabilities,
+    contract_problems,
     draw,
     explain,
+    has,
     hidden_information,
     is_chance,
     layout,
@@ -86,19 +88,67 @@ class HalfHidden(ToyRuleset):
 
 
 def test_a_capability_is_found_when_every_member_of_it_is_written() -> None:
-    whole, half = HiddenRolls(), HalfHidden()
+    whole = HiddenRolls()
     assert isinstance(whole, HiddenInformation) and hidden_information(whole) is whole
     assert hidden_information(whole).public_state(toy_state())["at_stake"] is None
-    assert not isinstance(half, HiddenInformation)  # one member of five: the default stands
-    assert hidden_information(half).visible_only_to(Roll("ann", 2)) is None
     assert not isinstance(TOY, Board) and capabilities(whole) == ("HiddenInformation",)
+    assert contract_problems(whole) == [] and contract_problems(TOY) == []
+
+
+def test_a_capability_written_in_part_is_refused_rather_than_taken_for_absent() -> None:
+    """Half of the hidden information would leave every hidden action public, for ever: refused at load."""
+    with pytest.raises(BadRuleset, match="HiddenInformation in part: visible_only_to without reveals, rests_on"):
+        checked("toy", HalfHidden())
+
+
+class OldLayout(ToyRuleset):
+    def layout(self, state: State) -> None:
+        return None
+
+
+class Stubbed(Board[State]):
+    """Lists a protocol as a base, and writes nothing of the core."""
+
+    name = "stubbed"
+
+
+def test_a_member_with_other_parameters_or_only_the_protocols_declaration_is_refused() -> None:
+    assert contract_problems(OldLayout()) == ["layout does not take the contract's (state, seat)"]
+    made: Any = Stubbed  # as an entry point makes it, unchecked by the type checker
+    stubbed = made()
+    problems = contract_problems(stubbed)
+    assert "no view" in problems and "no describe" in problems and "no layout" not in problems
+    assert isinstance(stubbed, Board) and not has(stubbed, Board)  # a declaration inherited is not a layout
+
+
+def test_a_ruleset_that_cannot_be_loaded_is_left_out_with_a_warning_and_the_others_serve(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Entry:
+        def __init__(self, name: str, made: Any) -> None:
+            self.name, self.made = name, made
+
+        def load(self) -> Any:
+            return self.made
+
+    def broken() -> Any:
+        raise ImportError("no module named 'gone'")
+
+    found = [Entry("toy", ToyRuleset), Entry("half", HalfHidden), Entry("gone", broken)]
+    monkeypatch.setattr(registry, "entry_points", lambda group: found)
+    with pytest.warns(RuntimeWarning) as warned:
+        loaded = registry.rulesets.__wrapped__()
+    assert list(loaded) == ["toy"]
+    messages = sorted(str(warning.message) for warning in warned)
+    assert messages[0].startswith("ruleset 'gone' left out: no module named 'gone'")
+    assert "ruleset 'half' left out" in messages[1] and "HiddenInformation in part" in messages[1]
 
 
 def test_an_entry_point_whose_ruleset_lacks_a_core_member_or_its_name_is_refused() -> None:
     class Unfinished:
         name = "unfinished"
 
-    with pytest.raises(BadRuleset, match=r"'unfinished' .* without action_data, action_from_data, apply"):
+    with pytest.raises(BadRuleset, match=r"'unfinished' .* no action_data; no action_from_data; no apply"):
         checked("unfinished", Unfinished())
     with pytest.raises(BadRuleset, match="gives a ruleset named 'toy'"):
         checked("pig", TOY)
