@@ -22,6 +22,10 @@ MAX_EVENT_NUMBER = 2**63 - 1
 ROUND = "the round (evo1: the turn; the trait-card game: the millennium), counted from 1; 0 before the first begins"
 PHASE = "the part of the round, in the ruleset's words (`movement`, `births`); `over` once the game is over"
 STEP = "what the table awaits now, in words (`ann to move (2 steps left)`); empty once the game is over"
+REVEAL_AT_END = (
+    "once the game is over, its hidden facts (cards drawn, peeks, hands) are shown to every reader (true), or kept "
+    "from readers who could not see them during play (false)"
+)
 
 
 SEAT_MARKS = {spec.seat_mark: spec for spec in seat_options().values()}
@@ -71,6 +75,7 @@ class NewGame(BaseModel):
     players: list[Player] = Field(min_length=2, max_length=5, description="in seat order, as many as the kit seats")
     options: dict[str, bool | int | str] = Field(default_factory=dict, description="the ruleset's named options")
     seat_tokens: bool = Field(default=False, description="issue a token per seat: each reads what its seat may see")
+    reveal_at_end: bool = Field(default=True, description=REVEAL_AT_END + "; the recorder may change it later")
 
     @field_validator("ruleset", "kit")
     @classmethod
@@ -132,6 +137,11 @@ class Privacy(BaseModel):
     private: bool
 
 
+class RevealAtEnd(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    reveal_at_end: bool = Field(description=REVEAL_AT_END)
+
+
 class Receipt(BaseModel):
     game_id: str
     version: int
@@ -151,6 +161,12 @@ class Created(Receipt):
     @classmethod
     def given(cls, receipt: LedgerReceipt, token: str, seats: dict[str, str] | None = None) -> Created:
         return cls(**Receipt.of(receipt).model_dump(), recorder_token=token, seat_tokens=seats)
+
+
+class RevealAtEndSet(Receipt):
+    """The game's receipt after the setting (an event of its log, none if it said so already), and the setting."""
+
+    reveal_at_end: bool = Field(description=REVEAL_AT_END)
 
 
 class RecorderToken(BaseModel):
@@ -176,6 +192,7 @@ class Summary(BaseModel):
     phase: str = Field(description=PHASE)
     step: str = Field(description=STEP)
     private: bool
+    reveal_at_end: bool = Field(description=REVEAL_AT_END)
     started_at: str
     result: list[dict[str, Any]] | None
 

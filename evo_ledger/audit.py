@@ -5,8 +5,9 @@ it carries, and with the one its successor carries as its predecessor's. The gam
 setup with the ruleset version and kit it pinned: every action is checked by the rules, and what the rules
 derive from it is compared, field by field, with the consequences recorded after it. A receipt's head hash,
 when given, shows whether events were cut off the end. The report names each check, its verdict and the first
-divergence; it is canonical JSON, the same bytes for the same log on every database and every run, and carries
-its own hash.
+divergence, and each event that says whether the game's hidden facts are shown to every reader once it is over
+(`reveal_at_end_set`); it is canonical JSON, the same bytes for the same log on every database and every run,
+and carries its own hash.
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ UNDERIVED = frozenset(
     {"originator_id", "originator_version", "timestamp", "hash", "prev_hash", "action_salt", "action_commitment"}
 )
 NOTED = {DEVIATION: "deviations", OPEN_TIE: "open_ties"}
+# What an event that says whether a finished game's hidden facts are shown to every reader says, in words.
+REVEAL_AT_END_WORDS = {
+    True: "shows them to every reader once the game is over",
+    False: "keeps them from readers who could not see them during play, also once the game is over",
+}
 CHECK_NAMES = ("sequence", "hashes", "chain", "seals", "checkpoints", "setup", "rules", "snapshots", "chance", "head")
 CHECK_WIDTH = max(map(len, CHECK_NAMES))
 DESCRIPTIONS = {
@@ -341,6 +347,7 @@ class Audit:
         if any(c.verdict == FAIL for c in checks):
             verdict = DAMAGED
         noted = self._noted(events) if self.checks["rules"].verdict == PASS else {}
+        reveal = reveal_at_end_set(events)
         if verdict == CLEAN and noted.get("deviations"):
             verdict = DEVIATIONS
         last = events[-1] if events else None
@@ -356,6 +363,7 @@ class Audit:
             "checks": [check.as_data() for check in checks],
             "undone_rolls": self.undone_rolls,
             **noted,
+            **({"reveal_at_end_set": reveal} if reveal else {}),
         }
         return AuditReport(data)
 
@@ -371,6 +379,16 @@ class Audit:
                     entry = {"event": stored.originator_version, "ruling": warning[0], "message": warning[1]}
                     found.setdefault(key, []).append(entry)
         return found
+
+
+def reveal_at_end_set(events: Sequence[tuple[StoredEvent, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Where the log says whether the game's hidden facts are shown to every reader once it is over, and what it
+    says, in order (the latest stands; a log without any shows them)."""
+    return [
+        {"event": stored.originator_version, "reveal_at_end": fields.get("reveal_at_end")}
+        for stored, fields in events
+        if stored.topic == Game.EndRevealSet.TOPIC
+    ]
 
 
 class Refold:
@@ -433,6 +451,8 @@ class Refold:
             game.annotate(event.about, event.text)
         elif isinstance(event, Game.SeedRevealed):
             game.reveal_seed(event.generator, event.salt, event.seed)
+        elif isinstance(event, Game.EndRevealSet):
+            game.set_reveal_at_end(event.reveal_at_end)
         else:
             return None
         return list(game.collect_events())
@@ -564,6 +584,10 @@ class AuditReport(CanonicalReport):
         for key, label in (("deviations", "deviation"), ("open_ties", "open tie")):
             for entry in data.get(key, ()):
                 lines.append(f"  {label}: event {entry['event']} [{entry['ruling']}] {entry['message']}")
+        for entry in data.get("reveal_at_end_set", ()):
+            value = entry["reveal_at_end"]
+            said = REVEAL_AT_END_WORDS[value] if isinstance(value, bool) else f"says {value!r}"
+            lines.append(f"  hidden facts at the end: event {entry['event']} {said}")
         lines.append(f"report hash {self.hash}")
         return "\n".join(lines) + "\n"
 
@@ -584,7 +608,7 @@ def snapshot_matches(stored: StoredEvent, game: Game) -> bool:
 
 
 # What a game restored from a snapshot goes on from.
-SNAPSHOT_VIEW = ("setup", "players", "options", "head_hash", "annotations", "history", "state")
+SNAPSHOT_VIEW = ("setup", "players", "options", "head_hash", "annotations", "reveal_at_end", "history", "state")
 
 
 def snapshot_view(game: Game) -> bytes:

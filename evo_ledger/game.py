@@ -2,9 +2,10 @@
 
 Every action made at the table is one event, of a class named for the fact it records; the consequences the
 rules derive follow it as events of their own, so a reader of the log never re-runs the rules to learn what
-happened. The ruleset names both (its `Vocabulary`), and each is stored under its own topic. Undoing, correcting
-and annotating are events too. Each event carries the hash of its predecessor and its own, over its canonical
-bytes, so an edited, dropped or reordered event shows.
+happened. The ruleset names both (its `Vocabulary`), and each is stored under its own topic. Undoing, correcting,
+annotating and saying whether the game's hidden facts are shown to every reader at its end are events too. Each
+event carries the hash of its predecessor and its own, over its canonical bytes, so an edited, dropped or
+reordered event shows.
 """
 
 from __future__ import annotations
@@ -287,6 +288,19 @@ class Game(Aggregate):
         def fold(self, game: Game) -> None:
             game.annotations.append((self.about, self.text))
 
+    class EndRevealSet(Event):
+        """Whether, once the game is over, what its rules keep hidden (a card drawn, a peek, a hand) is shown to
+        every reader (`reveal_at_end` true), or kept from those who could not see it during play. A game whose log
+        has no such event shows it; the recorder sets it as the game starts, or later, and the latest stands."""
+
+        TOPIC = topic_of("EndRevealSet")
+        reveal_at_end: bool
+
+        def fold(self, game: Game) -> None:
+            if not isinstance(self.reveal_at_end, bool):
+                raise TypeError(f"reveal_at_end is true or false, not {self.reveal_at_end!r}")
+            game.reveal_at_end = self.reveal_at_end
+
     # False only for a game made again beside its log by the audit, which compares everything but the hashes.
     hashed: ClassVar[bool] = True
 
@@ -311,6 +325,8 @@ class Game(Aggregate):
         self.options = options
         self.head_hash = hash
         self.annotations: list[tuple[int, str]] = []
+        # Whether the hidden facts are shown to every reader once the game is over (`EndRevealSet`).
+        self.reveal_at_end = True
         # Each effective action: its event's version, its notation, and the state before it (plain values kept
         # by a snapshot, or None when the game came from a snapshot that did not keep it).
         self.history: list[tuple[int, str, Any]] = []
@@ -446,6 +462,11 @@ class Game(Aggregate):
             raise ValueError(f"the game has events 1 to {self.version}, not {about}")
         self.trigger_event(self.AnnotationAdded, about=about, text=text)
 
+    def set_reveal_at_end(self, reveal: bool) -> None:
+        """Whether, once the game is over, its hidden facts are shown to every reader (the default) or kept from
+        those who could not see them during play; it stands from then on, also after the end."""
+        self.trigger_event(self.EndRevealSet, reveal_at_end=bool(reveal))
+
     def mark(self) -> GameMark:
         """Where the game stands now, for `restore` to come back to when a change fails half-way."""
         return GameMark(
@@ -457,6 +478,7 @@ class Game(Aggregate):
             len(self.annotations),
             len(self._pending_events),
             len(self.snapshots_due),
+            self.reveal_at_end,
         )
 
     def restore(self, mark: GameMark) -> None:
@@ -466,6 +488,7 @@ class Game(Aggregate):
         del self.annotations[mark.annotations :]
         del self._pending_events[mark.pending :]
         del self.snapshots_due[mark.snapshots :]
+        self.reveal_at_end = mark.reveal_at_end
         self._prepared = None
 
     def _prepare(self, state: Any, notation: str | Mapping[str, Any]) -> tuple[Any, Transition[Any]]:
@@ -550,7 +573,8 @@ class Game(Aggregate):
             state = replay(state, self._rules.parse_action(notation))
 
     def snapshot_data(self) -> dict[str, Any]:
-        """The game as plain values: setup, head hash, annotations, the effective actions and the rules state."""
+        """The game as plain values: setup, head hash, annotations, whether its hidden facts are shown at its end,
+        the effective actions and the rules state."""
         return {
             "setup": [self.ruleset_name, self.ruleset_version, self.kit_name, self.kit_hash, self.kit_document],
             "commitment": self.commitment,
@@ -559,6 +583,7 @@ class Game(Aggregate):
             "options": self.options,
             "head_hash": self.head_hash,
             "annotations": [list(a) for a in self.annotations],
+            "reveal_at_end": self.reveal_at_end,
             "history": [[version, notation] for version, notation, _ in self.history],
             "recent": [
                 [index, before if isinstance(before, dict) else self._rules.snapshot_state(before)]
@@ -581,6 +606,7 @@ class Game(Aggregate):
         game.kit_name, game.kit_hash, game.kit_document = kit, kit_hash, kit_document
         game.players, game.options, game.head_hash = data["players"], data["options"], data["head_hash"]
         game.annotations = [(about, text) for about, text in data["annotations"]]
+        game.reveal_at_end = data.get("reveal_at_end", True)  # a snapshot taken before the option was: shown
         game.history = [(v, notation, None) for v, notation in data["history"]]
         for index, before in data["recent"]:
             version, notation, _ = game.history[index]
@@ -601,6 +627,7 @@ class GameMark(NamedTuple):
     annotations: int
     pending: int
     snapshots: int
+    reveal_at_end: bool
 
 
 class GameSnapshot(Snapshot):

@@ -244,15 +244,19 @@ class Ledger(Application[UUID]):
         options: Mapping[str, OptionValue] | None = None,
         recorder_token: str | None = None,
         seat_tokens: Mapping[str, str] | None = None,
+        reveal_at_end: bool = True,
     ) -> Receipt:
         """A new game: `players` in seat order, each a name or (name, stable id); with a recorder token, only
         its holder may append (its digest is stored with the game's first event, in one transaction); with seat
         tokens (by player), each reads what its seat may see. The ruleset is the one the kit names; a `ruleset`
-        given must be that one."""
+        given must be that one. Without `reveal_at_end`, the game's second event keeps its hidden facts from
+        those who could not see them during play also once it is over (`set_reveal_at_end`)."""
         document, loaded = load_kit_document(kit)
         seats = [(p, None) if isinstance(p, str) else p for p in players]
         rules = ruleset_for_kit(document, kit, ruleset)
         game = Game.start(rules, document, loaded, seats, options or {}, sealed=self.sealer is not None)
+        if not reveal_at_end:
+            game.set_reveal_at_end(False)
         granted = recorder_token is not None or bool(seat_tokens)
         access = [GameAccess.grant(game.id, recorder_token, seat_tokens)] if granted else []
         return self.save_games([game], also=access)[0]
@@ -378,6 +382,20 @@ class Ledger(Application[UUID]):
 
     def annotate(self, game_id: UUID, about: int, text: str) -> Receipt:
         return self._change(_Change(game_id, None, lambda game: game.annotate(about, text)))
+
+    def set_reveal_at_end(
+        self, game_id: UUID, reveal: bool, recorder_token: str | None = None, token_required: bool = False
+    ) -> Receipt:
+        """Whether, once the game is over, its hidden facts are shown to every reader (`reveal`) or kept from those
+        who could not see them during play: an event of the game's log, which stands from then on (also after the
+        end). With `token_required`, only the holder of the game's recorder token may set it. Setting what stands
+        appends nothing."""
+
+        def change(game: Game) -> None:
+            if game.reveal_at_end != reveal:
+                game.set_reveal_at_end(reveal)
+
+        return self._change(_Change(game_id, None, change, token=recorder_token, token_required=token_required))
 
     def game(self, game_id: UUID, version: int | None = None) -> Game:
         """The game as it stands, or as it stood after event `version`."""

@@ -25,7 +25,7 @@ from evo_ledger.disputes import ExplanationReport, NotExplainable, WhatIfReport
 from evo_ledger.game import Game, NothingToUndo
 from evo_ledger.last_game import remember, remembered
 from evo_ledger.ledger import GameReferenceError, Ledger, Receipt, UnknownGame, VersionConflict
-from evo_ledger.notation import GameFileError, parse_option_value
+from evo_ledger.notation import GameFileError, format_hidden, parse_option_value
 from evo_ledger.readers import (
     HiddenEvent,
     HiddenFacts,
@@ -52,6 +52,7 @@ EXIT_REFUSED = 1
 EXIT_BAD_INPUT = 2
 MAX_CHECKPOINT_BYTES = 64 * 1024 * 1024
 GAME_HELP = "a game id, the beginning of one, or 'last' (the game a command last stored or named)"
+HIDDEN_SETTINGS = ("kept", "shown")
 
 
 def add_ledger_commands(commands: Any) -> None:
@@ -61,6 +62,11 @@ def add_ledger_commands(commands: Any) -> None:
     new.add_argument("--players", nargs="+", required=True, metavar="NAME", help="in seat order; NAME=ID keeps an id")
     new.add_argument("--ruleset", help="the ruleset, checked against the kit's (default: the kit's)")
     new.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a ruleset option")
+    new.add_argument(
+        "--keep-hidden", action="store_true",
+        help="once the game is over, keep its hidden facts (cards drawn, peeks, hands) from readers who could not "
+        "see them during play (by default every reader sees them then; `hidden` changes it later)",
+    )  # fmt: skip
     for spec in seat_options().values():
         new.add_argument(
             f"--{spec.seat_mark}", action="append", default=[], metavar="NAME", dest=f"mark_{spec.seat_mark}",
@@ -72,6 +78,14 @@ def add_ledger_commands(commands: Any) -> None:
     undo = _command(commands, "undo", "take back the latest actions, saying why", game=True)
     undo.add_argument("--count", type=int, default=1)
     undo.add_argument("--reason", required=True)
+    hidden = _command(commands, "hidden", "say whether, once the game is over, its hidden facts (cards drawn, peeks, "
+                      "hands) are shown to every reader or kept from those who could not see them during play; "
+                      "recorded in the game's log, it stands from then on, also after the end", game=True)  # fmt: skip
+    hidden.add_argument(
+        "setting", choices=HIDDEN_SETTINGS,
+        help="kept: readers who could not see them during play still cannot; shown: every reader sees them (the "
+        "default of a game)",
+    )  # fmt: skip
     note = _command(commands, "note", "attach a note to an event", game=True)
     note.add_argument("text")
     note.add_argument("--about", type=int, metavar="EVENT", help="the event (the latest if left out)")
@@ -224,7 +238,7 @@ def new_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     options = dict(parse_named_option(text) for text in args.option)
     marks = {spec.seat_mark: getattr(args, f"mark_{spec.seat_mark}") for spec in seat_options().values()}
     options.update(marked_seats(marks))
-    receipt = ledger.create_game(args.ruleset, args.kit, players, options)
+    receipt = ledger.create_game(args.ruleset, args.kit, players, options, reveal_at_end=not args.keep_hidden)
     remember(ledger.settings, receipt.game_id)
     print(f"game {receipt.game_id}", file=out)
     print_receipt(receipt, out)
@@ -271,6 +285,17 @@ def record(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 def undo(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     receipt = ledger.undo(game_of(ledger, args.game), args.count, args.reason)
     print_events(ledger, receipt, receipt.version - 1, out)
+    return EXIT_OK
+
+
+def hidden_at_end(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    game_id = game_of(ledger, args.game)
+    before = ledger.receipt(game_id).version
+    receipt = ledger.set_reveal_at_end(game_id, args.setting == "shown")
+    if receipt.version == before:
+        print(f"the game says '{format_hidden(args.setting == 'shown')}' already: nothing was stored", file=out)
+    else:
+        print_events(ledger, receipt, before, out)
     return EXIT_OK
 
 
@@ -453,6 +478,7 @@ COMMANDS: dict[str, Callable[[Ledger, argparse.Namespace, TextIO], int]] = {
     "generate": generate,
     "record": record,
     "undo": undo,
+    "hidden": hidden_at_end,
     "note": note,
     "show": show,
     "log": log,

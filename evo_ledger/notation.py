@@ -1,5 +1,6 @@
 """Games as text files: a header, one action per line, the record's revisions (actions undone, the latest
-corrected, notes), comments, and an optional `result` line (docs/notation/README.md).
+corrected, notes, whether a finished game's hidden facts are kept hidden), comments, and an optional `result` line
+(docs/notation/README.md).
 
 Actions are read by the game's ruleset; this module knows the file's shape and reports every error with its
 line and column.
@@ -18,7 +19,9 @@ from evo_ledger.rules.text import NotationError
 
 HEADER_KEYS = ("ruleset", "kit", "players", "option")
 # Lines that revise the record rather than act in the game; no player may bear their names.
-REVISION_KEYS = ("undo", "correct", "note")
+REVISION_KEYS = ("undo", "correct", "note", "hidden")
+# Whether, once the game is over, its hidden facts are kept from readers who could not see them, or shown to all.
+HIDDEN_KEPT, HIDDEN_SHOWN = "hidden kept", "hidden shown"
 _UNDO = re.compile(r"undo\s+(\d{1,9})\s+\((.+)\)")
 _CORRECT = re.compile(r"correct\s+(.+?)\s+\((.+)\)")
 _NOTE = re.compile(r"note\s+(\d{1,18})\s+(.+)")
@@ -55,8 +58,9 @@ class ActionLine:
 
 @dataclass(frozen=True)
 class Revision:
-    """A line that revises the record: `undo` the latest `count` actions, `correct` the latest to `action`, or
-    `note` about event `count`; `text` is the reason, or the note."""
+    """A line that revises the record: `undo` the latest `count` actions, `correct` the latest to `action`,
+    `note` about event `count`, or say whether the game's `hidden` facts are `kept` from readers who could not see
+    them once it is over, or `shown` to all (the default); `text` is the reason, the note, or `kept` or `shown`."""
 
     line: int
     kind: str
@@ -143,6 +147,15 @@ def _check_player_names(header: Header, values: dict[str, list[tuple[int, int, s
 
 def _parse_revision(ruleset: AnyRuleset, number: int, column: int, content: str) -> Revision:
     kind = content.split(maxsplit=1)[0]
+    if kind == "hidden":
+        if " ".join(content.split()) not in (HIDDEN_KEPT, HIDDEN_SHOWN):
+            raise GameFileError(
+                number,
+                column,
+                f"expected '{HIDDEN_KEPT}' (once the game is over, its hidden facts are kept from readers who could "
+                f"not see them) or '{HIDDEN_SHOWN}' (shown to every reader)",
+            )
+        return Revision(number, kind, content.split()[1])
     if kind == "undo":
         undo = _UNDO.fullmatch(content)
         if undo is None:
@@ -301,6 +314,11 @@ def format_correction(notation: str, reason: str) -> str:
 
 def format_note(about: int, text: str) -> str:
     return f"note {about} {text}"
+
+
+def format_hidden(reveal_at_end: bool) -> str:
+    """The line that says whether, once the game is over, its hidden facts are shown to every reader."""
+    return HIDDEN_SHOWN if reveal_at_end else HIDDEN_KEPT
 
 
 def format_game(

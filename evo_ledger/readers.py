@@ -1,5 +1,6 @@
 """Every answer made for its reader: the recorder (who sees every hidden fact), a seat (who sees its own), or the
-public. The rules mark what is hidden: an action only its player sees until it is revealed (`visible_only_to`,
+public; once a game is over, every reader sees every hidden fact, unless the recorder keeps them hidden at its
+end. The rules mark what is hidden: an action only its player sees until it is revealed (`visible_only_to`,
 `reveals`), an action whose legality rests on a player's hidden facts (`rests_on`), and a refusal that rests on
 them (`RuleViolation.public`). This module turns what the ledger answers into what a reader may see: the log's
 hidden actions and hashes (`visibility`), the legal actions (`legal_for`), refusals (`refusal_for`), and
@@ -71,8 +72,10 @@ class Visibility:
 
 
 def reads_hidden(reader: Perspective, game: Game) -> bool:
-    """What the rules keep hidden is shown to the recorder, and to everyone once the game is over."""
-    return reader.sees_all or game.rules.outcome(game.state) is not None
+    """What the rules keep hidden is shown to the recorder (and the admin), and to everyone once the game is over
+    if the game, as it stands now, reveals it at its end (`Game.reveal_at_end`: on unless its recorder turned it
+    off); otherwise a finished game is read as it was during play."""
+    return reader.sees_all or (game.reveal_at_end and game.rules.outcome(game.state) is not None)
 
 
 def visibility(reader: Perspective, ledger: Ledger, game: Game) -> Visibility:

@@ -54,6 +54,7 @@ from evo_ledger.notation import (
     Revision,
     format_correction,
     format_game,
+    format_hidden,
     format_note,
     format_undo,
     parse_game,
@@ -295,8 +296,9 @@ def import_bundles(
 
 
 def export_notation(ledger: Ledger, game_id: UUID, shown: Container[int] | None = None) -> str:
-    """The game as a notation file: its actions in the order recorded, and its undos, corrections and notes as
-    revision lines, so that importing it gives the same events.
+    """The game as a notation file: its actions in the order recorded, and its undos, corrections, notes and
+    whether its hidden facts are kept hidden at its end as revision lines, so that importing it gives the same
+    events.
     With `shown`, an action the rules keep hidden (a card drawn, a peek) that is not among those versions is a
     comment naming only its player.
 
@@ -324,6 +326,8 @@ def _line_of(event: Any, shown: Container[int] | None) -> str | None:
         return format_undo(len(event.versions), event.reason)
     if isinstance(event, Game.AnnotationAdded):
         return format_note(event.about, event.text)
+    if isinstance(event, Game.EndRevealSet):
+        return format_hidden(event.reveal_at_end)
     return None
 
 
@@ -550,6 +554,8 @@ def _record_entry(game: Game, entry: ActionLine | Revision) -> None:
         game.undo(entry.count, entry.text)
     elif entry.kind == "note":
         game.annotate(entry.count, entry.text)
+    elif entry.kind == "hidden":
+        game.set_reveal_at_end(entry.text == "shown")
     elif entry.action is not None:
         game.correct(entry.action.text, entry.text)
 

@@ -90,7 +90,16 @@ def event_sentence(event: Any, rules: AnyRuleset) -> str:
         return f"undone: {events} {', '.join(map(str, event.versions))} ({event.reason})"
     if isinstance(event, Game.AnnotationAdded):
         return f"note on event {event.about}: {event.text}"
+    if isinstance(event, Game.EndRevealSet):
+        return reveal_at_end_sentence(event.reveal_at_end)
     return WORD_BOUNDARY.sub(" ", type(event).__name__).lower()
+
+
+def reveal_at_end_sentence(reveal: bool) -> str:
+    """What an event that says whether a finished game's hidden facts are shown to every reader says."""
+    if reveal:
+        return "once the game is over, its hidden facts are shown to every reader"
+    return "once the game is over, its hidden facts stay hidden from readers who could not see them during play"
 
 
 def _hidden(player: str | None) -> str:

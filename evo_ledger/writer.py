@@ -54,10 +54,17 @@ class NewGame:
     options: Mapping[str, OptionValue]
     recorder_token: str
     seat_tokens: Mapping[str, str] | None = None
+    reveal_at_end: bool = True
 
     def create(self, ledger: Ledger) -> Receipt:
         return ledger.create_game(
-            self.ruleset, self.kit, self.players, self.options, self.recorder_token, self.seat_tokens
+            self.ruleset,
+            self.kit,
+            self.players,
+            self.options,
+            self.recorder_token,
+            self.seat_tokens,
+            reveal_at_end=self.reveal_at_end,
         )
 
 

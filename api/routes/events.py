@@ -1,8 +1,8 @@
 """A game's events: the log (paged, JSON or msgpack), the state at any event, the live stream, export and import.
 
 What the rules keep hidden (a card drawn, a sixth-sense peek) reaches only the recorder until it is revealed (the
-card played, the climate token turned) or the game is over: for anyone else such an action shows only whose it
-is, in every one of these."""
+card played, the climate token turned) or the game is over (unless its recorder keeps it hidden at the end): for
+anyone else such an action shows only whose it is, in every one of these."""
 
 from __future__ import annotations
 

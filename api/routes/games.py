@@ -184,14 +184,15 @@ def projections_reach_log(request: Request, timeout: float) -> bool:
 )
 async def create_game(body: schemas.NewGame, request: Request) -> schemas.Created:
     """A new game; the answer carries its recorder token, which is shown only here. It is stored by the server's
-    writer, as appends are: one process writes the server's games."""
+    writer, as appends are: one process writes the server's games. With `reveal_at_end` false, its second event
+    keeps its hidden facts from readers who could not see them during play, also once it is over."""
     token = new_token()
     players = [(p.name, p.id) for p in body.players]
     seats = {p.name: new_token() for p in body.players} if body.seat_tokens else None
     marks = {mark: [p.name for p in body.players if mark in p.marks()] for mark in schemas.SEAT_MARKS}
     options = {**body.options, **marked_seats(marks)}
     writer: Writer = request.app.state.writer
-    receipt = await writer.create(NewGame(body.ruleset, body.kit, players, options, token, seats))
+    receipt = await writer.create(NewGame(body.ruleset, body.kit, players, options, token, seats, body.reveal_at_end))
     return schemas.Created.given(receipt, token, seats)
 
 
@@ -292,6 +293,7 @@ def summarise(ledger: Ledger, game: Game, reader: Reader | None = None) -> schem
         phase=view.phase,
         step=view.step,
         private=access is not None and access.private,
+        reveal_at_end=game.reveal_at_end,
         started_at=game.created_on.isoformat(),
         result=result_of(outcome),
     )
@@ -337,6 +339,21 @@ def issue_recorder_token(game_id: str, ledger: LedgerDep, request: Request) -> s
     ledger.grant_recorder(game, token)
     request.app.state.appends.appended(game)  # the game's streams read their access again
     return schemas.RecorderToken(game_id=str(game), recorder_token=token)
+
+
+@router.put("/games/{game_id}/reveal-at-end", response_model=schemas.RevealAtEndSet, operation_id="set_reveal_at_end")
+def set_reveal_at_end(
+    game_id: str, body: schemas.RevealAtEnd, ledger: LedgerDep, token: TokenDep, request: Request
+) -> schemas.RevealAtEndSet:
+    """Whether, once the game is over, its hidden facts are shown to every reader, or kept from readers who could
+    not see them during play: an event of the game's log (`EndRevealSet`), which stands from then on, also after
+    the end. Only the game's recorder token (or the admin's) may set it: a seat's token is refused with 403
+    `token_refused`, no token with 401 `token_required`. Setting what stands appends nothing."""
+    game = game_id_of(game_id)
+    admin = is_admin(request, token)
+    receipt = ledger.set_reveal_at_end(game, body.reveal_at_end, recorder_token=token, token_required=not admin)
+    request.app.state.appends.appended(game)  # wakes the game's streams and the read tables
+    return schemas.RevealAtEndSet(**schemas.Receipt.of(receipt).model_dump(), reveal_at_end=body.reveal_at_end)
 
 
 @router.put(
