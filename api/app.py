@@ -62,7 +62,6 @@ class ApiSettings:
     admin_token: str | None = None
     max_body_bytes: int = MAX_BODY_BYTES
     stream_poll_seconds: float = 1.0
-    stream_heartbeat_seconds: float = 15.0
     streams_per_client: int = 16
     """The live streams a client (the token it reads with, or else its address) may hold open at once."""
     follow_projections: bool = True

@@ -7,19 +7,16 @@ Only the server's event loop opens and ends streams, so the counts take no lock.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from fastapi import Request
-from fastapi.responses import StreamingResponse
-from starlette.types import Receive, Scope, Send
 
 from api.deps import Reader
 from api.errors import ApiError
 from evo_ledger.access import token_digest
 
 RETRY_AFTER_SECONDS = 5
-MEDIA_TYPE = "text/event-stream"
 
 
 class OpenStreams:
@@ -29,14 +26,19 @@ class OpenStreams:
         self.limit = limit
         self.held: dict[str, int] = {}
 
-    def take(self, client: str) -> Place:
-        """A place for one more of the client's streams, or 429 `too_many_streams` if it holds `limit` already."""
+    @contextmanager
+    def place(self, client: str) -> Iterator[None]:
+        """A place for one more of the client's streams while it is open, or 429 `too_many_streams` if it holds
+        `limit` already."""
         held = self.held.get(client, 0)
         if held >= self.limit:
             message = f"a client may hold {self.limit} live streams open at once: closing one of them frees a place"
             raise ApiError(429, "too_many_streams", message, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
         self.held[client] = held + 1
-        return Place(self, client)
+        try:
+            yield
+        finally:
+            self.release(client)
 
     def release(self, client: str) -> None:
         left = self.held[client] - 1
@@ -44,20 +46,6 @@ class OpenStreams:
             self.held[client] = left
         else:
             del self.held[client]
-
-
-@dataclass
-class Place:
-    """One stream's place among its client's, given back once however the stream ends."""
-
-    streams: OpenStreams
-    client: str
-    given_back: bool = False
-
-    def give_back(self) -> None:
-        if not self.given_back:
-            self.given_back = True
-            self.streams.release(self.client)
 
 
 def open_streams(request: Request) -> OpenStreams:
@@ -71,27 +59,3 @@ def client_of(request: Request, reader: Reader) -> str:
     if reader.token is not None and (reader.sees_all or reader.seat is not None):
         return f"token {token_digest(reader.token)}"
     return f"address {request.client.host if request.client is not None else 'unknown'}"
-
-
-class LiveStream(StreamingResponse):
-    """Server-sent events that hold a place among their client's streams until they end: the events' generator
-    gives it back as it ends (the client gone, the server closing it, an error), and the response itself if the
-    generator never started (a client gone before the first event)."""
-
-    def __init__(self, events: AsyncIterator[str], place: Place) -> None:
-        super().__init__(holding(place, events), media_type=MEDIA_TYPE)
-        self.place = place
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            self.place.give_back()
-
-
-async def holding(place: Place, events: AsyncIterator[str]) -> AsyncIterator[str]:
-    try:
-        async for event in events:
-            yield event
-    finally:
-        place.give_back()

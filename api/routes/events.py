@@ -6,21 +6,21 @@ anyone else such an action shows only whose it is, in every one of these."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Container
 from dataclasses import asdict
 from typing import Annotated, Any
 
 from eventsourcing.utils import get_topic
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.encoders import jsonable_encoder
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import Response
+from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from api import schemas
 from api.deps import LedgerDep, Reader, ReaderDep, game_seen_by, lost_access, token_of
 from api.errors import ApiError
-from api.open_streams import LiveStream, client_of, open_streams
+from api.open_streams import client_of, open_streams
 from api.routes.games import GAME_CREATED, result_of
 from evo_ledger.access import leave_out, new_token
 from evo_ledger.codec import pack
@@ -160,31 +160,13 @@ def state(
     )
 
 
-@router.get(
-    "/games/{game_id}/stream",
-    operation_id="stream",
-    responses={
-        200: {"content": {"text/event-stream": {}}, "description": "server-sent events"},
-        429: {"model": schemas.Problem, "description": "the client holds as many live streams open as it may"},
-    },
-)
-async def stream(
-    reader: ReaderDep,
-    ledger: LedgerDep,
-    request: Request,
+def resume_point(
     after: Annotated[int | None, Query(ge=0, le=schemas.MAX_EVENT_NUMBER)] = None,
     last_event_id: Annotated[str | None, Header()] = None,
-) -> StreamingResponse:
-    """New events as server-sent events, each with its number as its id. A viewer that reconnects with
-    `Last-Event-ID` (or `after`) gets what it missed, then what follows, without gaps or repeats. A client holds
-    at most `ApiSettings.streams_per_client` streams open at once: one more is refused with 429
-    `too_many_streams` and `Retry-After`."""
-    start = after if after is not None else resume_point(last_event_id)
-    place = open_streams(request).take(client_of(request, reader))
-    return LiveStream(follow(request, ledger, reader, start), place)
-
-
-def resume_point(last_event_id: str | None) -> int:
+) -> int:
+    """Where a stream starts: after event `after`, else after the `Last-Event-ID` a viewer reconnects with."""
+    if after is not None:
+        return after
     if last_event_id is None:
         return 0
     text = last_event_id.strip()
@@ -193,29 +175,58 @@ def resume_point(last_event_id: str | None) -> int:
     return int(text)
 
 
-async def follow(request: Request, ledger: Ledger, reader: Reader, sent: int) -> AsyncIterator[str]:
-    """The events after `sent`, then each as it comes. The reader's access is read again before each page (at
-    least once a second, and at once when it changes on this server): a reader who lost it is sent a last
-    `closed` event saying why."""
+async def placed_start(
+    request: Request, reader: ReaderDep, start: Annotated[int, Depends(resume_point)]
+) -> AsyncIterator[int]:
+    """The stream's start, once a place among its client's streams is taken for it (a stream refused for its start
+    takes none). The place is held until the answer ends, however it ends: the client gone (even before the first
+    event), the server closing it, an error."""
+    with open_streams(request).place(client_of(request, reader)):
+        yield start
+
+
+def as_json(problems: dict[int | str, dict[str, Any]]) -> dict[int | str, dict[str, Any]]:
+    """The problems an operation answers, documented as JSON: the schema would give them the operation's own media
+    type (a stream's, here)."""
+    problem = {"application/json": {"schema": {"$ref": schemas.COMPONENTS + schemas.Problem.__name__}}}
+    return {status: {"description": answer["description"], "content": problem} for status, answer in problems.items()}
+
+
+STREAM_PROBLEMS = as_json(
+    {**schemas.PROBLEMS, 429: {"description": "the client holds as many live streams open as it may"}}
+)
+
+
+@router.get(
+    "/games/{game_id}/stream",
+    operation_id="stream",
+    response_class=EventSourceResponse,
+    responses={200: {"description": "server-sent events"}, **STREAM_PROBLEMS},
+)
+async def stream(
+    reader: ReaderDep, ledger: LedgerDep, request: Request, start: Annotated[int, Depends(placed_start)]
+) -> AsyncIterator[ServerSentEvent]:
+    """New events as server-sent events, each with its number as its id. A viewer that reconnects with
+    `Last-Event-ID` (or `after`) gets what it missed, then what follows, without gaps or repeats. A client holds
+    at most `ApiSettings.streams_per_client` streams open at once: one more is refused with 429
+    `too_many_streams` and `Retry-After`. The reader's access is read again before each page (at least once a
+    second, and at once when it changes on this server): a reader who lost it is sent a last `closed` event saying
+    why. A quiet stream is sent a comment every 15 seconds, so that no proxy on the way closes it."""
     settings = request.app.state.settings
     appends = request.app.state.appends
     wait = min(settings.stream_poll_seconds, ACCESS_CHECK_SECONDS)
-    quiet = 0.0
+    sent = start
     while True:
         lost, page = await run_in_threadpool(poll, ledger, reader, sent)
         if lost is not None:
-            yield f"event: closed\ndata: {json.dumps({'reason': lost})}\n\n"
+            yield ServerSentEvent(event="closed", data={"reason": lost})
             return
         for event in page.events if page is not None else ():
-            yield f"id: {event.number}\nevent: {event.kind}\ndata: {json.dumps(event.model_dump())}\n\n"
+            yield ServerSentEvent(id=str(event.number), event=event.kind, data=event)
             sent = event.number
         if page is not None and page.next_after is not None:
             continue
         await appends.wait(reader.game_id, wait)
-        quiet = 0.0 if page is not None and page.events else quiet + wait
-        if quiet >= settings.stream_heartbeat_seconds:
-            quiet = 0.0
-            yield ": still here\n\n"
 
 
 @router.get(
