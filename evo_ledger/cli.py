@@ -27,7 +27,6 @@ from evo_ledger.checker import CheckReport, GameSetupError, check_game
 from evo_ledger.ledger import Ledger
 from evo_ledger.ledger_commands import (
     CommandError,
-    Progress,
     add_ledger_commands,
     add_marked_counts,
     marked_counts,
@@ -42,6 +41,7 @@ from evo_ledger.rules.kits import KitError, builtin_kit_names, load_kit_document
 from evo_ledger.rules.reference import UnknownRuling, reference, ruling
 from evo_ledger.selfplay import NoSelfPlay, bot_names, play_game
 from evo_ledger.settings import Settings, SettingsError
+from evo_ledger.terminal import ProgressBar
 from projections.runner import PAGE, Projector
 from projections.store import ReadStore
 
@@ -191,13 +191,12 @@ def project(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def run_projections(ledger: Ledger, store: ReadStore, args: argparse.Namespace, out: TextIO) -> int:
-    progress = Progress(ledger.recorder.max_notification_id() or 0, "events", sys.stderr)
     started = time.perf_counter()
     if args.rebuild:
         store.reset()
     projector = Projector(ledger, store, args.page)
-    read = projector.catch_up(lambda done, _: progress.update(min(done, progress.total)))
-    progress.finish()
+    with ProgressBar(ledger.recorder.max_notification_id() or 0, "events", sys.stderr) as progress:
+        read = projector.catch_up(lambda done, _: progress.update(done))
     seconds = time.perf_counter() - started
     rate = f", {read / seconds:,.0f} events/s" if read and seconds > 0 else ""
     print(f"read tables at event {projector.position} of the log: {read} events applied{rate}", file=out)

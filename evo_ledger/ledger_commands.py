@@ -44,6 +44,7 @@ from evo_ledger.rules.text import NotationError
 from evo_ledger.rules.words import counted
 from evo_ledger.selfplay import NoSelfPlay, bot_names
 from evo_ledger.settings import Settings, SettingsError
+from evo_ledger.terminal import ProgressBar
 from evo_ledger.transfer import BUNDLE_SUFFIX, ImportFileError, export_bundle, export_notation, import_files
 from evo_ledger.views import event_line, print_position, terminal_width
 
@@ -413,40 +414,19 @@ def games(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 def import_command(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     paths: list[Path] = args.files
-    progress = Progress(len(paths), "games", sys.stderr)
     stored = 0
-    for receipts in import_files(ledger, paths, workers=args.workers, again=args.again):
-        for receipt in receipts:
-            if receipt.already_stored:
-                print(f"{paths[stored]}: already stored as game {receipt.game_id} (--again stores a copy)", file=out)
-            else:
-                print(f"{paths[stored]}: game {receipt.game_id}, {counted(receipt.version, 'event')}", file=out)
-            stored += 1
-            remember(ledger.settings, receipt.game_id)
-        progress.update(stored)
-    progress.finish()
+    with ProgressBar(len(paths), "games", sys.stderr) as progress:
+        for receipts in import_files(ledger, paths, workers=args.workers, again=args.again):
+            for receipt in receipts:
+                if receipt.already_stored:
+                    line = f"{paths[stored]}: already stored as game {receipt.game_id} (--again stores a copy)"
+                else:
+                    line = f"{paths[stored]}: game {receipt.game_id}, {counted(receipt.version, 'event')}"
+                progress.say(line, out)
+                stored += 1
+                remember(ledger.settings, receipt.game_id)
+            progress.update(stored)
     return EXIT_OK
-
-
-class Progress:
-    """A progress bar on a terminal, updated in place; nothing when the stream is not a terminal."""
-
-    WIDTH = 30
-
-    def __init__(self, total: int, unit: str, stream: TextIO) -> None:
-        self.total, self.unit, self.stream = total, unit, stream
-        self.shown = stream.isatty() and total > 1
-
-    def update(self, done: int) -> None:
-        if self.shown:
-            filled = self.WIDTH * done // self.total
-            bar = "#" * filled + "." * (self.WIDTH - filled)
-            self.stream.write(f"\r[{bar}] {done}/{self.total} {self.unit}")
-            self.stream.flush()
-
-    def finish(self) -> None:
-        if self.shown:
-            self.stream.write("\n")
 
 
 def export(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:

@@ -1,11 +1,12 @@
-"""Colour for people at a terminal, through rich: plain text when the output is a file or a pipe (or NO_COLOR is
-set)."""
+"""Colour and progress bars for people at a terminal, through rich: plain text when the output is a file or a pipe
+(or NO_COLOR is set), and no bar."""
 
 from __future__ import annotations
 
 from typing import TextIO
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 HEADLINE = "bold"
@@ -22,3 +23,38 @@ def console_for(out: TextIO) -> Console:
 def say(console: Console, text: str, style: str | None = None) -> None:
     console.print(Text(text, style=style or ""))
     console.file.flush()
+
+
+class ProgressBar:
+    """How many of `total` `unit` are done, as a bar on `stream` redrawn in place while the work runs and left at its
+    end: only at a terminal, and only for more than one (a file, a pipe or a test's capture gets nothing)."""
+
+    def __init__(self, total: int, unit: str, stream: TextIO) -> None:
+        self.total = total
+        self.bar: Progress | None = None
+        self.task = TaskID(0)
+        if stream.isatty() and total > 1:
+            columns = (BarColumn(), MofNCompleteColumn(), TextColumn(unit), TimeElapsedColumn())
+            self.bar = Progress(*columns, console=console_for(stream), redirect_stdout=False, redirect_stderr=False)
+            self.task = self.bar.add_task(unit, total=total)
+
+    def __enter__(self) -> ProgressBar:
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *raised: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def update(self, done: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=min(done, self.total))
+
+    def say(self, line: str, out: TextIO) -> None:
+        """A line written to `out`: above the bar when both are on the terminal, so that the bar does not draw over
+        it."""
+        if self.bar is not None and out.isatty():
+            self.bar.console.print(Text(line))
+        else:
+            print(line, file=out)

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import io
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -86,8 +88,9 @@ def test_new_takes_the_ruleset_from_the_kit(database: str, capsys: pytest.Captur
 def test_import_stores_each_file_and_export_gives_it_back(
     database: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    status, out, _ = run(capsys, database, "import", *map(str, REPLAYS), "--workers", "1")
+    status, out, err = run(capsys, database, "import", *map(str, REPLAYS), "--workers", "1")
     assert status == 0 and len(out.splitlines()) == len(REPLAYS)
+    assert err == ""  # no progress bar where the output is not a terminal
     status, out, _ = run(capsys, database, "games")
     assert status == 0 and len(out.splitlines()) == len(REPLAYS)
     bundle = tmp_path / "game.msgpack"
@@ -102,6 +105,27 @@ def test_import_stores_each_file_and_export_gives_it_back(
     again = tmp_path / "again.msgpack"
     run(capsys, other, "export", "last", "--bundle", "--output", str(again))
     assert again.read_bytes() == bundle.read_bytes()
+
+
+class Terminal(io.StringIO):
+    """Output that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_an_import_at_a_terminal_shows_a_bar_with_each_game_above_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stdout", screen)
+    monkeypatch.setattr(sys, "stderr", screen)
+    games = REPLAYS[:3]
+    assert main(["import", *map(str, games), "--workers", "1", "--database", str(tmp_path / "bar.sqlite")]) == 0
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue())  # the terminal's colours and cursor moves
+    assert all(f"{path}: game " in shown for path in games)
+    assert f"{len(games)}/{len(games)} games" in shown
+    assert shown.rindex(f"{games[-1]}: game ") < shown.rindex(f"{len(games)}/{len(games)} games")
 
 
 def test_an_import_names_the_file_and_line_it_cannot_take(
