@@ -45,7 +45,9 @@ def die_fit(observed: Mapping[str, int], faces: Mapping[str, int]) -> DieFit:
 
 
 def chi_square_survival(statistic: float, freedom: int) -> float:
-    """P(X >= statistic) for a chi-square variable with `freedom` degrees of freedom."""
+    """P(X >= statistic) for a chi-square variable with `freedom` degrees of freedom.
+
+    Written here in a few lines because scipy is far too heavy a dependency for one function."""
     return upper_regularised_gamma(freedom / 2, statistic / 2)
 
 
