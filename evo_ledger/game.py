@@ -126,7 +126,7 @@ def field_names(event_class: type[Any]) -> tuple[str, ...]:
 
 def new_event(event_class: type[Any], fields: dict[str, Any]) -> Any:
     """The event, made without its frozen dataclass's `__init__`, which sets each field through
-    `object.__setattr__` (a twentieth of the cost of recording an action). The fields must be the class's, in
+    `object.__setattr__` (pays for: bench.ledger_speed appends). The fields must be the class's, in
     its order, so that the event is stored in the same bytes; otherwise `__init__` makes it, or refuses them."""
     if tuple(fields) != field_names(event_class):
         return event_class(**fields)

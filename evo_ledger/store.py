@@ -144,8 +144,8 @@ class BatchInsertingSQLiteApplicationRecorder(SQLiteApplicationRecorder):
 
     def select_notifications_after(self, position: int, limit: int) -> list[Notification]:
         """Up to `limit` notifications after `position`, in order, each originator id as text in a UUID's usual
-        form (the library makes a UUID of each, which a reader wanting text turns back: a tenth of the read
-        tables' catch-up)."""
+        form, as the read tables want it: the library makes a UUID of each, which they would turn back into text
+        (pays for: bench.projection_speed catch-up, SQLite)."""
         statement = (
             f"SELECT rowid, originator_id, originator_version, topic, state FROM {self.events_table_name} "
             "WHERE rowid>? ORDER BY rowid LIMIT ?"
@@ -324,8 +324,9 @@ class OneStatementPostgresApplicationRecorder(PostgresApplicationRecorder):
             return self.appended(connection, columns)
 
     def appended(self, connection: psycopg.Connection[Any], columns: list[bytes]) -> list[int]:
-        """The append statement run by libpq itself, prepared once on each connection: through a psycopg cursor
-        it took twice the CPU (the round trip aside). A statement the connection has lost is prepared again."""
+        """The append statement run by libpq itself, prepared once on each connection, without a psycopg cursor's
+        handling of its parameters and rows (pays for: bench.ledger_speed appends, PostgreSQL). A statement the
+        connection has lost is prepared again."""
         try:
             return self._run_append(connection, columns)
         except psycopg.errors.InvalidSqlStatementName:

@@ -37,8 +37,8 @@ ACCESS_TOPICS = frozenset(
 )  # fmt: skip
 UNDOING_TOPICS = frozenset({Game.ActionsUndone.TOPIC, Game.ActionCorrected.TOPIC})
 
-# The games' rows, written back in one statement for all the games of a transaction: an UPDATE built for each
-# game was half of the read tables' CPU with many games at once.
+# The games' rows, written back in one statement for all the games of a transaction, not an UPDATE built for each
+# game (pays for: bench.projection_speed catch-up).
 THE_GAME = "the_game"
 GAME_ROW_UPDATE = update(GAMES).where(GAMES.c.game_id == bindparam(THE_GAME))
 
@@ -147,15 +147,16 @@ class Batch:
 
 
 def insert_rows(connection: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
-    """Rows given to the driver's `executemany` as tuples: SQLAlchemy's handling of each row's parameters was a
-    quarter of the read tables' CPU."""
+    """Rows given to the driver's `executemany` as tuples, without SQLAlchemy's handling of each row's parameters
+    (pays for: bench.projection_speed catch-up, SQLite)."""
     names = [column.name for column in table.columns]
     statement = f"INSERT INTO {table.name} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
     connection.exec_driver_sql(statement, list(map(itemgetter(*names), rows)))
 
 
 def copy_rows(connection: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
-    """Rows written by PostgreSQL's COPY, in the connection's transaction: many times faster than INSERTs."""
+    """Rows written by PostgreSQL's COPY, in the connection's transaction, not by INSERTs (pays for:
+    bench.projection_speed catch-up, PostgreSQL)."""
     names = [column.name for column in table.columns]
     statement = f"COPY {table.name} ({', '.join(names)}) FROM STDIN"
     with connection.connection.driver_connection.cursor() as cursor, cursor.copy(statement) as copy:  # type: ignore[union-attr]

@@ -46,9 +46,8 @@ POLL_SECONDS = 0.5
 LIVE_DELAY = 0.02  # seconds an event delivered live may wait to be written with those after it
 LIVE_BATCH = 1000
 RETRY_SECONDS = 1.0
-# Beside a server, the read tables give way to the appends: under a load that keeps every core busy they get
-# about a tenth of one (several thousand events a second) and catch up as it eases. Appends with 32 clients
-# gained about a twentieth.
+# Beside a server, the read tables give way to the appends: under a load that keeps every core busy they fall
+# behind, and catch up as it eases (pays for: bench.api_speed HTTP, 32 clients).
 READ_TABLES_NICENESS = 10
 # Errors of a database rather than of an event (a server gone for a moment, a lock held too long): the runner
 # stops on them and starts again from its position; no event is set aside for them.

@@ -1,6 +1,6 @@
 """The read tables' database, through SQLAlchemy: the ledger's own PostgreSQL database, or beside a SQLite ledger a
 file of their own (`games.sqlite` -> `games.read.sqlite`). SQLite has one write lock a file: in the ledger's file,
-each page the follower wrote held it, and the ledger's appends waited for it (sleeping 1, 2, 5 ms and more).
+each page the follower wrote held it, and the ledger's appends waited for it, sleeping between tries.
 
 Rows and the position in the log they reach are written in one transaction. A transaction that writes starts by
 taking the position under a lock (`BEGIN IMMEDIATE` on SQLite, `SELECT ... FOR UPDATE` on PostgreSQL) and checks

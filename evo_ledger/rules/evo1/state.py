@@ -175,7 +175,7 @@ class State:
 
     def copy(self) -> State:
         clone = object.__new__(State)
-        fields = self.__dict__.copy()  # a dict's own copy is many times faster than filling a new one
+        fields = self.__dict__.copy()  # one copy of the dict (pays for: bench.rules_speed check+apply)
         fields["_owned"] = NOTHING_OWNED
         clone.__dict__ = fields
         return clone
