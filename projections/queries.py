@@ -57,14 +57,6 @@ def game_report(connection: Connection, game_id: str, ruleset: str, report: str)
     return answer
 
 
-def ruleset_of(connection: Connection, game_id: str) -> str | None:
-    """The ruleset of a game the read tables know (None: they do not know it yet)."""
-    ruleset: str | None = connection.execute(
-        select(GAMES.c.ruleset).where(GAMES.c.game_id == game_id)
-    ).scalar_one_or_none()
-    return ruleset
-
-
 def _rows(connection: Connection, query: Select[Any]) -> list[Row]:
     return [dict(row) for row in connection.execute(query).mappings()]
 
@@ -79,16 +71,6 @@ def _visible(table: Table, include_private: bool) -> Any:
 
 def _effective(table: Table, include_private: bool) -> Any:
     return and_(~table.c.undone, _visible(table, include_private))
-
-
-def _of_game(connection: Connection, table: Table, game_id: str, columns: str, order: str) -> list[Row]:
-    """The rows of one game that stand (not undone): the columns named, in the order named."""
-    return _rows(
-        connection,
-        select(*(table.c[name] for name in columns.split()))
-        .where(table.c.game_id == game_id, ~table.c.undone)
-        .order_by(*(table.c[name] for name in order.split())),
-    )
 
 
 def player_records(connection: Connection, include_private: bool = False) -> list[Row]:

@@ -33,7 +33,6 @@ def child_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "toy_dist")])}
 
 
-TINY_KIT = str(ROOT / "tests" / "rulings" / "tiny-3p.json")
 PLAYERS = ("ann", "ben", "cat")
 # Round 1 to its movement phase: cat (card), ben (legs), ann (eggs) move in that order.
 ROUND_ONE_AUCTION = (

@@ -55,10 +55,6 @@ def nested_tuples(depth: int) -> bytes:
     return bytes(data)
 
 
-def nested(open_: bytes, close: bytes, depth: int, inner: bytes) -> bytes:
-    return open_ * depth + inner + close * depth
-
-
 MSGPACK_VALUES: dict[str, bytes] = {
     "tuples nested 3000 deep": nested_tuples(DEEP),
     "arrays nested 3000 deep": b"\x91" * DEEP + b"\xc0",

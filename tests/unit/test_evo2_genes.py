@@ -57,15 +57,6 @@ def test_a_chameleon_with_nowhere_to_go_dies_E2_10() -> None:
     assert resolved.data["removed"] == "C3" and resolved.data["escape_from"] is None
 
 
-def birth_turn_of(player: str, board: dict[str, str]) -> object:
-    state = first_birth_turn(board)
-    for name in ("cat", "ben", "ann"):
-        if name == player:
-            return state
-        state = play(state, f"{name} pass")
-    raise AssertionError(player)
-
-
 def test_killer_babies_kill_an_adjacent_enemy_on_horn_horn_equal_and_horn_plus_E2_11() -> None:
     for face, baby_wins in [("horn", True), ("horn=", True), ("horn+", True), ("horn++", False), ("x", False)]:
         state = first_birth_turn(CAT_NEXT_TO_ANN)

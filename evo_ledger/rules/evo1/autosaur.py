@@ -260,13 +260,6 @@ def check_birth(state: State, player: str, space: str) -> None:
         board.check_fight(state, player, occupant, birth=True)
 
 
-def after_birth_attempt(state: State, space: str, born: bool) -> None:
-    """A space is tried once a turn; a birth that failed in a fight leaves the baby in reserve [AS-08]."""
-    state.tried = (*state.tried, space)
-    if born:
-        state.births_left -= 1
-
-
 # Survival [AS-10].
 
 
