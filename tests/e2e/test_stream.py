@@ -24,9 +24,15 @@ WAIT = 20.0
 
 
 @contextmanager
-def running_server(database: str, loop: str = "auto", streams_per_client: int = 16) -> Iterator[str]:
+def running_server(
+    database: str, loop: str = "auto", streams_per_client: int = 16, projections: bool = True
+) -> Iterator[str]:
     settings = ApiSettings(
-        store=Settings(database), admin_token=ADMIN, stream_poll_seconds=0.5, streams_per_client=streams_per_client
+        store=Settings(database),
+        admin_token=ADMIN,
+        stream_poll_seconds=0.5,
+        streams_per_client=streams_per_client,
+        follow_projections=projections,
     )
     with serving(create_app(settings), loop) as base:
         yield base
