@@ -48,9 +48,13 @@ def main() -> None:
     parser.add_argument("--report", action="store_true", help="write this benchmark's section of docs/benchmarks.md")
     args = parser.parse_args()
     reporting(
-        "audit", "Audit", ".venv/bin/python -m bench.audit_speed", "20k events/s.",
-        lambda: on_each_database(measure, args.postgres, "audit.sqlite"), args.report,
-    )  # fmt: skip
+        "audit",
+        "Audit",
+        ".venv/bin/python -m bench.audit_speed",
+        "20k events/s.",
+        lambda: on_each_database(measure, args.postgres, "audit.sqlite"),
+        args.report,
+    )
 
 
 if __name__ == "__main__":

@@ -50,9 +50,12 @@ def store_games(ledger: Ledger, ruleset: str, games: int) -> int:
 def insert_floor(store: ReadStore, rows: int) -> float:
     """Raw rows/s: `rows` small rows inserted in transactions of PAGE rows, through the runner's engine."""
     table = Table(
-        "bench_floor", MetaData(), Column("id", Integer, primary_key=True), Column("game_id", String(36)),
+        "bench_floor",
+        MetaData(),
+        Column("id", Integer, primary_key=True),
+        Column("game_id", String(36)),
         Column("data", LargeBinary),
-    )  # fmt: skip
+    )
     table.create(store.writing)
     started = time.perf_counter()
     for first in range(0, rows, PAGE):
@@ -93,11 +96,13 @@ def main() -> None:
     parser.add_argument("--report", action="store_true", help="write this benchmark's section of docs/benchmarks.md")
     args = parser.parse_args()
     reporting(
-        "read-tables", "Read tables' catch-up", ".venv/bin/python -m bench.projection_speed",
+        "read-tables",
+        "Read tables' catch-up",
+        ".venv/bin/python -m bench.projection_speed",
         f"each ruleset's catch-up, the ratings and orders of play with it, at {TARGET}x the raw insert floor.",
         lambda: on_each_database(lambda label, db: measure(label, db, args.games), args.postgres, "read.sqlite"),
         args.report,
-    )  # fmt: skip
+    )
 
 
 if __name__ == "__main__":

@@ -119,9 +119,13 @@ def main() -> None:
         "page load plus the view request."
     )
     reporting(
-        "viewer", "Replay viewer", ".venv/bin/python -m bench.viewer_speed", targets,
-        lambda: measure(args.steps), args.report,
-    )  # fmt: skip
+        "viewer",
+        "Replay viewer",
+        ".venv/bin/python -m bench.viewer_speed",
+        targets,
+        lambda: measure(args.steps),
+        args.report,
+    )
 
 
 if __name__ == "__main__":

@@ -64,29 +64,40 @@ def add_ledger_commands(commands: Any) -> None:
     new.add_argument("--ruleset", help="the ruleset, checked against the kit's (default: the kit's)")
     new.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a ruleset option")
     new.add_argument(
-        "--keep-hidden", action="store_true",
+        "--keep-hidden",
+        action="store_true",
         help="once the game is over, keep its hidden facts (cards drawn, peeks, hands) from readers who could not "
         "see them during play (by default every reader sees them then; `hidden` changes it later)",
-    )  # fmt: skip
+    )
     for spec in seat_options().values():
         new.add_argument(
-            f"--{spec.seat_mark}", action="append", default=[], metavar="NAME", dest=f"mark_{spec.seat_mark}",
+            f"--{spec.seat_mark}",
+            action="append",
+            default=[],
+            metavar="NAME",
+            dest=f"mark_{spec.seat_mark}",
             help=f"a seat of option {spec.name} ({spec.ruling}): {spec.help}",
-        )  # fmt: skip
+        )
     record = _command(commands, "record", "record actions, all or none, and print the receipt", game=True)
     record.add_argument("actions", nargs="+", metavar="ACTION", help="an action in notation, quoted")
     record.add_argument("--expect", type=int, metavar="VERSION", help="refuse if the game is no longer at VERSION")
     undo = _command(commands, "undo", "take back the latest actions, saying why", game=True)
     undo.add_argument("--count", type=int, default=1)
     undo.add_argument("--reason", required=True)
-    hidden = _command(commands, "hidden", "say whether, once the game is over, its hidden facts (cards drawn, peeks, "
-                      "hands) are shown to every reader or kept from those who could not see them during play; "
-                      "recorded in the game's log, it stands from then on, also after the end", game=True)  # fmt: skip
+    hidden = _command(
+        commands,
+        "hidden",
+        "say whether, once the game is over, its hidden facts (cards drawn, peeks, "
+        "hands) are shown to every reader or kept from those who could not see them during play; "
+        "recorded in the game's log, it stands from then on, also after the end",
+        game=True,
+    )
     hidden.add_argument(
-        "setting", choices=HIDDEN_SETTINGS,
+        "setting",
+        choices=HIDDEN_SETTINGS,
         help="kept: readers who could not see them during play still cannot; shown: every reader sees them (the "
         "default of a game)",
-    )  # fmt: skip
+    )
     note = _command(commands, "note", "attach a note to an event", game=True)
     note.add_argument("text")
     note.add_argument("--about", type=int, metavar="EVENT", help="the event (the latest if left out)")
@@ -106,20 +117,34 @@ def add_ledger_commands(commands: Any) -> None:
     export.add_argument("--output", "-o", type=Path, metavar="FILE", help="where to write (default: standard output)")
     _command(commands, "play", "record a game interactively, one action a line", game=True)
     add_audit_commands(commands)
-    generate = _command(commands, "generate", "play a game with seeded bots and store it, committed to a secret "
-                        "salt and its seed, revealed at its end for the audit")  # fmt: skip
+    generate = _command(
+        commands,
+        "generate",
+        "play a game with seeded bots and store it, committed to a secret "
+        "salt and its seed, revealed at its end for the audit",
+    )
     generate.add_argument("--ruleset", choices=sorted(rulesets()), required=True)
     generate.add_argument("--players", type=int, default=4)
     generate.add_argument("--seed", type=int, help="the seed (default: a random one)")
     generate.add_argument("--bot", choices=bot_names(), default="sensible")
     add_marked_counts(generate)
-    explain = _command(commands, "explain", "why the rules decided as they did about the part of the game an event "
-                       "belongs to: a combat, a survival phase, an auction...", game=True)  # fmt: skip
+    explain = _command(
+        commands,
+        "explain",
+        "why the rules decided as they did about the part of the game an event "
+        "belongs to: a combat, a survival phase, an auction...",
+        game=True,
+    )
     explain.add_argument("event", type=int, metavar="EVENT", help="the event's number in the game's log")
     explain.add_argument("--json", action="store_true", help="the explanation as canonical JSON, with its hash")
     add_reader(explain)
-    branch = _command(commands, "what-if", "fold the game again with one action replaced or dropped, in a branch "
-                      "(the log is not touched), and compare the standings", game=True)  # fmt: skip
+    branch = _command(
+        commands,
+        "what-if",
+        "fold the game again with one action replaced or dropped, in a branch "
+        "(the log is not touched), and compare the standings",
+        game=True,
+    )
     branch.add_argument("event", type=int, metavar="EVENT", help="the action's event number in the game's log")
     change = branch.add_mutually_exclusive_group(required=True)
     change.add_argument("--replace", metavar="ACTION", help="the action, in notation, to put in its place")
@@ -146,15 +171,21 @@ def add_audit_commands(commands: Any) -> None:
         help="a checkpoint kept elsewhere, as `checkpoint` printed it: shows whether the checkpoint log was cut",
     )
     audit.add_argument("--json", action="store_true", help="the report as canonical JSON, with its hash")
-    _command(commands, "checkpoint", "sign the events stored since the last checkpoint with the seal key, append "
-             "the checkpoint to the checkpoint log and print it, to be kept elsewhere")  # fmt: skip
+    _command(
+        commands,
+        "checkpoint",
+        "sign the events stored since the last checkpoint with the seal key, append "
+        "the checkpoint to the checkpoint log and print it, to be kept elsewhere",
+    )
 
 
 def add_reader(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--as", dest="reader", metavar="SEAT",
+        "--as",
+        dest="reader",
+        metavar="SEAT",
         help="answer as a seat (a player's name) or 'public' would be answered over HTTP (default: the recorder)",
-    )  # fmt: skip
+    )
 
 
 def reader_of(game: Game, args: argparse.Namespace) -> Seen:
@@ -219,9 +250,23 @@ def event_hash_text(text: str) -> str:
 
 
 BAD_INPUT = (
-    CommandError, GameReferenceError, UnknownGame, NotationError, GameFileError, GameSetupError, ImportFileError,
-    KitError, SetupError, UnknownRuleset, SettingsError, NotExplainable, NoSelfPlay, HiddenFacts, HiddenEvent, OSError,
-)  # fmt: skip
+    CommandError,
+    GameReferenceError,
+    UnknownGame,
+    NotationError,
+    GameFileError,
+    GameSetupError,
+    ImportFileError,
+    KitError,
+    SetupError,
+    UnknownRuleset,
+    SettingsError,
+    NotExplainable,
+    NoSelfPlay,
+    HiddenFacts,
+    HiddenEvent,
+    OSError,
+)
 
 
 @contextmanager
@@ -259,9 +304,13 @@ def add_marked_counts(parser: argparse.ArgumentParser) -> None:
     """`--OPTION N` for each option naming seats: the last N seats of a game the bots play are so marked."""
     for spec in seat_options().values():
         parser.add_argument(
-            f"--{spec.name}", type=int, default=0, metavar="N", dest=f"marked_{spec.name}",
+            f"--{spec.name}",
+            type=int,
+            default=0,
+            metavar="N",
+            dest=f"marked_{spec.name}",
             help=f"the last N seats are marked {spec.seat_mark} ({spec.ruling}): {spec.help}",
-        )  # fmt: skip
+        )
 
 
 def marked_counts(args: argparse.Namespace) -> dict[str, int]:

@@ -154,10 +154,11 @@ class BatchInsertingSQLiteApplicationRecorder(SQLiteApplicationRecorder):
         with self.datastore.transaction(commit=False) as cursor:
             cursor.execute(statement, (position, limit))
             return [
-                Notification(id=row[0], originator_id=as_text(row[1]), originator_version=row[2], topic=row[3],
-                             state=row[4])
+                Notification(
+                    id=row[0], originator_id=as_text(row[1]), originator_version=row[2], topic=row[3], state=row[4]
+                )
                 for row in cursor.fetchall()
-            ]  # fmt: skip
+            ]
 
     def select_changed_since(self, position: int | None, topic_prefix: str) -> tuple[int, set[UUID]]:
         """The log's last notification id, and the aggregates with an event whose topic starts with

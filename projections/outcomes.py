@@ -82,9 +82,16 @@ def _win_rates(connection: Connection, query: Any, by: str) -> list[Row]:
     for players, value, games, wins in connection.execute(query):
         low, high = wilson(int(wins), int(games))
         rows.append(
-            {"players": players, by: value, "games": games, "wins": int(wins), "win_rate": wins / games,
-             "low": low, "high": high}
-        )  # fmt: skip
+            {
+                "players": players,
+                by: value,
+                "games": games,
+                "wins": int(wins),
+                "win_rate": wins / games,
+                "low": low,
+                "high": high,
+            }
+        )
     return rows
 
 
@@ -92,16 +99,22 @@ def game_lengths(connection: Connection, ruleset: str, include_private: bool = F
     """Per number of players and kit: games finished, and their rounds and events, mean, least and most."""
     query = (
         select(
-            GAMES.c.players, GAMES.c.kit, func.count().label("games"),
-            func.avg(GAMES.c.rounds).label("mean_rounds"), func.min(GAMES.c.rounds).label("least_rounds"),
-            func.max(GAMES.c.rounds).label("most_rounds"), func.avg(GAMES.c.events).label("mean_events"),
+            GAMES.c.players,
+            GAMES.c.kit,
+            func.count().label("games"),
+            func.avg(GAMES.c.rounds).label("mean_rounds"),
+            func.min(GAMES.c.rounds).label("least_rounds"),
+            func.max(GAMES.c.rounds).label("most_rounds"),
+            func.avg(GAMES.c.events).label("mean_events"),
         )
         .where(finished(ruleset, include_private))
         .group_by(GAMES.c.players, GAMES.c.kit)
         .order_by(GAMES.c.players, GAMES.c.kit)
-    )  # fmt: skip
-    return [{**row, "mean_rounds": float(row["mean_rounds"]), "mean_events": float(row["mean_events"])}
-            for row in connection.execute(query).mappings()]  # fmt: skip
+    )
+    return [
+        {**row, "mean_rounds": float(row["mean_rounds"]), "mean_events": float(row["mean_events"])}
+        for row in connection.execute(query).mappings()
+    ]
 
 
 def score_margins(connection: Connection, ruleset: str, include_private: bool = False) -> list[Row]:
@@ -125,10 +138,16 @@ def score_margins(connection: Connection, ruleset: str, include_private: bool = 
         margins = [scores[0] - scores[1] for scores in games if len(scores) > 1] or [0]
         everyone = [score for scores in games for score in scores]
         rows.append(
-            {"players": players, "games": len(games), "mean_winning_score": sum(s[0] for s in games) / len(games),
-             "mean_score": sum(everyone) / len(everyone), "mean_margin": sum(margins) / len(margins),
-             "least_margin": min(margins), "most_margin": max(margins)}
-        )  # fmt: skip
+            {
+                "players": players,
+                "games": len(games),
+                "mean_winning_score": sum(s[0] for s in games) / len(games),
+                "mean_score": sum(everyone) / len(everyone),
+                "mean_margin": sum(margins) / len(margins),
+                "least_margin": min(margins),
+                "most_margin": max(margins),
+            }
+        )
     return rows
 
 
@@ -139,14 +158,17 @@ def profiles(connection: Connection, ruleset: str, include_private: bool = False
     won = case((RESULTS.c.rank == 1, 1), else_=0)
     query = (
         select(
-            RESULTS.c.player_id, func.max(RESULTS.c.name).label("name"), func.count().label("games"),
-            func.sum(won).label("wins"), func.avg(RESULTS.c.rank).label("mean_place"),
+            RESULTS.c.player_id,
+            func.max(RESULTS.c.name).label("name"),
+            func.count().label("games"),
+            func.sum(won).label("wins"),
+            func.avg(RESULTS.c.rank).label("mean_place"),
         )
         .join(GAMES, GAMES.c.game_id == RESULTS.c.game_id)
         .where(finished(ruleset, include_private), RESULTS.c.undone.is_(False))
         .group_by(RESULTS.c.player_id)
         .order_by(func.count().desc(), RESULTS.c.player_id)
-    )  # fmt: skip
+    )
     ordinals: dict[str, list[float]] = {}
     games: dict[str, list[int]] = {}
     rated = select(RATINGS.c.player_id, RATINGS.c.game, RATINGS.c.ordinal).where(RATINGS.c.ruleset == ruleset)
@@ -154,10 +176,15 @@ def profiles(connection: Connection, ruleset: str, include_private: bool = False
         ordinals.setdefault(player, []).append(ordinal)
         games.setdefault(player, []).append(game)
     return [
-        {**row, "wins": int(row["wins"]), "mean_place": float(row["mean_place"]),
-         "ratings": ordinals.get(row["player_id"], []), "rated_games": games.get(row["player_id"], [])}
+        {
+            **row,
+            "wins": int(row["wins"]),
+            "mean_place": float(row["mean_place"]),
+            "ratings": ordinals.get(row["player_id"], []),
+            "rated_games": games.get(row["player_id"], []),
+        }
         for row in connection.execute(query).mappings()
-    ]  # fmt: skip
+    ]
 
 
 def ruleset_counts(connection: Connection, include_private: bool = False) -> list[Row]:

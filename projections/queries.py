@@ -155,12 +155,20 @@ def game_summaries(connection: Connection, include_private: bool = False) -> lis
     """Per game: its ruleset, players, status and length (rounds, effective actions, events)."""
     return _rows(
         connection,
-        select(GAMES.c.game_id, GAMES.c.ruleset, GAMES.c.players, GAMES.c.status, GAMES.c.started_at,
-               GAMES.c.ended_at, GAMES.c.rounds, GAMES.c.events,
-               (GAMES.c.actions - GAMES.c.actions_undone).label("actions"))
+        select(
+            GAMES.c.game_id,
+            GAMES.c.ruleset,
+            GAMES.c.players,
+            GAMES.c.status,
+            GAMES.c.started_at,
+            GAMES.c.ended_at,
+            GAMES.c.rounds,
+            GAMES.c.events,
+            (GAMES.c.actions - GAMES.c.actions_undone).label("actions"),
+        )
         .where(_visible(GAMES, include_private))
         .order_by(GAMES.c.started_at, GAMES.c.game_id),
-    )  # fmt: skip
+    )
 
 
 def ruleset_statistic(connection: Connection, statistic: Statistic, include_private: bool = False) -> list[Row]:

@@ -86,9 +86,16 @@ def rate_game(
     for place, [rating] in zip(places, rated, strict=True):
         current[place.player_id] = rating
         yield {
-            "ruleset": ruleset, "game_id": game_id, "player_id": place.player_id, "game": number, "name": place.name,
-            "place": place.rank, "mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal(),
-        }  # fmt: skip
+            "ruleset": ruleset,
+            "game_id": game_id,
+            "player_id": place.player_id,
+            "game": number,
+            "name": place.name,
+            "place": place.rank,
+            "mu": rating.mu,
+            "sigma": rating.sigma,
+            "ordinal": rating.ordinal(),
+        }
 
 
 def refresh_ratings(connection: Connection) -> None:

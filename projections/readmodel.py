@@ -32,9 +32,7 @@ ACTION_TOPICS = frozenset(
     ruleset.vocabulary.topic(fact) for ruleset in rulesets().values() for fact in ruleset.vocabulary.facts
 )
 GAME_TOPIC_PREFIX = topic_of("")
-ACCESS_TOPICS = frozenset(
-    {GameAccess.Granted.TOPIC, GameAccess.TokenReplaced.TOPIC, GameAccess.PrivacySet.TOPIC}
-)  # fmt: skip
+ACCESS_TOPICS = frozenset({GameAccess.Granted.TOPIC, GameAccess.TokenReplaced.TOPIC, GameAccess.PrivacySet.TOPIC})
 UNDOING_TOPICS = frozenset({Game.ActionsUndone.TOPIC, Game.ActionCorrected.TOPIC})
 
 # The games' rows, written back in one statement for all the games of a transaction, not an UPDATE built for each
@@ -322,8 +320,12 @@ class ReadModel:
         self.ended.append(context.game_id)
         version, cause, when = where
         for standing in result.outcome.standings:
-            values = {**context.player(standing.player), "rank": standing.rank, "score": standing.score[0],
-                      "scores": format_score(standing.score)}  # fmt: skip
+            values = {
+                **context.player(standing.player),
+                "rank": standing.rank,
+                "score": standing.score[0],
+                "scores": format_score(standing.score),
+            }
             batch.insert(RESULTS, fact_row(context, version, cause, values))
         context.row.update(status="over", ended_at=when.isoformat(), ended_position=self.position)
 
@@ -373,8 +375,14 @@ class ReadModel:
 
 def fact_row(context: GameContext, event: int, action: int, values: Mapping[str, Any]) -> dict[str, Any]:
     """A row of a fact table: the game, the event it was made from, that event's action and round, its values."""
-    return {"game_id": context.game_id, "event": event, "action": action, "round": context.round, **values,
-            "undone": False}  # fmt: skip
+    return {
+        "game_id": context.game_id,
+        "event": event,
+        "action": action,
+        "round": context.round,
+        **values,
+        "undone": False,
+    }
 
 
 def recorder_of(token_digest: str | None) -> str | None:

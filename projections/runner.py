@@ -144,8 +144,9 @@ class Projector:
         cannot apply set aside); those already applied change nothing. Where the delivered events do not follow
         the tables' position (another runner moved the tables on, or ids were left unused), what lies between is
         read from the log itself."""
-        fresh = [Delivered(event, notification_id) for event, notification_id in delivered
-                 if notification_id > self.position]  # fmt: skip
+        fresh = [
+            Delivered(event, notification_id) for event, notification_id in delivered if notification_id > self.position
+        ]
         if not fresh:
             return
         if fresh[0].id != self.position + 1 or not self._apply_setting_aside(fresh, self._delivered_written):
@@ -207,8 +208,12 @@ class Projector:
     def _set_aside(self, logged: Logged, error: Exception) -> bool:
         """The event recorded as set aside, in the transaction that moves the position past it. Only the error's
         type is kept: its message may quote what a game keeps hidden."""
-        record = {"position": logged.id, "game_id": str(logged.originator_id), "event": logged.originator_version,
-                  "error": type(error).__name__}  # fmt: skip
+        record = {
+            "position": logged.id,
+            "game_id": str(logged.originator_id),
+            "event": logged.originator_version,
+            "error": type(error).__name__,
+        }
 
         def write(batch: Batch) -> None:
             batch.connection.execute(insert(SET_ASIDE).values(record))

@@ -27,14 +27,19 @@ REPLAYS = sorted((ROOT / "replays").glob("*.evo"))
 # Kinds the shipped and self-played games do not reach, with data of the shape their rules give.
 UNREACHED: dict[str, dict[str, Mapping[str, Any]]] = {
     "evo2": {
-        "card_played": {"round": 4, "player": "cat", "card": "Ambush", "effects": ["remove D3", "shift -1"],
-                        "checked": False},
+        "card_played": {
+            "round": 4,
+            "player": "cat",
+            "card": "Ambush",
+            "effects": ["remove D3", "shift -1"],
+            "checked": False,
+        },
         "dinosaur_removed": {"round": 4, "player": "ann", "space": "D3", "card": "Ambush"},
         "rule_overridden": {"round": 4, "player": "cat", "card": "Nest", "action": "cat birth C4"},
     },
     "evo1": {"auction_skipped": {"turn": 12, "reason": "the gene bag is empty"}},
     "traits": {"deck_rebuilt": {"deck": "fauna", "cards": 7}},
-}  # fmt: skip
+}
 
 
 def games_of(ruleset: str) -> Iterator[tuple[Any, list[Any]]]:

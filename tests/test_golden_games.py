@@ -10,9 +10,15 @@ from tests.support import ROOT, RULES
 from tests.support import selfplay_output as selfplay
 
 REQUIRED = {
-    "combat won", "combat lost", "outbid", "killer babies", "regeneration", "chameleon skin",
-    "wings or flippers", "survival choice",
-}  # fmt: skip
+    "combat won",
+    "combat lost",
+    "outbid",
+    "killer babies",
+    "regeneration",
+    "chameleon skin",
+    "wings or flippers",
+    "survival choice",
+}
 
 
 def features_of(text: str) -> set[str]:

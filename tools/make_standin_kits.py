@@ -16,9 +16,19 @@ KITS_DIR = Path(__file__).resolve().parent.parent / "evo_ledger" / "rules" / "ev
 DIRECTIONS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
 TERRAINS = ["yellow", "green", "brown", "white"]
 UNIQUE_GENES = [
-    "bony_plates", "large_horn", "thick_shell", "flippers", "wings", "regeneration",
-    "killer_babies", "sixth_sense", "cave_dweller", "adrenaline_rush", "strong_thighs", "chameleon_skin",
-]  # fmt: skip
+    "bony_plates",
+    "large_horn",
+    "thick_shell",
+    "flippers",
+    "wings",
+    "regeneration",
+    "killer_babies",
+    "sixth_sense",
+    "cave_dweller",
+    "adrenaline_rush",
+    "strong_thighs",
+    "chameleon_skin",
+]
 # The E1 six-position cycle (RULINGS E2-05 stand-in): the ideal colour per position; the next warmer colour is
 # hot, the next colder cold, the rest deadly.
 IDEAL_CYCLE = ["yellow", "green", "brown", "white", "brown", "green"]

@@ -49,9 +49,12 @@ def adaptations() -> list[dict[str, Any]]:
         for step in (1, 2, 3):
             stand_in = TRAITS[(index + step) % len(TRAITS)]
             cards.append(
-                {"id": f"{stand_in}-for-{trait}", "name": f"{stand_in.title()} for {trait.title()}",
-                 "effect": {"swap": [stand_in, trait]}}
-            )  # fmt: skip
+                {
+                    "id": f"{stand_in}-for-{trait}",
+                    "name": f"{stand_in.title()} for {trait.title()}",
+                    "effect": {"swap": [stand_in, trait]},
+                }
+            )
         for number in (1, 2):
             cards.append({"id": f"lean-{trait}-{number}", "name": f"Lean {trait.title()}", "effect": {"waive": trait}})
         for number in (1, 2):
@@ -79,12 +82,16 @@ def make_kit() -> dict[str, Any]:
         "adaptations": adaptations(),
         "species": SPECIES,
         "components": {
-            "population": 6, "start_population": 3, "survival_tokens": 24, "hand": 6, "deck_per_trait": 2,
+            "population": 6,
+            "start_population": 3,
+            "survival_tokens": 24,
+            "hand": 6,
+            "deck_per_trait": 2,
             "start_adaptations": 2,
         },
         "genome_targets": [24, 30, 36, 42],
         "bonus": [{"from": 0, "points": 0}, {"from": 6, "points": 3}, {"from": 11, "points": 7}],
-    }  # fmt: skip
+    }
 
 
 def render(kit: dict[str, Any]) -> str:

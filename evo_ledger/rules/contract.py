@@ -290,8 +290,17 @@ class EarlierVersions(Protocol):
 
 
 CAPABILITIES: tuple[type, ...] = (
-    HiddenInformation, Chance, Bots, Explanations, ReadModels, Board, TextBoard, Advising, FastReplay, EarlierVersions,
-)  # fmt: skip
+    HiddenInformation,
+    Chance,
+    Bots,
+    Explanations,
+    ReadModels,
+    Board,
+    TextBoard,
+    Advising,
+    FastReplay,
+    EarlierVersions,
+)
 
 
 class NothingHidden:

@@ -29,9 +29,16 @@ EVO1_GAME = ROOT / "replays" / "evo1-hand-3p.evo"
 TRAITS_GAME = ROOT / "replays" / "traits-hand-2p.evo"
 STEP_BUTTONS = ("#first", "#back", "#forward", "#last", "#phase-back", "#phase-on")
 CONTROLS = (
-    *STEP_BUTTONS, "#at", "#round", "#live", "#explain", "#replacement", "#what-if button", "#token",
+    *STEP_BUTTONS,
+    "#at",
+    "#round",
+    "#live",
+    "#explain",
+    "#replacement",
+    "#what-if button",
+    "#token",
     "#token-form button",
-)  # fmt: skip
+)
 # Media-control symbols (⏩ to ⏺) that the fonts of a plain Debian install lack: drawn as empty boxes.
 MISSING_GLYPHS = re.compile("[\u23e9-\u23fa]")
 LAPTOP, PHONE = {"width": 1280, "height": 720}, {"width": 360, "height": 740}

@@ -16,9 +16,23 @@ from tests.e2e.test_api import ADMIN, client_for
 from tests.support import ROOT, ROUND_ONE_AUCTION
 
 TEXT = {"Content-Type": "text/plain"}
-PEEKED_ROUND = ("order ann ben cat", "climate cw", "draw sixth_sense", "draw eggs", "ann bid 2 sixth_sense",
-                "ben bid 1 eggs", "cat bid 0 card", "ann peek {token}", "cat pass", "ann pass", "ben pass",
-                "cat pass", "ann pass", "ben pass", "ben pass")  # fmt: skip
+PEEKED_ROUND = (
+    "order ann ben cat",
+    "climate cw",
+    "draw sixth_sense",
+    "draw eggs",
+    "ann bid 2 sixth_sense",
+    "ben bid 1 eggs",
+    "cat bid 0 card",
+    "ann peek {token}",
+    "cat pass",
+    "ann pass",
+    "ben pass",
+    "cat pass",
+    "ann pass",
+    "ben pass",
+    "ben pass",
+)
 
 
 @pytest.fixture

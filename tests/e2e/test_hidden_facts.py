@@ -22,8 +22,16 @@ from tests.support import ROUND_ONE_AUCTION
 
 CARD_NAMES = ("Ambush", "Heatwave", "Nest", "Migration", "Drought", "Earthquake", "Stampede", "Volcano")
 CLIMATE_TOKENS = ("cw", "ccw", "acw", "hot", "cold", "meteorite", "2cw", "2acw")
-PEEK_GAME = ("order ann ben cat", "climate cw", "draw sixth_sense", "draw eggs", "ann bid 2 sixth_sense",
-             "ben bid 1 eggs", "cat bid 0 card", "ann peek acw")  # fmt: skip
+PEEK_GAME = (
+    "order ann ben cat",
+    "climate cw",
+    "draw sixth_sense",
+    "draw eggs",
+    "ann bid 2 sixth_sense",
+    "ben bid 1 eggs",
+    "cat bid 0 card",
+    "ann peek acw",
+)
 
 
 @pytest.fixture

@@ -148,8 +148,10 @@ def test_the_legal_actions_show_each_seat_its_own_card_plays_only_E1_23(client: 
     game, recorder = body["game_id"], {"Authorization": f"Bearer {body['recorder_token']}"}
     assert append(client, game, recorder, *evo1_turn_3()).status_code == 200
     seats = {seat: {"Authorization": f"Bearer {token}"} for seat, token in body["seat_tokens"].items()}
-    listed = {who: client.get(f"/v1/games/{game}/legal", headers=headers).json()["actions"]
-              for who, headers in {"public": {}, "recorder": recorder, **seats}.items()}  # fmt: skip
+    listed = {
+        who: client.get(f"/v1/games/{game}/legal", headers=headers).json()["actions"]
+        for who, headers in {"public": {}, "recorder": recorder, **seats}.items()
+    }
     players_of = {who: {line.split()[0] for line in actions if " play " in line} for who, actions in listed.items()}
     assert players_of["recorder"] == {"ann", "ben"}  # cat holds only start(3) cards
     assert players_of["ann"] == {"ann"} and players_of["ben"] == {"ben"}

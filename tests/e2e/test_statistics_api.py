@@ -27,8 +27,9 @@ def import_hand_game(client: TestClient, text: str = HAND_GAME) -> str:
 
 def caught_up(client: TestClient) -> None:
     game, recorder = new_game(client)
-    answer = client.post(f"/v1/games/{game}/actions", json={"actions": ["order ann ben cat"]}, headers=recorder,
-                         params=WAIT)  # fmt: skip
+    answer = client.post(
+        f"/v1/games/{game}/actions", json={"actions": ["order ann ben cat"]}, headers=recorder, params=WAIT
+    )
     assert answer.headers["Evo-Projections"] == "caught-up"
 
 
@@ -41,11 +42,15 @@ def test_an_append_can_wait_until_the_read_tables_include_it(client: TestClient)
     history = client.get(f"/v1/games/{game}/auctions").json()
     assert history["position"] == history["log_position"]
     assert [(b["name"], b["amount"], b["target"]) for b in history["bids"]] == [
-        ("ann", 2, "eggs"), ("ben", 1, "legs"), ("cat", 0, "card"),
-    ]  # fmt: skip
+        ("ann", 2, "eggs"),
+        ("ben", 1, "legs"),
+        ("cat", 0, "card"),
+    ]
     assert [(r["name"], r["item"], r["paid"]) for r in history["results"]] == [
-        ("cat", "card", 0), ("ben", "legs", 1), ("ann", "eggs", 2),
-    ]  # fmt: skip
+        ("cat", "card", 0),
+        ("ben", "legs", 1),
+        ("ann", "eggs", 2),
+    ]
     assert client.get("/v1/projections").json() == {
         "position": history["position"],
         "log_position": history["position"],
@@ -58,8 +63,15 @@ def test_standings_and_statistics_come_from_the_read_tables(client: TestClient) 
     final = client.get(f"/v1/games/{game}/standings").json()["final"]
     assert [(s["rank"], s["name"], s["mp"]) for s in final] == [(1, "ann", 19), (2, "cat", 14), (3, "ben", 13)]
     players = {p["name"]: p for p in client.get("/v1/statistics/players").json()["rows"]}
-    assert players["ann"] | {"player_id": None} == {"ruleset": "evo2", "player_id": None, "name": "ann", "games": 1,
-                                                     "wins": 1, "mean_score": 19.0, "best_score": 19}  # fmt: skip
+    assert players["ann"] | {"player_id": None} == {
+        "ruleset": "evo2",
+        "player_id": None,
+        "name": "ann",
+        "games": 1,
+        "wins": 1,
+        "mean_score": 19.0,
+        "best_score": 19,
+    }
     genes = client.get("/v1/rulesets/evo2/statistics/genes").json()
     assert "[E2-07]" in genes["means"] and genes["position"] == genes["log_position"]
     assert {g["item"]: (g["won"], g["mean_price"]) for g in genes["rows"]}["horns"] == (4, 3.25)

@@ -33,8 +33,9 @@ def test_AS_01_a_game_file_names_its_autosaurs_in_a_header_line_and_writes_it_ba
 
 def test_AS_01_the_command_line_marks_a_seat_an_autosaur(tmp_path: Path) -> None:
     database = str(tmp_path / "games.sqlite")
-    code = main(["new", "--database", database, "--kit", "standin-e1-3p", "--players", "ann", "ben", "rex",
-                 "--autosaur", "rex"])  # fmt: skip
+    code = main(
+        ["new", "--database", database, "--kit", "standin-e1-3p", "--players", "ann", "ben", "rex", "--autosaur", "rex"]
+    )
     assert code == 0
     with Ledger(Settings(database)) as ledger:
         [game_id] = ledger.game_ids()
@@ -59,17 +60,38 @@ def test_AS_01_the_api_marks_a_player_an_autosaur_and_refuses_an_unknown_mark(tm
 
 TINY = ROOT / "tests" / "rulings" / "tiny-e1-3p.json"
 SETUP = [
-    "ann drew heat_stroke", "ann drew cull_enemy", "ann drew climate_double_shift", "ben drew choose_climate",
-    "ben drew mirror_climate", "ben drew no_fighting", "start ann A1 ben D1 cat D3",
-]  # fmt: skip
+    "ann drew heat_stroke",
+    "ann drew cull_enemy",
+    "ann drew climate_double_shift",
+    "ben drew choose_climate",
+    "ben drew mirror_climate",
+    "ben drew no_fighting",
+    "start ann A1 ben D1 cat D3",
+]
 
 
 # The rest of turn 1 on the tiny board (as tests/unit/test_autosaurs.py plays it), to cat outbid on row 1.
 OUTBID_LINES = [
-    "cat birth D2", "roll 1", "roll 2", "roll 2", "ann pass", "ben pass", "ann birth A2", "ben birth C1",
-    "cat birth D1", "roll 6", "roll 6", "draw horn", "draw tail", "draw egg", "ann bid 0 row1", "ben bid 0 row2",
-    "roll 3", "cat bid 1 row1", "ann bid 2 row1",
-]  # fmt: skip
+    "cat birth D2",
+    "roll 1",
+    "roll 2",
+    "roll 2",
+    "ann pass",
+    "ben pass",
+    "ann birth A2",
+    "ben birth C1",
+    "cat birth D1",
+    "roll 6",
+    "roll 6",
+    "draw horn",
+    "draw tail",
+    "draw egg",
+    "ann bid 0 row1",
+    "ben bid 0 row2",
+    "roll 3",
+    "cat bid 1 row1",
+    "ann bid 2 row1",
+]
 
 
 def placing_game(ledger: Ledger) -> UUID:

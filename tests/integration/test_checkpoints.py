@@ -219,8 +219,11 @@ def test_a_crafted_checkpoint_row_is_a_fault_never_an_error(sealed: Ledger, data
     Tamperer(sealed, CHECKPOINT_LOG_ID).write(FIRST_CHECKPOINT_ROW, *CRAFTED_ROWS[crafted])
     verdict, (event, detail) = named(database, game_id)
     assert verdict == "damaged" and event is None
-    assert detail in ("checkpoint 1 cannot be read", "checkpoint 1 is not a checkpoint as the server writes one",
-                      f"row {FIRST_CHECKPOINT_ROW} of the checkpoint log is not a checkpoint")  # fmt: skip
+    assert detail in (
+        "checkpoint 1 cannot be read",
+        "checkpoint 1 is not a checkpoint as the server writes one",
+        f"row {FIRST_CHECKPOINT_ROW} of the checkpoint log is not a checkpoint",
+    )
     with Ledger(Settings(database, seal_key=KEY)) as server, pytest.raises(CheckpointError, match="without the key"):
         sealed.annotate(game_id, 2, "a later note")
         server.take_checkpoint()  # no checkpoint is signed over a log changed without the key

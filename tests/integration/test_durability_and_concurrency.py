@@ -125,8 +125,11 @@ def test_a_writer_killed_mid_stream_loses_no_acknowledged_event(database: str, t
     ledger.close()
     writer = subprocess.Popen(
         [sys.executable, "-c", WRITER, database, str(game)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
-    )  # fmt: skip
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     assert writer.stdin is not None and writer.stdout is not None
     writer.stdin.write("\n".join(GAME_LINES) + "\n")
     writer.stdin.flush()

@@ -196,8 +196,11 @@ def test_the_read_tables_count_the_hand_worked_games_rolls_combats_and_auctions(
     # The file's comments: 15 initiative rolls, 10 climate rolls, 4 attacks, 2 meteor rolls; 9 auctions of 3 rows.
     assert rolls == {"initiative": 15, "climate": 10, "combat": 4, "meteor": 2}
     assert [(a, d, f, bool(w)) for a, d, f, w in combats] == [
-        ("cat", "ann", 3, True), ("cat", "ben", 5, False), ("cat", "ben", 2, True), ("ben", "cat", 1, True),
-    ]  # fmt: skip
+        ("cat", "ann", 3, True),
+        ("cat", "ben", 5, False),
+        ("cat", "ben", 2, True),
+        ("ben", "cat", 1, True),
+    ]
     assert results[0] == 27
     assert [(name, mp) for name, mp in final] == [("cat", 44), ("ann", 42), ("ben", 32)]
 

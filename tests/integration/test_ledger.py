@@ -37,10 +37,21 @@ def test_each_fact_is_its_own_event_followed_by_what_the_rules_derived(ledger: L
     ledger.record(game, list(ROUND_ONE_AUCTION))
     names = [type(e).__name__ for e in ledger.game_events(game)]
     assert names == [
-        "Started", "InitiativeDrawn", "InitiativeSet", "ClimateTokenRevealed", "ClimateChanged",
-        "GeneDrawn", "GenePlaced", "GeneDrawn", "GenePlaced",
-        "BidPlaced", "BidPlaced", "BidPlaced", "AuctionSettled", "InitiativeSet",
-    ]  # fmt: skip
+        "Started",
+        "InitiativeDrawn",
+        "InitiativeSet",
+        "ClimateTokenRevealed",
+        "ClimateChanged",
+        "GeneDrawn",
+        "GenePlaced",
+        "GeneDrawn",
+        "GenePlaced",
+        "BidPlaced",
+        "BidPlaced",
+        "BidPlaced",
+        "AuctionSettled",
+        "InitiativeSet",
+    ]
     topics = {event.topic for event in ledger.stored_events(game)}
     assert "evo-ledger:Game.AuctionSettled" in topics and "evo-ledger:Game.BidPlaced" in topics
 

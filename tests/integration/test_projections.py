@@ -101,23 +101,40 @@ def test_the_hand_made_game_fills_every_table_with_the_counts_its_comments_give(
         "read_ratings": 3,  # a rating for each of the three players
         "read_ratings_now": 3,
         "read_turn_order": 10 * 3,  # the draw before round 1, then each of rounds 1 to 9's auctions
-        **{table: 0 for table in ("read_e1_final", "read_e1_turn_standings", "read_e1_bids", "read_e1_auction_results",
-                                  "read_e1_combats", "read_e1_die_rolls", "read_e1_cards_played",
-                                  "read_tr_millennia", "read_tr_actions", "read_tr_traits_played",
-                                  "read_tr_extinctions")},  # other rulesets' tables
-    }  # fmt: skip
+        **{
+            table: 0
+            for table in (
+                "read_e1_final",
+                "read_e1_turn_standings",
+                "read_e1_bids",
+                "read_e1_auction_results",
+                "read_e1_combats",
+                "read_e1_die_rolls",
+                "read_e1_cards_played",
+                "read_tr_millennia",
+                "read_tr_actions",
+                "read_tr_traits_played",
+                "read_tr_extinctions",
+            )
+        },  # other rulesets' tables
+    }
     with store.engine.connect() as connection:
         standings = queries.game_report(connection, game_id, "evo2", "standings")
         history = queries.game_report(connection, game_id, "evo2", "auctions")
         summary = queries.game_summaries(connection)
         losses = queries.ruleset_statistic(connection, EVO2_STATISTICS["survival"])
     assert [(s["rank"], s["name"], s["mp"], s["dinosaurs"]) for s in standings["final"]] == [
-        (1, "ann", 19, 4), (2, "cat", 14, 3), (3, "ben", 13, 4),
-    ]  # fmt: skip
+        (1, "ann", 19, 4),
+        (2, "cat", 14, 3),
+        (3, "ben", 13, 4),
+    ]
     after_round_one = [(s["name"], s["mp"], s["dinosaurs"]) for s in standings["rounds"] if s["round"] == 1]
     assert sorted(after_round_one) == [("ann", 7, 2), ("ben", 5, 2), ("cat", 8, 2)]
-    round_two = [(b["name"], b["amount"], b["target"], b["forced"], b["outbid_player"]) for b in history["bids"]
-                 if b["round"] == 2]  # fmt: skip
+    round_two = [
+        (b["name"], b["amount"], b["target"], b["forced"], b["outbid_player"])
+        for b in history["bids"]
+        if b["round"] == 2
+    ]
     assert round_two == [
         ("cat", 2, "horns", False, None),
         ("ann", 3, "horns", False, "cat"),
@@ -127,12 +144,29 @@ def test_the_hand_made_game_fills_every_table_with_the_counts_its_comments_give(
         ("ann", 0, "card", True, None),
     ]
     vial = [r for r in history["results"] if r["round"] == 4 and r["name"] == "ann"]
-    assert vial == [{"event": vial[0]["event"], "round": 4, "player_id": vial[0]["player_id"], "name": "ann",
-                     "lab_column": 2, "item": "eggs", "bid": 4, "paid": 3}]  # fmt: skip
+    assert vial == [
+        {
+            "event": vial[0]["event"],
+            "round": 4,
+            "player_id": vial[0]["player_id"],
+            "name": "ann",
+            "lab_column": 2,
+            "item": "eggs",
+            "bid": 4,
+            "paid": 3,
+        }
+    ]
     assert summary[0] | {"started_at": None, "ended_at": None} == {
-        "game_id": game_id, "ruleset": "evo2", "players": 3, "status": "over", "started_at": None, "ended_at": None,
-        "rounds": 10, "events": 286, "actions": 186,
-    }  # fmt: skip
+        "game_id": game_id,
+        "ruleset": "evo2",
+        "players": 3,
+        "status": "over",
+        "started_at": None,
+        "ended_at": None,
+        "rounds": 10,
+        "events": 286,
+        "actions": 186,
+    }
     hot_without_thermo = [row for row in losses if row["zone"] == "hot" and row["protecting_layers"] == 0]
     assert sum(row["losses"] for row in losses) == 37
     # Hot-zone losses of players holding no thermoregulation: rounds 1 (4), 3 (cat 2, ann 2), 4, 5, 8 (cat 2), 9.
@@ -145,8 +179,10 @@ def test_combats_are_counted_by_horn_difference_against_the_die_E2_09(ledger: Le
     with store.engine.connect() as connection:
         odds = queries.ruleset_statistic(connection, EVO2_STATISTICS["combats"])
     assert [(o["difference"], o["combats"], o["attacker_wins"], o["expected_win_rate"]) for o in odds] == [
-        (-1, 1, 0, 1 / 6), (1, 1, 1, 4 / 6), (2, 1, 1, 5 / 6),
-    ]  # fmt: skip
+        (-1, 1, 0, 1 / 6),
+        (1, 1, 1, 4 / 6),
+        (2, 1, 1, 5 / 6),
+    ]
 
 
 def hand_actions_up_to_first_roll() -> list[str]:
@@ -425,8 +461,9 @@ def test_on_sqlite_a_nudge_from_the_server_wakes_the_runner_between_polls(tmp_pa
     settings = Settings(str(tmp_path / "games.sqlite"))
     ledger, store = Ledger(settings), ReadStore(settings)
     runner_end, server_end = multiprocessing.Pipe(duplex=False)
-    follower = threading.Thread(target=Projector(ledger, store).follow, args=(ServerGone(runner_end),),
-                                kwargs={"poll_seconds": 3600})  # fmt: skip
+    follower = threading.Thread(
+        target=Projector(ledger, store).follow, args=(ServerGone(runner_end),), kwargs={"poll_seconds": 3600}
+    )
     follower.start()
     try:
         game_id = UUID(import_hand_game(ledger))

@@ -19,8 +19,11 @@ from projections.store import ReadStore
 from tests.support import ROOT
 
 GAMES = 16
-TABLES = {"evo2": ["sensible", "random", "random"], "evo1": ["sensible", "random", "random"],
-          "traits": ["sensible", "random"]}  # fmt: skip
+TABLES = {
+    "evo2": ["sensible", "random", "random"],
+    "evo1": ["sensible", "random", "random"],
+    "traits": ["sensible", "random"],
+}
 
 
 def rated_rows(store: ReadStore) -> list[tuple[object, ...]]:

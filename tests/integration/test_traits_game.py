@@ -109,8 +109,18 @@ def test_another_seats_token_never_reads_a_hand_it_may_not_see_on_any_endpoint_T
         # What only ann may see: her draw, the pair she chose to migrate with, and what they leave in her hand.
         ann_hidden = ["ann draw size size speed strength toughness agility", "ann migrate strength toughness"]
         ben_hidden = ["ben draw speed speed endurance agility size toughness"]
-        paths = ["", "/events", "/state", "/legal", "/export", "/export?format=bundle", "/audit", "/standings",
-                 "/view", "/events/30/explanation"]  # fmt: skip
+        paths = [
+            "",
+            "/events",
+            "/state",
+            "/legal",
+            "/export",
+            "/export?format=bundle",
+            "/audit",
+            "/standings",
+            "/view",
+            "/events/30/explanation",
+        ]
         for path in paths:
             ben = client.get(f"/v1/games/{game}{path}", headers=readers["ben"])
             public = client.get(f"/v1/games/{game}{path}")
@@ -192,10 +202,15 @@ def test_the_read_tables_hold_each_millennium_the_actions_the_traits_played_and_
         store.close()
     # The hand-worked game's comments, millennium by millennium.
     assert [tuple(row) for row in millennia] == [
-        ("ann", 1, 6, 3, -17, -8), ("ben", 1, 11, 7, -13, 5), ("ann", 2, 9, 3, -12, -8),
-        ("ben", 2, 2, 0, -13, -6), ("ann", 3, 9, 3, -15, -11), ("ben", 3, 10, 3, -16, -9),
-        ("ann", 4, 13, 7, -20, -11), ("ben", 4, 14, 7, -23, -11),
-    ]  # fmt: skip
+        ("ann", 1, 6, 3, -17, -8),
+        ("ben", 1, 11, 7, -13, 5),
+        ("ann", 2, 9, 3, -12, -8),
+        ("ben", 2, 2, 0, -13, -6),
+        ("ann", 3, 9, 3, -15, -11),
+        ("ben", 3, 10, 3, -16, -9),
+        ("ann", 4, 13, 7, -20, -11),
+        ("ben", 4, 14, 7, -23, -11),
+    ]
     assert kinds == {"hunt": 47, "forage": 9, "migrate": 2}
     food = [line.split(" with ")[0].split()[3:] for line in LINES if " hunt " in line or " forage " in line]
     assert played == sum(len(cards) for cards in food)

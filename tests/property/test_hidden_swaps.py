@@ -40,11 +40,35 @@ SEEDS = (3, 7, 11)
 PLAYERS = {"evo1": 3, "traits": 2}  # the trait-card game's draws are many: two hands of them
 MAX_BATCH = 200
 TRAITS = ("agility", "endurance", "size", "speed", "strength", "toughness")
-PEEK_ROUND = ("order ann ben cat", "climate cw", "draw sixth_sense", "draw eggs", "ann bid 2 sixth_sense",
-              "ben bid 1 eggs", "cat bid 0 card", "ann peek acw", "cat pass", "ann pass", "ben pass", "cat pass",
-              "ann pass", "ben pass", "ben pass")  # fmt: skip
-STATISTICS = ("players", "ratings", "seats", "first-places", "lengths", "scores", "profiles", "rulesets", "dice",
-              "games")  # fmt: skip
+PEEK_ROUND = (
+    "order ann ben cat",
+    "climate cw",
+    "draw sixth_sense",
+    "draw eggs",
+    "ann bid 2 sixth_sense",
+    "ben bid 1 eggs",
+    "cat bid 0 card",
+    "ann peek acw",
+    "cat pass",
+    "ann pass",
+    "ben pass",
+    "cat pass",
+    "ann pass",
+    "ben pass",
+    "ben pass",
+)
+STATISTICS = (
+    "players",
+    "ratings",
+    "seats",
+    "first-places",
+    "lengths",
+    "scores",
+    "profiles",
+    "rulesets",
+    "dice",
+    "games",
+)
 # Ids, hashes, salts, tokens' digests, recording times, and how far the read tables followed the log.
 SET_ASIDE = re.compile(
     r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{64}|[0-9a-f]{32}|\b[0-9a-f]{12}\b"

@@ -31,10 +31,22 @@ def fingerprint(state: State) -> tuple[Any, ...]:
     players = tuple((p.mp, tuple(sorted(p.genes.items())), p.event_cards) for p in state.players.values())
     markers = tuple(sorted((name, m.column, m.amount) for name, m in state.markers.items()))
     return (
-        tuple(sorted(state.board.items())), players, state.phase, state.round, state.turn, state.movement_left,
-        state.pending, tuple(state.to_bid), markers, state.outbid, tuple(state.lab), state.climate_position,
-        tuple(state.to_choose), state.birth_pass, state.order,
-    )  # fmt: skip
+        tuple(sorted(state.board.items())),
+        players,
+        state.phase,
+        state.round,
+        state.turn,
+        state.movement_left,
+        state.pending,
+        tuple(state.to_bid),
+        markers,
+        state.outbid,
+        tuple(state.lab),
+        state.climate_position,
+        tuple(state.to_choose),
+        state.birth_pass,
+        state.order,
+    )
 
 
 def illegal_variants(state: State, action: Action) -> Iterator[Action]:

@@ -12,12 +12,32 @@ import pytest
 from evo_ledger.codec import SEAL_MARK, CodecError, MsgpackTranscoder, canonical_bytes, digest, unpack_sealed
 
 VALUES = [
-    None, True, False, 0, -1, 2**40, 1.5, "", "ann", "🦕 évolution", b"\x00\xff",
-    [], [1, [2, [3]]], {}, {"a": {"b": [1, 2]}}, (), (1, "a", (2,)), [(1, 2), (3,)], {"t": ("x",)},
-    UUID("51c245a6-789e-44e7-bb4b-faecf519bfb2"), datetime(2026, 11, 22, 3, 13, 0, 123456, tzinfo=UTC),
-    {"players": [{"seat": 1, "name": "ann", "id": UUID("22535179-aca0-431d-9614-2c8af692f85a")}],
-     "when": datetime(2026, 11, 27, 2, 9, 54, 980247, tzinfo=UTC)},
-]  # fmt: skip
+    None,
+    True,
+    False,
+    0,
+    -1,
+    2**40,
+    1.5,
+    "",
+    "ann",
+    "🦕 évolution",
+    b"\x00\xff",
+    [],
+    [1, [2, [3]]],
+    {},
+    {"a": {"b": [1, 2]}},
+    (),
+    (1, "a", (2,)),
+    [(1, 2), (3,)],
+    {"t": ("x",)},
+    UUID("51c245a6-789e-44e7-bb4b-faecf519bfb2"),
+    datetime(2026, 11, 22, 3, 13, 0, 123456, tzinfo=UTC),
+    {
+        "players": [{"seat": 1, "name": "ann", "id": UUID("22535179-aca0-431d-9614-2c8af692f85a")}],
+        "when": datetime(2026, 11, 27, 2, 9, 54, 980247, tzinfo=UTC),
+    },
+]
 
 
 @pytest.mark.parametrize("value", VALUES, ids=repr)

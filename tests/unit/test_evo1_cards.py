@@ -149,8 +149,9 @@ def test_E1_26_heat_stroke_rolls_a_die_for_each_dinosaur_and_kills_at_4_or_less_
     assert state.heat_rolls == ("A2", "B2", "B3", "C2", "C3", "D2")
     rolled = [data for kind, data in consequences(state, "roll 3", "roll 4") if kind == "heat_stroke_rolled"]
     assert [(d["space"], d["face"], d["parasols"], d["died"]) for d in rolled] == [
-        ("A2", 3, 1, True), ("B2", 4, 1, False),
-    ]  # fmt: skip
+        ("A2", 3, 1, True),
+        ("B2", 4, 1, False),
+    ]
     state = play_on(state, "roll 3", "roll 4", "roll 1", "roll 6", "roll 5", "roll 2")
     assert state.board == {"B2": "ben", "C2": "cat", "C3": "cat"} and state.phase == Phase.CLIMATE
     assert refusal(state, "ann move A2 A1").ruling == "E1-06"  # the climate die is still to roll
@@ -504,8 +505,10 @@ def test_E1_28_recover_card_takes_the_card_just_played_into_the_hand_for_the_nex
     assert refusal(state, "cat play no_fighting").ruling == "E1-28"
     returned = play_on(
         holding(turn_3(recover_returns_to_owner=True), cat="recover_card"),
-        *MOVEMENT, "ben play no_fighting", "cat play recover_card",
-    )  # fmt: skip
+        *MOVEMENT,
+        "ben play no_fighting",
+        "cat play recover_card",
+    )
     assert "no_fighting" in returned.seats["ben"].hand and "no_fighting" not in returned.seats["cat"].hand
 
 

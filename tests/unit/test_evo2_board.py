@@ -203,8 +203,10 @@ def test_the_meteorite_ends_the_game_at_once_most_mp_winning_E2_14() -> None:
     outcome = RULES.outcome(state)
     assert outcome is not None and outcome.winners == ("ben",)
     assert [(s.rank, s.player, s.score) for s in outcome.standings] == [
-        (1, "ben", (25, 1)), (2, "ann", (20, 1)), (3, "cat", (10, 1)),
-    ]  # fmt: skip
+        (1, "ben", (25, 1)),
+        (2, "ann", (20, 1)),
+        (3, "cat", (10, 1)),
+    ]
     assert refused(state, "ann bid 0 card").ruling == "E2-14"
 
 

@@ -136,8 +136,11 @@ def test_revision_lines_leave_the_effective_actions_and_keep_every_entry_in_orde
     assert [line.text for line in game.actions] == ["order ann ben cat", "climate cw", "climate cw"]
     kinds = [getattr(entry, "kind", "action") for entry in game.entries]
     assert kinds == ["action", "action", "action", "undo", "action", "correct", "note"]
-    assert [(r.count, r.text) for r in game.revisions] == [(1, "the wrong token"), (0, "it was clockwise"),
-                                                           (3, "the table argued about this token")]  # fmt: skip
+    assert [(r.count, r.text) for r in game.revisions] == [
+        (1, "the wrong token"),
+        (0, "it was clockwise"),
+        (3, "the table argued about this token"),
+    ]
 
 
 @pytest.mark.parametrize(

@@ -113,8 +113,9 @@ def test_TR_04_the_setup_deals_decks_adaptations_locations_and_hands_in_order() 
     circle = state.species["circle"]
     assert total(circle.deck) == 6 and total(circle.hand) == 6 and circle.reserve == 3
     assert [p.location for p in circle.populations] == ["lake"] * 3 and list(circle.adaptations) == [
-        "speed-for-size", "bountiful-size-1",
-    ]  # fmt: skip
+        "speed-for-size",
+        "bountiful-size-1",
+    ]
     assert state.locations["lake"].fauna == ("grazer-1", "grazer-2", "sprinter-1") and state.start == "ann"
     early = play(until("deal fauna lake grazer-1"))
     assert refusal(early, "deal flora lake tree-1").ruling == "TR-04"
@@ -290,8 +291,9 @@ def test_TR_21_the_game_ends_after_the_fourth_millennium_and_ties_share_the_vict
     final = play(ACTIONS)
     outcome = RULES.outcome(final)
     assert outcome is not None and [(s.rank, s.player, s.score) for s in outcome.standings] == [
-        (1, "ann", (-11,)), (1, "ben", (-11,)),
-    ]  # fmt: skip
+        (1, "ann", (-11,)),
+        (1, "ben", (-11,)),
+    ]
     assert refusal(final, "ann active lake").ruling == "TR-21"
 
 
@@ -313,8 +315,16 @@ def test_TR_22_capped_supplies_give_nothing_once_empty_and_decks_are_rebuilt_fro
 
 
 def test_TR_23_chance_facts_are_recorded_and_checked_against_what_remains() -> None:
-    for line in ("ann location lake", "deal fauna lake grazer-1", "ann draw size", "start ann", "ann journey size lake",
-                 "ann topup size", "ann cull size", "drop circle lean-size-1"):  # fmt: skip
+    for line in (
+        "ann location lake",
+        "deal fauna lake grazer-1",
+        "ann draw size",
+        "start ann",
+        "ann journey size lake",
+        "ann topup size",
+        "ann cull size",
+        "drop circle lean-size-1",
+    ):
         assert RULES.is_chance(RULES.parse_action(line)), line
     assert not RULES.is_chance(RULES.parse_action("ann hunt grazer-1 size strength"))
     state = play(until("deal fauna lake grazer-2"))

@@ -148,9 +148,15 @@ def apply_bid(state: State, action: Bid, effects: Effects) -> bool:
     if displaced is not None:
         state.outbid, state.lost_row = displaced[0], row
         effects.add(
-            "bid_outbid", turn=state.turn, row=row, gene=state.rows[row - 1], player=displaced[0],
-            amount=displaced[1], by=action.player, bid=action.amount,
-        )  # fmt: skip
+            "bid_outbid",
+            turn=state.turn,
+            row=row,
+            gene=state.rows[row - 1],
+            player=displaced[0],
+            amount=displaced[1],
+            by=action.player,
+            bid=action.amount,
+        )
     return auction_over(state)
 
 

@@ -165,9 +165,10 @@ def check_setup_birth(state: State, player: str, space: str) -> None:
     if space not in allowed:
         where = ", ".join(allowed) or "none is free"
         raise RuleViolation(
-            "AS-03", f"{player}'s second dinosaur goes on an empty beach next to its start {state.starts[player]}"
+            "AS-03",
+            f"{player}'s second dinosaur goes on an empty beach next to its start {state.starts[player]}"
             f" (or, with none free, an empty space next to it): {where}; not {space}",
-        )  # fmt: skip
+        )
 
 
 # Births [AS-06 to AS-09].
@@ -329,9 +330,13 @@ def bid_decision(state: State, player: str, roll: int) -> BidDecision:
         row = min(
             others,
             key=lambda row: (
-                r[row] >= r[current], gene_class(state.rows[row - 1]) != cls, r[row], abs(row - current), row
+                r[row] >= r[current],
+                gene_class(state.rows[row - 1]) != cls,
+                r[row],
+                abs(row - current),
+                row,
             ),
-        )  # fmt: skip
+        )
         why = f"its roll {modified} is below {REBID_AT}: it moves to row {row}"
         return BidDecision(row, r[row], "AS-15", why, modified)
     return BidDecision(current, r[current], "AS-15", "no other row is affordable: it increases", modified)

@@ -141,11 +141,20 @@ def resolve_combat(state: State, face: int, effects: Effects) -> None:
     state.combat = None
     genes = {"attacker_genes": state.gene(combat.attacker, "horn"), "defender_genes": state.gene(defender, "horn")}
     effects.add(
-        "combat_resolved", turn=state.turn, attacker=combat.attacker, defender=defender, source=combat.source,
-        target=combat.target, attacker_horns=attacking, defender_horns=defending, wins_on=wins_on, face=face,
-        winner=combat.attacker if won else defender, **({"birth": True} if combat.birth else {}),
+        "combat_resolved",
+        turn=state.turn,
+        attacker=combat.attacker,
+        defender=defender,
+        source=combat.source,
+        target=combat.target,
+        attacker_horns=attacking,
+        defender_horns=defending,
+        wins_on=wins_on,
+        face=face,
+        winner=combat.attacker if won else defender,
+        **({"birth": True} if combat.birth else {}),
         **(genes if (attacking, defending) != tuple(genes.values()) else {}),
-    )  # fmt: skip
+    )
 
 
 def legal_moves(state: State, player: str) -> Iterator[Move | Attack]:
@@ -371,9 +380,14 @@ def remove_survivors_choice(state: State, survival: Survival, chosen: tuple[str,
         del state.own_board()[space]
     state.lost = {**state.lost, survival.player: state.lost.get(survival.player, 0) + len(gone)}
     effects.add(
-        "dinosaurs_perished", turn=state.turn, player=survival.player, spaces=sorted(gone), chosen=sorted(chosen),
-        zones={zone: len(spaces) for zone, spaces in survival.in_zone.items()}, limits=dict(survival.limits),
-    )  # fmt: skip
+        "dinosaurs_perished",
+        turn=state.turn,
+        player=survival.player,
+        spaces=sorted(gone),
+        chosen=sorted(chosen),
+        zones={zone: len(spaces) for zone, spaces in survival.in_zone.items()},
+        limits=dict(survival.limits),
+    )
 
 
 def legal_removals(state: State, player: str) -> Iterator[Remove]:

@@ -65,10 +65,16 @@ def autosaur_decision(step: Evo1Step) -> Explanation:
     wanted = f"a bid of {decision.amount} on row {decision.row}" if decision.row else "a pass"
     rows = {row: autosaur.required(before, row) for row in range(1, len(before.rows) + 1)}
     data = {
-        "player": player, "roll": roll, "modified": decision.modified, "required": rows, "row": decision.row,
-        "amount": decision.amount, "ruling": decision.ruling, "reason": decision.reason,
+        "player": player,
+        "roll": roll,
+        "modified": decision.modified,
+        "required": rows,
+        "row": decision.row,
+        "amount": decision.amount,
+        "ruling": decision.ruling,
+        "reason": decision.reason,
         "recorded": None if rolled else format_action(action),
-    }  # fmt: skip
+    }
     words = [
         f"{player}, an Autosaur, rolled {roll}"
         + (f", {decision.modified} modified [AS-14]" if decision.modified is not None else "")
@@ -111,14 +117,16 @@ def autosaur_birth(before: State, action: Birth) -> Explanation:
     else:
         verdict = "."
     words.append(f"Recorded: {action.space}{verdict}")
-    candidates = [
-        {"space": space, "keys": list(keys[space]), "out_on": dropped.get(space)}
-        for space in ranking.order
-    ]  # fmt: skip
+    candidates = [{"space": space, "keys": list(keys[space]), "out_on": dropped.get(space)} for space in ranking.order]
     data = {
-        "player": action.player, "decision": "setup" if setup else "birth", "step": "" if setup else before.birth_step,
-        "candidates": candidates, "best": list(ranking.best), "chosen": action.space, "followed": followed,
-    }  # fmt: skip
+        "player": action.player,
+        "decision": "setup" if setup else "birth",
+        "step": "" if setup else before.birth_step,
+        "candidates": candidates,
+        "best": list(ranking.best),
+        "chosen": action.space,
+        "followed": followed,
+    }
     return Explanation("autosaur", data, tuple(words))
 
 
@@ -204,9 +212,15 @@ def card_play(steps: Sequence[Evo1Step], at: int, replay: Replay) -> Explanation
     phase = PHASE_NUMBERS.get(before.phase)
     where = f"turn {before.turn}, phase {phase} ({before.phase})" if phase else f"turn {before.turn}, {before.phase}"
     data: dict[str, Any] = {
-        "card": action.card, "player": action.player, "targets": list(action.targets), "window": spec.window,
-        "turn": before.turn, "phase": before.phase, "climate": spec.climate, "changes": changes(before, after),
-    }  # fmt: skip
+        "card": action.card,
+        "player": action.player,
+        "targets": list(action.targets),
+        "window": spec.window,
+        "turn": before.turn,
+        "phase": before.phase,
+        "climate": spec.climate,
+        "changes": changes(before, after),
+    }
     words = [
         f"{action.player} played {action.card} in {where}: its window is "
         f"{window_text(spec.window)} [E1-24], and no embargo stood [E1-29].",

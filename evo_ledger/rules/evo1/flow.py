@@ -153,10 +153,14 @@ def settle_initiative(state: State, effects: Effects) -> None:
         state.seized = ""
     state.order = tuple(ranked)
     effects.add(
-        "initiative_set", turn=state.turn, order=list(state.order),
-        tails={p: -keys[p][0] for p in state.order}, dinosaurs={p: keys[p][1] for p in state.order},
-        rolls={p: list(rolls) for p, rolls in state.tiebreaks.items() if rolls}, **seized,
-    )  # fmt: skip
+        "initiative_set",
+        turn=state.turn,
+        order=list(state.order),
+        tails={p: -keys[p][0] for p in state.order},
+        dinosaurs={p: keys[p][1] for p in state.order},
+        rolls={p: list(rolls) for p, rolls in state.tiebreaks.items() if rolls},
+        **seized,
+    )
     begin_phase(state, Phase.CLIMATE)
 
 
@@ -178,9 +182,14 @@ def move_climate(state: State, steps: int, effects: Effects, **how: object) -> N
     before = state.climate_position
     state.climate_position = (before + steps) % len(state.kit.chart)
     effects.add(
-        "climate_changed", turn=state.turn, **how, roller=state.first_player, position=state.climate_position,
-        colour=state.kit.chart[state.climate_position], previous=before,
-    )  # fmt: skip
+        "climate_changed",
+        turn=state.turn,
+        **how,
+        roller=state.first_player,
+        position=state.climate_position,
+        colour=state.kit.chart[state.climate_position],
+        previous=before,
+    )
 
 
 def start_movement(state: State, effects: Effects) -> None:
@@ -319,10 +328,16 @@ def apply_autosaur_roll(state: State, face: int, effects: Effects) -> None:
     state.bid_roll = face
     decision = autosaur.bid_decision(state, player, face)
     effects.add(
-        "autosaur_rolled", turn=state.turn, player=player, face=face, row=decision.row, amount=decision.amount,
-        ruling=decision.ruling, reason=decision.reason,
+        "autosaur_rolled",
+        turn=state.turn,
+        player=player,
+        face=face,
+        row=decision.row,
+        amount=decision.amount,
+        ruling=decision.ruling,
+        reason=decision.reason,
         **({"modified": decision.modified} if decision.modified is not None else {}),
-    )  # fmt: skip
+    )
 
 
 def award_mp(state: State, effects: Effects) -> None:
@@ -417,10 +432,12 @@ def finish_game(state: State, effects: Effects) -> None:
     state.phase = Phase.OVER
     result = standings(state)
     effects.add(
-        "game_ended", turn=state.turn, reason=state.ending,
+        "game_ended",
+        turn=state.turn,
+        reason=state.ending,
         standings=[{"rank": s.rank, "player": s.player, "score": list(s.score)} for s in result.standings],
         **({"fossils": dict(state.fossils)} if state.fossils else {}),
-    )  # fmt: skip
+    )
 
 
 def standings(state: State) -> Outcome:

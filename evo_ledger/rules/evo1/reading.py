@@ -34,9 +34,12 @@ from evo_ledger.rules.evo1.board import WINNING_FACES
 
 # What a die face decides; a roll is an initiative roll unless what the rules derived from it says otherwise.
 PURPOSES = {
-    "climate_changed": "climate", "combat_resolved": "combat", "meteor_rolled": "meteor",
-    "heat_stroke_rolled": "heat stroke", "autosaur_rolled": "autosaur bid",
-}  # fmt: skip
+    "climate_changed": "climate",
+    "combat_resolved": "combat",
+    "meteor_rolled": "meteor",
+    "heat_stroke_rolled": "heat stroke",
+    "autosaur_rolled": "autosaur bid",
+}
 D6 = ("1", "2", "3", "4", "5", "6")
 TABLES = (
     ReadTable(
@@ -107,40 +110,77 @@ def expected_win_rate(difference: int) -> float:
 
 class Evo1Reading:
     tables: tuple[ReadTable, ...] = TABLES
-    reports: Mapping[str, GameReport] = MappingProxyType({
-        "standings": {
-            "turns": GameRows("read_e1_turn_standings", ("round", "event", "name")),
-            "final": GameRows("read_results", ("rank", "name")),
-        },
-        "auctions": {
-            "bids": GameRows("read_e1_bids", ("event",)),
-            "results": GameRows("read_e1_auction_results", ("event", "name")),
-        },
-    })  # fmt: skip
-    statistics: Mapping[str, Statistic] = MappingProxyType({
-        "cards": Statistic("read_e1_cards_played", ("card", "timing"), {"played": Measure("count")},
-                           "event cards played, by card and by when in the turn [E1-23]"),
-        "combats": Statistic("read_e1_combats", ("difference",),
-                             {"combats": Measure("count"), "attacker_wins": Measure("count_true", "attacker_won"),
-                              "expected_win_rate": Measure("max", "expected_win_rate")},
-                             "combats by the attacker's horn difference: the attacker's wins against the rate the "
-                             "d6 gives [E1-09]"),
-        "autosaurs": Statistic("read_e1_final", ("autosaur",),
-                               {"seats": Measure("count"), "wins": Measure("count_true", "won"),
-                                "mean_rank": Measure("mean", "rank"), "mean_score": Measure("mean", "score")},
-                               "finished seats, those the Autosaur rules run (true) and those players run (false): "
-                               "how many, their wins, mean place and mean score [AS-01]"),
-        "genes": Statistic("read_e1_auction_results", ("gene",),
-                           {"won": Measure("count"), "mean_price": Measure("mean", "paid"),
-                            "vouchers": Measure("sum", "vouchers")},
-                           "per gene won at auction (none: a pass): times, the mean price after the mutant discount, "
-                           "and the vouchers spent [E1-19]"),
-    })  # fmt: skip
+    reports: Mapping[str, GameReport] = MappingProxyType(
+        {
+            "standings": {
+                "turns": GameRows("read_e1_turn_standings", ("round", "event", "name")),
+                "final": GameRows("read_results", ("rank", "name")),
+            },
+            "auctions": {
+                "bids": GameRows("read_e1_bids", ("event",)),
+                "results": GameRows("read_e1_auction_results", ("event", "name")),
+            },
+        }
+    )
+    statistics: Mapping[str, Statistic] = MappingProxyType(
+        {
+            "cards": Statistic(
+                "read_e1_cards_played",
+                ("card", "timing"),
+                {"played": Measure("count")},
+                "event cards played, by card and by when in the turn [E1-23]",
+            ),
+            "combats": Statistic(
+                "read_e1_combats",
+                ("difference",),
+                {
+                    "combats": Measure("count"),
+                    "attacker_wins": Measure("count_true", "attacker_won"),
+                    "expected_win_rate": Measure("max", "expected_win_rate"),
+                },
+                "combats by the attacker's horn difference: the attacker's wins against the rate the d6 gives [E1-09]",
+            ),
+            "autosaurs": Statistic(
+                "read_e1_final",
+                ("autosaur",),
+                {
+                    "seats": Measure("count"),
+                    "wins": Measure("count_true", "won"),
+                    "mean_rank": Measure("mean", "rank"),
+                    "mean_score": Measure("mean", "score"),
+                },
+                "finished seats, those the Autosaur rules run (true) and those players run (false): "
+                "how many, their wins, mean place and mean score [AS-01]",
+            ),
+            "genes": Statistic(
+                "read_e1_auction_results",
+                ("gene",),
+                {
+                    "won": Measure("count"),
+                    "mean_price": Measure("mean", "paid"),
+                    "vouchers": Measure("sum", "vouchers"),
+                },
+                "per gene won at auction (none: a pass): times, the mean price after the mutant discount, "
+                "and the vouchers spent [E1-19]",
+            ),
+        }
+    )
     facts: frozenset[str] = frozenset({"BidPlaced", "DieRolled", "EventCardPlayed"})
     consequences: frozenset[str] = frozenset(
-        {"initiative_set", "climate_changed", "combat_resolved", "meteor_rolled", "bid_outbid", "auction_settled",
-         "mp_awarded", "game_ended", "card_played", "heat_stroke_rolled", "autosaur_rolled"}
-    )  # fmt: skip
+        {
+            "initiative_set",
+            "climate_changed",
+            "combat_resolved",
+            "meteor_rolled",
+            "bid_outbid",
+            "auction_settled",
+            "mp_awarded",
+            "game_ended",
+            "card_played",
+            "heat_stroke_rolled",
+            "autosaur_rolled",
+        }
+    )
 
     def from_action(self, context: ReadContext, action: Any) -> Iterator[ReadItem]:
         if isinstance(action, Roll):
@@ -150,16 +190,26 @@ class Evo1Reading:
         elif isinstance(action, Bid):
             yield ReadRow(
                 "read_e1_bids",
-                {**context.player(action.player), "amount": action.amount, "target": action.target,
-                 "outbid_player": None, "outbid_amount": None},
-            )  # fmt: skip
+                {
+                    **context.player(action.player),
+                    "amount": action.amount,
+                    "target": action.target,
+                    "outbid_player": None,
+                    "outbid_amount": None,
+                },
+            )
         elif isinstance(action, PlayCard):
             window = next(card.window for card in context.kit().cards if card.id == action.card)
             yield ReadRow(
                 "read_e1_cards_played",
-                {**context.player(action.player), "card": action.card, "targets": " ".join(action.targets),
-                 "timing": window, "recovered": None},
-            )  # fmt: skip
+                {
+                    **context.player(action.player),
+                    "card": action.card,
+                    "targets": " ".join(action.targets),
+                    "timing": window,
+                    "recovered": None,
+                },
+            )
 
     def from_consequence(
         self, context: ReadContext, kind: str, cause: int, data: Mapping[str, Any]
@@ -174,11 +224,18 @@ class Evo1Reading:
             difference = data["attacker_horns"] - data["defender_horns"]
             yield ReadRow(
                 "read_e1_combats",
-                {**turn, "attacker": data["attacker"], "defender": data["defender"],
-                 "attacker_horns": data["attacker_horns"], "defender_horns": data["defender_horns"],
-                 "difference": difference, "face": data["face"], "attacker_won": data["winner"] == data["attacker"],
-                 "expected_win_rate": expected_win_rate(difference)},
-            )  # fmt: skip
+                {
+                    **turn,
+                    "attacker": data["attacker"],
+                    "defender": data["defender"],
+                    "attacker_horns": data["attacker_horns"],
+                    "defender_horns": data["defender_horns"],
+                    "difference": difference,
+                    "face": data["face"],
+                    "attacker_won": data["winner"] == data["attacker"],
+                    "expected_win_rate": expected_win_rate(difference),
+                },
+            )
         elif kind == "card_played" and "recovered" in data:
             yield ReadAmend("read_e1_cards_played", cause, {"recovered": data["recovered"]})
         elif kind == "bid_outbid":
@@ -195,17 +252,34 @@ class Evo1Reading:
             autosaurs = set(autosaurs_of(context.options().get("autosaurs")))
             for standing in standings:
                 score, dinosaurs = standing.score[0], standing.score[-1]
-                yield ReadRow("read_e1_final", {**turn, **context.player(standing.player), "rank": standing.rank,
-                              "score": score, "dinosaurs": dinosaurs, "autosaur": standing.player in autosaurs,
-                              "won": standing.rank == 1})  # fmt: skip
+                yield ReadRow(
+                    "read_e1_final",
+                    {
+                        **turn,
+                        **context.player(standing.player),
+                        "rank": standing.rank,
+                        "score": score,
+                        "dinosaurs": dinosaurs,
+                        "autosaur": standing.player in autosaurs,
+                        "won": standing.rank == 1,
+                    },
+                )
 
     def _settled(self, context: ReadContext, turn: dict[str, Any], data: Mapping[str, Any]) -> Iterator[ReadItem]:
         for row in data["rows"]:
             yield ReadRow(
                 "read_e1_auction_results",
-                {**turn, **context.player(row["player"]), "row": row["row"], "gene": row["gene"], "bid": row["bid"],
-                 "paid": row["paid"], "vouchers": row.get("vouchers", 0), "passed": False},
-            )  # fmt: skip
+                {
+                    **turn,
+                    **context.player(row["player"]),
+                    "row": row["row"],
+                    "gene": row["gene"],
+                    "bid": row["bid"],
+                    "paid": row["paid"],
+                    "vouchers": row.get("vouchers", 0),
+                    "passed": False,
+                },
+            )
         for player in data["passed"]:
             yield ReadRow(
                 "read_e1_auction_results",

@@ -247,9 +247,13 @@ ENDED = (Phase.OVER, Phase.END)
 # A card drawn or played, and the table's steps, may come in any phase: their own checks say when.
 ANY_TIME = frozenset({Drew, PlayCard, Proceed})
 ROLL_RULINGS = {
-    INITIATIVE_ROLL: "E1-05", CLIMATE_ROLL: "E1-06", COMBAT_ROLL: "E1-09", METEOR_ROLL: "E1-13", HEAT_ROLL: "E1-26",
+    INITIATIVE_ROLL: "E1-05",
+    CLIMATE_ROLL: "E1-06",
+    COMBAT_ROLL: "E1-09",
+    METEOR_ROLL: "E1-13",
+    HEAT_ROLL: "E1-26",
     AUTOSAUR_ROLL: "AS-13",
-}  # fmt: skip
+}
 REPLACING_ROLL = frozenset({"climate_double_shift", "choose_climate"})
 # What closes the start window of a phase: any action but a card drawn or played and a die roll [E1-24].
 KEEPS_WINDOW = frozenset({Drew, PlayCard, Roll})

@@ -29,8 +29,13 @@ class Phase:
 
 
 PHASE_NUMBERS = {
-    Phase.INITIATIVE: 1, Phase.CLIMATE: 2, Phase.MOVEMENT: 3, Phase.BIRTHS: 4, Phase.SURVIVAL: 5, Phase.EVOLUTION: 6,
-}  # fmt: skip
+    Phase.INITIATIVE: 1,
+    Phase.CLIMATE: 2,
+    Phase.MOVEMENT: 3,
+    Phase.BIRTHS: 4,
+    Phase.SURVIVAL: 5,
+    Phase.EVOLUTION: 6,
+}
 
 # What a die roll decides, when the game awaits one.
 INITIATIVE_ROLL = "initiative"

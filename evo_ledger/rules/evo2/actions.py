@@ -182,8 +182,20 @@ PlayerAction = Bid | Move | Attack | Birth | Pass | Remove | Fly | Swim | Escape
 Action = SetOrder | RevealClimate | DrawGene | Roll | PlayerAction | Overridden
 
 PLAYER_VERBS = (
-    "bid", "move", "attack", "birth", "pass", "remove", "fly", "swim", "escape", "peek", "slot", "drew", "play",
-)  # fmt: skip
+    "bid",
+    "move",
+    "attack",
+    "birth",
+    "pass",
+    "remove",
+    "fly",
+    "swim",
+    "escape",
+    "peek",
+    "slot",
+    "drew",
+    "play",
+)
 
 
 def parse_action(text: str) -> Action:

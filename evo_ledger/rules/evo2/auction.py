@@ -105,9 +105,14 @@ def apply_bid(state: State, action: Bid, effects: Effects) -> bool:
         state.markers = {name: m for name, m in state.markers.items() if name != loser}
         state.outbid = (loser, column)
         effects.add(
-            "bid_outbid", round=state.round, column=column, player=loser, bid=marker.amount,
-            by=action.player, by_bid=action.amount,
-        )  # fmt: skip
+            "bid_outbid",
+            round=state.round,
+            column=column,
+            player=loser,
+            bid=marker.amount,
+            by=action.player,
+            by_bid=action.amount,
+        )
     if state.outbid or state.to_bid:
         return False
     settle(state, effects)

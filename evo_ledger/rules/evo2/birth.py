@@ -108,9 +108,14 @@ def apply_killer_baby_roll(state: State, action: Roll, effects: Effects) -> None
         state.board[pending.target] = pending.player
     state.pending = None
     effects.add(
-        "killer_baby_resolved", round=state.round, player=pending.player, victim=victim, target=pending.target,
-        face=action.face, winner=pending.player if won else victim,
-    )  # fmt: skip
+        "killer_baby_resolved",
+        round=state.round,
+        player=pending.player,
+        victim=victim,
+        target=pending.target,
+        face=action.face,
+        winner=pending.player if won else victim,
+    )
 
 
 def legal_births(state: State, player: str) -> Iterator[Birth]:

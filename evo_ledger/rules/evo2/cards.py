@@ -70,9 +70,13 @@ def apply_play(state: State, action: PlayCard, effects: Effects) -> None:
         holder.named_cards.remove(action.card)
     state.cards_played = (*state.cards_played, (state.round, action.player, action.card))
     effects.add(
-        "card_played", round=state.round, player=action.player, card=action.card,
-        effects=[format_effect(e) for e in action.effects], checked=action.card in state.kit.cards,
-    )  # fmt: skip
+        "card_played",
+        round=state.round,
+        player=action.player,
+        card=action.card,
+        effects=[format_effect(e) for e in action.effects],
+        checked=action.card in state.kit.cards,
+    )
     for effect in action.effects:
         apply_effect(state, action, effect, effects)
 

@@ -204,10 +204,19 @@ def apply_attack_roll(state: State, action: Roll, effects: Effects) -> None:
         del state.board[target]
         relocate(state, source, target)
     effects.add(
-        "combat_resolved", round=state.round, attacker=attacker, defender=defender, source=source, target=target,
-        attack_horns=attack, defence_horns=defence, face=action.face, winner=attacker if won else defender,
-        removed=target if won and not escapes else None, escape_from=target if escapes else None,
-    )  # fmt: skip
+        "combat_resolved",
+        round=state.round,
+        attacker=attacker,
+        defender=defender,
+        source=source,
+        target=target,
+        attack_horns=attack,
+        defence_horns=defence,
+        face=action.face,
+        winner=attacker if won else defender,
+        removed=target if won and not escapes else None,
+        escape_from=target if escapes else None,
+    )
 
 
 def check_escape(state: State, action: Escape) -> None:

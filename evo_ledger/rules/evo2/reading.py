@@ -111,33 +111,52 @@ def expected_win_rate(difference: int) -> float:
 
 class Evo2Reading:
     tables: tuple[ReadTable, ...] = TABLES
-    reports: Mapping[str, GameReport] = MappingProxyType({
-        "standings": {
-            "rounds": GameRows("read_round_standings", ("round", "event", "name")),
-            "final": GameRows("read_final_standings", ("rank", "name")),
-        },
-        "auctions": {
-            "bids": GameRows("read_bids", ("event",)),
-            "results": GameRows("read_auction_results", ("event", "lab_column")),
-        },
-    })  # fmt: skip
-    statistics: Mapping[str, Statistic] = MappingProxyType({
-        "genes": Statistic("read_auction_results", ("item",),
-                           {"won": Measure("count"), "mean_price": Measure("mean", "paid")},
-                           "per gene (and the event card, `card`) won in the lab: times won and the mean price paid "
-                           "after the vials' discount [E2-07]"),
-        "genes-offered": Statistic("read_genes_offered", ("gene",), {"offered": Measure("count")},
-                                   "per gene: times offered in the lab [E2-06]"),
-        "combats": Statistic("read_combats", ("difference",),
-                             {"combats": Measure("count"), "attacker_wins": Measure("count_true", "attacker_won"),
-                              "expected_win_rate": Measure("max", "expected_win_rate")},
-                             "combats by the attacker's horn difference: the attacker's wins against the rate the "
-                             "horn die gives [E2-09]"),
-        "survival": Statistic("read_survival_losses", ("zone", "protecting_gene", "protecting_layers"),
-                              {"losses": Measure("count"), "chosen": Measure("count_true", "chosen")},
-                              "dinosaurs lost to the climate by zone and by the layers held of the gene that "
-                              "protects there [E2-12]"),
-    })  # fmt: skip
+    reports: Mapping[str, GameReport] = MappingProxyType(
+        {
+            "standings": {
+                "rounds": GameRows("read_round_standings", ("round", "event", "name")),
+                "final": GameRows("read_final_standings", ("rank", "name")),
+            },
+            "auctions": {
+                "bids": GameRows("read_bids", ("event",)),
+                "results": GameRows("read_auction_results", ("event", "lab_column")),
+            },
+        }
+    )
+    statistics: Mapping[str, Statistic] = MappingProxyType(
+        {
+            "genes": Statistic(
+                "read_auction_results",
+                ("item",),
+                {"won": Measure("count"), "mean_price": Measure("mean", "paid")},
+                "per gene (and the event card, `card`) won in the lab: times won and the mean price paid "
+                "after the vials' discount [E2-07]",
+            ),
+            "genes-offered": Statistic(
+                "read_genes_offered",
+                ("gene",),
+                {"offered": Measure("count")},
+                "per gene: times offered in the lab [E2-06]",
+            ),
+            "combats": Statistic(
+                "read_combats",
+                ("difference",),
+                {
+                    "combats": Measure("count"),
+                    "attacker_wins": Measure("count_true", "attacker_won"),
+                    "expected_win_rate": Measure("max", "expected_win_rate"),
+                },
+                "combats by the attacker's horn difference: the attacker's wins against the rate the "
+                "horn die gives [E2-09]",
+            ),
+            "survival": Statistic(
+                "read_survival_losses",
+                ("zone", "protecting_gene", "protecting_layers"),
+                {"losses": Measure("count"), "chosen": Measure("count_true", "chosen")},
+                "dinosaurs lost to the climate by zone and by the layers held of the gene that protects there [E2-12]",
+            ),
+        }
+    )
     facts: frozenset[str] = frozenset({"BidPlaced", "DieRolled", "DinosaurBorn"})
     consequences: frozenset[str] = frozenset(
         {

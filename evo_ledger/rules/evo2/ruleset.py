@@ -164,8 +164,12 @@ def format_cached(action: Action) -> str:
 
 # Each kind of action as data is named by its notation's word.
 ACTION_WORDS: dict[type, str] = {
-    SetOrder: "order", RevealClimate: "climate", DrawGene: "draw", PlayCard: "play", Overridden: "override",
-}  # fmt: skip
+    SetOrder: "order",
+    RevealClimate: "climate",
+    DrawGene: "draw",
+    PlayCard: "play",
+    Overridden: "override",
+}
 ACTION_FORM = ActionForm(Action, parse_action, format_action, ACTION_WORDS)
 
 

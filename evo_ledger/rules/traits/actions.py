@@ -174,13 +174,43 @@ class MovePopulation:
 
 
 Action = (
-    ChooseSpecies | DrawLocation | Deal | Draw | StartPlayer | Activate | Hunt | Forage | Migrate | Journey
-    | HuntSpecies | EndGeneration | TopUp | Cull | Drop | Select | AddPopulation | MovePopulation
-)  # fmt: skip
+    ChooseSpecies
+    | DrawLocation
+    | Deal
+    | Draw
+    | StartPlayer
+    | Activate
+    | Hunt
+    | Forage
+    | Migrate
+    | Journey
+    | HuntSpecies
+    | EndGeneration
+    | TopUp
+    | Cull
+    | Drop
+    | Select
+    | AddPopulation
+    | MovePopulation
+)
 PLAYER_VERBS = (
-    "species", "location", "draw", "active", "hunt", "forage", "migrate", "journey", "hunt_species", "end",
-    "topup", "cull", "selects", "adds", "moves", "stays",
-)  # fmt: skip
+    "species",
+    "location",
+    "draw",
+    "active",
+    "hunt",
+    "forage",
+    "migrate",
+    "journey",
+    "hunt_species",
+    "end",
+    "topup",
+    "cull",
+    "selects",
+    "adds",
+    "moves",
+    "stays",
+)
 
 
 def parse_action(text: str) -> Action:

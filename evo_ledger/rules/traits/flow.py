@@ -42,15 +42,33 @@ FAUNA_DEALT, FLORA_DEALT = 3, 2
 SCORE_LABELS = ("points",)
 # The ruling each kind of record answers to, by the stage it is awaited in.
 RULINGS = {
-    "species": "TR-03", "location": "TR-04", "fauna": "TR-04", "flora": "TR-04", "adaptation": "TR-04",
-    "draw": "TR-13", "start": "TR-04", "topup": "TR-17", "cull": "TR-17", "drop": "TR-18", "select": "TR-19",
-    "add": "TR-19", "move": "TR-19",
-}  # fmt: skip
+    "species": "TR-03",
+    "location": "TR-04",
+    "fauna": "TR-04",
+    "flora": "TR-04",
+    "adaptation": "TR-04",
+    "draw": "TR-13",
+    "start": "TR-04",
+    "topup": "TR-17",
+    "cull": "TR-17",
+    "drop": "TR-18",
+    "select": "TR-19",
+    "add": "TR-19",
+    "move": "TR-19",
+}
 STAGE_RULINGS = {"extinction": "TR-14", "mutation": "TR-18", "selection": "TR-19", "next start": "TR-20"}
 KIND_OF: dict[type, str] = {
-    ChooseSpecies: "species", DrawLocation: "location", Draw: "draw", StartPlayer: "start", TopUp: "topup",
-    Cull: "cull", Drop: "drop", Select: "select", AddPopulation: "add", MovePopulation: "move",
-}  # fmt: skip
+    ChooseSpecies: "species",
+    DrawLocation: "location",
+    Draw: "draw",
+    StartPlayer: "start",
+    TopUp: "topup",
+    Cull: "cull",
+    Drop: "drop",
+    Select: "select",
+    AddPopulation: "add",
+    MovePopulation: "move",
+}
 
 
 def ruling_of(state: State, kind: str) -> str:
@@ -64,14 +82,20 @@ def need_words(need: Need) -> str:
     count = f" ({need.cards} cards)" if need.cards else ""
     among = f", one of {', '.join(need.candidates)}" if need.candidates else ""
     forms = {
-        "species": f"'{need.who} species SPECIES'", "location": f"'{need.who} location LOCATION'",
-        "fauna": f"'deal fauna {need.who} CARD'", "flora": f"'deal flora {need.who} CARD'",
-        "adaptation": f"'deal adaptation {need.who} CARD'", "draw": f"'{need.who} draw TRAIT...'{count}",
-        "start": f"'start PLAYER'{among}", "topup": f"'{need.who} topup TRAIT...'{count}",
-        "cull": f"'{need.who} cull TRAIT...'{count}", "drop": f"'drop {need.who} ADAPTATION'{among}",
-        "select": f"'PLAYER selects SPECIES'{among}", "add": f"'{need.who} adds LOCATION'",
+        "species": f"'{need.who} species SPECIES'",
+        "location": f"'{need.who} location LOCATION'",
+        "fauna": f"'deal fauna {need.who} CARD'",
+        "flora": f"'deal flora {need.who} CARD'",
+        "adaptation": f"'deal adaptation {need.who} CARD'",
+        "draw": f"'{need.who} draw TRAIT...'{count}",
+        "start": f"'start PLAYER'{among}",
+        "topup": f"'{need.who} topup TRAIT...'{count}",
+        "cull": f"'{need.who} cull TRAIT...'{count}",
+        "drop": f"'drop {need.who} ADAPTATION'{among}",
+        "select": f"'PLAYER selects SPECIES'{among}",
+        "add": f"'{need.who} adds LOCATION'",
         "move": f"'{need.who} moves FROM TO' or '{need.who} stays'",
-    }  # fmt: skip
+    }
     return forms[need.kind]
 
 
@@ -87,8 +111,9 @@ def check_record(state: State, action: Action) -> None:
 
 # Who a pick among candidates is made from, by the kind of record.
 CANDIDATES = {
-    "select": "the players with the fewest points still to select", "start": "the players the start may go to",
-}  # fmt: skip
+    "select": "the players with the fewest points still to select",
+    "start": "the players the start may go to",
+}
 
 
 def check_who(need: Need, who: str, ruling: str) -> None:
@@ -312,8 +337,16 @@ def apply_cull(state: State, action: Cull, effects: Effects) -> None:
 
 def genome_settled(state: State, player: str, points: int, cards: list[str], effects: Effects) -> None:
     state.points = {**state.points, player: state.points[player] + points}
-    effects.add("genome_target", player=player, species=state.plays[player], millennium=state.millennium,
-                target=target(state), cards=cards, points=points, total=state.points[player])  # fmt: skip
+    effects.add(
+        "genome_target",
+        player=player,
+        species=state.plays[player],
+        millennium=state.millennium,
+        target=target(state),
+        cards=cards,
+        points=points,
+        total=state.points[player],
+    )
 
 
 def apply_drop(state: State, action: Drop, effects: Effects) -> None:
@@ -406,8 +439,12 @@ def begin_millennium(state: State, effects: Effects) -> None:
     for place in list(state.locations):
         if state.locations[place].fresh:
             state.own_location(place).fresh = ()
-    effects.add("millennium_begun", millennium=state.millennium, start=state.start,
-                plays={player: state.plays[player] for player in state.players})  # fmt: skip
+    effects.add(
+        "millennium_begun",
+        millennium=state.millennium,
+        start=state.start,
+        plays={player: state.plays[player] for player in state.players},
+    )
 
 
 def pass_turn(state: State, effects: Effects) -> None:
@@ -439,8 +476,15 @@ def start_interlude(state: State, effects: Effects) -> None:
                     place.tokens = {c: counts for c, counts in place.tokens.items() if c != card}
                     state.discards = {**state.discards, kind: (*state.discards[kind], card)}
                     needs.append(Need(kind, name))
-                    effects.add("extinct", location=name, deck=kind, card=card, tokens=tokens, limit=limit,
-                                by_species=by_species)  # fmt: skip
+                    effects.add(
+                        "extinct",
+                        location=name,
+                        deck=kind,
+                        card=card,
+                        tokens=tokens,
+                        limit=limit,
+                        by_species=by_species,
+                    )
     state.needs = tuple(needs)
     if not needs:
         after_extinction(state, effects)
@@ -503,8 +547,16 @@ def score(state: State, effects: Effects) -> None:
         tokens = sum(where.values())
         bonus = state.kit.bonus_for(tokens)
         state.points = {**state.points, player: state.points[player] + tokens + bonus}
-        effects.add("scored", player=player, species=species, millennium=state.millennium, tokens=tokens,
-                    bonus=bonus, total=state.points[player], locations=where)  # fmt: skip
+        effects.add(
+            "scored",
+            player=player,
+            species=species,
+            millennium=state.millennium,
+            tokens=tokens,
+            bonus=bonus,
+            total=state.points[player],
+            locations=where,
+        )
     for name in list(state.locations):
         state.own_location(name).tokens = {}
 
@@ -588,8 +640,9 @@ def after_next_start(state: State, effects: Effects) -> None:
 def end_game(state: State, effects: Effects) -> None:
     state.phase, state.stage, state.needs = Phase.OVER, "", ()
     result = standings(state)
-    effects.add("game_ended", standings=[{"rank": s.rank, "player": s.player, "score": list(s.score)}
-                                         for s in result.standings])  # fmt: skip
+    effects.add(
+        "game_ended", standings=[{"rank": s.rank, "player": s.player, "score": list(s.score)} for s in result.standings]
+    )
 
 
 def standings(state: State) -> Outcome:
@@ -603,8 +656,16 @@ def standings(state: State) -> Outcome:
 
 
 STAGES: dict[str, Callable[[State, Effects], None]] = {
-    "species": after_species, "location": after_locations, "cards": after_cards, "adaptations": after_adaptations,
-    "hands": after_hands, "start": begin_millennium, "extinction": after_extinction, "targets": after_targets,
-    "natural selection": after_selection_drop, "mutation": after_mutation, "selection": after_selection,
+    "species": after_species,
+    "location": after_locations,
+    "cards": after_cards,
+    "adaptations": after_adaptations,
+    "hands": after_hands,
+    "start": begin_millennium,
+    "extinction": after_extinction,
+    "targets": after_targets,
+    "natural selection": after_selection_drop,
+    "mutation": after_mutation,
+    "selection": after_selection,
     "next start": after_next_start,
-}  # fmt: skip
+}

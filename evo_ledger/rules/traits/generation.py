@@ -254,8 +254,15 @@ def apply_hunt(state: State, action: Hunt, effects: Effects) -> None:
     species, place = state.plays[action.player], active_location(state).id
     trait = state.kit.fauna[action.fauna].primary
     result = apply_food(state, action.player, action.fauna, action.cards, action.uses, HUNT_TOKENS, trait)
-    effects.add("hunted", player=action.player, species=species, fauna=action.fauna, cards=list(action.cards),
-                location=place, **result)  # fmt: skip
+    effects.add(
+        "hunted",
+        player=action.player,
+        species=species,
+        fauna=action.fauna,
+        cards=list(action.cards),
+        location=place,
+        **result,
+    )
 
 
 def apply_forage(state: State, action: Forage, effects: Effects) -> None:
@@ -263,8 +270,16 @@ def apply_forage(state: State, action: Forage, effects: Effects) -> None:
     place = active_location(state)
     gathering = gathered(state, place, action)
     result = apply_food(state, action.player, action.flora, action.cards, action.uses, gathering, place.primary)
-    effects.add("foraged", player=action.player, species=species, flora=action.flora, cards=list(action.cards),
-                location=place.id, gathered=gathering, **result)  # fmt: skip
+    effects.add(
+        "foraged",
+        player=action.player,
+        species=species,
+        flora=action.flora,
+        cards=list(action.cards),
+        location=place.id,
+        gathered=gathering,
+        **result,
+    )
 
 
 def check_migrate(state: State, action: Migrate) -> None:
@@ -309,8 +324,9 @@ def apply_journey(state: State, action: Journey, effects: Effects) -> None:
     source = populations[index].location
     populations[index] = Population(action.location, populations[index].standing)
     species.populations = tuple(populations)
-    effects.add("migrated", player=action.player, species=species.name, card=action.card, source=source,
-                target=action.location)  # fmt: skip
+    effects.add(
+        "migrated", player=action.player, species=species.name, card=action.card, source=source, target=action.location
+    )
 
 
 def check_hunt_species(state: State, action: HuntSpecies) -> None:
@@ -340,8 +356,9 @@ def apply_end(state: State, action: EndGeneration, effects: Effects) -> None:
     if (deck or offspring) and any(population.standing for population in populations):
         species.hand, species.offspring = cards_of(offspring), ()
         draw = min(state.kit.hand, sum(deck.values()))
-        effects.add("generation_ended", player=player, species=species.name, lost=lost, offspring=list(offspring),
-                    draws=draw)  # fmt: skip
+        effects.add(
+            "generation_ended", player=player, species=species.name, lost=lost, offspring=list(offspring), draws=draw
+        )
         if draw:
             state.needs = (Need("draw", player, draw),)
         return

@@ -128,9 +128,12 @@ def _parse_typed(reader: KitReader, root: Mapping[str, Any], key: str, traits: t
         where = f"{key}[{index}]"
         item = reader.mapping(entry, where)
         cards.append(
-            Flora(reader.string(item, "id", where), reader.string(item, "type", where),
-                  reader.choice(item, "primary", traits, where))
-        )  # fmt: skip
+            Flora(
+                reader.string(item, "id", where),
+                reader.string(item, "type", where),
+                reader.choice(item, "primary", traits, where),
+            )
+        )
     if len({card.id for card in cards}) != len(cards):
         reader.fail(key, "each card id must be different")
     return cards
@@ -183,7 +186,9 @@ def _parse_bonus(reader: KitReader, root: Mapping[str, Any]) -> tuple[tuple[int,
     for index, entry in enumerate(reader.sequence(root.get("bonus"), "bonus")):
         item = reader.mapping(entry, f"bonus[{index}]")
         rows.append(
-            (reader.integer(item, "from", minimum=0, where=f"bonus[{index}]"),
-             reader.integer(item, "points", where=f"bonus[{index}]"))
-        )  # fmt: skip
+            (
+                reader.integer(item, "from", minimum=0, where=f"bonus[{index}]"),
+                reader.integer(item, "points", where=f"bonus[{index}]"),
+            )
+        )
     return tuple(sorted(rows))

@@ -68,31 +68,56 @@ FOOD = {"hunted": ("hunt", "fauna"), "foraged": ("forage", "flora")}
 
 class TraitsReading:
     tables: tuple[ReadTable, ...] = TABLES
-    reports: Mapping[str, GameReport] = MappingProxyType({
-        "standings": {
-            "millennia": GameRows("read_tr_millennia", ("round", "event", "name")),
-            "extinctions": GameRows("read_tr_extinctions", ("event", "card")),
-            "final": GameRows("read_results", ("rank", "name")),
-        },
-    })  # fmt: skip
-    statistics: Mapping[str, Statistic] = MappingProxyType({
-        "actions": Statistic("read_tr_actions", ("kind",),
-                             {"actions": Measure("count"), "mean_cards": Measure("mean", "cards"),
-                              "mean_tokens": Measure("mean", "tokens")},
-                             "hunts, forages and migrations: how many, and the mean cards played and tokens won "
-                             "[TR-08, TR-09, TR-10]"),
-        "traits": Statistic("read_tr_traits_played", ("trait",), {"plays": Measure("count"),
-                                                                  "cards": Measure("sum", "cards")},
-                            "trait cards played, by trait [TR-08]"),
-        "extinctions": Statistic("read_tr_extinctions", ("deck",),
-                                 {"extinctions": Measure("count"), "mean_threshold": Measure("mean", "threshold")},
-                                 "cards gone extinct, by deck, and the mean threshold they passed [TR-14]"),
-    })  # fmt: skip
+    reports: Mapping[str, GameReport] = MappingProxyType(
+        {
+            "standings": {
+                "millennia": GameRows("read_tr_millennia", ("round", "event", "name")),
+                "extinctions": GameRows("read_tr_extinctions", ("event", "card")),
+                "final": GameRows("read_results", ("rank", "name")),
+            },
+        }
+    )
+    statistics: Mapping[str, Statistic] = MappingProxyType(
+        {
+            "actions": Statistic(
+                "read_tr_actions",
+                ("kind",),
+                {
+                    "actions": Measure("count"),
+                    "mean_cards": Measure("mean", "cards"),
+                    "mean_tokens": Measure("mean", "tokens"),
+                },
+                "hunts, forages and migrations: how many, and the mean cards played and tokens won "
+                "[TR-08, TR-09, TR-10]",
+            ),
+            "traits": Statistic(
+                "read_tr_traits_played",
+                ("trait",),
+                {"plays": Measure("count"), "cards": Measure("sum", "cards")},
+                "trait cards played, by trait [TR-08]",
+            ),
+            "extinctions": Statistic(
+                "read_tr_extinctions",
+                ("deck",),
+                {"extinctions": Measure("count"), "mean_threshold": Measure("mean", "threshold")},
+                "cards gone extinct, by deck, and the mean threshold they passed [TR-14]",
+            ),
+        }
+    )
     facts: frozenset[str] = frozenset()
     consequences: frozenset[str] = frozenset(
-        {"millennium_begun", "hunted", "foraged", "migrated", "generation_ended", "extinct", "scored",
-         "genome_target", "game_ended"}
-    )  # fmt: skip
+        {
+            "millennium_begun",
+            "hunted",
+            "foraged",
+            "migrated",
+            "generation_ended",
+            "extinct",
+            "scored",
+            "genome_target",
+            "game_ended",
+        }
+    )
 
     def from_action(self, context: ReadContext, action: Any) -> Iterator[ReadItem]:
         return iter(())
@@ -124,9 +149,16 @@ class TraitsReading:
             tokens, bonus = memory.get("scored", {}).get(data["player"], [0, 0])
             yield ReadRow(
                 "read_tr_millennia",
-                {**context.player(data["player"]), "species": data["species"], "tokens": tokens, "bonus": bonus,
-                 "genome_cards": len(data["cards"]), "genome_points": data["points"], "points": data["total"]},
-            )  # fmt: skip
+                {
+                    **context.player(data["player"]),
+                    "species": data["species"],
+                    "tokens": tokens,
+                    "bonus": bonus,
+                    "genome_cards": len(data["cards"]),
+                    "genome_points": data["points"],
+                    "points": data["total"],
+                },
+            )
         elif kind == "game_ended":
             standings = tuple(Standing(s["rank"], s["player"], tuple(s["score"])) for s in data["standings"])
             yield ReadResult(Outcome(standings, flow.SCORE_LABELS))
@@ -142,9 +174,15 @@ def action_row(
 ) -> dict[str, Any]:
     generation = context.memory.get("generations", {}).get(data["player"], 0) + 1
     return {
-        **context.player(data["player"]), "species": data["species"], "generation": generation, "kind": kind,
-        "target": target, "location": location, "cards": cards, "tokens": tokens,
-    }  # fmt: skip
+        **context.player(data["player"]),
+        "species": data["species"],
+        "generation": generation,
+        "kind": kind,
+        "target": target,
+        "location": location,
+        "cards": cards,
+        "tokens": tokens,
+    }
 
 
 def food(context: ReadContext, kind: str, data: Mapping[str, Any]) -> Iterator[ReadItem]:

@@ -67,18 +67,39 @@ from evo_ledger.rules.traits.view import view
 from evo_ledger.rules.traits.words import describe
 
 FACTS: dict[type, str] = {
-    ChooseSpecies: "SpeciesChosen", DrawLocation: "LocationDrawn", Deal: "CardDealt", Draw: "TraitsDrawn",
-    StartPlayer: "StartPlayerChosen", Activate: "PopulationActivated", Hunt: "FaunaHunted", Forage: "FloraForaged",
-    Migrate: "MigrationChosen", Journey: "JourneyMade", HuntSpecies: "SpeciesHunted",
-    EndGeneration: "GenerationEnded", TopUp: "GenomeToppedUp", Cull: "GenomeCulled", Drop: "AdaptationDropped",
-    Select: "SpeciesSelected", AddPopulation: "PopulationAdded", MovePopulation: "PopulationMoved",
-}  # fmt: skip
+    ChooseSpecies: "SpeciesChosen",
+    DrawLocation: "LocationDrawn",
+    Deal: "CardDealt",
+    Draw: "TraitsDrawn",
+    StartPlayer: "StartPlayerChosen",
+    Activate: "PopulationActivated",
+    Hunt: "FaunaHunted",
+    Forage: "FloraForaged",
+    Migrate: "MigrationChosen",
+    Journey: "JourneyMade",
+    HuntSpecies: "SpeciesHunted",
+    EndGeneration: "GenerationEnded",
+    TopUp: "GenomeToppedUp",
+    Cull: "GenomeCulled",
+    Drop: "AdaptationDropped",
+    Select: "SpeciesSelected",
+    AddPopulation: "PopulationAdded",
+    MovePopulation: "PopulationMoved",
+}
 CONSEQUENCES = {
-    "millennium_begun": "MillenniumBegun", "hunted": "HuntResolved", "foraged": "ForageResolved",
-    "migrated": "MigrationResolved", "generation_ended": "GenerationClosed", "extinct": "CardExtinct",
-    "thriving": "CompetitorsThrived", "scored": "MillenniumScored", "genome_target": "GenomeTargetMet",
-    "adaptation_dropped": "AdaptationSelectedOut", "deck_rebuilt": "DeckRebuilt", "game_ended": "GameEnded",
-}  # fmt: skip
+    "millennium_begun": "MillenniumBegun",
+    "hunted": "HuntResolved",
+    "foraged": "ForageResolved",
+    "migrated": "MigrationResolved",
+    "generation_ended": "GenerationClosed",
+    "extinct": "CardExtinct",
+    "thriving": "CompetitorsThrived",
+    "scored": "MillenniumScored",
+    "genome_target": "GenomeTargetMet",
+    "adaptation_dropped": "AdaptationSelectedOut",
+    "deck_rebuilt": "DeckRebuilt",
+    "game_ended": "GameEnded",
+}
 VOCABULARY = Vocabulary("evo-ledger:traits", tuple(FACTS.values()), CONSEQUENCES)
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
@@ -105,14 +126,21 @@ READING = TraitsReading()
 make_transition = partial(tuple.__new__, Transition)  # without Transition(...)'s argument handling: every action's cost
 GenerationCheck = Callable[[State, Any], list[Warning] | None]
 CHECKS: dict[type, GenerationCheck] = {
-    Activate: generation.check_activate, Hunt: generation.check_hunt, Forage: generation.check_forage,
-    Migrate: generation.check_migrate, Journey: generation.check_journey,
-    HuntSpecies: generation.check_hunt_species, EndGeneration: generation.check_end,
-}  # fmt: skip
+    Activate: generation.check_activate,
+    Hunt: generation.check_hunt,
+    Forage: generation.check_forage,
+    Migrate: generation.check_migrate,
+    Journey: generation.check_journey,
+    HuntSpecies: generation.check_hunt_species,
+    EndGeneration: generation.check_end,
+}
 APPLIES: dict[type, Callable[[State, Any, Effects], None]] = {
-    Activate: generation.apply_activate, Hunt: generation.apply_hunt, Forage: generation.apply_forage,
-    Migrate: generation.apply_migrate, Journey: generation.apply_journey,
-}  # fmt: skip
+    Activate: generation.apply_activate,
+    Hunt: generation.apply_hunt,
+    Forage: generation.apply_forage,
+    Migrate: generation.apply_migrate,
+    Journey: generation.apply_journey,
+}
 
 
 @lru_cache(maxsize=4096)
@@ -258,9 +286,13 @@ class TraitsRuleset(
     def setup(self, kit: Kit, players: Sequence[str], options: Mapping[str, OptionValue]) -> State:
         check_setup(kit, players)
         return State(
-            kit=kit, options=resolve_options(self.options, options), players=tuple(players), stage="species",
-            points=dict.fromkeys(players, 0), needs=flow.setup_needs(tuple(players)),
-        )  # fmt: skip
+            kit=kit,
+            options=resolve_options(self.options, options),
+            players=tuple(players),
+            stage="species",
+            points=dict.fromkeys(players, 0),
+            needs=flow.setup_needs(tuple(players)),
+        )
 
     def legal(self, state: State, action: Action) -> None:
         check(state, action)

@@ -226,64 +226,100 @@ def counter_data(counts: Cards) -> dict[str, int]:
 
 def state_to_data(state: State) -> dict[str, Any]:
     return {
-        "options": dict(state.options), "players": list(state.players), "phase": state.phase, "stage": state.stage,
-        "millennium": state.millennium, "points": dict(state.points), "plays": dict(state.plays),
+        "options": dict(state.options),
+        "players": list(state.players),
+        "phase": state.phase,
+        "stage": state.stage,
+        "millennium": state.millennium,
+        "points": dict(state.points),
+        "plays": dict(state.plays),
         "species": {name: species_data(s) for name, s in state.species.items()},
         "locations": {name: location_data(place) for name, place in state.locations.items()},
-        "drawn_locations": dict(state.drawn_locations), "out": {k: list(v) for k, v in state.out.items()},
+        "drawn_locations": dict(state.drawn_locations),
+        "out": {k: list(v) for k, v in state.out.items()},
         "discards": {k: list(v) for k, v in state.discards.items()},
-        "faces": {k: list(v) for k, v in state.faces.items()}, "start": state.start, "current": state.current,
-        "active": state.active, "finished": list(state.finished),
+        "faces": {k: list(v) for k, v in state.faces.items()},
+        "start": state.start,
+        "current": state.current,
+        "active": state.active,
+        "finished": list(state.finished),
         "needs": [[n.kind, n.who, n.cards, list(n.candidates)] for n in state.needs],
         "selected": list(state.selected),
         "supply": counter_data(state.supply) if state.supply is not None else None,
-    }  # fmt: skip
+    }
 
 
 def species_data(species: Species) -> dict[str, Any]:
     return {
-        "deck": counter_data(species.deck), "offspring": list(species.offspring), "hand": counter_data(species.hand),
-        "future": counter_data(species.future), "lost": counter_data(species.lost),
+        "deck": counter_data(species.deck),
+        "offspring": list(species.offspring),
+        "hand": counter_data(species.hand),
+        "future": counter_data(species.future),
+        "lost": counter_data(species.lost),
         "adaptations": dict(species.adaptations),
-        "populations": [[p.location, p.standing] for p in species.populations], "reserve": species.reserve,
+        "populations": [[p.location, p.standing] for p in species.populations],
+        "reserve": species.reserve,
         "journey": list(species.journey),
-    }  # fmt: skip
+    }
 
 
 def location_data(place: Location) -> dict[str, Any]:
     return {
-        "primary": place.primary, "fauna": list(place.fauna), "flora": list(place.flora),
-        "tokens": {card: counter_data(counts) for card, counts in place.tokens.items()}, "fresh": list(place.fresh),
-    }  # fmt: skip
+        "primary": place.primary,
+        "fauna": list(place.fauna),
+        "flora": list(place.flora),
+        "tokens": {card: counter_data(counts) for card, counts in place.tokens.items()},
+        "fresh": list(place.fresh),
+    }
 
 
 def state_from_data(kit: Kit, data: dict[str, Any]) -> State:
     return State(
-        kit=kit, options=dict(data["options"]), players=tuple(data["players"]), phase=data["phase"],
-        stage=data["stage"], millennium=data["millennium"], points=dict(data["points"]), plays=dict(data["plays"]),
+        kit=kit,
+        options=dict(data["options"]),
+        players=tuple(data["players"]),
+        phase=data["phase"],
+        stage=data["stage"],
+        millennium=data["millennium"],
+        points=dict(data["points"]),
+        plays=dict(data["plays"]),
         species={name: species_from(name, s) for name, s in data["species"].items()},
         locations={name: location_from(name, p) for name, p in data["locations"].items()},
-        drawn_locations=dict(data["drawn_locations"]), out={k: tuple(v) for k, v in data["out"].items()},
+        drawn_locations=dict(data["drawn_locations"]),
+        out={k: tuple(v) for k, v in data["out"].items()},
         discards={k: tuple(v) for k, v in data["discards"].items()},
-        faces={k: tuple(v) for k, v in data["faces"].items()}, start=data["start"], current=data["current"],
-        active=data["active"], finished=tuple(data["finished"]),
+        faces={k: tuple(v) for k, v in data["faces"].items()},
+        start=data["start"],
+        current=data["current"],
+        active=data["active"],
+        finished=tuple(data["finished"]),
         needs=tuple(Need(kind, who, count, tuple(c)) for kind, who, count, c in data["needs"]),
         selected=tuple(data["selected"]),
         supply=dict(data["supply"]) if data["supply"] is not None else None,
-    )  # fmt: skip
+    )
 
 
 def species_from(name: str, data: dict[str, Any]) -> Species:
     return Species(
-        name, dict(data["deck"]), tuple(data["offspring"]), dict(data["hand"]), dict(data["future"]),
-        dict(data["lost"]), dict(data["adaptations"]),
-        tuple(Population(location, standing) for location, standing in data["populations"]), data["reserve"],
+        name,
+        dict(data["deck"]),
+        tuple(data["offspring"]),
+        dict(data["hand"]),
+        dict(data["future"]),
+        dict(data["lost"]),
+        dict(data["adaptations"]),
+        tuple(Population(location, standing) for location, standing in data["populations"]),
+        data["reserve"],
         tuple(data["journey"]),
-    )  # fmt: skip
+    )
 
 
 def location_from(name: str, data: dict[str, Any]) -> Location:
     return Location(
-        name, data["primary"], tuple(data["fauna"]), tuple(data["flora"]),
-        {card: dict(counts) for card, counts in data["tokens"].items()}, tuple(data["fresh"]),
-    )  # fmt: skip
+        name,
+        data["primary"],
+        tuple(data["fauna"]),
+        tuple(data["flora"]),
+        {card: dict(counts) for card, counts in data["tokens"].items()},
+        tuple(data["fresh"]),
+    )
