@@ -14,14 +14,11 @@ from collections.abc import Sequence
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-import uvicorn
 from eventsourcing.persistence import InterfaceError, OperationalError
-from fastapi import FastAPI
 from sqlalchemy.exc import DBAPIError
 
-from api import ApiSettings, create_app
 from evo_ledger import __version__
 from evo_ledger.checker import CheckReport, GameSetupError, check_game
 from evo_ledger.ledger import Ledger
@@ -44,6 +41,9 @@ from evo_ledger.settings import Settings, SettingsError
 from evo_ledger.terminal import ProgressBar
 from projections.runner import PAGE, Projector
 from projections.store import ReadStore
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -160,6 +160,8 @@ def run(argv: Sequence[str] | None = None) -> int:
 def serve(host: str, port: int, database: str | None, projections: bool = True, log_level: str = "info") -> int:
     """The API on SQLite or PostgreSQL, with the read tables followed in the background; the admin token comes
     from EVO_LEDGER_ADMIN_TOKEN, the seal key from EVO_LEDGER_SEAL_KEY."""
+    from api import ApiSettings, create_app  # noqa: PLC0415 (every command but this one starts without the API)
+
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s", force=True)
     settings = replace(
         ApiSettings.from_environment(), store=Settings.for_database(database), follow_projections=projections
@@ -172,6 +174,8 @@ def serve(host: str, port: int, database: str | None, projections: bool = True, 
 
 def run_server(app: FastAPI, host: str, port: int) -> None:
     """Serve `app` as `evo-ledger serve` serves the API (the requests logged by the app itself)."""
+    import uvicorn  # noqa: PLC0415 (likewise)
+
     settle_collector()
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, log_config=None)
 

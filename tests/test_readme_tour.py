@@ -96,6 +96,8 @@ def shell_line(number: int, step: Step, port: str) -> str:
 
 
 def test_the_readmes_set_up_tour_and_http_section_run_in_one_folder_as_shown(tmp_path: Path) -> None:
+    """Long by design: each of the README's commands runs as a newcomer runs it, a process of its own started from
+    the shell, after a set-up that imports every replay, and the HTTP section waits for a real server to start."""
     (tmp_path / "replays").symlink_to(ROOT / "replays")
     (tmp_path / ".venv").symlink_to(Path(sys.prefix))
     main_job = re.findall(r"```sh\n(.+?)\n```", readme_section("Set-up"))[0].split(" && ")

@@ -116,6 +116,9 @@ def table_rows(store: ReadStore) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def test_two_servers_lose_and_repeat_nothing_while_their_processes_are_killed(tmp_path: Any) -> None:
+    """Long by design: the recorders append their actions one request at a time while a writing or read tables'
+    process is killed every `KILL_EVERY` seconds, so the run spans many kills and the restarts they wait for; then
+    the viewers finish their streams and the read tables are rebuilt from the log to be compared."""
     require_postgres()
     rng = random.Random(SEED)
     games = [play_game(3, seed, "sensible", "evo2").lines for seed in range(RECORDERS)]

@@ -138,6 +138,8 @@ def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_new_rulesets_core_alone_records_checks_exports_audits_and_views_a_game(tmp_path: Path) -> None:
+    """Long by design: the ruleset is found by its entry point only when a process starts, so every step is a
+    command line run in a process of its own, and the viewer's answers come from a server started for them."""
     env = install(tmp_path)
     assert cli(env, "kit", "nim-7").returncode == 0
     game = cli(env, "new", "--kit", "nim-7", "--players", "ann", "ben").stdout.split()[1]

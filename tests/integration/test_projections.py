@@ -262,6 +262,9 @@ def die_fit_of(games: list[dict[str, dict[str, int]]]) -> DieFit:
 def test_a_runner_killed_at_random_points_ends_with_the_tables_of_a_rebuild(
     ledger: Ledger, store: ReadStore, tmp_path: Path
 ) -> None:
+    """Long by design: sixteen self-played games give the log enough pages for three kills to fall at random points
+    in it; each killed runner and the one that finishes start as processes of their own, and the tables are then
+    rebuilt from the log to be compared."""
     for seed in range(16):
         ledger.generate_game(4, seed=seed, ruleset="evo2")
     import_hand_game(ledger)

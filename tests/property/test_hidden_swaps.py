@@ -303,6 +303,9 @@ GAMES = [("evo2", None), *((ruleset, seed) for ruleset in ("evo1", "traits") for
 def test_a_swapped_hidden_fact_changes_no_answer_a_reader_who_may_not_see_it_gets(
     servers: tuple[TestClient, TestClient], ruleset: str, seed: int | None
 ) -> None:
+    """Long by design: every hidden action of a whole self-played game is swapped in turn, and each pair is recorded
+    in both servers and put to every reader through each route and a stream read from the first event, thousands of
+    requests for a game with many hidden draws (the trait-card game's most of all)."""
     games = hand_made() if seed is None else [self_played(ruleset, seed)]
     first, second = servers
     compared = 0
