@@ -146,7 +146,7 @@ def reader(
 def narrowed(holder: Reader, perspective: str, players: Sequence[str]) -> Reader:
     """The holder reading as `perspective`: never as one who sees more than the holder does."""
     if perspective == PUBLIC_PERSPECTIVE:
-        return replace(holder, sees_all=False, seat=None, narrowed=True)
+        return replace(holder, sees_all=False, seat=None, narrowed=holder.sees_all or holder.seat is not None)
     if perspective not in players:
         seats = ", ".join(players)
         raise ApiError(422, "unknown_perspective", f"as: {perspective[:64]!r} is not 'public' nor a seat ({seats})")

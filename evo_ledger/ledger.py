@@ -46,8 +46,9 @@ from evo_ledger.codec import MsgpackTranscoder
 from evo_ledger.disputes import ExplanationReport, WhatIfReport, explain_event, what_if
 from evo_ledger.game import SNAPSHOT_INTERVAL, Game, seed_commitment
 from evo_ledger.game_logs import GameLogs
+from evo_ledger.notation import REVISION_KEYS
 from evo_ledger.rules import get_ruleset
-from evo_ledger.rules.base import OptionValue, RuleViolation, resolve_options
+from evo_ledger.rules.base import OptionValue, RuleViolation, SetupError, resolve_options
 from evo_ledger.rules.kits import load_kit_document, ruleset_for_kit
 from evo_ledger.seal import Sealer, SealingMapper
 from evo_ledger.selfplay import marked_options, player_names, self_play_of
@@ -254,6 +255,9 @@ class Ledger(Application[UUID]):
         those who could not see them during play also once it is over (`set_reveal_at_end`)."""
         document, loaded = load_kit_document(kit)
         seats = [(p, None) if isinstance(p, str) else p for p in players]
+        reserved = sorted({name for name, _ in seats} & set(REVISION_KEYS))
+        if reserved:
+            raise SetupError(f"{reserved[0]!r} cannot be a player's name: a game file's line of its own begins with it")
         rules = ruleset_for_kit(document, kit, ruleset)
         game = Game.start(rules, document, loaded, seats, options or {}, sealed=self.sealer is not None)
         if not reveal_at_end:

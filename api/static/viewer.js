@@ -337,6 +337,9 @@ document.getElementById("perspective").addEventListener("change", (event) => {
 
 async function start() {
   document.body.dataset.ready = "false";
+  // A stream opened for another reader (another token, another perspective) goes: live mode starts again as this one.
+  if (following) following.abort();
+  document.getElementById("live").checked = false;
   views.clear();
   events = [];
   const summary = await api(gamePath(``));

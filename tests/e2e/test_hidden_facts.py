@@ -90,6 +90,17 @@ def test_a_hidden_action_stored_before_commitments_has_its_hashes_withheld(tmp_p
         assert client.get(f"/v1/games/{game}").json()["head_hash"] is None
         admin = {"Authorization": f"Bearer {ADMIN}"}
         assert client.get(f"/v1/games/{game}/events", headers=admin).json()["events"][-1]["fields"]["hash"]
+        # Nor does the audit confirm a guess of a withheld hash as a receipt's head: right and wrong read alike.
+        right = client.get(f"/v1/games/{game}/events", headers=admin).json()["events"][peek["number"] - 1]
+        answers = [
+            client.get(f"/v1/games/{game}/audit", params={"expect_head": head}).content
+            for head in (right["fields"]["hash"], "f" * 64)
+        ]
+        assert answers[0] == answers[1] and b"no event carries the receipt's head hash" in answers[0]
+        admin_audit = client.get(
+            f"/v1/games/{game}/audit", params={"expect_head": right["fields"]["hash"]}, headers=admin
+        )
+        assert b"the receipt's head is event" in admin_audit.content
 
 
 def test_a_revealed_action_is_verified_by_the_audit_against_its_commitment(ledger: Ledger) -> None:

@@ -4,10 +4,13 @@ that answers a reader, and is answered exactly as that reader would be; never as
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
+from uuid import UUID
 
 import pytest
 from fastapi.testclient import TestClient
 
+from api.deps import Reader, lost_access, narrowed
 from tests.e2e.test_api import client_for
 from tests.e2e.test_seat_readers import every_answer, seated_game
 
@@ -38,3 +41,22 @@ def test_a_seat_reads_as_the_public_but_not_as_another_seat(client: TestClient) 
     unknown = client.get(f"/v1/games/{game}/view?as=dora", headers=readers["recorder"])
     assert unknown.status_code == 422 and unknown.json()["code"] == "unknown_perspective"
     assert "ann, ben, cat" in unknown.json()["message"]
+
+
+def test_a_public_reader_reading_as_the_public_is_not_told_it_lost_access(client: TestClient) -> None:
+    game, _ = seated_game(client)
+    answer = client.get(f"/v1/games/{game}/events?as=public")
+    assert answer.status_code == 200
+    # The stream's check, asked directly: a live stream never ends in a test client.
+    public = narrowed(Reader(UUID(game), sees_all=False), "public", ["ann", "ben", "cat"])
+    assert not public.narrowed and lost_access(public, app_of(client).state.ledger.access(UUID(game))) is None
+
+
+def app_of(client: TestClient) -> Any:
+    return client.app
+
+
+def test_a_player_may_not_take_a_name_a_game_file_line_begins_with(client: TestClient) -> None:
+    players = [{"name": "ann"}, {"name": "hidden"}, {"name": "cat"}]
+    refused = client.post("/v1/games", json={"kit": "standin-e2-3p", "players": players})
+    assert refused.status_code == 422 and "'hidden' cannot be a player's name" in refused.text

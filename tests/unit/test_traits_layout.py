@@ -61,3 +61,13 @@ def test_the_public_table_is_the_same_whatever_a_hand_holds_TR_24() -> None:
 
 def test_traits_draws_a_board_but_no_text_picture() -> None:
     assert isinstance(RULES, Board) and not hasattr(RULES, "draw")
+
+
+def test_a_species_nobody_plays_shows_no_hand_to_the_public_TR_24() -> None:
+    state = play(until("ann journey toughness field"))
+    unplayed = state.species["circle"].copy()
+    unplayed.name, unplayed.hand = "triangle", {"size": 2}
+    state.species = {**state.species, "triangle": unplayed}
+    boards = {board.name: board for board in table(state, None).species}
+    assert boards["triangle"].player is None and boards["triangle"].hand == 2 and boards["triangle"].hand_cards == ()
+    assert {board.name: board for board in table(state, ALL_SEATS).species}["triangle"].hand_cards == ("size", "size")

@@ -75,7 +75,9 @@ def layout(state: State, seat: str | None = None) -> TraitsLayout:
         awaited,
         tuple(place_on_table(state, place) for place in state.locations.values()),
         tuple(
-            species_on_table(state, species, players.get(name), seat in (ALL_SEATS, players.get(name)))
+            species_on_table(
+                state, species, players.get(name), seat is not None and seat in (ALL_SEATS, players.get(name))
+            )
             for name, species in state.species.items()
         ),
     )
