@@ -15,6 +15,8 @@ import inspect
 import random
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any, Protocol, TypeVar, cast, runtime_checkable
 
 from evo_ledger.rules.base import (
@@ -388,9 +390,17 @@ def capabilities(rules: AnyRuleset) -> tuple[str, ...]:
     return tuple(capability.__name__ for capability in CAPABILITIES if has(rules, capability))
 
 
+def package_file(rules: object, name: str) -> Traversable | None:
+    """The file or folder `name` beside the ruleset's code (its `kits`, its `rulings.toml`), None where there is
+    none."""
+    package = package_of(rules)
+    found = resources.files(package) / name if package is not None else None
+    return found if found is not None and (found.is_file() or found.is_dir()) else None
+
+
 def package_of(rules: object) -> str | None:
-    """The package the ruleset's class is written in, where its kits and rulings file are found; None for a
-    ruleset written in a module of its own, outside any package."""
+    """The package the ruleset's class is written in; None for a ruleset written in a module of its own, outside
+    any package."""
     module = sys.modules[type(rules).__module__]
     spec = module.__spec__
     if spec is not None and spec.submodule_search_locations is not None:

@@ -13,13 +13,12 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, NoReturn
 
 from evo_ledger.rules.base import SetupError
-from evo_ledger.rules.contract import AnyRuleset, package_of
+from evo_ledger.rules.contract import AnyRuleset, package_file
 from evo_ledger.rules.registry import UnknownRuleset, get_ruleset, rulesets
 
 # The keys that may name a kit's ruleset: `edition` in the island kits written before there were other rulesets.
@@ -33,12 +32,6 @@ class KitError(ValueError):
 def canonical_hash(document: Mapping[str, Any]) -> str:
     canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
-def kits_in(package: str, folder: str = "kits") -> dict[str, Traversable]:
-    """The JSON kits a package ships in `folder`, by name."""
-    files = resources.files(package) / folder
-    return {path.name.removesuffix(".json"): path for path in files.iterdir() if path.name.endswith(".json")}
 
 
 def ruleset_of_kit(document: Any, label: str = "kit") -> str:
@@ -75,10 +68,10 @@ def _builtin_kits() -> dict[str, Traversable]:
 
 def builtin_kits(ruleset: AnyRuleset) -> dict[str, Traversable]:
     """The kits a ruleset ships: the JSON files in the `kits` folder of its package, if it has one."""
-    package = package_of(ruleset)
-    if package is None:
+    folder = package_file(ruleset, "kits")
+    if folder is None:
         return {}
-    return kits_in(package) if (resources.files(package) / "kits").is_dir() else {}
+    return {path.name.removesuffix(".json"): path for path in folder.iterdir() if path.name.endswith(".json")}
 
 
 def builtin_kit_names() -> list[str]:

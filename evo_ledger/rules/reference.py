@@ -7,9 +7,8 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
-from evo_ledger.rules.contract import AnyRuleset, package_of
+from evo_ledger.rules.contract import AnyRuleset, package_file
 from evo_ledger.rules.registry import rulesets
 
 RULINGS_FILE = "rulings.toml"
@@ -29,8 +28,7 @@ class UnknownRuling(LookupError):
 
 def rulings_of(ruleset: AnyRuleset) -> dict[str, Ruling]:
     """The rulings a ruleset's package describes in its `rulings.toml`, by id; none when it ships no such file."""
-    package = package_of(ruleset)
-    rulings = resources.files(package) / RULINGS_FILE if package is not None else None
+    rulings = package_file(ruleset, RULINGS_FILE)
     if rulings is None or not rulings.is_file():
         return {}
     document = tomllib.loads(rulings.read_text(encoding="utf-8"))
