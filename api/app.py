@@ -19,9 +19,9 @@ from api import errors, schemas
 from api.open_streams import OpenStreams
 from api.routes import audits, events, games, health, pages, rules, statistics
 from api.supervision import CheckpointSigner, Supervisor
-from evo_ledger.ledger import Ledger, Receipt
+from evo_ledger.app.ledger import Ledger, Receipt
+from evo_ledger.app.writer import GroupWriter, LedgerProcess, ProcessWriter, Writer
 from evo_ledger.settings import Settings, SettingsError
-from evo_ledger.writer import GroupWriter, LedgerProcess, ProcessWriter, Writer
 from projections.runner import BackgroundProjection
 from projections.store import ReadStore
 

@@ -13,8 +13,8 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
 from api.errors import ApiError
-from evo_ledger.access import GameAccess
-from evo_ledger.ledger import Ledger
+from evo_ledger.app.access import GameAccess
+from evo_ledger.app.ledger import Ledger
 
 Body = TypeVar("Body", bound=BaseModel)
 

@@ -11,20 +11,20 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from evo_ledger.access import HiddenGame, RecorderRefused, TokenRequired
-from evo_ledger.checker import GameSetupError
-from evo_ledger.disputes import NotExplainable
-from evo_ledger.game import GameTooLong
-from evo_ledger.ledger import Contention, GameReferenceError, IdempotencyKeyReused, UnknownGame, VersionConflict
-from evo_ledger.notation import GameFileError
-from evo_ledger.readers import HiddenEvent, HiddenFacts
+from evo_ledger.app.access import HiddenGame, RecorderRefused, TokenRequired
+from evo_ledger.app.disputes import NotExplainable
+from evo_ledger.app.ledger import Contention, GameReferenceError, IdempotencyKeyReused, UnknownGame, VersionConflict
+from evo_ledger.app.readers import HiddenEvent, HiddenFacts
+from evo_ledger.app.transfer import BundleError, IllegalAction
+from evo_ledger.app.writer import WriterProcessLost
+from evo_ledger.game.aggregate import GameTooLong
+from evo_ledger.game.checker import GameSetupError
+from evo_ledger.game.notation import GameFileError
 from evo_ledger.rules import UnknownRuleset
 from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.structured import ActionDataError
 from evo_ledger.rules.text import NotationError
-from evo_ledger.transfer import BundleError, IllegalAction
-from evo_ledger.writer import WriterProcessLost
 
 
 class ApiError(Exception):

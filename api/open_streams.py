@@ -14,7 +14,7 @@ from fastapi import Request
 
 from api.deps import Reader
 from api.errors import ApiError
-from evo_ledger.access import token_digest
+from evo_ledger.app.access import token_digest
 
 RETRY_AFTER_SECONDS = 5
 

@@ -8,8 +8,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, field_validator, model_validator
 from pydantic.json_schema import models_json_schema
 
-from evo_ledger.codec import CodecError, check_depth
-from evo_ledger.ledger import Receipt as LedgerReceipt
+from evo_ledger.app.ledger import Receipt as LedgerReceipt
+from evo_ledger.game.codec import CodecError, check_depth
 from evo_ledger.rules import rulesets, seat_options
 from evo_ledger.rules.kits import builtin_kit_names
 

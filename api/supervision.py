@@ -12,9 +12,9 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
-from evo_ledger.checkpoints import CheckpointError
-from evo_ledger.ledger import Ledger
-from evo_ledger.writer import Writer
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.writer import Writer
+from evo_ledger.game.checkpoints import CheckpointError
 from projections.runner import BackgroundProjection
 
 log = logging.getLogger(__name__)
@@ -70,7 +70,7 @@ class Supervisor:
 
 class CheckpointSigner:
     """Signs a checkpoint when the server starts and every `every` seconds after, when events were stored since
-    the last (evo_ledger.checkpoints); each one is logged as it is published, to be kept outside the database."""
+    the last (evo_ledger.game.checkpoints); each one is logged as it is published, to be kept outside the database."""
 
     def __init__(self, ledger: Ledger, every: float) -> None:
         self.ledger, self.every = ledger, every

@@ -39,8 +39,8 @@ import httpx
 from bench.http_ceiling import DECLARED, NOTHING
 from bench.ledger_speed import postgres_database
 from bench.report import reporting
-from evo_ledger.ledger import Ledger
-from evo_ledger.notation import parse_game
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.game.notation import parse_game
 from evo_ledger.settings import Settings
 
 GAME = [line.text for line in parse_game(Path("replays/hand-3p-first-game.evo").read_text()).actions]
@@ -200,7 +200,7 @@ def run(label: str, database: str, seconds: float) -> None:
     print(f"\n{label}", flush=True)
     print(f"  in-process appends          {in_process_rate(database, seconds):8,.0f} events/s")
     port, ceiling_port, bare_port = free_port(), free_port(), free_port()
-    serve = [sys.executable, "-m", "evo_ledger.cli", "serve", "--port", str(port), "--database", database]
+    serve = [sys.executable, "-m", "evo_ledger", "serve", "--port", str(port), "--database", database]
     serve += ["--log-level", "warning"]  # as the bare app below: no line a request
     bare = [sys.executable, "-m", "uvicorn", "bench.http_ceiling:app", "--port", str(bare_port)]
     with (

@@ -13,7 +13,7 @@ from typing import Any
 
 from bench.ledger_speed import long_game, on_each_database
 from bench.report import reporting
-from evo_ledger.ledger import Ledger
+from evo_ledger.app.ledger import Ledger
 from evo_ledger.settings import Settings
 
 ROUNDS = 5

@@ -23,7 +23,7 @@ from fastapi import APIRouter, FastAPI, Request, Response
 
 from api import ApiSettings, create_app, schemas
 from api.deps import TokenDep, json_body, token_of
-from evo_ledger.cli import run_server
+from evo_ledger.cli.main import run_server
 from evo_ledger.settings import Settings
 
 NOTHING = "/v1/nothing/games/{game_id}/actions"

@@ -41,17 +41,17 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 
 from bench.report import reporting
-from evo_ledger.game import SNAPSHOT_INTERVAL, Game
-from evo_ledger.ledger import Ledger
-from evo_ledger.notation import parse_game
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.selfplay import play_game, player_names
+from evo_ledger.app.transfer import import_notations, notation_game
+from evo_ledger.game.aggregate import SNAPSHOT_INTERVAL, Game
+from evo_ledger.game.notation import parse_game
 from evo_ledger.rules.contract import Bot
 from evo_ledger.rules.evo2.actions import Pass
 from evo_ledger.rules.evo2.ruleset import Evo2Ruleset
 from evo_ledger.rules.evo2.selfplay import Evo2SelfPlay
 from evo_ledger.rules.kits import load_kit, load_kit_document
-from evo_ledger.selfplay import play_game, player_names
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import import_notations, notation_game
 
 RULES = Evo2Ruleset()
 NAMES = player_names(5)

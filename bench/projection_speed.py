@@ -20,10 +20,10 @@ from sqlalchemy import Column, Integer, LargeBinary, MetaData, String, Table, in
 
 from bench.ledger_speed import on_each_database
 from bench.report import reporting, verdict
-from evo_ledger.ledger import Ledger
-from evo_ledger.selfplay import play_game
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.selfplay import play_game
+from evo_ledger.app.transfer import import_notations
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import import_notations
 from projections.runner import PAGE, Projector
 from projections.store import ReadStore
 

@@ -25,13 +25,13 @@ from typing import Any
 import chess
 
 from bench.report import machine, verdict, write_section
-from evo_ledger.checker import start
-from evo_ledger.notation import parse_game
+from evo_ledger.app.selfplay import play_game
+from evo_ledger.game.checker import start
+from evo_ledger.game.notation import parse_game
 from evo_ledger.rules import AnyRuleset, get_ruleset
 from evo_ledger.rules.base import resolve_options
 from evo_ledger.rules.contract import self_play
 from evo_ledger.rules.kits import load_kit
-from evo_ledger.selfplay import play_game
 
 TARGET = 1.0
 EVO1_KITS = {3: "standin-e1-3p", 4: "standin-e1-4p", 5: "standin-e1-5p"}

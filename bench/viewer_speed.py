@@ -25,10 +25,10 @@ from playwright.sync_api import sync_playwright
 
 from bench.ledger_speed import long_game
 from bench.report import reporting
-from evo_ledger.ledger import Ledger
-from evo_ledger.selfplay import play_game
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.selfplay import play_game
+from evo_ledger.app.transfer import import_notation
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import import_notation
 from tests.browser.conftest import CHROMIUM, FLAGS
 from tests.e2e.test_stream import running_server
 

@@ -3,11 +3,11 @@
 EVO_LEDGER_DATABASE=games.sqlite                       (default: evo-ledger.sqlite in the working folder)
 EVO_LEDGER_DATABASE=postgresql://user:secret@host:5432/evo
 
-EVO_LEDGER_SEAL_KEY, if set, seals every event stored with that key (evo_ledger.seal); audits given it check the
+EVO_LEDGER_SEAL_KEY, if set, seals every event stored with that key (evo_ledger.game.seal); audits given it check the
 seals.
 
 EVO_LEDGER_LOG_CACHE_EVENTS (default 50000) bounds how many decoded events of recently read games a ledger keeps,
-so that the game at any of their events is folded without reading the database (evo_ledger.game_logs); 0 keeps
+so that the game at any of their events is folded without reading the database (evo_ledger.store.game_logs); 0 keeps
 none.
 """
 
@@ -67,7 +67,7 @@ class Settings:
         if self.is_postgres:
             return postgres_env(self.database)
         return {
-            "PERSISTENCE_MODULE": "evo_ledger.store:DurableSQLiteFactory",
+            "PERSISTENCE_MODULE": "evo_ledger.store.recorders:DurableSQLiteFactory",
             "SQLITE_DBNAME": self.database,
             "SQLITE_LOCK_TIMEOUT": str(LOCK_TIMEOUT_SECONDS),
         }
@@ -86,7 +86,7 @@ def postgres_env(url: str) -> dict[str, str]:
     if not parts.hostname or not parts.path.strip("/"):
         raise SettingsError(f"{DATABASE_VARIABLE}: a PostgreSQL URL needs a host and a database name: {url!r}")
     return {
-        "PERSISTENCE_MODULE": "evo_ledger.store:LedgerPostgresFactory",
+        "PERSISTENCE_MODULE": "evo_ledger.store.recorders:LedgerPostgresFactory",
         "POSTGRES_DBNAME": unquote(parts.path.strip("/")),
         "POSTGRES_HOST": parts.hostname,
         "POSTGRES_PORT": str(parts.port or 5432),

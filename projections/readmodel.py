@@ -18,9 +18,9 @@ from typing import Any
 
 from sqlalchemy import Connection, Table, and_, bindparam, select, update
 
-from evo_ledger.access import GameAccess
-from evo_ledger.game import Game, topic_of
-from evo_ledger.notation import format_score
+from evo_ledger.app.access import GameAccess
+from evo_ledger.game.aggregate import Game, topic_of
+from evo_ledger.game.notation import format_score
 from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
 from evo_ledger.rules.base import ReadAmend, ReadItem, ReadOrder, ReadResult, ReadRow
 from evo_ledger.rules.contract import Reading

@@ -14,7 +14,7 @@ CHECKOUT = str(Path(__file__).parent.parent)
 sys.path.append(TOY_DISTRIBUTION)
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [CHECKOUT, TOY_DISTRIBUTION, os.environ.get("PYTHONPATH")]))
 
-from evo_ledger.ledger import Ledger  # noqa: E402
+from evo_ledger.app.ledger import Ledger  # noqa: E402
 from evo_ledger.settings import Settings  # noqa: E402
 from tests.databases import BACKENDS, database_for  # noqa: E402
 

@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
-from evo_ledger import game as game_module
-from evo_ledger.ledger import Ledger
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.game import aggregate as game_module
 from evo_ledger.rules.base import OptionValue, RuleViolation, Step, Transition
 from evo_ledger.rules.evo2.ruleset import Evo2Ruleset
 from evo_ledger.rules.evo2.state import State
@@ -100,7 +100,7 @@ def last_birth_turn(board: Mapping[str, str]) -> State:
 def selfplay_output(*args: str) -> str:
     """What `evo-ledger selfplay ARGS` prints, run as a command."""
     done = subprocess.run(
-        [sys.executable, "-m", "evo_ledger.cli", "selfplay", *args], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "evo_ledger", "selfplay", *args], capture_output=True, text=True, check=True
     )
     return done.stdout
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evo_ledger.cli import main
+from evo_ledger.cli.main import main
 from tests.support import ROOT
 
 RULING_FILES = sorted((ROOT / "tests" / "rulings").glob("*.evo"))
@@ -142,7 +142,7 @@ def test_the_kit_command_validates_and_draws_a_kit(capsys: pytest.CaptureFixture
 def test_the_console_script_runs_as_installed() -> None:
     replay = ROOT / "replays" / "hand-3p-first-game.evo"
     done = subprocess.run(
-        [sys.executable, "-m", "evo_ledger.cli", "check", str(replay)], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "evo_ledger", "check", str(replay)], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0 and "186 actions legal" in done.stdout
 

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from evo_ledger.checker import start
-from evo_ledger.ledger import Ledger
-from evo_ledger.notation import parse_game
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.selfplay import play_game
+from evo_ledger.app.transfer import import_notation
+from evo_ledger.cli.views import event_line
+from evo_ledger.game.checker import start
+from evo_ledger.game.notation import parse_game
 from evo_ledger.rules import get_ruleset, rulesets
-from evo_ledger.selfplay import play_game
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import import_notation
-from evo_ledger.views import event_line
 from tests.integration.test_toy_ruleset import WHOLE_GAME
 from tests.support import ROOT
 

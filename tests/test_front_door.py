@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evo_ledger.cli import main
+from evo_ledger.cli.main import main
 from tests.support import ROOT, child_env
 
 EVO_LEDGER = Path(sys.executable).parent / "evo-ledger"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from evo_ledger.checker import start
-from evo_ledger.notation import parse_game
+from evo_ledger.game.checker import start
+from evo_ledger.game.notation import parse_game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.evo2.actions import Fly, Swim
 from tests.support import ROOT, RULES

@@ -61,5 +61,5 @@ def test_a_core_module_imports_no_ruleset_and_names_no_fact(module: str) -> None
 
 def test_the_walk_reads_the_core() -> None:
     modules = core_modules()
-    assert "evo_ledger/game.py" in modules and "api/app.py" in modules
+    assert "evo_ledger/game/aggregate.py" in modules and "api/app.py" in modules
     assert not any(module.startswith("evo_ledger/rules/evo2/") for module in modules)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from evo_ledger.cli import main
+from evo_ledger.cli.main import main
 from tests.e2e.test_api import ADMIN, PLAYERS, client_for
 from tests.e2e.test_statistics_api import caught_up
 

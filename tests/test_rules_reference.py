@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api import ApiSettings, create_app
-from evo_ledger.cli import main
+from evo_ledger.cli.main import main
 from evo_ledger.rules.reference import reference
 from evo_ledger.settings import Settings
 from tests.support import ROOT

@@ -7,15 +7,15 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from evo_ledger.checker import start
-from evo_ledger.ledger import Ledger
-from evo_ledger.notation import parse_game
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.transfer import import_notation
+from evo_ledger.cli.views import print_position
+from evo_ledger.game.checker import start
+from evo_ledger.game.notation import parse_game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.contract import draw
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import import_notation
-from evo_ledger.views import print_position
 from tests.support import ROOT
 
 EVO2_GAME = ROOT / "replays" / "hand-3p-first-game.evo"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evo_ledger.checker import start
-from evo_ledger.notation import parse_game
+from evo_ledger.game.checker import start
+from evo_ledger.game.notation import parse_game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import StateView
 from tests.support import ROOT

@@ -11,9 +11,9 @@ from fastapi.responses import Response
 from api import schemas
 from api.deps import LedgerDep, Reader, ReaderDep
 from api.errors import ApiError
-from evo_ledger.audit import CanonicalReport
-from evo_ledger.ledger import Ledger
-from evo_ledger.readers import Visibility, branch_for, check_shown, report_for, visibility
+from evo_ledger.app.audit import CanonicalReport
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.readers import Visibility, branch_for, check_shown, report_for, visibility
 
 router = APIRouter(tags=["audit"], responses=schemas.PROBLEMS)
 Report = TypeVar("Report", bound=CanonicalReport)

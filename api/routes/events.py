@@ -22,13 +22,13 @@ from api.deps import LedgerDep, Reader, ReaderDep, game_seen_by, lost_access, to
 from api.errors import ApiError
 from api.open_streams import client_of, open_streams
 from api.routes.games import GAME_CREATED, result_of
-from evo_ledger.access import leave_out, new_token
-from evo_ledger.codec import pack
-from evo_ledger.ledger import Ledger, Receipt
-from evo_ledger.readers import Visibility, hidden_from, layout_for, reads_hidden, sentence_for, visibility
+from evo_ledger.app.access import leave_out, new_token
+from evo_ledger.app.ledger import Ledger, Receipt
+from evo_ledger.app.readers import Visibility, hidden_from, layout_for, reads_hidden, sentence_for, visibility
+from evo_ledger.app.transfer import bundle_game, export_bundle, export_notation, notation_game, store_game
+from evo_ledger.game.codec import pack
 from evo_ledger.rules import AnyRuleset
 from evo_ledger.rules.contract import hidden_information
-from evo_ledger.transfer import bundle_game, export_bundle, export_notation, notation_game, store_game
 
 router = APIRouter(tags=["events"], responses=schemas.PROBLEMS)
 MSGPACK = "application/msgpack"

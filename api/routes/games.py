@@ -27,14 +27,14 @@ from api.deps import (
     token_of,
 )
 from api.errors import ApiError
-from evo_ledger.access import HiddenGame, check_recorder, new_token
-from evo_ledger.game import Game
-from evo_ledger.ledger import AppendRequest, Idempotency, Ledger
-from evo_ledger.readers import legal_for, visibility
+from evo_ledger.app.access import HiddenGame, check_recorder, new_token
+from evo_ledger.app.ledger import AppendRequest, Idempotency, Ledger
+from evo_ledger.app.readers import legal_for, visibility
+from evo_ledger.app.writer import NewGame, Writer
+from evo_ledger.game.aggregate import Game
 from evo_ledger.rules import marked_seats
 from evo_ledger.rules.base import Outcome
 from evo_ledger.rules.contract import advice as rules_advice
-from evo_ledger.writer import NewGame, Writer
 from projections import queries
 from projections.runner import wait_until
 from projections.store import ReadStore, position_in

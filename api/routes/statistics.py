@@ -18,7 +18,7 @@ from sqlalchemy import Connection
 from api import schemas
 from api.deps import LedgerDep, ReaderDep, TokenDep, is_admin
 from api.errors import ApiError
-from evo_ledger.ledger import Ledger
+from evo_ledger.app.ledger import Ledger
 from evo_ledger.rules import rulesets
 from evo_ledger.rules.base import Statistic
 from evo_ledger.rules.contract import reading as reading_of

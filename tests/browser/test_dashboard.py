@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 from playwright.sync_api import expect
 
-from evo_ledger.selfplay import play_game
+from evo_ledger.app.selfplay import play_game
 from tests.browser.conftest import ARTIFACTS
 
 TABLES = {"evo2": (3, 5), "evo1": (3, 4), "traits": (2, 3)}

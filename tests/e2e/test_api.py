@@ -15,7 +15,7 @@ from starlette.routing import Match
 
 from api import ApiSettings, create_app
 from api.routes import games
-from evo_ledger.codec import unpack
+from evo_ledger.game.codec import unpack
 from evo_ledger.settings import Settings
 from tests.support import ROOT, ROUND_ONE_AUCTION
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from evo_ledger.ledger import Ledger
+from evo_ledger.app.ledger import Ledger
 from evo_ledger.settings import Settings
 from tests.e2e.test_stream import ADMIN, WAIT, running_server
 from tests.e2e.test_supervision import health_when

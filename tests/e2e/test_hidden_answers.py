@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from evo_ledger.cli import main
+from evo_ledger.cli.main import main
 from tests.e2e.test_api import ADMIN, client_for
 from tests.support import ROOT, ROUND_ONE_AUCTION
 

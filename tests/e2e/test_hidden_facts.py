@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from evo_ledger.game import event_hash, hidden_commitment
-from evo_ledger.ledger import Ledger
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.game.aggregate import event_hash, hidden_commitment
 from tests.e2e.test_api import ADMIN, HELD_CARD, append, client_for, new_game
 from tests.integration.test_audit import Tamperer
 from tests.integration.test_stored_format import FIXTURES, game_id_of

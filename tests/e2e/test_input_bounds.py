@@ -24,9 +24,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import too_large
-from evo_ledger import game as game_module
-from evo_ledger.codec import EXT_DATETIME, EXT_TUPLE, EXT_UUID, MAX_DEPTH, CodecError, pack, unpack, unpack_input
-from evo_ledger.game import stored_hash
+from evo_ledger.game import aggregate as game_module
+from evo_ledger.game.aggregate import stored_hash
+from evo_ledger.game.codec import EXT_DATETIME, EXT_TUPLE, EXT_UUID, MAX_DEPTH, CodecError, pack, unpack, unpack_input
 from evo_ledger.rules.kits import KitError, builtin_kit_names, canonical_hash, load_kit_document, parse_kit
 from projections.schema import READ_TABLES
 from tests.e2e.test_api import ADMIN, HAND_GAME, client_for, new_game
@@ -218,7 +218,7 @@ def rehashed(bundle: dict[str, Any], fields: list[dict[str, Any]], topics: dict[
 def test_a_bundle_whose_topic_names_a_module_imports_nothing(client: TestClient) -> None:
     assert "this" not in sys.modules
     bundle, fields = exported_bundle(client)
-    for topic in ("this:s", "evo-ledger:Game.Started.__init__", "evo_ledger.cli:main"):
+    for topic in ("this:s", "evo-ledger:Game.Started.__init__", "evo_ledger.cli.main:main"):
         answer = client.post("/v1/games/import", content=rehashed(bundle, fields, {2: topic}), headers=MSGPACK)
         assert answer.status_code == 422 and answer.json()["code"] == "bundle_error", answer.text
         assert "no game event's" in answer.json()["message"]

@@ -9,8 +9,8 @@ from uuid import uuid4
 import pytest
 from fastapi.testclient import TestClient
 
-from evo_ledger.codec import pack, unpack
-from evo_ledger.game import stored_hash
+from evo_ledger.game.aggregate import stored_hash
+from evo_ledger.game.codec import pack, unpack
 from tests.e2e.test_api import client_for, new_game
 
 

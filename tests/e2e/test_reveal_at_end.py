@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from evo_ledger.codec import unpack
-from evo_ledger.notation import parse_game
+from evo_ledger.game.codec import unpack
+from evo_ledger.game.notation import parse_game
 from tests.e2e.test_api import ADMIN, client_for
 from tests.integration.test_stored_format import FIXTURES
 from tests.property.test_hidden_swaps import Recorded, set_aside, streamed

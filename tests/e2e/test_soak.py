@@ -18,9 +18,9 @@ from uuid import UUID
 import httpx
 from sqlalchemy import select
 
-from evo_ledger.game import Game
-from evo_ledger.ledger import Ledger
-from evo_ledger.selfplay import play_game
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.selfplay import play_game
+from evo_ledger.game.aggregate import Game
 from evo_ledger.settings import Settings
 from projections.runner import Projector
 from projections.schema import READ_TABLES

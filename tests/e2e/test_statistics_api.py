@@ -9,7 +9,7 @@ import re
 
 from fastapi.testclient import TestClient
 
-from evo_ledger.notation import parse_game
+from evo_ledger.game.notation import parse_game
 from projections.schema import READ_TABLES
 from tests.e2e.test_api import ADMIN, HAND_GAME, append, client, new_game
 from tests.support import ROOT, ROUND_ONE_AUCTION

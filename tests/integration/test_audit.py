@@ -12,17 +12,17 @@ from uuid import UUID
 import psycopg
 import pytest
 
-from evo_ledger.audit import CLEAN, DAMAGED
-from evo_ledger.codec import pack, unpack, unpack_sealed
-from evo_ledger.game import SNAPSHOT_INTERVAL, Game, seed_commitment, stored_hash
-from evo_ledger.ledger import Ledger, Receipt
-from evo_ledger.notation import parse_game
+from evo_ledger.app.audit import CLEAN, DAMAGED
+from evo_ledger.app.ledger import Ledger, Receipt
+from evo_ledger.app.selfplay import PLAYER_NAMES
+from evo_ledger.app.transfer import BundleError, export_bundle, import_bundles, import_notation
+from evo_ledger.game.aggregate import SNAPSHOT_INTERVAL, Game, seed_commitment, stored_hash
+from evo_ledger.game.codec import pack, unpack, unpack_sealed
+from evo_ledger.game.notation import parse_game
+from evo_ledger.game.seal import unsealed_bytes
 from evo_ledger.rules.evo2.selfplay import CHANCE_GENERATOR, Evo2SelfPlay
 from evo_ledger.rules.kits import load_kit_document
-from evo_ledger.seal import unsealed_bytes
-from evo_ledger.selfplay import PLAYER_NAMES
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import BundleError, export_bundle, import_bundles, import_notation
 from tests.databases import fresh_postgres_database
 from tests.support import ROOT, RULES
 

@@ -11,14 +11,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api import ApiSettings, create_app
-from evo_ledger.checker import check_game
-from evo_ledger.cli import main
-from evo_ledger.console import PlaySession
-from evo_ledger.ledger import Ledger
-from evo_ledger.notation import format_header, parse_game
-from evo_ledger.selfplay import play_game
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.selfplay import play_game
+from evo_ledger.app.transfer import export_notation, import_notation
+from evo_ledger.cli.console import PlaySession
+from evo_ledger.cli.main import main
+from evo_ledger.game.checker import check_game
+from evo_ledger.game.notation import format_header, parse_game
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import export_notation, import_notation
 from tests.support import ROOT
 
 HEADER = "ruleset evo1 2\nkit standin-e1-3p\nplayers ann ben rex\nautosaurs rex\n"

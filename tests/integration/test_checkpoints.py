@@ -19,14 +19,20 @@ from eventsourcing.persistence import IntegrityError
 from fastapi.testclient import TestClient
 
 from api.app import ApiSettings, create_app
-from evo_ledger.checkpoints import CHECKPOINT_LOG_ID, CheckpointError, SignedEvents, next_checkpoint, signed_events_id
-from evo_ledger.cli import main
-from evo_ledger.codec import digest, pack, unpack
-from evo_ledger.game import SNAPSHOT_INTERVAL, stored_hash
-from evo_ledger.ledger import Ledger
-from evo_ledger.seal import unsealed_bytes
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.transfer import import_notation
+from evo_ledger.cli.main import main
+from evo_ledger.game.aggregate import SNAPSHOT_INTERVAL, stored_hash
+from evo_ledger.game.checkpoints import (
+    CHECKPOINT_LOG_ID,
+    CheckpointError,
+    SignedEvents,
+    next_checkpoint,
+    signed_events_id,
+)
+from evo_ledger.game.codec import digest, pack, unpack
+from evo_ledger.game.seal import unsealed_bytes
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import import_notation
 from tests.integration.test_audit import GAME_TEXT, KEY, Tamperer, recorded_with_a_note, rehash_from
 
 FIRST_CHECKPOINT_ROW = 2  # row 1 of the checkpoint log is its creation

@@ -8,8 +8,8 @@ from uuid import UUID
 
 import pytest
 
-from evo_ledger.game import Game
-from evo_ledger.ledger import Contention, Ledger, VersionConflict
+from evo_ledger.app.ledger import Contention, Ledger, VersionConflict
+from evo_ledger.game.aggregate import Game
 from evo_ledger.settings import Settings
 from tests.support import ROUND_ONE_AUCTION
 

@@ -11,13 +11,13 @@ from uuid import UUID
 
 import pytest
 
-from evo_ledger.disputes import NotExplainable, game_steps
-from evo_ledger.game import Game
-from evo_ledger.ledger import Ledger, Receipt
-from evo_ledger.notation import parse_game
+from evo_ledger.app.disputes import NotExplainable, game_steps
+from evo_ledger.app.ledger import Ledger, Receipt
+from evo_ledger.app.transfer import import_notation
+from evo_ledger.game.aggregate import Game
+from evo_ledger.game.notation import parse_game
 from evo_ledger.rules.base import Step
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import import_notation
 from tests.support import ROOT, RULES, play, step
 from tests.unit.test_evo2_cards import cat_holding_a_card
 

@@ -9,10 +9,10 @@ import re
 import pytest
 from sqlalchemy import Table, text
 
-from evo_ledger.ledger import Ledger
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.transfer import import_notation
 from evo_ledger.rules import rulesets
 from evo_ledger.rules.contract import reading as reading_of
-from evo_ledger.transfer import import_notation
 from projections.runner import rebuild
 from projections.schema import POSITIONS, READ_TABLES
 from projections.store import ReadStore

@@ -14,8 +14,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from evo_ledger.ledger import Ledger, VersionConflict
-from evo_ledger.notation import parse_game
+from evo_ledger.app.ledger import Ledger, VersionConflict
+from evo_ledger.game.notation import parse_game
 from evo_ledger.settings import Settings
 from projections.runner import READ_TABLES_NICENESS
 from tests.databases import fresh_postgres_database
@@ -104,7 +104,7 @@ def test_two_recorders_at_the_same_version_one_wins_one_conflicts(database: str)
 WRITER = """
 import sys
 from uuid import UUID
-from evo_ledger.ledger import Ledger
+from evo_ledger.app.ledger import Ledger
 from evo_ledger.settings import Settings
 ledger = Ledger(Settings(sys.argv[1]))
 game = UUID(sys.argv[2])
@@ -220,7 +220,7 @@ def niceness(pid: int) -> int:
 SERVER_PROCESSES = """
 import sys, time
 from evo_ledger.settings import Settings
-from evo_ledger.writer import LedgerProcess
+from evo_ledger.app.writer import LedgerProcess
 from projections.runner import BackgroundProjection
 writer = LedgerProcess(Settings(sys.argv[1]))
 projection = BackgroundProjection(Settings(sys.argv[1]))

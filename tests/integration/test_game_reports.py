@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from evo_ledger.ledger import Ledger
-from evo_ledger.notation import parse_game
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.transfer import import_notation
+from evo_ledger.game.notation import parse_game
 from evo_ledger.rules.evo1.actions import Bid
 from evo_ledger.rules.evo1.autosaur import autosaurs_of
 from evo_ledger.rules.evo1.reading import Evo1Reading
-from evo_ledger.transfer import import_notation
 from projections import queries
 from projections.runner import Projector
 from projections.store import ReadStore

@@ -11,8 +11,8 @@ from uuid import uuid4
 
 import pytest
 
-from evo_ledger.access import ACCESS_TOPIC_PREFIX, RecorderRefused, TokenRequired, access_id, new_token
-from evo_ledger.ledger import (
+from evo_ledger.app.access import ACCESS_TOPIC_PREFIX, RecorderRefused, TokenRequired, access_id, new_token
+from evo_ledger.app.ledger import (
     AppendRequest,
     Idempotency,
     IdempotencyKeyReused,
@@ -21,11 +21,11 @@ from evo_ledger.ledger import (
     Receipt,
     VersionConflict,
 )
+from evo_ledger.app.writer import GroupWriter, LedgerProcess, NewGame, ProcessWriter, WriterProcessLost
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.structured import ActionDataError
 from evo_ledger.settings import Settings
-from evo_ledger.writer import GroupWriter, LedgerProcess, NewGame, ProcessWriter, WriterProcessLost
 from tests.support import ROUND_ONE_AUCTION
 
 PLAYERS = ["ann", "ben", "cat"]

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from evo_ledger.game import GENESIS, Game, player_id
-from evo_ledger.ledger import Ledger, UnknownGame, VersionConflict
-from evo_ledger.notation import parse_game
+from evo_ledger.app.ledger import Ledger, UnknownGame, VersionConflict
+from evo_ledger.game.aggregate import GENESIS, Game, player_id
+from evo_ledger.game.notation import parse_game
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.text import NotationError
 from evo_ledger.settings import Settings

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from evo_ledger.cli import main
-from evo_ledger.ledger import Ledger
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.cli.main import main
 from evo_ledger.settings import SEAL_KEY_VARIABLE, Settings
 from tests.support import ROOT
 

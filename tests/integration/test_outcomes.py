@@ -11,14 +11,14 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from api import ApiSettings, create_app
-from evo_ledger.checker import start
-from evo_ledger.ledger import Ledger
-from evo_ledger.notation import parse_game
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.selfplay import play_game
+from evo_ledger.app.transfer import import_notation
+from evo_ledger.game.checker import start
+from evo_ledger.game.notation import parse_game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.contract import is_chance
-from evo_ledger.selfplay import play_game
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import import_notation
 from projections import outcomes, queries
 from projections.runner import Projector
 from projections.schema import TURN_ORDER

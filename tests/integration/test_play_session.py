@@ -16,14 +16,14 @@ from uuid import UUID
 
 import pytest
 
-from evo_ledger.checker import check_game
-from evo_ledger.game import Game
-from evo_ledger.ledger import Ledger
-from evo_ledger.notation import ActionLine, GameFile, format_game, parse_game
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.transfer import export_notation, import_notation
+from evo_ledger.game.aggregate import Game
+from evo_ledger.game.checker import check_game
+from evo_ledger.game.notation import ActionLine, GameFile, format_game, parse_game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import export_notation, import_notation
 from tests.support import ROOT
 
 HAND_GAME = parse_game((ROOT / "replays" / "hand-3p-first-game.evo").read_text())

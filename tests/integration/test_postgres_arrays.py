@@ -11,9 +11,9 @@ import psycopg
 import pytest
 from eventsourcing.persistence import StoredEvent
 
-from evo_ledger.ledger import Ledger
+from evo_ledger.app.ledger import Ledger
 from evo_ledger.settings import Settings
-from evo_ledger.store import (
+from evo_ledger.store.recorders import (
     BigintArray,
     BinaryArray,
     ByteaArray,
@@ -38,7 +38,7 @@ def connection(url: str) -> Iterator[psycopg.Connection[Any]]:
 
 IDS = [uuid4(), UUID(int=0), UUID(int=2**128 - 1)]
 NUMBERS = [1, 0, -1, 2**63 - 1, -(2**63)]
-TEXTS = ["evo_ledger.game:Game", "", "Æsa's ü 🦕", 'quote " and {brace}, back\\slash']
+TEXTS = ["evo_ledger.game.aggregate:Game", "", "Æsa's ü 🦕", 'quote " and {brace}, back\\slash']
 BLOBS = [b"\x00\xff", b"", bytes(range(256)) * 40]
 CASES: list[tuple[str, BinaryArray, list[Any]]] = [
     ("uuid[]", UuidArray([value.bytes for value in IDS]), IDS),

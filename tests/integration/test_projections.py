@@ -23,14 +23,14 @@ from uuid import UUID
 import pytest
 from sqlalchemy import func, select, update
 
-from evo_ledger.cli import main
-from evo_ledger.ledger import Ledger
-from evo_ledger.notation import parse_game
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.transfer import import_notation
+from evo_ledger.cli.main import main
+from evo_ledger.game.notation import parse_game
 from evo_ledger.rules.evo2 import selfplay
 from evo_ledger.rules.evo2.actions import Roll
 from evo_ledger.rules.evo2.reading import Evo2Reading
 from evo_ledger.settings import LOCK_TIMEOUT_SECONDS, Settings
-from evo_ledger.transfer import import_notation
 from projections import queries
 from projections.readmodel import ReadModel
 from projections.runner import Projector, ServerGone, rebuild, wait_until
@@ -286,7 +286,16 @@ def test_a_runner_killed_at_random_points_ends_with_the_tables_of_a_rebuild(
 
 
 def project_command(settings: Settings, page: int = 20) -> list[str]:
-    return [sys.executable, "-m", "evo_ledger.cli", "project", "--database", settings.database, "--page", str(page)]
+    return [
+        sys.executable,
+        "-m",
+        "evo_ledger",
+        "project",
+        "--database",
+        settings.database,
+        "--page",
+        str(page),
+    ]
 
 
 def run_and_kill(settings: Settings, store: ReadStore, pages: int) -> int:

@@ -7,11 +7,11 @@ import pytest
 from openskill.models import PlackettLuce, PlackettLuceRating
 from sqlalchemy import select, text
 
-from evo_ledger.ledger import Ledger
-from evo_ledger.notation import parse_game
-from evo_ledger.selfplay import play_game
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.selfplay import play_game
+from evo_ledger.app.transfer import import_notation
+from evo_ledger.game.notation import parse_game
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import import_notation
 from projections import outcomes, ratings
 from projections.runner import Projector, rebuild
 from projections.schema import RATINGS

@@ -12,15 +12,15 @@ from uuid import UUID
 
 import pytest
 
-from evo_ledger.audit import CLEAN, DAMAGED
-from evo_ledger.cli import main
-from evo_ledger.codec import pack, unpack
-from evo_ledger.game import SNAPSHOT_INTERVAL, Game, stored_hash
-from evo_ledger.ledger import Ledger
-from evo_ledger.notation import GameFileError, parse_game
-from evo_ledger.readers import PUBLIC, Seen, reads_hidden, visibility
+from evo_ledger.app.audit import CLEAN, DAMAGED
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.readers import PUBLIC, Seen, reads_hidden, visibility
+from evo_ledger.app.transfer import export_bundle, export_notation, import_bundles, import_notation
+from evo_ledger.cli.main import main
+from evo_ledger.game.aggregate import SNAPSHOT_INTERVAL, Game, stored_hash
+from evo_ledger.game.codec import pack, unpack
+from evo_ledger.game.notation import GameFileError, parse_game
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import export_bundle, export_notation, import_bundles, import_notation
 from tests.integration.test_audit import Tamperer, rehash_from
 from tests.integration.test_stored_format import FIXTURES, NAMES, game_id_of
 from tests.support import ROOT

@@ -10,9 +10,9 @@ from uuid import UUID
 
 import pytest
 
-from evo_ledger.ledger import Ledger
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.transfer import export_bundle, export_notation, import_bundles
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import export_bundle, export_notation, import_bundles
 from tests.support import ROOT
 
 FIXTURES = ROOT / "tests" / "fixtures" / "stored"

@@ -15,14 +15,14 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from api import ApiSettings, create_app
-from evo_ledger.disputes import NotExplainable
-from evo_ledger.ledger import Ledger
+from evo_ledger.app.disputes import NotExplainable
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.selfplay import NoSelfPlay
+from evo_ledger.app.transfer import export_bundle, export_notation, import_bundles, import_notation
 from evo_ledger.rules import rulesets
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.kits import builtin_kit_names
-from evo_ledger.selfplay import NoSelfPlay
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import export_bundle, export_notation, import_bundles, import_notation
 from projections.runner import Projector
 from projections.schema import GAMES, RESULTS
 from projections.store import ReadStore

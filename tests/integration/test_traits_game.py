@@ -11,12 +11,12 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from api import ApiSettings, create_app
-from evo_ledger.cli import main
-from evo_ledger.ledger import Ledger
-from evo_ledger.notation import parse_game
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.transfer import export_notation, import_notation
+from evo_ledger.cli.main import main
+from evo_ledger.game.notation import parse_game
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.settings import Settings
-from evo_ledger.transfer import export_notation, import_notation
 from projections.runner import Projector
 from projections.store import ReadStore
 from tests.integration.test_play_session import EVO_LEDGER, Terminal

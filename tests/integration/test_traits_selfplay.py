@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from evo_ledger.checker import check_game
-from evo_ledger.game import Game, seed_commitment
-from evo_ledger.ledger import Ledger
-from evo_ledger.notation import parse_game
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.selfplay import PLAYER_NAMES, play_game
+from evo_ledger.game.aggregate import Game, seed_commitment
+from evo_ledger.game.checker import check_game
+from evo_ledger.game.notation import parse_game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.kits import load_kit_document
 from evo_ledger.rules.traits.selfplay import CHANCE_GENERATOR, TraitsSelfPlay
-from evo_ledger.selfplay import PLAYER_NAMES, play_game
 from tests.support import selfplay_output
 
 

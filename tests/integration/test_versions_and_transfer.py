@@ -13,14 +13,9 @@ from uuid import UUID
 import pytest
 from eventsourcing.persistence import StoredEvent
 
-from evo_ledger.access import GameAccess, new_token
-from evo_ledger.checker import check_game
-from evo_ledger.codec import pack, unpack
-from evo_ledger.game import Game, player_id
-from evo_ledger.ledger import Ledger, VersionConflict
-from evo_ledger.notation import parse_game
-from evo_ledger.settings import Settings
-from evo_ledger.transfer import (
+from evo_ledger.app.access import GameAccess, new_token
+from evo_ledger.app.ledger import Ledger, VersionConflict
+from evo_ledger.app.transfer import (
     BundleError,
     IllegalAction,
     _worker_context,
@@ -32,6 +27,11 @@ from evo_ledger.transfer import (
     import_notations,
     store_game,
 )
+from evo_ledger.game.aggregate import Game, player_id
+from evo_ledger.game.checker import check_game
+from evo_ledger.game.codec import pack, unpack
+from evo_ledger.game.notation import parse_game
+from evo_ledger.settings import Settings
 from tests.support import ROOT
 
 GAME_TEXT = (ROOT / "replays" / "hand-3p-first-game.evo").read_text()
@@ -111,7 +111,7 @@ def retopic(events: list[Any]) -> None:
     """Point the game's first event at another aggregate class."""
     topic, version, state = events[0]
     fields = unpack(state)
-    fields["originator_topic"] = "evo_ledger.game:Game"
+    fields["originator_topic"] = "evo_ledger.game.aggregate:Game"
     events[0] = [topic, version, pack(fields)]
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from evo_ledger.app.selfplay import marked_options, player_names
 from evo_ledger.rules.evo1.ruleset import Evo1Ruleset
 from evo_ledger.rules.kits import load_kit
-from evo_ledger.selfplay import marked_options, player_names
 from tests.autosaur_reference import Referee
 
 GAMES = 200

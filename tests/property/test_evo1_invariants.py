@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from evo_ledger.app.selfplay import PLAYER_NAMES
 from evo_ledger.rules.base import RuleViolation, Transition
 from evo_ledger.rules.evo1 import auction, board
 from evo_ledger.rules.evo1.actions import Action, Bid, Birth, Move, Pass, PlayCard, Proceed, Roll
@@ -19,7 +20,6 @@ from evo_ledger.rules.evo1.ruleset import Evo1Ruleset
 from evo_ledger.rules.evo1.selfplay import Evo1SelfPlay
 from evo_ledger.rules.evo1.state import Phase, State
 from evo_ledger.rules.kits import load_kit
-from evo_ledger.selfplay import PLAYER_NAMES
 
 RULES = Evo1Ruleset()
 GAMES = 200

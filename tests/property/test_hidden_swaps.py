@@ -26,13 +26,13 @@ import msgpack
 import pytest
 from fastapi.testclient import TestClient
 
-from evo_ledger.checker import check_game
-from evo_ledger.notation import parse_game
-from evo_ledger.readers import PUBLIC, legal_for
+from evo_ledger.app.readers import PUBLIC, legal_for
+from evo_ledger.app.selfplay import play_game
+from evo_ledger.game.checker import check_game
+from evo_ledger.game.notation import parse_game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.contract import hidden_information
 from evo_ledger.rules.kits import load_kit
-from evo_ledger.selfplay import play_game
 from projections.runner import wait_until
 from projections.schema import READ_TABLES
 from tests.e2e.test_api import ADMIN, client_for

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
+from evo_ledger.app.selfplay import PLAYER_NAMES
 from evo_ledger.rules.base import RuleViolation, Transition
 from evo_ledger.rules.evo2.actions import Action, Bid, Birth, Move, Pass, RevealClimate
 from evo_ledger.rules.evo2.auction import price
 from evo_ledger.rules.evo2.selfplay import Table, next_action, random_bot, sensible_bot
 from evo_ledger.rules.evo2.state import Phase, State
 from evo_ledger.rules.kits import load_kit
-from evo_ledger.selfplay import PLAYER_NAMES
 from tests.support import RULES
 
 GAMES = 1000

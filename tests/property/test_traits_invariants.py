@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from evo_ledger.app.selfplay import PLAYER_NAMES
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.rules.traits.actions import Action, Deal, Draw, EndGeneration, Hunt, HuntSpecies, Journey
 from evo_ledger.rules.traits.ruleset import TraitsRuleset
 from evo_ledger.rules.traits.selfplay import TraitsSelfPlay
 from evo_ledger.rules.traits.state import Phase, State, total
-from evo_ledger.selfplay import PLAYER_NAMES
 
 RULES = TraitsRuleset()
 KIT = load_kit("standin-traits")

@@ -9,7 +9,7 @@ from uuid import UUID
 import msgpack
 import pytest
 
-from evo_ledger.codec import SEAL_MARK, CodecError, MsgpackTranscoder, canonical_bytes, digest, unpack_sealed
+from evo_ledger.game.codec import SEAL_MARK, CodecError, MsgpackTranscoder, canonical_bytes, digest, unpack_sealed
 
 VALUES = [
     None,

@@ -7,9 +7,9 @@ from typing import Any, cast
 import pytest
 from eventsourcing.domain import OriginatorIDError, OriginatorVersionError
 
-from evo_ledger.codec import pack
-from evo_ledger.game import field_names
-from evo_ledger.transfer import game_from_notation
+from evo_ledger.app.transfer import game_from_notation
+from evo_ledger.game.aggregate import field_names
+from evo_ledger.game.codec import pack
 from tests.support import ROOT
 
 

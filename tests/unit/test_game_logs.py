@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import pytest
 from eventsourcing.persistence import StoredEvent
 
-from evo_ledger.game_logs import SNAPSHOT_WEIGHT, GameLogs
 from evo_ledger.settings import LOG_CACHE_VARIABLE, Settings, SettingsError
+from evo_ledger.store.game_logs import SNAPSHOT_WEIGHT, GameLogs
 
 
 def events(first: int, last: int) -> list[SimpleNamespace]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from uuid import UUID, uuid4
 
-from evo_ledger.access import GameAccess, HeldAccesses
+from evo_ledger.app.access import GameAccess, HeldAccesses
 
 
 class Store:

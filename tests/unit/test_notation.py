@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evo_ledger.notation import GameFileError, Header, format_game, format_result, parse_game
+from evo_ledger.game.notation import GameFileError, Header, format_game, format_result, parse_game
 from evo_ledger.rules.base import Outcome, Standing
 from evo_ledger.rules.evo2.actions import (
     Attack,

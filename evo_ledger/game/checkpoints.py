@@ -28,8 +28,8 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import Notification, StoredEvent
 from eventsourcing.utils import get_topic
 
-from evo_ledger.codec import canonical_bytes, digest, unpack_sealed
-from evo_ledger.game import is_game_event_topic
+from evo_ledger.game.aggregate import is_game_event_topic
+from evo_ledger.game.codec import canonical_bytes, digest, unpack_sealed
 
 CHECKPOINT_FORMAT = "evo-ledger checkpoint"
 CHECKPOINT_VERSION = 1

@@ -20,9 +20,9 @@ from eventsourcing.persistence import InterfaceError, OperationalError
 from sqlalchemy.exc import DBAPIError
 
 from evo_ledger import __version__
-from evo_ledger.checker import CheckReport, GameSetupError, check_game
-from evo_ledger.ledger import Ledger
-from evo_ledger.ledger_commands import (
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.selfplay import NoSelfPlay, bot_names, play_game
+from evo_ledger.cli.ledger_commands import (
     CommandError,
     add_ledger_commands,
     add_marked_counts,
@@ -30,15 +30,15 @@ from evo_ledger.ledger_commands import (
     parse_named_option,
     run_ledger_command,
 )
-from evo_ledger.notation import GameFileError, format_result, parse_game
-from evo_ledger.processes import settle_collector
+from evo_ledger.cli.terminal import ProgressBar
+from evo_ledger.game.checker import CheckReport, GameSetupError, check_game
+from evo_ledger.game.notation import GameFileError, format_result, parse_game
 from evo_ledger.rules import UnknownRuleset, rulesets
 from evo_ledger.rules.contract import draw
 from evo_ledger.rules.kits import KitError, builtin_kit_names, load_kit_document, ruleset_for_kit
 from evo_ledger.rules.reference import UnknownRuling, reference, ruling
-from evo_ledger.selfplay import NoSelfPlay, bot_names, play_game
 from evo_ledger.settings import Settings, SettingsError
-from evo_ledger.terminal import ProgressBar
+from evo_ledger.store.processes import settle_collector
 from projections.runner import PAGE, Projector
 from projections.store import ReadStore
 
@@ -290,7 +290,3 @@ def show_kit(reference: str | None, out: TextIO) -> int:
     print(f"hash {kit.content_hash}", file=out)
     print(draw(rules, kit), file=out, end="")
     return EXIT_OK
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -21,16 +21,16 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import resolve_topic
 
-from evo_ledger.access import hidden_in_place
-from evo_ledger.checkpoints import Signed
-from evo_ledger.codec import canonical_bytes, digest, unpack_sealed
-from evo_ledger.game import GENESIS, Game, commitment_holds, stored_hash
+from evo_ledger.app.access import hidden_in_place
+from evo_ledger.game.aggregate import GENESIS, Game, commitment_holds, stored_hash
+from evo_ledger.game.checkpoints import Signed
+from evo_ledger.game.codec import canonical_bytes, digest, unpack_sealed
+from evo_ledger.game.seal import Sealer
 from evo_ledger.rules import UnknownRuleset, rulesets
 from evo_ledger.rules.base import DEVIATION, OPEN_TIE, RuleViolation
 from evo_ledger.rules.contract import at_version, is_chance, self_play
 from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.text import NotationError
-from evo_ledger.seal import Sealer
 
 REPORT_FORMAT = "evo-ledger audit"
 REPORT_VERSION = 4

@@ -20,7 +20,7 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.persistence import IntegrityError, InternalError, Mapper, Notification, StoredEvent, Transcoder
 
-from evo_ledger.access import (
+from evo_ledger.app.access import (
     ACCESS_TOPIC_PREFIX,
     AnsweredAppend,
     GameAccess,
@@ -29,8 +29,11 @@ from evo_ledger.access import (
     answer_id,
     check_recorder,
 )
-from evo_ledger.audit import AuditReport, audit
-from evo_ledger.checkpoints import (
+from evo_ledger.app.audit import AuditReport, audit
+from evo_ledger.app.disputes import ExplanationReport, WhatIfReport, explain_event, what_if
+from evo_ledger.app.selfplay import marked_options, player_names, self_play_of
+from evo_ledger.game.aggregate import SNAPSHOT_INTERVAL, Game, seed_commitment
+from evo_ledger.game.checkpoints import (
     CHECKPOINT_LOG_ID,
     CheckpointError,
     CheckpointIndex,
@@ -42,18 +45,16 @@ from evo_ledger.checkpoints import (
     signed_events_id,
     signed_for,
 )
-from evo_ledger.codec import MsgpackTranscoder
-from evo_ledger.disputes import ExplanationReport, WhatIfReport, explain_event, what_if
-from evo_ledger.game import SNAPSHOT_INTERVAL, Game, seed_commitment
-from evo_ledger.game_logs import GameLogs
-from evo_ledger.notation import REVISION_KEYS
+from evo_ledger.game.codec import MsgpackTranscoder
+from evo_ledger.game.notation import REVISION_KEYS
+from evo_ledger.game.seal import Sealer
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import OptionValue, RuleViolation, SetupError, resolve_options
 from evo_ledger.rules.kits import load_kit_document, ruleset_for_kit
-from evo_ledger.seal import Sealer, SealingMapper
-from evo_ledger.selfplay import marked_options, player_names, self_play_of
 from evo_ledger.settings import SEAL_KEY_VARIABLE, Settings
-from evo_ledger.store import EventRow
+from evo_ledger.store.game_logs import GameLogs
+from evo_ledger.store.mapper import SealingMapper
+from evo_ledger.store.recorders import EventRow
 
 CACHED_GAMES = 256
 HELD_ACCESSES = 4096  # games' accesses a ledger holds (each a token's digest and a flag)
@@ -475,7 +476,7 @@ class Ledger(Application[UUID]):
     ) -> AuditReport:
         """The game's stored log checked from its first event: hashes, chain, seals and signed checkpoints (with
         the key; `kept`: checkpoints published elsewhere), rules, the stored snapshots against the fold and, given
-        a receipt's head hash, its end (evo_ledger.audit)."""
+        a receipt's head hash, its end (evo_ledger.app.audit)."""
         stored = self.stored_events(game_id)
         if not stored:
             raise UnknownGame(game_id)
@@ -484,7 +485,7 @@ class Ledger(Application[UUID]):
         return audit(game_id, stored, up_to, expect_head, self.sealer, snapshots, signed)
 
     def checkpoint_index(self) -> CheckpointIndex:
-        """The checkpoint log read under the seal key, its new rows read (evo_ledger.checkpoints)."""
+        """The checkpoint log read under the seal key, its new rows read (evo_ledger.game.checkpoints)."""
         key = self.settings.seal_key
         if key is None:
             raise CheckpointError(f"checkpoints are signed with the seal key: set {SEAL_KEY_VARIABLE}")
@@ -539,7 +540,7 @@ class Ledger(Application[UUID]):
 
     def explain(self, game_id: UUID, event: int) -> ExplanationReport:
         """Why the rules decided as they did about the part of the game (a combat, a survival phase...) that
-        `event` belongs to (evo_ledger.disputes)."""
+        `event` belongs to (evo_ledger.app.disputes)."""
         return explain_event(self.game(game_id), self.game_events(game_id), event)
 
     def what_if(

@@ -17,16 +17,10 @@ from pathlib import Path
 from typing import Any, TextIO
 from uuid import UUID
 
-from evo_ledger.audit import CLEAN
-from evo_ledger.checker import GameSetupError
-from evo_ledger.checkpoints import CHECKPOINT_FORMAT, CheckpointError
-from evo_ledger.console import PlaySession, completer
-from evo_ledger.disputes import ExplanationReport, NotExplainable, WhatIfReport
-from evo_ledger.game import Game, NothingToUndo
-from evo_ledger.last_game import remember, remembered
-from evo_ledger.ledger import GameReferenceError, Ledger, Receipt, UnknownGame, VersionConflict
-from evo_ledger.notation import GameFileError, format_hidden, parse_option_value
-from evo_ledger.readers import (
+from evo_ledger.app.audit import CLEAN
+from evo_ledger.app.disputes import ExplanationReport, NotExplainable, WhatIfReport
+from evo_ledger.app.ledger import GameReferenceError, Ledger, Receipt, UnknownGame, VersionConflict
+from evo_ledger.app.readers import (
     HiddenEvent,
     HiddenFacts,
     Seen,
@@ -37,16 +31,22 @@ from evo_ledger.readers import (
     sentence_for,
     visibility,
 )
+from evo_ledger.app.selfplay import NoSelfPlay, bot_names
+from evo_ledger.app.transfer import BUNDLE_SUFFIX, ImportFileError, export_bundle, export_notation, import_files
+from evo_ledger.cli.console import PlaySession, completer
+from evo_ledger.cli.last_game import remember, remembered
+from evo_ledger.cli.terminal import ProgressBar
+from evo_ledger.cli.views import event_line, print_position, terminal_width
+from evo_ledger.game.aggregate import Game, NothingToUndo
+from evo_ledger.game.checker import GameSetupError
+from evo_ledger.game.checkpoints import CHECKPOINT_FORMAT, CheckpointError
+from evo_ledger.game.notation import GameFileError, format_hidden, parse_option_value
 from evo_ledger.rules import UnknownRuleset, marked_seats, rulesets, seat_options
 from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.text import NotationError
 from evo_ledger.rules.words import counted
-from evo_ledger.selfplay import NoSelfPlay, bot_names
 from evo_ledger.settings import Settings, SettingsError
-from evo_ledger.terminal import ProgressBar
-from evo_ledger.transfer import BUNDLE_SUFFIX, ImportFileError, export_bundle, export_notation, import_files
-from evo_ledger.views import event_line, print_position, terminal_width
 
 EXIT_OK = 0
 EXIT_REFUSED = 1

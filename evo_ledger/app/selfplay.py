@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evo_ledger.notation import Header, format_game
+from evo_ledger.game.notation import Header, format_game
 from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
 from evo_ledger.rules.base import OptionValue, Outcome, resolve_options
 from evo_ledger.rules.contract import SelfPlay, self_play

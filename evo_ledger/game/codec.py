@@ -147,7 +147,7 @@ class MsgpackTranscoder(Transcoder):
         return pack(obj)
 
     def decode(self, data: bytes) -> Any:
-        """The stored value; a seal after it is left to `evo_ledger.seal`."""
+        """The stored value; a seal after it is left to `evo_ledger.game.seal`."""
         return unpack_sealed(data)[0]
 
 

@@ -11,13 +11,13 @@ from collections.abc import Callable, Iterator
 from typing import TextIO
 from uuid import UUID
 
-from evo_ledger import terminal
-from evo_ledger.game import NothingToUndo
-from evo_ledger.ledger import Ledger, Receipt, VersionConflict
+from evo_ledger.app.ledger import Ledger, Receipt, VersionConflict
+from evo_ledger.cli import terminal
+from evo_ledger.cli.views import event_line, headline, print_position, terminal_width
+from evo_ledger.game.aggregate import NothingToUndo
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.contract import advice as rules_advice
 from evo_ledger.rules.text import NotationError
-from evo_ledger.views import event_line, headline, print_position, terminal_width
 
 SHOWN_LEGAL_ACTIONS = 12
 HELP = """\

@@ -12,15 +12,15 @@ from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from evo_ledger.audit import CanonicalReport
-from evo_ledger.disputes import WhatIfReport
-from evo_ledger.game import Game
-from evo_ledger.ledger import Ledger
+from evo_ledger.app.audit import CanonicalReport
+from evo_ledger.app.disputes import WhatIfReport
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.game.aggregate import Game
+from evo_ledger.game.sentences import event_sentence
 from evo_ledger.rules import AnyRuleset
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.contract import ALL_SEATS, hidden_information, layout
 from evo_ledger.rules.text import NotationError
-from evo_ledger.views import event_sentence
 
 Report = TypeVar("Report", bound=CanonicalReport)
 

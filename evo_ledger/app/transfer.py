@@ -28,10 +28,9 @@ from eventsourcing.domain import EventSourcingError
 from eventsourcing.persistence import Mapper, StoredEvent
 from eventsourcing.utils import TopicError
 
-from evo_ledger.access import HIDDEN, GameAccess, leave_out
-from evo_ledger.checker import load_pinned_kit_document
-from evo_ledger.codec import CodecError, check_depth, digest, pack, unpack_input, unpack_sealed
-from evo_ledger.game import (
+from evo_ledger.app.access import HIDDEN, GameAccess, leave_out
+from evo_ledger.app.ledger import Ledger, Receipt
+from evo_ledger.game.aggregate import (
     CHECK_ON_FOLD,
     GENESIS,
     MAX_GAME_EVENTS,
@@ -45,8 +44,9 @@ from evo_ledger.game import (
     is_game_event_topic,
     stored_hash,
 )
-from evo_ledger.ledger import Ledger, Receipt
-from evo_ledger.notation import (
+from evo_ledger.game.checker import load_pinned_kit_document
+from evo_ledger.game.codec import CodecError, check_depth, digest, pack, unpack_input, unpack_sealed
+from evo_ledger.game.notation import (
     ActionLine,
     GameFile,
     GameFileError,
@@ -59,12 +59,13 @@ from evo_ledger.notation import (
     format_undo,
     parse_game,
 )
+from evo_ledger.game.seal import unsealed_bytes
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kits import canonical_hash
 from evo_ledger.rules.text import NotationError
-from evo_ledger.seal import sealed_by, unsealed_bytes
-from evo_ledger.store import EventRow, stored_event
+from evo_ledger.store.mapper import sealed_by
+from evo_ledger.store.recorders import EventRow, stored_event
 
 BUNDLE_FORMAT = "evo-ledger-bundle"
 BUNDLE_VERSION = 1

@@ -23,7 +23,7 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate, OriginatorIDError, OriginatorVersionError, Snapshot
 from eventsourcing.utils import register_topic
 
-from evo_ledger.codec import digest
+from evo_ledger.game.codec import digest
 from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
 from evo_ledger.rules.base import Consequence, OptionValue, RuleViolation, SetupError, Transition, Vocabulary
 from evo_ledger.rules.contract import Kit, hidden_information, replayer

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evo_ledger.notation import ActionLine, GameFile, format_result
+from evo_ledger.game.notation import ActionLine, GameFile, format_result
 from evo_ledger.rules import AnyRuleset, get_ruleset
 from evo_ledger.rules.base import Outcome, RuleViolation, SetupError, Standing
 from evo_ledger.rules.contract import Kit
