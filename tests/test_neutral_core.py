@@ -4,37 +4,28 @@ tables or one of its rulings."""
 
 from __future__ import annotations
 
-import ast
 import re
-from pathlib import Path
 
 import pytest
 
 from evo_ledger.rules import rulesets
 from projections.schema import RULESET_SPECS
-from tests.support import ROOT
+from tests.modules import imports, shipped_packages, source, walk
 
 RULING_ID = re.compile(r"\b(?:E2|E1|AS|TR)-\d\d\b")
 RULESET_PACKAGES = ("evo_ledger.rules.hexisland", *(f"evo_ledger.rules.{name}" for name in ("evo2", "evo1", "traits")))
 
 
 def core_modules() -> list[str]:
-    folders = [ROOT / "evo_ledger", ROOT / "api", ROOT / "projections"]
-    paths = [path for folder in folders for path in folder.rglob("*.py")]
-    ruleset_folders = {ROOT / "evo_ledger" / "rules" / name for name in ("hexisland", *rulesets())}
+    """Every module the distribution ships, by import name, but those of a ruleset's package or the boards they
+    share."""
+    modules = [module for package in shipped_packages() for module in walk(package)]
+    ruleset_packages = [f"evo_ledger.rules.{name}" for name in ("hexisland", *rulesets())]
     return sorted(
-        str(path.relative_to(ROOT)) for path in paths if not any(folder in path.parents for folder in ruleset_folders)
+        module
+        for module in modules
+        if not any(module == package or module.startswith(f"{package}.") for package in ruleset_packages)
     )
-
-
-def imported_modules(path: Path) -> set[str]:
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            found |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
-    return found
 
 
 def vocabulary_words() -> set[str]:
@@ -47,10 +38,9 @@ def vocabulary_words() -> set[str]:
 
 @pytest.mark.parametrize("module", core_modules())
 def test_a_core_module_imports_no_ruleset_and_names_no_fact(module: str) -> None:
-    path = ROOT / module
-    imports = {name for name in imported_modules(path) if name.startswith(RULESET_PACKAGES)}
-    assert not imports, f"{module} imports {sorted(imports)}"
-    text = path.read_text()
+    named_rulesets = {found.name for found in imports(module) if found.name.startswith(RULESET_PACKAGES)}
+    assert not named_rulesets, f"{module} imports {sorted(named_rulesets)}"
+    text = source(module)
     named = sorted(
         word for word in vocabulary_words() | set(RULESET_SPECS) if re.search(rf"\b{re.escape(word)}\b", text)
     )
@@ -61,5 +51,6 @@ def test_a_core_module_imports_no_ruleset_and_names_no_fact(module: str) -> None
 
 def test_the_walk_reads_the_core() -> None:
     modules = core_modules()
-    assert "evo_ledger/game/aggregate.py" in modules and "api/app.py" in modules
-    assert not any(module.startswith("evo_ledger/rules/evo2/") for module in modules)
+    assert {"evo_ledger.game.aggregate", "api.app", "api.routes.games", "projections.runner"} <= set(modules)
+    assert "evo_ledger.rules.contract" in modules
+    assert not any(module.startswith(("evo_ledger.rules.evo2", "evo_ledger.rules.hexisland")) for module in modules)
