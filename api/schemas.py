@@ -1,9 +1,10 @@
-"""What the API takes and gives, as pydantic models: input and output apart."""
+"""What the API takes and gives, as pydantic models (input and output apart), and the answers several routers
+document alike."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, field_validator, model_validator
 from pydantic.json_schema import models_json_schema
@@ -11,6 +12,7 @@ from pydantic.json_schema import models_json_schema
 from evo_ledger.app.ledger import Receipt as LedgerReceipt
 from evo_ledger.game.codec import CodecError, check_depth
 from evo_ledger.rules import rulesets, seat_options
+from evo_ledger.rules.base import Outcome
 from evo_ledger.rules.kits import builtin_kit_names
 
 MAX_BATCH = 200
@@ -229,6 +231,13 @@ class State(BaseModel):
     state: dict[str, Any]
 
 
+def result_of(outcome: Outcome | None) -> list[dict[str, Any]] | None:
+    """A game's `result` as an answer gives it: each standing's rank, player and score (None while it goes on)."""
+    if outcome is None:
+        return None
+    return [{"rank": s.rank, "player": s.player, "score": list(s.score)} for s in outcome.standings]
+
+
 class Advice(BaseModel):
     """The decision the rules make themselves for a seat they run (an Autosaur's): record `actions[0]` to confirm
     it; several actions are an open tie, where the recorder's choice stands."""
@@ -266,6 +275,27 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
         (415, "a body of a type this operation does not take"),
         (422, "a request the rules or the schema refuse"),
     )
+}
+
+
+# What every game has, whatever its ruleset (a game of a ruleset without auctions has no auction history).
+GAME_LINKS = {
+    name: {"operationId": operation, "parameters": {"game_id": "$response.body#/game_id"}}
+    for name, operation in (
+        ("Summary", "game_summary"),
+        ("Append", "append"),
+        ("Legal", "legal_actions"),
+        ("Events", "events"),
+        ("State", "state"),
+        ("Export", "export"),
+        ("Audit", "audit"),
+        ("Explain", "explain"),
+        ("WhatIf", "what_if"),
+        ("Standings", "standings"),
+    )
+}
+GAME_CREATED: dict[int | str, dict[str, Any]] = {
+    201: {"description": "the game, and its recorder token", "links": GAME_LINKS}
 }
 
 
@@ -328,3 +358,155 @@ class PositionView(BaseModel):
     perspectives: list[str] = Field(
         description="what the token's holder may read the game as (`as`): `public`, and each seat for the recorder"
     )
+
+
+# The read tables' answers: each says the position in the log it includes.
+T = TypeVar("T")
+
+
+class Fresh(BaseModel):
+    position: int
+    log_position: int
+
+
+class GameReport(Fresh):
+    """A report on one game: its id, its ruleset, and each part the ruleset's reading names, a list of rows."""
+
+    model_config = ConfigDict(extra="allow")
+    game_id: str
+    ruleset: str
+
+
+class PlayerRecord(BaseModel):
+    ruleset: str
+    player_id: str
+    name: str
+    games: int
+    wins: int
+    mean_score: float
+    best_score: int
+
+
+class Rating(BaseModel):
+    player_id: str
+    name: str
+    games: int
+    mu: float
+    sigma: float
+    ordinal: float
+
+
+class SeatWins(BaseModel):
+    players: int
+    seat: int
+    games: int
+    wins: int
+    win_rate: float
+    low: float
+    high: float
+
+
+class FirstPlaceWins(BaseModel):
+    players: int
+    place: int
+    games: int
+    wins: int
+    win_rate: float
+    low: float
+    high: float
+
+
+class GameLength(BaseModel):
+    players: int
+    kit: str
+    games: int
+    mean_rounds: float
+    least_rounds: int
+    most_rounds: int
+    mean_events: float
+
+
+class ScoreMargin(BaseModel):
+    players: int
+    games: int
+    mean_winning_score: float
+    mean_score: float
+    mean_margin: float
+    least_margin: int
+    most_margin: int
+
+
+class Profile(BaseModel):
+    player_id: str
+    name: str
+    games: int
+    wins: int
+    mean_place: float
+    ratings: list[float]
+    rated_games: list[int]
+
+
+class RulesetCount(BaseModel):
+    ruleset: str
+    games: int
+    finished: int
+    players: int
+
+
+class DieFit(BaseModel):
+    rolls: int
+    observed: dict[str, int]
+    expected: dict[str, float]
+    chi_square: float | None
+    degrees_of_freedom: int
+    p_value: float | None
+    verdict: str
+    flagged: bool
+
+
+class DieFaces(Fresh):
+    ruleset: str
+    die: str
+    table: str
+    game_id: str | None
+    recorder: str | None
+    faces: dict[str, int]
+    by_purpose: dict[str, dict[str, int]]
+    undone: dict[str, int]
+    fit: DieFit
+    fit_by_purpose: dict[str, DieFit]
+
+
+class GameSummary(BaseModel):
+    game_id: str
+    ruleset: str
+    players: int
+    status: str
+    started_at: str
+    ended_at: str | None
+    rounds: int
+    events: int
+    actions: int
+
+
+class Rows(Fresh, Generic[T]):
+    rows: list[T]
+
+
+class StatisticName(BaseModel):
+    name: str
+    means: str
+
+
+class RulesetStatistics(BaseModel):
+    ruleset: str
+    statistics: list[StatisticName]
+
+
+class RulesetStatistic(Fresh):
+    """A ruleset's own statistic: what it means, and a row a group (its columns and its measures)."""
+
+    ruleset: str
+    statistic: str
+    means: str
+    rows: list[dict[str, Any]]

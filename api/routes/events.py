@@ -21,7 +21,6 @@ from api import schemas
 from api.deps import LedgerDep, Reader, ReaderDep, game_seen_by, lost_access, token_of
 from api.errors import ApiError
 from api.open_streams import client_of, open_streams
-from api.routes.games import GAME_CREATED, result_of
 from evo_ledger.app.access import leave_out, new_token
 from evo_ledger.app.ledger import Ledger, Receipt
 from evo_ledger.app.readers import Visibility, hidden_from, layout_for, reads_hidden, sentence_for, visibility
@@ -118,7 +117,7 @@ def position_view(
         players=list(view.players),
         table=list(view.table),
         layout=jsonable_encoder(asdict(layout)) if layout is not None else None,
-        result=result_of(game.rules.outcome(game.state)),
+        result=schemas.result_of(game.rules.outcome(game.state)),
         perspectives=reader.perspectives(game.player_names),
     )
 
@@ -155,7 +154,7 @@ def state(
         step=view.step,
         players=list(view.players),
         occupants=dict(view.occupants),
-        result=result_of(game.rules.outcome(game.state)),
+        result=schemas.result_of(game.rules.outcome(game.state)),
         state=jsonable_encoder(data),
     )
 
@@ -257,7 +256,7 @@ def export(
     status_code=201,
     response_model=schemas.Created,
     operation_id="import_game",
-    responses=GAME_CREATED,
+    responses=schemas.GAME_CREATED,
     openapi_extra={
         "requestBody": {
             "required": True,

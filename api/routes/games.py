@@ -33,7 +33,6 @@ from evo_ledger.app.readers import legal_for, visibility
 from evo_ledger.app.writer import NewGame, Writer
 from evo_ledger.game.aggregate import Game
 from evo_ledger.rules import marked_seats
-from evo_ledger.rules.base import Outcome
 from evo_ledger.rules.contract import advice as rules_advice
 from projections import queries
 from projections.runner import wait_until
@@ -42,27 +41,6 @@ from projections.store import ReadStore, position_in
 router = APIRouter(tags=["games"], responses=schemas.PROBLEMS)
 MAX_PROJECTION_WAIT = 30.0
 PROJECTIONS_HEADER = "Evo-Projections"
-
-
-# What every game has, whatever its ruleset (a game of a ruleset without auctions has no auction history).
-GAME_LINKS = {
-    name: {"operationId": operation, "parameters": {"game_id": "$response.body#/game_id"}}
-    for name, operation in (
-        ("Summary", "game_summary"),
-        ("Append", "append"),
-        ("Legal", "legal_actions"),
-        ("Events", "events"),
-        ("State", "state"),
-        ("Export", "export"),
-        ("Audit", "audit"),
-        ("Explain", "explain"),
-        ("WhatIf", "what_if"),
-        ("Standings", "standings"),
-    )
-}
-GAME_CREATED: dict[int | str, dict[str, Any]] = {
-    201: {"description": "the game, and its recorder token", "links": GAME_LINKS}
-}
 
 
 MAX_IDEMPOTENCY_KEY = 200
@@ -181,7 +159,11 @@ def projections_reach_log(request: Request, timeout: float) -> bool:
 
 
 @router.post(
-    "/games", status_code=201, response_model=schemas.Created, operation_id="create_game", responses=GAME_CREATED
+    "/games",
+    status_code=201,
+    response_model=schemas.Created,
+    operation_id="create_game",
+    responses=schemas.GAME_CREATED,
 )
 async def create_game(body: schemas.NewGame, request: Request) -> schemas.Created:
     """A new game; the answer carries its recorder token, which is shown only here. It is stored by the server's
@@ -296,14 +278,8 @@ def summarise(ledger: Ledger, game: Game, reader: Reader | None = None) -> schem
         private=access is not None and access.private,
         reveal_at_end=game.reveal_at_end,
         started_at=game.created_on.isoformat(),
-        result=result_of(outcome),
+        result=schemas.result_of(outcome),
     )
-
-
-def result_of(outcome: Outcome | None) -> list[dict[str, Any]] | None:
-    if outcome is None:
-        return None
-    return [{"rank": s.rank, "player": s.player, "score": list(s.score)} for s in outcome.standings]
 
 
 @router.get("/games/{game_id}/legal", response_model=schemas.LegalActions, operation_id="legal_actions")

@@ -7,12 +7,11 @@ left out unless the caller holds the admin token (a game's own endpoints follow 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Any, TypeVar
 from uuid import UUID
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Connection
 
 from api import schemas
@@ -30,135 +29,6 @@ router = APIRouter(tags=["statistics"], responses=schemas.PROBLEMS)
 T = TypeVar("T")
 
 
-class Fresh(BaseModel):
-    position: int
-    log_position: int
-
-
-class GameReport(Fresh):
-    """A report on one game: its id, its ruleset, and each part the ruleset's reading names, a list of rows."""
-
-    model_config = ConfigDict(extra="allow")
-    game_id: str
-    ruleset: str
-
-
-class PlayerRecord(BaseModel):
-    ruleset: str
-    player_id: str
-    name: str
-    games: int
-    wins: int
-    mean_score: float
-    best_score: int
-
-
-class Rating(BaseModel):
-    player_id: str
-    name: str
-    games: int
-    mu: float
-    sigma: float
-    ordinal: float
-
-
-class SeatWins(BaseModel):
-    players: int
-    seat: int
-    games: int
-    wins: int
-    win_rate: float
-    low: float
-    high: float
-
-
-class FirstPlaceWins(BaseModel):
-    players: int
-    place: int
-    games: int
-    wins: int
-    win_rate: float
-    low: float
-    high: float
-
-
-class GameLength(BaseModel):
-    players: int
-    kit: str
-    games: int
-    mean_rounds: float
-    least_rounds: int
-    most_rounds: int
-    mean_events: float
-
-
-class ScoreMargin(BaseModel):
-    players: int
-    games: int
-    mean_winning_score: float
-    mean_score: float
-    mean_margin: float
-    least_margin: int
-    most_margin: int
-
-
-class Profile(BaseModel):
-    player_id: str
-    name: str
-    games: int
-    wins: int
-    mean_place: float
-    ratings: list[float]
-    rated_games: list[int]
-
-
-class RulesetCount(BaseModel):
-    ruleset: str
-    games: int
-    finished: int
-    players: int
-
-
-class DieFit(BaseModel):
-    rolls: int
-    observed: dict[str, int]
-    expected: dict[str, float]
-    chi_square: float | None
-    degrees_of_freedom: int
-    p_value: float | None
-    verdict: str
-    flagged: bool
-
-
-class DieFaces(Fresh):
-    ruleset: str
-    die: str
-    table: str
-    game_id: str | None
-    recorder: str | None
-    faces: dict[str, int]
-    by_purpose: dict[str, dict[str, int]]
-    undone: dict[str, int]
-    fit: DieFit
-    fit_by_purpose: dict[str, DieFit]
-
-
-class GameSummary(BaseModel):
-    game_id: str
-    ruleset: str
-    players: int
-    status: str
-    started_at: str
-    ended_at: str | None
-    rounds: int
-    events: int
-    actions: int
-
-
-class Rows(Fresh, Generic[T]):
-    rows: list[T]
-
-
 def read(request: Request, query: Callable[[Connection], T]) -> tuple[T, dict[str, int]]:
     """The query's answer and the positions, read in one transaction."""
     store: ReadStore = request.app.state.read_store
@@ -174,13 +44,13 @@ def rows(request: Request, query: Callable[[Connection], list[dict[str, Any]]]) 
     return {"rows": answer, **fresh}
 
 
-@router.get("/projections", response_model=Fresh, operation_id="projections_position")
+@router.get("/projections", response_model=schemas.Fresh, operation_id="projections_position")
 def projections_position(request: Request) -> dict[str, int]:
     """How far the read tables have followed the log: `position` of `log_position` events."""
     return read(request, position_in)[1]
 
 
-@router.get("/games/{game_id}/standings", response_model=GameReport, operation_id="standings")
+@router.get("/games/{game_id}/standings", response_model=schemas.GameReport, operation_id="standings")
 def standings(reader: ReaderDep, request: Request, ledger: LedgerDep) -> dict[str, Any]:
     """The game's standings as its ruleset's read tables give them: each player's after each round (evo2: MP and
     dinosaurs), turn (evo1: MP and dinosaurs) or millennium (traits: points, tokens, genome; and each
@@ -191,7 +61,7 @@ def standings(reader: ReaderDep, request: Request, ledger: LedgerDep) -> dict[st
 
 @router.get(
     "/games/{game_id}/auctions",
-    response_model=GameReport,
+    response_model=schemas.GameReport,
     operation_id="auction_history",
     responses={404: {"model": schemas.Problem, "description": "no such game, or its ruleset holds no auction"}},
 )
@@ -213,7 +83,7 @@ def game_report(request: Request, ledger: Ledger, game_id: str, report: str) -> 
     return {**answer, **fresh}
 
 
-@router.get("/statistics/players", response_model=Rows[PlayerRecord], operation_id="player_records")
+@router.get("/statistics/players", response_model=schemas.Rows[schemas.PlayerRecord], operation_id="player_records")
 def player_records(request: Request, token: TokenDep) -> dict[str, Any]:
     """Per ruleset and player, by stable id, over the games they finished: games, wins, and the mean and best
     score (the ruleset's first tie-breaker: MP, points)."""
@@ -232,21 +102,23 @@ def known_ruleset(
 RulesetQuery = Annotated[str, Depends(known_ruleset)]
 
 
-@router.get("/statistics/ratings", response_model=Rows[Rating], operation_id="ratings")
+@router.get("/statistics/ratings", response_model=schemas.Rows[schemas.Rating], operation_id="ratings")
 def player_ratings(request: Request, ruleset: RulesetQuery) -> dict[str, Any]:
     """Each player's Weng-Lin (Plackett-Luce) rating in the ruleset, the highest ordinal (mu - 3 sigma) first, from
     every finished game that is not private; the history game by game is the table read_ratings (and its CSV)."""
     return rows(request, lambda c: ratings.standings(c, ruleset))
 
 
-@router.get("/statistics/seats", response_model=Rows[SeatWins], operation_id="seat_wins")
+@router.get("/statistics/seats", response_model=schemas.Rows[schemas.SeatWins], operation_id="seat_wins")
 def seat_wins(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per number of players and seat, over the ruleset's finished games: the win rate (a shared first place is a
     win) and its Wilson 95% interval."""
     return rows(request, lambda c: outcomes.seat_wins(c, ruleset, is_admin(request, token)))
 
 
-@router.get("/statistics/first-places", response_model=Rows[FirstPlaceWins], operation_id="first_place_wins")
+@router.get(
+    "/statistics/first-places", response_model=schemas.Rows[schemas.FirstPlaceWins], operation_id="first_place_wins"
+)
 def first_place_wins(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per number of players and place in the order of play each game opened with (evo2's initiative draw,
     evo1's first initiative, the traits start player and those to their left), over the ruleset's finished games:
@@ -254,33 +126,33 @@ def first_place_wins(request: Request, token: TokenDep, ruleset: RulesetQuery) -
     return rows(request, lambda c: outcomes.first_place_wins(c, ruleset, is_admin(request, token)))
 
 
-@router.get("/statistics/lengths", response_model=Rows[GameLength], operation_id="game_lengths")
+@router.get("/statistics/lengths", response_model=schemas.Rows[schemas.GameLength], operation_id="game_lengths")
 def game_lengths(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per number of players and kit, over the ruleset's finished games: how many rounds and events they ran."""
     return rows(request, lambda c: outcomes.game_lengths(c, ruleset, is_admin(request, token)))
 
 
-@router.get("/statistics/scores", response_model=Rows[ScoreMargin], operation_id="score_margins")
+@router.get("/statistics/scores", response_model=schemas.Rows[schemas.ScoreMargin], operation_id="score_margins")
 def score_margins(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per number of players, over the ruleset's finished games: the winning and mean scores, and the margin (the
     winner's score less the runner-up's)."""
     return rows(request, lambda c: outcomes.score_margins(c, ruleset, is_admin(request, token)))
 
 
-@router.get("/statistics/profiles", response_model=Rows[Profile], operation_id="player_profiles")
+@router.get("/statistics/profiles", response_model=schemas.Rows[schemas.Profile], operation_id="player_profiles")
 def player_profiles(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per player, over the ruleset's finished games: games, wins, mean place, and its rating's ordinal after each
     rated game, in order, with the numbers of those games among the ruleset's rated games."""
     return rows(request, lambda c: outcomes.profiles(c, ruleset, is_admin(request, token)))
 
 
-@router.get("/statistics/rulesets", response_model=Rows[RulesetCount], operation_id="ruleset_counts")
+@router.get("/statistics/rulesets", response_model=schemas.Rows[schemas.RulesetCount], operation_id="ruleset_counts")
 def ruleset_counts(request: Request, token: TokenDep) -> dict[str, Any]:
     """Per ruleset: the games recorded, those finished, and the different players who sat at them."""
     return rows(request, lambda c: outcomes.ruleset_counts(c, is_admin(request, token)))
 
 
-@router.get("/statistics/dice", response_model=DieFaces, operation_id="die_faces")
+@router.get("/statistics/dice", response_model=schemas.DieFaces, operation_id="die_faces")
 def die_faces(
     request: Request,
     token: TokenDep,
@@ -311,29 +183,10 @@ def check_game_visible(request: Request, game_id: str, admin: bool) -> None:
         raise ApiError(404, "unknown_game", f"the read tables hold no game {game_id!r}")
 
 
-@router.get("/statistics/games", response_model=Rows[GameSummary], operation_id="game_statistics")
+@router.get("/statistics/games", response_model=schemas.Rows[schemas.GameSummary], operation_id="game_statistics")
 def game_statistics(request: Request, token: TokenDep) -> dict[str, Any]:
     """Per game: its ruleset, players, status, and length in rounds, effective actions and events."""
     return rows(request, lambda c: queries.game_summaries(c, is_admin(request, token)))
-
-
-class StatisticName(BaseModel):
-    name: str
-    means: str
-
-
-class RulesetStatistics(BaseModel):
-    ruleset: str
-    statistics: list[StatisticName]
-
-
-class RulesetStatistic(Fresh):
-    """A ruleset's own statistic: what it means, and a row a group (its columns and its measures)."""
-
-    ruleset: str
-    statistic: str
-    means: str
-    rows: list[dict[str, Any]]
 
 
 def statistics_of(ruleset: str) -> Mapping[str, Statistic]:
@@ -345,14 +198,18 @@ def statistics_of(ruleset: str) -> Mapping[str, Statistic]:
     return reading.statistics if reading is not None else {}
 
 
-@router.get("/rulesets/{ruleset}/statistics", response_model=RulesetStatistics, operation_id="ruleset_statistics")
+@router.get(
+    "/rulesets/{ruleset}/statistics", response_model=schemas.RulesetStatistics, operation_id="ruleset_statistics"
+)
 def ruleset_statistics(ruleset: str) -> dict[str, Any]:
     """The ruleset's own statistics, each with what it means (those every ruleset has are under /statistics)."""
     found = statistics_of(ruleset)
     return {"ruleset": ruleset, "statistics": [{"name": n, "means": s.means} for n, s in found.items()]}
 
 
-@router.get("/rulesets/{ruleset}/statistics/{name}", response_model=RulesetStatistic, operation_id="ruleset_statistic")
+@router.get(
+    "/rulesets/{ruleset}/statistics/{name}", response_model=schemas.RulesetStatistic, operation_id="ruleset_statistic"
+)
 def ruleset_statistic(ruleset: str, name: str, request: Request, token: TokenDep) -> dict[str, Any]:
     """One of the ruleset's own statistics over its games (private ones for the admin only): evo2's `genes`,
     `genes-offered`, `combats` and `survival`; evo1's `autosaurs`, `cards`, `combats` and `genes`; the trait-card game's
