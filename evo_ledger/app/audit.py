@@ -19,7 +19,6 @@ from typing import Any, Self
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
-from eventsourcing.utils import resolve_topic
 
 from evo_ledger.app.access import hidden_in_place
 from evo_ledger.game.aggregate import GENESIS, Game, commitment_holds, stored_hash
@@ -31,6 +30,7 @@ from evo_ledger.rules.base import DEVIATION, OPEN_TIE, RuleViolation
 from evo_ledger.rules.contract import at_version, is_chance, self_play
 from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.text import NotationError
+from evo_ledger.store import fast_paths
 
 REPORT_FORMAT = "evo-ledger audit"
 REPORT_VERSION = 4
@@ -224,7 +224,7 @@ class Audit:
         domain: list[Any] = []
         for stored, fields in events:
             try:
-                domain.append(domain_event(stored, fields))
+                domain.append(fast_paths.decoded_domain_event(stored, fields))
             except Exception as error:
                 setup.fail(stored.originator_version, f"event {stored.originator_version} is not an event: {error}")
                 rules.verdict, rules.detail = NOT_RUN, "the log cannot be read as events"
@@ -492,23 +492,6 @@ def _same_derived_fields(recorded: dict[str, Any], derived: dict[str, Any]) -> b
 
 def _derived_fields(event: Any) -> dict[str, Any]:
     return {k: v for k, v in vars(event).items() if k not in UNDERIVED}
-
-
-def domain_event(stored: StoredEvent, fields: dict[str, Any]) -> Any:
-    """The domain event of a stored event whose bytes are decoded already: upcast to its class's version, as the
-    library's mapper makes it (without decoding the bytes a second time)."""
-    cls = resolve_topic(stored.topic)
-    state = dict(fields)
-    originator_id = stored.originator_id
-    state["originator_id"] = originator_id if isinstance(originator_id, UUID) else UUID(str(originator_id))
-    state["originator_version"] = stored.originator_version
-    version, target = state.pop("class_version", 1), getattr(cls, "class_version", 1)
-    while version < target:
-        getattr(cls, f"upcast_v{version}_v{version + 1}")(state)
-        version += 1
-    event = object.__new__(cls)
-    object.__setattr__(event, "__dict__", state)
-    return event
 
 
 def _label(event: Any) -> str:

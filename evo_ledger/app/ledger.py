@@ -17,7 +17,7 @@ from functools import cached_property, partial
 from typing import Any, cast
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
+from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, InternalError, Mapper, Notification, StoredEvent, Transcoder
 
 from evo_ledger.app.access import (
@@ -181,8 +181,6 @@ Outcome = Receipt | Exception
 
 
 class Ledger(Application[UUID]):
-    snapshotting_intervals = {Game: SNAPSHOT_INTERVAL}  # noqa: RUF012
-
     def __init__(self, settings: Settings | None = None, **env: str) -> None:
         settings = settings or Settings.from_environment()
         self.settings = settings
@@ -219,20 +217,13 @@ class Ledger(Application[UUID]):
         return None if key is None else Sealer(key)
 
     def save(self, *objs: Any, **kwargs: Any) -> list[Any]:
-        """Store the games' new events in one transaction, then the snapshots they took on the way.
-
-        The library's own `save` checks typing protocols on every object and re-folds each game to snapshot it;
-        games here bring their snapshots, taken while their events were made."""
-        processing_event: ProcessingEvent[UUID] = ProcessingEvent()
-        for aggregate in objs:
-            processing_event.events.extend(aggregate.collect_events())
-            processing_event.aggregates[aggregate.id] = aggregate
-        recordings = self._record(processing_event)
+        """Store the games' new events in one transaction, then the snapshots they took on the way (the library
+        takes none itself: it would fold each game again to take one)."""
+        recordings = super().save(*objs, **kwargs)
         games = [game for game in objs if isinstance(game, Game)]
         self.store_snapshots([snapshot for game in games for snapshot in game.snapshots_due])
         for game in games:
             game.snapshots_due.clear()
-        self._notify(recordings)
         return recordings
 
     def store_snapshots(self, snapshots: Sequence[Any]) -> None:
@@ -512,23 +503,20 @@ class Ledger(Application[UUID]):
             index = self.checkpoint_index()
             last = index.last
             after = last.signed["position"] if last is not None else 0
-            events, position = game_events_among(self._notifications(after))
+            events, position = game_events_among(self.notifications_after(after))
             if not events:
                 if last is None:
                     raise CheckpointError("no game event is stored yet: there is nothing to sign")
                 return published(last), False
-            processing: ProcessingEvent[UUID] = ProcessingEvent()
-            processing.events.extend(next_checkpoint(index, events, max(position, after)))
             try:
-                recordings = self._record(processing)
+                self.save(*next_checkpoint(index, events, max(position, after)))
             except IntegrityError:
                 raise CheckpointError("another checkpoint was taken at the same moment: take it again") from None
-            self._notify(recordings)
             taken = self.checkpoint_index().last
             assert taken is not None
             return published(taken), True
 
-    def _notifications(self, after: int, topics: Sequence[str] = ()) -> Iterator[Notification]:
+    def notifications_after(self, after: int, topics: Sequence[str] = ()) -> Iterator[Notification]:
         """The log after position `after` (only the `topics` named, if any), read a page at a time."""
         start = after + 1
         while True:
@@ -573,7 +561,7 @@ class Ledger(Application[UUID]):
         return ((n.id, UUID(str(n.originator_id))) for n in self._started_notifications(after))
 
     def _started_notifications(self, after: int) -> Iterator[Notification]:
-        return self._notifications(after, topics=[Game.Started.TOPIC])
+        return self.notifications_after(after, topics=[Game.Started.TOPIC])
 
     def find_game(self, reference: str) -> UUID:
         """A game by its id, a unique beginning of its id, or `last`: the game started last."""

@@ -65,7 +65,7 @@ from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kits import canonical_hash
 from evo_ledger.rules.text import NotationError
 from evo_ledger.store.mapper import sealed_by
-from evo_ledger.store.recorders import EventRow, stored_event
+from evo_ledger.store.recorders import EventRow
 
 BUNDLE_FORMAT = "evo-ledger-bundle"
 BUNDLE_VERSION = 1
@@ -459,7 +459,7 @@ def _packed(game: PreparedGame) -> tuple[Receipt, list[EventRow], PackedSnapshot
 
 
 def _unpacked(receipt: Receipt, rows: list[EventRow], snapshots: PackedSnapshots) -> GameRows:
-    return GameRows(receipt, rows, [stored_event(receipt.game_id, *snapshot) for snapshot in snapshots])
+    return GameRows(receipt, rows, [StoredEvent(receipt.game_id, *snapshot) for snapshot in snapshots])
 
 
 def _worker_context() -> multiprocessing.context.BaseContext:

@@ -158,17 +158,18 @@ class Game(Aggregate):
         hash: str
 
         def mutate(self, aggregate: Any) -> Any:
-            """The library's checks and changes (this event is the game's and its next), through the game's own
-            attributes rather than the library's properties. The first event (None given) is the library's."""
+            """The library's checks and changes (this event is the game's and its next), the game's id compared by
+            identity before equality, and its version read once. The first event (None given) is the library's."""
             if aggregate is None:
                 return super().mutate(aggregate)
-            if self.originator_id is not aggregate._id and self.originator_id != aggregate._id:
-                raise OriginatorIDError(self.originator_id, aggregate._id)
-            if self.originator_version != aggregate._version + 1:
-                raise OriginatorVersionError(self.originator_version, aggregate._version + 1)
+            game_id = aggregate.id
+            if self.originator_id is not game_id and self.originator_id != game_id:
+                raise OriginatorIDError(self.originator_id, game_id)
+            if self.originator_version != aggregate.version + 1:
+                raise OriginatorVersionError(self.originator_version, aggregate.version + 1)
             self.apply(aggregate)
-            aggregate._version = self.originator_version
-            aggregate._modified_on = self.timestamp
+            aggregate.version = self.originator_version
+            aggregate.modified_on = self.timestamp
             return aggregate
 
         def apply(self, aggregate: Any) -> None:
@@ -331,7 +332,7 @@ class Game(Aggregate):
         # by a snapshot, or None when the game came from a snapshot that did not keep it).
         self.history: list[tuple[int, str, Any]] = []
         self._rules: AnyRuleset = get_ruleset(ruleset, version)
-        self._events = events_of(self._rules.vocabulary)
+        self._event_classes = events_of(self._rules.vocabulary)
         self.state: Any = self._rules.setup(self.kit, self.player_names, options)
         self._prepared: Transition[Any] | None = None
 
@@ -392,16 +393,16 @@ class Game(Aggregate):
 
         Only this module's registered classes come here, so the library's per-event topic check is left out."""
         timestamp = datetime.now(UTC)
-        version = self._version + 1
+        version = self.version + 1
         if version > MAX_GAME_EVENTS:
             raise GameTooLong(self.id_text)
         kwargs["prev_hash"] = self.head_hash
         chained = event_hash(event_class.TOPIC, self.id_text, version, timestamp, kwargs) if self.hashed else ""
         # The fields in the event class's order: its base fields, then the caller's (prev_hash keeps its place).
-        fields = {"originator_id": self._id, "originator_version": version, "timestamp": timestamp}
+        fields = {"originator_id": self.id, "originator_version": version, "timestamp": timestamp}
         event = new_event(event_class, {**fields, "prev_hash": self.head_hash, "hash": chained, **kwargs})
         event.mutate(self)
-        self._pending_events.append(event)
+        self.pending_events.append(event)
         if version % SNAPSHOT_INTERVAL == 0:
             self.snapshots_due.append(GameSnapshot.take(self))
 
@@ -417,7 +418,9 @@ class Game(Aggregate):
         """Check an action (in notation, or as data) and append it with its consequences, in notation; an illegal
         action raises and appends nothing."""
         action, transition = self._prepare(self.state, notation)
-        self.trigger_event(self._events.facts[self._rules.fact_of(action)], **self._action_fields(action, transition))
+        self.trigger_event(
+            self._event_classes.facts[self._rules.fact_of(action)], **self._action_fields(action, transition)
+        )
         self._derive(transition.consequences)
 
     def record_all(self, actions: Sequence[str | Mapping[str, Any]]) -> None:
@@ -471,22 +474,22 @@ class Game(Aggregate):
         """Where the game stands now, for `restore` to come back to when a change fails half-way."""
         return GameMark(
             self.version,
-            self._modified_on,
+            self.modified_on,
             self.head_hash,
             self.state,
             list(self.history),
             len(self.annotations),
-            len(self._pending_events),
+            len(self.pending_events),
             len(self.snapshots_due),
             self.reveal_at_end,
         )
 
     def restore(self, mark: GameMark) -> None:
         """Back to `mark`: the events triggered since then are dropped, unsaved."""
-        self._version, self._modified_on, self.head_hash, self.state = mark[:4]
+        self.version, self.modified_on, self.head_hash, self.state = mark[:4]
         self.history = list(mark.history)
         del self.annotations[mark.annotations :]
-        del self._pending_events[mark.pending :]
+        del self.pending_events[mark.pending :]
         del self.snapshots_due[mark.snapshots :]
         self.reveal_at_end = mark.reveal_at_end
         self._prepared = None
@@ -513,9 +516,11 @@ class Game(Aggregate):
         }
 
     def _derive(self, consequences: Sequence[Consequence]) -> None:
-        cause = self._version
+        cause = self.version
         for consequence in consequences:
-            self.trigger_event(self._events.consequences[consequence.kind], cause=cause, data=dict(consequence.data))
+            self.trigger_event(
+                self._event_classes.consequences[consequence.kind], cause=cause, data=dict(consequence.data)
+            )
 
     def apply_action(self, notation: str, version: int) -> None:
         """Fold one action into the game's state: the transition prepared when it was recorded, or anew."""
@@ -591,15 +596,15 @@ class Game(Aggregate):
                 if (before := self.history[index][2]) is not None
             ],
             "state": self._rules.snapshot_state(self.state),
-            "created_on": self._created_on,
-            "modified_on": self._modified_on,
+            "created_on": self.created_on,
+            "modified_on": self.modified_on,
         }
 
     @classmethod
     def from_snapshot(cls, game_id: UUID, version: int, data: dict[str, Any]) -> Game:
         game = object.__new__(cls)
-        game._id, game._version, game._pending_events = game_id, version, []
-        game._created_on, game._modified_on = data["created_on"], data["modified_on"]
+        game.__base_init__(game_id, version, data["created_on"])
+        game.modified_on = data["modified_on"]
         ruleset, ruleset_version, kit, kit_hash, kit_document = data["setup"]
         game.ruleset_name, game.ruleset_version = ruleset, ruleset_version
         game.commitment, game.sealed = data.get("commitment"), data.get("sealed", False)
@@ -612,7 +617,7 @@ class Game(Aggregate):
             version, notation, _ = game.history[index]
             game.history[index] = (version, notation, before)
         game._rules = get_ruleset(ruleset, ruleset_version)
-        game._events = events_of(game._rules.vocabulary)
+        game._event_classes = events_of(game._rules.vocabulary)
         game.state = game._rules.restore_state(game.kit, data["state"])
         game._prepared = None
         return game

@@ -6,10 +6,8 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import Mapper, StoredEvent
-from eventsourcing.utils import get_topic
 
 from evo_ledger.game.seal import Sealer
-from evo_ledger.store.recorders import stored_event
 
 
 class SealingMapper(Mapper[UUID]):
@@ -20,17 +18,7 @@ class SealingMapper(Mapper[UUID]):
         self.sealer = sealer
 
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
-        """The library's, made without its frozen dataclass's per-field set (a compressor or a cipher, which the
-        ledger never sets, are left to the library)."""
-        if self.compressor is not None or self.cipher is not None:
-            return self.sealed(super().to_stored_event(domain_event))
-        state = dict(domain_event.__dict__)
-        originator_id, originator_version = state.pop("originator_id"), state.pop("originator_version")
-        class_version = getattr(type(domain_event), "class_version", 1)
-        if class_version > 1:
-            state["class_version"] = class_version
-        topic = get_topic(type(domain_event))
-        return self.sealed(stored_event(originator_id, originator_version, topic, self.transcoder.encode(state)))
+        return self.sealed(super().to_stored_event(domain_event))
 
     def sealed(self, stored: StoredEvent) -> StoredEvent:
         """An unsealed stored event as this mapper stores it."""

@@ -1,70 +1,33 @@
-"""The event store: on SQLite, made explicitly durable; on PostgreSQL, appending in one statement.
+"""The event store: eventsourcing's recorders, on SQLite made explicitly durable, with the queries the ledger adds.
 
-The library opens SQLite files in WAL journal mode. Every connection here also sets `synchronous=FULL`, so a
-commit returns only once the write-ahead log is on disk: an acknowledged event survives a crash of the process,
-and of the machine. PostgreSQL commits are durable with its default `synchronous_commit=on`.
+The library opens SQLite files in WAL journal mode; every connection here also sets `synchronous=FULL`, so a commit
+returns only once the write-ahead log is on disk: an acknowledged event survives a crash of the process, and of the
+machine. PostgreSQL commits are durable with its default `synchronous_commit=on`. The recorders' departures from the
+library's public API are the fast paths of `evo_ledger.store.fast_paths`.
 """
 
 from __future__ import annotations
 
-import struct
-import weakref
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 from uuid import UUID
 
-import psycopg
-from eventsourcing.persistence import InfrastructureFactoryError, Notification, StoredEvent
-from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore, PostgresFactory
-from eventsourcing.sqlite import (
-    SQLiteAggregateRecorder,
-    SQLiteApplicationRecorder,
-    SQLiteConnection,
-    SQLiteConnectionPool,
-    SQLiteCursor,
-    SQLiteDatastore,
-    SQLiteFactory,
-)
-from eventsourcing.utils import retry
-from psycopg import InterfaceError, OperationalError
-from psycopg.pq import ExecStatus, Format
-from psycopg.pq.abc import PGconn, PGresult
+from eventsourcing.persistence import InfrastructureFactoryError, StoredEvent
+from eventsourcing.postgres import PostgresFactory
+from eventsourcing.sqlite import SQLiteDatastore, SQLiteFactory
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
-# An event as the imports write it: its aggregate's id as hex text, its version, topic and state.
-EventRow = tuple[str, int, str, bytes]
+from evo_ledger.store.fast_paths import (
+    DurableSQLiteConnectionPool,
+    EventRow,
+    PostgresGameEvents,
+    PostgresOneStatementAppend,
+    SQLiteGameEvents,
+    SQLiteNotificationsAsText,
+)
 
-
-def stored_event(originator_id: UUID | str, originator_version: int, topic: str, state: bytes) -> StoredEvent:
-    """A stored event made without its frozen dataclass's per-field set (as the library makes domain events)."""
-    event = object.__new__(StoredEvent)
-    fields = {"originator_id": originator_id, "originator_version": originator_version, "topic": topic, "state": state}
-    object.__setattr__(event, "__dict__", fields)
-    return event
-
-
-def select_clauses(gt: int | None, lte: int | None, desc: bool, limit: int | None, mark: str) -> tuple[str, list[int]]:
-    """What follows `WHERE originator_id = <mark>` in a query for an aggregate's events, and its parameters."""
-    clauses, params = [], []
-    if gt is not None:
-        clauses.append(f"AND originator_version > {mark}")
-        params.append(gt)
-    if lte is not None:
-        clauses.append(f"AND originator_version <= {mark}")
-        params.append(lte)
-    clauses.append("ORDER BY originator_version DESC" if desc else "ORDER BY originator_version ASC")
-    if limit is not None:
-        clauses.append(f"LIMIT {mark}")
-        params.append(limit)
-    return " ".join(clauses), params
-
-
-class DurableSQLiteConnectionPool(SQLiteConnectionPool):
-    def _create_connection(self) -> SQLiteConnection:
-        connection = super()._create_connection()
-        connection._sqlite_conn.execute("PRAGMA synchronous=FULL;")
-        return connection
+__all__ = ["DurableSQLiteFactory", "EventRow", "LedgerPostgresFactory"]
 
 
 class DurableSQLiteDatastore(SQLiteDatastore):
@@ -76,24 +39,8 @@ class DurableSQLiteDatastore(SQLiteDatastore):
         self.pool = DurableSQLiteConnectionPool(db_name=db_name, lock_timeout=options.get("lock_timeout"))
 
 
-def dashed(hex_id: str) -> str:
-    """A UUID stored as 32 hex digits, in its usual form (as `str(UUID(hex_id))` gives it)."""
-    return f"{hex_id[:8]}-{hex_id[8:12]}-{hex_id[12:16]}-{hex_id[16:20]}-{hex_id[20:]}"
-
-
-class BatchInsertingSQLiteApplicationRecorder(SQLiteApplicationRecorder):
-    """Inserts a batch of events in one statement, not a statement per event.
-
-    Inside the write transaction each new row's id follows on from the largest, so the batch's notification ids
-    are the last one inserted and those just before it."""
-
-    def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int]:
-        SQLiteAggregateRecorder._insert_events(self, c, stored_events, **kwargs)
-        if not stored_events:
-            return []
-        c.execute("SELECT last_insert_rowid()")
-        last: int = c.fetchone()[0]
-        return list(range(last - len(stored_events) + 1, last + 1))
+class LedgerSQLiteApplicationRecorder(SQLiteGameEvents, SQLiteNotificationsAsText):
+    """The library's SQLite recorder, with the ledger's own queries."""
 
     def insert_rows(self, rows: Sequence[EventRow]) -> None:
         """Events written as they are given, in one transaction: the imports, whose rows come ready from the
@@ -102,24 +49,6 @@ class BatchInsertingSQLiteApplicationRecorder(SQLiteApplicationRecorder):
             rows = [(str(UUID(row[0])), *row[1:]) for row in rows]
         with self.datastore.transaction(commit=True) as cursor:
             cursor.executemany(self.insert_events_statement, rows)
-
-    def select_events(
-        self,
-        originator_id: UUID | str,
-        *,
-        gt: int | None = None,
-        lte: int | None = None,
-        desc: bool = False,
-        limit: int | None = None,
-    ) -> Sequence[StoredEvent]:
-        """The library's query, each row made a stored event of `originator_id` as given (the library makes a
-        UUID again from each row's text) without the frozen dataclass's per-field set: a sixth of a fold."""
-        found_id = self.convert_originator_id(originator_id) if isinstance(originator_id, str) else originator_id
-        clauses, params = select_clauses(gt, lte, desc, limit, "?")
-        statement = f"SELECT originator_version, topic, state FROM {self.events_table_name} WHERE originator_id=? "
-        with self.datastore.transaction(commit=False) as cursor:
-            cursor.execute(statement + clauses, [found_id.hex if isinstance(found_id, UUID) else found_id, *params])
-            return [stored_event(found_id, row[0], row[1], row[2]) for row in cursor.fetchall()]
 
     def select_events_of(self, originator_ids: Sequence[UUID]) -> list[StoredEvent]:
         """Every event of each of the aggregates, in one query, by aggregate and version."""
@@ -138,24 +67,6 @@ class BatchInsertingSQLiteApplicationRecorder(SQLiteApplicationRecorder):
                     row["originator_version"],
                     row["topic"],
                     row["state"],
-                )
-                for row in cursor.fetchall()
-            ]
-
-    def select_notifications_after(self, position: int, limit: int) -> list[Notification]:
-        """Up to `limit` notifications after `position`, in order, each originator id as text in a UUID's usual
-        form, as the read tables want it: the library makes a UUID of each, which they would turn back into text
-        (pays for: bench.projection_speed catch-up, SQLite)."""
-        statement = (
-            f"SELECT rowid, originator_id, originator_version, topic, state FROM {self.events_table_name} "
-            "WHERE rowid>? ORDER BY rowid LIMIT ?"
-        )
-        as_text = dashed if self.datastore.originator_id_type == "uuid" else str
-        with self.datastore.transaction(commit=False) as cursor:
-            cursor.execute(statement, (position, limit))
-            return [
-                Notification(
-                    id=row[0], originator_id=as_text(row[1]), originator_version=row[2], topic=row[3], state=row[4]
                 )
                 for row in cursor.fetchall()
             ]
@@ -179,7 +90,7 @@ class BatchInsertingSQLiteApplicationRecorder(SQLiteApplicationRecorder):
 class DurableSQLiteFactory(SQLiteFactory):
     """The library's SQLite factory, every connection committing to disk before it returns."""
 
-    application_recorder_class = BatchInsertingSQLiteApplicationRecorder
+    application_recorder_class = LedgerSQLiteApplicationRecorder
 
     def __init__(self, env: Any) -> None:
         super().__init__(env)
@@ -193,95 +104,19 @@ class DurableSQLiteFactory(SQLiteFactory):
         plain.close()
 
 
-_ARRAY_HEADER = struct.Struct("!iiiii")  # dimensions, has nulls, element type, length, lower bound
-_ELEMENT_LENGTH = struct.Struct("!i")
-_BIGINT = struct.Struct("!q")
+class LedgerPostgresApplicationRecorder(PostgresGameEvents, PostgresOneStatementAppend):
+    """The library's PostgreSQL recorder, with the ledger's own queries."""
 
-
-class BinaryArray:
-    """A one-dimensional PostgreSQL array of non-null values, in the binary form it travels in (psycopg dumps a
-    Python list by looking again at every element's type at each call)."""
-
-    __slots__ = ("data",)
-    element_oid: ClassVar[int]
-    array_oid: ClassVar[int]
-
-    def __init__(self, elements: Sequence[bytes]) -> None:
-        header = _ARRAY_HEADER.pack(1, 0, self.element_oid, len(elements), 1)
-        self.data = header + b"".join([_ELEMENT_LENGTH.pack(len(element)) + element for element in elements])
-
-
-class UuidArray(BinaryArray):
-    __slots__ = ()
-    element_oid, array_oid = 2950, 2951
-
-
-class BigintArray(BinaryArray):
-    __slots__ = ()
-    element_oid, array_oid = 20, 1016
-
-    def __init__(self, numbers: Sequence[int]) -> None:
-        super().__init__([_BIGINT.pack(number) for number in numbers])
-
-
-class TextArray(BinaryArray):
-    __slots__ = ()
-    element_oid, array_oid = 25, 1009
-
-    def __init__(self, texts: Sequence[str]) -> None:
-        super().__init__([text.encode("utf-8") for text in texts])
-
-
-class ByteaArray(BinaryArray):
-    __slots__ = ()
-    element_oid, array_oid = 17, 1001
-
-
-APPEND_STATEMENT = b"evo_ledger_append"
-_APPEND_FORMATS = [Format.BINARY] * 4 + [Format.TEXT]
-
-
-class OneStatementPostgresApplicationRecorder(PostgresApplicationRecorder):
-    """The library's recorder, except that a batch of events is appended by one call of a stored function that
-    takes the table lock, notifies and inserts: one statement, so one round trip and one implicit transaction
-    (the library sends six statements, and waits on the server several times). The same lock keeps notification
-    ids in commit order; a batch of any size goes in one go."""
-
-    def __init__(self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events") -> None:
-        super().__init__(datastore, events_table_name=events_table_name)
-        schema, function = Identifier(datastore.schema), Identifier(f"{self.channel_name}_append")
-        id_type = SQL(datastore.originator_id_type)
-        self.sql_create_statements.append(
-            SQL(
-                "CREATE OR REPLACE FUNCTION {schema}.{function}("
-                "ids {id_type}[], versions bigint[], topics text[], states bytea[], lock_timeout text) "
-                "RETURNS SETOF bigint LANGUAGE plpgsql AS $$ BEGIN "
-                "PERFORM set_config('lock_timeout', lock_timeout, true); "
-                "LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; "
-                "NOTIFY {channel}; "
-                "RETURN QUERY INSERT INTO {schema}.{table} (originator_id, originator_version, topic, state) "
-                "SELECT * FROM unnest(ids, versions, topics, states) RETURNING notification_id; "
-                "END $$"
-            ).format(
-                schema=schema,
-                function=function,
-                id_type=id_type,
-                table=Identifier(self.events_table_name),
-                channel=Identifier(self.channel_name),
-            )
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        table = SQL("{schema}.{table}").format(
+            schema=Identifier(self.datastore.schema), table=Identifier(self.events_table_name)
         )
-        self.append_query = (
-            SQL("SELECT id FROM {schema}.{function}($1, $2, $3, $4, $5) AS appended(id)")
-            .format(schema=schema, function=function)
-            .as_bytes(None)
-        )
-        id_array = TextArray if datastore.originator_id_type == "text" else UuidArray
-        self.append_types = [id_array.array_oid, BigintArray.array_oid, TextArray.array_oid, ByteaArray.array_oid, 25]
-        self._prepared_on: weakref.WeakSet[PGconn] = weakref.WeakSet()
-        self._select_statements: dict[str, bytes] = {}
-        table = SQL("{schema}.{table}").format(schema=schema, table=Identifier(self.events_table_name))
+        self.events_of_statement = SQL(
+            "SELECT * FROM {table} WHERE originator_id = ANY(%s) ORDER BY originator_id, originator_version"
+        ).format(table=table)
         # The log's last id and what changed up to it, from one snapshot: one statement, one round trip.
-        self._changed_statement = (
+        self.changed_statement = (
             SQL(
                 "SELECT last.id, changed.originator_id FROM (SELECT MAX(notification_id) AS id FROM {table}) AS last "
                 "LEFT JOIN LATERAL (SELECT DISTINCT originator_id FROM {table} "
@@ -291,100 +126,12 @@ class OneStatementPostgresApplicationRecorder(PostgresApplicationRecorder):
             .as_bytes(None)
         )
 
-    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
-    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
-        if not stored_events:
-            return []
-        return self._append(
-            self._ids([event.originator_id for event in stored_events]),
-            [event.originator_version for event in stored_events],
-            [event.topic for event in stored_events],
-            [event.state for event in stored_events],
-        )
-
-    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
-    def insert_rows(self, rows: Sequence[EventRow]) -> None:
-        """Events written as they are given, in one transaction (the imports)."""
-        if not rows:
-            return
-        if self.datastore.originator_id_type == "text":
-            ids: BinaryArray = TextArray([str(UUID(row[0])) for row in rows])
-        else:
-            ids = UuidArray([bytes.fromhex(row[0]) for row in rows])
-        self._append(ids, [row[1] for row in rows], [row[2] for row in rows], [row[3] for row in rows])
-
-    def _append(self, ids: BinaryArray, versions: list[int], topics: list[str], states: list[bytes]) -> list[int]:
-        columns = [
-            ids.data,
-            BigintArray(versions).data,
-            TextArray(topics).data,
-            ByteaArray(states).data,
-            f"{self.datastore.lock_timeout}s".encode(),
-        ]
-        with self.datastore.get_connection() as connection:
-            return self.appended(connection, columns)
-
-    def appended(self, connection: psycopg.Connection[Any], columns: list[bytes]) -> list[int]:
-        """The append statement run by libpq itself, prepared once on each connection, without a psycopg cursor's
-        handling of its parameters and rows (pays for: bench.ledger_speed appends, PostgreSQL). A statement the
-        connection has lost is prepared again."""
-        try:
-            return self._run_append(connection, columns)
-        except psycopg.errors.InvalidSqlStatementName:
-            self._prepared_on.discard(connection.pgconn)
-            return self._run_append(connection, columns)
-
-    def _run_append(self, connection: psycopg.Connection[Any], columns: list[bytes]) -> list[int]:
-        pgconn = connection.pgconn
-        if pgconn not in self._prepared_on:
-            _succeeded(pgconn.prepare(APPEND_STATEMENT, self.append_query, self.append_types), connection)
-            self._prepared_on.add(pgconn)
-        result = pgconn.exec_prepared(APPEND_STATEMENT, columns, _APPEND_FORMATS, Format.BINARY)
-        _succeeded(result, connection)
-        return [_BIGINT.unpack(result.get_value(row, 0) or b"")[0] for row in range(result.ntuples)]
-
-    def _ids(self, ids: list[UUID | str]) -> BinaryArray:
-        if self.datastore.originator_id_type == "text":
-            return TextArray([str(originator_id) for originator_id in ids])
-        return UuidArray([UUID(str(i)).bytes if isinstance(i, str) else i.bytes for i in ids])
-
-    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
-    def select_events(
-        self,
-        originator_id: UUID | str,
-        *,
-        gt: int | None = None,
-        lte: int | None = None,
-        desc: bool = False,
-        limit: int | None = None,
-    ) -> Sequence[StoredEvent]:
-        """The library's query, rendered once for each form it takes, its rows made stored events of
-        `originator_id` as given, without the frozen dataclass's per-field set."""
-        clauses, params = select_clauses(gt, lte, desc, limit, "%s")
-        statement = self._select_statements.get(clauses)
-        if statement is None:
-            statement = self._select_statements[clauses] = (
-                SQL("SELECT originator_version, topic, state FROM {schema}.{table} WHERE originator_id = %s ")
-                .format(schema=Identifier(self.datastore.schema), table=Identifier(self.events_table_name))
-                .as_bytes(None)
-                + clauses.encode()
-            )
-        found_id = originator_id
-        if isinstance(originator_id, str) and self.datastore.originator_id_type == "uuid":
-            found_id = UUID(originator_id)
-        with self.datastore.get_connection() as connection, connection.cursor(row_factory=tuple_row) as cursor:
-            cursor.execute(statement, [found_id, *params], prepare=True, binary=True)
-            return [stored_event(found_id, row[0], row[1], bytes(row[2])) for row in cursor.fetchall()]
-
     def select_events_of(self, originator_ids: Sequence[UUID]) -> list[StoredEvent]:
         """Every event of each of the aggregates, in one query, by aggregate and version."""
         if not originator_ids:
             return []
-        statement = SQL(
-            "SELECT * FROM {schema}.{table} WHERE originator_id = ANY(%s) ORDER BY originator_id, originator_version"
-        ).format(schema=Identifier(self.datastore.schema), table=Identifier(self.events_table_name))
         with self.datastore.get_connection() as connection, connection.cursor() as cursor:
-            cursor.execute(statement, [list(originator_ids)])
+            cursor.execute(self.events_of_statement, [list(originator_ids)])
             return [
                 StoredEvent(row["originator_id"], row["originator_version"], row["topic"], bytes(row["state"]))
                 for row in cursor.fetchall()
@@ -397,19 +144,13 @@ class OneStatementPostgresApplicationRecorder(PostgresApplicationRecorder):
         Notification ids follow the order of commits (appends take the table's lock), so an event not yet
         committed when the last id was read has a larger one."""
         with self.datastore.get_connection() as connection, connection.cursor(row_factory=tuple_row) as cursor:
-            cursor.execute(self._changed_statement, [position, len(topic_prefix), topic_prefix], prepare=True)
+            cursor.execute(self.changed_statement, [position, len(topic_prefix), topic_prefix], prepare=True)
             rows = cursor.fetchall()
         last: int = rows[0][0] or 0
         return last, {UUID(str(row[1])) for row in rows if row[1] is not None}
 
 
-def _succeeded(result: PGresult, connection: psycopg.Connection[Any]) -> None:
-    """Raises what psycopg would raise for a failed command."""
-    if result.status not in (ExecStatus.COMMAND_OK, ExecStatus.TUPLES_OK):
-        raise psycopg.errors.error_from_result(result, connection.info.encoding)
-
-
 class LedgerPostgresFactory(PostgresFactory):
-    """The library's PostgreSQL factory, with a recorder that appends in one statement."""
+    """The library's PostgreSQL factory, with the ledger's recorder."""
 
-    application_recorder_class = OneStatementPostgresApplicationRecorder
+    application_recorder_class = LedgerPostgresApplicationRecorder

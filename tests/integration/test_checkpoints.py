@@ -14,7 +14,6 @@ from typing import Any
 from uuid import UUID
 
 import pytest
-from eventsourcing.application import ProcessingEvent
 from eventsourcing.persistence import IntegrityError
 from fastapi.testclient import TestClient
 
@@ -256,10 +255,8 @@ def test_a_checkpoint_lost_to_another_leaves_no_trace_and_the_next_follows_the_w
         other.annotate(game_id, 2, "noted on the other server")
         won, _ = other.take_checkpoint()
     events = {str(game_id): [[999, "0" * 64, True]]}
-    processing: ProcessingEvent[UUID] = ProcessingEvent()
-    processing.events.extend(next_checkpoint(stale, events, 10**6))
     with pytest.raises(IntegrityError):
-        sealed._record(processing)  # the stale one cannot be appended
+        sealed.save(*next_checkpoint(stale, events, 10**6))  # the stale one cannot be appended
     sealed.annotate(game_id, 3, "noted here")
     taken, new = sealed.take_checkpoint()
     assert new and taken["number"] == 3 and taken["previous"] == won["signature"]

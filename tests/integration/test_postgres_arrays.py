@@ -13,11 +13,11 @@ from eventsourcing.persistence import StoredEvent
 
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.settings import Settings
-from evo_ledger.store.recorders import (
+from evo_ledger.store.fast_paths import (
     BigintArray,
     BinaryArray,
     ByteaArray,
-    OneStatementPostgresApplicationRecorder,
+    PostgresOneStatementAppend,
     TextArray,
     UuidArray,
 )
@@ -71,10 +71,10 @@ def ledger(url: str) -> Iterator[Ledger]:
         yield opened
 
 
-def recorder_and_first_event(ledger: Ledger) -> tuple[OneStatementPostgresApplicationRecorder, StoredEvent]:
+def recorder_and_first_event(ledger: Ledger) -> tuple[PostgresOneStatementAppend, StoredEvent]:
     """The ledger's recorder, and the first event of a new game."""
     game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
-    assert isinstance(ledger.recorder, OneStatementPostgresApplicationRecorder)
+    assert isinstance(ledger.recorder, PostgresOneStatementAppend)
     return ledger.recorder, ledger.stored_events(game.game_id)[0]
 
 

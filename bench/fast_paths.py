@@ -1,0 +1,197 @@
+"""What each of the store's fast paths buys: its benchmark line with the fast path and with the library's own way, in
+the same run, taking turns round by round so that both meet the same moments of this shared machine.
+
+    python -m bench.fast_paths [--postgres postgresql://postgres@127.0.0.1:5432/test] [--report]
+
+A ratio is the library's way's time over the fast path's: 1.30x means the line takes 30% longer without it. Lines
+bound by the processor (folds, the audit, the read tables' catch-up) are timed in processor time, which other
+processes on the machine disturb least; appends wait on the disk or the server, and are timed by the clock. A fast
+path is kept only at `KEPT_ABOVE` or more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from eventsourcing.persistence import StoredEvent
+from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.sqlite import SQLiteApplicationRecorder
+
+from bench.ledger_speed import long_game, postgres_database, record_game
+from bench.projection_speed import store_games
+from bench.report import reporting
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.game.notation import parse_game
+from evo_ledger.settings import Settings
+from evo_ledger.store import fast_paths
+from evo_ledger.store.fast_paths import FAST_PATHS, KEPT_ABOVE
+from projections.runner import rebuild
+from projections.store import ReadStore
+
+ROUNDS = 8
+Switch = Callable[[bool], None]  # True: the library's own way; False: the fast path
+
+
+def library_method(recorder: Any, library_class: type, method: str) -> Switch:
+    """Puts the library's own method on this recorder, or takes it off again."""
+
+    def switch(plain: bool) -> None:
+        if plain:
+            setattr(recorder, method, types.MethodType(getattr(library_class, method), recorder))
+        else:
+            vars(recorder).pop(method, None)
+
+    return switch
+
+
+def cpu(work: Callable[[], Any]) -> float:
+    started = time.process_time()
+    work()
+    return time.process_time() - started
+
+
+def wall(work: Callable[[], Any]) -> float:
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
+
+
+def ratio(switch: Switch, timed: Callable[[], float]) -> float:
+    """The library's way's time over the fast path's, in alternating rounds (each round in the other order)."""
+    fast = plain = 0.0
+    switch(True)
+    timed()
+    switch(False)
+    timed()
+    for round_number in range(ROUNDS):
+        for use_plain in (False, True) if round_number % 2 else (True, False):
+            switch(use_plain)
+            seconds = timed()
+            fast, plain = (fast, plain + seconds) if use_plain else (fast + seconds, plain)
+    switch(False)
+    return plain / fast
+
+
+def full_fold(database: str, library_class: type) -> float:
+    game = long_game()
+    with Ledger(Settings(database)) as ledger:
+        ledger.save_games([game])
+    with Ledger(replace(Settings(database), log_cache_events=0), IS_SNAPSHOTTING_ENABLED="n") as ledger:
+        switch = library_method(ledger.recorder, library_class, "select_events")
+        return ratio(switch, lambda: cpu(lambda: ledger.game(game.id, version=game.version)))
+
+
+def appends(database: str, library_class: type) -> float:
+    lines = [line.text for line in parse_game(Path("replays/hand-3p-first-game.evo").read_text()).actions]
+    with Ledger(Settings(database)) as ledger:
+        switch = library_method(ledger.recorder, library_class, "insert_events")
+        return ratio(switch, lambda: record_game(ledger, lines)[2])
+
+
+def catch_up(database: str) -> float:
+    settings = Settings(database)
+    with Ledger(settings) as ledger:
+        store_games(ledger, "evo2", 40)
+        store = ReadStore(settings)
+        try:
+
+            def switch(plain: bool) -> None:
+                if plain:
+                    ledger.recorder.select_notifications_after = None  # type: ignore[attr-defined]
+                else:
+                    vars(ledger.recorder).pop("select_notifications_after", None)
+
+            return ratio(switch, lambda: cpu(lambda: rebuild(ledger, store)))
+        finally:
+            store.close()
+
+
+def audit(database: str) -> float:
+    game = long_game()
+    decoded = fast_paths.decoded_domain_event
+    with Ledger(Settings(database)) as ledger:
+        ledger.save_games([game])
+
+        def library_way(stored: StoredEvent, _: dict[str, Any]) -> Any:
+            return ledger.mapper.to_domain_event(stored)
+
+        def switch(plain: bool) -> None:
+            fast_paths.decoded_domain_event = library_way if plain else decoded  # type: ignore[assignment]
+
+        try:
+            return ratio(switch, lambda: cpu(lambda: ledger.audit(game.id)))
+        finally:
+            fast_paths.decoded_domain_event = decoded
+
+
+@contextmanager
+def sqlite_file(name: str) -> Iterator[str]:
+    with tempfile.TemporaryDirectory() as folder:
+        yield str(Path(folder) / name)
+
+
+def measurements(postgres: str) -> dict[str, Callable[[], float]]:
+    """Each fast path's line, measured on a database made for it."""
+
+    def on_sqlite(measure: Callable[[str], float]) -> Callable[[], float]:
+        def run() -> float:
+            with sqlite_file("fast.sqlite") as database:
+                return measure(database)
+
+        return run
+
+    def on_postgres(measure: Callable[[str], float]) -> Callable[[], float]:
+        def run() -> float:
+            with postgres_database(postgres) as url:
+                return measure(url)
+
+        return run
+
+    return {
+        "sqlite_game_events": on_sqlite(lambda db: full_fold(db, SQLiteApplicationRecorder)),
+        "postgres_game_events": on_postgres(lambda db: full_fold(db, PostgresApplicationRecorder)),
+        "postgres_one_statement_append": on_postgres(lambda db: appends(db, PostgresApplicationRecorder)),
+        "sqlite_notifications_as_text": on_sqlite(catch_up),
+        "decoded_domain_event": on_sqlite(audit),
+    }
+
+
+def run(postgres: str, repeats: int) -> None:
+    measure = measurements(postgres)
+    for fast_path in FAST_PATHS:
+        ratios = [measure[fast_path.name]() for _ in range(repeats)]
+        middle = statistics.median(ratios)
+        print(f"{fast_path.name}: {fast_path.pays_for}")
+        print(f"  stands in for {fast_path.replaces}")
+        runs = ", ".join(f"{r:.2f}" for r in ratios)
+        kept = "kept" if middle >= KEPT_ABOVE else "not kept"
+        print(f"  the library's way takes {middle:.2f}x as long: {kept} at {KEPT_ABOVE:.2f}x (runs: {runs})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/test")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each line; the median is reported")
+    parser.add_argument("--report", action="store_true", help="write this benchmark's section of docs/benchmarks.md")
+    args = parser.parse_args()
+    reporting(
+        "fast-paths",
+        "The store's fast paths",
+        ".venv/bin/python -m bench.fast_paths",
+        f"each fast path makes its line {KEPT_ABOVE:.2f}x faster than the library's own way, or it goes.",
+        lambda: run(args.postgres, args.repeats),
+        args.report,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,350 @@
+"""Every place the ledger departs from eventsourcing's public API, each named with the benchmark line it pays for.
+
+`python -m bench.fast_paths` measures each against the library's own way in the same run and writes the ratios into
+docs/benchmarks.md; a fast path that buys less than `KEPT_ABOVE` on its line is not kept. Only this module may
+use the library's private names (a test reads every other module for them).
+"""
+
+from __future__ import annotations
+
+import struct
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+from uuid import UUID
+
+import psycopg
+from eventsourcing.persistence import Notification, StoredEvent
+from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteConnection, SQLiteConnectionPool
+from eventsourcing.utils import resolve_topic, retry
+from psycopg import InterfaceError, OperationalError
+from psycopg.pq import ExecStatus, Format
+from psycopg.pq.abc import PGconn, PGresult
+from psycopg.rows import tuple_row
+from psycopg.sql import SQL, Identifier
+
+# A fast path stays only while it makes its line this much faster than the library's own way, in the same run.
+KEPT_ABOVE = 1.15
+
+# An event as the imports write it: its aggregate's id as hex text, its version, topic and state.
+EventRow = tuple[str, int, str, bytes]
+
+
+@dataclass(frozen=True)
+class FastPath:
+    """A departure from the library's public API: what it stands in for, and the benchmark line it pays for."""
+
+    name: str
+    replaces: str
+    pays_for: str
+
+
+FAST_PATHS = (
+    FastPath(
+        "sqlite_game_events",
+        "SQLiteApplicationRecorder.select_events",
+        "bench.ledger_speed full fold, SQLite",
+    ),
+    FastPath(
+        "postgres_game_events",
+        "PostgresApplicationRecorder.select_events",
+        "bench.ledger_speed full fold, PostgreSQL",
+    ),
+    FastPath(
+        "postgres_one_statement_append",
+        "PostgresApplicationRecorder.insert_events",
+        "bench.ledger_speed appends, PostgreSQL",
+    ),
+    FastPath(
+        "sqlite_notifications_as_text",
+        "SQLiteApplicationRecorder.select_notifications",
+        "bench.projection_speed catch-up, SQLite",
+    ),
+    FastPath(
+        "decoded_domain_event",
+        "Mapper.to_domain_event",
+        "bench.audit_speed audit, SQLite",
+    ),
+)
+
+
+def stored_event(originator_id: UUID | str, originator_version: int, topic: str, state: bytes) -> StoredEvent:
+    """A stored event made without its frozen dataclass's per-field set."""
+    event = object.__new__(StoredEvent)
+    fields = {"originator_id": originator_id, "originator_version": originator_version, "topic": topic, "state": state}
+    object.__setattr__(event, "__dict__", fields)
+    return event
+
+
+def decoded_domain_event(stored: StoredEvent, fields: dict[str, Any]) -> Any:
+    """The domain event of a stored event whose bytes the caller has decoded already, upcast to its class's version
+    as the library's mapper makes it, without decoding the bytes a second time (pays for: decoded_domain_event)."""
+    cls = resolve_topic(stored.topic)
+    state = dict(fields)
+    originator_id = stored.originator_id
+    state["originator_id"] = originator_id if isinstance(originator_id, UUID) else UUID(str(originator_id))
+    state["originator_version"] = stored.originator_version
+    version, target = state.pop("class_version", 1), getattr(cls, "class_version", 1)
+    while version < target:
+        getattr(cls, f"upcast_v{version}_v{version + 1}")(state)
+        version += 1
+    event = object.__new__(cls)
+    object.__setattr__(event, "__dict__", state)
+    return event
+
+
+class DurableSQLiteConnectionPool(SQLiteConnectionPool):
+    """Every connection commits to disk before it returns (`synchronous=FULL`): durability, not speed. The library
+    opens its connections in a method of its own and offers no setting for this."""
+
+    def _create_connection(self) -> SQLiteConnection:
+        connection = super()._create_connection()
+        connection._sqlite_conn.execute("PRAGMA synchronous=FULL;")
+        return connection
+
+
+def select_clauses(gt: int | None, lte: int | None, desc: bool, limit: int | None, mark: str) -> tuple[str, list[int]]:
+    """What follows `WHERE originator_id = <mark>` in a query for an aggregate's events, and its parameters."""
+    clauses, params = [], []
+    if gt is not None:
+        clauses.append(f"AND originator_version > {mark}")
+        params.append(gt)
+    if lte is not None:
+        clauses.append(f"AND originator_version <= {mark}")
+        params.append(lte)
+    clauses.append("ORDER BY originator_version DESC" if desc else "ORDER BY originator_version ASC")
+    if limit is not None:
+        clauses.append(f"LIMIT {mark}")
+        params.append(limit)
+    return " ".join(clauses), params
+
+
+def dashed(hex_id: str) -> str:
+    """A UUID stored as 32 hex digits, in its usual form (as `str(UUID(hex_id))` gives it)."""
+    return f"{hex_id[:8]}-{hex_id[8:12]}-{hex_id[12:16]}-{hex_id[16:20]}-{hex_id[20:]}"
+
+
+class SQLiteGameEvents(SQLiteApplicationRecorder):
+    """sqlite_game_events: the library's query for a game's events, each row made a stored event of the id as
+    given (the library makes a UUID again from each row's text) without the frozen dataclass's per-field set."""
+
+    def select_events(
+        self,
+        originator_id: UUID | str,
+        *,
+        gt: int | None = None,
+        lte: int | None = None,
+        desc: bool = False,
+        limit: int | None = None,
+    ) -> Sequence[StoredEvent]:
+        found_id = self.convert_originator_id(originator_id) if isinstance(originator_id, str) else originator_id
+        clauses, params = select_clauses(gt, lte, desc, limit, "?")
+        statement = f"SELECT originator_version, topic, state FROM {self.events_table_name} WHERE originator_id=? "
+        with self.datastore.transaction(commit=False) as cursor:
+            cursor.execute(statement + clauses, [found_id.hex if isinstance(found_id, UUID) else found_id, *params])
+            return [stored_event(found_id, row[0], row[1], row[2]) for row in cursor.fetchall()]
+
+
+class SQLiteNotificationsAsText(SQLiteApplicationRecorder):
+    """sqlite_notifications_as_text: a page of the log with each originator id as text in a UUID's usual form, as
+    the read tables want it (the library makes a UUID of each, which they would turn back into text)."""
+
+    def select_notifications_after(self, position: int, limit: int) -> list[Notification]:
+        statement = (
+            f"SELECT rowid, originator_id, originator_version, topic, state FROM {self.events_table_name} "
+            "WHERE rowid>? ORDER BY rowid LIMIT ?"
+        )
+        as_text = dashed if self.datastore.originator_id_type == "uuid" else str
+        with self.datastore.transaction(commit=False) as cursor:
+            cursor.execute(statement, (position, limit))
+            return [
+                Notification(
+                    id=row[0], originator_id=as_text(row[1]), originator_version=row[2], topic=row[3], state=row[4]
+                )
+                for row in cursor.fetchall()
+            ]
+
+
+class PostgresGameEvents(PostgresApplicationRecorder):
+    """postgres_game_events: the library's query for a game's events, rendered once for each form it takes, its
+    rows made stored events of the id as given, without the frozen dataclass's per-field set."""
+
+    def __init__(self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events") -> None:
+        super().__init__(datastore, events_table_name=events_table_name)
+        self._select_statements: dict[str, bytes] = {}
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def select_events(
+        self,
+        originator_id: UUID | str,
+        *,
+        gt: int | None = None,
+        lte: int | None = None,
+        desc: bool = False,
+        limit: int | None = None,
+    ) -> Sequence[StoredEvent]:
+        clauses, params = select_clauses(gt, lte, desc, limit, "%s")
+        statement = self._select_statements.get(clauses)
+        if statement is None:
+            statement = self._select_statements[clauses] = (
+                SQL("SELECT originator_version, topic, state FROM {schema}.{table} WHERE originator_id = %s ")
+                .format(schema=Identifier(self.datastore.schema), table=Identifier(self.events_table_name))
+                .as_bytes(None)
+                + clauses.encode()
+            )
+        found_id = originator_id
+        if isinstance(originator_id, str) and self.datastore.originator_id_type == "uuid":
+            found_id = UUID(originator_id)
+        with self.datastore.get_connection() as connection, connection.cursor(row_factory=tuple_row) as cursor:
+            cursor.execute(statement, [found_id, *params], prepare=True, binary=True)
+            return [stored_event(found_id, row[0], row[1], bytes(row[2])) for row in cursor.fetchall()]
+
+
+_ARRAY_HEADER = struct.Struct("!iiiii")  # dimensions, has nulls, element type, length, lower bound
+_ELEMENT_LENGTH = struct.Struct("!i")
+_BIGINT = struct.Struct("!q")
+
+
+class BinaryArray:
+    """A one-dimensional PostgreSQL array of non-null values, in the binary form it travels in (psycopg dumps a
+    Python list by looking again at every element's type at each call)."""
+
+    __slots__ = ("data",)
+    element_oid: ClassVar[int]
+    array_oid: ClassVar[int]
+
+    def __init__(self, elements: Sequence[bytes]) -> None:
+        header = _ARRAY_HEADER.pack(1, 0, self.element_oid, len(elements), 1)
+        self.data = header + b"".join([_ELEMENT_LENGTH.pack(len(element)) + element for element in elements])
+
+
+class UuidArray(BinaryArray):
+    __slots__ = ()
+    element_oid, array_oid = 2950, 2951
+
+
+class BigintArray(BinaryArray):
+    __slots__ = ()
+    element_oid, array_oid = 20, 1016
+
+    def __init__(self, numbers: Sequence[int]) -> None:
+        super().__init__([_BIGINT.pack(number) for number in numbers])
+
+
+class TextArray(BinaryArray):
+    __slots__ = ()
+    element_oid, array_oid = 25, 1009
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        super().__init__([text.encode("utf-8") for text in texts])
+
+
+class ByteaArray(BinaryArray):
+    __slots__ = ()
+    element_oid, array_oid = 17, 1001
+
+
+APPEND_STATEMENT = b"evo_ledger_append"
+_APPEND_FORMATS = [Format.BINARY] * 4 + [Format.TEXT]
+
+
+class PostgresOneStatementAppend(PostgresApplicationRecorder):
+    """postgres_one_statement_append: a batch of events appended by one call of a stored function that takes the
+    table lock, notifies and inserts: one statement, so one round trip and one implicit transaction (the library
+    sends six statements, and waits on the server several times). The same lock keeps notification ids in commit
+    order; a batch of any size goes in one go."""
+
+    def __init__(self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events") -> None:
+        super().__init__(datastore, events_table_name=events_table_name)
+        schema, function = Identifier(datastore.schema), Identifier(f"{self.channel_name}_append")
+        self.sql_create_statements.append(
+            SQL(
+                "CREATE OR REPLACE FUNCTION {schema}.{function}("
+                "ids {id_type}[], versions bigint[], topics text[], states bytea[], lock_timeout text) "
+                "RETURNS SETOF bigint LANGUAGE plpgsql AS $$ BEGIN "
+                "PERFORM set_config('lock_timeout', lock_timeout, true); "
+                "LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; "
+                "NOTIFY {channel}; "
+                "RETURN QUERY INSERT INTO {schema}.{table} (originator_id, originator_version, topic, state) "
+                "SELECT * FROM unnest(ids, versions, topics, states) RETURNING notification_id; "
+                "END $$"
+            ).format(
+                schema=schema,
+                function=function,
+                id_type=SQL(datastore.originator_id_type),
+                table=Identifier(self.events_table_name),
+                channel=Identifier(self.channel_name),
+            )
+        )
+        self.append_query = (
+            SQL("SELECT id FROM {schema}.{function}($1, $2, $3, $4, $5) AS appended(id)")
+            .format(schema=schema, function=function)
+            .as_bytes(None)
+        )
+        id_array = TextArray if datastore.originator_id_type == "text" else UuidArray
+        self.append_types = [id_array.array_oid, BigintArray.array_oid, TextArray.array_oid, ByteaArray.array_oid, 25]
+        self._prepared_on: weakref.WeakSet[PGconn] = weakref.WeakSet()
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        if not stored_events:
+            return []
+        return self._append(
+            self._ids([event.originator_id for event in stored_events]),
+            [event.originator_version for event in stored_events],
+            [event.topic for event in stored_events],
+            [event.state for event in stored_events],
+        )
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def insert_rows(self, rows: Sequence[EventRow]) -> None:
+        """Events written as they are given, in one transaction (the imports)."""
+        if not rows:
+            return
+        if self.datastore.originator_id_type == "text":
+            ids: BinaryArray = TextArray([str(UUID(row[0])) for row in rows])
+        else:
+            ids = UuidArray([bytes.fromhex(row[0]) for row in rows])
+        self._append(ids, [row[1] for row in rows], [row[2] for row in rows], [row[3] for row in rows])
+
+    def _append(self, ids: BinaryArray, versions: list[int], topics: list[str], states: list[bytes]) -> list[int]:
+        columns = [
+            ids.data,
+            BigintArray(versions).data,
+            TextArray(topics).data,
+            ByteaArray(states).data,
+            f"{self.datastore.lock_timeout}s".encode(),
+        ]
+        with self.datastore.get_connection() as connection:
+            return self.appended(connection, columns)
+
+    def appended(self, connection: psycopg.Connection[Any], columns: list[bytes]) -> list[int]:
+        """The append statement run by libpq itself, prepared once on each connection, without a psycopg cursor's
+        handling of its parameters and rows. A statement the connection has lost is prepared again."""
+        try:
+            return self._run_append(connection, columns)
+        except psycopg.errors.InvalidSqlStatementName:
+            self._prepared_on.discard(connection.pgconn)
+            return self._run_append(connection, columns)
+
+    def _run_append(self, connection: psycopg.Connection[Any], columns: list[bytes]) -> list[int]:
+        pgconn = connection.pgconn
+        if pgconn not in self._prepared_on:
+            _succeeded(pgconn.prepare(APPEND_STATEMENT, self.append_query, self.append_types), connection)
+            self._prepared_on.add(pgconn)
+        result = pgconn.exec_prepared(APPEND_STATEMENT, columns, _APPEND_FORMATS, Format.BINARY)
+        _succeeded(result, connection)
+        return [_BIGINT.unpack(result.get_value(row, 0) or b"")[0] for row in range(result.ntuples)]
+
+    def _ids(self, ids: list[UUID | str]) -> BinaryArray:
+        if self.datastore.originator_id_type == "text":
+            return TextArray([str(originator_id) for originator_id in ids])
+        return UuidArray([UUID(str(i)).bytes if isinstance(i, str) else i.bytes for i in ids])
+
+
+def _succeeded(result: PGresult, connection: psycopg.Connection[Any]) -> None:
+    """Raises what psycopg would raise for a failed command."""
+    if result.status not in (ExecStatus.COMMAND_OK, ExecStatus.TUPLES_OK):
+        raise psycopg.errors.error_from_result(result, connection.info.encoding)
