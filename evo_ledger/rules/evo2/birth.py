@@ -90,12 +90,13 @@ def check_killer_baby(state: State, action: Birth, holder: str, parents: list[st
 
 
 def apply_birth(state: State, action: Birth) -> None:
+    board = state.own_board()
     if action.relocated_from is not None:
-        del state.board[action.relocated_from]
-    if action.space in state.board:
+        del board[action.relocated_from]
+    if action.space in board:
         state.pending = Pending(KILLER_BABY_ROLL, action.player, None, action.space)
     else:
-        state.board[action.space] = action.player
+        board[action.space] = action.player
 
 
 def apply_killer_baby_roll(state: State, action: Roll, effects: Effects) -> None:
@@ -105,7 +106,7 @@ def apply_killer_baby_roll(state: State, action: Roll, effects: Effects) -> None
     victim = state.board[pending.target]
     won = action.face in KILLER_BABY_WINS
     if won:
-        state.board[pending.target] = pending.player
+        state.own_board()[pending.target] = pending.player
     state.pending = None
     effects.add(
         "killer_baby_resolved",

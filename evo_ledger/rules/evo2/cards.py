@@ -83,7 +83,7 @@ def apply_play(state: State, action: PlayCard, effects: Effects) -> None:
 
 def apply_effect(state: State, action: PlayCard, effect: Effect, effects: Effects) -> None:
     if effect.kind == "remove" and effect.space is not None:
-        owner = state.board.pop(effect.space)
+        owner = state.own_board().pop(effect.space)
         effects.add("dinosaur_removed", round=state.round, player=owner, space=effect.space, card=action.card)
     elif effect.kind == "shift":
         positions = len(state.kit.climate.positions)

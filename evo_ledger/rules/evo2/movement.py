@@ -87,7 +87,8 @@ def apply_move(state: State, action: Move) -> None:
 
 
 def relocate(state: State, source: str, target: str) -> None:
-    state.board[target] = state.board.pop(source)
+    board = state.own_board()
+    board[target] = board.pop(source)
 
 
 def check_special(state: State, player: str, gene: str, source: str, target: str) -> None:
@@ -201,7 +202,7 @@ def apply_attack_roll(state: State, action: Roll, effects: Effects) -> None:
     if escapes:
         state.pending = Pending(ESCAPE, defender, source, target)
     elif won:
-        del state.board[target]
+        del state.own_board()[target]
         relocate(state, source, target)
     effects.add(
         "combat_resolved",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import permutations
 from typing import Any
 
@@ -174,6 +174,7 @@ ACTION_FORM = ActionForm(Action, parse_action, format_action, ACTION_WORDS)
 
 
 READING = Evo2Reading()
+make_transition = partial(tuple.__new__, Transition)  # without Transition(...)'s argument handling: every action's cost
 
 
 def draw_island(kit: Kit, labels: Mapping[str, str] | None = None) -> str:
@@ -281,6 +282,17 @@ def check_action(state: State, action: Action) -> None:
     check = CHECKS.get(type(action))
     if check is not None:
         check(state, action)
+
+
+def check(state: State, action: Action) -> None:
+    """Refuses the action unless the rules allow it now: its phase and turn, then its own rules."""
+    if isinstance(action, Overridden):
+        check_override(state, action)
+        return
+    check_phase(state, action)
+    rules_of_action = CHECKS.get(type(action))
+    if rules_of_action is not None:
+        rules_of_action(state, action)
 
 
 def check_override(state: State, action: Overridden) -> None:
@@ -505,18 +517,15 @@ class Evo2Ruleset(
         )
 
     def legal(self, state: State, action: Action) -> None:
-        if isinstance(action, Overridden):
-            check_override(state, action)
-            return
-        check_phase(state, action)
-        check_action(state, action)
+        check(state, action)
 
     def apply(self, state: State, action: Action) -> Transition[State]:
-        self.legal(state, action)
+        check(state, action)
         after = state.copy()
         effects = Effects()
-        apply_action(after, action, effects)
-        return Transition(after, tuple(effects.consequences), tuple(effects.warnings))
+        APPLIES[type(action)](after, action, effects)
+        warnings = tuple(effects.warnings) if effects.warnings else ()
+        return make_transition((after, tuple(effects.consequences), warnings))
 
     def replay(self, state: State, action: Action) -> State:
         after = state.copy()

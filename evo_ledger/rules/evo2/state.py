@@ -1,8 +1,9 @@
 """The state of an Evo 2nd edition game between two actions.
 
 States are plain objects, and the ruleset never changes one it was given: `apply` works on a `copy()`. A copy
-shares everything but the board: the rules replace a container rather than change it in place, and change a
-player only through `own_player`, which copies that player the first time a transition touches it.
+shares everything with its original: the rules replace a container rather than change it in place, and change
+the board only through `own_board` and a player only through `own_player`, which copy it the first time a
+transition touches it.
 Phases run in the order of RULINGS [E2-01]; the initiative phase and the MP award need no input unless a
 player holds adrenaline rush, and happen inside the action that completes the phase before them.
 """
@@ -112,6 +113,11 @@ class Modifier:
     phase: str | None = None
 
 
+NOTHING_OWNED: tuple[str, ...] = ()
+BOARD = ""
+"""The board's name among what a state owns; no player is named ''."""
+
+
 @dataclass
 class State:
     kit: Kit
@@ -138,20 +144,33 @@ class State:
     peeked: str | None = None
     modifiers: tuple[Modifier, ...] = ()
     cards_played: tuple[tuple[int, str, str], ...] = ()
-    _owned: set[str] = field(default_factory=set, compare=False, repr=False)
+    _owned: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
+    """What this state no longer shares with the state it was copied from: the players it owns, and BOARD; None
+    for a state copied from none."""
 
     def copy(self) -> State:
         clone = object.__new__(State)
         fields = self.__dict__.copy()  # one copy of the dict (pays for: bench.rules_speed check+apply)
-        fields["board"], fields["players"], fields["_owned"] = dict(self.board), dict(self.players), set()
+        fields["_owned"] = NOTHING_OWNED
         clone.__dict__ = fields
         return clone
 
+    def own_board(self) -> dict[str, str]:
+        """The board, to be changed: copied first if this state still shares it."""
+        owned = self._owned
+        if owned is not None and BOARD not in owned:
+            self.board = dict(self.board)
+            self._owned = (*owned, BOARD)
+        return self.board
+
     def own_player(self, name: str) -> PlayerState:
-        """The player, copied first if this state still shares it with the state it was copied from."""
-        if name not in self._owned:
+        """The player, to be changed: copied first if this state still shares it."""
+        owned = self._owned
+        if owned is not None and name not in owned:
+            if owned in (NOTHING_OWNED, (BOARD,)):
+                self.players = dict(self.players)
             self.players[name] = self.players[name].copy()
-            self._owned.add(name)
+            self._owned = (*owned, name)
         return self.players[name]
 
     def dinosaurs_of(self, player: str) -> list[str]:

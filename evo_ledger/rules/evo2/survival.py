@@ -105,8 +105,9 @@ def check_remove(state: State, action: Remove) -> None:
 
 
 def remove_all(state: State, spaces: tuple[str, ...]) -> None:
+    board = state.own_board()
     for space in spaces:
-        del state.board[space]
+        del board[space]
 
 
 def legal_removals(state: State, player: str) -> Iterator[Remove]:
