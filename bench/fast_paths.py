@@ -4,7 +4,7 @@ the same run, taking turns round by round so that both meet the same moments of 
     python -m bench.fast_paths [--postgres postgresql://postgres@127.0.0.1:5432/test] [--report]
 
 A ratio is the library's way's time over the fast path's: 1.30x means the line takes 30% longer without it. Lines
-bound by the processor (folds, the audit, the read tables' catch-up) are timed in processor time, which other
+bound by the processor (folds) are timed in processor time, which other
 processes on the machine disturb least; appends wait on the disk or the server, and are timed by the clock. A fast
 path is kept only at `KEPT_ABOVE` or more.
 """
@@ -12,8 +12,8 @@ path is kept only at `KEPT_ABOVE` or more.
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
-import tempfile
 import time
 import types
 from collections.abc import Callable, Iterator
@@ -22,22 +22,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
-from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from bench.ledger_speed import long_game, postgres_database, record_game
-from bench.projection_speed import store_games
 from bench.report import reporting
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.game.notation import parse_game
 from evo_ledger.settings import Settings
-from evo_ledger.store import fast_paths
 from evo_ledger.store.fast_paths import FAST_PATHS, KEPT_ABOVE
-from projections.runner import rebuild
-from projections.store import ReadStore
 
-ROUNDS = 8
+ROUNDS = 16
 Switch = Callable[[bool], None]  # True: the library's own way; False: the fast path
 
 
@@ -53,16 +47,19 @@ def library_method(recorder: Any, library_class: type, method: str) -> Switch:
     return switch
 
 
+@contextmanager
+def no_collection() -> Iterator[None]:
+    """Every generation collected before a timed round, so that no round pays for another's garbage (within the
+    round the collector runs as it always does)."""
+    gc.collect()
+    yield
+
+
 def cpu(work: Callable[[], Any]) -> float:
-    started = time.process_time()
-    work()
-    return time.process_time() - started
-
-
-def wall(work: Callable[[], Any]) -> float:
-    started = time.perf_counter()
-    work()
-    return time.perf_counter() - started
+    with no_collection():
+        started = time.process_time()
+        work()
+        return time.process_time() - started
 
 
 def ratio(switch: Switch, timed: Callable[[], float]) -> float:
@@ -94,60 +91,16 @@ def appends(database: str, library_class: type) -> float:
     lines = [line.text for line in parse_game(Path("replays/hand-3p-first-game.evo").read_text()).actions]
     with Ledger(Settings(database)) as ledger:
         switch = library_method(ledger.recorder, library_class, "insert_events")
-        return ratio(switch, lambda: record_game(ledger, lines)[2])
 
+        def timed() -> float:
+            with no_collection():
+                return record_game(ledger, lines)[2]
 
-def catch_up(database: str) -> float:
-    settings = Settings(database)
-    with Ledger(settings) as ledger:
-        store_games(ledger, "evo2", 40)
-        store = ReadStore(settings)
-        try:
-
-            def switch(plain: bool) -> None:
-                if plain:
-                    ledger.recorder.select_notifications_after = None  # type: ignore[attr-defined]
-                else:
-                    vars(ledger.recorder).pop("select_notifications_after", None)
-
-            return ratio(switch, lambda: cpu(lambda: rebuild(ledger, store)))
-        finally:
-            store.close()
-
-
-def audit(database: str) -> float:
-    game = long_game()
-    decoded = fast_paths.decoded_domain_event
-    with Ledger(Settings(database)) as ledger:
-        ledger.save_games([game])
-
-        def library_way(stored: StoredEvent, _: dict[str, Any]) -> Any:
-            return ledger.mapper.to_domain_event(stored)
-
-        def switch(plain: bool) -> None:
-            fast_paths.decoded_domain_event = library_way if plain else decoded  # type: ignore[assignment]
-
-        try:
-            return ratio(switch, lambda: cpu(lambda: ledger.audit(game.id)))
-        finally:
-            fast_paths.decoded_domain_event = decoded
-
-
-@contextmanager
-def sqlite_file(name: str) -> Iterator[str]:
-    with tempfile.TemporaryDirectory() as folder:
-        yield str(Path(folder) / name)
+        return ratio(switch, timed)
 
 
 def measurements(postgres: str) -> dict[str, Callable[[], float]]:
     """Each fast path's line, measured on a database made for it."""
-
-    def on_sqlite(measure: Callable[[str], float]) -> Callable[[], float]:
-        def run() -> float:
-            with sqlite_file("fast.sqlite") as database:
-                return measure(database)
-
-        return run
 
     def on_postgres(measure: Callable[[str], float]) -> Callable[[], float]:
         def run() -> float:
@@ -157,11 +110,8 @@ def measurements(postgres: str) -> dict[str, Callable[[], float]]:
         return run
 
     return {
-        "sqlite_game_events": on_sqlite(lambda db: full_fold(db, SQLiteApplicationRecorder)),
         "postgres_game_events": on_postgres(lambda db: full_fold(db, PostgresApplicationRecorder)),
         "postgres_one_statement_append": on_postgres(lambda db: appends(db, PostgresApplicationRecorder)),
-        "sqlite_notifications_as_text": on_sqlite(catch_up),
-        "decoded_domain_event": on_sqlite(audit),
     }
 
 

@@ -13,9 +13,11 @@ from pathlib import Path
 import eventsourcing
 import pytest
 
+from bench.fast_paths import measurements
+from evo_ledger.store.fast_paths import FAST_PATHS
 from tests.modules import shipped_packages, source, walk
 
-FAST_PATHS = "evo_ledger.store.fast_paths"
+FAST_PATHS_MODULE = "evo_ledger.store.fast_paths"
 # The library's documentation names `_create` as the way an aggregate class's own factory method makes its first
 # event; the one protected name it offers to subclasses.
 DOCUMENTED = frozenset({"_create"})
@@ -50,7 +52,7 @@ def is_private(name: str) -> bool:
 
 def project_modules() -> list[str]:
     modules = [module for package in [*shipped_packages(), "bench", "tests"] for module in walk(package)]
-    return sorted(module for module in modules if module != FAST_PATHS)
+    return sorted(module for module in modules if module != FAST_PATHS_MODULE)
 
 
 def library_class_names(module_name: str) -> set[str]:
@@ -127,6 +129,10 @@ def test_the_check_knows_the_library_names_and_finds_a_use() -> None:
 
 
 def test_the_fast_paths_module_is_where_the_private_names_are() -> None:
-    uses = PrivateUses(library_private_names(), library_class_names(FAST_PATHS))
-    uses.visit(ast.parse(source(FAST_PATHS)))
+    uses = PrivateUses(library_private_names(), library_class_names(FAST_PATHS_MODULE))
+    uses.visit(ast.parse(source(FAST_PATHS_MODULE)))
     assert uses.found, "the fast paths use no private name: the module and this test's exception can go"
+
+
+def test_every_fast_path_is_measured_against_the_librarys_way() -> None:
+    assert set(measurements("postgresql://unused")) == {fast_path.name for fast_path in FAST_PATHS}

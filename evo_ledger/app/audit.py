@@ -18,19 +18,18 @@ from functools import cached_property
 from typing import Any, Self
 from uuid import UUID
 
-from eventsourcing.persistence import StoredEvent
+from eventsourcing.persistence import Mapper, StoredEvent
 
 from evo_ledger.app.access import hidden_in_place
 from evo_ledger.game.aggregate import GENESIS, Game, commitment_holds, stored_hash
 from evo_ledger.game.checkpoints import Signed
-from evo_ledger.game.codec import canonical_bytes, digest, unpack_sealed
+from evo_ledger.game.codec import MsgpackTranscoder, canonical_bytes, digest, unpack_sealed
 from evo_ledger.game.seal import Sealer
 from evo_ledger.rules import UnknownRuleset, rulesets
 from evo_ledger.rules.base import DEVIATION, OPEN_TIE, RuleViolation
 from evo_ledger.rules.contract import at_version, is_chance, self_play
 from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.text import NotationError
-from evo_ledger.store import fast_paths
 
 REPORT_FORMAT = "evo-ledger audit"
 REPORT_VERSION = 4
@@ -41,6 +40,8 @@ UNDERIVED = frozenset(
     {"originator_id", "originator_version", "timestamp", "hash", "prev_hash", "action_salt", "action_commitment"}
 )
 NOTED = {DEVIATION: "deviations", OPEN_TIE: "open_ties"}
+# The library's mapper, reading stored events as the ledger's does (seals are read past).
+READER: Mapper[UUID] = Mapper(transcoder=MsgpackTranscoder())
 # What an event that says whether a finished game's hidden facts are shown to every reader says, in words.
 REVEAL_AT_END_WORDS = {
     True: "shows them to every reader once the game is over",
@@ -222,9 +223,9 @@ class Audit:
     def _check_rules(self, events: Sequence[tuple[StoredEvent, dict[str, Any]]]) -> None:
         setup, rules = self.checks["setup"], self.checks["rules"]
         domain: list[Any] = []
-        for stored, fields in events:
+        for stored, _ in events:
             try:
-                domain.append(fast_paths.decoded_domain_event(stored, fields))
+                domain.append(domain_event(stored))
             except Exception as error:
                 setup.fail(stored.originator_version, f"event {stored.originator_version} is not an event: {error}")
                 rules.verdict, rules.detail = NOT_RUN, "the log cannot be read as events"
@@ -492,6 +493,13 @@ def _same_derived_fields(recorded: dict[str, Any], derived: dict[str, Any]) -> b
 
 def _derived_fields(event: Any) -> dict[str, Any]:
     return {k: v for k, v in vars(event).items() if k not in UNDERIVED}
+
+
+def domain_event(stored: StoredEvent) -> Any:
+    """The domain event of a stored event, whichever form its game's id was given in."""
+    if not isinstance(stored.originator_id, UUID):
+        stored = StoredEvent(UUID(str(stored.originator_id)), stored.originator_version, stored.topic, stored.state)
+    return READER.to_domain_event(stored)
 
 
 def _label(event: Any) -> str:

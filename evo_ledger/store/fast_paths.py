@@ -15,10 +15,10 @@ from typing import Any, ClassVar
 from uuid import UUID
 
 import psycopg
-from eventsourcing.persistence import Notification, StoredEvent
+from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
-from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteConnection, SQLiteConnectionPool
-from eventsourcing.utils import resolve_topic, retry
+from eventsourcing.sqlite import SQLiteConnection, SQLiteConnectionPool
+from eventsourcing.utils import retry
 from psycopg import InterfaceError, OperationalError
 from psycopg.pq import ExecStatus, Format
 from psycopg.pq.abc import PGconn, PGresult
@@ -43,11 +43,6 @@ class FastPath:
 
 FAST_PATHS = (
     FastPath(
-        "sqlite_game_events",
-        "SQLiteApplicationRecorder.select_events",
-        "bench.ledger_speed full fold, SQLite",
-    ),
-    FastPath(
         "postgres_game_events",
         "PostgresApplicationRecorder.select_events",
         "bench.ledger_speed full fold, PostgreSQL",
@@ -57,16 +52,6 @@ FAST_PATHS = (
         "PostgresApplicationRecorder.insert_events",
         "bench.ledger_speed appends, PostgreSQL",
     ),
-    FastPath(
-        "sqlite_notifications_as_text",
-        "SQLiteApplicationRecorder.select_notifications",
-        "bench.projection_speed catch-up, SQLite",
-    ),
-    FastPath(
-        "decoded_domain_event",
-        "Mapper.to_domain_event",
-        "bench.audit_speed audit, SQLite",
-    ),
 )
 
 
@@ -75,23 +60,6 @@ def stored_event(originator_id: UUID | str, originator_version: int, topic: str,
     event = object.__new__(StoredEvent)
     fields = {"originator_id": originator_id, "originator_version": originator_version, "topic": topic, "state": state}
     object.__setattr__(event, "__dict__", fields)
-    return event
-
-
-def decoded_domain_event(stored: StoredEvent, fields: dict[str, Any]) -> Any:
-    """The domain event of a stored event whose bytes the caller has decoded already, upcast to its class's version
-    as the library's mapper makes it, without decoding the bytes a second time (pays for: decoded_domain_event)."""
-    cls = resolve_topic(stored.topic)
-    state = dict(fields)
-    originator_id = stored.originator_id
-    state["originator_id"] = originator_id if isinstance(originator_id, UUID) else UUID(str(originator_id))
-    state["originator_version"] = stored.originator_version
-    version, target = state.pop("class_version", 1), getattr(cls, "class_version", 1)
-    while version < target:
-        getattr(cls, f"upcast_v{version}_v{version + 1}")(state)
-        version += 1
-    event = object.__new__(cls)
-    object.__setattr__(event, "__dict__", state)
     return event
 
 
@@ -119,52 +87,6 @@ def select_clauses(gt: int | None, lte: int | None, desc: bool, limit: int | Non
         clauses.append(f"LIMIT {mark}")
         params.append(limit)
     return " ".join(clauses), params
-
-
-def dashed(hex_id: str) -> str:
-    """A UUID stored as 32 hex digits, in its usual form (as `str(UUID(hex_id))` gives it)."""
-    return f"{hex_id[:8]}-{hex_id[8:12]}-{hex_id[12:16]}-{hex_id[16:20]}-{hex_id[20:]}"
-
-
-class SQLiteGameEvents(SQLiteApplicationRecorder):
-    """sqlite_game_events: the library's query for a game's events, each row made a stored event of the id as
-    given (the library makes a UUID again from each row's text) without the frozen dataclass's per-field set."""
-
-    def select_events(
-        self,
-        originator_id: UUID | str,
-        *,
-        gt: int | None = None,
-        lte: int | None = None,
-        desc: bool = False,
-        limit: int | None = None,
-    ) -> Sequence[StoredEvent]:
-        found_id = self.convert_originator_id(originator_id) if isinstance(originator_id, str) else originator_id
-        clauses, params = select_clauses(gt, lte, desc, limit, "?")
-        statement = f"SELECT originator_version, topic, state FROM {self.events_table_name} WHERE originator_id=? "
-        with self.datastore.transaction(commit=False) as cursor:
-            cursor.execute(statement + clauses, [found_id.hex if isinstance(found_id, UUID) else found_id, *params])
-            return [stored_event(found_id, row[0], row[1], row[2]) for row in cursor.fetchall()]
-
-
-class SQLiteNotificationsAsText(SQLiteApplicationRecorder):
-    """sqlite_notifications_as_text: a page of the log with each originator id as text in a UUID's usual form, as
-    the read tables want it (the library makes a UUID of each, which they would turn back into text)."""
-
-    def select_notifications_after(self, position: int, limit: int) -> list[Notification]:
-        statement = (
-            f"SELECT rowid, originator_id, originator_version, topic, state FROM {self.events_table_name} "
-            "WHERE rowid>? ORDER BY rowid LIMIT ?"
-        )
-        as_text = dashed if self.datastore.originator_id_type == "uuid" else str
-        with self.datastore.transaction(commit=False) as cursor:
-            cursor.execute(statement, (position, limit))
-            return [
-                Notification(
-                    id=row[0], originator_id=as_text(row[1]), originator_version=row[2], topic=row[3], state=row[4]
-                )
-                for row in cursor.fetchall()
-            ]
 
 
 class PostgresGameEvents(PostgresApplicationRecorder):

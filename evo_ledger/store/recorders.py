@@ -14,7 +14,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import InfrastructureFactoryError, StoredEvent
 from eventsourcing.postgres import PostgresFactory
-from eventsourcing.sqlite import SQLiteDatastore, SQLiteFactory
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteFactory
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
@@ -23,8 +23,6 @@ from evo_ledger.store.fast_paths import (
     EventRow,
     PostgresGameEvents,
     PostgresOneStatementAppend,
-    SQLiteGameEvents,
-    SQLiteNotificationsAsText,
 )
 
 __all__ = ["DurableSQLiteFactory", "EventRow", "LedgerPostgresFactory"]
@@ -39,7 +37,7 @@ class DurableSQLiteDatastore(SQLiteDatastore):
         self.pool = DurableSQLiteConnectionPool(db_name=db_name, lock_timeout=options.get("lock_timeout"))
 
 
-class LedgerSQLiteApplicationRecorder(SQLiteGameEvents, SQLiteNotificationsAsText):
+class LedgerSQLiteApplicationRecorder(SQLiteApplicationRecorder):
     """The library's SQLite recorder, with the ledger's own queries."""
 
     def insert_rows(self, rows: Sequence[EventRow]) -> None:

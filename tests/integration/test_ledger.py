@@ -235,20 +235,3 @@ def test_games_survive_a_new_ledger_on_the_same_database(database: str) -> None:
     second = Ledger(Settings(database))
     assert second.receipt(game) == receipt
     second.close()
-
-
-def test_notifications_read_with_text_ids_are_the_librarys_on_sqlite(tmp_path: Any) -> None:
-    ledger = Ledger(Settings(str(tmp_path / "games.sqlite")))
-    try:
-        game = ledger.create_game(None, "standin-e2-3p", ["ann", "ben", "cat"]).game_id
-        ledger.record(game, "order ann ben cat")
-        recorder: Any = ledger.recorder
-        last = recorder.max_notification_id()
-        library = recorder.select_notifications(start=1, limit=last, inclusive_of_start=False)
-        ours = recorder.select_notifications_after(1, last)
-        assert [n.id for n in ours] == list(range(2, last + 1)) and last > 2
-        assert [(n.id, str(n.originator_id), n.originator_version, n.topic, n.state) for n in library] == [
-            (n.id, n.originator_id, n.originator_version, n.topic, n.state) for n in ours
-        ]
-    finally:
-        ledger.close()
