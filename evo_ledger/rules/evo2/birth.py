@@ -44,19 +44,25 @@ def check_birth(state: State, action: Birth) -> None:
     for modifier in state.active("no_births"):
         raise RuleViolation("E2-15", f"{modifier.player}'s card {modifier.card} forbids births")
     check_supply(state, action)
-    parents = [space for space in state.dinosaurs_of(player) if space != action.relocated_from]
     holder = state.board.get(action.space)
     if holder is not None:
-        check_killer_baby(state, action, holder, parents)
+        check_killer_baby(state, action, holder, parents_of(state, action))
         return
     reach = birth_range(state, player)
     if reach == 1:
-        near = not state.kit.neighbours[action.space].isdisjoint(parents)
+        board, taken_off = state.board, action.relocated_from
+        near = any(board.get(n) == player and n != taken_off for n in state.kit.neighbours[action.space])
     else:
-        near = any(state.kit.distance(action.space, parent) <= reach for parent in parents)
+        near = any(state.kit.distance(action.space, parent) <= reach for parent in parents_of(state, action))
     if not near:
         where = "next to" if reach == 1 else f"within {reach} spaces of"
         raise RuleViolation("E2-11", f"{action.space} is not {where} any of {player}'s dinosaurs", waivable=True)
+
+
+def parents_of(state: State, action: Birth) -> list[str]:
+    """The player's dinosaurs a newborn may come from: all but the one taken off to be born."""
+    taken_off = action.relocated_from
+    return [space for space, owner in state.board.items() if owner == action.player and space != taken_off]
 
 
 def check_supply(state: State, action: Birth) -> None:

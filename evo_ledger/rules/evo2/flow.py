@@ -52,10 +52,11 @@ def next_movement_turn(state: State, effects: Effects) -> None:
 
 def next_birth_turn(state: State, effects: Effects) -> None:
     """The next player in initiative order with an egg for this pass; a new pass once all have had theirs."""
-    most_eggs = max([p.eggs for p in state.players.values()])
+    eggs = {name: player.eggs for name, player in state.players.items()}
+    most_eggs = max(eggs.values())
     while state.birth_pass <= most_eggs:
         for index in range(state.turn + 1, len(state.order)):
-            if state.players[state.order[index]].eggs >= state.birth_pass:
+            if eggs[state.order[index]] >= state.birth_pass:
                 state.turn = index
                 return
         state.birth_pass += 1

@@ -37,7 +37,7 @@ def check_own(state: State, player: str, space: str, ruling: str = "E2-10") -> N
 
 
 def check_empty(state: State, space: str, why: str) -> None:
-    check_space(state, space)
+    """The space, one of the island's, is empty."""
     if space in state.board:
         raise RuleViolation("E2-10", f"{space} is occupied by {state.board[space]}'s dinosaur: {why}")
 
@@ -99,6 +99,7 @@ def check_special(state: State, player: str, gene: str, source: str, target: str
     if gene in state.specials_used:
         raise RuleViolation("E2-10", f"{gene} may be used once per movement phase, and {player} has used them")
     check_own(state, player, source)
+    check_space(state, target)
     check_empty(state, target, f"{gene} move a dinosaur to an empty space")
     check_points(state, player, 1)
 

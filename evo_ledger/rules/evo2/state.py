@@ -33,8 +33,8 @@ class Phase:
 
 
 class GeneCount(dict[str, int]):
-    """How many of each gene a species has; a gene it lacks counts 0. A dict, copied as one (pays for:
-    bench.rules_speed check+apply)."""
+    """How many of each gene a species has; a gene it lacks counts 0. A dict, copied as one, and read with `get`
+    where the rules read it for every action (pays for: bench.rules_speed check+apply)."""
 
     def __missing__(self, gene: str) -> int:
         return 0
@@ -55,15 +55,15 @@ class PlayerState:
         )
 
     def has(self, gene: str) -> bool:
-        return self.genes[gene] > 0
+        return self.genes.get(gene, 0) > 0
 
     @property
     def legs(self) -> int:
-        return SHEET_LEGS + self.genes["legs"]
+        return SHEET_LEGS + self.genes.get("legs", 0)
 
     @property
     def eggs(self) -> int:
-        return SHEET_EGGS + self.genes["eggs"]
+        return SHEET_EGGS + self.genes.get("eggs", 0)
 
     @property
     def movement_points(self) -> int:

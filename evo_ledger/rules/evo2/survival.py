@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from itertools import combinations, product
 from math import comb, prod
 
@@ -17,16 +16,14 @@ AT_RISK = ("hot", "cold", "deadly")
 
 @dataclass(frozen=True)
 class Due:
-    """What the climate takes from one player: `count` dinosaurs, at most `excess[zone]` from each zone."""
+    """What the climate takes from one player: `count` dinosaurs, at most `excess[zone]` from each zone, the
+    dinosaurs there beyond those its `keep` saves."""
 
     player: str
     at_risk: Mapping[str, tuple[str, ...]]
     keep: Mapping[str, int]
     count: int
-
-    @cached_property
-    def excess(self) -> dict[str, int]:
-        return {zone: max(0, len(spaces) - self.keep[zone]) for zone, spaces in self.at_risk.items()}
+    excess: Mapping[str, int]
 
     def _splits(self) -> Iterator[tuple[tuple[int, ...], int]]:
         """Each way to share `count` among the zones, with the number of dinosaur sets it allows."""
@@ -57,12 +54,14 @@ ALL = 99
 def keeps(state: State, player: PlayerState) -> dict[str, int]:
     """Thermoregulation keeps one a layer in a hot zone, fur one in a cold zone, cave dweller one in a deadly zone;
     cards change the layers of every species, or save all of one player's in a zone [E2-12, E2-15]."""
-    thermo = player.genes["thermo"] + sum(m.value for m in state.active("thermo"))
-    fur = player.genes["fur"] + sum(m.value for m in state.active("fur"))
-    if state.active("survive_hot", player.name):
-        thermo = ALL
-    if state.active("survive_cold", player.name):
-        fur = ALL
+    thermo, fur = player.genes.get("thermo", 0), player.genes.get("fur", 0)
+    if state.modifiers:
+        thermo += sum(m.value for m in state.active("thermo"))
+        fur += sum(m.value for m in state.active("fur"))
+        if state.active("survive_hot", player.name):
+            thermo = ALL
+        if state.active("survive_cold", player.name):
+            fur = ALL
     return {"hot": max(0, thermo), "cold": max(0, fur), "deadly": 1 if player.has("cave_dweller") else 0}
 
 
@@ -75,8 +74,8 @@ def due(state: State, name: str) -> Due:
         sorted_by_zone[zones[space]].append(space)
     at_risk = {zone: tuple(sorted_by_zone[zone]) for zone in AT_RISK}
     keep = keeps(state, player)
-    demanded = sum(max(0, len(at_risk[zone]) - keep[zone]) for zone in AT_RISK)
-    return Due(name, at_risk, keep, min(demanded, max(0, len(own) - player.floor)))
+    excess = {zone: max(0, len(at_risk[zone]) - keep[zone]) for zone in AT_RISK}
+    return Due(name, at_risk, keep, min(sum(excess.values()), max(0, len(own) - player.floor)), excess)
 
 
 def check_remove(state: State, action: Remove) -> None:
