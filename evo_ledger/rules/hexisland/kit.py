@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 from evo_ledger.rules.kits import KitReader, canonical_hash
@@ -68,13 +67,16 @@ class Kit:
     event_cards: int
     content_hash: str
     cards: Mapping[str, CardDefinition] = field(default_factory=dict)
+    zones: tuple[Mapping[str, str], ...] = field(init=False, compare=False, repr=False)
+    """For each wheel position, the zone of every space. Reckoned with the kit, not cached on first reading: an
+    object whose `__dict__` was written to is slower at every attribute read (pays for: bench.rules_speed
+    check+apply)."""
 
-    @cached_property
-    def zones(self) -> tuple[Mapping[str, str], ...]:
-        """For each wheel position, the zone of every space."""
-        return tuple(
+    def __post_init__(self) -> None:
+        zones = tuple(
             {space.id: position[space.terrain] for space in self.spaces.values()} for position in self.climate.positions
         )
+        object.__setattr__(self, "zones", zones)
 
     def distance(self, a: str, b: str) -> int:
         """Hex distance between two spaces, whatever lies between them."""
