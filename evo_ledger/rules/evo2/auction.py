@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from evo_ledger.rules.base import RuleViolation, passing
-from evo_ledger.rules.effects import Effects
+from evo_ledger.rules.effects import Effects, new_tuple
 from evo_ledger.rules.evo2.actions import BID_CARD, Bid, Slot
 from evo_ledger.rules.evo2.state import Marker, State
 
@@ -52,7 +52,8 @@ def occupant(state: State, column: int) -> tuple[str, Marker] | None:
 
 def price(state: State, player: str, amount: int) -> int:
     """Alchemical vials won in earlier auctions discount the bid, not below 0 [E2-07]."""
-    return max(0, amount - state.players[player].genes["vial"])
+    paid = amount - state.players[player].genes.get("vial", 0)
+    return paid if paid > 0 else 0
 
 
 def check_bid(state: State, action: Bid) -> None:
@@ -99,10 +100,10 @@ def apply_bid(state: State, action: Bid, effects: Effects) -> bool:
         state.outbid = None
     else:
         state.to_bid = state.to_bid[1:]
-    state.markers = {**state.markers, action.player: Marker(column, action.amount)}
+    state.markers = {**state.markers, action.player: new_tuple(Marker, (column, action.amount))}
     if held is not None:
         loser, marker = held
-        state.markers = {name: m for name, m in state.markers.items() if name != loser}
+        del state.markers[loser]  # the dict just made above, this state's own
         state.outbid = (loser, column)
         effects.add(
             "bid_outbid",

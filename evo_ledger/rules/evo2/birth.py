@@ -50,13 +50,20 @@ def check_birth(state: State, action: Birth) -> None:
         return
     reach = birth_range(state, player)
     if reach == 1:
-        board, taken_off = state.board, action.relocated_from
-        near = any(board.get(n) == player and n != taken_off for n in state.kit.neighbours[action.space])
+        near = next_to_parent(state, action)
     else:
         near = any(state.kit.distance(action.space, parent) <= reach for parent in parents_of(state, action))
     if not near:
         where = "next to" if reach == 1 else f"within {reach} spaces of"
         raise RuleViolation("E2-11", f"{action.space} is not {where} any of {player}'s dinosaurs", waivable=True)
+
+
+def next_to_parent(state: State, action: Birth) -> bool:
+    """One of the player's dinosaurs, other than the one taken off, is next to the newborn's space."""
+    neighbours = state.kit.neighbours[action.space]
+    if action.relocated_from is not None:
+        neighbours = neighbours - {action.relocated_from}
+    return action.player in map(state.board.get, neighbours)
 
 
 def parents_of(state: State, action: Birth) -> list[str]:

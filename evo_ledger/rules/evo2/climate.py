@@ -136,9 +136,10 @@ def draw_warnings(state: State, gene: str) -> Iterator[str]:
     """Draws the kit makes impossible are accepted, and said [E2-03]."""
     if left_in_bag(state, gene) <= 0:
         yield f"the kit's bag holds no more {gene!r} tokens, yet one was drawn"
-    unique, seen = state.kit.genes.unique_in_bag, uniques_seen(state)
-    if gene in state.kit.genes.unique and gene not in seen and len(seen) >= unique:
-        yield f"{gene!r} would be unique gene number {len(seen) + 1}, but the bag holds only {unique}"
+    if gene in state.kit.genes.unique:
+        unique, seen = state.kit.genes.unique_in_bag, uniques_seen(state)
+        if gene not in seen and len(seen) >= unique:
+            yield f"{gene!r} would be unique gene number {len(seen) + 1}, but the bag holds only {unique}"
 
 
 def drawable_genes(state: State) -> list[str]:

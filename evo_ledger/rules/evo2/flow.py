@@ -84,7 +84,9 @@ def advance_survival(state: State, effects: Effects) -> None:
 
 def award_mutation_points(state: State, effects: Effects) -> None:
     """One MP per dinosaur on the board [E2-13], then the next round begins with its climate."""
-    awards = {name: state.count_of(name) for name in state.order}
+    awards = dict.fromkeys(state.order, 0)
+    for owner in state.board.values():
+        awards[owner] += 1
     for name, amount in awards.items():
         state.own_player(name).mp += amount
     effects.add("mp_awarded", round=state.round, awards=awards, totals={n: state.players[n].mp for n in state.order})

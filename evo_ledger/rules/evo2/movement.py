@@ -60,12 +60,13 @@ def check_points(state: State, player: str, needed: int) -> None:
 
 def movement_points(state: State, player: str) -> int:
     """Legs (+2 with strong thighs) [E2-02], unless a card sets the count for the round [E2-15]."""
-    set_by_card = state.active("movement", player)
+    set_by_card = state.active("movement", player) if state.modifiers else None
     return set_by_card[-1].value if set_by_card else state.players[player].movement_points
 
 
 def spend(state: State, points: int) -> None:
-    state.movement_left = max(0, state.movement_left - points)
+    left = state.movement_left - points
+    state.movement_left = left if left > 0 else 0
 
 
 def check_move(state: State, action: Move) -> None:
@@ -174,12 +175,17 @@ def apply_attack(state: State, action: Attack) -> None:
 
 def attack_horns(state: State, player: str) -> int:
     genes = state.players[player].genes
-    return genes["horns"] + 2 * genes["large_horn"] + sum(m.value for m in state.active("attack", player))
+    return genes.get("horns", 0) + 2 * genes.get("large_horn", 0) + card_horns(state, "attack", player)
 
 
 def defence_horns(state: State, player: str) -> int:
     genes = state.players[player].genes
-    return genes["horns"] + 2 * genes["bony_plates"] + sum(m.value for m in state.active("defence", player))
+    return genes.get("horns", 0) + 2 * genes.get("bony_plates", 0) + card_horns(state, "defence", player)
+
+
+def card_horns(state: State, kind: str, player: str) -> int:
+    """What the player's cards in force add to its horns in a fight [E2-15]."""
+    return sum(m.value for m in state.active(kind, player)) if state.modifiers else 0
 
 
 def attacker_wins(difference: int, face: str) -> bool:

@@ -11,7 +11,7 @@ player holds adrenaline rush, and happen inside the action that completes the ph
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from evo_ledger.rules.hexisland.kit import Kit
 
@@ -75,16 +75,15 @@ class PlayerState:
         return 3 if self.has("regeneration") else 2
 
 
-@dataclass(frozen=True)
-class Marker:
-    """A clan marker on the biology lab during the auction."""
+class Marker(NamedTuple):
+    """A clan marker on the biology lab during the auction. A named tuple, since every bid places one (pays for:
+    bench.rules_speed check+apply)."""
 
     column: int
     amount: int
 
 
-@dataclass(frozen=True)
-class Pending:
+class Pending(NamedTuple):
     """What must happen before anything else: a die roll for an attack or a killer baby, or a chameleon's escape.
 
     `player` is who acts: the attacker, the baby's owner, or the defender escaping."""

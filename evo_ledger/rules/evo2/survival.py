@@ -14,10 +14,12 @@ from evo_ledger.rules.evo2.state import PlayerState, State
 AT_RISK = ("hot", "cold", "deadly")
 
 
-@dataclass(frozen=True)
+@dataclass
 class Due:
     """What the climate takes from one player: `count` dinosaurs, at most `excess[zone]` from each zone, the
-    dinosaurs there beyond those its `keep` saves."""
+    dinosaurs there beyond those its `keep` saves. Never changed once made; not frozen, since a frozen dataclass
+    is slower to make and every player's is reckoned at every survival phase (pays for: bench.rules_speed
+    check+apply)."""
 
     player: str
     at_risk: Mapping[str, tuple[str, ...]]
@@ -56,26 +58,33 @@ def keeps(state: State, player: PlayerState) -> dict[str, int]:
     cards change the layers of every species, or save all of one player's in a zone [E2-12, E2-15]."""
     thermo, fur = player.genes.get("thermo", 0), player.genes.get("fur", 0)
     if state.modifiers:
-        thermo += sum(m.value for m in state.active("thermo"))
-        fur += sum(m.value for m in state.active("fur"))
+        thermo = max(0, thermo + sum(m.value for m in state.active("thermo")))
+        fur = max(0, fur + sum(m.value for m in state.active("fur")))
         if state.active("survive_hot", player.name):
             thermo = ALL
         if state.active("survive_cold", player.name):
             fur = ALL
-    return {"hot": max(0, thermo), "cold": max(0, fur), "deadly": 1 if player.has("cave_dweller") else 0}
+    return {"hot": thermo, "cold": fur, "deadly": 1 if player.has("cave_dweller") else 0}
 
 
 def due(state: State, name: str) -> Due:
     player = state.players[name]
     zones = state.kit.zones[state.climate_position]
-    sorted_by_zone: dict[str, list[str]] = {"ideal": [], "hot": [], "cold": [], "deadly": []}
-    own = [space for space, owner in state.board.items() if owner == name]
-    for space in own:
-        sorted_by_zone[zones[space]].append(space)
-    at_risk = {zone: tuple(sorted_by_zone[zone]) for zone in AT_RISK}
+    by_zone: dict[str, list[str]] = {"ideal": [], "hot": [], "cold": [], "deadly": []}
+    own = 0
+    for space, owner in state.board.items():
+        if owner == name:
+            by_zone[zones[space]].append(space)
+            own += 1
     keep = keeps(state, player)
-    excess = {zone: max(0, len(at_risk[zone]) - keep[zone]) for zone in AT_RISK}
-    return Due(name, at_risk, keep, min(sum(excess.values()), max(0, len(own) - player.floor)), excess)
+    at_risk: dict[str, tuple[str, ...]] = {}
+    excess: dict[str, int] = {}
+    for zone in AT_RISK:
+        spaces = at_risk[zone] = tuple(by_zone[zone])
+        beyond = len(spaces) - keep[zone]
+        excess[zone] = beyond if beyond > 0 else 0
+    demanded, above_floor = excess["hot"] + excess["cold"] + excess["deadly"], own - player.floor
+    return Due(name, at_risk, keep, demanded if demanded < above_floor else max(0, above_floor), excess)
 
 
 def check_remove(state: State, action: Remove) -> None:
