@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, cast
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, OriginatorIDError, OriginatorVersionError, Snapshot
@@ -122,17 +122,6 @@ def field_names(event_class: type[Any]) -> tuple[str, ...]:
     if names is None:
         names = _FIELD_NAMES[event_class] = tuple(field.name for field in dataclasses.fields(event_class))
     return names
-
-
-def new_event(event_class: type[Any], fields: dict[str, Any]) -> Any:
-    """The event, made without its frozen dataclass's `__init__`, which sets each field through
-    `object.__setattr__` (pays for: bench.ledger_speed appends). The fields must be the class's, in
-    its order, so that the event is stored in the same bytes; otherwise `__init__` makes it, or refuses them."""
-    if tuple(fields) != field_names(event_class):
-        return event_class(**fields)
-    event = object.__new__(event_class)
-    event.__dict__.update(fields)
-    return event
 
 
 def seed_commitment(generator: str, salt: str, seed: int) -> str:
@@ -389,22 +378,22 @@ class Game(Aggregate):
         return [player["name"] for player in self.players]
 
     def trigger_event(self, event_class: type[Any], **kwargs: Any) -> None:
-        """Every event after the first is chained: it carries the head hash before it and its own hash.
-
-        Only this module's registered classes come here, so the library's per-event topic check is left out."""
+        """Every event after the first is chained: it carries the head hash before it and its own hash."""
         timestamp = datetime.now(UTC)
         version = self.version + 1
         if version > MAX_GAME_EVENTS:
             raise GameTooLong(self.id_text)
         kwargs["prev_hash"] = self.head_hash
-        chained = event_hash(event_class.TOPIC, self.id_text, version, timestamp, kwargs) if self.hashed else ""
-        # The fields in the event class's order: its base fields, then the caller's (prev_hash keeps its place).
-        fields = {"originator_id": self.id, "originator_version": version, "timestamp": timestamp}
-        event = new_event(event_class, {**fields, "prev_hash": self.head_hash, "hash": chained, **kwargs})
-        event.mutate(self)
-        self.pending_events.append(event)
+        kwargs["hash"] = event_hash(event_class.TOPIC, self.id_text, version, timestamp, kwargs) if self.hashed else ""
+        super().trigger_event(event_class, timestamp=timestamp, **kwargs)
         if version % SNAPSHOT_INTERVAL == 0:
             self.snapshots_due.append(GameSnapshot.take(self))
+
+    @property
+    def created_on(self) -> datetime:
+        """When the game started (a game made from a snapshot has it from there)."""
+        started_on: datetime | None = self.__dict__.get("started_on")
+        return started_on if started_on is not None else super().created_on
 
     @property
     def snapshots_due(self) -> list[GameSnapshot]:
@@ -602,9 +591,15 @@ class Game(Aggregate):
 
     @classmethod
     def from_snapshot(cls, game_id: UUID, version: int, data: dict[str, Any]) -> Game:
-        game = object.__new__(cls)
-        game.__base_init__(game_id, version, data["created_on"])
-        game.modified_on = data["modified_on"]
+        """The game a snapshot holds: the library makes the bare aggregate from a snapshot of nothing, and the
+        game's own attributes are set from the snapshot's plain values."""
+        modified_on = data["modified_on"]
+        bare = Snapshot(
+            originator_id=game_id, originator_version=version, timestamp=modified_on, topic=cls.TOPIC, state={}
+        )
+        game = cast(Game, bare.mutate(None))
+        game.modified_on = modified_on
+        game.__dict__["started_on"] = data["created_on"]
         ruleset, ruleset_version, kit, kit_hash, kit_document = data["setup"]
         game.ruleset_name, game.ruleset_version = ruleset, ruleset_version
         game.commitment, game.sealed = data.get("commitment"), data.get("sealed", False)
