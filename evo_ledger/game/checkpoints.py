@@ -77,6 +77,13 @@ class SignedEvents(Aggregate):
     def __init__(self, game_id: UUID, number: int, events: EventList) -> None:
         self.game_id, self.number, self.events = game_id, number, events
 
+    @classmethod
+    def signed(cls, game_id: UUID, number: int, events: EventList) -> SignedEvents:
+        """The record of the game's `events` that checkpoint `number` signs."""
+        return cls._create(
+            cls.Created, id=signed_events_id(game_id, number), game_id=game_id, number=number, events=events
+        )
+
 
 def signed_events_id(game_id: UUID | str, number: int) -> UUID:
     return uuid.uuid5(CHECKPOINT_LOG_ID, f"{game_id}:{number}")
@@ -269,10 +276,7 @@ def next_checkpoint(
         )
     )
     for game, stored in events.items():
-        record = SignedEvents._create(
-            SignedEvents.Created, id=signed_events_id(game, number), game_id=UUID(game), number=number, events=stored
-        )
-        appended.extend(record.collect_events())
+        appended.extend(SignedEvents.signed(UUID(game), number, stored).collect_events())
     return appended
 
 
