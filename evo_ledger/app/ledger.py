@@ -54,7 +54,6 @@ from evo_ledger.rules.kits import load_kit_document, ruleset_for_kit
 from evo_ledger.settings import SEAL_KEY_VARIABLE, Settings
 from evo_ledger.store.game_logs import GameLogs
 from evo_ledger.store.mapper import SealingMapper
-from evo_ledger.store.recorders import EventRow
 
 CACHED_GAMES = 256
 HELD_ACCESSES = 4096  # games' accesses a ledger holds (each a token's digest and a flag)
@@ -598,14 +597,6 @@ class Ledger(Application[UUID]):
             self.recorder.insert_events(list(events))
         except IntegrityError as error:
             raise VersionConflict(events[0].originator_id, events[0].originator_version, None) from error  # type: ignore[arg-type]
-        self._insert_snapshots(snapshots)
-
-    def insert_rows(self, rows: Sequence[EventRow], snapshots: Sequence[StoredEvent] = ()) -> None:
-        """Write events given as rows in one transaction, then their snapshots (the bulk import)."""
-        try:
-            self.recorder.insert_rows(rows)  # type: ignore[attr-defined]
-        except IntegrityError as error:
-            raise VersionConflict(UUID(rows[0][0]), rows[0][1], None) from error
         self._insert_snapshots(snapshots)
 
     def _insert_snapshots(self, snapshots: Sequence[StoredEvent]) -> None:

@@ -65,7 +65,6 @@ from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kits import canonical_hash
 from evo_ledger.rules.text import NotationError
 from evo_ledger.store.mapper import sealed_by
-from evo_ledger.store.recorders import EventRow
 
 BUNDLE_FORMAT = "evo-ledger-bundle"
 BUNDLE_VERSION = 1
@@ -374,9 +373,9 @@ def import_batches(
             )
             new.reverse()  # the first of the same game in the batch is stored, the others are found stored
             stored |= {game.receipt.game_id for game in new}
-            rows = [row for game in new for row in game.rows]
             if new:
-                ledger.insert_rows(rows, [stored for game in new for stored in game.snapshots])
+                events = [event for game in new for event in game.events]
+                ledger.insert_stored_events(events, [stored for game in new for stored in game.snapshots])
         first = {id(game) for game in new}
         yield [game.receipt if id(game) in first else _already(ledger, game.receipt) for game in games]
 
@@ -428,38 +427,42 @@ def _prepared_batches(
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-class GameRows(NamedTuple):
-    """A prepared game as the import writes it: its receipt, its events as rows, and its stored snapshots."""
+class StoredGame(NamedTuple):
+    """A prepared game as the import writes it: its receipt, its stored events and its stored snapshots."""
 
     receipt: Receipt
-    rows: list[EventRow]
+    events: list[StoredEvent]
     snapshots: list[StoredEvent]
 
 
 def packed_games(games: Sequence[PreparedGame]) -> bytes:
-    """Prepared games as a worker hands them over: each event as the row it is written as (its game's id one
-    string, which pickle writes once), each snapshot as a tuple of its own fields, pickled: the importing thread,
-    which stores every worker's games, unpickles plain rows rather than events, with the cycle collector paused
-    (pays for: bench.ledger_speed bulk import)."""
+    """Prepared games as a worker hands them over: each event and snapshot as a tuple of its version, topic and
+    bytes (its game's id once, in the receipt), pickled: the importing thread, which stores every worker's games,
+    unpickles plain tuples rather than events, with the cycle collector paused."""
     return pickle.dumps([_packed(game) for game in games], pickle.HIGHEST_PROTOCOL)
 
 
-def unpacked_games(shares: Iterable[bytes]) -> list[GameRows]:
+def unpacked_games(shares: Iterable[bytes]) -> list[StoredGame]:
     """The games of a batch in order, from the shares of it that workers prepared."""
     return [_unpacked(*game) for share in shares for game in pickle.loads(share)]
 
 
-PackedSnapshots = list[tuple[int, str, bytes]]
+PackedEvents = list[tuple[int, str, bytes]]
 
 
-def _packed(game: PreparedGame) -> tuple[Receipt, list[EventRow], PackedSnapshots]:
-    game_id = game.receipt.game_id.hex
-    rows = [(game_id, event.originator_version, event.topic, event.state) for event in game.events]
-    return game.receipt, rows, [(s.originator_version, s.topic, s.state) for s in game.snapshots]
+def _packed(game: PreparedGame) -> tuple[Receipt, PackedEvents, PackedEvents]:
+    return game.receipt, _plain(game.events), _plain(game.snapshots)
 
 
-def _unpacked(receipt: Receipt, rows: list[EventRow], snapshots: PackedSnapshots) -> GameRows:
-    return GameRows(receipt, rows, [StoredEvent(receipt.game_id, *snapshot) for snapshot in snapshots])
+def _plain(events: Sequence[StoredEvent]) -> PackedEvents:
+    return [(event.originator_version, event.topic, event.state) for event in events]
+
+
+def _unpacked(receipt: Receipt, events: PackedEvents, snapshots: PackedEvents) -> StoredGame:
+    game_id = receipt.game_id
+    return StoredGame(
+        receipt, [StoredEvent(game_id, *event) for event in events], [StoredEvent(game_id, *s) for s in snapshots]
+    )
 
 
 def _worker_context() -> multiprocessing.context.BaseContext:

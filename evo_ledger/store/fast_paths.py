@@ -28,9 +28,6 @@ from psycopg.sql import SQL, Identifier
 # A fast path stays only while it makes its line this much faster than the library's own way, in the same run.
 KEPT_ABOVE = 1.15
 
-# An event as the imports write it: its aggregate's id as hex text, its version, topic and state.
-EventRow = tuple[str, int, str, bytes]
-
 
 @dataclass(frozen=True)
 class FastPath:
@@ -219,17 +216,6 @@ class PostgresOneStatementAppend(PostgresApplicationRecorder):
             [event.topic for event in stored_events],
             [event.state for event in stored_events],
         )
-
-    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
-    def insert_rows(self, rows: Sequence[EventRow]) -> None:
-        """Events written as they are given, in one transaction (the imports)."""
-        if not rows:
-            return
-        if self.datastore.originator_id_type == "text":
-            ids: BinaryArray = TextArray([str(UUID(row[0])) for row in rows])
-        else:
-            ids = UuidArray([bytes.fromhex(row[0]) for row in rows])
-        self._append(ids, [row[1] for row in rows], [row[2] for row in rows], [row[3] for row in rows])
 
     def _append(self, ids: BinaryArray, versions: list[int], topics: list[str], states: list[bytes]) -> list[int]:
         columns = [

@@ -20,12 +20,11 @@ from psycopg.sql import SQL, Identifier
 
 from evo_ledger.store.fast_paths import (
     DurableSQLiteConnectionPool,
-    EventRow,
     PostgresGameEvents,
     PostgresOneStatementAppend,
 )
 
-__all__ = ["DurableSQLiteFactory", "EventRow", "LedgerPostgresFactory"]
+__all__ = ["DurableSQLiteFactory", "LedgerPostgresFactory"]
 
 
 class DurableSQLiteDatastore(SQLiteDatastore):
@@ -39,14 +38,6 @@ class DurableSQLiteDatastore(SQLiteDatastore):
 
 class LedgerSQLiteApplicationRecorder(SQLiteApplicationRecorder):
     """The library's SQLite recorder, with the ledger's own queries."""
-
-    def insert_rows(self, rows: Sequence[EventRow]) -> None:
-        """Events written as they are given, in one transaction: the imports, whose rows come ready from the
-        processes that prepared them (no stored events made only to be taken apart again)."""
-        if self.datastore.originator_id_type == "text":
-            rows = [(str(UUID(row[0])), *row[1:]) for row in rows]
-        with self.datastore.transaction(commit=True) as cursor:
-            cursor.executemany(self.insert_events_statement, rows)
 
     def select_events_of(self, originator_ids: Sequence[UUID]) -> list[StoredEvent]:
         """Every event of each of the aggregates, in one query, by aggregate and version."""
