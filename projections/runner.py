@@ -33,10 +33,10 @@ from eventsourcing.utils import get_topic
 from sqlalchemy import insert
 
 from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.processes import end_process, run_beside_server, server_context
 from evo_ledger.game.aggregate import kit_of
 from evo_ledger.rules import get_ruleset
 from evo_ledger.settings import Settings
-from evo_ledger.store.processes import end_process, run_beside_server, server_context
 from projections.readmodel import Batch, ReadModel
 from projections.schema import SET_ASIDE
 from projections.store import APPLICATION, PositionMoved, ReadStore

@@ -29,9 +29,9 @@ from typing import Any, NamedTuple, Protocol, Union, cast
 from uuid import UUID
 
 from evo_ledger.app.ledger import AppendRequest, Idempotency, Ledger, Outcome, Receipt
+from evo_ledger.app.processes import end_process, run_beside_server, server_context, settle_collector
 from evo_ledger.rules.base import OptionValue
 from evo_ledger.settings import Settings
-from evo_ledger.store.processes import end_process, run_beside_server, server_context, settle_collector
 
 MAX_GROUP = 64
 log = logging.getLogger(__name__)

@@ -21,6 +21,7 @@ from sqlalchemy.exc import DBAPIError
 
 from evo_ledger import __version__
 from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.processes import settle_collector
 from evo_ledger.app.selfplay import NoSelfPlay, bot_names, play_game
 from evo_ledger.cli.ledger_commands import (
     CommandError,
@@ -38,7 +39,6 @@ from evo_ledger.rules.contract import draw
 from evo_ledger.rules.kits import KitError, builtin_kit_names, load_kit_document, ruleset_for_kit
 from evo_ledger.rules.reference import UnknownRuling, reference, ruling
 from evo_ledger.settings import Settings, SettingsError
-from evo_ledger.store.processes import settle_collector
 from projections.runner import PAGE, Projector
 from projections.store import ReadStore
 
