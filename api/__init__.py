@@ -1,4 +1,7 @@
-"""The HTTP API (FastAPI): one router per resource over the ledger, built by an app factory."""
+"""The HTTP API (FastAPI): one router per resource over the ledger, built by an app factory.
+
+May import the projections, the application and the parts below them, eventsourcing, FastAPI, Starlette, pydantic,
+anyio and SQLAlchemy (for a connection type); never the command line."""
 
 from api.app import ApiSettings, create_app
 

@@ -1,4 +1,6 @@
-"""The games themselves: pure rules, no I/O. One sub-package per rule system, found through the registry."""
+"""The games themselves: pure rules, no I/O. One sub-package per rule system, found through the registry.
+
+May import the standard library alone and no other part of the project, so that the rules run anywhere."""
 
 from __future__ import annotations
 
