@@ -57,13 +57,22 @@ def walk(package: str) -> list[str]:
     return [package, *(info.name for info in pkgutil.walk_packages(locations, f"{package}.", onerror=unimportable))]
 
 
+def is_package(module: str) -> bool:
+    return spec_of(module).submodule_search_locations is not None
+
+
+def packages() -> list[str]:
+    """Every package the distribution ships, sub-packages included, by import name."""
+    return [module for top in shipped_packages() for module in walk(top) if is_package(module)]
+
+
 def source(module: str) -> str:
     return Path(str(spec_of(module).origin)).read_text(encoding="utf-8")
 
 
 def imports(module: str) -> list[Import]:
     """Every import `module` makes, at the top or inside a function, a class or a condition, in order of line."""
-    package = module if spec_of(module).submodule_search_locations is not None else module.rpartition(".")[0]
+    package = module if is_package(module) else module.rpartition(".")[0]
     found: list[Import] = []
     for node in ast.walk(ast.parse(source(module), module)):
         if isinstance(node, ast.Import):

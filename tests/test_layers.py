@@ -3,6 +3,7 @@ the third-party packages it lists for it; the rules import the standard library 
 
 from __future__ import annotations
 
+import ast
 import pkgutil
 import re
 import sys
@@ -13,12 +14,13 @@ from functools import cache
 import pytest
 
 import evo_ledger
-from tests.modules import Import, imports, shipped_packages, walk
+from tests.modules import Import, imports, packages, shipped_packages, source, walk
 from tests.support import ROOT
 
 DOC = ROOT / "docs" / "architecture.md"
 HEADING = "## Layers, bottom to top"
 NAMED = re.compile(r"`([\w.]+)`")
+MAY_IMPORT = "May import"
 
 
 @dataclass(frozen=True)
@@ -166,3 +168,19 @@ def test_a_module_is_in_the_layer_of_the_longest_name_that_holds_it() -> None:
     assert layer_of("evo_ledger.rulesets") == layer_named("settings")
     assert layer_of("api.routes.games.router") == layer_named("api")
     assert layer_of("fastapi") is None
+
+
+@pytest.mark.parametrize("package", packages())
+def test_a_package_says_what_it_is_and_what_it_may_import(package: str) -> None:
+    docstring = ast.get_docstring(ast.parse(source(package), package)) or ""
+    lines = docstring.splitlines()
+    assert lines and lines[0] and not lines[0].startswith(MAY_IMPORT), f"{package}'s docstring says first what it is"
+    assert any(line.startswith(MAY_IMPORT) for line in lines), (
+        f"{package}'s docstring has no line starting {MAY_IMPORT!r} to say what it may import ({DOC.name})"
+    )
+
+
+def test_every_package_is_checked_for_what_it_may_import() -> None:
+    found = set(packages())
+    assert {"evo_ledger", "evo_ledger.rules", "evo_ledger.rules.evo2", "api", "api.routes", "projections"} <= found
+    assert "evo_ledger.settings" not in found and "api.app" not in found, "modules are not packages"
