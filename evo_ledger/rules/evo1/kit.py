@@ -4,8 +4,7 @@ bag, the species sheet and the 26 event cards, as validated data (format in docs
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from typing import Any
 
 from evo_ledger.rules.hexisland.kit import Space, check_islands, hex_steps, neighbours_of, parse_spaces
@@ -53,18 +52,21 @@ class Kit:
     center: tuple[int, int] | None = None
     """The centre of the island as a hex coordinate, where the Autosaurs' fourth preference measures from; None:
     the land hex nearest the mean of all land coordinates [AS-07]."""
+    zones: tuple[Mapping[str, str], ...] = field(init=False, compare=False, repr=False)
+    """For each chart position, the zone of every space [E1-07]."""
+    card_ids: tuple[str, ...] = field(init=False, compare=False, repr=False)
+    _rings: dict[tuple[str, int], frozenset[str]] = field(default_factory=dict, init=False, compare=False, repr=False)
+    """The spaces `within` found, by space and reach. Like the zones and the card ids, made with the kit, not
+    cached on first reading: an object whose `__dict__` was written to is slower at every attribute read (pays
+    for: bench.rules_speed check+apply)."""
 
-    @cached_property
-    def zones(self) -> tuple[Mapping[str, str], ...]:
-        """For each chart position, the zone of every space [E1-07]."""
-        return tuple(
+    def __post_init__(self) -> None:
+        zones = tuple(
             {space.id: zone(self.terrains, colour, space.terrain) for space in self.spaces.values()}
             for colour in self.chart
         )
-
-    @cached_property
-    def card_ids(self) -> tuple[str, ...]:
-        return tuple(card.id for card in self.cards)
+        object.__setattr__(self, "zones", zones)
+        object.__setattr__(self, "card_ids", tuple(card.id for card in self.cards))
 
     def within(self, space: str, reach: int) -> frozenset[str]:
         """The other spaces at most `reach` from `space`, whatever lies between [E1-26]."""
@@ -75,10 +77,6 @@ class Kit:
                 other for other in self.spaces if other != space and self.distance(space, other) <= reach
             )
         return found
-
-    @cached_property
-    def _rings(self) -> dict[tuple[str, int], frozenset[str]]:
-        return {}
 
     def distance(self, a: str, b: str) -> int:
         sa, sb = self.spaces[a], self.spaces[b]
