@@ -13,17 +13,17 @@ from api import ApiSettings, create_app
 from evo_ledger.cli.main import main
 from evo_ledger.rules.reference import reference
 from evo_ledger.settings import Settings
-from tests.support import ROOT
+from tests.modules import shipped_packages, source, walk
 
 RULING_ID = re.compile(r"\b(?:E1|E2|AS|TR)-\d\d\b")
-CODE_FOLDERS = ("evo_ledger", "api", "projections")
 
 
 def ids_named_in_code() -> set[str]:
+    """The ruling ids named in any module the distribution ships."""
     named: set[str] = set()
-    for folder in CODE_FOLDERS:
-        for path in (ROOT / folder).rglob("*.py"):
-            named |= set(RULING_ID.findall(path.read_text()))
+    for package in shipped_packages():
+        for module in walk(package):
+            named |= set(RULING_ID.findall(source(module)))
     return named
 
 

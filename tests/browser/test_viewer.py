@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 import zlib
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -357,10 +358,10 @@ def test_no_served_file_refers_to_another_host(server: str) -> None:
     loads = re.compile(
         r"""(?:src|href)\s*=\s*["']?(?:https?:)?//|url\(\s*["']?(?:https?:)?//|@import\s+["']?(?:https?:)?//"""
     )
-    static = ROOT / "api" / "static"
-    paths = ["/", "/games/any", "/docs"] + [
-        f"/static/{p.relative_to(static)}" for p in static.rglob("*") if p.is_file()
-    ]
+    with resources.as_file(resources.files("api") / "static") as static:
+        paths = ["/", "/games/any", "/docs"] + [
+            f"/static/{p.relative_to(static)}" for p in static.rglob("*") if p.is_file()
+        ]
     for path in paths:
         answer = httpx.get(f"{server}{path}")
         assert answer.status_code == 200, path

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from evo_ledger.rules.hexisland.kitmap import render_map
 from evo_ledger.rules.kits import KitError, builtin_kit_names, load_kit
 from tools.make_standin_kits import make_kit, render
 
-KITS = Path(__file__).resolve().parents[2] / "evo_ledger" / "rules" / "evo2" / "kits"
+KITS = resources.files("evo_ledger.rules.evo2") / "kits"
 
 
 def standin(players: int = 3) -> dict[str, Any]:
