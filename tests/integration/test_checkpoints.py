@@ -263,6 +263,31 @@ def test_a_checkpoint_lost_to_another_leaves_no_trace_and_the_next_follows_the_w
     assert audited(database, game_id).verdict == "clean"
 
 
+def test_take_checkpoint_tells_a_checkpoint_lost_to_another_server_as_a_checkpoint_error(
+    sealed: Ledger, database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id, _, _ = checkpointed(sealed)
+    sealed.annotate(game_id, 2, "noted here")
+    read_log = sealed.notifications_after
+    won: list[dict[str, Any]] = []
+    with Ledger(Settings(database, seal_key=KEY)) as other:
+        other.annotate(game_id, 3, "noted on the other server")
+
+        def read_while_the_other_signs(after: int, topics: Sequence[str] = ()) -> Iterator[Any]:
+            """The other server signs once this one has read the checkpoint log and before it appends to it."""
+            if not won:
+                won.append(other.take_checkpoint()[0])
+            return read_log(after, topics)
+
+        monkeypatch.setattr(sealed, "notifications_after", read_while_the_other_signs)
+        with pytest.raises(CheckpointError, match="another checkpoint was taken at the same moment: take it again"):
+            sealed.take_checkpoint()
+    monkeypatch.undo()
+    assert won and won[0]["number"] == 2
+    assert sealed.take_checkpoint() == (won[0], False), "the winner signed both notes: nothing is left to sign"
+    assert audited(database, game_id).verdict == "clean"
+
+
 def test_a_checkpoint_kept_elsewhere_shows_a_checkpoint_log_that_was_cut(sealed: Ledger, database: str) -> None:
     game_id, note, _ = checkpointed(sealed)
     kept, _ = sealed.take_checkpoint()
