@@ -167,9 +167,17 @@ class GameAccess(Aggregate):
             self.trigger_event(self.PrivacySet, private=private)
 
 
-ACCESS_TOPIC_PREFIX = "evo-ledger:GameAccess."
 Changes = Callable[[int | None], tuple[int, set[UUID]]]
 Reader = Callable[[list[UUID]], dict[UUID, "GameAccess | None"]]
+
+
+# The topics of the events that change who may write to a game or read it.
+ACCESS_TOPICS = (
+    GameAccess.Created.TOPIC,
+    GameAccess.Granted.TOPIC,
+    GameAccess.TokenReplaced.TOPIC,
+    GameAccess.PrivacySet.TOPIC,
+)
 
 
 class HeldAccesses:

@@ -314,7 +314,7 @@ class Audit:
         fields = {k: v for k, v in vars(first).items() if k not in ("originator_id", "originator_version", "timestamp")}
         fields["version"] = ruleset.version
         try:  # the same setup, made afresh with the ruleset of this build
-            return Game._create(Game.Started, id=first.originator_id, timestamp=first.timestamp, **fields)
+            return Game.started_again(first.originator_id, first.timestamp, fields)
         except (UnknownRuleset, ValueError) as error:
             setup.fail(1, f"the game cannot be set up: {error}")
             return None

@@ -21,7 +21,7 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, InternalError, Mapper, Notification, StoredEvent, Transcoder
 
 from evo_ledger.app.access import (
-    ACCESS_TOPIC_PREFIX,
+    ACCESS_TOPICS,
     AnsweredAppend,
     GameAccess,
     HeldAccesses,
@@ -321,17 +321,16 @@ class Ledger(Application[UUID]):
         changes = getattr(self.recorder, "select_changed_since", None)
         if changes is None:
             return {game_id: self.access(game_id) for game_id in wanted.values()}
-        found = self.held_accesses.current(
-            wanted, partial(changes, topic_prefix=ACCESS_TOPIC_PREFIX), self._read_accesses
-        )
+        found = self.held_accesses.current(wanted, partial(changes, topics=ACCESS_TOPICS), self._read_accesses)
         return {game_id: found[key] for key, game_id in wanted.items()}
 
     def _read_accesses(self, access_ids: list[UUID]) -> dict[UUID, GameAccess | None]:
+        """The accesses folded afresh from their events (held accesses are shared, so never the cached ones)."""
         found: dict[UUID, GameAccess | None] = dict.fromkeys(access_ids)
-        for stored in self.recorder.select_events_of(access_ids):  # type: ignore[attr-defined]
-            key = UUID(str(stored.originator_id))
-            event: Any = self.mapper.to_domain_event(stored)
-            found[key] = event.mutate(found[key])
+        for key in access_ids:
+            for stored in self.recorder.select_events(key):
+                event: Any = self.mapper.to_domain_event(stored)
+                found[key] = event.mutate(found[key])
         return found
 
     def grant_recorder(self, game_id: UUID, token: str) -> None:

@@ -365,6 +365,11 @@ class Game(Aggregate):
         fields["hash"] = event_hash(cls.Started.TOPIC, game_id, 1, timestamp, fields)
         return cls._create(cls.Started, id=game_id, timestamp=timestamp, **fields)
 
+    @classmethod
+    def started_again(cls, game_id: UUID, timestamp: datetime, fields: dict[str, Any]) -> Game:
+        """A game started afresh from a stored first event's fields (the audit's game, folded beside the log)."""
+        return cls._create(cls.Started, id=game_id, timestamp=timestamp, **fields)
+
     @cached_property
     def id_text(self) -> str:
         return str(self.id)

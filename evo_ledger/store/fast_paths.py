@@ -15,11 +15,10 @@ from typing import Any, ClassVar
 from uuid import UUID
 
 import psycopg
-from eventsourcing.persistence import StoredEvent
+from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
-from eventsourcing.sqlite import SQLiteConnection, SQLiteConnectionPool
+from eventsourcing.sqlite import SQLiteConnection, SQLiteConnectionPool, SQLiteDatastore
 from eventsourcing.utils import retry
-from psycopg import InterfaceError, OperationalError
 from psycopg.pq import ExecStatus, Format
 from psycopg.pq.abc import PGconn, PGresult
 from psycopg.rows import tuple_row
@@ -68,6 +67,24 @@ class DurableSQLiteConnectionPool(SQLiteConnectionPool):
         connection = super()._create_connection()
         connection._sqlite_conn.execute("PRAGMA synchronous=FULL;")
         return connection
+
+
+class DurableSQLiteDatastore(SQLiteDatastore):
+    """The library's SQLite datastore, its pool made again as a durable pool with the same settings."""
+
+    def __init__(self, db_name: str, **options: Any) -> None:
+        super().__init__(db_name, **options)
+        plain = self.pool
+        self.pool = DurableSQLiteConnectionPool(
+            db_name=db_name,
+            lock_timeout=plain.lock_timeout,
+            pool_size=plain.pool_size,
+            max_overflow=plain.max_overflow,
+            pool_timeout=plain.pool_timeout,
+            max_age=plain.max_age,
+            pre_ping=plain.pre_ping,
+        )
+        plain.close()
 
 
 def select_clauses(gt: int | None, lte: int | None, desc: bool, limit: int | None, mark: str) -> tuple[str, list[int]]:

@@ -1,4 +1,4 @@
-"""The event store: eventsourcing's recorders, on SQLite made explicitly durable, with the queries the ledger adds.
+"""The event store: eventsourcing's recorders, on SQLite made explicitly durable, with the one query the ledger adds.
 
 The library opens SQLite files in WAL journal mode; every connection here also sets `synchronous=FULL`, so a commit
 returns only once the write-ahead log is on disk: an acknowledged event survives a crash of the process, and of the
@@ -12,81 +12,64 @@ from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import InfrastructureFactoryError, StoredEvent
+from eventsourcing.persistence import ApplicationRecorder, InfrastructureFactoryError
 from eventsourcing.postgres import PostgresFactory
-from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteFactory
-from psycopg.rows import tuple_row
-from psycopg.sql import SQL, Identifier
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteFactory
 
 from evo_ledger.store.fast_paths import (
-    DurableSQLiteConnectionPool,
+    DurableSQLiteDatastore,
     PostgresGameEvents,
     PostgresOneStatementAppend,
 )
 
-__all__ = ["DurableSQLiteFactory", "LedgerPostgresFactory"]
+__all__ = ["DurableSQLiteFactory", "LedgerPostgresFactory", "changed_since"]
+
+CHANGES_PAGE = 1000
 
 
-class DurableSQLiteDatastore(SQLiteDatastore):
-    def __init__(self, db_name: str, **options: Any) -> None:
-        super().__init__(db_name, **options)
-        if self.pool.is_sqlite_memory_mode:
-            raise InfrastructureFactoryError("evo-ledger keeps games in a SQLite file, not in memory")
-        self.pool.close()
-        self.pool = DurableSQLiteConnectionPool(db_name=db_name, lock_timeout=options.get("lock_timeout"))
+def changed_since(recorder: ApplicationRecorder, position: int | None, topics: Sequence[str]) -> tuple[int, set[UUID]]:
+    """The log's last notification id, and the aggregates with an event of one of `topics` stored after `position`
+    and up to it (with None for `position`, none: from now on). Notification ids follow the order of commits, so an
+    event not yet committed when the last id was read has a larger one."""
+    last = recorder.max_notification_id() or 0
+    if position is None or position >= last:
+        return last, set()
+    changed: set[UUID] = set()
+    start = position + 1
+    while True:
+        page = recorder.select_notifications(start=start, limit=CHANGES_PAGE, stop=last, topics=topics)
+        changed.update(UUID(str(notification.originator_id)) for notification in page)
+        if len(page) < CHANGES_PAGE:
+            return last, changed
+        start = page[-1].id + 1
 
 
 class LedgerSQLiteApplicationRecorder(SQLiteApplicationRecorder):
-    """The library's SQLite recorder, with the ledger's own queries."""
+    """The library's SQLite recorder, with the query the ledger adds."""
 
-    def select_events_of(self, originator_ids: Sequence[UUID]) -> list[StoredEvent]:
-        """Every event of each of the aggregates, in one query, by aggregate and version."""
-        if not originator_ids:
-            return []
-        marks = ",".join("?" * len(originator_ids))
-        statement = (
-            f"SELECT * FROM {self.events_table_name} WHERE originator_id IN ({marks}) "
-            "ORDER BY originator_id, originator_version"
-        )
-        with self.datastore.transaction(commit=False) as cursor:
-            cursor.execute(statement, [originator_id.hex for originator_id in originator_ids])
-            return [
-                StoredEvent(
-                    self.convert_originator_id(row["originator_id"]),
-                    row["originator_version"],
-                    row["topic"],
-                    row["state"],
-                )
-                for row in cursor.fetchall()
-            ]
-
-    def select_changed_since(self, position: int | None, topic_prefix: str) -> tuple[int, set[UUID]]:
-        """The log's last notification id, and the aggregates with an event whose topic starts with
-        `topic_prefix` stored after `position` and up to it (with None for `position`, none: from now on)."""
-        with self.datastore.transaction(commit=False) as cursor:
-            cursor.execute(f"SELECT MAX(rowid) FROM {self.events_table_name}")  # the notification id
-            last: int = cursor.fetchone()[0] or 0
-            if position is None or position >= last:
-                return last, set()
-            cursor.execute(
-                f"SELECT DISTINCT originator_id FROM {self.events_table_name} "
-                "WHERE rowid > ? AND rowid <= ? AND substr(topic, 1, ?) = ?",
-                [position, last, len(topic_prefix), topic_prefix],
-            )
-            return last, {UUID(row[0]) for row in cursor.fetchall()}
+    def select_changed_since(self, position: int | None, topics: Sequence[str]) -> tuple[int, set[UUID]]:
+        return changed_since(self, position, topics)
 
 
 class DurableSQLiteFactory(SQLiteFactory):
-    """The library's SQLite factory, every connection committing to disk before it returns."""
+    """The library's SQLite factory, every connection committing to disk before it returns; games are kept in a
+    file, never in memory."""
 
     application_recorder_class = LedgerSQLiteApplicationRecorder
 
     def __init__(self, env: Any) -> None:
         super().__init__(env)
         plain = self.datastore
+        if plain.pool.is_sqlite_memory_mode:
+            raise InfrastructureFactoryError("evo-ledger keeps games in a SQLite file, not in memory")
         self.datastore = DurableSQLiteDatastore(
             plain.pool.db_name,
             lock_timeout=plain.pool.lock_timeout,
+            pool_size=plain.pool.pool_size,
+            max_overflow=plain.pool.max_overflow,
+            pool_timeout=plain.pool.pool_timeout,
+            max_age=plain.pool.max_age,
+            pre_ping=plain.pool.pre_ping,
             single_row_tracking=plain.single_row_tracking,
             originator_id_type=plain.originator_id_type,
         )
@@ -94,49 +77,10 @@ class DurableSQLiteFactory(SQLiteFactory):
 
 
 class LedgerPostgresApplicationRecorder(PostgresGameEvents, PostgresOneStatementAppend):
-    """The library's PostgreSQL recorder, with the ledger's own queries."""
+    """The library's PostgreSQL recorder with the ledger's fast paths, and the query the ledger adds."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        table = SQL("{schema}.{table}").format(
-            schema=Identifier(self.datastore.schema), table=Identifier(self.events_table_name)
-        )
-        self.events_of_statement = SQL(
-            "SELECT * FROM {table} WHERE originator_id = ANY(%s) ORDER BY originator_id, originator_version"
-        ).format(table=table)
-        # The log's last id and what changed up to it, from one snapshot: one statement, one round trip.
-        self.changed_statement = (
-            SQL(
-                "SELECT last.id, changed.originator_id FROM (SELECT MAX(notification_id) AS id FROM {table}) AS last "
-                "LEFT JOIN LATERAL (SELECT DISTINCT originator_id FROM {table} "
-                "WHERE notification_id > %s AND notification_id <= last.id AND left(topic, %s) = %s) AS changed ON true"
-            )
-            .format(table=table)
-            .as_bytes(None)
-        )
-
-    def select_events_of(self, originator_ids: Sequence[UUID]) -> list[StoredEvent]:
-        """Every event of each of the aggregates, in one query, by aggregate and version."""
-        if not originator_ids:
-            return []
-        with self.datastore.get_connection() as connection, connection.cursor() as cursor:
-            cursor.execute(self.events_of_statement, [list(originator_ids)])
-            return [
-                StoredEvent(row["originator_id"], row["originator_version"], row["topic"], bytes(row["state"]))
-                for row in cursor.fetchall()
-            ]
-
-    def select_changed_since(self, position: int | None, topic_prefix: str) -> tuple[int, set[UUID]]:
-        """The log's last notification id, and the aggregates with an event whose topic starts with
-        `topic_prefix` stored after `position` and up to it (with None for `position`, none: from now on).
-
-        Notification ids follow the order of commits (appends take the table's lock), so an event not yet
-        committed when the last id was read has a larger one."""
-        with self.datastore.get_connection() as connection, connection.cursor(row_factory=tuple_row) as cursor:
-            cursor.execute(self.changed_statement, [position, len(topic_prefix), topic_prefix], prepare=True)
-            rows = cursor.fetchall()
-        last: int = rows[0][0] or 0
-        return last, {UUID(str(row[1])) for row in rows if row[1] is not None}
+    def select_changed_since(self, position: int | None, topics: Sequence[str]) -> tuple[int, set[UUID]]:
+        return changed_since(self, position, topics)
 
 
 class LedgerPostgresFactory(PostgresFactory):

@@ -7,11 +7,11 @@ import os
 import signal
 import threading
 from typing import Any
-from uuid import uuid4
+from uuid import UUID, uuid4
 
 import pytest
 
-from evo_ledger.app.access import ACCESS_TOPIC_PREFIX, RecorderRefused, TokenRequired, access_id, new_token
+from evo_ledger.app.access import ACCESS_TOPICS, RecorderRefused, TokenRequired, access_id, new_token
 from evo_ledger.app.ledger import (
     AppendRequest,
     Idempotency,
@@ -158,36 +158,40 @@ def test_a_token_replaced_by_another_server_is_refused_at_once_by_one_that_held_
 def test_held_accesses_are_not_read_again_until_one_changes(ledger: Ledger) -> None:
     token = new_token()
     games = [new_game(ledger, token) for _ in range(3)]
-    read: list[int] = []
-    select_events_of = ledger.recorder.select_events_of  # type: ignore[attr-defined]
+    accesses = {access_id(game.game_id) for game in games}
+    read: list[UUID] = []
+    select_events = ledger.recorder.select_events
 
-    def counted(ids: Any) -> Any:
-        read.append(len(ids))
-        return select_events_of(ids)
+    def counted(originator_id: Any, **options: Any) -> Any:
+        if originator_id in accesses:
+            read.append(originator_id)
+        return select_events(originator_id, **options)
 
-    ledger.recorder.select_events_of = counted  # type: ignore[attr-defined]
+    ledger.recorder.select_events = counted  # type: ignore[method-assign]
     for action in ("order ann ben cat", "climate cw"):
         outcomes = ledger.record_many([with_token(game, action, token) for game in games])
         assert all(isinstance(outcome, Receipt) for outcome in outcomes)
+    assert sorted(read) == sorted(accesses)
     ledger.grant_recorder(games[0].game_id, token)  # the same token again: an access event all the same
+    read.clear()
     ledger.record_many([with_token(game, "draw legs", token) for game in games])
-    assert read == [3, 1]
+    assert read == [access_id(games[0].game_id)]
 
 
 def test_the_store_names_the_accesses_changed_since_a_position_and_up_to_its_last_event(ledger: Ledger) -> None:
     changed_since = ledger.recorder.select_changed_since  # type: ignore[attr-defined]
-    assert changed_since(None, ACCESS_TOPIC_PREFIX) == (0, set())  # an empty log
+    assert changed_since(None, ACCESS_TOPICS) == (0, set())  # an empty log
     first = new_game(ledger, new_token())
-    start, _ = changed_since(None, ACCESS_TOPIC_PREFIX)
+    start, _ = changed_since(None, ACCESS_TOPICS)
     assert start > 0
     second = new_game(ledger, new_token())
     new_game(ledger)  # a game without a recorder token has no access
     ledger.grant_recorder(first.game_id, new_token())
-    last, changed = changed_since(start, ACCESS_TOPIC_PREFIX)
+    last, changed = changed_since(start, ACCESS_TOPICS)
     assert changed == {access_id(first.game_id), access_id(second.game_id)}
-    assert changed_since(last, ACCESS_TOPIC_PREFIX) == (last, set())
-    assert changed_since(None, ACCESS_TOPIC_PREFIX) == (last, set())
-    assert changed_since(0, "evo-ledger:Nothing.")[1] == set()
+    assert changed_since(last, ACCESS_TOPICS) == (last, set())
+    assert changed_since(None, ACCESS_TOPICS) == (last, set())
+    assert changed_since(0, ["evo-ledger:Nothing"])[1] == set()
 
 
 def test_appends_that_need_no_token_ask_the_store_nothing_about_accesses(ledger: Ledger) -> None:
