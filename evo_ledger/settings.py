@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 DATABASE_VARIABLE = "EVO_LEDGER_DATABASE"
 DEFAULT_DATABASE = "evo-ledger.sqlite"
@@ -62,16 +62,6 @@ class Settings:
     def is_postgres(self) -> bool:
         return self.database.startswith(("postgresql://", "postgres://"))
 
-    def persistence_env(self) -> dict[str, str]:
-        """The event store's configuration, in the eventsourcing library's terms."""
-        if self.is_postgres:
-            return postgres_env(self.database)
-        return {
-            "PERSISTENCE_MODULE": "evo_ledger.store.recorders:DurableSQLiteFactory",
-            "SQLITE_DBNAME": self.database,
-            "SQLITE_LOCK_TIMEOUT": str(LOCK_TIMEOUT_SECONDS),
-        }
-
 
 def log_cache_events(text: str | None) -> int:
     if not text:
@@ -79,19 +69,3 @@ def log_cache_events(text: str | None) -> int:
     if not (text.strip().isascii() and text.strip().isdigit()):
         raise SettingsError(f"{LOG_CACHE_VARIABLE}: a number of events, 0 or more, not {text!r}")
     return int(text)
-
-
-def postgres_env(url: str) -> dict[str, str]:
-    parts = urlsplit(url)
-    if not parts.hostname or not parts.path.strip("/"):
-        raise SettingsError(f"{DATABASE_VARIABLE}: a PostgreSQL URL needs a host and a database name: {url!r}")
-    return {
-        "PERSISTENCE_MODULE": "evo_ledger.store.recorders:LedgerPostgresFactory",
-        "POSTGRES_DBNAME": unquote(parts.path.strip("/")),
-        "POSTGRES_HOST": parts.hostname,
-        "POSTGRES_PORT": str(parts.port or 5432),
-        "POSTGRES_USER": unquote(parts.username or os.environ.get("USER") or "postgres"),
-        "POSTGRES_PASSWORD": unquote(parts.password or ""),
-        "POSTGRES_LOCK_TIMEOUT": str(LOCK_TIMEOUT_SECONDS),
-        "POSTGRES_POOL_SIZE": "5",
-    }

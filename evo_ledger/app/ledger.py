@@ -54,6 +54,7 @@ from evo_ledger.rules.kits import load_kit_document, ruleset_for_kit
 from evo_ledger.settings import SEAL_KEY_VARIABLE, Settings
 from evo_ledger.store.game_logs import GameLogs
 from evo_ledger.store.mapper import SealingMapper
+from evo_ledger.store.recorders import persistence_env
 
 CACHED_GAMES = 256
 HELD_ACCESSES = 4096  # games' accesses a ledger holds (each a token's digest and a flag)
@@ -188,7 +189,7 @@ class Ledger(Application[UUID]):
         self._checkpoints_lock = threading.RLock()
         self.held_accesses = HeldAccesses(HELD_ACCESSES)
         full_env = {
-            **settings.persistence_env(),
+            **persistence_env(settings),
             "AGGREGATE_CACHE_MAXSIZE": str(CACHED_GAMES),
             "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
             "IS_SNAPSHOTTING_ENABLED": "y",

@@ -8,21 +8,24 @@ library's public API are the fast paths of `evo_ledger.store.fast_paths`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import unquote, urlsplit
 from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, InfrastructureFactoryError
 from eventsourcing.postgres import PostgresFactory
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteFactory
 
+from evo_ledger.settings import DATABASE_VARIABLE, LOCK_TIMEOUT_SECONDS, Settings, SettingsError
 from evo_ledger.store.fast_paths import (
     DurableSQLiteDatastore,
     PostgresGameEvents,
     PostgresOneStatementAppend,
 )
 
-__all__ = ["DurableSQLiteFactory", "LedgerPostgresFactory", "changed_since"]
+__all__ = ["DurableSQLiteFactory", "LedgerPostgresFactory", "changed_since", "persistence_env"]
 
 CHANGES_PAGE = 1000
 
@@ -87,3 +90,30 @@ class LedgerPostgresFactory(PostgresFactory):
     """The library's PostgreSQL factory, with the ledger's recorder."""
 
     application_recorder_class = LedgerPostgresApplicationRecorder
+
+
+def persistence_env(settings: Settings) -> dict[str, str]:
+    """The event store's configuration, in the eventsourcing library's terms."""
+    if settings.is_postgres:
+        return postgres_env(settings.database)
+    return {
+        "PERSISTENCE_MODULE": f"{__name__}:{DurableSQLiteFactory.__name__}",
+        "SQLITE_DBNAME": settings.database,
+        "SQLITE_LOCK_TIMEOUT": str(LOCK_TIMEOUT_SECONDS),
+    }
+
+
+def postgres_env(url: str) -> dict[str, str]:
+    parts = urlsplit(url)
+    if not parts.hostname or not parts.path.strip("/"):
+        raise SettingsError(f"{DATABASE_VARIABLE}: a PostgreSQL URL needs a host and a database name: {url!r}")
+    return {
+        "PERSISTENCE_MODULE": f"{__name__}:{LedgerPostgresFactory.__name__}",
+        "POSTGRES_DBNAME": unquote(parts.path.strip("/")),
+        "POSTGRES_HOST": parts.hostname,
+        "POSTGRES_PORT": str(parts.port or 5432),
+        "POSTGRES_USER": unquote(parts.username or os.environ.get("USER") or "postgres"),
+        "POSTGRES_PASSWORD": unquote(parts.password or ""),
+        "POSTGRES_LOCK_TIMEOUT": str(LOCK_TIMEOUT_SECONDS),
+        "POSTGRES_POOL_SIZE": "5",
+    }

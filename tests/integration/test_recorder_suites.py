@@ -19,6 +19,7 @@ from eventsourcing.tests.persistence import (
 )
 
 from evo_ledger.settings import Settings
+from evo_ledger.store.recorders import persistence_env
 from tests.databases import fresh_postgres_database, require_postgres
 
 
@@ -37,7 +38,7 @@ class OnDurableSQLite:
     def setUp(self) -> None:
         self.threads_before = set(threading.enumerate())
         self.folder = tempfile.mkdtemp()
-        env = Settings(os.path.join(self.folder, "store.sqlite")).persistence_env()
+        env = persistence_env(Settings(os.path.join(self.folder, "store.sqlite")))
         self.factory = InfrastructureFactory.construct(env)
         super().setUp()  # type: ignore[misc]
 
@@ -69,7 +70,7 @@ class OnPostgres:
 
     def setUp(self) -> None:
         self.threads_before = set(threading.enumerate())
-        self.factory = InfrastructureFactory.construct(Settings(self.url).persistence_env())
+        self.factory = InfrastructureFactory.construct(persistence_env(Settings(self.url)))
         super().setUp()  # type: ignore[misc]
 
     def tearDown(self) -> None:
