@@ -14,6 +14,7 @@ from eventsourcing.persistence import InfrastructureFactory
 from eventsourcing.tests.persistence import (
     AggregateRecorderTestCase,
     ApplicationRecorderTestCase,
+    NonInterleavingNotificationIDsBaseCase,
     ProcessRecorderTestCase,
     TrackingRecorderTestCase,
 )
@@ -120,3 +121,13 @@ class TestPostgresTrackingRecorder(OnPostgres, TrackingRecorderTestCase):
 class TestPostgresProcessRecorder(OnPostgres, ProcessRecorderTestCase):
     def create_recorder(self) -> Any:
         return self.factory.process_recorder()
+
+
+class TestDurableSQLiteNonInterleavingNotificationIDs(OnDurableSQLite, NonInterleavingNotificationIDsBaseCase):
+    def create_recorder(self) -> Any:
+        return self.factory.application_recorder()
+
+
+class TestPostgresNonInterleavingNotificationIDs(OnPostgres, NonInterleavingNotificationIDsBaseCase):
+    def create_recorder(self) -> Any:
+        return self.factory.application_recorder()

@@ -1,0 +1,48 @@
+"""Each of the store's fast paths answers exactly as the library's own way it stands in for."""
+
+from __future__ import annotations
+
+import itertools
+import types
+from collections.abc import Iterator
+from typing import Any
+from uuid import UUID
+
+import pytest
+from eventsourcing.postgres import PostgresApplicationRecorder
+
+from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.transfer import import_notations
+from evo_ledger.settings import Settings
+from tests.databases import fresh_postgres_database, require_postgres
+from tests.support import ROOT
+
+GAME = (ROOT / "replays" / "hand-3p-first-game.evo").read_text()
+
+
+@pytest.fixture(scope="module")
+def stored_game() -> Iterator[tuple[Ledger, UUID]]:
+    require_postgres()
+    with fresh_postgres_database() as url, Ledger(Settings(url)) as ledger:
+        [receipt] = import_notations(ledger, [GAME])
+        yield ledger, receipt.game_id
+
+
+def plain(events: Any) -> list[tuple[UUID, int, str, bytes]]:
+    return [(UUID(str(e.originator_id)), e.originator_version, e.topic, bytes(e.state)) for e in events]
+
+
+@pytest.mark.parametrize(
+    ("gt", "lte", "desc", "limit", "as_text"),
+    list(itertools.product((None, 5), (None, 30), (False, True), (None, 7), (False, True))),
+)
+def test_a_games_events_read_on_postgresql_are_the_librarys(
+    stored_game: tuple[Ledger, UUID], gt: int | None, lte: int | None, desc: bool, limit: int | None, as_text: bool
+) -> None:
+    ledger, game_id = stored_game
+    recorder = ledger.recorder
+    originator_id: Any = str(game_id) if as_text else game_id
+    library = types.MethodType(PostgresApplicationRecorder.select_events, recorder)
+    options: dict[str, Any] = {"gt": gt, "lte": lte, "desc": desc, "limit": limit}
+    ours = recorder.select_events(originator_id, **options)
+    assert plain(ours) == plain(library(originator_id, **options)) and ours
