@@ -132,7 +132,7 @@ def settle(state: State, effects: Effects) -> None:
         if item == BID_CARD:
             player.event_cards += 1
         elif item is not None:
-            player.genes[item] += 1
+            player.genes[item] = player.genes.get(item, 0) + 1
             state.genes_taken = {**state.genes_taken, item: state.genes_taken.get(item, 0) + 1}
     effects.add("auction_settled", round=state.round, results=results)
     set_initiative(state, effects)
@@ -141,7 +141,7 @@ def settle(state: State, effects: Effects) -> None:
 def set_initiative(state: State, effects: Effects) -> None:
     """Markers move above their lab column, then a stable sort puts fewer dinosaurs first [E2-08]."""
     by_column = sorted(state.markers, key=lambda name: state.markers[name].column)
-    state.order = tuple(sorted(by_column, key=state.count_of))
+    state.order = tuple(sorted(by_column, key=state.dinosaur_counts().__getitem__))
     state.markers = {}
     effects.add("initiative_set", round=state.round, order=list(state.order))
 

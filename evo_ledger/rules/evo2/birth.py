@@ -11,7 +11,7 @@ from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.effects import Effects
 from evo_ledger.rules.evo2.actions import Birth, Roll
 from evo_ledger.rules.evo2.movement import check_own, check_protected, check_space
-from evo_ledger.rules.evo2.state import KILLER_BABY_ROLL, Pending, State
+from evo_ledger.rules.evo2.state import KILLER_BABY_ROLL, Pending, State, player_to_act
 
 THICK_SHELL_RANGE = 3
 # Killer babies, the literal reading of RULINGS E2-11 (flagged there): these faces kill the enemy.
@@ -19,7 +19,7 @@ KILLER_BABY_WINS = frozenset({"horn", "horn=", "horn+"})
 
 
 def check_birth_turn(state: State, player: str) -> None:
-    current = state.current_player
+    current = player_to_act(state)
     if player != current:
         raise RuleViolation(
             "E2-11", f"births go in initiative order, one per player per pass: it is {current}'s turn, not {player}'s"
@@ -33,7 +33,7 @@ def all_on_board(state: State, player: str) -> bool:
 def birth_range(state: State, player: str) -> int:
     """How far from its species a newborn may go: 1, 3 with thick shell, or what a card allows [E2-11, E2-15]."""
     reach = THICK_SHELL_RANGE if state.players[player].has("thick_shell") else 1
-    cards = state.active("birth_range", player)
+    cards = state.active("birth_range", player) if state.modifiers else None
     return max(reach, *(m.value for m in cards)) if cards else reach
 
 
@@ -41,7 +41,7 @@ def check_birth(state: State, action: Birth) -> None:
     player = action.player
     check_birth_turn(state, player)
     check_space(state, action.space)
-    for modifier in state.active("no_births"):
+    for modifier in state.active("no_births") if state.modifiers else ():
         raise RuleViolation("E2-15", f"{modifier.player}'s card {modifier.card} forbids births")
     check_supply(state, action)
     holder = state.board.get(action.space)

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from evo_ledger.rules.base import RuleViolation, passing
 from evo_ledger.rules.effects import Effects
 from evo_ledger.rules.evo2.actions import Attack, Escape, Fly, Move, Roll, Swim
-from evo_ledger.rules.evo2.state import ATTACK_ROLL, ESCAPE, Pending, State
+from evo_ledger.rules.evo2.state import ATTACK_ROLL, ESCAPE, Pending, State, player_to_act
 
 # Faces of the combat die; the attacker wins on the faces listed for its horn difference [E2-09].
 DIE = ("horn", "horn=", "horn+", "horn+", "horn++", "x")
@@ -43,7 +43,7 @@ def check_empty(state: State, space: str, why: str) -> None:
 
 
 def check_turn(state: State, player: str) -> None:
-    current = state.current_player
+    current = player_to_act(state)
     if player != current:
         raise RuleViolation("E2-08", f"it is {current}'s turn in the {state.phase} phase, not {player}'s")
 

@@ -203,6 +203,13 @@ class State:
     def count_of(self, player: str) -> int:
         return list(self.board.values()).count(player)
 
+    def dinosaur_counts(self) -> dict[str, int]:
+        """Each player's dinosaurs on the board, counted in one pass over it."""
+        counts = dict.fromkeys(self.players, 0)
+        for owner in self.board.values():
+            counts[owner] += 1
+        return counts
+
     def zone_of(self, space: str) -> str:
         return self.kit.zones[self.climate_position][space]
 
@@ -222,9 +229,18 @@ class State:
     @property
     def current_player(self) -> str | None:
         """Whose turn it is in the movement and birth phases; None elsewhere."""
-        if self.phase in (Phase.MOVEMENT, Phase.BIRTH) and self.turn < len(self.order):
-            return self.order[self.turn]
-        return None
+        return player_to_act(self)
+
+
+TURN_PHASES = (Phase.MOVEMENT, Phase.BIRTH)
+
+
+def player_to_act(state: State) -> str | None:
+    """`State.current_player`, as the checks of every turn read it: a property is slower to read than a function
+    is to call (pays for: bench.rules_speed check+apply)."""
+    if state.phase in TURN_PHASES and state.turn < len(state.order):
+        return state.order[state.turn]
+    return None
 
 
 def state_to_data(state: State) -> dict[str, Any]:
