@@ -17,6 +17,8 @@ EVO_LEDGER = Path(sys.executable).parent / "evo-ledger"
 
 
 def test_a_broken_pipe_ends_a_command_quietly(tmp_path: Path) -> None:
+    """Long by design: a broken pipe exists only between processes, so each command starts as the installed command
+    does, its output cut short by `head`, and a process's start is most of what each takes."""
     env = {**child_env(), "EVO_LEDGER_DATABASE": str(tmp_path / "games.sqlite")}
     assert (
         main(["import", str(ROOT / "replays" / "hand-3p-first-game.evo"), "--database", env["EVO_LEDGER_DATABASE"]])

@@ -92,6 +92,8 @@ EVO1_GOLDEN = {
 
 
 def test_the_self_played_evo1_golden_games_play_8_cards_or_more_each_and_come_again_from_their_seeds_E1_26() -> None:
+    """Long by design: each golden game is replayed through the rules, then played again from its seed by the
+    `selfplay` command in a process of its own, as a user runs it: only that shows the file is what the seed plays."""
     experienced = 0
     for name, args in EVO1_GOLDEN.items():
         text = (ROOT / "replays" / name).read_text()
