@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import gc
 import statistics
+import tempfile
 import time
 import types
 from collections.abc import Callable, Iterator
@@ -23,11 +24,14 @@ from typing import Any
 from eventsourcing.postgres import PostgresApplicationRecorder
 
 from bench.ledger_speed import long_game, postgres_database, record_game
+from bench.projection_speed import store_games
 from bench.report import reporting
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.game.notation import parse_game
 from evo_ledger.settings import Settings
 from evo_ledger.store.fast_paths import FAST_PATHS, KEPT_ABOVE
+from projections.runner import rebuild
+from projections.store import ReadStore
 
 ROUNDS = 16
 GAME_LINES = [line.text for line in parse_game(Path("replays/hand-3p-first-game.evo").read_text()).actions]
@@ -97,6 +101,32 @@ def appends(database: str, library_class: type) -> float:
         return ratio(switch, timed)
 
 
+def catch_up(database: str) -> float:
+    """The read tables made again from the log of 60 trait-card games (of the three rulesets' read tables, those
+    where reading the log is the largest share)."""
+    settings = Settings(database)
+    with Ledger(settings) as ledger:
+        store_games(ledger, "traits", 60)
+        store = ReadStore(settings)
+        try:
+
+            def switch(plain: bool) -> None:
+                if plain:
+                    setattr(ledger.recorder, "select_notifications_after", None)  # noqa: B010
+                else:
+                    vars(ledger.recorder).pop("select_notifications_after", None)
+
+            return ratio(switch, lambda: wall(lambda: rebuild(ledger, store)))
+        finally:
+            store.close()
+
+
+@contextmanager
+def sqlite_file() -> Iterator[str]:
+    with tempfile.TemporaryDirectory() as folder:
+        yield str(Path(folder) / "fast.sqlite")
+
+
 def measurements(postgres: str) -> dict[str, Callable[[], float]]:
     """Each fast path's line, measured on a database made for it."""
 
@@ -107,7 +137,15 @@ def measurements(postgres: str) -> dict[str, Callable[[], float]]:
 
         return run
 
+    def on_sqlite(measure: Callable[[str], float]) -> Callable[[], float]:
+        def run() -> float:
+            with sqlite_file() as database:
+                return measure(database)
+
+        return run
+
     return {
+        "sqlite_notifications_as_text": on_sqlite(catch_up),
         "postgres_game_events": on_postgres(lambda db: full_fold(db, PostgresApplicationRecorder)),
         "postgres_one_statement_append": on_postgres(lambda db: appends(db, PostgresApplicationRecorder)),
     }

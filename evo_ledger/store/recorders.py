@@ -16,13 +16,14 @@ from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, InfrastructureFactoryError
 from eventsourcing.postgres import PostgresFactory
-from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteFactory
+from eventsourcing.sqlite import SQLiteFactory
 
 from evo_ledger.settings import DATABASE_VARIABLE, LOCK_TIMEOUT_SECONDS, Settings, SettingsError
 from evo_ledger.store.fast_paths import (
     DurableSQLiteDatastore,
     PostgresGameEvents,
     PostgresOneStatementAppend,
+    SQLiteNotificationsAsText,
 )
 
 __all__ = ["DurableSQLiteFactory", "LedgerPostgresFactory", "changed_since", "persistence_env"]
@@ -47,8 +48,8 @@ def changed_since(recorder: ApplicationRecorder, position: int | None, topics: S
         start = page[-1].id + 1
 
 
-class LedgerSQLiteApplicationRecorder(SQLiteApplicationRecorder):
-    """The library's SQLite recorder, with the query the ledger adds."""
+class LedgerSQLiteApplicationRecorder(SQLiteNotificationsAsText):
+    """The library's SQLite recorder with the ledger's fast path, and the query the ledger adds."""
 
     def select_changed_since(self, position: int | None, topics: Sequence[str]) -> tuple[int, set[UUID]]:
         return changed_since(self, position, topics)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import types
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -46,3 +47,16 @@ def test_a_games_events_read_on_postgresql_are_the_librarys(
     options: dict[str, Any] = {"gt": gt, "lte": lte, "desc": desc, "limit": limit}
     ours = recorder.select_events(originator_id, **options)
     assert plain(ours) == plain(library(originator_id, **options)) and ours
+
+
+def test_a_page_of_the_log_with_text_ids_is_the_librarys_on_sqlite(tmp_path: Path) -> None:
+    with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
+        import_notations(ledger, [GAME])
+        recorder: Any = ledger.recorder
+        last = recorder.max_notification_id()
+        library = recorder.select_notifications(start=1, limit=last, inclusive_of_start=False)
+        ours = recorder.select_notifications_after(1, last)
+        assert [n.id for n in ours] == list(range(2, last + 1)) and last > 2
+        assert [(n.id, str(n.originator_id), n.originator_version, n.topic, n.state) for n in library] == [
+            (n.id, n.originator_id, n.originator_version, n.topic, n.state) for n in ours
+        ]
