@@ -15,7 +15,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from functools import cached_property, partial
 from typing import Any, cast
-from uuid import UUID
+from uuid import UUID, uuid4
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, InternalError, Mapper, Notification, StoredEvent, Transcoder
@@ -163,6 +163,16 @@ class _Change:
     idempotency: Idempotency | None = None
     token: str | None = None
     token_required: bool = False
+    # For a new game: makes it afresh, with the aggregates stored beside it (its access), each time it is tried.
+    starts: Callable[[], list[Any]] | None = None
+
+    @classmethod
+    def of(cls, item: AppendRequest | Callable[[], list[Any]]) -> _Change:
+        return cls.recording(item) if isinstance(item, AppendRequest) else cls.starting(item)
+
+    @classmethod
+    def starting(cls, make: Callable[[], list[Any]]) -> _Change:
+        return cls(uuid4(), None, lambda game: None, starts=make)
 
     @classmethod
     def recording(cls, request: AppendRequest) -> _Change:
@@ -245,6 +255,20 @@ class Ledger(Application[UUID]):
         tokens (by player), each reads what its seat may see. The ruleset is the one the kit names; a `ruleset`
         given must be that one. Without `reveal_at_end`, the game's second event keeps its hidden facts from
         those who could not see them during play also once it is over (`set_reveal_at_end`)."""
+        game, *access = self.new_game(ruleset, kit, players, options, recorder_token, seat_tokens, reveal_at_end)
+        return self.save_games([game], also=access)[0]
+
+    def new_game(
+        self,
+        ruleset: str | None,
+        kit: str,
+        players: Sequence[str | tuple[str, str | None]],
+        options: Mapping[str, OptionValue] | None = None,
+        recorder_token: str | None = None,
+        seat_tokens: Mapping[str, str] | None = None,
+        reveal_at_end: bool = True,
+    ) -> list[Any]:
+        """A new game as `create_game` makes it, not yet stored: the game, then its access if it has one."""
         document, loaded = load_kit_document(kit)
         seats = [(p, None) if isinstance(p, str) else p for p in players]
         reserved = sorted({name for name, _ in seats} & set(REVISION_KEYS))
@@ -255,8 +279,7 @@ class Ledger(Application[UUID]):
         if not reveal_at_end:
             game.set_reveal_at_end(False)
         granted = recorder_token is not None or bool(seat_tokens)
-        access = [GameAccess.grant(game.id, recorder_token, seat_tokens)] if granted else []
-        return self.save_games([game], also=access)[0]
+        return [game, *([GameAccess.grant(game.id, recorder_token, seat_tokens)] if granted else [])]
 
     def generate_game(
         self,
@@ -299,10 +322,16 @@ class Ledger(Application[UUID]):
         batch = [notations] if isinstance(notations, str) else list(notations)
         return self._change(_Change.recording(AppendRequest(game_id, batch, expected_version, idempotency)))
 
-    def record_many(self, requests: Sequence[AppendRequest]) -> list[Outcome]:
-        """Many appends, to one game or several, committed in one transaction (one sync to disk): for each, its
-        receipt or the error that refused it, as if each had been made alone, in turn."""
-        return self._commit([_Change.recording(request) for request in requests])
+    def record_many(self, requests: Sequence[AppendRequest | Callable[[], list[Any]]]) -> list[Outcome]:
+        """Many appends, to one game or several, and new games (each given as what makes it, as `new_game` does),
+        committed in one transaction (one sync to disk): for each, its receipt or the error that refused it, as if
+        each had been made alone, in turn."""
+        return self._commit(
+            [
+                _Change.recording(item) if isinstance(item, AppendRequest) else _Change.starting(item)
+                for item in requests
+            ]
+        )
 
     def access(self, game_id: UUID) -> GameAccess | None:
         """Who may write to the game; None for a game made without a recorder token."""
@@ -616,7 +645,7 @@ class Ledger(Application[UUID]):
         one idempotency key), each change is made again alone, so that each gets the answer it would have had; a
         change that names no expected version is made again on the game as it now stands, `retries` times."""
         games: dict[UUID, Game] = {}
-        answers: dict[UUID, AnsweredAppend] = {}
+        answers: dict[UUID, Any] = {}
         outcomes: list[Outcome] = []
         try:
             accesses = self.accesses({change.game_id for change in changes if change.token_required})
@@ -646,9 +675,14 @@ class Ledger(Application[UUID]):
             return [error if isinstance(outcome, Receipt) else outcome for outcome in outcomes]
         return outcomes
 
-    def _apply(self, change: _Change, games: dict[UUID, Game], answers: dict[UUID, AnsweredAppend]) -> Receipt:
+    def _apply(self, change: _Change, games: dict[UUID, Game], answers: dict[UUID, Any]) -> Receipt:
         """One change made to its game (kept in `games` for the changes after it, as its answer is in `answers`);
-        on an error the game is as it was before the change."""
+        on an error the game is as it was before the change. A new game is kept with its access beside the answers."""
+        if change.starts is not None:
+            game, *beside = change.starts()
+            games[game.id] = game
+            answers.update((aggregate.id, aggregate) for aggregate in beside)
+            return Receipt.of(game)
         if change.idempotency is not None:
             idempotency = change.idempotency
             pending = answers.get(answer_id(change.game_id, idempotency.key))

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import closing, suppress
 from dataclasses import dataclass
-from itertools import groupby
+from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any, NamedTuple, Protocol, Union, cast
 from uuid import UUID
@@ -56,8 +56,10 @@ class NewGame:
     seat_tokens: Mapping[str, str] | None = None
     reveal_at_end: bool = True
 
-    def create(self, ledger: Ledger) -> Receipt:
-        return ledger.create_game(
+    def maker(self, ledger: Ledger) -> Callable[[], list[Any]]:
+        """What makes the game and its access for `ledger` to store (`Ledger.new_game`)."""
+        return partial(
+            ledger.new_game,
             self.ruleset,
             self.kit,
             self.players,
@@ -418,25 +420,11 @@ def record_appends(settings: Settings, connection: Connection) -> None:
 
 
 def carried_out(ledger: Ledger, items: Sequence[Written]) -> list[Outcome]:
-    """Each item's outcome, in order: the appends between two new games committed together."""
-    outcomes: list[Outcome] = []
-    for is_append, run in groupby(items, key=lambda item: isinstance(item, AppendRequest)):
-        batch = list(run)
-        if is_append:
-            try:
-                outcomes.extend(ledger.record_many(cast(list[AppendRequest], batch)))
-            except Exception as error:  # the ledger answers each append itself; this is a failure of the whole
-                outcomes.extend([error] * len(batch))
-        else:
-            outcomes.extend(created(ledger, cast(NewGame, game)) for game in batch)
-    return outcomes
-
-
-def created(ledger: Ledger, game: NewGame) -> Outcome:
+    """Each item's outcome, in order: the appends and the new games committed together, in one transaction."""
     try:
-        return game.create(ledger)
-    except Exception as error:
-        return error
+        return ledger.record_many([item if isinstance(item, AppendRequest) else item.maker(ledger) for item in items])
+    except Exception as error:  # the ledger answers each item itself; this is a failure of the whole
+        return [error] * len(items)
 
 
 # Appends and their receipts cross the pipe as tuples of plain values, which pickle handles in C, where dataclasses

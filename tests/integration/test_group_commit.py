@@ -21,7 +21,7 @@ from evo_ledger.app.ledger import (
     Receipt,
     VersionConflict,
 )
-from evo_ledger.app.writer import GroupWriter, LedgerProcess, NewGame, ProcessWriter, WriterProcessLost
+from evo_ledger.app.writer import GroupWriter, LedgerProcess, NewGame, ProcessWriter, WriterProcessLost, carried_out
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.structured import ActionDataError
@@ -400,3 +400,28 @@ def test_the_writer_thread_creates_games_as_it_commits_appends(ledger: Ledger) -
     assert created.version == 1 and ordered.version > 1
     access = ledger.access(created.game_id)
     assert access is not None and access.admits(token)
+
+
+def test_new_games_and_appends_of_a_group_are_stored_in_one_transaction(ledger: Ledger) -> None:
+    game = new_game(ledger)
+    saves: list[int] = []
+    save = ledger.save
+
+    def counted(*aggregates: Any, **options: Any) -> Any:
+        saves.append(len(aggregates))
+        return save(*aggregates, **options)
+
+    ledger.save = counted  # type: ignore[method-assign]
+    token = new_token()
+    outcomes = carried_out(
+        ledger,
+        [
+            AppendRequest(game.game_id, ["order ann ben cat"], expected_version=game.version),
+            NewGame("evo2", "standin-e2-3p", [(name, None) for name in PLAYERS], {}, token),
+            AppendRequest(game.game_id, ["climate cw"]),
+        ],
+    )
+    assert all(isinstance(outcome, Receipt) for outcome in outcomes)
+    assert saves == [3]  # the game appended to, the new game and its access
+    created = outcomes[1]
+    assert isinstance(created, Receipt) and ledger.game(created.game_id).version == 1
