@@ -18,18 +18,21 @@ import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from eventsourcing.postgres import PostgresApplicationRecorder
 
 from bench.ledger_speed import long_game, postgres_database, record_game
 from bench.projection_speed import store_games
 from bench.report import reporting
-from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.access import new_token
+from evo_ledger.app.ledger import AppendRequest, Ledger, Receipt
 from evo_ledger.game.notation import parse_game
 from evo_ledger.settings import Settings
 from evo_ledger.store.fast_paths import FAST_PATHS, KEPT_ABOVE
+from evo_ledger.store.recorders import changed_since
 from projections.runner import rebuild
 from projections.store import ReadStore
 
@@ -101,6 +104,32 @@ def appends(database: str, library_class: type) -> float:
         return ratio(switch, timed)
 
 
+def token_checked_appends(database: str) -> float:
+    """One action an append, each checked against the game's recorder token and committed alone, as the server's
+    writer does for a single recorder."""
+    with Ledger(Settings(database)) as ledger:
+        recorder = ledger.recorder
+
+        def switch(plain: bool) -> None:
+            if plain:
+                setattr(recorder, "select_changed_since", partial(changed_since, recorder))  # noqa: B010
+            else:
+                vars(recorder).pop("select_changed_since", None)
+
+        def timed() -> float:
+            token = new_token()
+            receipt = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"], recorder_token=token)
+            with no_collection():
+                started = time.perf_counter()
+                for line in GAME_LINES:
+                    request = AppendRequest(receipt.game_id, [line], receipt.version, None, token, True)
+                    [outcome] = ledger.record_many([request])
+                    receipt = cast(Receipt, outcome)
+                return time.perf_counter() - started
+
+        return ratio(switch, timed)
+
+
 def catch_up(database: str) -> float:
     """The read tables made again from the log of 60 trait-card games (of the three rulesets' read tables, those
     where reading the log is the largest share)."""
@@ -147,6 +176,7 @@ def measurements(postgres: str) -> dict[str, Callable[[], float]]:
     return {
         "sqlite_notifications_as_text": on_sqlite(catch_up),
         "postgres_game_events": on_postgres(lambda db: full_fold(db, PostgresApplicationRecorder)),
+        "postgres_changes_in_one_query": on_postgres(token_checked_appends),
         "postgres_one_statement_append": on_postgres(lambda db: appends(db, PostgresApplicationRecorder)),
     }
 

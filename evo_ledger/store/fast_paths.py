@@ -49,6 +49,11 @@ FAST_PATHS = (
         "bench.ledger_speed full fold, PostgreSQL",
     ),
     FastPath(
+        "postgres_changes_in_one_query",
+        "the library's max_notification_id and select_notifications, asked one after the other",
+        "bench.api_speed appends over HTTP, 1 client, PostgreSQL (each append its own group)",
+    ),
+    FastPath(
         "postgres_one_statement_append",
         "PostgresApplicationRecorder.insert_events",
         "bench.ledger_speed appends, PostgreSQL",
@@ -166,6 +171,38 @@ class PostgresGameEvents(PostgresApplicationRecorder):
         with self.datastore.get_connection() as connection, connection.cursor(row_factory=tuple_row) as cursor:
             cursor.execute(statement, [found_id, *params], prepare=True, binary=True)
             return [stored_event(found_id, row[0], row[1], bytes(row[2])) for row in cursor.fetchall()]
+
+
+class PostgresChangesInOneQuery(PostgresApplicationRecorder):
+    """postgres_changes_in_one_query: the log's last notification id and the aggregates changed up to it by an event
+    of some topics, from one snapshot of the table in one statement: one round trip where the library's way takes
+    two."""
+
+    def __init__(self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events") -> None:
+        super().__init__(datastore, events_table_name=events_table_name)
+        table = SQL("{schema}.{table}").format(
+            schema=Identifier(datastore.schema), table=Identifier(self.events_table_name)
+        )
+        self.changed_statement = (
+            SQL(
+                "SELECT last.id, changed.originator_id FROM (SELECT MAX(notification_id) AS id FROM {table}) AS last "
+                "LEFT JOIN LATERAL (SELECT DISTINCT originator_id FROM {table} "
+                "WHERE notification_id > %s AND notification_id <= last.id AND topic = ANY(%s)) AS changed ON true"
+            )
+            .format(table=table)
+            .as_bytes(None)
+        )
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def select_changed_since(self, position: int | None, topics: Sequence[str]) -> tuple[int, set[UUID]]:
+        """As `evo_ledger.store.recorders.changed_since` answers."""
+        with self.datastore.get_connection() as connection, connection.cursor(row_factory=tuple_row) as cursor:
+            cursor.execute(self.changed_statement, [position, list(topics)], prepare=True)
+            rows = cursor.fetchall()
+        last: int = rows[0][0] or 0
+        if position is None or position >= last:
+            return last, set()
+        return last, {UUID(str(row[1])) for row in rows if row[1] is not None}
 
 
 _ARRAY_HEADER = struct.Struct("!iiiii")  # dimensions, has nulls, element type, length, lower bound

@@ -21,6 +21,7 @@ from eventsourcing.sqlite import SQLiteFactory
 from evo_ledger.settings import DATABASE_VARIABLE, LOCK_TIMEOUT_SECONDS, Settings, SettingsError
 from evo_ledger.store.fast_paths import (
     DurableSQLiteDatastore,
+    PostgresChangesInOneQuery,
     PostgresGameEvents,
     PostgresOneStatementAppend,
     SQLiteNotificationsAsText,
@@ -80,11 +81,8 @@ class DurableSQLiteFactory(SQLiteFactory):
         plain.close()
 
 
-class LedgerPostgresApplicationRecorder(PostgresGameEvents, PostgresOneStatementAppend):
-    """The library's PostgreSQL recorder with the ledger's fast paths, and the query the ledger adds."""
-
-    def select_changed_since(self, position: int | None, topics: Sequence[str]) -> tuple[int, set[UUID]]:
-        return changed_since(self, position, topics)
+class LedgerPostgresApplicationRecorder(PostgresChangesInOneQuery, PostgresGameEvents, PostgresOneStatementAppend):
+    """The library's PostgreSQL recorder with the ledger's fast paths, among them the query the ledger adds."""
 
 
 class LedgerPostgresFactory(PostgresFactory):

@@ -12,9 +12,11 @@ from uuid import UUID
 import pytest
 from eventsourcing.postgres import PostgresApplicationRecorder
 
+from evo_ledger.app.access import ACCESS_TOPICS, access_id, new_token
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.transfer import import_notations
 from evo_ledger.settings import Settings
+from evo_ledger.store.recorders import changed_since
 from tests.databases import fresh_postgres_database, require_postgres
 from tests.support import ROOT
 
@@ -60,3 +62,17 @@ def test_a_page_of_the_log_with_text_ids_is_the_librarys_on_sqlite(tmp_path: Pat
         assert [(n.id, str(n.originator_id), n.originator_version, n.topic, n.state) for n in library] == [
             (n.id, n.originator_id, n.originator_version, n.topic, n.state) for n in ours
         ]
+
+
+def test_the_accesses_changed_since_a_position_on_postgresql_are_those_the_librarys_queries_give(
+    stored_game: tuple[Ledger, UUID],
+) -> None:
+    ledger, game_id = stored_game
+    recorder: Any = ledger.recorder
+    ledger.grant_recorder(game_id, new_token())
+    last = recorder.max_notification_id()
+    for position in (None, 0, 1, last - 1, last):
+        assert recorder.select_changed_since(position, ACCESS_TOPICS) == changed_since(
+            recorder, position, ACCESS_TOPICS
+        )
+    assert recorder.select_changed_since(0, ACCESS_TOPICS)[1] == {access_id(game_id)}
