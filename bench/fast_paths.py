@@ -16,7 +16,7 @@ import tempfile
 import time
 import types
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -41,16 +41,21 @@ GAME_LINES = [line.text for line in parse_game(Path("replays/hand-3p-first-game.
 Switch = Callable[[bool], None]  # True: the library's own way; False: the fast path
 
 
-def library_method(recorder: Any, library_class: type, method: str) -> Switch:
-    """Puts the library's own method on this recorder, or takes it off again."""
+def instance_switch(recorder: Any, name: str, library_way: Any) -> Switch:
+    """Puts the library's way on this recorder under `name`, in place of its class's, or takes it off again."""
 
     def switch(plain: bool) -> None:
         if plain:
-            setattr(recorder, method, types.MethodType(getattr(library_class, method), recorder))
+            setattr(recorder, name, library_way)
         else:
-            vars(recorder).pop(method, None)
+            vars(recorder).pop(name, None)
 
     return switch
+
+
+def library_method(recorder: Any, method: str) -> Switch:
+    """The library's own recorder method in place of the fast path's."""
+    return instance_switch(recorder, method, types.MethodType(getattr(PostgresApplicationRecorder, method), recorder))
 
 
 @contextmanager
@@ -84,18 +89,18 @@ def ratio(switch: Switch, timed: Callable[[], float]) -> float:
     return plain / fast
 
 
-def full_fold(database: str, library_class: type) -> float:
+def full_fold(database: str) -> float:
     game = long_game()
     with Ledger(Settings(database)) as ledger:
         ledger.save_games([game])
     with Ledger(replace(Settings(database), log_cache_events=0), IS_SNAPSHOTTING_ENABLED="n") as ledger:
-        switch = library_method(ledger.recorder, library_class, "select_events")
+        switch = library_method(ledger.recorder, "select_events")
         return ratio(switch, lambda: wall(lambda: ledger.game(game.id, version=game.version)))
 
 
-def appends(database: str, library_class: type) -> float:
+def appends(database: str) -> float:
     with Ledger(Settings(database)) as ledger:
-        switch = library_method(ledger.recorder, library_class, "insert_events")
+        switch = library_method(ledger.recorder, "insert_events")
 
         def timed() -> float:
             with no_collection():
@@ -108,26 +113,20 @@ def token_checked_appends(database: str) -> float:
     """One action an append, each checked against the game's recorder token and committed alone, as the server's
     writer does for a single recorder."""
     with Ledger(Settings(database)) as ledger:
-        recorder = ledger.recorder
-
-        def switch(plain: bool) -> None:
-            if plain:
-                setattr(recorder, "select_changed_since", partial(changed_since, recorder))  # noqa: B010
-            else:
-                vars(recorder).pop("select_changed_since", None)
+        switch = instance_switch(ledger.recorder, "select_changed_since", partial(changed_since, ledger.recorder))
 
         def timed() -> float:
             token = new_token()
             receipt = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"], recorder_token=token)
-            with no_collection():
-                started = time.perf_counter()
-                for line in GAME_LINES:
-                    request = AppendRequest(receipt.game_id, [line], receipt.version, None, token, True)
-                    [outcome] = ledger.record_many([request])
-                    receipt = cast(Receipt, outcome)
-                return time.perf_counter() - started
+            return wall(lambda: append_each(ledger, receipt, token))
 
         return ratio(switch, timed)
+
+
+def append_each(ledger: Ledger, receipt: Receipt, token: str) -> None:
+    for line in GAME_LINES:
+        [outcome] = ledger.record_many([AppendRequest(receipt.game_id, [line], receipt.version, None, token, True)])
+        receipt = cast(Receipt, outcome)
 
 
 def catch_up(database: str) -> float:
@@ -138,13 +137,7 @@ def catch_up(database: str) -> float:
         store_games(ledger, "traits", 60)
         store = ReadStore(settings)
         try:
-
-            def switch(plain: bool) -> None:
-                if plain:
-                    setattr(ledger.recorder, "select_notifications_after", None)  # noqa: B010
-                else:
-                    vars(ledger.recorder).pop("select_notifications_after", None)
-
+            switch = instance_switch(ledger.recorder, "select_notifications_after", None)
             return ratio(switch, lambda: wall(lambda: rebuild(ledger, store)))
         finally:
             store.close()
@@ -159,25 +152,19 @@ def sqlite_file() -> Iterator[str]:
 def measurements(postgres: str) -> dict[str, Callable[[], float]]:
     """Each fast path's line, measured on a database made for it."""
 
-    def on_postgres(measure: Callable[[str], float]) -> Callable[[], float]:
+    def on(database: Callable[[], AbstractContextManager[str]], measure: Callable[[str], float]) -> Callable[[], float]:
         def run() -> float:
-            with postgres_database(postgres) as url:
-                return measure(url)
+            with database() as made:
+                return measure(made)
 
         return run
 
-    def on_sqlite(measure: Callable[[str], float]) -> Callable[[], float]:
-        def run() -> float:
-            with sqlite_file() as database:
-                return measure(database)
-
-        return run
-
+    on_postgres = partial(on, partial(postgres_database, postgres))
     return {
-        "sqlite_notifications_as_text": on_sqlite(catch_up),
-        "postgres_game_events": on_postgres(lambda db: full_fold(db, PostgresApplicationRecorder)),
+        "sqlite_notifications_as_text": on(sqlite_file, catch_up),
+        "postgres_game_events": on_postgres(full_fold),
         "postgres_changes_in_one_query": on_postgres(token_checked_appends),
-        "postgres_one_statement_append": on_postgres(lambda db: appends(db, PostgresApplicationRecorder)),
+        "postgres_one_statement_append": on_postgres(appends),
     }
 
 

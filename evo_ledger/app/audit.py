@@ -225,7 +225,7 @@ class Audit:
         domain: list[Any] = []
         for stored, _ in events:
             try:
-                domain.append(domain_event(stored))
+                domain.append(READER.to_domain_event(stored))
             except Exception as error:
                 setup.fail(stored.originator_version, f"event {stored.originator_version} is not an event: {error}")
                 rules.verdict, rules.detail = NOT_RUN, "the log cannot be read as events"
@@ -493,13 +493,6 @@ def _same_derived_fields(recorded: dict[str, Any], derived: dict[str, Any]) -> b
 
 def _derived_fields(event: Any) -> dict[str, Any]:
     return {k: v for k, v in vars(event).items() if k not in UNDERIVED}
-
-
-def domain_event(stored: StoredEvent) -> Any:
-    """The domain event of a stored event, whichever form its game's id was given in."""
-    if not isinstance(stored.originator_id, UUID):
-        stored = StoredEvent(UUID(str(stored.originator_id)), stored.originator_version, stored.topic, stored.state)
-    return READER.to_domain_event(stored)
 
 
 def _label(event: Any) -> str:

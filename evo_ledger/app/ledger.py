@@ -326,12 +326,7 @@ class Ledger(Application[UUID]):
         """Many appends, to one game or several, and new games (each given as what makes it, as `new_game` does),
         committed in one transaction (one sync to disk): for each, its receipt or the error that refused it, as if
         each had been made alone, in turn."""
-        return self._commit(
-            [
-                _Change.recording(item) if isinstance(item, AppendRequest) else _Change.starting(item)
-                for item in requests
-            ]
-        )
+        return self._commit([_Change.of(item) for item in requests])
 
     def access(self, game_id: UUID) -> GameAccess | None:
         """Who may write to the game; None for a game made without a recorder token."""

@@ -79,22 +79,19 @@ class DurableSQLiteConnectionPool(SQLiteConnectionPool):
         return connection
 
 
-class DurableSQLiteDatastore(SQLiteDatastore):
-    """The library's SQLite datastore, its pool made again as a durable pool with the same settings."""
-
-    def __init__(self, db_name: str, **options: Any) -> None:
-        super().__init__(db_name, **options)
-        plain = self.pool
-        self.pool = DurableSQLiteConnectionPool(
-            db_name=db_name,
-            lock_timeout=plain.lock_timeout,
-            pool_size=plain.pool_size,
-            max_overflow=plain.max_overflow,
-            pool_timeout=plain.pool_timeout,
-            max_age=plain.max_age,
-            pre_ping=plain.pre_ping,
-        )
-        plain.close()
+def make_durable(datastore: SQLiteDatastore) -> None:
+    """The datastore's pool made again as a durable pool with the same settings."""
+    plain = datastore.pool
+    datastore.pool = DurableSQLiteConnectionPool(
+        db_name=plain.db_name,
+        lock_timeout=plain.lock_timeout,
+        pool_size=plain.pool_size,
+        max_overflow=plain.max_overflow,
+        pool_timeout=plain.pool_timeout,
+        max_age=plain.max_age,
+        pre_ping=plain.pre_ping,
+    )
+    plain.close()
 
 
 def select_clauses(gt: int | None, lte: int | None, desc: bool, limit: int | None, mark: str) -> tuple[str, list[int]]:

@@ -20,11 +20,11 @@ from eventsourcing.sqlite import SQLiteFactory
 
 from evo_ledger.settings import DATABASE_VARIABLE, LOCK_TIMEOUT_SECONDS, Settings, SettingsError
 from evo_ledger.store.fast_paths import (
-    DurableSQLiteDatastore,
     PostgresChangesInOneQuery,
     PostgresGameEvents,
     PostgresOneStatementAppend,
     SQLiteNotificationsAsText,
+    make_durable,
 )
 
 __all__ = ["DurableSQLiteFactory", "LedgerPostgresFactory", "changed_since", "persistence_env"]
@@ -64,21 +64,9 @@ class DurableSQLiteFactory(SQLiteFactory):
 
     def __init__(self, env: Any) -> None:
         super().__init__(env)
-        plain = self.datastore
-        if plain.pool.is_sqlite_memory_mode:
+        if self.datastore.pool.is_sqlite_memory_mode:
             raise InfrastructureFactoryError("evo-ledger keeps games in a SQLite file, not in memory")
-        self.datastore = DurableSQLiteDatastore(
-            plain.pool.db_name,
-            lock_timeout=plain.pool.lock_timeout,
-            pool_size=plain.pool.pool_size,
-            max_overflow=plain.pool.max_overflow,
-            pool_timeout=plain.pool.pool_timeout,
-            max_age=plain.pool.max_age,
-            pre_ping=plain.pool.pre_ping,
-            single_row_tracking=plain.single_row_tracking,
-            originator_id_type=plain.originator_id_type,
-        )
-        plain.close()
+        make_durable(self.datastore)
 
 
 class LedgerPostgresApplicationRecorder(PostgresChangesInOneQuery, PostgresGameEvents, PostgresOneStatementAppend):
