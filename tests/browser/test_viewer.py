@@ -251,6 +251,7 @@ def test_the_event_list_scrolls_in_its_panel_with_the_header_in_view(
     height = viewport["height"]
     game = imported(server, EVO2_GAME)["game_id"]
     open_viewer(page, server, game, at=1)
+    expect(page.locator("#audit")).not_to_have_text("audit…")
     head = ("body > header", "#headline", ".controls")
     boxes = {part: page.locator(part).bounding_box() for part in head}
     assert all(box["y"] >= 0 and box["y"] + box["height"] <= height for box in boxes.values())
@@ -279,6 +280,9 @@ def test_the_event_list_scrolls_in_its_panel_with_the_header_in_view(
     page.mouse.wheel(0, 5000)
     page.wait_for_timeout(300)
     header_unmoved()
+    for badge in ("audit…", "audit: rules-broken"):  # the badge before its verdict came, and its longest verdict
+        page.locator("#audit").evaluate(f"badge => {{ badge.textContent = {badge!r}; }}")
+        header_unmoved()
 
 
 @pytest.mark.parametrize(
