@@ -6,9 +6,10 @@ be different players, an event the read model fails on) is set aside: the page's
 transaction up to it, it is recorded in `read_set_aside` with the position that passes it, and the events after it
 are applied. `follow` goes on as events arrive: on PostgreSQL through the library's projection runner (its
 subscription is woken by the database's notifications), the events delivered within LIVE_DELAY of each other in
-one transaction, set aside alike; on SQLite by polling, and at once when its server nudges it after an append. A
-runner killed at any moment leaves the tables at a committed position, from which the next one goes on; `rebuild`
-drops them, with what was set aside, and folds the whole log again.
+one transaction, set aside alike; on SQLite by polling, and LIVE_DELAY after its server nudges it after an
+append (the appends of that moment read in one page). A runner killed at any moment leaves the tables at a
+committed position, from which the next one goes on; `rebuild` drops them, with what was set aside, and folds the
+whole log again.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from projections.store import APPLICATION, PositionMoved, ReadStore
 
 PAGE = 1000
 POLL_SECONDS = 0.5
-LIVE_DELAY = 0.02  # seconds an event delivered live may wait to be written with those after it
+LIVE_DELAY = 0.05  # seconds an event delivered live may wait to be written with those after it
 LIVE_BATCH = 1000
 RETRY_SECONDS = 1.0
 # Beside a server, the read tables give way to the appends: under a load that keeps every core busy they fall
@@ -264,6 +265,7 @@ class Projector:
             self._follow_notifications(stop)
         else:
             while not stop.wait(poll_seconds):
+                time.sleep(LIVE_DELAY)  # the appends that follow a nudge come in the same page
                 self.catch_up()
 
     def _follow_notifications(self, stop: StopSignal) -> None:
