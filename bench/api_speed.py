@@ -9,7 +9,7 @@ For each database, in one run:
 - the HTTP ceiling: the same requests to a do-nothing endpoint of the same shape (bench/http_ceiling.py) that
   reads its request as the append does, in the service's own app served as `evo-ledger serve` serves it (on a
   store of its own), with 32 clients; the appends with 32 clients, that ceiling and, for comparison, the same
-  endpoint alone in a bare FastAPI app take turns for three rounds, so that all meet the same moments of this
+  endpoint alone in a bare FastAPI app take turns for five rounds, so that all meet the same moments of this
   shared machine, and the median round's ratios are given; then, for comparison too, the bare app's endpoint
   with its parameters declared to FastAPI;
 - the state at a random event over HTTP, p50 and p99.
@@ -45,7 +45,7 @@ from evo_ledger.settings import Settings
 
 GAME = [line.text for line in parse_game(Path("replays/hand-3p-first-game.evo").read_text()).actions]
 NEW_GAME = {"kit": "standin-e2-3p", "players": [{"name": n} for n in ("ann", "ben", "cat")]}
-ROUNDS = 3
+ROUNDS = 5
 
 
 def free_port() -> int:
