@@ -76,6 +76,15 @@ class Advice:
 
 
 @dataclass(frozen=True)
+class NextWords:
+    """An action entered a word at a time: the `words` that may follow those entered in a legal action (in the
+    order a player meets them), and whether those entered are a legal action as they stand (`complete`)."""
+
+    words: tuple[str, ...]
+    complete: bool
+
+
+@dataclass(frozen=True)
 class Standing:
     rank: int
     player: str

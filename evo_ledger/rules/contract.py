@@ -3,7 +3,8 @@
 The core (`Ruleset`) is what any game needs to be recorded, checked, replayed, exported, audited and viewed.
 Each capability is a protocol of its own that the core finds with `isinstance`; a ruleset without one is served
 as if it had the plain default named beside the protocol: nothing hidden, no chance, no bots, no explanations,
-no read tables of its own, no board (picture or text), no advice, replays through `apply`, no earlier versions.
+no read tables of its own, no board (picture or text), no advice, replays through `apply`, no earlier versions,
+actions entered a word at a time from the listed legal actions.
 
 Beside its code, a ruleset's package may ship `kits/*.json` (its built-in kits) and `rulings.toml` (what each
 ruling id it names means); the core finds both by the package's name.
@@ -23,6 +24,7 @@ from evo_ledger.rules.base import (
     Advice,
     Explanation,
     GameReport,
+    NextWords,
     OptionSpec,
     OptionValue,
     Outcome,
@@ -291,6 +293,16 @@ class EarlierVersions(Protocol):
     def at_version(self, version: str) -> AnyRuleset | None: ...
 
 
+@runtime_checkable
+class Composing(Protocol[StateT_contra]):
+    """Actions entered a word at a time (a tap a word on a phone), those `legal_actions` leaves out included (a card
+    drawn, a move of several steps). Default: the words of the listed legal actions (`listed_next_words`)."""
+
+    def next_words(self, state: StateT_contra, words: Sequence[str]) -> NextWords:
+        """After `words`, the start of an action in notation: the words that may follow in a legal action, and
+        whether `words` is a legal action as it stands."""
+
+
 CAPABILITIES: tuple[type, ...] = (
     HiddenInformation,
     Chance,
@@ -302,6 +314,7 @@ CAPABILITIES: tuple[type, ...] = (
     Advising,
     FastReplay,
     EarlierVersions,
+    Composing,
 )
 
 
@@ -383,6 +396,29 @@ def replayer(rules: AnyRuleset) -> Callable[[Any, Any], Any]:
 
 def at_version(rules: AnyRuleset, version: str) -> AnyRuleset | None:
     return cast(EarlierVersions, rules).at_version(version) if has(rules, EarlierVersions) else None
+
+
+def next_words(rules: AnyRuleset, state: object, words: Sequence[str]) -> NextWords:
+    """The words that may follow `words` in a legal action now, and whether `words` is one."""
+    if has(rules, Composing):
+        return cast(Composing[Any], rules).next_words(state, words)
+    return listed_next_words((rules.format_action(action) for action in rules.legal_actions(state)), words)
+
+
+def listed_next_words(actions: Iterable[str], words: Sequence[str]) -> NextWords:
+    """The words that follow `words` in `actions` (in notation), each once, in the order met; `complete` where
+    `words` is one of them."""
+    entered, count = list(words), len(words)
+    following: dict[str, None] = {}
+    complete = False
+    for action in actions:
+        parts = action.split()
+        if parts[:count] == entered:
+            if len(parts) == count:
+                complete = True
+            else:
+                following.setdefault(parts[count], None)
+    return NextWords(tuple(following), complete)
 
 
 def capabilities(rules: AnyRuleset) -> tuple[str, ...]:

@@ -23,10 +23,13 @@ from evo_ledger.rules.contract import (
     hidden_information,
     is_chance,
     layout,
+    listed_next_words,
+    next_words,
     reading,
     replayer,
     self_play,
 )
+from evo_ledger.rules.base import NextWords
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.rules.registry import BadRuleset, checked
 from tests.toy.ruleset import Hold, Roll, State, ToyRuleset
@@ -61,6 +64,23 @@ def test_a_ruleset_without_a_capability_is_served_its_plain_default() -> None:
     assert explain(TOY, [], 0) is None and at_version(TOY, "0") is None
     assert layout(TOY, state) is None and draw(TOY, state.kit) == ""
     assert replayer(TOY)(state, Roll("ann", 5)) == TOY.apply(state, Roll("ann", 5)).state
+
+
+def test_without_composing_an_action_is_entered_a_word_at_a_time_from_the_listed_legal_actions() -> None:
+    state = toy_state()
+    assert next_words(TOY, state, []) == NextWords(("ann",), False)
+    assert next_words(TOY, state, ["ann"]) == NextWords(("roll",), False)
+    assert next_words(TOY, state, ["ann", "roll"]).words == tuple(str(face) for face in range(1, 7))
+    assert next_words(TOY, state, ["ann", "roll", "6"]) == NextWords((), True)
+    assert next_words(TOY, state, ["ben"]) == NextWords((), False), "ben is not to act"
+
+
+def test_the_listed_words_follow_the_order_met_each_once() -> None:
+    listed = ["ann move A1 B2", "ann move A1 B3", "ann move A2 B2", "ann bid 1"]
+    assert listed_next_words(listed, ["ann"]) == NextWords(("move", "bid"), False)
+    assert listed_next_words(listed, ["ann", "move"]) == NextWords(("A1", "A2"), False)
+    assert listed_next_words(listed, ["ann", "bid", "1"]) == NextWords((), True)
+    assert listed_next_words([*listed, "ann move A1"], ["ann", "move", "A1"]) == NextWords(("B2", "B3"), True)
 
 
 class HiddenRolls(ToyRuleset):
