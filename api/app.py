@@ -17,7 +17,7 @@ from fastapi import FastAPI
 
 from api import errors, schemas
 from api.open_streams import OpenStreams
-from api.routes import audits, events, games, health, pages, rules, statistics
+from api.routes import audits, events, games, health, pages, recording, rules, statistics
 from api.supervision import CheckpointSigner, Supervisor
 from evo_ledger.app.ledger import Ledger, Receipt
 from evo_ledger.app.writer import GroupWriter, LedgerProcess, ProcessWriter, Writer
@@ -164,11 +164,8 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     app.state.open_streams = OpenStreams(settings.streams_per_client)
     errors.install(app)
     documentation = list(app.router.routes)  # FastAPI's own: the schema and the documentation's pages
-    app.include_router(games.router, prefix="/v1")
-    app.include_router(events.router, prefix="/v1")
-    app.include_router(audits.router, prefix="/v1")
-    app.include_router(statistics.router, prefix="/v1")
-    app.include_router(rules.router, prefix="/v1")
+    for api_routes in (games, events, audits, statistics, rules, recording):
+        app.include_router(api_routes.router, prefix="/v1")
     app.include_router(health.router)
     app.include_router(pages.router)
     app.mount("/static", pages.static_files(), name="static")

@@ -17,7 +17,7 @@ from evo_ledger.app.ledger import Contention, GameReferenceError, IdempotencyKey
 from evo_ledger.app.readers import HiddenEvent, HiddenFacts
 from evo_ledger.app.transfer import BundleError, IllegalAction
 from evo_ledger.app.writer import WriterProcessLost
-from evo_ledger.game.aggregate import GameTooLong
+from evo_ledger.game.aggregate import GameTooLong, NothingToUndo, UnknownEvent
 from evo_ledger.game.checker import GameSetupError
 from evo_ledger.game.notation import GameFileError
 from evo_ledger.rules import UnknownRuleset
@@ -60,6 +60,8 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
     BundleError: (422, "bundle_error"),
     HiddenEvent: (404, "hidden_event"),
     GameTooLong: (422, "game_too_long"),
+    NothingToUndo: (422, "nothing_to_undo"),
+    UnknownEvent: (422, "unknown_event"),
     NotExplainable: (422, "not_explainable"),
     WriterProcessLost: (503, "writer_restarted"),
 }

@@ -17,6 +17,8 @@ from evo_ledger.rules.kits import builtin_kit_names
 
 MAX_BATCH = 200
 MAX_ACTION_BYTES = 4096
+MAX_REASON = 200
+MAX_NOTE = 2000
 # The largest event number a store's integer column holds: a larger one is refused, not sent to the database.
 MAX_EVENT_NUMBER = 2**63 - 1
 
@@ -251,6 +253,39 @@ class LegalActions(BaseModel):
     version: int
     actions: list[str]
     advice: Advice | None = None
+
+
+class Choices(BaseModel):
+    """The words that may follow `words` in a legal action at `version`, and whether `words` is one."""
+
+    version: int
+    words: list[str]
+    next: list[str]
+    complete: bool
+
+
+class Undo(BaseModel):
+    """Undo the last `count` actions, for a `reason`."""
+
+    count: int = Field(ge=1, le=1000)
+    reason: str = Field(min_length=1, max_length=MAX_REASON)
+    expected_version: int | None = Field(default=None, ge=1)
+
+
+class Correction(BaseModel):
+    """Replace the latest action by `action` (in notation), for a `reason`."""
+
+    action: str = Field(min_length=1, max_length=MAX_ACTION_BYTES)
+    reason: str = Field(min_length=1, max_length=MAX_REASON)
+    expected_version: int | None = Field(default=None, ge=1)
+
+
+class Note(BaseModel):
+    """A note about event `event`."""
+
+    event: int = Field(ge=1)
+    text: str = Field(min_length=1, max_length=MAX_NOTE)
+    expected_version: int | None = Field(default=None, ge=1)
 
 
 class Problem(BaseModel):

@@ -1,6 +1,7 @@
-"""The pages people open in a browser: the games at `/`, the replay viewer at `/games/{id}`, the dashboard at
-`/dashboard`, and their assets under `/static`, every one shipped inside the package (no page or asset loads
-anything from another host). The pages read the public `/v1` API, with the reader's token where one is given."""
+"""The pages people open in a browser: the games at `/`, the replay viewer at `/games/{id}`, the recording page
+at `/games/{id}/record`, the dashboard at `/dashboard`, and their assets under `/static`, every one shipped
+inside the package (no page or asset loads anything from another host). The pages read the public `/v1` API,
+with the reader's token where one is given."""
 
 from __future__ import annotations
 
@@ -104,3 +105,8 @@ def dashboard_page() -> HTMLResponse:
 @router.get("/games/{game_id}", response_class=HTMLResponse)
 def viewer_page(game_id: str) -> HTMLResponse:
     return page("viewer.html")
+
+
+@router.get("/games/{game_id}/record", response_class=HTMLResponse)
+def recording_page(game_id: str) -> HTMLResponse:
+    return page("record.html")

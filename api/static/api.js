@@ -36,3 +36,34 @@ function setUpTokenForm(onChange) {
     onChange();
   });
 }
+
+// A request that changes something, with the token: its answer's status and body, refusals included.
+async function post(path, body, headers) {
+  const auth = token() ? { Authorization: "Bearer " + token() } : {};
+  const answer = await fetch(path, { method: "POST", body: JSON.stringify(body),
+    headers: { "Content-Type": "application/json", ...auth, ...(headers || {}) } });
+  return { ok: answer.ok, status: answer.status, body: await answer.json() };
+}
+
+// A game's stream (server-sent events) read from after event `after`: `onEvent` is called with each event, in
+// order, until the stream ends or `signal` aborts it. Read through fetch, for the token's header.
+async function readStream(path, after, onEvent, signal) {
+  const auth = token() ? { Authorization: "Bearer " + token() } : {};
+  const answer = await fetch(path, { headers: { ...auth, "Last-Event-ID": String(after) }, signal });
+  if (!answer.ok) throw new Error(`the stream answered ${answer.status}`);
+  const reader = answer.body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffered += decoder.decode(value, { stream: true });
+    const messages = buffered.split("\n\n");
+    buffered = messages.pop();
+    for (const message of messages) {
+      const data = message.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).join("\n");
+      if (!data || message.includes("event: closed")) continue;
+      await onEvent(JSON.parse(data));
+    }
+  }
+}

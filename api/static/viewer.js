@@ -3,9 +3,6 @@
 // the game's stream as it is recorded.
 "use strict";
 const GAME = decodeURIComponent(location.pathname.split("/")[2]);
-const TERRAIN_COLOURS = { yellow: "#f3dc7a", green: "#9ccc65", brown: "#b08a5a", grey: "#9e9e9e", white: "#f4f4f4" };
-const PLAYER_COLOURS = ["#d62828", "#1d4ed8", "#2a9d8f", "#9b5de5", "#f77f00"];
-const HEX = 12;
 const views = new Map();
 let events = [];
 let latest = 1;
@@ -21,92 +18,6 @@ function gamePath(path) {
 }
 let rounds = 1;
 
-function hexCorners(x, y) {
-  return Array.from({ length: 6 }, (_, corner) => {
-    const angle = (Math.PI / 3) * corner;
-    return `${(x + HEX * Math.cos(angle)).toFixed(1)},${(y + HEX * Math.sin(angle)).toFixed(1)}`;
-  }).join(" ");
-}
-
-// A space's centre on flat-topped axial hex coordinates.
-function centre(space) { return [HEX * 1.5 * space.q, HEX * Math.sqrt(3) * (space.r + space.q / 2)]; }
-
-// A hex island's spaces are drawn once a game; a step moves only the dinosaurs. A layout of a kind this page does
-// not draw leaves the board empty, as a game with no board does.
-function drawBoard(layout) {
-  const board = document.getElementById("board");
-  if (layout && layout.kind === "traits") { drawTraitsBoard(board, layout); return; }
-  if (!layout || layout.kind !== "hex-island") { board.replaceChildren(); return; }
-  const drawn = board.querySelector("svg");
-  if (drawn && drawn.dataset.spaces === String(layout.spaces.length)) { drawDinosaurs(drawn, layout); return; }
-  const points = layout.spaces.map(centre);
-  const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
-  const box = [Math.min(...xs) - HEX * 1.2, Math.min(...ys) - HEX * 1.2, Math.max(...xs) - Math.min(...xs) + HEX * 2.4,
-    Math.max(...ys) - Math.min(...ys) + HEX * 2.4];
-  const svgNs = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(svgNs, "svg");
-  svg.setAttribute("viewBox", box.map((n) => n.toFixed(1)).join(" "));
-  layout.spaces.forEach((space, index) => {
-    const [x, y] = points[index];
-    const hex = document.createElementNS(svgNs, "polygon");
-    hex.setAttribute("points", hexCorners(x, y));
-    hex.setAttribute("class", `space${space.coast ? " coast" : ""}${space.start ? " start" : ""}`);
-    hex.setAttribute("fill", TERRAIN_COLOURS[space.terrain] || "#ccc");
-    hex.dataset.space = space.id;
-    hex.dataset.zone = layout.zones[space.terrain] || "";
-    const title = document.createElementNS(svgNs, "title");
-    title.textContent = `${space.id}: ${space.terrain}, ${layout.zones[space.terrain] || ""}${space.occupant ? ", " + space.occupant : ""}`;
-    hex.append(title);
-    svg.append(hex);
-    const label = document.createElementNS(svgNs, "text");
-    label.setAttribute("x", (x - HEX * 0.55).toFixed(1));
-    label.setAttribute("y", (y - HEX * 0.35).toFixed(1));
-    label.setAttribute("class", "label");
-    label.textContent = space.id;
-    svg.append(label);
-  });
-  svg.dataset.spaces = String(layout.spaces.length);
-  svg.append(document.createElementNS(svgNs, "g"));
-  board.replaceChildren(svg);
-  drawDinosaurs(svg, layout);
-}
-
-function drawDinosaurs(svg, layout) {
-  const svgNs = "http://www.w3.org/2000/svg";
-  const group = svg.lastElementChild;
-  const dinosaurs = [];
-  layout.spaces.forEach((space) => {
-    if (!space.occupant) return;
-    const [x, y] = centre(space);
-    const dino = document.createElementNS(svgNs, "circle");
-    dino.setAttribute("cx", x.toFixed(1));
-    dino.setAttribute("cy", (y + HEX * 0.2).toFixed(1));
-    dino.setAttribute("r", (HEX * 0.45).toFixed(1));
-    dino.setAttribute("class", "dino");
-    dino.setAttribute("fill", PLAYER_COLOURS[players.indexOf(space.occupant) % PLAYER_COLOURS.length]);
-    dino.dataset.occupant = space.occupant;
-    dino.dataset.space = space.id;
-    dinosaurs.push(dino);
-  });
-  group.replaceChildren(...dinosaurs);
-  for (const hex of svg.querySelectorAll("polygon.space")) {
-    const occupant = layout.spaces.find((space) => space.id === hex.dataset.space);
-    hex.dataset.zone = layout.zones[occupant.terrain] || "";
-  }
-}
-
-// The climate of the moment: each terrain's colour with the zone it is in, and the auction with its bids.
-function drawZones(layout) {
-  const zones = document.getElementById("zones");
-  if (!layout || layout.kind !== "hex-island") { zones.replaceChildren(); return; }
-  const swatches = layout.terrains.map((terrain) => element("li", { "data-terrain": terrain, "data-zone": layout.zones[terrain] },
-    element("span", { class: "swatch", style: `background: ${TERRAIN_COLOURS[terrain] || "#ccc"}` }),
-    `${terrain}: ${layout.zones[terrain]}`));
-  const bids = layout.auction.map((item) => element("li", { class: "auction" },
-    `${item.place}: ${item.item}` + (item.bids.length ? " — " + item.bids.map(([who, amount]) => `${who} ${amount}`).join(", ") : "")));
-  zones.replaceChildren(...swatches, ...bids);
-}
-
 async function viewAt(number) {
   if (!views.has(number)) views.set(number, await api(gamePath(`/view?at=${number}`)));
   return views.get(number);
@@ -120,8 +31,8 @@ async function show(number) {
   document.getElementById("at").value = at;
   document.getElementById("of").textContent = `of ${latest}`;
   showRounds(view.round);
-  drawBoard(view.layout);
-  drawZones(view.layout);
+  drawBoard(document.getElementById("board"), view.layout, players);
+  drawZones(document.getElementById("zones"), view.layout);
   document.getElementById("table").replaceChildren(...view.table.map((line) => element("li", {}, line)));
   document.getElementById("players").replaceChildren(...view.players.map((line, seat) =>
     element("li", { style: `color: ${PLAYER_COLOURS[seat % PLAYER_COLOURS.length]}` }, line)));
@@ -269,30 +180,14 @@ let following = null;
 
 async function follow() {
   following = new AbortController();
-  const headers = token() ? { Authorization: "Bearer " + token() } : {};
   const after = events.length ? events[events.length - 1].number : 0;
-  const answer = await fetch(gamePath("/stream"), { headers: { ...headers, "Last-Event-ID": String(after) },
-    signal: following.signal });
-  const reader = answer.body.getReader();
-  const decoder = new TextDecoder();
-  let buffered = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffered += decoder.decode(value, { stream: true });
-    const messages = buffered.split("\n\n");
-    buffered = messages.pop();
-    for (const message of messages) {
-      const data = message.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).join("\n");
-      if (!data || message.includes("event: closed")) continue;
-      const event = JSON.parse(data);
-      if (events.length && event.number <= events[events.length - 1].number) continue;
-      events.push(event);
-      latest = event.number;
-      listEvents();
-      await show(latest);
-    }
-  }
+  await readStream(gamePath("/stream"), after, async (event) => {
+    if (events.length && event.number <= events[events.length - 1].number) return;
+    events.push(event);
+    latest = event.number;
+    listEvents();
+    await show(latest);
+  }, following.signal);
 }
 
 document.getElementById("live").addEventListener("change", (event) => {

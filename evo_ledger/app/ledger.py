@@ -156,6 +156,20 @@ class AppendRequest:
 
 
 @dataclass(frozen=True)
+class Recorder:
+    """Who makes a change: with `token_required`, only the holder of the game's recorder token may."""
+
+    token: str | None = None
+    token_required: bool = False
+
+    def change_fields(self) -> dict[str, Any]:
+        return {"token": self.token, "token_required": self.token_required}
+
+
+ANYONE = Recorder()
+
+
+@dataclass(frozen=True)
 class _Change:
     game_id: UUID
     expected: int | None
@@ -394,28 +408,35 @@ class Ledger(Application[UUID]):
             raise IdempotencyKeyReused(idempotency.key)
         return Receipt(answer.game_id, answer.game_version, answer.head_hash)
 
-    def undo(self, game_id: UUID, count: int, reason: str, expected_version: int | None = None) -> Receipt:
-        return self._change(_Change(game_id, expected_version, lambda game: game.undo(count, reason)))
-
-    def correct(self, game_id: UUID, notation: str, reason: str, expected_version: int | None = None) -> Receipt:
-        return self._change(_Change(game_id, expected_version, lambda game: game.correct(notation, reason)))
-
-    def annotate(self, game_id: UUID, about: int, text: str) -> Receipt:
-        return self._change(_Change(game_id, None, lambda game: game.annotate(about, text)))
-
-    def set_reveal_at_end(
-        self, game_id: UUID, reveal: bool, recorder_token: str | None = None, token_required: bool = False
+    def undo(
+        self, game_id: UUID, count: int, reason: str, expected_version: int | None = None, by: Recorder = ANYONE
     ) -> Receipt:
+        change = _Change(game_id, expected_version, lambda game: game.undo(count, reason), **by.change_fields())
+        return self._change(change)
+
+    def correct(
+        self, game_id: UUID, notation: str, reason: str, expected_version: int | None = None, by: Recorder = ANYONE
+    ) -> Receipt:
+        change = _Change(game_id, expected_version, lambda game: game.correct(notation, reason), **by.change_fields())
+        return self._change(change)
+
+    def annotate(
+        self, game_id: UUID, about: int, text: str, expected_version: int | None = None, by: Recorder = ANYONE
+    ) -> Receipt:
+        change = _Change(game_id, expected_version, lambda game: game.annotate(about, text), **by.change_fields())
+        return self._change(change)
+
+    def set_reveal_at_end(self, game_id: UUID, reveal: bool, by: Recorder = ANYONE) -> Receipt:
         """Whether, once the game is over, its hidden facts are shown to every reader (`reveal`) or kept from those
         who could not see them during play: an event of the game's log, which stands from then on (also after the
-        end). With `token_required`, only the holder of the game's recorder token may set it. Setting what stands
-        appends nothing."""
+        end). `by` says who may set it (with `token_required`, only the holder of the recorder token). Setting what
+        stands appends nothing."""
 
         def change(game: Game) -> None:
             if game.reveal_at_end != reveal:
                 game.set_reveal_at_end(reveal)
 
-        return self._change(_Change(game_id, None, change, token=recorder_token, token_required=token_required))
+        return self._change(_Change(game_id, None, change, **by.change_fields()))
 
     def game(self, game_id: UUID, version: int | None = None) -> Game:
         """The game as it stands, or as it stood after event `version`."""

@@ -3,12 +3,13 @@ public; once a game is over, every reader sees every hidden fact, unless the rec
 end. The rules mark what is hidden: an action only its player sees until it is revealed (`visible_only_to`,
 `reveals`), an action whose legality rests on a player's hidden facts (`rests_on`), and a refusal that rests on
 them (`RuleViolation.public`). This module turns what the ledger answers into what a reader may see: the log's
-hidden actions and hashes (`visibility`), the legal actions (`legal_for`), refusals (`refusal_for`), and
-branches (`branch_for`). The API and the command line both answer through it."""
+hidden actions and hashes (`visibility`), the legal actions (`legal_for`) and the words that may come next in
+one (`choices_for`), refusals (`refusal_for`), and branches (`branch_for`). The API and the command line both
+answer through it."""
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -18,8 +19,8 @@ from evo_ledger.app.ledger import Ledger
 from evo_ledger.game.aggregate import Game
 from evo_ledger.game.sentences import event_sentence
 from evo_ledger.rules import AnyRuleset
-from evo_ledger.rules.base import RuleViolation
-from evo_ledger.rules.contract import ALL_SEATS, hidden_information, layout
+from evo_ledger.rules.base import NextWords, RuleViolation
+from evo_ledger.rules.contract import ALL_SEATS, hidden_information, layout, listed_next_words, next_words
 from evo_ledger.rules.text import NotationError
 
 Report = TypeVar("Report", bound=CanonicalReport)
@@ -115,6 +116,14 @@ def legal_for(reader: Perspective, game: Game) -> list[str]:
         if everything
         or (hidden.visible_only_to(action) is None and hidden.rests_on(state, action) in (None, reader.seat))
     ]
+
+
+def choices_for(reader: Perspective, game: Game, words: Sequence[str]) -> NextWords:
+    """The words that may follow `words` in a legal action now, for the reader: every one the rules compose for a
+    reader who sees every hidden fact; for another, those of the legal actions it is shown (`legal_for`)."""
+    if reads_hidden(reader, game):
+        return next_words(game.rules, game.state, words)
+    return listed_next_words(legal_for(reader, game), words)
 
 
 def refusal_for(reader: Perspective, game: Game, violation: RuleViolation) -> RuleViolation:

@@ -39,7 +39,11 @@ MAX_GAME_EVENTS = 20_000
 
 
 class NothingToUndo(ValueError):
-    pass
+    """An undo of more actions than stand, or a correction with none to correct."""
+
+
+class UnknownEvent(ValueError):
+    """A note about an event the game does not have."""
 
 
 class GameTooLong(ValueError):
@@ -456,7 +460,7 @@ class Game(Aggregate):
 
     def annotate(self, about: int, text: str) -> None:
         if not 1 <= about <= self.version:
-            raise ValueError(f"the game has events 1 to {self.version}, not {about}")
+            raise UnknownEvent(f"the game has events 1 to {self.version}, not {about}")
         self.trigger_event(self.AnnotationAdded, about=about, text=text)
 
     def set_reveal_at_end(self, reveal: bool) -> None:

@@ -1,0 +1,246 @@
+// The recording page, made for a phone at the table: the position and what the table awaits, and the next action
+// entered a tap a word (GET /v1/games/{id}/choices), a board's space tapped where the action takes one. Each entry
+// is sent with the version it was made on and a key of its own, so a retry never stores it twice and an entry
+// another device overtook is refused and told. The game's stream brings the other devices' entries.
+"use strict";
+const GAME = decodeURIComponent(location.pathname.split("/")[2]);
+const RECENT = 8;
+let players = [];
+let version = 0;
+let entered = []; // the words entered so far: { word, forced } (forced: the only word that could come next)
+let offered = { next: [], complete: false };
+let pendingKey = null; // the idempotency key of the entry being sent, kept until it is answered
+let composing = 0;
+
+function gamePath(path) { return `/v1/games/${GAME}${path}`; }
+function words() { return entered.map((entry) => entry.word).join(" "); }
+
+// A join link carries the token after `#`, which the browser never sends to a server.
+function takeTokenFromLink() {
+  const found = location.hash.match(/token=([^&]+)/);
+  if (!found) return;
+  sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(found[1]));
+  history.replaceState(null, "", location.pathname + location.search);
+}
+
+// Random enough for a key, and available on a plain-http local address (crypto.randomUUID is not).
+function newKey() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+function say(text, kind) {
+  const message = document.getElementById("message");
+  message.hidden = !text;
+  message.textContent = text || "";
+  message.className = kind || "";
+}
+
+function online(isOnline) {
+  const status = document.getElementById("status");
+  status.textContent = isOnline ? "online" : "offline";
+  status.className = `badge ${isOnline ? "clean" : "damaged"}`;
+}
+
+async function refresh() {
+  const [view, legal, recent] = await Promise.all([
+    api(gamePath("/view")), api(gamePath("/legal")), api(gamePath(`/events?after=${Math.max(0, version - RECENT)}`)),
+  ]);
+  version = view.version;
+  document.getElementById("headline").textContent = view.headline;
+  drawBoard(document.getElementById("board"), view.layout, players);
+  drawZones(document.getElementById("zones"), view.layout);
+  showAdvice(legal.advice);
+  document.getElementById("completions").replaceChildren(...legal.actions.map((action) => element("option", { value: action })));
+  listRecent(recent.events);
+  if (!entered.some((entry) => !entry.forced)) entered = []; // the words forced on the position before
+  await compose();
+}
+
+// The words that may come next; a word that is the only one possible is entered at once.
+async function compose() {
+  const asked = ++composing;
+  for (;;) {
+    const choices = await api(gamePath(`/choices?words=${encodeURIComponent(words())}`));
+    if (asked !== composing) return;
+    offered = choices;
+    if (choices.next.length !== 1 || choices.complete) break;
+    entered.push({ word: choices.next[0], forced: true });
+  }
+  showEntry();
+  document.body.dataset.ready = "true";
+}
+
+function showEntry() {
+  const shown = document.getElementById("words");
+  shown.replaceChildren(...entered.map((entry) => element("span", { class: entry.forced ? "word forced" : "word" }, entry.word)));
+  const leadsOn = offered.next.length > 0 || offered.complete;
+  document.getElementById("record").disabled = !entered.length || (leadsOn && !offered.complete);
+  document.getElementById("back-word").disabled = !entered.some((entry) => !entry.forced);
+  document.getElementById("choices").replaceChildren(...offered.next.map((word) =>
+    element("button", { class: "choice", "data-word": word }, word)));
+  const spaces = new Set(offered.next);
+  for (const space of document.querySelectorAll("#board polygon.space")) {
+    space.classList.toggle("offered", spaces.has(space.dataset.space));
+  }
+}
+
+// The page is busy from a tap until the position and the choices it leads to are shown.
+function busy() { document.body.dataset.ready = "false"; }
+
+function choose(word) {
+  busy();
+  entered.push({ word, forced: false });
+  say("");
+  compose().then(() => {
+    if (!offered.next.length && !offered.complete) say(`no legal action begins "${words()}": record it to hear the rules' reason`, "told");
+  }).catch(lost);
+}
+
+// Takes back the last word chosen, and the words entered with it because they were the only ones possible.
+function takeBack() {
+  busy();
+  while (entered.length && entered[entered.length - 1].forced) entered.pop();
+  entered.pop();
+  say("");
+  compose().catch(lost);
+}
+
+async function record(text) {
+  busy();
+  pendingKey = pendingKey || newKey();
+  let answer;
+  try {
+    answer = await post(gamePath("/actions"), { actions: [text], expected_version: version }, { "Idempotency-Key": pendingKey });
+  } catch (error) {
+    online(false);
+    say(`not sent: the server could not be reached. Tap record again to send "${text}" once more.`, "refused");
+    return;
+  }
+  online(true);
+  pendingKey = null;
+  if (answer.ok) {
+    entered = [];
+    say(`recorded: ${text}`, "recorded");
+  } else if (answer.status === 409) {
+    const meanwhile = await api(gamePath(`/events?after=${version}`));
+    const texts = meanwhile.events.map((event) => event.text).join("; ");
+    entered = [];
+    say(`not recorded: another device recorded first: ${texts}. Here is what may come now.`, "told");
+  } else {
+    const ruling = answer.body.ruling ? ` [${answer.body.ruling}]` : "";
+    say(`refused${ruling}: ${answer.body.message}`, "refused");
+  }
+  await refresh();
+}
+
+async function revise(event) {
+  event.preventDefault();
+  busy();
+  const reason = document.getElementById("reason").value.trim();
+  const kind = document.getElementById("revision").value;
+  const asked = {
+    undo: ["/undo", { count: 1, reason, expected_version: version }],
+    correct: ["/correct", { action: words(), reason, expected_version: version }],
+    note: ["/notes", { event: version, text: reason, expected_version: version }],
+  }[kind];
+  const answer = await post(gamePath(asked[0]), asked[1]);
+  if (answer.ok) {
+    document.getElementById("reason").value = "";
+    entered = [];
+    say(`${kind === "note" ? "noted" : kind === "undo" ? "undone" : "corrected"}: ${reason}`, "recorded");
+  } else {
+    const ruling = answer.body.ruling ? ` [${answer.body.ruling}]` : "";
+    say(`refused${ruling}: ${answer.body.message}`, "refused");
+  }
+  await refresh();
+}
+
+function showAdvice(advice) {
+  const button = document.getElementById("advice");
+  button.hidden = !advice;
+  if (!advice) return;
+  button.textContent = `record the rules' decision: ${advice.actions[0]}`;
+  button.dataset.action = advice.actions[0];
+  button.title = `${advice.reason} [${advice.ruling}]`;
+}
+
+function listRecent(events) {
+  const items = events.slice(-RECENT).reverse().map((event) =>
+    element("li", { "data-event": String(event.number) }, `${event.number}. ${event.text}`));
+  document.getElementById("recent").replaceChildren(...items);
+}
+
+// Another device's entry: the position and the choices drawn again; words entered here that no longer lead to a
+// legal action are dropped, and the page says what was recorded meanwhile.
+async function recordedElsewhere(event) {
+  if (event.number <= version) return;
+  const before = version;
+  await refresh();
+  if (!entered.length || offered.next.length || offered.complete) return;
+  const meanwhile = await api(gamePath(`/events?after=${before}`));
+  entered = [];
+  say(`another device recorded: ${meanwhile.events.map((recorded) => recorded.text).join("; ")}. Here is what may come now.`, "told");
+  await compose();
+}
+
+// The game's stream, followed for as long as the page is open.
+async function follow() {
+  for (;;) {
+    try {
+      await readStream(gamePath("/stream"), version, async (event) => {
+        online(true);
+        await recordedElsewhere(event);
+      });
+    } catch (error) {
+      online(false);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+function lost(error) {
+  online(false);
+  say(`the server could not be reached: ${error.message}`, "refused");
+}
+
+document.getElementById("choices").addEventListener("click", (event) => {
+  const button = event.target.closest("button.choice");
+  if (button) choose(button.dataset.word);
+});
+document.getElementById("board").addEventListener("click", (event) => {
+  const space = event.target.closest("[data-space]");
+  if (space) choose(space.dataset.space);
+});
+document.getElementById("back-word").addEventListener("click", takeBack);
+document.getElementById("record").addEventListener("click", () => record(words()).catch(lost));
+document.getElementById("advice").addEventListener("click", (event) => record(event.target.dataset.action).catch(lost));
+document.getElementById("typed-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const typed = document.getElementById("typed");
+  const text = typed.value.trim();
+  if (!text) return;
+  typed.value = "";
+  record(text).catch(lost);
+});
+document.getElementById("typed").addEventListener("input", async (event) => {
+  const typed = event.target.value;
+  const prefix = typed.endsWith(" ") ? typed.trim() : typed.trim().split(/\s+/).slice(0, -1).join(" ");
+  const choices = await api(gamePath(`/choices?words=${encodeURIComponent(prefix)}`));
+  const lead = prefix ? `${prefix} ` : "";
+  document.getElementById("completions").replaceChildren(...choices.next.map((word) => element("option", { value: lead + word })));
+});
+document.getElementById("revise").addEventListener("submit", (event) => revise(event).catch(lost));
+
+async function start() {
+  takeTokenFromLink();
+  document.getElementById("replay-link").href = `/games/${encodeURIComponent(GAME)}`;
+  const summary = await api(gamePath(""));
+  players = summary.players.map((player) => player.name);
+  online(true);
+  await refresh();
+  follow();
+}
+
+start().catch((error) => { document.getElementById("headline").textContent = error.message; online(false); });

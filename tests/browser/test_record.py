@@ -1,0 +1,144 @@
+"""The recording page on a phone (a 360x640 viewport, touch): whole games entered by taps alone, refusals told with
+their ruling, and two devices racing on one step."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from evo_ledger.game.notation import GameFile, parse_game
+from tests.support import ROOT
+
+PHONE = {"viewport": {"width": 360, "height": 640}, "has_touch": True, "is_mobile": True, "device_scale_factor": 2}
+GOLDEN = {
+    "evo2": ROOT / "replays" / "hand-3p-first-game.evo",
+    "evo1": ROOT / "replays" / "evo1-autosaur-hand-3p.evo",
+    "traits": ROOT / "replays" / "traits-hand-2p.evo",
+}
+
+
+def new_game(server: str, parsed: GameFile) -> tuple[str, str]:
+    """A game set up as the file's header says: its id and recorder token."""
+    header = parsed.header
+    body = {"kit": header.kit, "players": [{"name": name} for name in header.players], "options": dict(header.options)}
+    created = httpx.post(f"{server}/v1/games", json=body)
+    assert created.status_code == 201, created.text
+    return created.json()["game_id"], created.json()["recorder_token"]
+
+
+@pytest.fixture
+def phone(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(**PHONE)
+    yield context
+    context.close()
+
+
+def open_recording(context: Any, server: str, game: str, token: str) -> Any:
+    page = context.new_page()
+    page.goto(f"{server}/games/{game}/record#token={token}")
+    settled(page)
+    return page
+
+
+def settled(page: Any) -> None:
+    expect(page.locator("body")).to_have_attribute("data-ready", "true")
+
+
+def entered(page: Any) -> list[str]:
+    return [text.strip() for text in page.locator("#words .word").all_text_contents()]
+
+
+def tap_action(page: Any, action: str) -> None:
+    """The action entered by taps and recorded; an Autosaur's decision is one tap."""
+    advice = page.locator("#advice")
+    if advice.is_visible() and advice.get_attribute("data-action") == action:
+        advice.tap()
+        return
+    tap_words(page, action)
+    page.locator("#record").tap()
+
+
+def tap_words(page: Any, action: str) -> None:
+    """The action entered a word at a time: a board's space tapped where one is offered, else the word's choice;
+    the words the page entered itself (the only ones possible) are not tapped."""
+    for index, word in enumerate(action.split()):
+        if len(entered(page)) > index:
+            continue
+        space = page.locator(f"#board polygon.space.offered[data-space='{word}']")
+        (space if space.count() else page.locator(f"#choices button[data-word='{word}']")).tap()
+        settled(page)
+    assert entered(page) == action.split(), f"{action}: the page holds {entered(page)}"
+
+
+def logged(server: str, game: str, token: str) -> list[str]:
+    exported = httpx.get(f"{server}/v1/games/{game}/export", headers={"Authorization": f"Bearer {token}"})
+    return [line.text for line in parse_game(exported.text).actions]
+
+
+@pytest.mark.parametrize("ruleset", sorted(GOLDEN))
+def test_record_a_whole_golden_game_by_taps_alone(browser: Any, phone: Any, server: str, ruleset: str) -> None:
+    parsed = parse_game(Path(GOLDEN[ruleset]).read_text())
+    game, token = new_game(server, parsed)
+    page = open_recording(phone, server, game, token)
+    for line in parsed.actions:
+        tap_action(page, line.text)
+        settled(page)
+        expect(page.locator("#message")).to_have_text(f"recorded: {line.text}")
+    assert logged(server, game, token) == [line.text for line in parsed.actions]
+
+
+def test_record_an_illegal_tap_is_refused_with_its_ruling_and_stores_nothing(phone: Any, server: str) -> None:
+    """[E2-02] a dinosaur moves at most as many steps as its player has legs: a space tapped that no legal move
+    reaches is sent, and the rules' refusal is shown."""
+    parsed = parse_game(GOLDEN["evo2"].read_text())
+    game, token = new_game(server, parsed)
+    page = open_recording(phone, server, game, token)
+    before_move = next(index for index, line in enumerate(parsed.actions) if " move " in line.text)
+    for line in parsed.actions[:before_move]:
+        tap_action(page, line.text)
+        settled(page)
+    version = httpx.get(f"{server}/v1/games/{game}").json()["version"]
+    start = parsed.actions[before_move].text.split()[2]
+    page.locator("#choices button[data-word='move']").tap()
+    settled(page)
+    page.locator(f"#board polygon.space[data-space='{start}']").tap()
+    settled(page)
+    unreached = page.locator("#board polygon.space:not(.offered)").last
+    unreached.tap()
+    settled(page)
+    expect(page.locator("#message")).to_contain_text("no legal action begins")
+    page.locator("#record").tap()
+    settled(page)
+    expect(page.locator("#message")).to_have_class("refused")
+    expect(page.locator("#message")).to_contain_text(re.compile(r"refused \[E2-\d\d\]: "))
+    assert httpx.get(f"{server}/v1/games/{game}").json()["version"] == version, "nothing was stored"
+
+
+def test_record_two_devices_on_one_step_store_one_entry_and_the_other_is_told(browser: Any, server: str) -> None:
+    parsed = parse_game(GOLDEN["evo2"].read_text())
+    game, token = new_game(server, parsed)
+    devices = [browser.new_context(**PHONE) for _ in range(2)]
+    try:
+        # The first hears of the second's entry only as it records.
+        devices[0].route("**/stream*", lambda route: route.abort())
+        first, second = (open_recording(device, server, game, token) for device in devices)
+        for page, order in ((first, "order ann ben cat"), (second, "order ben ann cat")):
+            tap_words(page, order)
+        second.locator("#record").tap()
+        expect(second.locator("#message")).to_have_text("recorded: order ben ann cat")
+        first.locator("#record").tap()
+        settled(first)
+        expect(first.locator("#message")).to_have_class("told")
+        expect(first.locator("#message")).to_contain_text("another device recorded first: order ben ann cat")
+        assert entered(first) == [word for word in entered(second)], "both are offered the same next step"
+        orders = [line for line in logged(server, game, token) if line.startswith("order ")]
+        assert orders == ["order ben ann cat"], "one entry stored, once"
+    finally:
+        for device in devices:
+            device.close()

@@ -1,0 +1,129 @@
+"""What the recording page asks of the API, on each database: an action offered a word at a time for its reader,
+and the record's revisions (undo, correct, note) made by the recorder's token alone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.e2e.test_api import ADMIN, HELD_CARD, PLAYERS, append, client_for
+from tests.support import ROUND_ONE_AUCTION
+
+
+@pytest.fixture
+def client(database: str) -> Iterator[TestClient]:
+    with client_for(database) as test_client:
+        yield test_client
+
+
+def new_game(client: TestClient) -> tuple[str, dict[str, str], dict[str, str]]:
+    """A game with seat tokens: its id, the recorder's headers and ann's."""
+    body = client.post("/v1/games", json={"kit": "standin-e2-3p", "players": PLAYERS, "seat_tokens": True}).json()
+    return body["game_id"], bearer(body["recorder_token"]), bearer(body["seat_tokens"]["ann"])
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def choices(client: TestClient, game: str, words: str, headers: dict[str, str] | None = None) -> Any:
+    answer = client.get(f"/v1/games/{game}/choices", params={"words": words}, headers=headers or {})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def test_an_action_is_offered_a_word_at_a_time_and_complete_once_whole(client: TestClient) -> None:
+    game, recorder, _ = new_game(client)
+    for action in ROUND_ONE_AUCTION:
+        words = action.split()
+        for count, word in enumerate(words):
+            offered = choices(client, game, " ".join(words[:count]), recorder)
+            assert word in offered["next"] and not offered["complete"], (action, count, offered)
+        whole = choices(client, game, action, recorder)
+        assert whole["complete"] and whole["words"] == words
+        assert append(client, game, recorder, action).status_code == 200
+    assert choices(client, game, "zz nothing", recorder) == {
+        "version": client.get(f"/v1/games/{game}").json()["version"],
+        "words": ["zz", "nothing"],
+        "next": [],
+        "complete": False,
+    }
+
+
+def test_the_words_offered_rest_on_no_hidden_fact_the_reader_may_not_see(client: TestClient) -> None:
+    """[E2-15] a held card is the recorder's and its player's alone until it is played."""
+    game, recorder, ann = new_game(client)
+    assert append(client, game, recorder, *ROUND_ONE_AUCTION, f"cat drew {HELD_CARD}").status_code == 200
+    assert HELD_CARD in choices(client, game, "cat play", recorder)["next"]
+    for reader in ({}, ann):
+        seen = client.get(f"/v1/games/{game}/choices", params={"words": "cat play"}, headers=reader)
+        assert seen.status_code == 200 and HELD_CARD not in seen.text and seen.json()["next"] == []
+
+
+def test_words_too_long_are_refused_naming_the_parameter(client: TestClient) -> None:
+    game, recorder, _ = new_game(client)
+    refused = client.get(f"/v1/games/{game}/choices", params={"words": "x" * 5000}, headers=recorder)
+    assert refused.status_code == 422 and refused.json()["code"] == "invalid_request"
+    assert "query.words" in refused.json()["message"]
+
+
+def test_an_undo_is_the_recorders_and_names_what_is_wrong(client: TestClient) -> None:
+    game, recorder, ann = new_game(client)
+    version = append(client, game, recorder, *ROUND_ONE_AUCTION[:2]).json()["version"]
+    undo = {"count": 1, "reason": "misread the die", "expected_version": version}
+    refused = {
+        "no token": client.post(f"/v1/games/{game}/undo", json=undo),
+        "seat": client.post(f"/v1/games/{game}/undo", json=undo, headers=ann),
+        "stale": client.post(
+            f"/v1/games/{game}/undo", json={**undo, "expected_version": version - 1}, headers=recorder
+        ),
+        "too many": client.post(f"/v1/games/{game}/undo", json={**undo, "count": 9}, headers=recorder),
+        "no reason": client.post(f"/v1/games/{game}/undo", json={**undo, "reason": ""}, headers=recorder),
+    }
+    assert {name: (answer.status_code, answer.json()["code"]) for name, answer in refused.items()} == {
+        "no token": (401, "token_required"),
+        "seat": (403, "token_refused"),
+        "stale": (409, "version_conflict"),
+        "too many": (422, "nothing_to_undo"),
+        "no reason": (422, "invalid_request"),
+    }
+    assert client.get(f"/v1/games/{game}").json()["version"] == version, "nothing was stored"
+    undone = client.post(f"/v1/games/{game}/undo", json=undo, headers=recorder)
+    assert undone.status_code == 200 and undone.json()["version"] == version + 1
+    events = client.get(f"/v1/games/{game}/events", params={"after": version}).json()["events"]
+    assert [event["kind"] for event in events] == ["ActionsUndone"]
+    admin = client.post(
+        f"/v1/games/{game}/undo", json={**undo, "expected_version": None}, headers={"Authorization": f"Bearer {ADMIN}"}
+    )
+    assert admin.status_code == 200
+
+
+def test_a_correction_is_checked_by_the_rules_and_a_refused_one_stores_nothing(client: TestClient) -> None:
+    """[E2-07] a bid is at most what the player holds."""
+    game, recorder, _ = new_game(client)
+    version = append(client, game, recorder, *ROUND_ONE_AUCTION[:5]).json()["version"]
+    correction = {"action": "ann bid 99 eggs", "reason": "she said 99", "expected_version": version}
+    refused = client.post(f"/v1/games/{game}/correct", json=correction, headers=recorder)
+    assert refused.status_code == 422 and refused.json()["code"] == "rule_violation"
+    assert refused.json()["ruling"] == "E2-07"
+    assert client.get(f"/v1/games/{game}").json()["version"] == version
+    corrected = client.post(
+        f"/v1/games/{game}/correct", json={**correction, "action": "ann bid 3 eggs"}, headers=recorder
+    )
+    assert corrected.status_code == 200, corrected.text
+    assert "ann bid 3 eggs" in client.get(f"/v1/games/{game}/export", headers=recorder).text
+
+
+def test_a_note_is_about_an_event_the_game_has(client: TestClient) -> None:
+    game, recorder, _ = new_game(client)
+    version = append(client, game, recorder, *ROUND_ONE_AUCTION[:2]).json()["version"]
+    beyond = client.post(
+        f"/v1/games/{game}/notes", json={"event": version + 5, "text": "a disputed roll"}, headers=recorder
+    )
+    assert beyond.status_code == 422 and beyond.json()["code"] == "unknown_event"
+    noted = client.post(f"/v1/games/{game}/notes", json={"event": 2, "text": "a disputed roll"}, headers=recorder)
+    assert noted.status_code == 200 and noted.json()["version"] == version + 1
+    assert "note 2 a disputed roll" in client.get(f"/v1/games/{game}/export", headers=recorder).text
