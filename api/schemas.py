@@ -17,6 +17,7 @@ from evo_ledger.rules.kits import builtin_kit_names
 
 MAX_BATCH = 200
 MAX_ACTION_BYTES = 4096
+MIN_PLAYERS, MAX_PLAYERS = 2, 5
 MAX_REASON = 200
 MAX_NOTE = 2000
 # The largest event number a store's integer column holds: a larger one is refused, not sent to the database.
@@ -76,7 +77,9 @@ class NewGame(BaseModel):
         json_schema_extra={"enum": [*RULESET_NAMES, None]},
     )
     kit: str = Field(description="a built-in kit: it names its ruleset", json_schema_extra={"enum": KIT_NAMES})
-    players: list[Player] = Field(min_length=2, max_length=5, description="in seat order, as many as the kit seats")
+    players: list[Player] = Field(
+        min_length=MIN_PLAYERS, max_length=MAX_PLAYERS, description="in seat order, as many as the kit seats"
+    )
     options: dict[str, bool | int | str] = Field(default_factory=dict, description="the ruleset's named options")
     seat_tokens: bool = Field(default=False, description="issue a token per seat: each reads what its seat may see")
     reveal_at_end: bool = Field(default=True, description=REVEAL_AT_END + "; the recorder may change it later")
@@ -262,6 +265,21 @@ class Choices(BaseModel):
     words: list[str]
     next: list[str]
     complete: bool
+
+
+class KitSummary(BaseModel):
+    """A built-in kit, as a new game's form offers it: the ruleset it names, how many players it seats, and the
+    words that mark a seat with a seat option (`autosaur`)."""
+
+    kit: str
+    ruleset: str
+    min_players: int
+    max_players: int
+    seat_marks: list[str]
+
+
+class KitList(BaseModel):
+    kits: list[KitSummary]
 
 
 class Undo(BaseModel):

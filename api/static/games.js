@@ -1,4 +1,5 @@
-// The games page: the ledger's games, filtered by ruleset, player and status, a page at a time.
+// The games page: the ledger's games, filtered by ruleset, player and status, a page at a time; and a new game,
+// set up here and recorded on the recording page that opens with its recorder token.
 "use strict";
 let cursor = null;
 
@@ -33,5 +34,41 @@ async function loadGames(more) {
 
 document.getElementById("filters").addEventListener("submit", (event) => { event.preventDefault(); loadGames(false); });
 document.getElementById("more").addEventListener("click", () => loadGames(true));
+let kits = [];
+
+async function loadKits() {
+  kits = (await api("/v1/kits")).kits;
+  document.getElementById("kit").replaceChildren(...kits.map((kit) => element("option", { value: kit.kit },
+    `${kit.kit} (${kit.ruleset}, ${kit.min_players === kit.max_players ? kit.min_players : `${kit.min_players}-${kit.max_players}`} players)`)));
+  showMarks();
+}
+
+// A seat option of the kit's ruleset (an evo1 Autosaur) is given by the names of the seats it marks.
+function showMarks() {
+  const kit = kits.find((found) => found.kit === document.getElementById("kit").value);
+  document.getElementById("marks").replaceChildren(...(kit ? kit.seat_marks : []).map((mark) =>
+    element("label", {}, `${mark}s `, element("input", { "data-mark": mark, autocomplete: "off", placeholder: "their names, if any" }))));
+}
+
+async function startGame(event) {
+  event.preventDefault();
+  const names = document.getElementById("players").value.split(/[\s,]+/).filter(Boolean);
+  const marked = [...document.querySelectorAll("#marks input")].map((input) =>
+    [input.dataset.mark, new Set(input.value.split(/[\s,]+/).filter(Boolean))]);
+  const players = names.map((name) => Object.fromEntries([["name", name],
+    ...marked.filter(([, seats]) => seats.has(name)).map(([mark]) => [mark, true])]));
+  const answer = await post("/v1/games", { kit: document.getElementById("kit").value, players });
+  if (!answer.ok) {
+    document.getElementById("new-game-message").textContent = answer.body.message;
+    return;
+  }
+  location.assign(`/games/${answer.body.game_id}/record#token=${encodeURIComponent(answer.body.recorder_token)}`);
+}
+
+document.getElementById("kit").addEventListener("change", showMarks);
+document.getElementById("new-game-form").addEventListener("submit", (event) => startGame(event).catch((error) => {
+  document.getElementById("new-game-message").textContent = error.message;
+}));
+loadKits();
 setUpTokenForm(() => loadGames(false));
 loadRulesets().then(() => loadGames(false));

@@ -15,12 +15,16 @@ let composing = 0;
 function gamePath(path) { return `/v1/games/${GAME}${path}`; }
 function words() { return entered.map((entry) => entry.word).join(" "); }
 
-// A join link carries the token after `#`, which the browser never sends to a server.
+// A join link carries the token after `#`, which the browser never sends to a server. The device keeps it for
+// this game, so that a tab closed and opened again records on.
 function takeTokenFromLink() {
+  const kept = `evo-ledger-record:${GAME}`;
   const found = location.hash.match(/token=([^&]+)/);
-  if (!found) return;
-  sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(found[1]));
-  history.replaceState(null, "", location.pathname + location.search);
+  if (found) {
+    localStorage.setItem(kept, decodeURIComponent(found[1]));
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  if (localStorage.getItem(kept)) sessionStorage.setItem(TOKEN_KEY, localStorage.getItem(kept));
 }
 
 // Random enough for a key, and available on a plain-http local address (crypto.randomUUID is not).

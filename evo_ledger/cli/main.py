@@ -6,6 +6,7 @@ import argparse
 import logging
 import os
 import shutil
+import socket
 import sys
 import textwrap
 import threading
@@ -50,6 +51,8 @@ EXIT_REFUSED = 1
 EXIT_UNREADABLE = 2
 LOG_LEVELS = ("debug", "info", "warning", "error")
 log = logging.getLogger("evo_ledger.serve")
+# Hosts that listen on every address of the machine: the phones reach it by its network address.
+EVERY_ADDRESS = ("0.0.0.0", "::", "")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -93,7 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_ledger_commands(commands)
     serve = commands.add_parser("serve", help="serve the HTTP API", description="Serve the HTTP API under /v1.")
-    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to listen on: 0.0.0.0 for the phones on this machine's network (default: 127.0.0.1, this "
+        "machine alone)",
+    )
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--database", help="a SQLite file or a postgresql:// URL (default: EVO_LEDGER_DATABASE)")
     serve.add_argument("--no-projections", action="store_true", help="do not keep the read tables up to date")
@@ -167,9 +175,23 @@ def serve(host: str, port: int, database: str | None, projections: bool = True, 
         ApiSettings.from_environment(), store=Settings.for_database(database), follow_projections=projections
     )
     log.info("serving on http://%s:%s (%s)", host, port, settings.store.described)
+    if host in EVERY_ADDRESS:
+        log.info("phones on this network open http://%s:%s/", network_address(), port)
     run_server(create_app(settings), host, port)
     log.info("stopped")
     return EXIT_OK
+
+
+def network_address() -> str:
+    """This machine's address on its network, as another device there reaches it: the one its route out leaves
+    from (a datagram socket connected to a documentation address sends nothing)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))
+            address: str = probe.getsockname()[0]
+        except OSError:
+            return "127.0.0.1"
+    return address
 
 
 def run_server(app: FastAPI, host: str, port: int) -> None:

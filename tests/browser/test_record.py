@@ -142,3 +142,27 @@ def test_record_two_devices_on_one_step_store_one_entry_and_the_other_is_told(br
     finally:
         for device in devices:
             device.close()
+
+
+def test_record_a_new_game_set_up_on_the_games_page_on_a_phone(phone: Any, server: str) -> None:
+    page = phone.new_page()
+    page.goto(server)
+    page.locator("#new-game summary").tap()
+    page.locator("#kit").select_option("standin-e1-3p")
+    page.locator("#players").fill("ann ben rex")
+    page.locator("#marks input[data-mark='autosaur']").fill("rex")
+    page.locator("#new-game-form button").tap()
+    page.wait_for_url(re.compile(r"/games/[0-9a-f-]+/record$"))
+    settled(page)
+    game = page.url.split("/")[-2]
+    assert "#token" not in page.url, "the token leaves the address once kept"
+    summary = httpx.get(f"{server}/v1/games/{game}").json()
+    assert [player["name"] for player in summary["players"]] == ["ann", "ben", "rex"]
+    assert page.locator("#choices button").count() > 0 and page.locator("#headline").inner_text()
+    page.close()
+    again = phone.new_page()  # a tab of its own: nothing kept for the session
+    again.goto(f"{server}/games/{game}/record")
+    settled(again)
+    kept = again.evaluate("sessionStorage.getItem('evo-ledger-token')")
+    answer = httpx.get(f"{server}/v1/games/{game}/view", headers={"Authorization": f"Bearer {kept}"}).json()
+    assert answer["perspectives"], "the device kept the recorder's token for the game"
