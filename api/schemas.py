@@ -3,10 +3,22 @@ document alike."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic.json_schema import models_json_schema
 
 from evo_ledger.app.ledger import Receipt as LedgerReceipt
@@ -18,6 +30,11 @@ from evo_ledger.rules.kits import builtin_kit_names
 MAX_BATCH = 200
 MAX_ACTION_BYTES = 4096
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
+CLOCK_SKEW = timedelta(minutes=5)
+ENTERED_AT = (
+    "when the action was entered at the table, as the recording device's clock said it (ISO 8601 with its offset); "
+    "stored with the action, in UTC"
+)
 MAX_REASON = 200
 MAX_NOTE = 2000
 # The largest event number a store's integer column holds: a larger one is refused, not sent to the database.
@@ -137,6 +154,30 @@ class Append(BaseModel):
     expected_version: int | None = Field(
         default=None, ge=1, le=MAX_EVENT_NUMBER, description="refused with 409 unless the game is here"
     )
+    entered_at: AwareDatetime | None = Field(default=None, description=ENTERED_AT)
+
+    @field_validator("entered_at")
+    @classmethod
+    def not_ahead(cls, value: datetime | None) -> datetime | None:
+        return entered_at_checked(value)
+
+    def digest(self) -> str:
+        """What a retry with the same idempotency key must repeat (a time left out is not part of it)."""
+        shown = self.model_dump(mode="json", exclude={"entered_at"} if self.entered_at is None else set())
+        return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()
+
+
+def entered_at_checked(value: datetime | None) -> datetime | None:
+    """A time the table gave, refused when it is later than the server's clock by more than a device's clock may
+    be off."""
+    if value is not None and value > datetime.now(UTC) + CLOCK_SKEW:
+        raise ValueError(f"entered_at is later than the server's clock by more than {CLOCK_SKEW}")
+    return value
+
+
+def entered_at_text(value: datetime | None) -> str | None:
+    """The time as it is stored: ISO 8601 in UTC, to the millisecond."""
+    return value.astimezone(UTC).isoformat(timespec="milliseconds") if value is not None else None
 
 
 class Privacy(BaseModel):
@@ -296,6 +337,12 @@ class Correction(BaseModel):
     action: str = Field(min_length=1, max_length=MAX_ACTION_BYTES)
     reason: str = Field(min_length=1, max_length=MAX_REASON)
     expected_version: int | None = Field(default=None, ge=1)
+    entered_at: AwareDatetime | None = Field(default=None, description=ENTERED_AT)
+
+    @field_validator("entered_at")
+    @classmethod
+    def not_ahead(cls, value: datetime | None) -> datetime | None:
+        return entered_at_checked(value)
 
 
 class Note(BaseModel):

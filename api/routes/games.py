@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections.abc import Sequence
 from datetime import date
@@ -96,10 +94,10 @@ async def append(request: Request) -> Response:
     check_action_sizes(body.actions)
     idempotency = None
     if idempotency_key is not None:
-        request_digest = hashlib.sha256(json.dumps(body.model_dump(), sort_keys=True).encode()).hexdigest()
-        idempotency = Idempotency(idempotency_key, request_digest)
+        idempotency = Idempotency(idempotency_key, body.digest())
     game_id = game_id_of(request.path_params["game_id"])
-    appended = AppendRequest(game_id, actions, body.expected_version, idempotency, token, True)
+    entered_at = schemas.entered_at_text(body.entered_at)
+    appended = AppendRequest(game_id, actions, body.expected_version, idempotency, token, True, entered_at)
     writer: Writer = request.app.state.writer
     try:
         receipt = schemas.Receipt.of(await writer.append(appended))

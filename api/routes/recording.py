@@ -79,7 +79,10 @@ def correct(
     """Replace the latest action by another, with a reason: the replacement is checked by the rules where the
     latest action stood, and refused with its ruling as an append is."""
     game = game_id_of(game_id)
-    receipt = ledger.correct(game, body.action, body.reason, body.expected_version, recorder(request, token))
+    entered_at = schemas.entered_at_text(body.entered_at)
+    receipt = ledger.correct(
+        game, body.action, body.reason, body.expected_version, recorder(request, token), entered_at
+    )
     return revised(request, receipt)
 
 

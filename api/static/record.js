@@ -9,7 +9,9 @@ let players = [];
 let version = 0;
 let entered = []; // the words entered so far: { word, forced } (forced: the only word that could come next)
 let offered = { next: [], complete: false };
-let pendingKey = null; // the idempotency key of the entry being sent, kept until it is answered
+// The entry being sent, kept until it is answered: its text, idempotency key and the time it was entered at the
+// table, all sent again as they were if it is sent again.
+let pending = null;
 let composing = 0;
 
 function gamePath(path) { return `/v1/games/${GAME}${path}`; }
@@ -113,17 +115,18 @@ function takeBack() {
 
 async function record(text) {
   busy();
-  pendingKey = pendingKey || newKey();
+  if (!pending || pending.text !== text) pending = { text, key: newKey(), at: new Date().toISOString() };
   let answer;
   try {
-    answer = await post(gamePath("/actions"), { actions: [text], expected_version: version }, { "Idempotency-Key": pendingKey });
+    answer = await post(gamePath("/actions"), { actions: [text], expected_version: version, entered_at: pending.at },
+      { "Idempotency-Key": pending.key });
   } catch (error) {
     online(false);
     say(`not sent: the server could not be reached. Tap record again to send "${text}" once more.`, "refused");
     return;
   }
   online(true);
-  pendingKey = null;
+  pending = null;
   if (answer.ok) {
     entered = [];
     say(`recorded: ${text}`, "recorded");
@@ -146,7 +149,7 @@ async function revise(event) {
   const kind = document.getElementById("revision").value;
   const asked = {
     undo: ["/undo", { count: 1, reason, expected_version: version }],
-    correct: ["/correct", { action: words(), reason, expected_version: version }],
+    correct: ["/correct", { action: words(), reason, expected_version: version, entered_at: new Date().toISOString() }],
     note: ["/notes", { event: version, text: reason, expected_version: version }],
   }[kind];
   const answer = await post(gamePath(asked[0]), asked[1]);

@@ -88,13 +88,73 @@ async function suggestReplacement() {
 function listEvents() {
   const undone = new Set(events.filter((e) => e.kind === "ActionsUndone").flatMap((e) => e.fields.versions || []));
   const list = document.getElementById("event-list");
+  const taken = timesTaken(events);
   list.replaceChildren(...events.map((event) => {
     const kind = event.fields.cause !== undefined ? " consequence" : "";
     const item = element("li", { "data-event": event.number, class: kind + (undone.has(event.number) ? " undone" : "") },
       `${event.number}  ${event.text}`);
+    if (event.fields.entered_at) {
+      item.append(element("time", { datetime: event.fields.entered_at, title: "entered at the table" },
+        clockTime(event.fields.entered_at) + (taken.has(event.number) ? ` · ${duration(taken.get(event.number))}` : "")));
+    }
     item.addEventListener("click", () => show(event.number));
     return item;
   }));
+  showTimeAtTable(taken);
+}
+
+// When an action was entered at the table, as the recording device said; an event without one, when it was stored.
+function tableTime(event) { return Date.parse(event.fields.entered_at || event.timestamp); }
+function clockTime(iso) { return new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" }); }
+function duration(ms) {
+  const seconds = Math.round(ms / 1000);
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, "0")} s`;
+}
+// An action's player: the first word of its notation, when that is a seat.
+function actor(event) { const first = (event.fields.notation || "").split(" ")[0]; return players.includes(first) ? first : null; }
+
+// The time each action entered at the table took: from the action entered before it.
+function timesTaken(logged) {
+  const taken = new Map();
+  let before = null;
+  for (const event of logged) {
+    if (!event.fields.entered_at) continue;
+    if (before !== null) taken.set(event.number, Math.max(0, tableTime(event) - before));
+    before = tableTime(event);
+  }
+  return taken;
+}
+
+// Each player's time at the table: what their actions took, in all and a turn on average.
+function showTimeAtTable(taken) {
+  const totals = new Map(players.map((player) => [player, { ms: 0, turns: 0 }]));
+  for (const event of events) {
+    const player = actor(event);
+    if (player && taken.has(event.number)) {
+      totals.get(player).ms += taken.get(event.number);
+      totals.get(player).turns += 1;
+    }
+  }
+  const rows = [...totals].filter(([, total]) => total.turns).map(([player, total]) =>
+    element("li", { "data-player": player }, `${player}: ${duration(total.ms)} in all, ${duration(total.ms / total.turns)} an action`));
+  document.getElementById("time-at-table").replaceChildren(...rows);
+  document.getElementById("playback").hidden = document.getElementById("speed").hidden = taken.size === 0;
+}
+
+// The game played back at the pace it was recorded (or faster): each event shown when its time comes.
+let playing = null;
+async function playBack() {
+  const button = document.getElementById("playback");
+  if (playing) { clearTimeout(playing); playing = null; button.textContent = "play at the table's pace"; return; }
+  button.textContent = "stop";
+  const speed = Number(document.getElementById("speed").value);
+  const step = () => {
+    const current = events.find((event) => event.number === at), next = events.find((event) => event.number === at + 1);
+    if (!current || !next) { playing = null; button.textContent = "play at the table's pace"; return; }
+    const wait = next.fields.entered_at && current.fields.entered_at ? (tableTime(next) - tableTime(current)) / speed : 0;
+    playing = setTimeout(() => show(at + 1).then(step), Math.max(0, wait));
+  };
+  step();
 }
 
 async function loadEvents() {
@@ -200,6 +260,7 @@ document.getElementById("forward").addEventListener("click", () => show(at + 1))
 document.getElementById("last").addEventListener("click", () => show(latest));
 document.getElementById("at").addEventListener("change", (event) => show(Number(event.target.value)));
 document.getElementById("explain").addEventListener("click", explain);
+document.getElementById("playback").addEventListener("click", playBack);
 document.getElementById("round").addEventListener("change", (event) => jumpToRound(Number(event.target.value)));
 document.getElementById("round").addEventListener("keydown", (event) => {
   if (event.key === "Enter" && event.target.value) jumpToRound(Number(event.target.value));

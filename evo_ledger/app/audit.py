@@ -442,9 +442,9 @@ class Refold:
     def _make_again(self, event: Any) -> list[Any] | None:
         game = self.game
         if isinstance(event, Game.ActionRecorded):
-            game.record(event.notation)
+            game.record(event.notation, event.entered_at)
         elif isinstance(event, Game.ActionCorrected):
-            game.correct(event.notation, event.reason)
+            game.correct(event.notation, event.reason, event.entered_at)
         elif isinstance(event, Game.ActionsUndone):
             self._note_undone_rolls(event)
             game.undo(len(event.versions), event.reason)

@@ -145,7 +145,8 @@ ActionInput = str | Mapping[str, Any]
 @dataclass(frozen=True)
 class AppendRequest:
     """One append among many committed together (`Ledger.record_many`): actions in notation or as data, all or
-    none; with `token_required`, only the holder of the game's recorder token may make it."""
+    none; with `token_required`, only the holder of the game's recorder token may make it; `entered_at`, when
+    they were entered at the table (ISO 8601, UTC), if the recording device said."""
 
     game_id: UUID
     actions: Sequence[ActionInput]
@@ -153,6 +154,7 @@ class AppendRequest:
     idempotency: Idempotency | None = None
     recorder_token: str | None = None
     token_required: bool = False
+    entered_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -190,11 +192,11 @@ class _Change:
 
     @classmethod
     def recording(cls, request: AppendRequest) -> _Change:
-        actions = list(request.actions)
+        actions, entered_at = list(request.actions), request.entered_at
         return cls(
             request.game_id,
             request.expected_version,
-            lambda game: game.record_all(actions),
+            lambda game: game.record_all(actions, entered_at),
             request.idempotency,
             request.recorder_token,
             request.token_required,
@@ -415,10 +417,18 @@ class Ledger(Application[UUID]):
         return self._change(change)
 
     def correct(
-        self, game_id: UUID, notation: str, reason: str, expected_version: int | None = None, by: Recorder = ANYONE
+        self,
+        game_id: UUID,
+        notation: str,
+        reason: str,
+        expected_version: int | None = None,
+        by: Recorder = ANYONE,
+        entered_at: str | None = None,
     ) -> Receipt:
-        change = _Change(game_id, expected_version, lambda game: game.correct(notation, reason), **by.change_fields())
-        return self._change(change)
+        def correction(game: Game) -> None:
+            game.correct(notation, reason, entered_at)
+
+        return self._change(_Change(game_id, expected_version, correction, **by.change_fields()))
 
     def annotate(
         self, game_id: UUID, about: int, text: str, expected_version: int | None = None, by: Recorder = ANYONE

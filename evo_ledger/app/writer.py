@@ -431,7 +431,7 @@ def carried_out(ledger: Ledger, items: Sequence[Written]) -> list[Outcome]:
 # and a game's UUID would go through copyreg on both sides of the pipe (pays for: bench.api_speed HTTP, 32 clients).
 # A receipt for an append carries only what its request does not say.
 CLOSE = pickle.dumps(None)
-SentAppend = tuple[bytes, Sequence[Any], int | None, tuple[str, str] | None, str | None, bool]
+SentAppend = tuple[bytes, Sequence[Any], int | None, tuple[str, str] | None, str | None, bool, str | None]
 
 
 def sent(item: Written) -> SentAppend | NewGame:
@@ -445,15 +445,16 @@ def sent(item: Written) -> SentAppend | NewGame:
         idempotency,
         item.recorder_token,
         item.token_required,
+        item.entered_at,
     )
 
 
 def received(item: SentAppend | NewGame) -> Written:
     if isinstance(item, NewGame):
         return item
-    game_id, actions, expected_version, idempotency, token, token_required = item
+    game_id, actions, expected_version, idempotency, token, token_required, entered_at = item
     key = Idempotency(*idempotency) if idempotency is not None else None
-    return AppendRequest(UUID(bytes=game_id), actions, expected_version, key, token, token_required)
+    return AppendRequest(UUID(bytes=game_id), actions, expected_version, key, token, token_required, entered_at)
 
 
 def reply(item: Written, outcome: Outcome) -> Any:

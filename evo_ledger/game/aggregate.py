@@ -213,19 +213,26 @@ class Game(Aggregate):
 
     class ActionRecorded(Event):
         """An action made at the table, in the ruleset's notation. Version 2 adds, for an action only one player
-        may see, its salt and commitment (`hidden_commitment`): the hash is over the commitment, not the action."""
+        may see, its salt and commitment (`hidden_commitment`): the hash is over the commitment, not the action.
+        Version 3 adds when it was entered at the table (`entered_at`, ISO 8601 in UTC, as the recording device
+        said; None where it said nothing, and for an action stored before)."""
 
         TOPIC = topic_of("ActionRecorded")
-        class_version = 2
+        class_version = 3
         notation: str
         warnings: list[list[str]]
         visible_only_to: str | None
         action_salt: str | None
         action_commitment: str | None
+        entered_at: str | None
 
         @staticmethod
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             state["action_salt"] = state["action_commitment"] = None
+
+        @staticmethod
+        def upcast_v2_v3(state: dict[str, Any]) -> None:
+            state["entered_at"] = None
 
         def fold(self, game: Game) -> None:
             game.apply_action(self.notation, self.originator_version)
@@ -249,18 +256,23 @@ class Game(Aggregate):
         """The latest action replaced by another: the mistake stays in the log, beside its correction."""
 
         TOPIC = topic_of("ActionCorrected")
-        class_version = 2
+        class_version = 3
         replaced: int
         notation: str
         warnings: list[list[str]]
         visible_only_to: str | None
         action_salt: str | None
         action_commitment: str | None
+        entered_at: str | None
         reason: str
 
         @staticmethod
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             state["action_salt"] = state["action_commitment"] = None
+
+        @staticmethod
+        def upcast_v2_v3(state: dict[str, Any]) -> None:
+            state["entered_at"] = None
 
         def fold(self, game: Game) -> None:
             game.undo_to(len(game.history) - 1)
@@ -412,34 +424,36 @@ class Game(Aggregate):
             due = self.__dict__["_snapshots_due"] = []
         return due
 
-    def record(self, notation: str | Mapping[str, Any]) -> None:
-        """Check an action (in notation, or as data) and append it with its consequences, in notation; an illegal
-        action raises and appends nothing."""
+    def record(self, notation: str | Mapping[str, Any], entered_at: str | None = None) -> None:
+        """Check an action (in notation, or as data) and append it with its consequences, in notation, with when it
+        was entered at the table if that is known; an illegal action raises and appends nothing."""
         action, transition = self._prepare(self.state, notation)
         self.trigger_event(
-            self._event_classes.facts[self._rules.fact_of(action)], **self._action_fields(action, transition)
+            self._event_classes.facts[self._rules.fact_of(action)],
+            **self._action_fields(action, transition),
+            entered_at=entered_at,
         )
         self._derive(transition.consequences)
 
-    def record_all(self, actions: Sequence[str | Mapping[str, Any]]) -> None:
+    def record_all(self, actions: Sequence[str | Mapping[str, Any]], entered_at: str | None = None) -> None:
         """Each action in turn; a refusal of one of several names its place in the batch."""
         for place, action in enumerate(actions, start=1):
             try:
-                self.record(action)
+                self.record(action, entered_at)
             except RuleViolation as violation:
                 if len(actions) == 1:
                     raise
                 shown = action if isinstance(action, str) else str(action.get("kind", "action"))
                 raise violation.in_batch(place, len(actions), shown) from None
 
-    def correct(self, notation: str, reason: str) -> None:
+    def correct(self, notation: str, reason: str, entered_at: str | None = None) -> None:
         """Replace the latest action by another, with a reason; the replacement must be legal where it stands."""
         if not self.history:
             raise NothingToUndo("there is no action to correct")
         replaced = self.history[-1][0]
         action, transition = self._prepare(self.state_before(len(self.history) - 1), notation)
         fields = self._action_fields(action, transition)
-        self.trigger_event(self.ActionCorrected, replaced=replaced, reason=reason, **fields)
+        self.trigger_event(self.ActionCorrected, replaced=replaced, reason=reason, entered_at=entered_at, **fields)
         self._derive(transition.consequences)
 
     def undo(self, count: int, reason: str) -> None:

@@ -127,3 +127,31 @@ def test_a_note_is_about_an_event_the_game_has(client: TestClient) -> None:
     noted = client.post(f"/v1/games/{game}/notes", json={"event": 2, "text": "a disputed roll"}, headers=recorder)
     assert noted.status_code == 200 and noted.json()["version"] == version + 1
     assert "note 2 a disputed roll" in client.get(f"/v1/games/{game}/export", headers=recorder).text
+
+
+def test_the_time_an_action_was_entered_at_the_table_is_stored_with_it_in_utc(client: TestClient) -> None:
+    game, recorder, _ = new_game(client)
+    entered = "2026-05-01T21:15:02.125+02:00"
+    body = {"actions": [ROUND_ONE_AUCTION[0]], "entered_at": entered}
+    key = {**recorder, "Idempotency-Key": "the first entry"}
+    first = client.post(f"/v1/games/{game}/actions", json=body, headers=key)
+    assert first.status_code == 200, first.text
+    assert client.post(f"/v1/games/{game}/actions", json=body, headers=key).json() == first.json(), "a retry"
+    action = client.get(f"/v1/games/{game}/events").json()["events"][1]
+    assert action["fields"]["entered_at"] == "2026-05-01T19:15:02.125+00:00"
+    assert client.get(f"/v1/games/{game}/audit").json()["verdict"] == "clean", "the chain covers the time"
+    untimed = append(client, game, recorder, ROUND_ONE_AUCTION[1])
+    assert untimed.status_code == 200
+    logged = client.get(f"/v1/games/{game}/events").json()["events"]
+    [second] = [event for event in logged if event["fields"].get("notation") == ROUND_ONE_AUCTION[1]]
+    assert second["fields"]["entered_at"] is None, "a time not given is not made up"
+
+
+def test_a_time_at_the_table_without_an_offset_or_in_the_future_is_refused_naming_it(client: TestClient) -> None:
+    game, recorder, _ = new_game(client)
+    for entered in ("2026-05-01T21:15:02", "2999-01-01T00:00:00+00:00", "yesterday"):
+        body = {"actions": [ROUND_ONE_AUCTION[0]], "entered_at": entered}
+        refused = client.post(f"/v1/games/{game}/actions", json=body, headers=recorder)
+        assert refused.status_code == 422 and refused.json()["code"] == "invalid_request", entered
+        assert "body.entered_at" in refused.json()["message"], refused.json()
+    assert client.get(f"/v1/games/{game}").json()["version"] == 1, "nothing was stored"

@@ -66,6 +66,22 @@ def test_a_started_event_of_version_2_replays_without_a_commitment(ledger: Ledge
     assert replayed.sealed is False
 
 
+def test_an_action_of_version_2_replays_with_no_time_at_the_table(ledger: Ledger) -> None:
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.record(game, "order ann ben cat")
+    started, action = ledger.stored_events(game)[:2]
+    state = unpack(action.state)
+    assert state.pop("class_version") == 3 and state.pop("entered_at") is None  # version 3 added it
+    state["class_version"] = 2
+    old_game = uuid.uuid4()
+    ledger.insert_stored_events(
+        [StoredEvent(old_game, 1, started.topic, started.state), StoredEvent(old_game, 2, action.topic, pack(state))]
+    )
+    [_, replayed] = ledger.game_events(old_game)[:2]
+    assert replayed.entered_at is None and replayed.notation == "order ann ben cat"
+    assert ledger.game(old_game).state.order == ledger.game(game).state.order
+
+
 def test_an_exported_bundle_imports_elsewhere_and_exports_the_same_bytes(ledger: Ledger, tmp_path: Path) -> None:
     receipt = import_notation(ledger, GAME_TEXT)
     ledger.undo(receipt.game_id, 1, "meteorite recorded too early")
