@@ -161,10 +161,20 @@ def legal_moves(state: State, player: str) -> Iterator[Move | Attack]:
     """Every path of one to `movement_left` steps through empty spaces, and every attack allowed."""
     for source in state.dinosaurs_of(player):
         yield from (Move(player, path) for path in paths_from(state, source, state.movement_left))
-        for target in sorted(state.kit.neighbours[source]):
-            defender = state.board.get(target)
-            if defender is not None and defender != player and may_fight(state, player, defender):
-                yield Attack(player, source, target)
+        yield from attacks_from(state, player, source)
+
+
+def legal_attacks(state: State, player: str) -> Iterator[Attack]:
+    """Every attack allowed, without the moves."""
+    for source in state.dinosaurs_of(player):
+        yield from attacks_from(state, player, source)
+
+
+def attacks_from(state: State, player: str, source: str) -> Iterator[Attack]:
+    for target in sorted(state.kit.neighbours[source]):
+        defender = state.board.get(target)
+        if defender is not None and defender != player and may_fight(state, player, defender):
+            yield Attack(player, source, target)
 
 
 def paths_from(state: State, source: str, steps: int) -> Iterator[tuple[str, ...]]:

@@ -12,6 +12,7 @@ from evo_ledger.rules.base import (
     OPEN_TIE,
     Advice,
     Explanation,
+    NextWords,
     OptionSpec,
     OptionValue,
     Outcome,
@@ -27,6 +28,7 @@ from evo_ledger.rules.contract import (
     Board,
     Bots,
     Chance,
+    Composing,
     EarlierVersions,
     Explanations,
     FastReplay,
@@ -38,7 +40,7 @@ from evo_ledger.rules.contract import (
     TextBoard,
 )
 from evo_ledger.rules.effects import Effects
-from evo_ledger.rules.evo1 import auction, autosaur, board, cards, flow
+from evo_ledger.rules.evo1 import auction, autosaur, board, cards, compose, flow
 from evo_ledger.rules.evo1.actions import (
     DIE_FACES,
     KEYWORDS,
@@ -434,6 +436,11 @@ APPLIES: dict[type, Callable[[State, Any, Effects], None]] = {
 
 
 def legal_actions(state: State) -> Iterator[Action]:
+    return listed_actions(state, board.legal_moves)
+
+
+def listed_actions(state: State, moves: Callable[[State, str], Iterator[Move | Attack]]) -> Iterator[Action]:
+    """The legal actions, a mover's from `moves` (every path and attack, or the attacks alone)."""
     if state.phase == Phase.OVER:
         return
     yield from card_draws(state)
@@ -462,7 +469,7 @@ def legal_actions(state: State) -> Iterator[Action]:
                 Start(tuple(zip(players, beaches, strict=True))) for beaches in permutations(state.kit.start_beaches)
             )
         case Phase.MOVEMENT if player is not None:
-            yield from board.legal_moves(state, player)
+            yield from moves(state, player)
             yield Pass(player)
         case Phase.BIRTHS if player is not None:
             spaces = sorted(board.birth_spaces(state, player))
@@ -501,6 +508,8 @@ def autosaur_warnings(state: State, action: Action, effects: Effects) -> None:
 
 
 def card_draws(state: State) -> Iterator[Drew]:
+    if not state.cards_due:
+        return
     deck = [card for card in state.kit.card_ids if not state.holds(card) and card not in state.discards]
     for player in dict.fromkeys(state.cards_due):
         yield from (Drew(player, card) for card in deck)
@@ -518,6 +527,7 @@ class Evo1Ruleset(
     Bots,
     FastReplay[State, Action],
     EarlierVersions,
+    Composing[State],
 ):
     """Version 2 checks the event cards [E1-23 to E1-31]; version 1, which refused every card play, still replays
     the games recorded with it (`at_version`)."""
@@ -528,7 +538,9 @@ class Evo1Ruleset(
     vocabulary = VOCABULARY
     parse_kit = staticmethod(parse_kit)
     legal_actions = staticmethod(legal_actions)
-    """Every legal action; a card dealt or drawn is listed from the cards not yet out of the deck."""
+    """The legal actions, a card dealt or drawn listed from the cards not yet out of the deck; a move's path never
+    comes back to a space, a bid names its row as rowN, the beaches and a removal's spaces come in one order
+    (`next_words` composes the others)."""
     standings = staticmethod(flow.standings)
     parse_action = staticmethod(parse_cached)
     format_action = staticmethod(format_cached)
@@ -644,6 +656,11 @@ class Evo1Ruleset(
 
     def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
         return explain(steps, at, self.replay)
+
+    def next_words(self, state: State, words: Sequence[str]) -> NextWords:
+        """Every legal action a word at a time: the listed ones, and those the list leaves out (a move that comes
+        back to a space, a bid naming its row's gene, the beaches and removals in another order)."""
+        return compose.next_words(state, words, listed_actions(state, board.legal_attacks), self.legal)
 
 
 WITHOUT_CARDS = Evo1Ruleset(cards=False)
