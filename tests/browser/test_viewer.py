@@ -23,7 +23,7 @@ from playwright.sync_api import expect
 from evo_ledger.rules.registry import get_ruleset
 from evo_ledger.rules.text import NotationError
 from tests.browser.conftest import ARTIFACTS
-from tests.support import ROOT
+from tests.support import ROOT, ROUND_ONE_AUCTION
 
 EVO2_GAME = ROOT / "replays" / "hand-3p-first-game.evo"
 EVO1_GAME = ROOT / "replays" / "evo1-hand-3p.evo"
@@ -378,3 +378,25 @@ def test_the_api_reference_draws_under_its_policy(page: Any, server: str) -> Non
     page.goto(f"{server}/docs")
     page.wait_for_selector(".swagger-ui .opblock-summary-path")
     assert page.locator(".swagger-ui .opblock").count() > 10
+
+
+def test_the_viewer_shows_each_actions_time_at_the_table_and_plays_the_game_back_at_its_pace(
+    page: Any, server: str
+) -> None:
+    created = httpx.post(
+        f"{server}/v1/games", json={"kit": "standin-e2-3p", "players": [{"name": n} for n in ("ann", "ben", "cat")]}
+    ).json()
+    recorder = {"Authorization": f"Bearer {created['recorder_token']}"}
+    seconds = [0, 10, 20, 30, 60, 75, 80]  # ann's bid takes 30 s, ben's 15 s, cat's 5 s
+    for action, second in zip(ROUND_ONE_AUCTION, seconds, strict=True):
+        body = {"actions": [action], "entered_at": f"2026-05-01T20:{second // 60:02}:{second % 60:02}+00:00"}
+        assert httpx.post(f"{server}/v1/games/{created['game_id']}/actions", json=body, headers=recorder).is_success
+    open_viewer(page, server, created["game_id"], at=1)
+    assert page.locator("#event-list time").count() == len(ROUND_ONE_AUCTION)
+    expect(page.locator("#time-at-table li[data-player='ann']")).to_have_text("ann: 30 s in all, 30 s an action")
+    expect(page.locator("#time-at-table li[data-player='cat']")).to_have_text("cat: 5 s in all, 5 s an action")
+    page.select_option("#speed", "64")
+    page.click("#playback")
+    latest = httpx.get(f"{server}/v1/games/{created['game_id']}").json()["version"]
+    expect(page.locator("#at")).to_have_value(str(latest), timeout=15_000)
+    expect(page.locator("#playback")).to_have_text("play at the table's pace")
