@@ -63,23 +63,27 @@ def round_trip(client: httpx.Client, base: str, game: str, token: str, action: s
 
 
 def measure(actions: int, opens: int) -> None:
-    with tempfile.TemporaryDirectory() as folder, running_server(str(Path(folder) / "record.sqlite")) as base:
-        with sync_playwright() as playwright, httpx.Client() as client:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-            context = browser.new_context(**PHONE)
-            (tapped_game, tapped_token), (sent_game, sent_token) = new_game(base, GAME), new_game(base, GAME)
-            page = context.new_page()
-            page.goto(f"{base}/games/{tapped_game}/record#token={tapped_token}")
-            settled(page)
-            taps, trips, version = [], [], 1
-            for line in GAME.actions[:actions]:
-                taps.append(tap_to_receipt(page, line.text))
-                trip, version = round_trip(client, base, sent_game, sent_token, line.text, version)
-                trips.append(trip)
-            tapped_version = client.get(f"{base}/v1/games/{tapped_game}").json()["version"]
-            assert tapped_version == version, "both games recorded the same actions"
-            recording, viewing = first_positions(context, base, tapped_game, opens)
-            browser.close()
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        running_server(str(Path(folder) / "record.sqlite")) as base,
+        sync_playwright() as playwright,
+        httpx.Client() as client,
+    ):
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        context = browser.new_context(**PHONE)
+        (tapped_game, tapped_token), (sent_game, sent_token) = new_game(base, GAME), new_game(base, GAME)
+        page = context.new_page()
+        page.goto(f"{base}/games/{tapped_game}/record#token={tapped_token}")
+        settled(page)
+        taps, trips, version = [], [], 1
+        for line in GAME.actions[:actions]:
+            taps.append(tap_to_receipt(page, line.text))
+            trip, version = round_trip(client, base, sent_game, sent_token, line.text, version)
+            trips.append(trip)
+        tapped_version = client.get(f"{base}/v1/games/{tapped_game}").json()["version"]
+        assert tapped_version == version, "both games recorded the same actions"
+        recording, viewing = first_positions(context, base, tapped_game, opens)
+        browser.close()
     print(f"evo2's hand-recorded game, its first {len(taps)} actions, on SQLite")
     print(f"  tap to stored receipt      p50 {statistics.median(taps):6.1f} ms  p99 {percentile(taps, 0.99):6.1f} ms")
     print(f"  the API's round trip       p50 {statistics.median(trips):6.1f} ms  p99 {percentile(trips, 0.99):6.1f} ms")
