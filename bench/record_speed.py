@@ -95,7 +95,8 @@ def measure(actions: int, opens: int) -> None:
 
 def first_positions(context: Any, base: str, game: str, opens: int) -> tuple[list[float], list[float]]:
     """Milliseconds until the recording page offers its choices, and until the viewer draws its board, in turn."""
-    recording, viewing = [], []
+    recording: list[float] = []
+    viewing: list[float] = []
     page = context.new_page()
     for _ in range(opens):
         for path, times in ((f"/games/{game}/record", recording), (f"/games/{game}", viewing)):

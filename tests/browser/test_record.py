@@ -15,7 +15,12 @@ from playwright.sync_api import expect
 from evo_ledger.game.notation import GameFile, parse_game
 from tests.support import ROOT
 
-PHONE: dict[str, Any] = {"viewport": {"width": 360, "height": 640}, "has_touch": True, "is_mobile": True, "device_scale_factor": 2}
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 360, "height": 640},
+    "has_touch": True,
+    "is_mobile": True,
+    "device_scale_factor": 2,
+}
 GOLDEN = {
     "evo2": ROOT / "replays" / "hand-3p-first-game.evo",
     "evo1": ROOT / "replays" / "evo1-autosaur-hand-3p.evo",
