@@ -174,7 +174,7 @@ def lost_access(reader: Reader, access: GameAccess | None) -> str | None:
         return None
     holds = access.admits(reader.token) or access.seat_of(reader.token) is not None
     if (reader.sees_all or reader.narrowed) and not holds:
-        return "the recorder token was replaced: reconnect with the new one"
+        return "the token records this game no more (replaced or revoked): reconnect with the one the recorder gives"
     if access.private and not holds:
         return "the game was made private"
     return None

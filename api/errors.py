@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from evo_ledger.app.access import HiddenGame, RecorderRefused, TokenRequired
+from evo_ledger.app.access import CoRecorderTaken, HiddenGame, RecorderRefused, TokenRequired, UnknownCoRecorder
 from evo_ledger.app.disputes import NotExplainable
 from evo_ledger.app.ledger import Contention, GameReferenceError, IdempotencyKeyReused, UnknownGame, VersionConflict
 from evo_ledger.app.readers import HiddenEvent, HiddenFacts
@@ -61,6 +61,8 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
     HiddenEvent: (404, "hidden_event"),
     GameTooLong: (422, "game_too_long"),
     NothingToUndo: (422, "nothing_to_undo"),
+    CoRecorderTaken: (409, "co_recorder_exists"),
+    UnknownCoRecorder: (404, "unknown_co_recorder"),
     UnknownEvent: (422, "unknown_event"),
     NotExplainable: (422, "not_explainable"),
     WriterProcessLost: (503, "writer_restarted"),

@@ -323,6 +323,24 @@ class KitList(BaseModel):
     kits: list[KitSummary]
 
 
+class CoRecorder(BaseModel):
+    """Another device that records the game as the recorder does, by the name the recorder gives it."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f\x7f]+$", description="say, ben's phone")
+
+
+class CoRecorderIssued(BaseModel):
+    name: str
+    token: str = Field(description="shown once: the device that holds it records the game until it is revoked")
+    join_link: str = Field(description="the recording page with the token after `#`, which no browser sends on")
+    join_qr: str = Field(description="the join link as a QR code: an SVG image as a data URI")
+
+
+class CoRecorderList(BaseModel):
+    co_recorders: list[str]
+
+
 class Undo(BaseModel):
     """Undo the last `count` actions, for a `reason`."""
 

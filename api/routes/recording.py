@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import segno
 from fastapi import APIRouter, Query, Request
 
 from api import schemas
 from api.deps import LedgerDep, ReaderDep, TokenDep, game_id_of, is_admin
+from api.errors import ApiError
+from evo_ledger.app.access import new_token
 from evo_ledger.app.ledger import Receipt, Recorder
 from evo_ledger.app.readers import choices_for
 from evo_ledger.rules import get_ruleset
@@ -92,6 +95,56 @@ def add_note(game_id: str, body: schemas.Note, ledger: LedgerDep, token: TokenDe
     game = game_id_of(game_id)
     receipt = ledger.annotate(game, body.event, body.text, body.expected_version, recorder(request, token))
     return revised(request, receipt)
+
+
+@router.post(
+    "/games/{game_id}/co-recorders",
+    response_model=schemas.CoRecorderIssued,
+    status_code=201,
+    operation_id="add_co_recorder",
+    responses=REVISED,
+)
+def add_co_recorder(
+    game_id: str, body: schemas.CoRecorder, ledger: LedgerDep, token: TokenDep, request: Request
+) -> schemas.CoRecorderIssued:
+    """Another device records the game as the recorder does: its token, shown once, with a join link and the link
+    as a QR code for the device's camera. Only the recorder's own token (or the admin's) issues one; the name is
+    kept in the game's access log, and refused with 409 `co_recorder_exists` while another holds it."""
+    game, issued = game_id_of(game_id), new_token()
+    ledger.change_co_recorders(
+        game, lambda access: access.add_co_recorder(body.name, issued), token, is_admin(request, token)
+    )
+    request.app.state.appends.appended(game)  # the writer and the streams read the game's access again
+    link = f"{request.base_url}games/{game}/record#token={issued}"
+    qr = segno.make(link, error="m").svg_data_uri(scale=4)
+    return schemas.CoRecorderIssued(name=body.name, token=issued, join_link=link, join_qr=qr)
+
+
+@router.delete(
+    "/games/{game_id}/co-recorders/{name}",
+    response_model=schemas.CoRecorderList,
+    operation_id="revoke_co_recorder",
+    responses=REVISED,
+)
+def revoke_co_recorder(
+    game_id: str, name: str, ledger: LedgerDep, token: TokenDep, request: Request
+) -> schemas.CoRecorderList:
+    """The co-recorder's token records no more, and its streams close; answered with the co-recorders left."""
+    game = game_id_of(game_id)
+    access = ledger.change_co_recorders(
+        game, lambda held: held.revoke_co_recorder(name), token, is_admin(request, token)
+    )
+    request.app.state.appends.appended(game)
+    return schemas.CoRecorderList(co_recorders=sorted(access.co_recorders))
+
+
+@router.get("/games/{game_id}/co-recorders", response_model=schemas.CoRecorderList, operation_id="list_co_recorders")
+def list_co_recorders(reader: ReaderDep, ledger: LedgerDep) -> schemas.CoRecorderList:
+    """The co-recorders' names, for a reader who records the game (the recorder, a co-recorder, the admin)."""
+    if not reader.holder_sees_all:
+        raise ApiError(403, "token_refused", "the co-recorders are listed to those who record the game")
+    access = ledger.access(reader.game_id)
+    return schemas.CoRecorderList(co_recorders=sorted(access.co_recorders) if access is not None else [])
 
 
 def recorder(request: Request, token: str | None) -> Recorder:

@@ -97,7 +97,8 @@ def check_recorder(game_id: UUID, access: GameAccess | None, token: str | None, 
 
 
 class GameAccess(Aggregate):
-    """A game's recorder token (its digest) and whether the game is private."""
+    """A game's recorder token (its digest), its co-recorders' tokens by the names the recorder gave them (each
+    records as the recorder does, until it is revoked), its seats' tokens, and whether the game is private."""
 
     TOPIC = "evo-ledger:GameAccess"
 
@@ -132,11 +133,27 @@ class GameAccess(Aggregate):
         def apply(self, aggregate: Any) -> None:
             aggregate.private = self.private
 
+    class CoRecorderAdded(Aggregate.Event):
+        TOPIC = "evo-ledger:GameAccess.CoRecorderAdded"
+        name: str
+        token_digest: str
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate.co_recorders = {**aggregate.co_recorders, self.name: self.token_digest}
+
+    class CoRecorderRevoked(Aggregate.Event):
+        TOPIC = "evo-ledger:GameAccess.CoRecorderRevoked"
+        name: str
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate.co_recorders = {name: held for name, held in aggregate.co_recorders.items() if name != self.name}
+
     def __init__(self, game_id: UUID, token_digest: str | None, seat_digests: dict[str, str]) -> None:
         self.game_id = game_id
         self.token_digest = token_digest
         self.seat_digests = seat_digests
         self.private = False
+        self.co_recorders: dict[str, str] = {}
 
     @classmethod
     def grant(cls, game_id: UUID, token: str | None, seats: Mapping[str, str] | None = None) -> GameAccess:
@@ -149,15 +166,21 @@ class GameAccess(Aggregate):
         )
 
     def admits(self, token: str | None) -> bool:
+        """Whether `token` records the game: the recorder's, or a co-recorder's not revoked."""
+        return self.is_recorders(token) or self.co_recorder_of(token) is not None
+
+    def is_recorders(self, token: str | None) -> bool:
+        """Whether `token` is the recorder's own, which alone issues and revokes co-recorders."""
         held = self.token_digest
         return token is not None and held is not None and secrets.compare_digest(token_digest(token), held)
 
+    def co_recorder_of(self, token: str | None) -> str | None:
+        """The name of the co-recorder whose token `token` is, or None."""
+        return _holder(self.co_recorders, token)
+
     def seat_of(self, token: str | None) -> str | None:
         """The player whose seat token `token` is, or None."""
-        if token is None:
-            return None
-        given = token_digest(token)
-        return next((player for player, held in self.seat_digests.items() if secrets.compare_digest(given, held)), None)
+        return _holder(self.seat_digests, token)
 
     def replace_token(self, token: str) -> None:
         self.trigger_event(self.TokenReplaced, token_digest=token_digest(token))
@@ -165,6 +188,33 @@ class GameAccess(Aggregate):
     def set_private(self, private: bool) -> None:
         if private != self.private:
             self.trigger_event(self.PrivacySet, private=private)
+
+    def add_co_recorder(self, name: str, token: str) -> None:
+        if name in self.co_recorders:
+            raise CoRecorderTaken(f"a co-recorder is named {name!r} already: revoke it first, or choose another name")
+        self.trigger_event(self.CoRecorderAdded, name=name, token_digest=token_digest(token))
+
+    def revoke_co_recorder(self, name: str) -> None:
+        if name not in self.co_recorders:
+            known = ", ".join(sorted(self.co_recorders)) or "none"
+            raise UnknownCoRecorder(f"no co-recorder is named {name!r} (the game's: {known})")
+        self.trigger_event(self.CoRecorderRevoked, name=name)
+
+
+def _holder(digests: Mapping[str, str], token: str | None) -> str | None:
+    """Whose token `token` is among `digests` (by holder), or None."""
+    if token is None:
+        return None
+    given = token_digest(token)
+    return next((holder for holder, held in digests.items() if secrets.compare_digest(given, held)), None)
+
+
+class CoRecorderTaken(ValueError):
+    """A co-recorder issued under a name another holds."""
+
+
+class UnknownCoRecorder(LookupError):
+    """A co-recorder revoked that the game does not have."""
 
 
 Changes = Callable[[int | None], tuple[int, set[UUID]]]
@@ -177,6 +227,8 @@ ACCESS_TOPICS = (
     GameAccess.Granted.TOPIC,
     GameAccess.TokenReplaced.TOPIC,
     GameAccess.PrivacySet.TOPIC,
+    GameAccess.CoRecorderAdded.TOPIC,
+    GameAccess.CoRecorderRevoked.TOPIC,
 )
 
 

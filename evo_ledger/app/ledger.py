@@ -25,6 +25,7 @@ from evo_ledger.app.access import (
     AnsweredAppend,
     GameAccess,
     HeldAccesses,
+    RecorderRefused,
     access_id,
     answer_id,
     check_recorder,
@@ -383,6 +384,21 @@ class Ledger(Application[UUID]):
         else:
             access.replace_token(token)
             self.save(access)
+
+    def change_co_recorders(
+        self, game_id: UUID, change: Callable[[GameAccess], None], token: str | None, admin: bool = False
+    ) -> GameAccess:
+        """Issue or revoke co-recorders: the recorder's own token (or the admin) alone may."""
+        access = self.access(game_id)
+        if not admin:
+            check_recorder(game_id, access, token)
+            assert access is not None
+            if not access.is_recorders(token):
+                raise RecorderRefused(game_id, "only the recorder's own token issues and revokes co-recorders")
+        self.change_access(game_id, change)
+        found = self.access(game_id)
+        assert found is not None
+        return found
 
     def change_access(self, game_id: UUID, change: Callable[[GameAccess], None]) -> None:
         """Change who may see or write to the game (a game started without a recorder token gets its access

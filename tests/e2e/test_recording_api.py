@@ -155,3 +155,42 @@ def test_a_time_at_the_table_without_an_offset_or_in_the_future_is_refused_namin
         assert refused.status_code == 422 and refused.json()["code"] == "invalid_request", entered
         assert "body.entered_at" in refused.json()["message"], refused.json()
     assert client.get(f"/v1/games/{game}").json()["version"] == 1, "nothing was stored"
+
+
+def test_co_recorders_are_issued_and_revoked_by_the_recorders_own_token(client: TestClient) -> None:
+    game, recorder, ann = new_game(client)
+    issued = client.post(f"/v1/games/{game}/co-recorders", json={"name": "ben's phone"}, headers=recorder)
+    assert issued.status_code == 201, issued.text
+    body = issued.json()
+    assert body["join_link"].endswith(f"/games/{game}/record#token={body['token']}")
+    assert body["join_qr"].startswith("data:image/svg+xml")
+    phone = bearer(body["token"])
+    assert append(client, game, phone, ROUND_ONE_AUCTION[0]).status_code == 200, "a co-recorder records"
+    assert client.get(f"/v1/games/{game}/co-recorders", headers=phone).json() == {"co_recorders": ["ben's phone"]}
+    refused = {
+        "by a co-recorder": client.post(f"/v1/games/{game}/co-recorders", json={"name": "x"}, headers=phone),
+        "by a seat": client.post(f"/v1/games/{game}/co-recorders", json={"name": "x"}, headers=ann),
+        "by no one": client.post(f"/v1/games/{game}/co-recorders", json={"name": "x"}),
+        "a name taken": client.post(f"/v1/games/{game}/co-recorders", json={"name": "ben's phone"}, headers=recorder),
+        "a name with a line break": client.post(
+            f"/v1/games/{game}/co-recorders", json={"name": "a\nb"}, headers=recorder
+        ),
+        "revoked by its holder": client.delete(f"/v1/games/{game}/co-recorders/ben's phone", headers=phone),
+        "an unknown one": client.delete(f"/v1/games/{game}/co-recorders/nobody", headers=recorder),
+        "listed to a seat": client.get(f"/v1/games/{game}/co-recorders", headers=ann),
+    }
+    assert {name: (answer.status_code, answer.json()["code"]) for name, answer in refused.items()} == {
+        "by a co-recorder": (403, "token_refused"),
+        "by a seat": (403, "token_refused"),
+        "by no one": (401, "token_required"),
+        "a name taken": (409, "co_recorder_exists"),
+        "a name with a line break": (422, "invalid_request"),
+        "revoked by its holder": (403, "token_refused"),
+        "an unknown one": (404, "unknown_co_recorder"),
+        "listed to a seat": (403, "token_refused"),
+    }
+    revoked = client.delete(f"/v1/games/{game}/co-recorders/ben's phone", headers=recorder)
+    assert revoked.status_code == 200 and revoked.json() == {"co_recorders": []}
+    after = append(client, game, phone, ROUND_ONE_AUCTION[1])
+    assert (after.status_code, after.json()["code"]) == (403, "token_refused"), "a revoked token records no more"
+    assert append(client, game, recorder, ROUND_ONE_AUCTION[1]).status_code == 200
