@@ -245,6 +245,49 @@ document.getElementById("typed").addEventListener("input", async (event) => {
 });
 document.getElementById("revise").addEventListener("submit", (event) => revise(event).catch(lost));
 
+// The devices that record the game beside this one: a new one joins by its link or QR code, and is let go.
+async function showDevices() {
+  let listed;
+  try {
+    listed = await api(gamePath("/co-recorders"));
+  } catch (error) {
+    return; // a reader who does not record the game
+  }
+  document.getElementById("devices").hidden = false;
+  document.getElementById("co-recorders").replaceChildren(...listed.co_recorders.map((name) =>
+    element("li", { "data-name": name }, `${name} `, element("button", { class: "revoke", "data-name": name }, "let go"))));
+}
+
+async function addDevice(event) {
+  event.preventDefault();
+  const name = document.getElementById("device-name").value.trim();
+  const answer = await post(gamePath("/co-recorders"), { name });
+  if (!answer.ok) { say(`refused: ${answer.body.message}`, "refused"); return; }
+  document.getElementById("device-name").value = "";
+  document.getElementById("join").hidden = false;
+  document.getElementById("join-qr").src = answer.body.join_qr;
+  const link = document.getElementById("join-link");
+  link.href = answer.body.join_link;
+  link.textContent = `${name} joins with this link (shown once)`;
+  say(`${name} may record: open the link or scan the code on that device`, "recorded");
+  await showDevices();
+}
+
+async function letGo(name) {
+  const auth = token() ? { Authorization: "Bearer " + token() } : {};
+  const answer = await fetch(gamePath(`/co-recorders/${encodeURIComponent(name)}`), { method: "DELETE", headers: auth });
+  const body = await answer.json();
+  say(answer.ok ? `${name} records no more` : `refused: ${body.message}`, answer.ok ? "recorded" : "refused");
+  document.getElementById("join").hidden = true;
+  await showDevices();
+}
+
+document.getElementById("join-form").addEventListener("submit", (event) => addDevice(event).catch(lost));
+document.getElementById("co-recorders").addEventListener("click", (event) => {
+  const button = event.target.closest("button.revoke");
+  if (button) letGo(button.dataset.name).catch(lost);
+});
+
 async function start() {
   takeTokenFromLink();
   document.getElementById("replay-link").href = `/games/${encodeURIComponent(GAME)}`;
@@ -252,6 +295,7 @@ async function start() {
   players = summary.players.map((player) => player.name);
   online(true);
   await refresh();
+  showDevices();
   follow();
 }
 

@@ -171,3 +171,33 @@ def test_record_a_new_game_set_up_on_the_games_page_on_a_phone(phone: Any, serve
     kept = again.evaluate("sessionStorage.getItem('evo-ledger-token')")
     answer = httpx.get(f"{server}/v1/games/{game}/view", headers={"Authorization": f"Bearer {kept}"}).json()
     assert answer["perspectives"], "the device kept the recorder's token for the game"
+
+
+def test_record_from_a_co_recorders_device_joined_by_its_link_until_it_is_let_go(browser: Any, server: str) -> None:
+    parsed = parse_game(GOLDEN["evo2"].read_text())
+    game, token = new_game(server, parsed)
+    devices = [browser.new_context(**PHONE) for _ in range(2)]
+    try:
+        recorder = open_recording(devices[0], server, game, token)
+        recorder.locator("#devices summary").tap()
+        recorder.locator("#device-name").fill("ben's phone")
+        recorder.locator("#join-form button").tap()
+        expect(recorder.locator('#co-recorders li[data-name="ben\'s phone"]')).to_be_visible()
+        assert (recorder.locator("#join-qr").get_attribute("src") or "").startswith("data:image/svg+xml")
+        link = recorder.locator("#join-link").get_attribute("href") or ""
+        joined = devices[1].new_page()
+        joined.goto(link)
+        settled(joined)
+        tap_action(joined, parsed.actions[0].text)
+        expect(joined.locator("#message")).to_have_text(f"recorded: {parsed.actions[0].text}")
+        expect(recorder.locator("#recent")).to_contain_text(parsed.actions[0].text, timeout=5_000)
+        recorder.locator("#co-recorders button.revoke").tap()
+        expect(recorder.locator("#message")).to_have_text("ben's phone records no more")
+        joined.reload()
+        settled(joined)
+        tap_action(joined, parsed.actions[1].text)
+        expect(joined.locator("#message")).to_contain_text("refused")
+        assert logged(server, game, token) == [parsed.actions[0].text], "nothing stored once let go"
+    finally:
+        for device in devices:
+            device.close()
