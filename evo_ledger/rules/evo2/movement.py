@@ -266,10 +266,11 @@ def legal_moves(state: State, player: str) -> Iterator[Move | Attack | Fly | Swi
                 yield Move(player, (space, there))
             elif holder != player and fights:
                 yield from passing(check_attack, state, [Attack(player, space, there)])
-        yield from _special_moves(state, player, space)
+        yield from special_moves(state, player, space)
 
 
-def _special_moves(state: State, player: str, space: str) -> Iterator[Fly | Swim]:
+def special_moves(state: State, player: str, space: str) -> Iterator[Fly | Swim]:
+    """The wing and flipper moves from `space` the player's genes allow this phase, the points left not counted."""
     genes = state.players[player]
     if genes.has("wings") and "wings" not in state.specials_used:
         for target in sorted(state.kit.spaces):

@@ -9,6 +9,7 @@ from typing import Any
 
 from evo_ledger.rules.base import (
     Explanation,
+    NextWords,
     OptionSpec,
     OptionValue,
     Outcome,
@@ -24,6 +25,7 @@ from evo_ledger.rules.contract import (
     Board,
     Bots,
     Chance,
+    Composing,
     Explanations,
     FastReplay,
     HiddenInformation,
@@ -34,7 +36,7 @@ from evo_ledger.rules.contract import (
     TextBoard,
 )
 from evo_ledger.rules.effects import Effects, PhaseWatcher
-from evo_ledger.rules.evo2 import auction, birth, cards, climate, flow, movement, survival
+from evo_ledger.rules.evo2 import auction, birth, cards, climate, compose, flow, movement, survival
 from evo_ledger.rules.evo2.actions import (
     CLIMATE_TOKENS,
     DIE_FACES,
@@ -480,6 +482,7 @@ class Evo2Ruleset(
     ReadModels,
     Bots,
     FastReplay[State, Action],
+    Composing[State],
 ):
     name = "evo2"
     version = "1"
@@ -487,7 +490,9 @@ class Evo2Ruleset(
     vocabulary = VOCABULARY
     parse_kit = staticmethod(parse_kit)
     legal_actions = staticmethod(legal_actions)
-    """Every legal action but peeks, card draws and card plays, whose content only the table knows."""
+    """The legal actions but peeks, card draws, card plays and overrides, whose content only the table knows; a
+    move as single steps, a removal in one order, a bid naming its column's gene or card (`next_words` composes
+    them all)."""
     standings = staticmethod(flow.standings)
     parse_action = staticmethod(parse_cached)
     format_action = staticmethod(format_cached)
@@ -564,6 +569,11 @@ class Evo2Ruleset(
 
     def explain(self, steps: Sequence[Step[State, Action]], at: int) -> Explanation | None:
         return explain(steps, at, survival_start)
+
+    def next_words(self, state: State, words: Sequence[str]) -> NextWords:
+        """Every legal action a word at a time: the listed ones, and those the list leaves out (a move of several
+        steps, a removal in another order, a bid naming its column, a peek, a card drawn or played, an override)."""
+        return compose.next_words(state, words, legal_actions, check, format_cached)
 
     def public_state(self, state: State) -> dict[str, Any]:
         """Without the names of the event cards in hand (their number stays) and the sixth sense's peek [E2-15,
