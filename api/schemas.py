@@ -337,6 +337,13 @@ class CoRecorderIssued(BaseModel):
     join_qr: str = Field(description="the join link as a QR code: an SVG image as a data URI")
 
 
+class SeatTokenIssued(BaseModel):
+    seat: str
+    token: str = Field(description="shown once: its holder reads the game with that seat's hidden facts alone")
+    join_link: str
+    join_qr: str
+
+
 class CoRecorderList(BaseModel):
     co_recorders: list[str]
 

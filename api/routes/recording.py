@@ -5,6 +5,7 @@ word at a time, and the record's revisions (an undo, a correction, a note), each
 from __future__ import annotations
 
 from typing import Annotated, Any
+from uuid import UUID
 
 import segno
 from fastapi import APIRouter, Query, Request
@@ -12,7 +13,7 @@ from fastapi import APIRouter, Query, Request
 from api import schemas
 from api.deps import LedgerDep, ReaderDep, TokenDep, game_id_of, is_admin
 from api.errors import ApiError
-from evo_ledger.app.access import new_token
+from evo_ledger.app.access import GameAccess, new_token
 from evo_ledger.app.ledger import Receipt, Recorder
 from evo_ledger.app.readers import choices_for
 from evo_ledger.rules import get_ruleset
@@ -111,13 +112,46 @@ def add_co_recorder(
     as a QR code for the device's camera. Only the recorder's own token (or the admin's) issues one; the name is
     kept in the game's access log, and refused with 409 `co_recorder_exists` while another holds it."""
     game, issued = game_id_of(game_id), new_token()
-    ledger.change_co_recorders(
+    ledger.change_recorders(
         game, lambda access: access.add_co_recorder(body.name, issued), token, is_admin(request, token)
     )
     request.app.state.appends.appended(game)  # the writer and the streams read the game's access again
-    link = f"{request.base_url}games/{game}/record#token={issued}"
-    qr = segno.make(link, error="m").svg_data_uri(scale=4)
+    link, qr = join_link(request, game, issued)
     return schemas.CoRecorderIssued(name=body.name, token=issued, join_link=link, join_qr=qr)
+
+
+@router.post(
+    "/games/{game_id}/seat-tokens/{seat}",
+    response_model=schemas.SeatTokenIssued,
+    status_code=201,
+    operation_id="issue_seat_token",
+    responses=REVISED,
+)
+def issue_seat_token(
+    game_id: str, seat: str, ledger: LedgerDep, token: TokenDep, request: Request
+) -> schemas.SeatTokenIssued:
+    """A seat's token, issued anew for the player's own device (the one it had reads no more): it reads the game
+    with that seat's hidden facts alone. With a join link and its QR code; the recorder's own token (or the
+    admin's) alone issues one."""
+    game, issued = game_id_of(game_id), new_token()
+
+    def issue(access: GameAccess) -> None:  # once the token is found to be the recorder's
+        players = ledger.game(game).player_names
+        if seat not in players:
+            raise ApiError(422, "unknown_seat", f"{seat[:64]!r} is not a seat of the game ({', '.join(players)})")
+        access.issue_seat_token(seat, issued)
+
+    ledger.change_recorders(game, issue, token, is_admin(request, token))
+    request.app.state.appends.appended(game)  # a stream read with the old token closes
+    link, qr = join_link(request, game, issued)
+    return schemas.SeatTokenIssued(seat=seat, token=issued, join_link=link, join_qr=qr)
+
+
+def join_link(request: Request, game: UUID, token: str) -> tuple[str, str]:
+    """The recording page with `token` after `#`, at the address the recorder's device reached this server by
+    (the other devices at the table reach it there too), and the link as a QR code (an SVG data URI)."""
+    link = f"{request.base_url}games/{game}/record#token={token}"
+    return link, segno.make(link, error="m").svg_data_uri(scale=4)
 
 
 @router.delete(
@@ -131,9 +165,7 @@ def revoke_co_recorder(
 ) -> schemas.CoRecorderList:
     """The co-recorder's token records no more, and its streams close; answered with the co-recorders left."""
     game = game_id_of(game_id)
-    access = ledger.change_co_recorders(
-        game, lambda held: held.revoke_co_recorder(name), token, is_admin(request, token)
-    )
+    access = ledger.change_recorders(game, lambda held: held.revoke_co_recorder(name), token, is_admin(request, token))
     request.app.state.appends.appended(game)
     return schemas.CoRecorderList(co_recorders=sorted(access.co_recorders))
 

@@ -13,6 +13,7 @@ let offered = { next: [], complete: false };
 // table, all sent again as they were if it is sent again.
 let pending = null;
 let composing = 0;
+let recordsGame = false;
 
 function gamePath(path) { return `/v1/games/${GAME}${path}`; }
 function words() { return entered.map((entry) => entry.word).join(" "); }
@@ -54,6 +55,7 @@ async function refresh() {
     api(gamePath("/view")), api(gamePath("/legal")), api(gamePath(`/events?after=${Math.max(0, version - RECENT)}`)),
   ]);
   version = view.version;
+  recordsGame = view.perspectives.length > 1; // one who may read as any seat records the game
   document.getElementById("headline").textContent = view.headline;
   drawBoard(document.getElementById("board"), view.layout, players);
   drawZones(document.getElementById("zones"), view.layout);
@@ -247,15 +249,21 @@ document.getElementById("revise").addEventListener("submit", (event) => revise(e
 
 // The devices that record the game beside this one: a new one joins by its link or QR code, and is let go.
 async function showDevices() {
-  let listed;
-  try {
-    listed = await api(gamePath("/co-recorders"));
-  } catch (error) {
-    return; // a reader who does not record the game
-  }
+  if (!recordsGame) return;
+  const listed = await api(gamePath("/co-recorders"));
   document.getElementById("devices").hidden = false;
+  const seats = document.getElementById("seat");
+  if (!seats.options.length) seats.replaceChildren(...players.map((player) => element("option", { value: player }, player)));
   document.getElementById("co-recorders").replaceChildren(...listed.co_recorders.map((name) =>
     element("li", { "data-name": name }, `${name} `, element("button", { class: "revoke", "data-name": name }, "let go"))));
+}
+
+function showJoin(issued, label) {
+  document.getElementById("join").hidden = false;
+  document.getElementById("join-qr").src = issued.join_qr;
+  const link = document.getElementById("join-link");
+  link.href = issued.join_link;
+  link.textContent = `${label} joins with this link (shown once)`;
 }
 
 async function addDevice(event) {
@@ -264,13 +272,19 @@ async function addDevice(event) {
   const answer = await post(gamePath("/co-recorders"), { name });
   if (!answer.ok) { say(`refused: ${answer.body.message}`, "refused"); return; }
   document.getElementById("device-name").value = "";
-  document.getElementById("join").hidden = false;
-  document.getElementById("join-qr").src = answer.body.join_qr;
-  const link = document.getElementById("join-link");
-  link.href = answer.body.join_link;
-  link.textContent = `${name} joins with this link (shown once)`;
+  showJoin(answer.body, name);
   say(`${name} may record: open the link or scan the code on that device`, "recorded");
   await showDevices();
+}
+
+// A seat's player follows the game on a device of their own, with that seat's hidden facts alone.
+async function addSeat(event) {
+  event.preventDefault();
+  const seat = document.getElementById("seat").value;
+  const answer = await post(gamePath(`/seat-tokens/${encodeURIComponent(seat)}`), {});
+  if (!answer.ok) { say(`refused: ${answer.body.message}`, "refused"); return; }
+  showJoin(answer.body, seat);
+  say(`${seat} follows with their own hidden facts: open the link or scan the code on their device`, "recorded");
 }
 
 async function letGo(name) {
@@ -283,6 +297,7 @@ async function letGo(name) {
 }
 
 document.getElementById("join-form").addEventListener("submit", (event) => addDevice(event).catch(lost));
+document.getElementById("seat-form").addEventListener("submit", (event) => addSeat(event).catch(lost));
 document.getElementById("co-recorders").addEventListener("click", (event) => {
   const button = event.target.closest("button.revoke");
   if (button) letGo(button.dataset.name).catch(lost);
@@ -295,7 +310,7 @@ async function start() {
   players = summary.players.map((player) => player.name);
   online(true);
   await refresh();
-  showDevices();
+  showDevices().catch(lost);
   follow();
 }
 

@@ -133,6 +133,16 @@ class GameAccess(Aggregate):
         def apply(self, aggregate: Any) -> None:
             aggregate.private = self.private
 
+    class SeatTokenIssued(Aggregate.Event):
+        """A seat's token, issued anew: the one it had before reads no more."""
+
+        TOPIC = "evo-ledger:GameAccess.SeatTokenIssued"
+        player: str
+        token_digest: str
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate.seat_digests = {**aggregate.seat_digests, self.player: self.token_digest}
+
     class CoRecorderAdded(Aggregate.Event):
         TOPIC = "evo-ledger:GameAccess.CoRecorderAdded"
         name: str
@@ -189,6 +199,9 @@ class GameAccess(Aggregate):
         if private != self.private:
             self.trigger_event(self.PrivacySet, private=private)
 
+    def issue_seat_token(self, player: str, token: str) -> None:
+        self.trigger_event(self.SeatTokenIssued, player=player, token_digest=token_digest(token))
+
     def add_co_recorder(self, name: str, token: str) -> None:
         if name in self.co_recorders:
             raise CoRecorderTaken(f"a co-recorder is named {name!r} already: revoke it first, or choose another name")
@@ -227,6 +240,7 @@ ACCESS_TOPICS = (
     GameAccess.Granted.TOPIC,
     GameAccess.TokenReplaced.TOPIC,
     GameAccess.PrivacySet.TOPIC,
+    GameAccess.SeatTokenIssued.TOPIC,
     GameAccess.CoRecorderAdded.TOPIC,
     GameAccess.CoRecorderRevoked.TOPIC,
 )

@@ -385,10 +385,10 @@ class Ledger(Application[UUID]):
             access.replace_token(token)
             self.save(access)
 
-    def change_co_recorders(
+    def change_recorders(
         self, game_id: UUID, change: Callable[[GameAccess], None], token: str | None, admin: bool = False
     ) -> GameAccess:
-        """Issue or revoke co-recorders: the recorder's own token (or the admin) alone may."""
+        """Issue or revoke co-recorders, issue seats' tokens: the recorder's own token (or the admin) alone may."""
         access = self.access(game_id)
         if not admin:
             check_recorder(game_id, access, token)

@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from evo_ledger.game.notation import GameFile, parse_game
+from tests.browser.test_traits_viewer import ACTIONS, seated_traits_game
 from tests.support import ROOT
 
 PHONE: dict[str, Any] = {
@@ -198,6 +199,30 @@ def test_record_from_a_co_recorders_device_joined_by_its_link_until_it_is_let_go
         tap_action(joined, parsed.actions[1].text)
         expect(joined.locator("#message")).to_contain_text("refused")
         assert logged(server, game, token) == [parsed.actions[0].text], "nothing stored once let go"
+    finally:
+        for device in devices:
+            device.close()
+
+
+def test_record_a_seats_device_joined_by_its_link_shows_that_seats_hand_alone(browser: Any, server: str) -> None:
+    """[TR-24] a hand is its player's: the seat's device draws its own hand as cards, the other's as a count."""
+    game, readers = seated_traits_game(server, ACTIONS.index("ann active lake"))  # both hands are full
+    devices = [browser.new_context(**PHONE) for _ in range(2)]
+    try:
+        token = readers["recorder"]["Authorization"].removeprefix("Bearer ")
+        recorder = open_recording(devices[0], server, game, token)
+        recorder.locator("#devices summary").tap()
+        recorder.locator("#seat").select_option("ann")
+        recorder.locator("#seat-form button").tap()
+        expect(recorder.locator("#join-link")).to_have_text("ann joins with this link (shown once)")
+        seat = devices[1].new_page()
+        seat.goto(recorder.locator("#join-link").get_attribute("href") or "")
+        settled(seat)
+        layout = httpx.get(f"{server}/v1/games/{game}/view", headers=readers["recorder"]).json()["layout"]
+        [anns] = [species["name"] for species in layout["species"] if species["player"] == "ann"]
+        expect(seat.locator(f".species[data-species='{anns}'] .hand")).to_have_attribute("data-hand", re.compile(r"\w"))
+        assert seat.locator(".hand[data-hand]").count() == 1, "ben's hand is a count on ann's device"
+        assert seat.locator("#devices").is_hidden(), "a seat lets no other device in"
     finally:
         for device in devices:
             device.close()

@@ -194,3 +194,31 @@ def test_co_recorders_are_issued_and_revoked_by_the_recorders_own_token(client: 
     after = append(client, game, phone, ROUND_ONE_AUCTION[1])
     assert (after.status_code, after.json()["code"]) == (403, "token_refused"), "a revoked token records no more"
     assert append(client, game, recorder, ROUND_ONE_AUCTION[1]).status_code == 200
+
+
+def test_a_seats_token_is_issued_anew_for_its_players_device_and_the_old_one_reads_no_more(
+    client: TestClient,
+) -> None:
+    """[E2-15] the held card stays with its player: the new seat token reads it, another seat's does not."""
+    game, recorder, ann = new_game(client)
+    assert append(client, game, recorder, *ROUND_ONE_AUCTION, f"cat drew {HELD_CARD}").status_code == 200
+    refused = {
+        "by a seat": client.post(f"/v1/games/{game}/seat-tokens/cat", headers=ann),
+        "no such seat": client.post(f"/v1/games/{game}/seat-tokens/zed", headers=recorder),
+        "no token": client.post(f"/v1/games/{game}/seat-tokens/zed"),
+    }
+    assert {name: (answer.status_code, answer.json()["code"]) for name, answer in refused.items()} == {
+        "by a seat": (403, "token_refused"),
+        "no such seat": (422, "unknown_seat"),
+        "no token": (401, "token_required"),
+    }
+    issued = client.post(f"/v1/games/{game}/seat-tokens/cat", headers=recorder)
+    assert issued.status_code == 201 and issued.json()["join_link"].endswith(f"#token={issued.json()['token']}")
+    cat = bearer(issued.json()["token"])
+    assert HELD_CARD in client.get(f"/v1/games/{game}/state", headers=cat).text
+    assert HELD_CARD not in client.get(f"/v1/games/{game}/state", headers=ann).text
+    again = client.post(f"/v1/games/{game}/seat-tokens/ann", headers=recorder)
+    assert again.status_code == 201
+    assert client.get(f"/v1/games/{game}/view", headers=ann).json()["perspectives"] == [], (
+        "the old token reads as anyone"
+    )
