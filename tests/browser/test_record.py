@@ -52,8 +52,14 @@ def open_recording(context: Any, server: str, game: str, token: str) -> Any:
     return page
 
 
-def settled(page: Any) -> None:
-    expect(page.locator("body")).to_have_attribute("data-ready", "true")
+# The words entered, once the page has shown what a tap led to (checked every frame: a tap's answer comes in a few).
+SETTLED = """() => document.body.dataset.ready === "true"
+    && [...document.querySelectorAll("#words .word")].map((word) => word.textContent.trim())"""
+
+
+def settled(page: Any) -> list[str]:
+    words: list[str] = page.wait_for_function(SETTLED, polling="raf").json_value()
+    return words
 
 
 def entered(page: Any) -> list[str]:
@@ -73,13 +79,13 @@ def tap_action(page: Any, action: str) -> None:
 def tap_words(page: Any, action: str) -> None:
     """The action entered a word at a time: a board's space tapped where one is offered, else the word's choice;
     the words the page entered itself (the only ones possible) are not tapped."""
-    for index, word in enumerate(action.split()):
-        if len(entered(page)) > index:
-            continue
-        space = page.locator(f"#board polygon.space.offered[data-space='{word}']")
-        (space if space.count() else page.locator(f"#choices button[data-word='{word}']")).tap()
-        settled(page)
-    assert entered(page) == action.split(), f"{action}: the page holds {entered(page)}"
+    words, held = action.split(), settled(page)
+    while len(held) < len(words) and held == words[: len(held)]:
+        word = words[len(held)]
+        offered = f"#board polygon.space.offered[data-space='{word}'], #choices button[data-word='{word}']"
+        page.locator(offered).first.tap(force=True)  # a space on the board where it is offered there
+        held = settled(page)
+    assert held == words, f"{action}: the page holds {held}"
 
 
 def logged(server: str, game: str, token: str) -> list[str]:
