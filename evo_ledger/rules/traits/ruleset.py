@@ -8,6 +8,7 @@ from functools import lru_cache, partial
 from typing import Any
 
 from evo_ledger.rules.base import (
+    NextWords,
     OptionSpec,
     OptionValue,
     Outcome,
@@ -22,6 +23,7 @@ from evo_ledger.rules.contract import (
     Board,
     Bots,
     Chance,
+    Composing,
     Explanations,
     FastReplay,
     HiddenInformation,
@@ -32,7 +34,7 @@ from evo_ledger.rules.contract import (
 )
 from evo_ledger.rules.effects import Effects
 from evo_ledger.rules.structured import ActionForm
-from evo_ledger.rules.traits import flow, generation
+from evo_ledger.rules.traits import composing, flow, generation
 from evo_ledger.rules.traits.actions import (
     PLAYER,
     Action,
@@ -256,6 +258,7 @@ class TraitsRuleset(
     ReadModels,
     Bots,
     FastReplay[State, Action],
+    Composing[State],
 ):
     name = "traits"
     version = "1"
@@ -317,6 +320,12 @@ class TraitsRuleset(
 
     def outcome(self, state: State) -> Outcome | None:
         return flow.standings(state) if state.phase == Phase.OVER else None
+
+    def next_words(self, state: State, words: Sequence[str]) -> NextWords:
+        """Every action the rules allow, a word at a time: the listed ones, and the cards drawn, topped up, culled,
+        dealt with a face, migrated, hunted and foraged with (in any order, adaptations named) that the list leaves
+        out; for the recorder, who sees every hidden fact [TR-24]."""
+        return composing.next_words(state, words, legal_actions)
 
     def fact_of(self, action: Action) -> str:
         return FACTS[type(action)]
