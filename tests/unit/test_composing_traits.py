@@ -95,7 +95,7 @@ def pick(rng: random.Random, offered: NextWords) -> str:
 
 def walked(rng: random.Random, state: State, words: list[str], limit: int = 20) -> list[str] | None:
     """A random continuation of `words` to a complete action, each complete start on the way checked legal; None
-    when it wanders past `limit` words (the uses a hunt or forage may name have no end)."""
+    when it wanders past `limit` words (a hunt or forage may name many adaptations)."""
     while len(words) <= limit:
         offered = RULES.next_words(state, words)
         assert offered.words or offered.complete, f"dead end after {words}"
@@ -161,8 +161,9 @@ def counted_after(now: Counting, use: Use, unchecked: bool) -> Counting:
 def solved(rng: random.Random, state: State, words: list[str]) -> list[str]:
     """A legal hunt or forage that `words` lead on to: the words brought by offered words to the end of a use, or to
     cards after which `with` is offered, then the fewest uses after them that the rules take, found breadth first
-    over what the uses count, no trait waived more often than the action asks for it (a random continuation seldom
-    hits the few swaps an adaptation with no effect in the kit must make)."""
+    over what the uses count and the adaptations still unnamed (an action names each once [TR-12]), no trait waived
+    more often than the action asks for it (a random continuation seldom hits the few swaps an adaptation with no
+    effect in the kit must make)."""
     while True:
         offered = RULES.next_words(state, words)
         assert offered.words or offered.complete, f"dead end after {words}"
@@ -178,20 +179,24 @@ def solved(rng: random.Random, state: State, words: list[str]) -> list[str]:
     asked = cards_of(fauna_symbols(state, action.fauna)) if isinstance(action, Hunt) else {place.primary: 1}
     start = counting(state, action.cards, action.uses)
     bound = Counter(asked) | Counter(start[1])
-    queue, seen = deque([(start, action.uses)]), {start}
+    named = frozenset(use.adaptation for use in action.uses)
+    queue, seen = deque([(start, action.uses)]), {(start, named)}
     while queue and len(seen) < 3000:
         now, uses = queue.popleft()
         found = replace(action, uses=uses)
         if uses and takes(state, found):
             return RULES.format_action(found).split()
+        named = frozenset(use.adaptation for use in uses)
         for move in moves:
+            if move.adaptation in named:
+                continue
             if move.override == "swap" and move.traits[0] not in now[0]:
                 continue  # changes nothing
             if move.override == "waive" and now[1].count(move.traits[0]) >= bound[move.traits[0]]:
                 continue
             after = counted_after(now, move, state.kit.adaptations[move.adaptation].effect is None)
-            if after not in seen:
-                seen.add(after)
+            if (after, named | {move.adaptation}) not in seen:
+                seen.add((after, named | {move.adaptation}))
                 queue.append((after, (*uses, move)))
     raise AssertionError(f"no legal action found after {words}")
 
@@ -244,6 +249,94 @@ def test_a_start_reported_complete_is_legal_and_an_offered_word_leads_on_to_a_le
                 break
             words.append(pick(rng, offered))
     assert len(positions) > 300
+
+
+def judged(state: State, action: Action) -> str | None:
+    """The refusal `legal` gives the action (None where it takes it), the same as `apply` gives."""
+    verdicts: list[str | None] = []
+    for judge in (RULES.legal, RULES.apply):
+        try:
+            judge(state, action)
+        except RuleViolation as violation:
+            verdicts.append(str(violation))
+        else:
+            verdicts.append(None)
+    legal, applied = verdicts
+    assert legal == applied, f"{RULES.format_action(action)!r}: legal says {legal}, apply says {applied}"
+    return legal
+
+
+def generating(state: State) -> bool:
+    """The acting player may hunt, forage or migrate."""
+    return bool(state.active is not None and not state.needs and not state.species_of(state.current).journey)
+
+
+def meal(rng: random.Random, state: State) -> Hunt | Forage:
+    """A hunt or forage at the active population's location: some of the hand's cards, and up to 3 uses of the
+    adaptations the species holds, drawn with replacement (so that one is now and then named twice), now and then
+    of one it lacks."""
+    species, place = state.species_of(state.current), active_location(state)
+    hand = [trait for trait in sorted(species.hand) for _ in range(species.hand[trait])]
+    cards = tuple(rng.sample(hand, rng.randint(0, min(len(hand), 5))))
+    held = sorted(species.adaptations)
+    named = [rng.choice(held) if rng.random() < 0.95 else rng.choice(sorted(KIT.adaptations)) for _ in held]
+    uses = tuple(rng.choice(every_use(state, name)) for name in named[: rng.choice((0, 1, 1, 2, 2, 3))])
+    if rng.random() < 0.5:
+        return Hunt(state.current, rng.choice(place.fauna), cards, uses)
+    return Forage(state.current, rng.choice(place.flora), cards, uses)
+
+
+def test_legal_refuses_what_apply_refuses_and_the_composer_completes_what_legal_takes_TR_09_TR_12() -> None:
+    """Over positions of the shipped and seeded self-played games: `legal` and `apply` agree on each listed action,
+    each composed one and random hunts and forages naming adaptations; a hunt or forage is complete in the composer
+    exactly when `legal` takes it, and then offered word by word."""
+    rng = random.Random(912)
+    seen: Counter[str] = Counter()
+    positions = [state for state in sampled(5) if generating(state)]
+    for state in positions:
+        for action in RULES.legal_actions(state):
+            assert judged(state, action) is None
+        composed = walked(rng, state, [])
+        if composed is not None:
+            assert judged(state, RULES.parse_action(" ".join(composed))) is None
+        for _ in range(15):
+            action = meal(rng, state)
+            line = RULES.format_action(action)
+            verdict = judged(state, action)
+            assert RULES.next_words(state, line.split()).complete == (verdict is None), f"{line!r}: {verdict}"
+            if verdict is None:
+                entered(state, line)
+                seen["taken"] += 1
+            elif "is named twice" in verdict:
+                seen["named twice"] += 1
+            elif (
+                isinstance(action, Forage)
+                and verdict.startswith("[TR-09]")
+                and any(state.kit.adaptations[use.adaptation].effect is None for use in action.uses)
+            ):
+                seen["unchecked forage refused"] += 1
+    assert len(positions) > 300 and min(seen.values()) >= 20 and len(seen) == 3, seen
+
+
+def test_a_forage_naming_an_adaptation_with_no_effect_in_the_kit_still_searches_and_gathers_TR_09_TR_12() -> None:
+    state = before("traits-hand-2p.evo", "ben forage berry-1 agility with lean-speed-1 waive speed")
+    refused = ["ben", "forage", "berry-1", "size", "with", "uncharted-speed-1", "token"]
+    assert not RULES.next_words(state, refused).complete
+    assert RULES.next_words(state, refused[:6]) == NextWords(("swap",), False), "size cannot gather berries"
+    swapped = [*refused[:6], "swap", "size", "agility"]
+    assert RULES.next_words(state, swapped[:-1]) == NextWords(("agility",), False)
+    assert RULES.next_words(state, swapped) == NextWords(("with",), False), "no speed card to search"
+    assert RULES.next_words(state, [*swapped, "with"]) == NextWords(("lean-speed-1",), False)
+    assert RULES.next_words(state, [*swapped, "with", "lean-speed-1", "waive", "speed"]).complete
+
+
+def test_an_action_names_each_adaptation_once_TR_12() -> None:
+    state = before("traits-hand-2p.evo", "ann hunt grazer-1 size strength with bountiful-size-2 token")
+    words = ["ann", "hunt", "grazer-1", "size", "strength", "with", "bountiful-size-2", "token"]
+    assert RULES.next_words(state, words).complete
+    assert "bountiful-size-2" not in RULES.next_words(state, [*words, "with"]).words
+    assert RULES.next_words(state, [*words, "with", "bountiful-size-2"]) == NextWords((), False)
+    assert not RULES.next_words(state, [*words, *words[5:]]).complete
 
 
 def before(name: str, line: str) -> State:

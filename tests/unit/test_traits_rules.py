@@ -50,6 +50,15 @@ def refusal(state: State, line: str) -> RuleViolation:
     return caught.value
 
 
+def refused_alike(state: State, line: str) -> RuleViolation:
+    """The refusal `apply` gives, checked to be the one `legal` gives."""
+    with pytest.raises(RuleViolation) as judged:
+        RULES.legal(state, RULES.parse_action(line))
+    violation = refusal(state, line)
+    assert str(judged.value) == str(violation)
+    return violation
+
+
 def found(state: State, line: str) -> dict[str, dict[str, Any]]:
     return {c.kind: dict(c.data) for c in RULES.apply(state, RULES.parse_action(line)).consequences}
 
@@ -206,6 +215,33 @@ def test_TR_12_adaptations_are_the_species_own_claim_their_effect_and_earn_a_tok
     )
     assert [w.ruling for w in transition.warnings] == ["TR-12"]
     assert transition.state.species["square"].adaptations["uncharted-speed-1"] == 1
+
+
+def test_TR_09_TR_12_a_forage_naming_an_adaptation_with_no_effect_in_the_kit_still_searches_and_gathers() -> None:
+    state = play(until("ben forage berry-1 agility with lean-speed-1 waive speed"))  # square: uncharted-speed-1
+    violation = refused_alike(state, "ben forage berry-1 size with uncharted-speed-1 token")
+    assert str(violation) == "[TR-09] a forage at field plays speed to search and agility to gather, not size"
+    assert refused_alike(state, "ben forage berry-1 agility with uncharted-speed-1 token").ruling == "TR-09"
+    line = "ben forage berry-1 size agility with uncharted-speed-1 swap size speed"  # the swap claimed stands
+    RULES.legal(state, RULES.parse_action(line))
+    transition = RULES.apply(state, RULES.parse_action(line))
+    assert [w.ruling for w in transition.warnings] == ["TR-12"]
+    foraged = next(c.data for c in transition.consequences if c.kind == "foraged")
+    assert (foraged["gathered"], foraged["adaptations"]) == (1, ["uncharted-speed-1"])
+
+
+def test_TR_12_an_action_names_each_adaptation_once() -> None:
+    state = play(until("ann hunt grazer-1 size strength with bountiful-size-2 token"))
+    assert found(state, "ann hunt grazer-1 size strength with bountiful-size-2 token")["hunted"]["tokens"] == 3
+    thrice = "ann hunt grazer-1 size strength" + " with bountiful-size-2 token" * 3
+    violation = refused_alike(state, thrice)
+    assert str(violation) == "[TR-12] bountiful-size-2 is named twice: an action uses each adaptation once"
+    swapped = play(until("ben hunt evader-1 strength toughness with uncharted-speed-1 swap strength endurance"))
+    twice = "ben hunt evader-1 strength toughness with uncharted-speed-1 swap strength endurance"
+    assert refused_alike(swapped, f"{twice} with uncharted-speed-1 token").ruling == "TR-12"
+    foraging = play(until("ben forage berry-1 agility with lean-speed-1 waive speed"))
+    waived = "ben forage berry-1 agility with lean-speed-1 waive speed"
+    assert refused_alike(foraging, f"{waived} with lean-speed-1 waive speed").ruling == "TR-12"
 
 
 def test_TR_13_the_end_of_a_generation_loses_the_hand_and_draws_the_offspring_and_six() -> None:

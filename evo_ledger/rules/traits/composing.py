@@ -5,8 +5,8 @@ selection, a population added or moved), the active population, a journey and th
 is composed here from the state: the cards dealt face up (with a fauna's face where the kit has none) [TR-02], the
 trait cards drawn from the deck as it stands [TR-13, TR-19], the supply cards of a top-up and the Future Genome
 cards of a cull [TR-17], the two cards of a migration [TR-10], and hunts and forages with their cards in any
-order and the adaptations they name [TR-08, TR-09, TR-12]. A word is offered only where some legal action
-follows it.
+order and the adaptations they name, each once [TR-08, TR-09, TR-12]. A word is offered only where some legal
+action follows it.
 """
 
 from __future__ import annotations
@@ -19,14 +19,7 @@ from evo_ledger.rules.base import NextWords, RuleViolation
 from evo_ledger.rules.contract import listed_next_words
 from evo_ledger.rules.traits import flow
 from evo_ledger.rules.traits.actions import Action, Forage, Hunt, Use, format_action
-from evo_ledger.rules.traits.generation import (
-    active_location,
-    check_forage,
-    check_hunt,
-    fauna_symbols,
-    gathered,
-    paid,
-)
+from evo_ledger.rules.traits.generation import active_location, check_forage, check_hunt, fauna_symbols, paid
 from evo_ledger.rules.traits.kit import Effect, Kit
 from evo_ledger.rules.traits.state import Cards, Need, Phase, State, cards_of, contains, minus, total
 
@@ -34,7 +27,7 @@ NOTHING = NextWords((), False)
 NAMED_TRAITS = {"swap": 2, "waive": 1, "token": 0}
 """The traits each override names after it."""
 PLENTY = 1 << 10
-"""Room without a limit (the gather cards of a forage)."""
+"""Room without a limit (the gather cards of a forage, a route through any swap)."""
 CARD_RECORDS = ("draw", "topup", "cull")
 Listed = Callable[[State], Iterator[Action]]
 
@@ -172,33 +165,32 @@ def uses_of(traits: tuple[str, ...], adaptation: str, effect: Effect | None) -> 
     return (*swaps, *(Use(adaptation, "waive", (trait,)) for trait in traits), Use(adaptation, "token"))
 
 
-class Powers(NamedTuple):
-    """What the adaptations a species holds can do to a cost: whether one has no effect in the kit (its use is not
-    rule-checked and claims any override), the traits whose symbols they waive, and for each trait, the traits a
-    card of it can stand for by their swaps, one after another (a mask of trait indices)."""
+class Spare(NamedTuple):
+    """What the adaptations not yet named in an action can still do to its cost, each once: the swaps of those with
+    an effect in the kit (source, target and how many adaptations make it, by trait index), the symbols they waive
+    (a count a trait, in the kit's order), and how many have no effect in the kit (each claims any one swap or
+    waive, its use not rule-checked) [TR-12]."""
 
-    unchecked: bool
-    waivable: frozenset[str]
-    reach: tuple[int, ...]
+    swaps: tuple[tuple[int, int, int], ...]
+    waives: tuple[int, ...]
+    wild: int
 
 
 @lru_cache(maxsize=1024)
-def powers(traits: tuple[str, ...], effects: tuple[Effect | None, ...]) -> Powers:
-    unchecked = None in effects
-    known = [effect for effect in effects if effect is not None]
-    waivable = frozenset(effect.traits[0] for effect in known if effect.kind == "waive")
-    swaps = [effect.traits for effect in known if effect.kind == "swap"]
-    reach = []
-    for trait in traits:
-        found, todo = {trait}, [trait]
-        while todo:
-            here = todo.pop()
-            for source, target in swaps:
-                if source == here and target not in found:
-                    found.add(target)
-                    todo.append(target)
-        reach.append(sum(1 << i for i, name in enumerate(traits) if unchecked or name in found))
-    return Powers(unchecked, waivable, tuple(reach))
+def spare(traits: tuple[str, ...], effects: tuple[Effect | None, ...]) -> Spare:
+    index = {trait: i for i, trait in enumerate(traits)}
+    swaps: dict[tuple[int, int], int] = {}
+    waives = [0] * len(traits)
+    for effect in effects:
+        if effect is None:
+            continue
+        if effect.kind == "swap" and effect.traits[0] != effect.traits[1]:
+            pair = (index[effect.traits[0]], index[effect.traits[1]])
+            swaps[pair] = swaps.get(pair, 0) + 1
+        elif effect.kind == "waive":
+            waives[index[effect.traits[0]]] += 1
+    wild = sum(1 for effect in effects if effect is None)
+    return Spare(tuple((*pair, count) for pair, count in sorted(swaps.items())), tuple(waives), wild)
 
 
 @lru_cache(maxsize=1024)
@@ -213,13 +205,13 @@ def spelled_uses(
 
 class Meal:
     """A hunt of a fauna or a forage of a flora by the acting species, entered a word at a time: its cards (a part
-    of the hand, in any order), then the adaptations it names.
+    of the hand, in any order), then the adaptations it names, each once.
 
-    Whether an entered start can still become a legal action is a matching: each card played goes to a trait it
-    stands for (itself, or another by the swaps of the adaptations held, one card a use, a use as often as wanted),
-    every card the cost asks is met, and no trait gets more than asked; a waive lowers what is asked. A hunt naming
-    an adaptation with no effect in the kit is not rule-checked, so any cards pay for it; a forage's cards are
-    counted as its resolution counts them all the same [TR-08, TR-09, TR-12]."""
+    Whether an entered start can still become a legal action is a flow (`routed`): each card played ends as the
+    trait it stands for after the swaps of the adaptations not yet named (each moves one card, one after another),
+    every card the cost asks is met, and no trait gets more than asked; a waive lowers what is asked by one. A hunt
+    naming an adaptation with no effect in the kit is not rule-checked, so any cards pay for it; a forage's search
+    and gather cards are checked as the overrides claimed leave them all the same [TR-08, TR-09, TR-12]."""
 
     def __init__(self, state: State, verb: str, target: str) -> None:
         self.state, self.verb, self.target = state, verb, target
@@ -235,10 +227,9 @@ class Meal:
         self.search = place.primary
         self.gather = kit.flora[target].primary if verb == "forage" and self.served else ""
         self.effects = {adaptation: effect_of(kit, adaptation) for adaptation in self.adaptations}
-        self.unchecked, self.waivable, self.reach = powers(self.traits, tuple(self.effects.values()))
+        self.unchecked = None in self.effects.values()
         first = fauna_symbols(state, target) if verb == "hunt" and self.served else (self.search, self.gather)
         self.order = tuple(dict.fromkeys((*first, *self.traits)))
-        self.matchings: dict[tuple[tuple[int, ...], ...], bool] = {}
 
     def uses(self, adaptation: str) -> tuple[Use, ...]:
         return uses_of(self.traits, adaptation, self.effects[adaptation])
@@ -255,10 +246,12 @@ class Meal:
         cards, named, partial = parts
         if any(card not in self.index for card in cards) or not contains(self.hand, cards_of(cards)):
             return NOTHING
-        uses = []
+        uses: list[Use] = []
         for words in named:
             use = Use(words[1], words[2], tuple(words[3:]))
             if use.adaptation not in self.effects or use not in self.uses(use.adaptation):
+                return NOTHING
+            if any(earlier.adaptation == use.adaptation for earlier in uses):
                 return NOTHING
             uses.append(use)
         if partial:
@@ -274,11 +267,14 @@ class Meal:
         return NextWords(tuple(offered), self.legal(cards, tuple(uses)))
 
     def use_words(self, cards: tuple[str, ...], uses: tuple[Use, ...], partial: Sequence[str]) -> tuple[str, ...]:
-        """The words that may follow `partial`, the start of one more use (`with`, its adaptation, its override, its
-        traits)."""
+        """The words that may follow `partial`, the start of one more use (`with`, an adaptation not yet named, its
+        override, its traits)."""
         at, begun, offered = len(partial), tuple(partial), dict[str, None]()
         named = self.adaptations if at < 2 else (partial[1],) if partial[1] in self.effects else ()
+        taken = {use.adaptation for use in uses}
         for adaptation in named:
+            if adaptation in taken:
+                continue  # an action names each adaptation once [TR-12]
             for use, words in spelled_uses(self.traits, adaptation, self.effects[adaptation]):
                 if words[:at] == begun and words[at] not in offered and self.finishes(cards, {}, (*uses, use)):
                     offered[words[at]] = None
@@ -290,88 +286,132 @@ class Meal:
             if self.verb == "hunt":
                 check_hunt(self.state, Hunt(self.player, self.target, cards, uses))
             else:
-                forage = Forage(self.player, self.target, cards, uses)
-                check_forage(self.state, forage)
-                gathered(self.state, active_location(self.state), forage)
+                check_forage(self.state, Forage(self.player, self.target, cards, uses))
         except RuleViolation:
             return False
         return True
 
     def finishes(self, cards: tuple[str, ...], more: Cards, uses: tuple[Use, ...]) -> bool:
-        """Whether `cards`, with some of `more` after them, and `uses`, with more uses after them, can make a legal
-        action."""
+        """Whether `cards`, with some of `more` after them, and `uses`, with uses of the adaptations not yet named
+        after them, can make a legal action."""
+        named = {use.adaptation for use in uses}
+        if len(named) < len(uses):
+            return False
         if self.verb == "hunt" and self.unchecked:
             return True
+        left = spare(self.traits, tuple(effect for name, effect in self.effects.items() if name not in named))
         counted, waived = paid(cards, uses)
         must, may = self.vector(counted), self.vector(more)
         if self.verb == "hunt":
-            return self.matched(must, may, *self.hunt_bounds(waived))
-        return any(self.matched(must, may, low, high) for low, high in self.forage_bounds(waived))
+            return routed(must, may, *self.hunt_bounds(waived, left), left.swaps, 0)
+        bounds = self.forage_bounds(waived, left)
+        return any(routed(must, may, low, high, left.swaps, wild) for low, high, wild in bounds)
 
-    def hunt_bounds(self, waived: Cards) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Each trait's cards: at most what the fauna asks less the symbols waived, and at least that unless more
-        waives may come."""
+    def hunt_bounds(self, waived: Cards, left: Spare) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Each trait's cards: at most what the fauna asks less the symbols waived, and at least that less the
+        waives still to come."""
         high = [max(0, self.asked.get(trait, 0) - waived.get(trait, 0)) for trait in self.traits]
-        low = [0 if trait in self.waivable else high[i] for i, trait in enumerate(self.traits)]
+        low = [max(0, most - waives) for most, waives in zip(high, left.waives, strict=True)]
         return tuple(low), tuple(high)
 
-    def forage_bounds(self, waived: Cards) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
-        """One search card of the location's trait (none once it is waived) and at least one gather card of the
-        flora's, nothing else [TR-09]."""
-        searches = [0] if waived.get(self.search) else [1, 0] if self.waives(self.search) else [1]
+    def forage_bounds(self, waived: Cards, left: Spare) -> Iterator[tuple[tuple[int, ...], tuple[int, ...], int]]:
+        """One search card of the location's trait (none once it is waived, by a waive named or still to come) and
+        at least one gather card of the flora's, nothing else [TR-09]; and the adaptations with no effect in the kit
+        left for swaps (one fewer where one of them waives the search card)."""
         search, gather = self.index[self.search], self.index[self.gather]
-        for searching in searches:
+        searches = [(1, left.wild)]
+        if waived.get(self.search):
+            searches = [(0, left.wild)]
+        elif left.waives[search]:
+            searches.append((0, left.wild))
+        elif left.wild:
+            searches.append((0, left.wild - 1))
+        for searching, wild in searches:
             low, high = [0] * len(self.traits), [0] * len(self.traits)
             if search == gather:
                 low[gather], high[gather] = 1 + searching, PLENTY
             else:
                 low[search] = high[search] = searching
                 low[gather], high[gather] = 1, PLENTY
-            yield tuple(low), tuple(high)
-
-    def waives(self, trait: str) -> bool:
-        return self.unchecked or trait in self.waivable
-
-    def matched(self, must: tuple[int, ...], may: tuple[int, ...], low: tuple[int, ...], high: tuple[int, ...]) -> bool:
-        """Whether every card of `must`, and some of `may`, go to traits they stand for, each trait getting from
-        `low` to `high` cards: Hall's condition for the cards that must go and for the traits that must be met
-        (a matching that covers each covers both: Mendelsohn and Dulmage)."""
-        key = (must, may, low, high)
-        found = self.matchings.get(key)
-        if found is None:
-            every = tuple(a + b for a, b in zip(must, may, strict=True))
-            found = self.matchings[key] = placed(must, self.reach, high) and met(every, self.reach, low)
-        return found
+            yield tuple(low), tuple(high), wild
 
 
-def placed(cards: Sequence[int], reach: Sequence[int], room: Sequence[int]) -> bool:
-    """Every card goes to a trait it reaches with room for it (Hall: each set of traits of cards reaches room for
-    them all)."""
-    sources = [i for i, count in enumerate(cards) if count]
-    for subset in range(1, 1 << len(sources)):
-        wanted = reached = 0
-        for bit, i in enumerate(sources):
-            if subset >> bit & 1:
-                wanted += cards[i]
-                reached |= reach[i]
-        if wanted > sum(space for j, space in enumerate(room) if reached >> j & 1):
-            return False
-    return True
+@lru_cache(maxsize=8192)
+def routed(
+    must: tuple[int, ...],
+    may: tuple[int, ...],
+    low: tuple[int, ...],
+    high: tuple[int, ...],
+    swaps: tuple[tuple[int, int, int], ...],
+    wild: int,
+) -> bool:
+    """Whether every card of `must` and some of `may` (a count a trait) end as traits that each get from `low` to
+    `high` cards, each swap moving one card of its source to its target and each of `wild` swaps one card of any
+    trait to any other.
+
+    A feasible flow: cards enter at their trait, run along the swaps (capacity: how many adaptations make each)
+    or through a hub that `wild` bounds, and leave at the trait they end as. Its paths are the swaps named in turn,
+    each finding the card it moves, since a flow without cycles may be taken trait by trait in a topological order.
+    The bounds below are met by the usual reduction: a maximum flow from a new source to a new sink must fill what
+    the lower bounds ask."""
+    if sum(must) > sum(high) or sum(must) + sum(may) < sum(low):
+        return False
+    n = len(must)
+    hub_in, hub_out, source, sink, first, last = n, n + 1, n + 2, n + 3, n + 4, n + 5
+    capacity = [[0] * (n + 6) for _ in range(n + 6)]
+    excess = [0] * (n + 6)
+
+    def edge(tail: int, head: int, least: int, most: int) -> None:
+        capacity[tail][head] += most - least
+        excess[head] += least
+        excess[tail] -= least
+
+    for trait in range(n):
+        edge(source, trait, must[trait], must[trait] + may[trait])
+        edge(trait, sink, low[trait], high[trait])
+        if wild:
+            edge(trait, hub_in, 0, PLENTY)
+            edge(hub_out, trait, 0, PLENTY)
+    for tail, head, count in swaps:
+        edge(tail, head, 0, count)
+    edge(hub_in, hub_out, 0, wild)
+    edge(sink, source, 0, PLENTY * n)
+    wanted = 0
+    for node, amount in enumerate(excess):
+        if amount > 0:
+            capacity[first][node] += amount
+            wanted += amount
+        elif amount < 0:
+            capacity[node][last] -= amount
+    return max_flow(capacity, first, last, wanted) == wanted
 
 
-def met(cards: Sequence[int], reach: Sequence[int], wanted: Sequence[int]) -> bool:
-    """Every trait gets the cards it wants from cards that reach it (Hall: each set of traits is reached by cards
-    enough for them all)."""
-    targets = [j for j, count in enumerate(wanted) if count]
-    for subset in range(1, 1 << len(targets)):
-        needed = mask = 0
-        for bit, j in enumerate(targets):
-            if subset >> bit & 1:
-                needed += wanted[j]
-                mask |= 1 << j
-        if needed > sum(count for i, count in enumerate(cards) if reach[i] & mask):
-            return False
-    return True
+def max_flow(capacity: list[list[int]], source: int, sink: int, limit: int) -> int:
+    """The maximum flow from `source` to `sink` up to `limit`, by shortest augmenting paths; `capacity` becomes the
+    residual network."""
+    size, flow = len(capacity), 0
+    while flow < limit:
+        parent = [-1] * size
+        parent[source] = source
+        queue = [source]
+        for node in queue:
+            for head in range(size):
+                if parent[head] < 0 and capacity[node][head] > 0:
+                    parent[head] = node
+                    queue.append(head)
+        if parent[sink] < 0:
+            break
+        push, node = limit - flow, sink
+        while node != source:
+            push = min(push, capacity[parent[node]][node])
+            node = parent[node]
+        node = sink
+        while node != source:
+            capacity[parent[node]][node] -= push
+            capacity[node][parent[node]] += push
+            node = parent[node]
+        flow += push
+    return flow
 
 
 def split_uses(rest: Sequence[str]) -> tuple[tuple[str, ...], list[tuple[str, ...]], tuple[str, ...]] | None:

@@ -100,13 +100,17 @@ def check_cards(species: Species, cards: tuple[str, ...], player: str, ruling: s
 
 
 def check_uses(state: State, species: Species, uses: tuple[Use, ...]) -> list[Warning]:
-    """Each adaptation named is the species' own, and claims its catalogue effect where the kit defines one
-    [TR-12]; the others are recorded, not rule-checked."""
+    """Each adaptation named is the species' own, is named once, and claims its catalogue effect where the kit
+    defines one [TR-12]; the others are recorded, not rule-checked."""
     warnings = []
+    named: set[str] = set()
     for use in uses:
         if use.adaptation not in species.adaptations:
             held = ", ".join(sorted(species.adaptations)) or "none"
             raise RuleViolation("TR-12", f"{species.name} does not hold {use.adaptation} (it holds {held})")
+        if use.adaptation in named:
+            raise RuleViolation("TR-12", f"{use.adaptation} is named twice: an action uses each adaptation once")
+        named.add(use.adaptation)
         for trait in use.traits:
             if trait not in state.kit.traits:
                 raise RuleViolation("TR-12", f"{trait!r} is not a trait ({', '.join(state.kit.traits)})")
@@ -171,9 +175,11 @@ def check_hunt(state: State, action: Hunt) -> list[Warning]:
 
 
 def check_forage(state: State, action: Forage) -> list[Warning]:
+    """A forage plays its search and gather cards as the overrides it claims leave them, whether or not the kit
+    defines the adaptations' effects: an override stands as claimed, and the rest of the forage is checked
+    [TR-09, TR-12]."""
     place, warnings = check_food(state, action, action.flora, "TR-09")
-    if not warnings:
-        gathered(state, place, action)
+    gathered(state, place, action)
     return warnings
 
 
@@ -211,7 +217,7 @@ def place_tokens(state: State, species: str, place: str, card: str, wanted: int)
 
 
 def reward_uses(state: State, species: Species, uses: tuple[Use, ...]) -> list[str]:
-    """Each adaptation named earns 1 survival token, once per action [TR-12]."""
+    """Each adaptation named earns 1 survival token [TR-12] (an action names each once)."""
     if not uses:
         return []
     rewarded = list(dict.fromkeys(use.adaptation for use in uses))
