@@ -19,8 +19,9 @@ from evo_ledger.app.readers import choices_for
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.kits import builtin_kit_names, load_kit_document, ruleset_of_kit
 
-router = APIRouter(tags=["recording"])
+router = APIRouter(tags=["recording"], responses=schemas.PROBLEMS)
 REVISED: dict[int | str, dict[str, Any]] = {
+    **schemas.PROBLEMS,
     401: {"model": schemas.Problem, "description": "no token (`token_required`)"},
     403: {"model": schemas.Problem, "description": "not the recorder's token (`token_refused`)"},
     409: {"model": schemas.Problem, "description": "the game is no longer at `expected_version` (`version_conflict`)"},

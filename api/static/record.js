@@ -14,6 +14,7 @@ let offered = { next: [], complete: false };
 let pending = null;
 let composing = 0;
 let recordsGame = false;
+let recording = false; // an entry of this page's is being sent
 
 function gamePath(path) { return `/v1/games/${GAME}${path}`; }
 function words() { return entered.map((entry) => entry.word).join(" "); }
@@ -118,6 +119,15 @@ function takeBack() {
 // Each entry's time from its tap to the stored receipt is measured in the page (`entry stored`), for the
 // recording benchmark.
 async function record(text) {
+  recording = true;
+  try {
+    await send(text);
+  } finally {
+    recording = false;
+  }
+}
+
+async function send(text) {
   busy();
   performance.mark("entry tapped");
   if (!pending || pending.text !== text) pending = { text, key: newKey(), at: new Date().toISOString() };
@@ -189,7 +199,8 @@ function listRecent(events) {
 // Another device's entry: the position and the choices drawn again; words entered here that no longer lead to a
 // legal action are dropped, and the page says what was recorded meanwhile.
 async function recordedElsewhere(event) {
-  if (event.number <= version) return;
+  if (recording || event.number <= version) return; // an entry of this page's: its answer redraws the page
+  busy();
   const before = version;
   await refresh();
   if (!entered.length || offered.next.length || offered.complete) return;

@@ -220,7 +220,6 @@ def questions(swap: Swap, version: int, public_moves: dict[int, list[str]]) -> d
         "legal": "/legal",
         "choices": "/choices",
         f"choices {swap.owner} play": f"/choices?words={swap.owner}%20play",
-        f"choices {swap.owner} drew": f"/choices?words={swap.owner}%20draw",
         "audit": "/audit",
         "standings": "/standings",
         "auctions": "/auctions",
