@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from evo_ledger.rules import registry, rulesets
+from evo_ledger.rules.base import NextWords
 from evo_ledger.rules.contract import (
     CAPABILITIES,
     CORE_MEMBERS,
@@ -29,7 +30,6 @@ from evo_ledger.rules.contract import (
     replayer,
     self_play,
 )
-from evo_ledger.rules.base import NextWords
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.rules.registry import BadRuleset, checked
 from tests.toy.ruleset import Hold, Roll, State, ToyRuleset
