@@ -11,7 +11,7 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache
 
 import pytest
@@ -25,6 +25,7 @@ from evo_ledger.rules.evo2.selfplay import Evo2SelfPlay
 from evo_ledger.rules.evo2.state import Phase, State, player_to_act
 from evo_ledger.rules.hexisland.kit import CardDefinition, Kit
 from evo_ledger.rules.kits import load_kit
+from tests.composing import Game, played
 from tests.support import ROOT, play
 
 RULES = Evo2Ruleset()
@@ -47,33 +48,19 @@ def with_catalogue(kit: Kit) -> Kit:
     return replace(kit, cards=CATALOGUE)
 
 
-@dataclass(frozen=True)
-class Game:
-    positions: tuple[tuple[State, str], ...]
-    """Each action in notation, with the state it was entered in."""
-
-
-def played(state: State, lines: Sequence[str]) -> Game:
-    positions = []
-    for line in lines:
-        positions.append((state, line))
-        state = RULES.apply(state, RULES.parse_action(line)).state
-    return Game(tuple(positions))
-
-
 @cache
-def game(name: str) -> Game:
+def game(name: str) -> Game[State]:
     if name in REPLAYS:
         parsed = parse_game((ROOT / "replays" / name).read_text())
         start = RULES.setup(load_kit(parsed.header.kit), parsed.header.players, parsed.header.options)
-        return played(start, [line.text for line in parsed.actions])
+        return played(RULES, start, [line.text for line in parsed.actions])
     seed = int(name.removeprefix("selfplay-seed"))
     names = NAMES[: 2 + seed % 4]
     kit = load_kit(f"standin-e2-{len(names)}p")
     kit = with_catalogue(kit) if seed % 5 == 0 else kit
     bot = ("random", "sensible")[seed % 2]
     moves = Evo2SelfPlay(RULES).play(kit, names, seed, bot)
-    return played(RULES.setup(kit, names, {}), [RULES.format_action(action) for action, _ in moves])
+    return played(RULES, RULES.setup(kit, names, {}), [RULES.format_action(action) for action, _ in moves])
 
 
 def sampled(every: int) -> list[State]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from collections import Counter, deque
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache
 
 import pytest
@@ -23,6 +23,7 @@ from evo_ledger.rules.traits.kit import parse_kit
 from evo_ledger.rules.traits.ruleset import TraitsRuleset
 from evo_ledger.rules.traits.selfplay import TraitsSelfPlay
 from evo_ledger.rules.traits.state import State, cards_of
+from tests.composing import Game, played
 from tests.support import ROOT
 from tools.make_traits_kit import make_kit
 
@@ -35,33 +36,19 @@ SELF_PLAYED = [f"selfplay-seed{seed}" for seed in range(1, 21)]
 """Seeds 1 to 20: 2 to 4 players, random and sensible bots, every fourth with the finite supply and token cap."""
 
 
-@dataclass(frozen=True)
-class Game:
-    positions: tuple[tuple[State, str], ...]
-    """Each action in notation, with the state it was entered in."""
-
-
-def played(state: State, lines: Sequence[str]) -> Game:
-    positions = []
-    for line in lines:
-        positions.append((state, line))
-        state = RULES.apply(state, RULES.parse_action(line)).state
-    return Game(tuple(positions))
-
-
 @cache
-def game(name: str) -> Game:
+def game(name: str) -> Game[State]:
     if name in REPLAYS:
         parsed = parse_game((ROOT / "replays" / name).read_text())
         kit = load_kit(parsed.header.kit)
         start = RULES.setup(kit, parsed.header.players, parsed.header.options)
-        return played(start, [line.text for line in parsed.actions])
+        return played(RULES, start, [line.text for line in parsed.actions])
     seed = int(name.removeprefix("selfplay-seed"))
     names = NAMES[: 2 + seed % 3]
     options = {"finite_trait_supply": True, "token_cap": True} if seed % 4 == 0 else {}
     bot = ("random", "sensible")[seed % 2]
     moves = TraitsSelfPlay(RULES).play(KIT, names, seed, bot, options)
-    return played(RULES.setup(KIT, names, options), [RULES.format_action(action) for action, _ in moves])
+    return played(RULES, RULES.setup(KIT, names, options), [RULES.format_action(action) for action, _ in moves])
 
 
 def sampled(every: int) -> list[State]:
