@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from api.errors import ApiError
 from evo_ledger.app.access import GameAccess
-from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.ledger import Ledger, Recorder
 
 Body = TypeVar("Body", bound=BaseModel)
 
@@ -69,6 +69,11 @@ TokenDep = Annotated[str | None, Depends(bearer_token)]
 def is_admin(request: Request, token: str | None) -> bool:
     admin: str | None = request.app.state.settings.admin_token
     return admin is not None and token is not None and secrets.compare_digest(token.encode(), admin.encode())
+
+
+def recorder(request: Request, token: str | None) -> Recorder:
+    """Who makes a change to a game: the holder of its recorder token, or the admin."""
+    return Recorder(token, token_required=not is_admin(request, token))
 
 
 def require_admin(request: Request, token: TokenDep) -> None:

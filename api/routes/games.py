@@ -21,12 +21,13 @@ from api.deps import (
     game_id_of,
     is_admin,
     json_body,
+    recorder,
     require_admin,
     token_of,
 )
 from api.errors import ApiError
 from evo_ledger.app.access import HiddenGame, check_recorder, new_token
-from evo_ledger.app.ledger import AppendRequest, Idempotency, Ledger, Recorder
+from evo_ledger.app.ledger import AppendRequest, Idempotency, Ledger
 from evo_ledger.app.readers import legal_for, visibility
 from evo_ledger.app.writer import NewGame, Writer
 from evo_ledger.game.aggregate import Game
@@ -325,8 +326,7 @@ def set_reveal_at_end(
     the end. Only the game's recorder token (or the admin's) may set it: a seat's token is refused with 403
     `token_refused`, no token with 401 `token_required`. Setting what stands appends nothing."""
     game = game_id_of(game_id)
-    by = Recorder(token, token_required=not is_admin(request, token))
-    receipt = ledger.set_reveal_at_end(game, body.reveal_at_end, by)
+    receipt = ledger.set_reveal_at_end(game, body.reveal_at_end, recorder(request, token))
     request.app.state.appends.appended(game)  # wakes the game's streams and the read tables
     return schemas.RevealAtEndSet(**schemas.Receipt.of(receipt).model_dump(), reveal_at_end=body.reveal_at_end)
 

@@ -11,10 +11,10 @@ import segno
 from fastapi import APIRouter, Query, Request
 
 from api import schemas
-from api.deps import LedgerDep, ReaderDep, TokenDep, game_id_of, is_admin
+from api.deps import LedgerDep, ReaderDep, TokenDep, game_id_of, is_admin, recorder
 from api.errors import ApiError
 from evo_ledger.app.access import GameAccess, new_token
-from evo_ledger.app.ledger import Receipt, Recorder
+from evo_ledger.app.ledger import Receipt
 from evo_ledger.app.readers import choices_for
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.kits import builtin_kit_names, load_kit_document, ruleset_of_kit
@@ -178,11 +178,6 @@ def list_co_recorders(reader: ReaderDep, ledger: LedgerDep) -> schemas.CoRecorde
         raise ApiError(403, "token_refused", "the co-recorders are listed to those who record the game")
     access = ledger.access(reader.game_id)
     return schemas.CoRecorderList(co_recorders=sorted(access.co_recorders) if access is not None else [])
-
-
-def recorder(request: Request, token: str | None) -> Recorder:
-    """The game's recorder token is required, but for the admin."""
-    return Recorder(token, token_required=not is_admin(request, token))
 
 
 def revised(request: Request, receipt: Receipt) -> schemas.Receipt:

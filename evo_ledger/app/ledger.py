@@ -395,12 +395,9 @@ class Ledger(Application[UUID]):
             assert access is not None
             if not access.is_recorders(token):
                 raise RecorderRefused(game_id, "only the recorder's own token issues and revokes co-recorders")
-        self.change_access(game_id, change)
-        found = self.access(game_id)
-        assert found is not None
-        return found
+        return self.change_access(game_id, change)
 
-    def change_access(self, game_id: UUID, change: Callable[[GameAccess], None]) -> None:
+    def change_access(self, game_id: UUID, change: Callable[[GameAccess], None]) -> GameAccess:
         """Change who may see or write to the game (a game started without a recorder token gets its access
         here, still without one)."""
         access = self.access(game_id)
@@ -409,6 +406,7 @@ class Ledger(Application[UUID]):
             access = GameAccess.grant(game_id, None)
         change(access)
         self.save(access)
+        return access
 
     def answered(self, game_id: UUID, idempotency: Idempotency) -> Receipt | None:
         """The receipt an append with this key was given, if there was one; a different request with the same key

@@ -25,7 +25,7 @@ from evo_ledger.rules.evo2.selfplay import Evo2SelfPlay
 from evo_ledger.rules.evo2.state import Phase, State, player_to_act
 from evo_ledger.rules.hexisland.kit import CardDefinition, Kit
 from evo_ledger.rules.kits import load_kit
-from tests.composing import Game, played
+from tests.composing import Game, assert_legal, entered, played
 from tests.support import ROOT, play
 
 RULES = Evo2Ruleset()
@@ -73,29 +73,13 @@ def said(line: str) -> list[str]:
     return line.split()
 
 
-def entered(state: State, line: str) -> None:
-    """The action is offered word by word, and complete once whole."""
-    words = line.split()
-    for at, word in enumerate(words):
-        offered = RULES.next_words(state, words[:at])
-        assert word in offered.words, f"{line!r}: {word!r} is not offered after {words[:at]}: {offered.words}"
-    assert RULES.next_words(state, words).complete, f"{line!r} is not complete"
-
-
-def assert_legal(state: State, words: Sequence[str]) -> None:
-    """A start reported complete is an action the rules take."""
-    action = RULES.parse_action(" ".join(words))
-    RULES.legal(state, action)
-    RULES.apply(state, action)
-
-
 def finished(rng: random.Random, state: State, words: list[str], limit: int = 120) -> list[str]:
     """A random continuation of `words` to a complete action, each complete start on the way checked legal."""
     while True:
         offered = RULES.next_words(state, words)
         assert offered.words or offered.complete, f"dead end after {words}"
         if offered.complete:
-            assert_legal(state, words)
+            assert_legal(RULES, state, words)
             if not offered.words or rng.random() < 0.5:
                 return words
         assert len(words) < limit, f"no end in sight after {words}"
@@ -124,7 +108,7 @@ def walked(rng: random.Random, state: State, met: Counter[str], words: Sequence[
         offered = RULES.next_words(state, words)
         assert offered.words or offered.complete, f"dead end after {words}"
         if offered.complete:
-            assert_legal(state, words)
+            assert_legal(RULES, state, words)
             met[kind_of(words)] += 1
         for word in rng.sample(offered.words, min(2, len(offered.words))):
             met[kind_of(finished(rng, state, [*words, word]))] += 1
@@ -142,13 +126,13 @@ def test_the_evo2_ruleset_composes_its_actions() -> None:
 @pytest.mark.parametrize("name", [*REPLAYS, *SELF_PLAYED])
 def test_every_action_of_the_game_is_entered_word_by_word(name: str) -> None:
     for state, line in game(name).positions:
-        entered(state, line)
+        entered(RULES, state, line)
 
 
 def test_every_listed_legal_action_is_entered_word_by_word() -> None:
     for state in sampled(41):
         for action in RULES.legal_actions(state):
-            entered(state, RULES.format_action(action))
+            entered(RULES, state, RULES.format_action(action))
 
 
 def test_a_start_reported_complete_is_legal_and_an_offered_word_leads_on_to_a_legal_action() -> None:
@@ -229,7 +213,7 @@ def test_a_card_is_drawn_by_a_name_the_game_knows_and_played_with_the_effects_it
     assert RULES.next_words(state, said("cat play Ambush remove C1 ,")) == NextWords(("shift",), False)
     whole = said("cat play Ambush remove C1, shift -1")
     assert RULES.next_words(state, whole[:5]).words == ("shift",), "a word with its comma, as the notation has it"
-    entered(state, "cat play Ambush remove C1 , shift -1")
+    entered(RULES, state, "cat play Ambush remove C1 , shift -1")
     assert RULES.next_words(state, whole).complete
     assert RULES.next_words(state, ["ann", "play"]) == NextWords((), False), "ann holds no card"
 
@@ -240,7 +224,7 @@ def test_a_card_the_catalogue_does_not_define_may_have_any_effects_E2_15() -> No
     assert RULES.next_words(state, ["cat", "play"]).words == ("Meteor",)
     alone = RULES.next_words(state, ["cat", "play", "Meteor"])
     assert alone.complete and alone.words[0] == "remove" and "no_births" in alone.words
-    entered(state, "cat play Meteor mp ann -2 , no_attacks for round , peace ben for phase")
+    entered(RULES, state, "cat play Meteor mp ann -2 , no_attacks for round , peace ben for phase")
     assert "cat" not in RULES.next_words(state, ["cat", "play", "Meteor", "peace"]).words, "peace is with another"
 
 

@@ -23,7 +23,7 @@ from evo_ledger.rules.traits.kit import parse_kit
 from evo_ledger.rules.traits.ruleset import TraitsRuleset
 from evo_ledger.rules.traits.selfplay import TraitsSelfPlay
 from evo_ledger.rules.traits.state import State, cards_of
-from tests.composing import Game, played
+from tests.composing import Game, assert_legal, entered, played
 from tests.support import ROOT
 from tools.make_traits_kit import make_kit
 
@@ -56,22 +56,6 @@ def sampled(every: int) -> list[State]:
     return [state for name in (*REPLAYS, *SELF_PLAYED) for state, _ in game(name).positions[::every]]
 
 
-def entered(state: State, line: str) -> None:
-    """The action is offered word by word, and complete once whole."""
-    words = line.split()
-    for at, word in enumerate(words):
-        offered = RULES.next_words(state, words[:at])
-        assert word in offered.words, f"{line!r}: {word!r} is not offered after {words[:at]}: {offered.words}"
-    assert RULES.next_words(state, words).complete, f"{line!r} is not complete"
-
-
-def assert_legal(state: State, words: Sequence[str]) -> None:
-    """A start reported complete is an action the rules take."""
-    action = RULES.parse_action(" ".join(words))
-    RULES.legal(state, action)
-    RULES.apply(state, action)
-
-
 def pick(rng: random.Random, offered: NextWords) -> str:
     """A random word of those offered; `with` half the time it is offered, so that a hunt or forage plays few cards
     beside its adaptations."""
@@ -87,7 +71,7 @@ def walked(rng: random.Random, state: State, words: list[str], limit: int = 20) 
         offered = RULES.next_words(state, words)
         assert offered.words or offered.complete, f"dead end after {words}"
         if offered.complete:
-            assert_legal(state, words)
+            assert_legal(RULES, state, words)
             if not offered.words or rng.random() < 0.5:
                 return words
         words = [*words, pick(rng, offered)]
@@ -195,8 +179,8 @@ def finished(rng: random.Random, state: State, words: list[str]) -> list[str]:
     if found is not None:
         return found
     found = solved(rng, state, words)
-    entered(state, " ".join(found))
-    assert_legal(state, found)
+    entered(RULES, state, " ".join(found))
+    assert_legal(RULES, state, found)
     return found
 
 
@@ -211,13 +195,13 @@ def test_the_traits_ruleset_composes_its_actions() -> None:
 @pytest.mark.parametrize("name", [*REPLAYS, *SELF_PLAYED])
 def test_every_action_of_the_game_is_entered_word_by_word(name: str) -> None:
     for state, line in game(name).positions:
-        entered(state, line)
+        entered(RULES, state, line)
 
 
 def test_every_listed_legal_action_is_entered_word_by_word() -> None:
     for state in sampled(29):
         for action in RULES.legal_actions(state):
-            entered(state, RULES.format_action(action))
+            entered(RULES, state, RULES.format_action(action))
 
 
 def test_a_start_reported_complete_is_legal_and_an_offered_word_leads_on_to_a_legal_action() -> None:
@@ -229,7 +213,7 @@ def test_a_start_reported_complete_is_legal_and_an_offered_word_leads_on_to_a_le
             offered = RULES.next_words(state, words)
             assert offered.words or offered.complete, f"dead end after {words}"
             if offered.complete:
-                assert_legal(state, words)
+                assert_legal(RULES, state, words)
             if offered.words:
                 finished(rng, state, [*words, rng.choice(offered.words)])
             if not offered.words or (offered.complete and rng.random() < 0.5):
@@ -292,7 +276,7 @@ def test_legal_refuses_what_apply_refuses_and_the_composer_completes_what_legal_
             verdict = judged(state, action)
             assert RULES.next_words(state, line.split()).complete == (verdict is None), f"{line!r}: {verdict}"
             if verdict is None:
-                entered(state, line)
+                entered(RULES, state, line)
                 seen["taken"] += 1
             elif "is named twice" in verdict:
                 seen["named twice"] += 1
