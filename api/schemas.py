@@ -300,10 +300,12 @@ class LegalActions(BaseModel):
 
 
 class Choices(BaseModel):
-    """The words that may follow `words` in a legal action at `version`, and whether `words` is one."""
+    """The words that may follow `words` (and the `forced` words after them, if asked) in a legal action at
+    `version`, and whether they are one."""
 
     version: int
     words: list[str]
+    forced: list[str] = []
     next: list[str]
     complete: bool
 

@@ -69,7 +69,7 @@ def poll(ledger: Ledger, reader: Reader, sent: int) -> tuple[str | None, schemas
 def page_of(ledger: Ledger, reader: Reader, after: int, limit: int) -> schemas.EventPage:
     game = ledger.game(reader.game_id)
     seen = visibility(reader, ledger, game)
-    stored = ledger.game_events(reader.game_id, after=after, limit=limit)
+    stored = ledger.game_events(reader.game_id, up_to=game.version, after=after, limit=limit)
     events = [event_out(e, game.rules, seen.shown, seen.withheld_from) for e in stored]
     more = bool(events) and events[-1].number < game.version
     return schemas.EventPage(events=events, next_after=events[-1].number if more else None)

@@ -15,7 +15,7 @@ from api.deps import LedgerDep, ReaderDep, TokenDep, game_id_of, is_admin, recor
 from api.errors import ApiError
 from evo_ledger.app.access import GameAccess, new_token
 from evo_ledger.app.ledger import Receipt
-from evo_ledger.app.readers import choices_for
+from evo_ledger.app.readers import choices_for, forced_choices_for
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.kits import builtin_kit_names, load_kit_document, ruleset_of_kit
 
@@ -57,15 +57,20 @@ def choices(
     reader: ReaderDep,
     ledger: LedgerDep,
     words: Annotated[str, Query(max_length=schemas.MAX_ACTION_BYTES, description="the action's words so far")] = "",
+    forced: Annotated[bool, Query(description="enter the words that are the only ones possible too")] = False,
 ) -> schemas.Choices:
     """An action entered a word at a time, as the recording page offers it to a tap: the words that may follow
     `words` in a legal action now (in notation; those `/legal` cannot list included: a card drawn, a move of
-    several steps), and whether `words` is a legal action as it stands (`complete`). A reader who may not see every
-    hidden fact is offered the words of the legal actions `/legal` shows it."""
+    several steps), and whether `words` is a legal action as it stands (`complete`). With `forced`, the words that
+    follow as the only ones possible are entered too, in one answer (`forced`), and `next` and `complete` are
+    those after them. A reader who may not see every hidden fact is offered the words of the legal actions
+    `/legal` shows it."""
     game = ledger.game(reader.game_id)
     entered = words.split()
-    offered = choices_for(reader, game, entered)
-    return schemas.Choices(version=game.version, words=entered, next=list(offered.words), complete=offered.complete)
+    more, offered = forced_choices_for(reader, game, entered) if forced else ([], choices_for(reader, game, entered))
+    return schemas.Choices(
+        version=game.version, words=entered, forced=more, next=list(offered.words), complete=offered.complete
+    )
 
 
 @router.post("/games/{game_id}/undo", response_model=schemas.Receipt, operation_id="undo", responses=REVISED)

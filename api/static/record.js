@@ -52,8 +52,11 @@ function online(isOnline) {
 }
 
 async function refresh() {
-  const [view, legal, recent] = await Promise.all([
+  const kept = entered.some((entry) => !entry.forced) ? entered : [];
+  const asked = ++composing;
+  const [view, legal, recent, choices] = await Promise.all([
     api(gamePath("/view")), api(gamePath("/legal")), api(gamePath(`/events?after=${Math.max(0, version - RECENT)}`)),
+    choicesAfter(kept),
   ]);
   version = view.version;
   recordsGame = view.perspectives.length > 1; // one who may read as any seat records the game
@@ -63,21 +66,28 @@ async function refresh() {
   showAdvice(legal.advice);
   document.getElementById("completions").replaceChildren(...legal.actions.map((action) => element("option", { value: action })));
   listRecent(recent.events);
-  if (!entered.some((entry) => !entry.forced)) entered = []; // the words forced on the position before
-  await compose();
+  if (asked !== composing) return;
+  entered = kept; // the words forced on the position before are asked again
+  offer(choices);
 }
 
-// The words that may come next; a word that is the only one possible is entered at once.
+function choicesAfter(held) {
+  const text = held.map((entry) => entry.word).join(" ");
+  return api(gamePath(`/choices?forced=true&words=${encodeURIComponent(text)}`));
+}
+
+// The words that may come next; the words that are the only ones possible are entered at once.
 async function compose() {
   const asked = ++composing;
-  for (;;) {
-    const choices = await api(gamePath(`/choices?words=${encodeURIComponent(words())}`));
-    if (asked !== composing) return;
-    offered = choices;
-    if (choices.next.length !== 1 || choices.complete) break;
-    entered.push({ word: choices.next[0], forced: true });
-  }
+  const choices = await choicesAfter(entered);
+  if (asked === composing) offer(choices);
+}
+
+function offer(choices) {
+  entered.push(...choices.forced.map((word) => ({ word, forced: true })));
+  offered = choices;
   showEntry();
+  document.body.dataset.settled = String(Number(document.body.dataset.settled || 0) + 1); // how many times it was
   document.body.dataset.ready = "true";
 }
 

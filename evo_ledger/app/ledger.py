@@ -523,8 +523,11 @@ class Ledger(Application[UUID]):
         self, game_id: UUID, up_to: int | None = None, after: int | None = None, limit: int | None = None
     ) -> list[Any]:
         """The game's domain events in order: those after version `after` and up to version `up_to`, at most
-        `limit` of them, if given."""
-        return list(self.repository.event_store.get(game_id, gt=after, lte=up_to, limit=limit))
+        `limit` of them, if given. Those up to a known `up_to` are read once and then held (`GameLogs`)."""
+        if up_to is None or self.game_logs is None:
+            return list(self.repository.event_store.get(game_id, gt=after, lte=up_to, limit=limit))
+        held = self._logged_events(game_id, 0, up_to)[after or 0 :]
+        return held[:limit] if limit is not None else held
 
     def audit(
         self,
@@ -597,7 +600,8 @@ class Ledger(Application[UUID]):
     def explain(self, game_id: UUID, event: int) -> ExplanationReport:
         """Why the rules decided as they did about the part of the game (a combat, a survival phase...) that
         `event` belongs to (evo_ledger.app.disputes)."""
-        return explain_event(self.game(game_id), self.game_events(game_id), event)
+        game = self.game(game_id)
+        return explain_event(game, self.game_events(game_id, up_to=game.version), event)
 
     def what_if(
         self,
@@ -610,7 +614,8 @@ class Ledger(Application[UUID]):
         """The game in a branch where the action at `event` is replaced (dropped if None); the log is untouched.
         For a reader, a refusal in the branch is reported as `told` words it, and the branch stops before the
         first of the actions `hidden` from it (event: its player)."""
-        return what_if(self.game(game_id), self.game_events(game_id), event, replacement, told, hidden)
+        game = self.game(game_id)
+        return what_if(game, self.game_events(game_id, up_to=game.version), event, replacement, told, hidden)
 
     def stored_events(self, game_id: UUID) -> list[StoredEvent]:
         return list(self.recorder.select_events(game_id))

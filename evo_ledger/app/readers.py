@@ -4,8 +4,8 @@ end. The rules mark what is hidden: an action only its player sees until it is r
 `reveals`), an action whose legality rests on a player's hidden facts (`rests_on`), and a refusal that rests on
 them (`RuleViolation.public`). This module turns what the ledger answers into what a reader may see: the log's
 hidden actions and hashes (`visibility`), the legal actions (`legal_for`) and the words that may come next in
-one (`choices_for`), refusals (`refusal_for`), and branches (`branch_for`). The API and the command line both
-answer through it."""
+one (`choices_for`, `forced_choices_for`), refusals (`refusal_for`), and branches (`branch_for`). The API and the
+command line both answer through it."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def visibility(reader: Perspective, ledger: Ledger, game: Game) -> Visibility:
     shown = set(game.revealed_versions())
     hidden: dict[int, tuple[str, str]] = {}
     withheld_from, withheld = None, set()
-    for event in ledger.game_events(game.id):
+    for event in ledger.game_events(game.id, up_to=game.version):
         version, owner = event.originator_version, getattr(event, "visible_only_to", None)
         if owner is not None and version not in shown:
             if owner == reader.seat:
@@ -124,6 +124,21 @@ def choices_for(reader: Perspective, game: Game, words: Sequence[str]) -> NextWo
     if reads_hidden(reader, game):
         return next_words(game.rules, game.state, words)
     return listed_next_words(legal_for(reader, game), words)
+
+
+# An action's length in words is bounded by its notation's; this bounds the words entered for a reader at once.
+MAX_FORCED_WORDS = 64
+
+
+def forced_choices_for(reader: Perspective, game: Game, words: Sequence[str]) -> tuple[list[str], NextWords]:
+    """The words that follow `words` as the only ones possible, one after another, until a choice is needed or the
+    words are a legal action; and the choices after them (`choices_for`)."""
+    forced: list[str] = []
+    offered = choices_for(reader, game, words)
+    while len(offered.words) == 1 and not offered.complete and len(forced) < MAX_FORCED_WORDS:
+        forced.append(offered.words[0])
+        offered = choices_for(reader, game, [*words, *forced])
+    return forced, offered
 
 
 def refusal_for(reader: Perspective, game: Game, violation: RuleViolation) -> RuleViolation:

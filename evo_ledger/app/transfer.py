@@ -307,7 +307,8 @@ def export_notation(ledger: Ledger, game_id: UUID, shown: Container[int] | None 
     header = Header(
         game.ruleset_name, game.ruleset_version, game.kit_name, game.kit_hash, tuple(game.player_names), game.options
     )
-    lines = [line for event in ledger.game_events(game_id) if (line := _line_of(event, shown)) is not None]
+    events = ledger.game_events(game_id, up_to=game.version)
+    lines = [line for event in events if (line := _line_of(event, shown)) is not None]
     ids = ", ".join(f"{p['name']}={p['id']}" for p in game.players)
     outcome = game.rules.outcome(game.state)
     return format_game(header, lines, outcome, comments=[f"game {game_id}", f"players: {ids}"])

@@ -52,40 +52,70 @@ def open_recording(context: Any, server: str, game: str, token: str) -> Any:
     return page
 
 
-# The words entered, once the page has shown what a tap led to (checked every frame: a tap's answer comes in a few).
+# The words entered, once the page has shown what a tap led to (checked every 5 ms: a tap's answer comes in a few).
 SETTLED = """() => document.body.dataset.ready === "true"
     && [...document.querySelectorAll("#words .word")].map((word) => word.textContent.trim())"""
 
+# The page once settled: the words entered, the message shown, the rules' decision offered as one tap, and where
+# the next word of an action is offered once scrolled into view, as a finger would find it: a space on the board
+# where it is offered there, else the word's choice.
+SETTLED_FOR = """([action, after]) => {
+    if (document.body.dataset.ready !== "true" || Number(document.body.dataset.settled) <= after) return false;
+    const held = [...document.querySelectorAll("#words .word")].map((word) => word.textContent.trim());
+    const advice = document.getElementById("advice");
+    const message = document.getElementById("message");
+    const found = { held, at: null, settled: Number(document.body.dataset.settled),
+        advice: advice.hidden ? null : advice.dataset.action, message: message.hidden ? "" : message.textContent };
+    const next = action[held.length];
+    const spot = next === undefined ? null
+        : document.querySelector(`#board polygon.space.offered[data-space="${next}"]`)
+        || document.querySelector(`#choices button[data-word="${next}"]`);
+    if (spot) {
+        spot.scrollIntoView({ block: "nearest" });
+        const box = spot.getBoundingClientRect();
+        found.at = [box.left + box.width / 2, box.top + box.height / 2];
+    }
+    return found;
+}"""
+
 
 def settled(page: Any) -> list[str]:
-    words: list[str] = page.wait_for_function(SETTLED, polling="raf").json_value()
+    words: list[str] = page.wait_for_function(SETTLED, polling=5).json_value()
     return words
+
+
+def settled_for(page: Any, action: str, before: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The page once settled (`SETTLED_FOR`), with `action` the one to be entered next; settled again since it
+    was `before`, if given (a tap's answer, not the page as it stood when tapped)."""
+    after = before["settled"] if before is not None else 0
+    found: dict[str, Any] = page.wait_for_function(SETTLED_FOR, arg=[action.split(), after], polling=5).json_value()
+    return found
 
 
 def entered(page: Any) -> list[str]:
     return [text.strip() for text in page.locator("#words .word").all_text_contents()]
 
 
-def tap_action(page: Any, action: str) -> None:
-    """The action entered by taps and recorded; an Autosaur's decision is one tap."""
-    advice = page.locator("#advice")
-    if advice.is_visible() and advice.get_attribute("data-action") == action:
-        advice.tap()
+def tap_action(page: Any, action: str, found: dict[str, Any] | None = None) -> None:
+    """The action entered by taps and recorded, from the page as `found` settled (asked, if not given); an
+    Autosaur's decision is one tap."""
+    found = found or settled_for(page, action)
+    if found["advice"] == action:
+        page.locator("#advice").tap(force=True)  # the page is settled: no need to wait for it to stand still
         return
-    tap_words(page, action)
-    page.locator("#record").tap()
+    tap_words(page, action, found)
+    page.locator("#record").tap(force=True)
 
 
-def tap_words(page: Any, action: str) -> None:
-    """The action entered a word at a time: a board's space tapped where one is offered, else the word's choice;
-    the words the page entered itself (the only ones possible) are not tapped."""
-    words, held = action.split(), settled(page)
-    while len(held) < len(words) and held == words[: len(held)]:
-        word = words[len(held)]
-        offered = f"#board polygon.space.offered[data-space='{word}'], #choices button[data-word='{word}']"
-        page.locator(offered).first.tap(force=True)  # a space on the board where it is offered there
-        held = settled(page)
-    assert held == words, f"{action}: the page holds {held}"
+def tap_words(page: Any, action: str, found: dict[str, Any] | None = None) -> None:
+    """The action entered a word at a time, each tapped where the page offers it; the words the page entered
+    itself (the only ones possible) are not tapped."""
+    words, found = action.split(), found or settled_for(page, action)
+    while len(found["held"]) < len(words) and found["held"] == words[: len(found["held"])]:
+        assert found["at"] is not None, f"{action}: {words[len(found['held'])]!r} is not offered after {found['held']}"
+        page.touchscreen.tap(*found["at"])
+        found = settled_for(page, action, found)
+    assert found["held"] == words, f"{action}: the page holds {found['held']}"
 
 
 def logged(server: str, game: str, token: str) -> list[str]:
@@ -98,10 +128,12 @@ def test_record_a_whole_golden_game_by_taps_alone(browser: Any, phone: Any, serv
     parsed = parse_game(Path(GOLDEN[ruleset]).read_text())
     game, token = new_game(server, parsed)
     page = open_recording(phone, server, game, token)
-    for line in parsed.actions:
-        tap_action(page, line.text)
-        settled(page)
-        expect(page.locator("#message")).to_have_text(f"recorded: {line.text}")
+    actions = [line.text for line in parsed.actions]
+    found = settled_for(page, actions[0])
+    for action, following in zip(actions, [*actions[1:], ""], strict=True):
+        tap_action(page, action, found)
+        found = settled_for(page, following, found)
+        assert found["message"] == f"recorded: {action}"
     assert logged(server, game, token) == [line.text for line in parsed.actions]
 
 

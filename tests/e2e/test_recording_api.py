@@ -48,9 +48,27 @@ def test_an_action_is_offered_a_word_at_a_time_and_complete_once_whole(client: T
     assert choices(client, game, "zz nothing", recorder) == {
         "version": client.get(f"/v1/games/{game}").json()["version"],
         "words": ["zz", "nothing"],
+        "forced": [],
         "next": [],
         "complete": False,
     }
+
+
+def test_the_words_that_are_the_only_ones_possible_come_in_one_answer_when_asked(client: TestClient) -> None:
+    game, recorder, _ = new_game(client)
+    walked_any = False
+    for action in ROUND_ONE_AUCTION:
+        walked: list[str] = []
+        offered = choices(client, game, "", recorder)
+        while len(offered["next"]) == 1 and not offered["complete"]:
+            walked.append(offered["next"][0])
+            offered = choices(client, game, " ".join(walked), recorder)
+        asked = client.get(f"/v1/games/{game}/choices", params={"forced": "true"}, headers=recorder).json()
+        assert asked["words"] == [] and asked["forced"] == walked
+        assert (asked["next"], asked["complete"]) == (offered["next"], offered["complete"])
+        walked_any = walked_any or bool(walked)
+        assert append(client, game, recorder, action).status_code == 200
+    assert walked_any, "some step of the round has a word that is the only one possible"
 
 
 def test_the_words_offered_rest_on_no_hidden_fact_the_reader_may_not_see(client: TestClient) -> None:

@@ -1,16 +1,16 @@
 """A hidden fact swapped for another value the kit allows changes nothing a reader who may not see it is answered.
 
-For seeded self-played games (evo1's cards dealt and drawn, the trait-card game's draws) and evo2's hand-made
-ones (its bots hold no card: a card drawn, a sixth-sense peek), every hidden action is swapped for another that
-keeps the game legal, and both games are cut where the action is revealed or where the swap makes an action
-illegal. Each pair is recorded over HTTP, one game in each of two servers, with a token per seat. The public and
-every seat but the hidden action's own are asked every route that quotes the game: summary, state, view, events,
-the stream, export, legal, audit, standings and auctions at the cut; state, view, audit and explanation at the
-hidden action, halfway to the cut and at the cut; what-ifs just before the hidden action (its branch replays it)
-and just after (dropped, replaced by an illegal action, by a public action the rules allowed there, and by plays
-of the cards the player drew). Once both servers hold every pair, their read tables as CSV and every statistic
-are compared too. The answers are the same, byte for byte, once ids, hashes, salts and recording times are set
-aside (and, for tables and statistics, the order of rows, which follows the games' ids)."""
+For seeded self-played games (evo1's cards dealt and drawn, the trait-card game's draws) and evo2's hand-made ones
+(its bots hold no card: a card drawn, a sixth-sense peek), every hidden action is swapped for another that keeps the
+game legal, and both games are cut where the action is revealed or where the swap makes an action illegal. Each pair
+is recorded over HTTP, one game in each of two servers, with a token per seat. The public and every seat but the
+hidden action's own are asked every route that quotes the game: summary, state, view, events, the stream (from the
+event before the hidden action), export, legal, choices, audit, standings and auctions at the cut; state, view,
+audit and explanation at the hidden action, halfway to the cut and at the cut; what-ifs just before the hidden
+action (its branch replays it) and just after (dropped, replaced by an illegal action, by a public action the rules
+allowed there, and by plays of the cards the player drew). Once both servers hold every pair, their read tables as
+CSV and every statistic are compared too. The answers are the same, byte for byte, once ids, hashes, salts and
+recording times are set aside (and, for tables and statistics, the order of rows, which follows the games' ids)."""
 
 from __future__ import annotations
 
@@ -73,8 +73,8 @@ STATISTICS = (
 )
 # Ids, hashes, salts, tokens' digests, recording times, and how far the read tables followed the log.
 SET_ASIDE = re.compile(
-    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{64}|[0-9a-f]{32}|\b[0-9a-f]{12}\b"
-    r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:\+00:00|Z)?"
+    r"\b(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{64}|[0-9a-f]{32}|[0-9a-f]{12}\b"
+    r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:\+00:00|Z)?)"
     r'|"(?:log_)?position": ?\d+'
 )
 
@@ -219,6 +219,7 @@ def questions(swap: Swap, version: int, public_moves: dict[int, list[str]]) -> d
         "bundle": "/export?format=bundle",
         "legal": "/legal",
         "choices": "/choices",
+        "choices forced": "/choices?forced=true",
         f"choices {swap.owner} play": f"/choices?words={swap.owner}%20play",
         "audit": "/audit",
         "standings": "/standings",
@@ -248,7 +249,7 @@ def answers(client: TestClient, game: Recorded, swap: Swap, public_moves: dict[i
     }
     told = {}
     for reader, headers in readers.items():
-        told[f"{reader} stream"] = set_aside(streamed(client, game, headers))
+        told[f"{reader} stream"] = set_aside(streamed(client, game, headers, swap.event - 1))
         for name, path in questions(swap, game.version, public_moves).items():
             got = client.get(f"/v1/games/{game.game}{path}", headers=headers)
             body = got.text if got.headers.get("content-type") != "application/msgpack" else bundle_text(client, got)
@@ -265,10 +266,11 @@ def bundle_text(client: TestClient, answer: Any) -> str:
     return json.dumps(bundle, sort_keys=True, default=str)
 
 
-def streamed(client: TestClient, game: Recorded, headers: dict[str, str]) -> str:
-    """The live stream, read from the start until it has sent the game's latest event."""
+def streamed(client: TestClient, game: Recorded, headers: dict[str, str], after: int = 0) -> str:
+    """The live stream, read from after event `after` until it has sent the game's latest event. (The events
+    before are asked of the log from the first: the stream pages them with the log's own function.)"""
     lines = []
-    with client.stream("GET", f"/v1/games/{game.game}/stream", headers=headers) as stream:
+    with client.stream("GET", f"/v1/games/{game.game}/stream?after={after}", headers=headers) as stream:
         for line in stream.iter_lines():
             lines.append(line)
             if line.startswith("id: ") and int(line.removeprefix("id: ")) >= game.version:
@@ -317,8 +319,8 @@ def test_a_swapped_hidden_fact_changes_no_answer_a_reader_who_may_not_see_it_get
     servers: tuple[TestClient, TestClient], ruleset: str, seed: int | None
 ) -> None:
     """Long by design: every hidden action of a whole self-played game is swapped in turn, and each pair is recorded
-    in both servers and put to every reader through each route and a stream read from the first event, thousands of
-    requests for a game with many hidden draws (the trait-card game's most of all)."""
+    in both servers and put to every reader through each route and the stream, thousands of requests for a game
+    with many hidden draws (the trait-card game's most of all)."""
     games = hand_made() if seed is None else [self_played(ruleset, seed)]
     first, second = servers
     compared = 0
