@@ -16,6 +16,7 @@ import anyio.to_thread
 from fastapi import FastAPI
 
 from api import errors, schemas
+from api.deps import utc_now
 from api.open_streams import OpenStreams
 from api.routes import audits, events, games, health, pages, recording, rules, statistics
 from api.supervision import CheckpointSigner, Supervisor
@@ -162,6 +163,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.appends = appends
     app.state.open_streams = OpenStreams(settings.streams_per_client)
+    app.state.clock = utc_now  # what a broadcast's delay is counted back from
     errors.install(app)
     documentation = list(app.router.routes)  # FastAPI's own: the schema and the documentation's pages
     for api_routes in (games, events, audits, statistics, rules, recording):

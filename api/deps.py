@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Annotated, TypeVar
 from uuid import UUID
 
@@ -15,6 +16,8 @@ from pydantic import BaseModel, ValidationError
 from api.errors import ApiError
 from evo_ledger.app.access import GameAccess
 from evo_ledger.app.ledger import Ledger, Recorder
+from evo_ledger.app.readers import broadcast_horizon
+from evo_ledger.game.aggregate import Game
 
 Body = TypeVar("Body", bound=BaseModel)
 
@@ -83,6 +86,10 @@ def require_admin(request: Request, token: TokenDep) -> None:
         raise ApiError(403, "token_refused", "the token is not the admin token")
 
 
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
 @dataclass(frozen=True)
 class Reader:
     """A caller reading a game: `sees_all` when it holds the recorder token (or the admin's); `seat`, the player
@@ -97,6 +104,12 @@ class Reader:
     narrowed: bool = False
     holder_sees_all: bool = False
     holder_seat: str | None = None
+    clock: Callable[[], datetime] = field(default=utc_now, repr=False, compare=False)
+
+    @property
+    def anonymous(self) -> bool:
+        """A reader who holds no token of the game's (nor the admin's): a broadcast's delay is for it."""
+        return not (self.holder_sees_all or self.holder_seat is not None or self.admin)
 
     def perspectives(self, players: Sequence[str]) -> list[str]:
         """What the token's holder may read as (`as`), whatever it reads as now: the public and every seat for one
@@ -144,8 +157,49 @@ def reader(
     seat = access.seat_of(token) if access is not None and not sees_all else None
     if not may_see(access, sees_all, seat):
         raise unknown_game(game)
-    holder = Reader(game, sees_all, seat, admin, token, holder_sees_all=sees_all, holder_seat=seat)
+    holder = Reader(
+        game, sees_all, seat, admin, token, holder_sees_all=sees_all, holder_seat=seat, clock=request.app.state.clock
+    )
     return holder if perspective is None else narrowed(holder, perspective, ledger.game(game).player_names)
+
+
+def held_back_to(reader: Reader, ledger: Ledger, game: Game) -> int | None:
+    """The last event of `game` (as it stands) the reader may see now, where a broadcast's delay holds the rest
+    back from it (0: none yet); None where nothing is held back (`broadcast_horizon`)."""
+    if not reader.anonymous:
+        return None
+    access = ledger.access(reader.game_id)
+    if access is None or not access.broadcast_delay:
+        return None
+    return broadcast_horizon(ledger, game, access.broadcast_delay, reader.clock())
+
+
+def shown_version(reader: Reader, ledger: Ledger) -> int:
+    """The game's last event the reader may see now (0: none yet, for a game broadcast with a delay)."""
+    game = ledger.game(reader.game_id)
+    horizon = held_back_to(reader, ledger, game)
+    return game.version if horizon is None else horizon
+
+
+def latest_for(reader: Reader, ledger: Ledger) -> Game:
+    """The game as the reader may see it now: as it stands, or, for a reader without a token of a game broadcast
+    with a delay, as it stood that long ago until the game ends. Every answer about a game starts here."""
+    game = ledger.game(reader.game_id)
+    horizon = held_back_to(reader, ledger, game)
+    if horizon is None or horizon == game.version:
+        return game
+    if horizon == 0:
+        raise ApiError(
+            404, "not_yet_broadcast", f"game {reader.game_id} is broadcast with a delay: none of it is that old yet"
+        )
+    return ledger.game(reader.game_id, version=horizon)
+
+
+def live_only(reader: Reader, ledger: Ledger, what: str) -> None:
+    """Refuse `what` (an audit, a branch...: answers that read the whole log as it stands) to a reader a
+    broadcast's delay is for, until the game ends."""
+    if held_back_to(reader, ledger, ledger.game(reader.game_id)) is not None:
+        raise ApiError(409, "delayed_broadcast", f"{what} of a game broadcast with a delay come once it ends")
 
 
 def narrowed(holder: Reader, perspective: str, players: Sequence[str]) -> Reader:

@@ -185,6 +185,16 @@ class Privacy(BaseModel):
     private: bool
 
 
+MAX_BROADCAST_DELAY = 24 * 60
+
+
+class BroadcastDelay(BaseModel):
+    """How many minutes behind the table a reader without a token follows the game, until it ends (0: none)."""
+
+    model_config = ConfigDict(extra="forbid")
+    minutes: float = Field(ge=0, le=MAX_BROADCAST_DELAY, allow_inf_nan=False)
+
+
 class RevealAtEnd(BaseModel):
     model_config = ConfigDict(extra="forbid")
     reveal_at_end: bool = Field(description=REVEAL_AT_END)
@@ -241,6 +251,9 @@ class Summary(BaseModel):
     step: str = Field(description=STEP)
     private: bool
     reveal_at_end: bool = Field(description=REVEAL_AT_END)
+    broadcast_delay: float = Field(
+        0, description="how many minutes behind the table a reader without a token follows the game until it ends"
+    )
     started_at: str
     result: list[dict[str, Any]] | None
 

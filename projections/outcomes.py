@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, case, func, select, true
 
-from projections.schema import GAME_PLAYERS, GAMES, RATINGS, RESULTS, TURN_ORDER
+from projections.schema import GAME_PLAYERS, GAMES, RATINGS, RESULTS, TURN_ORDER, shown_to_public
 
 Z_95 = 1.959963984540054
 Row = dict[str, Any]
@@ -190,7 +190,7 @@ def profiles(connection: Connection, ruleset: str, include_private: bool = False
 def ruleset_counts(connection: Connection, include_private: bool = False) -> list[Row]:
     """Per ruleset: games recorded, games finished, and the different players who sat at them."""
     over = case((GAMES.c.status == "over", 1), else_=0)
-    visible = true() if include_private else GAMES.c.private.is_(False)
+    visible = true() if include_private else shown_to_public()
     players = (
         select(GAMES.c.ruleset, func.count(func.distinct(GAME_PLAYERS.c.player_id)).label("players"))
         .join(GAME_PLAYERS, GAME_PLAYERS.c.game_id == GAMES.c.game_id)

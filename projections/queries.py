@@ -1,6 +1,7 @@
 """Every read of the read tables: what the API and the CSV export serve.
 
-Statistics leave out what was undone (undone rolls are counted apart) and, unless asked for, private games.
+Statistics leave out what was undone (undone rolls are counted apart) and, unless asked for, private games and
+games broadcast with a delay while they go on.
 """
 
 from __future__ import annotations
@@ -9,15 +10,16 @@ import csv
 import io
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, Select, Table, and_, case, func, select
+from sqlalchemy import Connection, Select, Table, and_, case, false, func, select
 
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import GameReport, GameRows, Measure, Statistic
 from evo_ledger.rules.contract import reading as reading_of
-from projections.schema import DIE_TABLES, GAMES, RESULTS, TABLES, column_values
+from projections.schema import DIE_TABLES, GAMES, RESULTS, TABLES, column_values, shown_to_public
 from projections.stats import die_fit
 
 Row = dict[str, Any]
@@ -42,8 +44,9 @@ def report_parts(ruleset: str, report: str) -> GameReport:
     return parts
 
 
-def game_report(connection: Connection, game_id: str, ruleset: str, report: str) -> Row:
-    """A report on one game (REPORTS: its standings, its auctions): each part the game's rows that stand."""
+def game_report(connection: Connection, game_id: str, ruleset: str, report: str, as_of: AsOf | None = None) -> Row:
+    """A report on one game (REPORTS: its standings, its auctions): each part the game's rows that stand, or that
+    stood `as_of` an event."""
     answer: Row = {"game_id": game_id, "ruleset": ruleset}
     for name, part in report_parts(ruleset, report).items():
         table = TABLES[part.table]
@@ -51,10 +54,28 @@ def game_report(connection: Connection, game_id: str, ruleset: str, report: str)
         answer[name] = _rows(
             connection,
             select(*columns)
-            .where(table.c.game_id == game_id, ~table.c.undone)
+            .where(table.c.game_id == game_id, _standing(table, as_of))
             .order_by(*(table.c[column] for column in part.order)),
         )
     return answer
+
+
+@dataclass(frozen=True)
+class AsOf:
+    """A game's rows as they stood after its event `event`, when the actions `undone` were its undone ones."""
+
+    event: int
+    undone: frozenset[int]
+
+
+def _standing(table: Table, as_of: AsOf | None) -> Any:
+    """The rows that stand: not undone; or, `as_of` an event, those written by then and not undone by then (a
+    table of a game's facts only: the others hold what stands now)."""
+    if as_of is None:
+        return ~table.c.undone
+    if "event" not in table.c:
+        return false()
+    return and_(table.c.event <= as_of.event, ~table.c.action.in_(sorted(as_of.undone)))
 
 
 def _rows(connection: Connection, query: Select[Any]) -> list[Row]:
@@ -65,7 +86,7 @@ def _visible(table: Table, include_private: bool) -> Any:
     """Rows of games that are public (or any, with `include_private`)."""
     if include_private:
         return True
-    public = select(GAMES.c.game_id).where(~GAMES.c.private)
+    public = select(GAMES.c.game_id).where(shown_to_public())
     return table.c.game_id.in_(public)
 
 
@@ -198,9 +219,9 @@ def _plain(value: Any) -> Any:
 
 
 def is_visible(connection: Connection, game_id: str, include_private: bool) -> bool | None:
-    """Whether the read tables may show the game (None: they do not know it)."""
-    private = connection.execute(select(GAMES.c.private).where(GAMES.c.game_id == game_id)).scalar_one_or_none()
-    return None if private is None else include_private or not private
+    """Whether the read tables may show the game's rows (None: they do not know it)."""
+    shown = connection.execute(select(shown_to_public()).where(GAMES.c.game_id == game_id)).scalar_one_or_none()
+    return None if shown is None else include_private or bool(shown)
 
 
 # A text cell a spreadsheet program would read as a formula starts with one of these; it is written after a quote.

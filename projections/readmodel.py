@@ -32,7 +32,14 @@ ACTION_TOPICS = frozenset(
     ruleset.vocabulary.topic(fact) for ruleset in rulesets().values() for fact in ruleset.vocabulary.facts
 )
 GAME_TOPIC_PREFIX = topic_of("")
-ACCESS_TOPICS = frozenset({GameAccess.Granted.TOPIC, GameAccess.TokenReplaced.TOPIC, GameAccess.PrivacySet.TOPIC})
+ACCESS_TOPICS = frozenset(
+    {
+        GameAccess.Granted.TOPIC,
+        GameAccess.TokenReplaced.TOPIC,
+        GameAccess.PrivacySet.TOPIC,
+        GameAccess.BroadcastDelaySet.TOPIC,
+    }
+)
 UNDOING_TOPICS = frozenset({Game.ActionsUndone.TOPIC, Game.ActionCorrected.TOPIC})
 
 # The games' rows, written back in one statement for all the games of a transaction, not an UPDATE built for each
@@ -247,6 +254,7 @@ class ReadModel:
             "access_id": None,
             "recorder": None,
             "private": False,
+            "broadcast_delay": 0.0,
             "status": "ongoing",
             "rounds": 0,
             "events": 1,
@@ -275,6 +283,8 @@ class ReadModel:
                 return
             if topic == GameAccess.TokenReplaced.TOPIC:
                 context.row["recorder"] = recorder_of(event.token_digest)
+            elif topic == GameAccess.BroadcastDelaySet.TOPIC:
+                context.row["broadcast_delay"] = float(event.minutes)
             else:
                 context.row["private"] = bool(event.private)
                 self.ratings_remade = True

@@ -12,7 +12,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import BigInteger, Boolean, Column, Float, Index, Integer, MetaData, String, Table, Text
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    ColumnElement,
+    Float,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    and_,
+    or_,
+)
 
 from evo_ledger.rules import rulesets
 from evo_ledger.rules.base import ReadColumn, ReadTable
@@ -90,6 +104,8 @@ GAMES = Table(
     Column("access_id", String(36), index=True),
     Column("recorder", String()),
     Column("private", Boolean, nullable=False, default=False),
+    # How many minutes behind the table readers without a token follow the game until it ends (0: live).
+    Column("broadcast_delay", Float, nullable=False, default=0),
     Column("status", String(), nullable=False),
     Column("rounds", Integer, nullable=False),
     Column("events", Integer, nullable=False),
@@ -98,6 +114,13 @@ GAMES = Table(
     # What the ruleset's reading keeps of the game for the facts that follow, as JSON.
     Column("memory", Text(), nullable=False),
 )
+
+
+def shown_to_public() -> ColumnElement[bool]:
+    """The games whose rows every reader gets: not private, and not broadcast with a delay while they go on (a
+    table's rows are as the game stands now, which such a game's public may not see yet)."""
+    return and_(~GAMES.c.private, or_(GAMES.c.broadcast_delay == 0, GAMES.c.status != "ongoing"))
+
 
 GAME_PLAYERS = Table(
     "read_game_players",

@@ -26,7 +26,7 @@ from projections.schema import POSITIONS, READ_TABLES, SET_ASIDE, metadata
 
 # The read tables' position is kept under this name, which carries the version of what their rows mean: rows
 # written by another version (a status word changed, say) are built again from the log.
-PROJECTION = "read_tables/5"
+PROJECTION = "read_tables/6"
 APPLICATION = "Ledger"
 CREATE_ATTEMPTS = 5
 # What a rebuild, or a version whose rows mean something else, drops.

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 
 from api import schemas
-from api.deps import LedgerDep, Reader, ReaderDep
+from api.deps import LedgerDep, Reader, ReaderDep, live_only
 from api.errors import ApiError
 from evo_ledger.app.audit import CanonicalReport
 from evo_ledger.app.ledger import Ledger
@@ -36,7 +36,9 @@ def audit(
 ) -> Response:
     """The game's log checked from its first event: the sequence, each hash and the chain, the setup it pinned,
     every action and consequence by the rules, and a receipt's head. The verdict is `clean`, `damaged` or
-    `rules changed`; the first divergence names its event. The report carries its own hash."""
+    `rules changed`; the first divergence names its event. The report carries its own hash. A game broadcast with
+    a delay is audited for a reader without a token once the game ends (409 `delayed_broadcast`)."""
+    live_only(reader, ledger, "audits")
     seen = visibility(reader, ledger, ledger.game(reader.game_id))
     if expect_head in seen.withheld_hashes:
         expect_head = NO_HASH  # a hash withheld from the reader is answered as any wrong guess of it would be
@@ -84,12 +86,15 @@ def what_if(
     refused with 403 `hidden_facts`; a refusal in the branch is told as the reader may see it."""
     if (replace is None) == (not drop):
         raise ApiError(422, "invalid_request", "give either replace=ACTION or drop=true")
+    live_only(reader, ledger, "branches")
     return report_response(branch_for(reader, ledger, ledger.game(reader.game_id), event, replace))
 
 
 def not_hidden(reader: Reader, ledger: Ledger, event: int) -> Visibility:
     """What the reader may see of the game, refused (404 `hidden_event`) if `event` is an action hidden from it:
-    that is neither explained nor branched from for it."""
+    that is neither explained nor branched from for it. A game broadcast with a delay is explained to a reader
+    without a token once the game ends (409 `delayed_broadcast`)."""
+    live_only(reader, ledger, "explanations")
     seen = visibility(reader, ledger, ledger.game(reader.game_id))
     check_shown(seen, event)
     return seen

@@ -18,13 +18,24 @@ from fastapi.responses import Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from api import schemas
-from api.deps import LedgerDep, Reader, ReaderDep, game_seen_by, lost_access, token_of
+from api.deps import (
+    LedgerDep,
+    Reader,
+    ReaderDep,
+    game_seen_by,
+    latest_for,
+    live_only,
+    lost_access,
+    shown_version,
+    token_of,
+)
 from api.errors import ApiError
 from api.open_streams import client_of, open_streams
 from evo_ledger.app.access import leave_out, new_token
 from evo_ledger.app.ledger import Ledger, Receipt
 from evo_ledger.app.readers import Visibility, hidden_from, layout_for, reads_hidden, sentence_for, visibility
 from evo_ledger.app.transfer import bundle_game, export_bundle, export_notation, notation_game, store_game
+from evo_ledger.game.aggregate import Game
 from evo_ledger.game.codec import pack
 from evo_ledger.rules import AnyRuleset
 from evo_ledger.rules.contract import hidden_information
@@ -61,13 +72,13 @@ def poll(ledger: Ledger, reader: Reader, sent: int) -> tuple[str | None, schemas
     """One look at a followed game, in one thread hop: why the reader lost its access, if it did; else the page
     of events after `sent`, or None when the game has none (an idle stream reads no event)."""
     lost = lost_access(reader, ledger.access(reader.game_id))
-    if lost is not None or ledger.receipt(reader.game_id).version <= sent:
+    if lost is not None or shown_version(reader, ledger) <= sent:
         return lost, None
     return None, page_of(ledger, reader, sent, PAGE)
 
 
 def page_of(ledger: Ledger, reader: Reader, after: int, limit: int) -> schemas.EventPage:
-    game = ledger.game(reader.game_id)
+    game = latest_for(reader, ledger)
     seen = visibility(reader, ledger, game)
     stored = ledger.game_events(reader.game_id, up_to=game.version, after=after, limit=limit)
     events = [event_out(e, game.rules, seen.shown, seen.withheld_from) for e in stored]
@@ -105,8 +116,9 @@ def position_view(
     draw (a hex island's spaces, occupants, zones and auction; the trait-card game's locations, cards, tokens and
     species), each player's line. What a rule keeps hidden is drawn only for a reader who may see it (a hand, for
     its seat); to others it shows as a count."""
-    game = game_at(ledger, reader.game_id, at)
-    view, layout = game.rules.view(game.state), layout_for(reader, ledger.game(reader.game_id), game)
+    latest = latest_for(reader, ledger)
+    game = game_at(ledger, latest, at)
+    view, layout = game.rules.view(game.state), layout_for(reader, latest, game)
     return schemas.PositionView(
         version=game.version,
         ruleset=game.rules.name,
@@ -122,12 +134,11 @@ def position_view(
     )
 
 
-def game_at(ledger: Ledger, game_id: Any, at: int | None) -> Any:
-    """The game after event `at`, 404 `unknown_event` past its last."""
-    latest = ledger.game(game_id)
+def game_at(ledger: Ledger, latest: Game, at: int | None) -> Game:
+    """The game after event `at`, 404 `unknown_event` past the `latest` the reader may see."""
     if at is not None and at > latest.version:
         raise ApiError(404, "unknown_event", f"the game has events 1 to {latest.version}, not {at}")
-    return ledger.game(game_id, version=at) if at is not None else latest
+    return ledger.game(latest.id, version=at) if at is not None else latest
 
 
 @router.get("/games/{game_id}/state", response_model=schemas.State, operation_id="state")
@@ -137,8 +148,8 @@ def state(
     at: Annotated[int | None, Query(ge=1, le=schemas.MAX_EVENT_NUMBER, description="an event number")] = None,
 ) -> schemas.State:
     """The game as it stood after event `at` (the latest if left out)."""
-    latest = ledger.game(reader.game_id)
-    game = game_at(ledger, reader.game_id, at)
+    latest = latest_for(reader, ledger)
+    game = game_at(ledger, latest, at)
     view = game.rules.view(game.state)
     if reads_hidden(reader, latest):
         data = game.rules.snapshot_state(game.state)
@@ -241,7 +252,9 @@ def export(
     """The game as a game file, or as a msgpack bundle of its stored events with their hashes. What the reader
     may not see is left out (a comment naming whose action it is, in a game file), and the answer's
     `Evo-Left-Out` header names those events: a bundle with hidden actions left out is not imported until they
-    are revealed."""
+    are revealed. A game broadcast with a delay is exported to a reader without a token once it ends (409
+    `delayed_broadcast`)."""
+    live_only(reader, ledger, "exports")
     seen = visibility(reader, ledger, ledger.game(reader.game_id))
     headers = {"Evo-Left-Out": " ".join(map(str, sorted(seen.hidden)))} if seen.hidden else {}
     if format == "notation":

@@ -21,6 +21,7 @@ from api.deps import (
     game_id_of,
     is_admin,
     json_body,
+    latest_for,
     recorder,
     require_admin,
     token_of,
@@ -216,8 +217,8 @@ def list_games(
             continue  # told apart by its setup: the game is not read
         if known.get(setup.originator_id, status) != status:
             continue  # told apart by the read tables, which have followed the whole log
-        summary = summarise(ledger, ledger.game(setup.originator_id))
-        if (summary.private and not admin) or (status is not None and summary.status != status):
+        summary = listed(ledger, setup.originator_id, admin, request.app.state.clock)
+        if summary is None or (summary.private and not admin) or (status is not None and summary.status != status):
             continue
         if len(found) == limit:  # one more matches: there is a next page
             more = True
@@ -225,6 +226,17 @@ def list_games(
         found.append(summary)
         last = position
     return schemas.GameList(games=found, next_cursor=str(last) if more else None)
+
+
+def listed(ledger: Ledger, game_id: UUID, admin: bool, clock: Any) -> schemas.Summary | None:
+    """The game as the list shows it: as it stands to the admin; to others as a reader without a token sees it
+    (a game broadcast with a delay as it stood that long ago, and none of it before its first event is that old)."""
+    if admin:
+        return summarise(ledger, ledger.game(game_id))
+    try:
+        return summarise(ledger, latest_for(Reader(game_id, sees_all=False, clock=clock), ledger))
+    except ApiError:
+        return None
 
 
 def set_up_as(
@@ -251,7 +263,7 @@ def statuses(request: Request) -> dict[UUID, str]:
 
 @router.get("/games/{game_id}", response_model=schemas.Summary, operation_id="game_summary")
 def game_summary(reader: ReaderDep, ledger: LedgerDep) -> schemas.Summary:
-    return summarise(ledger, ledger.game(reader.game_id), reader)
+    return summarise(ledger, latest_for(reader, ledger), reader)
 
 
 def summarise(ledger: Ledger, game: Game, reader: Reader | None = None) -> schemas.Summary:
@@ -275,6 +287,7 @@ def summarise(ledger: Ledger, game: Game, reader: Reader | None = None) -> schem
         phase=view.phase,
         step=view.step,
         private=access is not None and access.private,
+        broadcast_delay=access.broadcast_delay if access is not None else 0,
         reveal_at_end=game.reveal_at_end,
         started_at=game.created_on.isoformat(),
         result=schemas.result_of(outcome),
@@ -288,7 +301,7 @@ def legal_actions(reader: ReaderDep, ledger: LedgerDep) -> schemas.LegalActions:
     facts (a held card, a peek). Where
     the rules decide themselves for a seat they run (an Autosaur), `advice` offers that decision: recording its
     first action confirms it."""
-    game = ledger.game(reader.game_id)
+    game = latest_for(reader, ledger)
     rules = game.rules
     actions = legal_for(reader, game)
     advice = rules_advice(rules, game.state)

@@ -11,7 +11,7 @@ import segno
 from fastapi import APIRouter, Query, Request
 
 from api import schemas
-from api.deps import LedgerDep, ReaderDep, TokenDep, game_id_of, is_admin, recorder
+from api.deps import LedgerDep, ReaderDep, TokenDep, game_id_of, is_admin, latest_for, recorder
 from api.errors import ApiError
 from evo_ledger.app.access import GameAccess, new_token
 from evo_ledger.app.ledger import Receipt
@@ -65,7 +65,7 @@ def choices(
     follow as the only ones possible are entered too, in one answer (`forced`), and `next` and `complete` are
     those after them. A reader who may not see every hidden fact is offered the words of the legal actions
     `/legal` shows it."""
-    game = ledger.game(reader.game_id)
+    game = latest_for(reader, ledger)
     entered = words.split()
     more, offered = forced_choices_for(reader, game, entered) if forced else ([], choices_for(reader, game, entered))
     return schemas.Choices(
@@ -151,6 +151,29 @@ def issue_seat_token(
     request.app.state.appends.appended(game)  # a stream read with the old token closes
     link, qr = join_link(request, game, issued)
     return schemas.SeatTokenIssued(seat=seat, token=issued, join_link=link, join_qr=qr)
+
+
+@router.put(
+    "/games/{game_id}/broadcast-delay",
+    response_model=schemas.BroadcastDelay,
+    operation_id="set_broadcast_delay",
+    responses=REVISED,
+)
+def set_broadcast_delay(
+    game_id: str, body: schemas.BroadcastDelay, ledger: LedgerDep, token: TokenDep, request: Request
+) -> schemas.BroadcastDelay:
+    """Broadcast the game `minutes` behind the table: a reader without a token (a spectator) sees it as it stood
+    that long ago, never later, by every route (its summary, state, view, events, stream, legal actions and
+    choices, standings and auctions, and its place in the game list); its rows stay out of the statistics and the
+    tables' CSV, and its audits, explanations, branches and exports are refused with 409 `delayed_broadcast`,
+    until the game ends, which ends the delay. 0 broadcasts it live. The recorder's own token (or the admin's)
+    alone sets it: an event of the game's access."""
+    game = game_id_of(game_id)
+    ledger.change_recorders(
+        game, lambda access: access.set_broadcast_delay(body.minutes), token, is_admin(request, token)
+    )
+    request.app.state.appends.appended(game)  # wakes the game's streams and the read tables
+    return body
 
 
 def join_link(request: Request, game: UUID, token: str) -> tuple[str, str]:

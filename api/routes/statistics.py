@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from typing import Annotated, Any, TypeVar
-from uuid import UUID
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import StreamingResponse
 from sqlalchemy import Connection
 
 from api import schemas
-from api.deps import LedgerDep, ReaderDep, TokenDep, is_admin
+from api.deps import LedgerDep, Reader, ReaderDep, TokenDep, held_back_to, is_admin, latest_for
 from api.errors import ApiError
 from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.readers import undone_by
 from evo_ledger.rules import rulesets
 from evo_ledger.rules.base import Statistic
 from evo_ledger.rules.contract import reading as reading_of
@@ -56,7 +56,7 @@ def standings(reader: ReaderDep, request: Request, ledger: LedgerDep) -> dict[st
     dinosaurs), turn (evo1: MP and dinosaurs) or millennium (traits: points, tokens, genome; and each
     extinction), and `final`, the ranks once the game is over (every ruleset's results where its reading names no
     table of its own)."""
-    return game_report(request, ledger, str(reader.game_id), "standings")
+    return game_report(request, ledger, reader, "standings")
 
 
 @router.get(
@@ -70,16 +70,22 @@ def auction_history(reader: ReaderDep, request: Request, ledger: LedgerDep) -> d
     what each auction settled (evo2: the price after the vials' discount, the gene or card won; evo1: the row and
     gene won, the price after the mutant discount, the vouchers spent, and each pass). A game of a ruleset
     without auctions answers 404 `no_auctions`."""
-    return game_report(request, ledger, str(reader.game_id), "auctions")
+    return game_report(request, ledger, reader, "auctions")
 
 
-def game_report(request: Request, ledger: Ledger, game_id: str, report: str) -> dict[str, Any]:
-    [setup] = ledger.game_events(UUID(game_id), up_to=1)
+def game_report(request: Request, ledger: Ledger, reader: Reader, report: str) -> dict[str, Any]:
+    """A report from the read tables, as the reader may see the game: a broadcast's delay holds back the rows
+    written after the last event it shows, and the undos that came after it."""
+    game_id = str(reader.game_id)
+    [setup] = ledger.game_events(reader.game_id, up_to=1)
     try:
         queries.report_parts(setup.ruleset, report)
     except queries.NoSuchReport as error:
         raise ApiError(404, f"no_{report}", str(error)) from None
-    answer, fresh = read(request, lambda c: queries.game_report(c, game_id, setup.ruleset, report))
+    latest_for(reader, ledger)  # a game none of which is shown yet is refused
+    held = held_back_to(reader, ledger, ledger.game(reader.game_id))
+    as_of = None if held is None else queries.AsOf(held, undone_by(ledger, reader.game_id, held))
+    answer, fresh = read(request, lambda c: queries.game_report(c, game_id, setup.ruleset, report, as_of))
     return {**answer, **fresh}
 
 

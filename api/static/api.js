@@ -38,9 +38,9 @@ function setUpTokenForm(onChange) {
 }
 
 // A request that changes something, with the token: its answer's status and body, refusals included.
-async function post(path, body, headers) {
+async function post(path, body, headers, method) {
   const auth = token() ? { Authorization: "Bearer " + token() } : {};
-  const answer = await fetch(path, { method: "POST", body: JSON.stringify(body),
+  const answer = await fetch(path, { method: method || "POST", body: JSON.stringify(body),
     headers: { "Content-Type": "application/json", ...auth, ...(headers || {}) } });
   return { ok: answer.ok, status: answer.status, body: await answer.json() };
 }

@@ -317,7 +317,17 @@ async function letGo(name) {
   await showDevices();
 }
 
+// A reader without a token (a spectator) follows the game this many minutes behind the table, until it ends.
+async function setBroadcastDelay(event) {
+  event.preventDefault();
+  const minutes = Number(document.getElementById("broadcast-delay").value);
+  const answer = await post(gamePath("/broadcast-delay"), { minutes }, {}, "PUT");
+  if (!answer.ok) { say(`refused: ${answer.body.message}`, "refused"); return; }
+  say(minutes ? `spectators follow ${minutes} minutes behind the table until the game ends` : "spectators follow live", "recorded");
+}
+
 document.getElementById("join-form").addEventListener("submit", (event) => addDevice(event).catch(lost));
+document.getElementById("broadcast-form").addEventListener("submit", (event) => setBroadcastDelay(event).catch(lost));
 document.getElementById("seat-form").addEventListener("submit", (event) => addSeat(event).catch(lost));
 document.getElementById("co-recorders").addEventListener("click", (event) => {
   const button = event.target.closest("button.revoke");
@@ -329,6 +339,7 @@ async function start() {
   document.getElementById("replay-link").href = `/games/${encodeURIComponent(GAME)}`;
   const summary = await api(gamePath(""));
   players = summary.players.map((player) => player.name);
+  document.getElementById("broadcast-delay").value = String(summary.broadcast_delay);
   online(true);
   await refresh();
   showDevices().catch(lost);

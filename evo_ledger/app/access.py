@@ -98,7 +98,8 @@ def check_recorder(game_id: UUID, access: GameAccess | None, token: str | None, 
 
 class GameAccess(Aggregate):
     """A game's recorder token (its digest), its co-recorders' tokens by the names the recorder gave them (each
-    records as the recorder does, until it is revoked), its seats' tokens, and whether the game is private."""
+    records as the recorder does, until it is revoked), its seats' tokens, whether the game is private, and how
+    many minutes late it is broadcast to readers without a token."""
 
     TOPIC = "evo-ledger:GameAccess"
 
@@ -158,12 +159,22 @@ class GameAccess(Aggregate):
         def apply(self, aggregate: Any) -> None:
             aggregate.co_recorders = {name: held for name, held in aggregate.co_recorders.items() if name != self.name}
 
+    class BroadcastDelaySet(Aggregate.Event):
+        """How many minutes behind the table a reader without a token follows the game until it ends (0: none)."""
+
+        TOPIC = "evo-ledger:GameAccess.BroadcastDelaySet"
+        minutes: float
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate.broadcast_delay = self.minutes
+
     def __init__(self, game_id: UUID, token_digest: str | None, seat_digests: dict[str, str]) -> None:
         self.game_id = game_id
         self.token_digest = token_digest
         self.seat_digests = seat_digests
         self.private = False
         self.co_recorders: dict[str, str] = {}
+        self.broadcast_delay: float = 0
 
     @classmethod
     def grant(cls, game_id: UUID, token: str | None, seats: Mapping[str, str] | None = None) -> GameAccess:
@@ -198,6 +209,10 @@ class GameAccess(Aggregate):
     def set_private(self, private: bool) -> None:
         if private != self.private:
             self.trigger_event(self.PrivacySet, private=private)
+
+    def set_broadcast_delay(self, minutes: float) -> None:
+        if minutes != self.broadcast_delay:
+            self.trigger_event(self.BroadcastDelaySet, minutes=minutes)
 
     def issue_seat_token(self, player: str, token: str) -> None:
         self.trigger_event(self.SeatTokenIssued, player=player, token_digest=token_digest(token))
@@ -243,6 +258,7 @@ ACCESS_TOPICS = (
     GameAccess.SeatTokenIssued.TOPIC,
     GameAccess.CoRecorderAdded.TOPIC,
     GameAccess.CoRecorderRevoked.TOPIC,
+    GameAccess.BroadcastDelaySet.TOPIC,
 )
 
 

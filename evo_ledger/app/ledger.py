@@ -388,13 +388,15 @@ class Ledger(Application[UUID]):
     def change_recorders(
         self, game_id: UUID, change: Callable[[GameAccess], None], token: str | None, admin: bool = False
     ) -> GameAccess:
-        """Issue or revoke co-recorders, issue seats' tokens: the recorder's own token (or the admin) alone may."""
+        """Issue or revoke co-recorders, issue seats' tokens, set a broadcast's delay: the recorder's own token (or
+        the admin) alone may."""
         access = self.access(game_id)
         if not admin:
             check_recorder(game_id, access, token)
             assert access is not None
             if not access.is_recorders(token):
-                raise RecorderRefused(game_id, "only the recorder's own token issues and revokes co-recorders")
+                only = "only the recorder's own token changes who records the game and how it is read"
+                raise RecorderRefused(game_id, only)
         return self.change_access(game_id, change)
 
     def change_access(self, game_id: UUID, change: Callable[[GameAccess], None]) -> GameAccess:

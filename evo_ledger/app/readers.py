@@ -9,9 +9,12 @@ command line both answer through it."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
+from uuid import UUID
 
 from evo_ledger.app.audit import CanonicalReport
 from evo_ledger.app.disputes import WhatIfReport
@@ -70,6 +73,28 @@ class Visibility:
     hidden: dict[int, tuple[str, str]]
     withheld_from: int | None = None
     withheld_hashes: frozenset[str] = frozenset()
+
+
+def broadcast_horizon(ledger: Ledger, game: Game, minutes: float, now: datetime) -> int | None:
+    """The last event a reader without a token may see of a game broadcast `minutes` behind the table, at `now`:
+    the last one stored at least that long ago (0: none yet). None where nothing is held back: no delay, or the
+    game is over (the delay ends with it)."""
+    if minutes <= 0 or game.rules.outcome(game.state) is not None:
+        return None
+    stored = [event.timestamp for event in ledger.game_events(game.id, up_to=game.version)]
+    return bisect_right(stored, now - timedelta(minutes=minutes))
+
+
+def undone_by(ledger: Ledger, game_id: UUID, version: int) -> frozenset[int]:
+    """The actions undone or corrected by the game's events up to `version` (a read table's rows as they stood
+    then: those undone later were not yet)."""
+    undone: set[int] = set()
+    for event in ledger.game_events(game_id, up_to=version):
+        if isinstance(event, Game.ActionsUndone):
+            undone.update(event.versions)
+        elif isinstance(event, Game.ActionCorrected):
+            undone.add(event.replaced)
+    return frozenset(undone)
 
 
 def reads_hidden(reader: Perspective, game: Game) -> bool:

@@ -4,7 +4,9 @@ their ruling, and two devices racing on one step."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -264,3 +266,50 @@ def test_record_a_seats_device_joined_by_its_link_shows_that_seats_hand_alone(br
     finally:
         for device in devices:
             device.close()
+
+
+DELAY_MINUTES = 0.1  # six seconds: a spectator's delay the test can outlast
+
+
+def test_record_an_anonymous_viewer_of_a_delayed_game_never_sees_an_event_younger_than_the_delay(
+    browser: Any, phone: Any, server: str
+) -> None:
+    """Set from the recorder's device; a spectator's live viewer is checked against each event's stored time
+    whenever it is read, and at last shows every event, once all are older than the delay."""
+    parsed = parse_game(GOLDEN["evo2"].read_text())
+    game, token = new_game(server, parsed)
+    recorder = {"Authorization": f"Bearer {token}"}
+    actions = [line.text for line in parsed.actions]
+    recording = open_recording(phone, server, game, token)
+    recording.locator("#devices summary").tap()
+    recording.locator("#broadcast-delay").fill(str(DELAY_MINUTES))
+    recording.locator("#broadcast-form button").tap()
+    expect(recording.locator("#message")).to_contain_text(f"spectators follow {DELAY_MINUTES} minutes behind")
+    assert httpx.post(f"{server}/v1/games/{game}/actions", json={"actions": actions[:10]}, headers=recorder).is_success
+    time.sleep(DELAY_MINUTES * 60 + 0.5)  # the first ten are older than the delay: a spectator sees them at once
+    assert httpx.post(
+        f"{server}/v1/games/{game}/actions", json={"actions": actions[10:20]}, headers=recorder
+    ).is_success
+    events = httpx.get(f"{server}/v1/games/{game}/events", headers=recorder).json()["events"]
+    stored = {event["number"]: datetime.fromisoformat(event["timestamp"]) for event in events}
+    spectator = browser.new_context(**PHONE)
+    try:
+        viewer = spectator.new_page()
+        viewer.goto(f"{server}/games/{game}")
+        viewer.locator("#live").check()
+        seen: set[int] = set()
+        while len(seen) < len(stored):
+            shown = {
+                int(number)
+                for number in viewer.locator("#event-list li").evaluate_all(
+                    "(items) => items.map((item) => item.dataset.event)"
+                )
+            }
+            read_at = datetime.now(UTC)
+            younger = [event for event in shown if stored[event] > read_at - timedelta(minutes=DELAY_MINUTES)]
+            assert not younger, f"events {younger} were shown before they were {DELAY_MINUTES} minutes old"
+            seen = shown
+            assert read_at < max(stored.values()) + timedelta(minutes=DELAY_MINUTES, seconds=30), f"shown: {seen}"
+            viewer.wait_for_timeout(200)
+    finally:
+        spectator.close()
