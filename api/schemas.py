@@ -195,6 +195,13 @@ class BroadcastDelay(BaseModel):
     minutes: float = Field(ge=0, le=MAX_BROADCAST_DELAY, allow_inf_nan=False)
 
 
+class SeatsRecord(BaseModel):
+    """Whether each seat's token may append its player's own actions."""
+
+    model_config = ConfigDict(extra="forbid")
+    allowed: bool
+
+
 class RevealAtEnd(BaseModel):
     model_config = ConfigDict(extra="forbid")
     reveal_at_end: bool = Field(description=REVEAL_AT_END)
@@ -254,6 +261,7 @@ class Summary(BaseModel):
     broadcast_delay: float = Field(
         0, description="how many minutes behind the table a reader without a token follows the game until it ends"
     )
+    seats_record: bool = Field(False, description="whether each seat's token may append its player's own actions")
     started_at: str
     result: list[dict[str, Any]] | None
 

@@ -288,6 +288,7 @@ def summarise(ledger: Ledger, game: Game, reader: Reader | None = None) -> schem
         step=view.step,
         private=access is not None and access.private,
         broadcast_delay=access.broadcast_delay if access is not None else 0,
+        seats_record=access is not None and access.seats_record,
         reveal_at_end=game.reveal_at_end,
         started_at=game.created_on.isoformat(),
         result=schemas.result_of(outcome),

@@ -176,6 +176,24 @@ def set_broadcast_delay(
     return body
 
 
+@router.put(
+    "/games/{game_id}/seats-record",
+    response_model=schemas.SeatsRecord,
+    operation_id="set_seats_record",
+    responses=REVISED,
+)
+def set_seats_record(
+    game_id: str, body: schemas.SeatsRecord, ledger: LedgerDep, token: TokenDep, request: Request
+) -> schemas.SeatsRecord:
+    """Whether each seat's token may append its player's own actions (an action of another player, or of the
+    table, is refused with 403 `not_own_action`); undo, correct and notes stay the recorders'. The recorder's own
+    token (or the admin's) alone sets it: an event of the game's access."""
+    game = game_id_of(game_id)
+    ledger.change_recorders(game, lambda access: access.set_seats_record(body.allowed), token, is_admin(request, token))
+    request.app.state.appends.appended(game)  # wakes the game's streams and the read tables
+    return body
+
+
 def join_link(request: Request, game: UUID, token: str) -> tuple[str, str]:
     """The recording page with `token` after `#`, at the address the recorder's device reached this server by
     (the other devices at the table reach it there too), and the link as a QR code (an SVG data URI)."""

@@ -326,7 +326,16 @@ async function setBroadcastDelay(event) {
   say(minutes ? `spectators follow ${minutes} minutes behind the table until the game ends` : "spectators follow live", "recorded");
 }
 
+// Whether a seat's device records its player's own actions, beside following them.
+async function setSeatsRecord(event) {
+  const allowed = event.target.checked;
+  const answer = await post(gamePath("/seats-record"), { allowed }, {}, "PUT");
+  if (!answer.ok) { event.target.checked = !allowed; say(`refused: ${answer.body.message}`, "refused"); return; }
+  say(allowed ? "each seat's link records that seat's own actions" : "seats' links follow the game and record nothing", "recorded");
+}
+
 document.getElementById("join-form").addEventListener("submit", (event) => addDevice(event).catch(lost));
+document.getElementById("seats-record").addEventListener("change", (event) => setSeatsRecord(event).catch(lost));
 document.getElementById("broadcast-form").addEventListener("submit", (event) => setBroadcastDelay(event).catch(lost));
 document.getElementById("seat-form").addEventListener("submit", (event) => addSeat(event).catch(lost));
 document.getElementById("co-recorders").addEventListener("click", (event) => {
@@ -340,6 +349,7 @@ async function start() {
   const summary = await api(gamePath(""));
   players = summary.players.map((player) => player.name);
   document.getElementById("broadcast-delay").value = String(summary.broadcast_delay);
+  document.getElementById("seats-record").checked = summary.seats_record;
   online(true);
   await refresh();
   showDevices().catch(lost);

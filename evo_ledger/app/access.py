@@ -96,10 +96,26 @@ def check_recorder(game_id: UUID, access: GameAccess | None, token: str | None, 
         raise RecorderRefused(game_id, "that is not this game's recorder token")
 
 
+class NotOwnAction(RecorderRefused):
+    """An action appended with a seat's token that is not that seat's own."""
+
+    code = "not_own_action"
+
+
+def recording_seat(game_id: UUID, access: GameAccess | None, token: str | None) -> str | None:
+    """Who appends with `token`: None for the recorder or a co-recorder; the seat, for a seat's token where the
+    recorder lets seats record their own actions; refused otherwise (`check_recorder`)."""
+    if access is not None and access.seats_record and (seat := access.seat_of(token)) is not None:
+        return seat
+    check_recorder(game_id, access, token)
+    return None
+
+
 class GameAccess(Aggregate):
     """A game's recorder token (its digest), its co-recorders' tokens by the names the recorder gave them (each
-    records as the recorder does, until it is revoked), its seats' tokens, whether the game is private, and how
-    many minutes late it is broadcast to readers without a token."""
+    records as the recorder does, until it is revoked), its seats' tokens (and whether each may append its
+    player's own actions), whether the game is private, and how many minutes late it is broadcast to readers
+    without a token."""
 
     TOPIC = "evo-ledger:GameAccess"
 
@@ -168,6 +184,15 @@ class GameAccess(Aggregate):
         def apply(self, aggregate: Any) -> None:
             aggregate.broadcast_delay = self.minutes
 
+    class SeatsRecordSet(Aggregate.Event):
+        """Whether each seat's token may append its player's own actions."""
+
+        TOPIC = "evo-ledger:GameAccess.SeatsRecordSet"
+        allowed: bool
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate.seats_record = self.allowed
+
     def __init__(self, game_id: UUID, token_digest: str | None, seat_digests: dict[str, str]) -> None:
         self.game_id = game_id
         self.token_digest = token_digest
@@ -175,6 +200,7 @@ class GameAccess(Aggregate):
         self.private = False
         self.co_recorders: dict[str, str] = {}
         self.broadcast_delay: float = 0
+        self.seats_record = False
 
     @classmethod
     def grant(cls, game_id: UUID, token: str | None, seats: Mapping[str, str] | None = None) -> GameAccess:
@@ -213,6 +239,10 @@ class GameAccess(Aggregate):
     def set_broadcast_delay(self, minutes: float) -> None:
         if minutes != self.broadcast_delay:
             self.trigger_event(self.BroadcastDelaySet, minutes=minutes)
+
+    def set_seats_record(self, allowed: bool) -> None:
+        if allowed != self.seats_record:
+            self.trigger_event(self.SeatsRecordSet, allowed=allowed)
 
     def issue_seat_token(self, player: str, token: str) -> None:
         self.trigger_event(self.SeatTokenIssued, player=player, token_digest=token_digest(token))
@@ -259,6 +289,7 @@ ACCESS_TOPICS = (
     GameAccess.CoRecorderAdded.TOPIC,
     GameAccess.CoRecorderRevoked.TOPIC,
     GameAccess.BroadcastDelaySet.TOPIC,
+    GameAccess.SeatsRecordSet.TOPIC,
 )
 
 

@@ -12,7 +12,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, partial
 from typing import Any, cast
 from uuid import UUID, uuid4
@@ -25,10 +25,12 @@ from evo_ledger.app.access import (
     AnsweredAppend,
     GameAccess,
     HeldAccesses,
+    NotOwnAction,
     RecorderRefused,
     access_id,
     answer_id,
     check_recorder,
+    recording_seat,
 )
 from evo_ledger.app.audit import AuditReport, audit
 from evo_ledger.app.disputes import ExplanationReport, WhatIfReport, explain_event, what_if
@@ -52,6 +54,8 @@ from evo_ledger.game.seal import Sealer
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import OptionValue, RuleViolation, SetupError, resolve_options
 from evo_ledger.rules.kits import load_kit_document, ruleset_for_kit
+from evo_ledger.rules.structured import ActionDataError
+from evo_ledger.rules.text import NotationError
 from evo_ledger.settings import SEAL_KEY_VARIABLE, Settings
 from evo_ledger.store.game_logs import GameLogs
 from evo_ledger.store.mapper import SealingMapper
@@ -182,6 +186,8 @@ class _Change:
     token_required: bool = False
     # For a new game: makes it afresh, with the aggregates stored beside it (its access), each time it is tried.
     starts: Callable[[], list[Any]] | None = None
+    # For an append: its actions, which a seat's token may append where they are its player's own.
+    actions: tuple[Any, ...] | None = None
 
     @classmethod
     def of(cls, item: AppendRequest | Callable[[], list[Any]]) -> _Change:
@@ -201,10 +207,35 @@ class _Change:
             request.idempotency,
             request.recorder_token,
             request.token_required,
+            actions=tuple(actions),
         )
+
+    def by_seat(self, seat: str) -> _Change:
+        """The append made with a seat's token: refused unless each of its actions is the seat's own."""
+        actions, record = self.actions or (), self.change
+
+        def own_then_record(game: Game) -> object:
+            for action in actions:
+                check_own(game, seat, action)
+            return record(game)
+
+        return replace(self, change=own_then_record)
 
 
 Outcome = Receipt | Exception
+
+
+def check_own(game: Game, seat: str, action: Any) -> None:
+    """Refuse an action appended with a seat's token that is not its player's own (the table's actions, which
+    name no player, included). An action the rules cannot read is left to them to refuse, whoever appends it."""
+    rules = game.rules
+    try:
+        parsed = rules.parse_action(action) if isinstance(action, str) else rules.action_from_data(action)
+    except (NotationError, ActionDataError):
+        return
+    if rules.action_data(parsed).get("player") != seat:
+        shown = rules.format_action(parsed)
+        raise NotOwnAction(game.id, f"{seat}'s token appends {seat}'s own actions only, not {shown!r}")
 
 
 class Ledger(Application[UUID]):
@@ -700,9 +731,8 @@ class Ledger(Application[UUID]):
             return [error] * len(changes)
         for change in changes:
             try:
-                if change.token_required:
-                    self._check_recorder(change.game_id, accesses[change.game_id], change.token)
-                outcomes.append(self._apply(change, games, answers))
+                made = self._checked(change, accesses[change.game_id]) if change.token_required else change
+                outcomes.append(self._apply(made, games, answers))
             except Exception as error:
                 outcomes.append(error)
         if not answers and not any(game.pending_events for game in games.values()):
@@ -759,10 +789,16 @@ class Ledger(Application[UUID]):
         cached = self._cached(game_id) if expected is not None else None
         return cached if cached is not None and cached.version == expected else self.game(game_id)
 
-    def _check_recorder(self, game_id: UUID, access: GameAccess | None, token: str | None) -> None:
+    def _checked(self, change: _Change, access: GameAccess | None) -> _Change:
+        """The change, once its token is found to make it: a recorder's, or a seat's appending its own actions
+        where the recorder lets seats record."""
         if access is None:
-            self.game(game_id)  # an unknown game raises
-        check_recorder(game_id, access, token)
+            self.game(change.game_id)  # an unknown game raises
+        if change.actions is None:
+            check_recorder(change.game_id, access, change.token)
+            return change
+        seat = recording_seat(change.game_id, access, change.token)
+        return change if seat is None else change.by_seat(seat)
 
     def _conflict(self, change: _Change) -> Outcome:
         """What a change refused by the store gets: the answer to the same request if it was answered

@@ -240,3 +240,29 @@ def test_a_seats_token_is_issued_anew_for_its_players_device_and_the_old_one_rea
     assert client.get(f"/v1/games/{game}/view", headers=ann).json()["perspectives"] == [], (
         "the old token reads as anyone"
     )
+
+
+def test_a_seat_records_its_own_actions_alone_once_the_recorder_lets_it(client: TestClient) -> None:
+    """A seat's token appends nothing until the recorder's own token lets seats record; then it appends its
+    player's own actions, and neither another player's nor the table's, nor undoes."""
+    game, recorder, ann = new_game(client)
+    assert append(client, game, recorder, *ROUND_ONE_AUCTION[:4]).status_code == 200  # ann bids next
+    anns_bid = ROUND_ONE_AUCTION[4]
+    assert anns_bid.startswith("ann ")
+    refused = append(client, game, ann, anns_bid)
+    assert (refused.status_code, refused.json()["code"]) == (403, "token_refused")
+    allow = {"allowed": True}
+    for headers, status in (({}, 401), (ann, 403)):
+        assert client.put(f"/v1/games/{game}/seats-record", json=allow, headers=headers).status_code == status
+    assert client.put(f"/v1/games/{game}/seats-record", json=allow, headers=recorder).json() == allow
+    assert client.get(f"/v1/games/{game}").json()["seats_record"] is True
+    version = client.get(f"/v1/games/{game}").json()["version"]
+    for others in (ROUND_ONE_AUCTION[5], "climate cw"):
+        refused = append(client, game, ann, anns_bid, others)
+        assert (refused.status_code, refused.json()["code"]) == (403, "not_own_action"), others
+    assert client.get(f"/v1/games/{game}").json()["version"] == version, "nothing stored"
+    assert append(client, game, ann, anns_bid).status_code == 200
+    undo = client.post(f"/v1/games/{game}/undo", json={"count": 1, "reason": "mine"}, headers=ann)
+    assert undo.status_code == 403
+    assert client.put(f"/v1/games/{game}/seats-record", json={"allowed": False}, headers=recorder).status_code == 200
+    assert append(client, game, ann, ROUND_ONE_AUCTION[6]).json()["code"] == "token_refused"
