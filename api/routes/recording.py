@@ -4,6 +4,7 @@ word at a time, and the record's revisions (an undo, a correction, a note), each
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -14,7 +15,7 @@ from api import schemas
 from api.deps import LedgerDep, ReaderDep, TokenDep, game_id_of, is_admin, latest_for, recorder
 from api.errors import ApiError
 from evo_ledger.app.access import GameAccess, new_token
-from evo_ledger.app.ledger import Receipt
+from evo_ledger.app.ledger import Ledger, Receipt
 from evo_ledger.app.readers import choices_for, forced_choices_for
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.kits import builtin_kit_names, load_kit_document, ruleset_of_kit
@@ -117,12 +118,9 @@ def add_co_recorder(
     """Another device records the game as the recorder does: its token, shown once, with a join link and the link
     as a QR code for the device's camera. Only the recorder's own token (or the admin's) issues one; the name is
     kept in the game's access log, and refused with 409 `co_recorder_exists` while another holds it."""
-    game, issued = game_id_of(game_id), new_token()
-    ledger.change_recorders(
-        game, lambda access: access.add_co_recorder(body.name, issued), token, is_admin(request, token)
-    )
-    request.app.state.appends.appended(game)  # the writer and the streams read the game's access again
-    link, qr = join_link(request, game, issued)
+    issued = new_token()
+    access = changed_by_recorder(request, ledger, game_id, token, lambda held: held.add_co_recorder(body.name, issued))
+    link, qr = join_link(request, access.game_id, issued)
     return schemas.CoRecorderIssued(name=body.name, token=issued, join_link=link, join_qr=qr)
 
 
@@ -147,8 +145,7 @@ def issue_seat_token(
             raise ApiError(422, "unknown_seat", f"{seat[:64]!r} is not a seat of the game ({', '.join(players)})")
         access.issue_seat_token(seat, issued)
 
-    ledger.change_recorders(game, issue, token, is_admin(request, token))
-    request.app.state.appends.appended(game)  # a stream read with the old token closes
+    changed_by_recorder(request, ledger, game_id, token, issue)  # a stream read with the old token closes
     link, qr = join_link(request, game, issued)
     return schemas.SeatTokenIssued(seat=seat, token=issued, join_link=link, join_qr=qr)
 
@@ -168,11 +165,7 @@ def set_broadcast_delay(
     tables' CSV, and its audits, explanations, branches and exports are refused with 409 `delayed_broadcast`,
     until the game ends, which ends the delay. 0 broadcasts it live. The recorder's own token (or the admin's)
     alone sets it: an event of the game's access."""
-    game = game_id_of(game_id)
-    ledger.change_recorders(
-        game, lambda access: access.set_broadcast_delay(body.minutes), token, is_admin(request, token)
-    )
-    request.app.state.appends.appended(game)  # wakes the game's streams and the read tables
+    changed_by_recorder(request, ledger, game_id, token, lambda access: access.set_broadcast_delay(body.minutes))
     return body
 
 
@@ -188,10 +181,18 @@ def set_seats_record(
     """Whether each seat's token may append its player's own actions (an action of another player, or of the
     table, is refused with 403 `not_own_action`); undo, correct and notes stay the recorders'. The recorder's own
     token (or the admin's) alone sets it: an event of the game's access."""
-    game = game_id_of(game_id)
-    ledger.change_recorders(game, lambda access: access.set_seats_record(body.allowed), token, is_admin(request, token))
-    request.app.state.appends.appended(game)  # wakes the game's streams and the read tables
+    changed_by_recorder(request, ledger, game_id, token, lambda access: access.set_seats_record(body.allowed))
     return body
+
+
+def changed_by_recorder(
+    request: Request, ledger: Ledger, game_id: str, token: str | None, change: Callable[[GameAccess], None]
+) -> GameAccess:
+    """A change to who records the game or how it is read, by the recorder's own token (or the admin's); the
+    game's streams, the writer's held accesses and the read tables read it at once."""
+    access = ledger.change_recorders(game_id_of(game_id), change, token, is_admin(request, token))
+    request.app.state.appends.appended(access.game_id)
+    return access
 
 
 def join_link(request: Request, game: UUID, token: str) -> tuple[str, str]:
@@ -211,9 +212,7 @@ def revoke_co_recorder(
     game_id: str, name: str, ledger: LedgerDep, token: TokenDep, request: Request
 ) -> schemas.CoRecorderList:
     """The co-recorder's token records no more, and its streams close; answered with the co-recorders left."""
-    game = game_id_of(game_id)
-    access = ledger.change_recorders(game, lambda held: held.revoke_co_recorder(name), token, is_admin(request, token))
-    request.app.state.appends.appended(game)
+    access = changed_by_recorder(request, ledger, game_id, token, lambda held: held.revoke_co_recorder(name))
     return schemas.CoRecorderList(co_recorders=sorted(access.co_recorders))
 
 

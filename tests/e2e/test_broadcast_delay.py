@@ -16,7 +16,8 @@ from fastapi.testclient import TestClient
 
 from evo_ledger.game.notation import parse_game
 from projections.runner import wait_until
-from tests.e2e.test_api import ADMIN, PLAYERS, append, client_for
+from tests.e2e.test_api import ADMIN, append, client_for
+from tests.e2e.test_recording_api import bearer, new_game
 from tests.property.test_hidden_swaps import set_aside
 from tests.support import ROOT
 
@@ -30,15 +31,6 @@ SHOWN, LATER = 30, 12  # actions stored long enough ago, and after them
 def client(database: str) -> Iterator[TestClient]:
     with client_for(database) as test_client:
         yield test_client
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def new_game(client: TestClient) -> tuple[str, dict[str, str], dict[str, str]]:
-    body = client.post("/v1/games", json={"kit": "standin-e2-3p", "players": PLAYERS, "seat_tokens": True}).json()
-    return body["game_id"], bearer(body["recorder_token"]), bearer(body["seat_tokens"]["ann"])
 
 
 def delay(client: TestClient, game: str, headers: dict[str, str], minutes: float) -> Any:
