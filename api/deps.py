@@ -160,6 +160,8 @@ def reader(
     holder = Reader(
         game, sees_all, seat, admin, token, holder_sees_all=sees_all, holder_seat=seat, clock=request.app.state.clock
     )
+    if holder.anonymous and access is not None and access.broadcast_delay and shown_version(holder, ledger) == 0:
+        raise not_yet_broadcast(game)  # before a perspective asked for could name the seats
     return holder if perspective is None else narrowed(holder, perspective, ledger.game(game).player_names)
 
 
@@ -189,10 +191,14 @@ def latest_for(reader: Reader, ledger: Ledger) -> Game:
     if horizon is None or horizon == game.version:
         return game
     if horizon == 0:
-        raise ApiError(
-            404, "not_yet_broadcast", f"game {reader.game_id} is broadcast with a delay: none of it is that old yet"
-        )
+        raise not_yet_broadcast(reader.game_id)
     return ledger.game(reader.game_id, version=horizon)
+
+
+def not_yet_broadcast(game: UUID) -> ApiError:
+    """What a reader without a token is told of a game broadcast with a delay before its first event is that old:
+    nothing of it, its setup included."""
+    return ApiError(404, "not_yet_broadcast", f"game {game} is broadcast with a delay: none of it is that old yet")
 
 
 def live_only(reader: Reader, ledger: Ledger, what: str) -> None:
@@ -232,7 +238,7 @@ def lost_access(reader: Reader, access: GameAccess | None) -> str | None:
     if reader.admin or access is None:
         return None
     holds = access.admits(reader.token) or access.seat_of(reader.token) is not None
-    if (reader.sees_all or reader.narrowed) and not holds:
+    if (reader.sees_all or reader.narrowed or reader.seat is not None) and not holds:
         return "the token records this game no more (replaced or revoked): reconnect with the one the recorder gives"
     if access.private and not holds:
         return "the game was made private"

@@ -186,13 +186,21 @@ class Privacy(BaseModel):
 
 
 MAX_BROADCAST_DELAY = 24 * 60
+MIN_BROADCAST_DELAY = 0.1
 
 
 class BroadcastDelay(BaseModel):
     """How many minutes behind the table a reader without a token follows the game, until it ends (0: none)."""
 
     model_config = ConfigDict(extra="forbid")
-    minutes: float = Field(ge=0, le=MAX_BROADCAST_DELAY, allow_inf_nan=False)
+    minutes: float = Field(ge=0, le=MAX_BROADCAST_DELAY, allow_inf_nan=False, strict=True)
+
+    @field_validator("minutes")
+    @classmethod
+    def live_or_a_delay(cls, minutes: float) -> float:
+        if 0 < minutes < MIN_BROADCAST_DELAY:
+            raise ValueError(f"0 (live), or at least {MIN_BROADCAST_DELAY} minutes")
+        return minutes
 
 
 class SeatsRecord(BaseModel):
@@ -517,10 +525,14 @@ class Fresh(BaseModel):
     log_position: int
 
 
-class GameReport(Fresh):
-    """A report on one game: its id, its ruleset, and each part the ruleset's reading names, a list of rows."""
+class GameReport(BaseModel):
+    """A report on one game: its id, its ruleset, and each part the ruleset's reading names, a list of rows; and
+    the read tables' positions, left out (null) for a reader a broadcast's delay holds back (they count every
+    event stored, those held back included)."""
 
     model_config = ConfigDict(extra="allow")
+    position: int | None
+    log_position: int | None
     game_id: str
     ruleset: str
 

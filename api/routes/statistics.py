@@ -77,16 +77,19 @@ def game_report(request: Request, ledger: Ledger, reader: Reader, report: str) -
     """A report from the read tables, as the reader may see the game: a broadcast's delay holds back the rows
     written after the last event it shows, and the undos that came after it."""
     game_id = str(reader.game_id)
+    latest_for(reader, ledger)  # a game none of which is shown yet is refused
     [setup] = ledger.game_events(reader.game_id, up_to=1)
     try:
         queries.report_parts(setup.ruleset, report)
     except queries.NoSuchReport as error:
         raise ApiError(404, f"no_{report}", str(error)) from None
-    latest_for(reader, ledger)  # a game none of which is shown yet is refused
     held = held_back_to(reader, ledger, ledger.game(reader.game_id))
-    as_of = None if held is None else queries.AsOf(held, undone_by(ledger, reader.game_id, held))
-    answer, fresh = read(request, lambda c: queries.game_report(c, game_id, setup.ruleset, report, as_of))
-    return {**answer, **fresh}
+    if held is None:
+        answer, fresh = read(request, lambda c: queries.game_report(c, game_id, setup.ruleset, report))
+        return {**answer, **fresh}
+    as_of = queries.AsOf(held, undone_by(ledger, reader.game_id, held))
+    answer, _ = read(request, lambda c: queries.game_report(c, game_id, setup.ruleset, report, as_of))
+    return {**answer, "position": None, "log_position": None}
 
 
 @router.get("/statistics/players", response_model=schemas.Rows[schemas.PlayerRecord], operation_id="player_records")

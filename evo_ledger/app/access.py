@@ -91,7 +91,7 @@ def check_recorder(game_id: UUID, access: GameAccess | None, token: str | None, 
     if access is None or access.token_digest is None:
         raise NoRecorderToken(game_id, f"game {game_id} has no recorder token: the admin can issue one")
     if token is None:
-        raise TokenRequired(game_id, "appending needs the game's recorder token")
+        raise TokenRequired(game_id, "this needs the game's recorder token")
     if not access.admits(token):
         raise RecorderRefused(game_id, "that is not this game's recorder token")
 

@@ -187,7 +187,7 @@ def test_only_the_recorders_own_token_sets_a_delay_and_a_delay_is_minutes_of_a_d
     ):
         refused = delay(client, game, headers, 5)
         assert (refused.status_code, refused.json()["code"]) == (status, code)
-    for minutes in (-1, 24 * 60 + 1, "soon"):
+    for minutes in (-1, 0.01, 24 * 60 + 1, "soon", True):
         refused = client.put(f"/v1/games/{game}/broadcast-delay", json={"minutes": minutes}, headers=recorder)
         assert refused.status_code == 422 and "minutes" in refused.text, minutes
     assert delay(client, game, recorder, 0.5).status_code == 200

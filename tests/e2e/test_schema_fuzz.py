@@ -15,7 +15,7 @@ from schemathesis.specs.openapi.stateful import OpenAPIStateMachine
 
 from tests.e2e.test_stream import ADMIN, running_server
 
-STEPS = 80
+STEPS = 100
 ATTEMPTS = 3
 
 
