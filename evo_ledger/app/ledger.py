@@ -422,6 +422,8 @@ class Ledger(Application[UUID]):
         """Issue or revoke co-recorders, issue seats' tokens, set a broadcast's delay: the recorder's own token (or
         the admin) alone may."""
         access = self.access(game_id)
+        if access is None:
+            self.game(game_id)  # an unknown game raises
         if not admin:
             check_recorder(game_id, access, token)
             assert access is not None

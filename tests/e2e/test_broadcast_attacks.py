@@ -367,3 +367,15 @@ def test_a_cut_at_any_event_even_inside_one_append_is_answered_by_every_route(cl
         for route in READ_ROUTES:
             answer = client.get(f"/v1/games/{game}{route}")
             assert answer.status_code == 200, (event["number"], event["kind"], route, answer.text)
+
+
+def test_a_change_of_who_records_an_unknown_game_is_told_the_game_is_unknown(client: TestClient) -> None:
+    unknown = "00000000-0000-4000-8000-000000000000"
+    for method, route, body in (
+        ("PUT", "broadcast-delay", {"minutes": 5}),
+        ("PUT", "seats-record", {"allowed": True}),
+        ("POST", "co-recorders", {"name": "ben's phone"}),
+        ("POST", "seat-tokens/ann", {}),
+    ):
+        told = client.request(method, f"/v1/games/{unknown}/{route}", json=body, headers=bearer("a-token"))
+        assert (told.status_code, told.json()["code"]) == (404, "unknown_game"), route
