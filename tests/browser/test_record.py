@@ -127,6 +127,9 @@ def logged(server: str, game: str, token: str) -> list[str]:
 
 @pytest.mark.parametrize("ruleset", sorted(GOLDEN))
 def test_record_a_whole_golden_game_by_taps_alone(browser: Any, phone: Any, server: str, ruleset: str) -> None:
+    """Long by design: every word of every action of a whole game (190 to 234 actions, three or four taps each) is
+    tapped on the page, which asks the server for the choices after each tap and for the position after each
+    entry, as a phone at the table does."""
     parsed = parse_game(Path(GOLDEN[ruleset]).read_text())
     game, token = new_game(server, parsed)
     page = open_recording(phone, server, game, token)
@@ -275,7 +278,8 @@ def test_record_an_anonymous_viewer_of_a_delayed_game_never_sees_an_event_younge
     browser: Any, phone: Any, server: str
 ) -> None:
     """Set from the recorder's device; a spectator's live viewer is checked against each event's stored time
-    whenever it is read, and at last shows every event, once all are older than the delay."""
+    whenever it is read, and at last shows every event, once all are older than the delay. It waits out the
+    delay, six seconds, twice: once for the events it shows at first, once for those it holds back."""
     parsed = parse_game(GOLDEN["evo2"].read_text())
     game, token = new_game(server, parsed)
     recorder = {"Authorization": f"Bearer {token}"}

@@ -28,6 +28,8 @@ def base_url(tmp_path: Any) -> Iterator[str]:
 
 
 def test_no_sequence_of_linked_calls_gets_a_server_error_or_breaks_the_schema(base_url: str) -> None:
+    """Long by design: a walk of a hundred steps through the API's linked operations, each step a request to a real
+    server with arguments drawn from the schema, until the walk has reached the operations that read a game."""
     # The rules reference's two reads and the kits link to nothing and take no game: the walk spends its steps on
     # the games.
     schema = (
