@@ -23,6 +23,7 @@ from tests.e2e.test_broadcast_delay import (
     ACTIONS,
     DELAY,
     LATER,
+    READ_ROUTES,
     SHOWN,
     caught_up,
     delay,
@@ -170,19 +171,6 @@ def test_a_game_none_of_which_is_broadcast_yet_tells_a_spectator_nothing_of_its_
         answer = client.get(f"/v1/games/{game}{route}")
         told[route] = (answer.status_code, answer.json()["code"])
     assert set(told.values()) == {(404, "not_yet_broadcast")}, told
-
-
-READ_ROUTES = (
-    "",
-    "/state",
-    "/view",
-    "/events?limit=1000",
-    "/legal",
-    "/choices",
-    "/choices?forced=true",
-    "/standings",
-    "/auctions",
-)
 
 
 def answers(client: TestClient, game: str, headers: dict[str, str], query: str = "") -> dict[str, tuple[int, str]]:

@@ -64,7 +64,8 @@ def watch_at(client: TestClient, moment: datetime) -> None:
     client.app.state.clock = lambda: moment  # type: ignore[attr-defined]
 
 
-SPECTATOR_ROUTES = (
+# The routes that read a game as it stands for its reader, and those that read it at an event.
+READ_ROUTES = (
     "",
     "/state",
     "/view",
@@ -74,9 +75,8 @@ SPECTATOR_ROUTES = (
     "/choices?forced=true",
     "/standings",
     "/auctions",
-    f"/state?at={SHOWN}",
-    f"/view?at={SHOWN}",
 )
+SPECTATOR_ROUTES = (*READ_ROUTES, f"/state?at={SHOWN}", f"/view?at={SHOWN}")
 
 
 def spectated(client: TestClient, game: str, headers: dict[str, str] | None = None) -> dict[str, str]:
