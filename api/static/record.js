@@ -14,6 +14,7 @@ let offered = { next: [], complete: false };
 let pending = null;
 let composing = 0;
 let recordsGame = false;
+let seatsRecord = false; // whether a seat's device records its player's own actions
 let recording = false; // an entry of this page's is being sent
 
 function gamePath(path) { return `/v1/games/${GAME}${path}`; }
@@ -60,6 +61,8 @@ async function refresh() {
   ]);
   version = view.version;
   recordsGame = view.perspectives.length > 1; // one who may read as any seat records the game
+  const recordsOwn = view.perspectives.length === 1 && seatsRecord; // a seat, where the recorder lets seats record
+  for (const part of document.querySelectorAll("section.entry, #tools")) part.hidden = !(recordsGame || recordsOwn);
   document.getElementById("headline").textContent = view.headline;
   drawBoard(document.getElementById("board"), view.layout, players);
   drawZones(document.getElementById("zones"), view.layout);
@@ -349,7 +352,7 @@ async function start() {
   const summary = await api(gamePath(""));
   players = summary.players.map((player) => player.name);
   document.getElementById("broadcast-delay").value = String(summary.broadcast_delay);
-  document.getElementById("seats-record").checked = summary.seats_record;
+  document.getElementById("seats-record").checked = seatsRecord = summary.seats_record;
   online(true);
   await refresh();
   showDevices().catch(lost);

@@ -308,5 +308,16 @@ async function start() {
   document.body.dataset.ready = "true";
 }
 
+// A game broadcast with a delay is not shown before its first event is that old: the page looks again meanwhile.
+function startOrWait() {
+  start().catch((error) => {
+    const waits = error.code === "not_yet_broadcast";
+    const again = waits ? `: looking again every ${WAIT_SECONDS} seconds` : "";
+    document.getElementById("headline").textContent = error.message + again;
+    if (waits) setTimeout(startOrWait, WAIT_SECONDS * 1000);
+  });
+}
+
+const WAIT_SECONDS = 5;
 setUpTokenForm(() => { perspective = ""; return start(); });
-start().catch((error) => { document.getElementById("headline").textContent = error.message; });
+startOrWait();
