@@ -15,7 +15,7 @@ from schemathesis.specs.openapi.stateful import OpenAPIStateMachine
 
 from tests.e2e.test_stream import ADMIN, running_server
 
-STEPS = 100
+STEPS = 120
 ATTEMPTS = 3
 
 
@@ -25,6 +25,15 @@ def base_url(tmp_path: Any) -> Iterator[str]:
     that changed with how far the read tables had caught up (a loaded machine) would change the walk."""
     with running_server(str(tmp_path / "fuzz.sqlite"), projections=False) as base:
         yield base
+
+
+def held_back_for_the_whole_walk(case: Any) -> None:
+    """A broadcast's delay the walk sets is a day long: what the list shows a reader without a token then never
+    changes with the clock while the walk goes on (which would change the walk). Bodies the API refuses stay."""
+    minutes = case.body.get("minutes") if isinstance(case.body, dict) else None
+    numeric = isinstance(minutes, int | float) and not isinstance(minutes, bool)
+    if case.operation.path.endswith("/broadcast-delay") and numeric and float(minutes or 0) > 0:
+        case.body = {**case.body, "minutes": 24 * 60}
 
 
 def test_no_sequence_of_linked_calls_gets_a_server_error_or_breaks_the_schema(base_url: str) -> None:
@@ -48,6 +57,7 @@ def test_no_sequence_of_linked_calls_gets_a_server_error_or_breaks_the_schema(ba
             token = tokens.get(game, ADMIN) if case.operation.path != "/v1/games" else None
             if token is not None:
                 case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
+            held_back_for_the_whole_walk(case)
 
         def validate_response(self, response: Any, case: Any, *args: Any, **kwargs: Any) -> None:
             # A schema-valid action may still be one the rules refuse: 422 is then the right answer.
