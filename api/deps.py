@@ -105,6 +105,7 @@ class Reader:
     holder_sees_all: bool = False
     holder_seat: str | None = None
     clock: Callable[[], datetime] = field(default=utc_now, repr=False, compare=False)
+    broadcast_delay: float = 0  # the game's, as its access had it when read: for a reader without a token
 
     @property
     def anonymous(self) -> bool:
@@ -160,20 +161,24 @@ def reader(
     holder = Reader(
         game, sees_all, seat, admin, token, holder_sees_all=sees_all, holder_seat=seat, clock=request.app.state.clock
     )
-    if holder.anonymous and access is not None and access.broadcast_delay and shown_version(holder, ledger) == 0:
+    holder = with_access(holder, access)
+    if holder.anonymous and holder.broadcast_delay and shown_version(holder, ledger) == 0:
         raise not_yet_broadcast(game)  # before a perspective asked for could name the seats
     return holder if perspective is None else narrowed(holder, perspective, ledger.game(game).player_names)
+
+
+def with_access(reader: Reader, access: GameAccess | None) -> Reader:
+    """The reader with the game's broadcast delay as `access` (read now) has it."""
+    delay = access.broadcast_delay if access is not None else 0
+    return reader if delay == reader.broadcast_delay else replace(reader, broadcast_delay=delay)
 
 
 def held_back_to(reader: Reader, ledger: Ledger, game: Game) -> int | None:
     """The last event of `game` (as it stands) the reader may see now, where a broadcast's delay holds the rest
     back from it (0: none yet); None where nothing is held back (`broadcast_horizon`)."""
-    if not reader.anonymous:
+    if not reader.anonymous or not reader.broadcast_delay:
         return None
-    access = ledger.access(reader.game_id)
-    if access is None or not access.broadcast_delay:
-        return None
-    return broadcast_horizon(ledger, game, access.broadcast_delay, reader.clock())
+    return broadcast_horizon(ledger, game, reader.broadcast_delay, reader.clock())
 
 
 def shown_version(reader: Reader, ledger: Ledger) -> int:

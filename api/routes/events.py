@@ -28,6 +28,7 @@ from api.deps import (
     lost_access,
     shown_version,
     token_of,
+    with_access,
 )
 from api.errors import ApiError
 from api.open_streams import client_of, open_streams
@@ -71,7 +72,9 @@ def event_out(
 def poll(ledger: Ledger, reader: Reader, sent: int) -> tuple[str | None, schemas.EventPage | None]:
     """One look at a followed game, in one thread hop: why the reader lost its access, if it did; else the page
     of events after `sent`, or None when the game has none (an idle stream reads no event)."""
-    lost = lost_access(reader, ledger.access(reader.game_id))
+    access = ledger.access(reader.game_id)
+    lost = lost_access(reader, access)
+    reader = with_access(reader, access)  # a delay set since the stream began holds back what follows
     if lost is not None or shown_version(reader, ledger) <= sent:
         return lost, None
     return None, page_of(ledger, reader, sent, PAGE)

@@ -25,6 +25,7 @@ from api.deps import (
     recorder,
     require_admin,
     token_of,
+    with_access,
 )
 from api.errors import ApiError
 from evo_ledger.app.access import HiddenGame, check_recorder, new_token
@@ -233,8 +234,9 @@ def listed(ledger: Ledger, game_id: UUID, admin: bool, clock: Any) -> schemas.Su
     (a game broadcast with a delay as it stood that long ago, and none of it before its first event is that old)."""
     if admin:
         return summarise(ledger, ledger.game(game_id))
+    spectator = with_access(Reader(game_id, sees_all=False, clock=clock), ledger.access(game_id))
     try:
-        return summarise(ledger, latest_for(Reader(game_id, sees_all=False, clock=clock), ledger))
+        return summarise(ledger, latest_for(spectator, ledger))
     except ApiError:
         return None
 
