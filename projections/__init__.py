@@ -1,4 +1,4 @@
 """Read models built from the global event log: standings, auction histories, statistics; read via queries.py.
 
-May import the application and the parts below it, eventsourcing, psycopg, SQLAlchemy and openskill; never the API
-or the command line."""
+May import the application and the parts below it, eventsourcing, psycopg, SQLAlchemy, openskill and numpy; never
+the API or the command line."""
