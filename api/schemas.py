@@ -670,3 +670,110 @@ class RulesetStatistic(Fresh):
     statistic: str
     means: str
     rows: list[dict[str, Any]]
+
+
+class Score(BaseModel):
+    """The mean per game of the predictions' log loss and Brier score, and of a prediction without skill (each of n
+    players 1/n); null without games."""
+
+    games: int
+    log_loss: float | None
+    baseline_log_loss: float | None
+    brier: float | None
+    baseline_brier: float | None
+
+
+class ReliabilityBin(BaseModel):
+    """The predicted win chances from `low` to `high`: how many, their mean, and the share of them that won with
+    its Wilson 95% interval."""
+
+    low: float
+    high: float
+    predictions: int
+    mean_predicted: float
+    observed: float
+    observed_low: float
+    observed_high: float
+
+
+class Calibration(Fresh):
+    ruleset: str
+    games: int
+    all: Score
+    later_half: Score
+    bins: list[ReliabilityBin]
+
+
+class SeatEffect(BaseModel):
+    """A seat (or place in the opening order) at a number of players: its effect on the log of a player's worth
+    against the first's, with its 95% interval; the chance it wins at a table of equally strong players, with its
+    95% interval; and the raw win rate (shared first places count as wins)."""
+
+    players: int
+    at: int
+    games: int
+    effect: float
+    low: float
+    high: float
+    win_chance: float
+    win_chance_low: float
+    win_chance_high: float
+    win_rate: float | None
+
+
+class SeatAdvantage(Fresh):
+    ruleset: str
+    by: str
+    games: int
+    players: int
+    rows: list[SeatEffect]
+
+
+class BatchRating(BaseModel):
+    """A player's strength fitted to the whole history at once, with its 95% interval, as an OpenSkill mu and
+    sigma, beside the incremental rating of the same games; `difference` is the batch mu less the incremental."""
+
+    player_id: str
+    name: str
+    games: int
+    strength: float
+    low: float
+    high: float
+    mu: float
+    sigma: float
+    ordinal: float
+    incremental_mu: float
+    incremental_sigma: float
+    incremental_ordinal: float
+    difference: float
+    rank: int
+    incremental_rank: int
+
+
+class BotGap(BaseModel):
+    """The sensible bot's strength less the random one's, from a seeded set of their games, with its 95% interval."""
+
+    games: int
+    gap: float
+    low: float
+    high: float
+
+
+class SkillBenchmark(BaseModel):
+    """The spread of the strengths in the same games with a share of the results decided by the bots' strengths
+    and the rest drawn at random (0: all drawn at random)."""
+
+    bots_share: float
+    dispersion: float
+
+
+class Skill(Fresh):
+    ruleset: str
+    games: int
+    players: int
+    counted_players: int
+    min_games: int
+    dispersion: float | None
+    benchmarks: list[SkillBenchmark]
+    bots: BotGap | None
+    skill_share: float | None

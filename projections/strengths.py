@@ -173,6 +173,12 @@ def _reliability(predicted: Sequence[tuple[float, float]]) -> list[Row]:
     return rows
 
 
+def canonical(games: Iterable[Game]) -> list[Game]:
+    """The games in an order of their own results (players, places, seats), whatever order or ids they came with:
+    a fit then adds its numbers in the same order, to the last bit, for the same games."""
+    return sorted(games, key=lambda game: [(s.player_id, s.rank, s.seat, s.place or 0) for s in game])
+
+
 def players_of(games: Sequence[Game]) -> dict[str, int]:
     """Each player's number: in the order of their ids, so that the order of the games changes nothing."""
     return {player: number for number, player in enumerate(sorted({s.player_id for game in games for s in game}))}
@@ -183,7 +189,7 @@ def seat_advantage(games: Sequence[Game], by: str = "seat") -> Row:
     order (`by` "place") fitted together, the first seat's effect 0 at each number of players: per number of players
     and seat, the effect and its 95% interval, the chance the seat wins at a table of equally strong players with its
     95% interval, and the raw win rate for comparison. Games that set no order count for nothing by place."""
-    kept = [game for game in games if len(game) > 1 and all(at(s, by) is not None for s in game)]
+    kept = canonical(game for game in games if len(game) > 1 and all(at(s, by) is not None for s in game))
     players = players_of(kept)
     covariates = sorted({(len(game), at(s, by)) for game in kept for s in game if at(s, by) != 1})
     number = {key: index for index, key in enumerate(covariates)}
@@ -255,7 +261,7 @@ def batch_ratings(games: Sequence[Game]) -> list[Row]:
     """Each player's strength fitted to the whole history at once (Plackett-Luce, no seat effect; the games'
     order changes nothing), as an OpenSkill mu and sigma (`SCALE`), beside the incremental rating the same games
     give and the difference; the highest batch ordinal (mu - 3 sigma) first."""
-    ordered = sorted(games, key=lambda game: game[0].game_id)
+    ordered = canonical(games)
     players = players_of(ordered)
     fitted = fit([[Seat(players[s.player_id], None, s.rank) for s in game] for game in ordered], len(players))
     now = incremental(games)
@@ -331,7 +337,7 @@ def skill(games: Sequence[Game], gap: BotGap | None, min_games: int = 5) -> Row:
     `min_games` games, against the same games with results drawn at random (chance) and with a share of them decided
     by the bots' strengths (half the players, in the order of their ids, taken as the sensible bot and half as the
     random one); the skill share is the share of bots' games at which the benchmark is as spread as the real games."""
-    ordered = sorted(games, key=lambda game: game[0].game_id)
+    ordered = canonical(games)
     players = players_of(ordered)
     counts = Counter(s.player_id for game in ordered for s in game)
     counted = [players[player] for player, count in sorted(counts.items()) if count >= min_games]

@@ -7,7 +7,7 @@ left out unless the caller holds the admin token (a game's own endpoints follow 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import StreamingResponse
@@ -21,7 +21,7 @@ from evo_ledger.app.readers import undone_by
 from evo_ledger.rules import rulesets
 from evo_ledger.rules.base import Statistic
 from evo_ledger.rules.contract import reading as reading_of
-from projections import outcomes, queries, ratings
+from projections import outcomes, queries, ratings, strengths
 from projections.schema import DIE_TABLES, TABLES
 from projections.store import ReadStore, position_in
 
@@ -152,6 +152,62 @@ def player_profiles(request: Request, token: TokenDep, ruleset: RulesetQuery) ->
     """Per player, over the ruleset's finished games: games, wins, mean place, and its rating's ordinal after each
     rated game, in order, with the numbers of those games among the ruleset's rated games."""
     return rows(request, lambda c: outcomes.profiles(c, ruleset, is_admin(request, token)))
+
+
+def visible_games(request: Request, token: str | None, ruleset: str) -> Callable[[Connection], list[strengths.Game]]:
+    admin = is_admin(request, token)
+    return lambda connection: strengths.finished_games(connection, ruleset, admin)
+
+
+@router.get("/statistics/calibration", response_model=schemas.Calibration, operation_id="rating_calibration")
+def rating_calibration(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
+    """How well the incremental ratings predicted each finished game before it was played (OpenSkill's win
+    chances): the log loss and Brier score of all games and of the later half, beside a prediction without skill,
+    and the reliability curve (the predictions in tenths against the share of them that won)."""
+    games, fresh = read(request, visible_games(request, token, ruleset))
+    return {"ruleset": ruleset, **strengths.calibration(games), **fresh}
+
+
+@router.get("/statistics/seat-advantage", response_model=schemas.SeatAdvantage, operation_id="seat_advantage")
+def seat_advantage(
+    request: Request,
+    token: TokenDep,
+    ruleset: RulesetQuery,
+    by: Annotated[
+        Literal["seat", "place"], Query(description="the seat at the table, or the place in the opening order")
+    ] = "seat",
+) -> dict[str, Any]:
+    """What a seat (or a place in the order of play a game opened with) is worth once the players' strengths are
+    accounted for: Plackett-Luce with both fitted together, per number of players and seat, the effect against the
+    first seat and the chance of winning at a table of equally strong players, each with its 95% interval, beside
+    the raw win rate."""
+    games, fresh = read(request, visible_games(request, token, ruleset))
+    return {"ruleset": ruleset, **strengths.seat_advantage(games, by), **fresh}
+
+
+@router.get("/statistics/batch-ratings", response_model=schemas.Rows[schemas.BatchRating], operation_id="batch_ratings")
+def batch_ratings(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
+    """Each player's strength fitted to the ruleset's whole history at once, the same whatever the games' order (for
+    a club's season), as an OpenSkill mu and sigma beside the incremental rating of the same games and the
+    difference; the highest batch ordinal (mu - 3 sigma) first."""
+    games, fresh = read(request, visible_games(request, token, ruleset))
+    return {"rows": strengths.batch_ratings(games), **fresh}
+
+
+@router.get("/statistics/skill", response_model=schemas.Skill, operation_id="skill_and_luck")
+def skill_and_luck(
+    request: Request,
+    token: TokenDep,
+    ruleset: RulesetQuery,
+    min_games: Annotated[int, Query(ge=1, le=10_000, description="the games a player needs to be counted")] = 5,
+) -> dict[str, Any]:
+    """How much skill decides the ruleset's results, after Duersch, Lambrecht and Oechssler (2020): the spread of
+    the players' fitted strengths against the same games with results drawn at random and with a share of them
+    decided by the strengths of the ruleset's sensible and random bots (measured in a seeded set of their games);
+    the skill share is the share of bots' games at which the benchmark is as spread as the real games."""
+    gap = strengths.bot_gap(ruleset)
+    games, fresh = read(request, visible_games(request, token, ruleset))
+    return {"ruleset": ruleset, **strengths.skill(games, gap, min_games), **fresh}
 
 
 @router.get("/statistics/rulesets", response_model=schemas.Rows[schemas.RulesetCount], operation_id="ruleset_counts")

@@ -8,8 +8,17 @@ const CHARTS = [
   ["games-chart", "Games per ruleset", "games recorded and finished per ruleset", "read_games"],
   ["ratings-chart", "Ratings over time", "each player's rating ordinal after each rated game", "read_ratings"],
   ["seats-chart", "Win rate by seat", "win rate by seat and number of players, with 95% intervals", "read_results"],
+  ["seat-advantage-chart", "Seat advantage with skill accounted for",
+   "each seat's chance of winning among equally strong players, with 95% intervals, beside its raw win rate",
+   "read_game_players"],
   ["places-chart", "Win rate by place in the opening order",
    "win rate by place in the first order of play, with 95% intervals", "read_turn_order"],
+  ["calibration-chart", "Calibration of the ratings",
+   "each tenth of the win chances the ratings predicted against the share of them that won", "read_ratings"],
+  ["batch-chart", "Batch ratings beside the incremental ones",
+   "each player's rating fitted to the whole history at once beside the incremental rating", "read_results"],
+  ["skill-chart", "Skill against luck",
+   "the spread of the players' strengths against chance and against the bots", "read_results"],
   ["scores-chart", "Scores and margins", "winning score, mean score and winning margin by number of players",
    "read_results"],
   ["dice-chart", "Dice against a fair die", "die faces rolled against those a fair die gives", "read_die_rolls"],
@@ -46,6 +55,87 @@ function winRateChart(id, rows, key, what) {
     options: { scales: { y: { min: 0, max: 1, ticks: { callback: share } } } },
   }, rows.length ? rows.map((row) => `${row.players}p ${what} ${row[key]}: ${row.wins}/${row.games}`).join(" · ")
                  : "no finished games");
+}
+
+function seatAdvantageChart(answer) {
+  const rows = answer.rows;
+  draw("seat-advantage-chart", {
+    type: "bar",
+    data: { labels: rows.map((row) => `${row.players}p seat ${row.at}`), datasets: [
+      { label: "95% interval", data: rows.map((row) => [row.win_chance_low, row.win_chance_high]),
+        backgroundColor: "#cfe3f0", order: 2 },
+      { label: "win chance among equals", type: "line", showLine: false, data: rows.map((row) => row.win_chance),
+        backgroundColor: "#2f4f4f", borderColor: "#2f4f4f", pointRadius: 6, order: 0 },
+      { label: "raw win rate", type: "line", showLine: false, data: rows.map((row) => row.win_rate),
+        backgroundColor: COLOURS[1], borderColor: COLOURS[1], pointStyle: "crossRot", pointRadius: 7, order: 1 },
+    ] },
+    options: { scales: { y: { min: 0, max: 1, ticks: { callback: share } } } },
+  }, rows.length
+    ? rows.filter((row) => row.at > 1).map((row) => `${row.players}p seat ${row.at}: effect ${signed(row.effect)} ` +
+        `(${signed(row.low)} to ${signed(row.high)})`).join(" · ") + ` · ${answer.games} games, ${answer.players} players`
+    : "no finished games");
+}
+
+function signed(value) { return (value > 0 ? "+" : "") + value.toFixed(2); }
+
+function scoreText(score) {
+  if (score.log_loss === null) return "no games";
+  return `log loss ${score.log_loss.toFixed(3)} (no skill ${score.baseline_log_loss.toFixed(3)}), ` +
+    `Brier ${score.brier.toFixed(3)} (no skill ${score.baseline_brier.toFixed(3)})`;
+}
+
+function calibrationChart(answer) {
+  draw("calibration-chart", {
+    type: "scatter",
+    data: { datasets: [
+      { label: "share that won", data: answer.bins.map((bin) => ({ x: bin.mean_predicted, y: bin.observed })),
+        backgroundColor: COLOURS[0], pointRadius: 6 },
+      { label: "perfectly calibrated", data: [{ x: 0, y: 0 }, { x: 1, y: 1 }], showLine: true,
+        borderColor: "#9f9f9f", backgroundColor: "#9f9f9f", pointRadius: 0 },
+    ] },
+    options: { scales: {
+      x: { min: 0, max: 1, ticks: { callback: share }, title: { display: true, text: "predicted win chance" } },
+      y: { min: 0, max: 1, ticks: { callback: share }, title: { display: true, text: "won" } } } },
+  }, `${answer.all.games} games: ${scoreText(answer.all)} · the later ${answer.later_half.games}: ` +
+     scoreText(answer.later_half));
+}
+
+function batchChart(rows) {
+  const drawn = rows.slice(0, 2 * MOST_PLAYERS_DRAWN);
+  draw("batch-chart", {
+    type: "bar",
+    data: { labels: drawn.map((row) => row.name), datasets: [
+      { label: "batch ordinal", data: drawn.map((row) => row.ordinal), backgroundColor: COLOURS[0] },
+      { label: "incremental ordinal", data: drawn.map((row) => row.incremental_ordinal), backgroundColor: COLOURS[2] },
+    ] },
+    options: { scales: { y: { title: { display: true, text: "ordinal (mu - 3 sigma)" } } } },
+  }, drawn.length
+    ? drawn.map((row) => `${row.name}: mu ${row.mu.toFixed(1)} against ${row.incremental_mu.toFixed(1)} ` +
+        `(${signed(row.difference)}), place ${row.rank} against ${row.incremental_rank}`).join(" · ")
+    : "no finished games");
+}
+
+function skillChart(answer) {
+  const labels = answer.benchmarks.map((row) => row.bots_share === 0 ? "chance" : `${share(row.bots_share)} bots`);
+  const values = answer.benchmarks.map((row) => row.dispersion);
+  draw("skill-chart", {
+    type: "bar",
+    data: { labels: [...labels, "this ruleset"], datasets: [
+      { label: "spread of strengths", data: [...values, answer.dispersion],
+        backgroundColor: [...values.map(() => "#cfcfcf"), COLOURS[0]] },
+    ] },
+  }, skillText(answer));
+}
+
+function skillText(answer) {
+  if (answer.dispersion === null) {
+    return `${answer.counted_players} players with ${answer.min_games} games or more: too few to measure`;
+  }
+  const bots = answer.bots ? `the bots' gap ${answer.bots.gap.toFixed(2)} (${answer.bots.low.toFixed(2)} to ` +
+    `${answer.bots.high.toFixed(2)}) from ${answer.bots.games} games` : "no bots to compare with";
+  const verdict = answer.skill_share === null ? "" :
+    `skill share ${share(answer.skill_share)}: ${answer.skill_share > 0.5 ? "more skill than chance" : "more chance than skill"} · `;
+  return `${verdict}${answer.counted_players} players with ${answer.min_games} games or more · ${bots}`;
 }
 
 function ratingsChart(profiles) {
@@ -157,15 +247,21 @@ function statisticPanel(statistic) {
 async function loadRuleset(ruleset) {
   document.body.dataset.ready = "false";
   const query = "?" + new URLSearchParams({ ruleset });
-  const [profiles, seats, places, scores, dice, own] = await Promise.all([
+  const [profiles, seats, places, scores, dice, own, advantage, calibration, batch, skill] = await Promise.all([
     api("/v1/statistics/profiles" + query), api("/v1/statistics/seats" + query),
     api("/v1/statistics/first-places" + query), api("/v1/statistics/scores" + query), optionalDice(ruleset),
-    rulesetStatistics(ruleset),
+    rulesetStatistics(ruleset), api("/v1/statistics/seat-advantage" + query),
+    api("/v1/statistics/calibration" + query), api("/v1/statistics/batch-ratings" + query),
+    api("/v1/statistics/skill" + query),
   ]);
   document.getElementById("ruleset-panels").replaceChildren(...own.map(statisticPanel));
   ratingsChart(profiles.rows);
   winRateChart("seats-chart", seats.rows, "seat", "seat");
+  seatAdvantageChart(advantage);
   winRateChart("places-chart", places.rows, "place", "place");
+  calibrationChart(calibration);
+  batchChart(batch.rows);
+  skillChart(skill);
   scoresChart(scores.rows);
   diceChart(dice, ruleset);
   playersChart(profiles.rows);

@@ -1,7 +1,8 @@
 """The dashboard in a real browser: over self-played mixed tables of evo2, evo1 and traits, each chart draws what
-its endpoint serves (ratings over time, win rate by seat and by opening place, scores, dice against a fair die
-with the chi-square verdict, games per ruleset and per player), each CSV link downloads its table, and a ruleset
-without dice says so. Screenshots are kept in `test-artifacts/`."""
+its endpoint serves (ratings over time, win rate by seat and by opening place, the seat advantage with skill
+accounted for, the ratings' calibration, batch ratings beside the incremental ones, skill against luck, scores,
+dice against a fair die with the chi-square verdict, games per ruleset and per player), each CSV link downloads its
+table, and a ruleset without dice says so. Screenshots are kept in `test-artifacts/`."""
 
 from __future__ import annotations
 
@@ -104,6 +105,7 @@ def test_the_dashboard_draws_what_the_read_tables_serve(page: Any, server: str) 
             expect(page).to_have_url(re.compile(rf"\?ruleset={ruleset}$"))
             expect(page.locator("body")).to_have_attribute("data-ready", "true")
         the_rulesets_own_panels_show_its_statistics(page, server, ruleset)
+        the_strength_panels_draw_what_is_served(page, server, ruleset)
 
 
 def the_rulesets_own_panels_show_its_statistics(page: Any, server: str, ruleset: str) -> None:
@@ -125,6 +127,40 @@ def the_rulesets_own_panels_show_its_statistics(page: Any, server: str, ruleset:
     assert drawn > 0 or not listed, f"no statistic of {ruleset} has rows"
 
 
+def the_strength_panels_draw_what_is_served(page: Any, server: str, ruleset: str) -> None:
+    """The seat advantage beside the raw win rates, the ratings' calibration, the batch ratings beside the
+    incremental ones, and skill against luck, each as its endpoint serves it."""
+    advantage = statistics(server, "seat-advantage", ruleset)["rows"]
+    interval, chance, raw = chart_data(page, "seat-advantage-chart")
+    assert interval["data"] == [[row["win_chance_low"], row["win_chance_high"]] for row in advantage]
+    assert chance["data"] == [row["win_chance"] for row in advantage]
+    assert raw["data"] == [row["win_rate"] for row in statistics(server, "seats", ruleset)["rows"]]
+    effects = page.text_content("#seat-advantage-chart .note")
+    assert all(f"{row['players']}p seat {row['at']}: effect" in effects for row in advantage if row["at"] > 1)
+
+    calibration = statistics(server, "calibration", ruleset)
+    observed, diagonal = chart_data(page, "calibration-chart")
+    assert observed["data"] == [{"x": b["mean_predicted"], "y": b["observed"]} for b in calibration["bins"]]
+    assert diagonal["data"] == [{"x": 0, "y": 0}, {"x": 1, "y": 1}]
+    note = page.text_content("#calibration-chart .note")
+    assert note.startswith(f"{calibration['all']['games']} games: log loss {calibration['all']['log_loss']:.3f}")
+    assert f"no skill {calibration['later_half']['baseline_log_loss']:.3f}" in note
+
+    batch = statistics(server, "batch-ratings", ruleset)["rows"]
+    batch_ordinals, incremental_ordinals = chart_data(page, "batch-chart")
+    assert batch_ordinals["data"] == [row["ordinal"] for row in batch]
+    assert incremental_ordinals["data"] == [row["incremental_ordinal"] for row in batch]
+    differences = page.text_content("#batch-chart .note")
+    assert all(f"{row['name']}: mu {row['mu']:.1f} against {row['incremental_mu']:.1f}" in differences for row in batch)
+
+    skill = statistics(server, "skill", ruleset)
+    [spread] = chart_data(page, "skill-chart")
+    assert spread["data"] == [row["dispersion"] for row in skill["benchmarks"]] + [skill["dispersion"]]
+    if ruleset == "evo2":  # three players sat at each of its five games: enough to be counted
+        assert skill["dispersion"] is not None and skill["skill_share"] is not None
+        assert page.text_content("#skill-chart .note").startswith(f"skill share {100 * skill['skill_share']:.1f}%")
+
+
 def cell_text(value: Any) -> str:
     """A value as the dashboard writes it in a cell: nothing for null, booleans as JSON writes them."""
     if value is None:
@@ -134,7 +170,7 @@ def cell_text(value: Any) -> str:
 
 def csv_links_download_their_tables(page: Any, server: str) -> None:
     links = page.eval_on_selector_all(".chart .csv:not([hidden])", "links => links.map(link => link.href)")
-    assert len(links) == 7 and any(link.endswith("/read_e1_die_rolls.csv") for link in links)
+    assert len(links) == 11 and any(link.endswith("/read_e1_die_rolls.csv") for link in links)
     for link in links:
         answer = httpx.get(link)
         table = link.rsplit("/", 1)[1].removesuffix(".csv")

@@ -68,7 +68,8 @@ def public_statistics(client: TestClient) -> dict[str, str]:
         "/v1/statistics/rulesets",
         "/v1/statistics/dice?ruleset=evo2",
         *(f"/v1/statistics/{name}?ruleset=evo2" for name in ("ratings", "seats", "first-places", "lengths")),
-        *(f"/v1/statistics/{name}?ruleset=evo2" for name in ("scores", "profiles")),
+        *(f"/v1/statistics/{name}?ruleset=evo2" for name in ("scores", "profiles", "calibration", "seat-advantage")),
+        *(f"/v1/statistics/{name}?ruleset=evo2" for name in ("batch-ratings", "skill")),
         *(f"/v1/rulesets/evo2/statistics/{name}" for name in ("genes", "genes-offered", "combats", "survival")),
         *(f"/v1/tables/{table}.csv" for table in TABLES),
     ]

@@ -70,6 +70,10 @@ STATISTICS = (
     "rulesets",
     "dice",
     "games",
+    "calibration",
+    "seat-advantage",
+    "batch-ratings",
+    "skill",
 )
 # Ids, hashes, salts, tokens' digests, recording times, and how far the read tables followed the log.
 SET_ASIDE = re.compile(
