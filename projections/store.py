@@ -44,7 +44,10 @@ def engine_for(settings: Settings, writing: bool = False) -> Engine:
     sees the last commit and neither waits for a writer nor holds one up."""
     if settings.is_postgres:
         url = make_url(settings.database).set(drivername="postgresql+psycopg")
-        return create_engine(url, pool_size=5, pool_pre_ping=True)
+        # As on SQLite below: a commit of the read tables stays atomic with their position but need not wait for
+        # the disk, so it does not queue for the sync to disk behind the appends' commits.
+        asynchronous = {"options": "-c synchronous_commit=off"}
+        return create_engine(url, pool_size=5, pool_pre_ping=True, connect_args=asynchronous)
     engine = create_engine(f"sqlite:///{read_tables_file(settings.database)}")
     event.listen(engine, "connect", _sqlite_connected)
     event.listen(engine, "begin", _sqlite_begin_writing if writing else _sqlite_begin_reading)
