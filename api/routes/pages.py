@@ -1,7 +1,7 @@
 """The pages people open in a browser: the games at `/`, the replay viewer at `/games/{id}`, the recording page
-at `/games/{id}/record`, the dashboard at `/dashboard`, and their assets under `/static`, every one shipped
-inside the package (no page or asset loads anything from another host). The pages read the public `/v1` API,
-with the reader's token where one is given."""
+at `/games/{id}/record` (with its service worker at `/sw.js`), the dashboard at `/dashboard`, and their assets
+under `/static`, every one shipped inside the package (no page or asset loads anything from another host). The
+pages read the public `/v1` API, with the reader's token where one is given."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ import hashlib
 import re
 from importlib import resources
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from api.errors import ApiError
 
 router = APIRouter(include_in_schema=False)
 STATIC = resources.files("api") / "static"
@@ -110,3 +112,23 @@ def viewer_page(game_id: str) -> HTMLResponse:
 @router.get("/games/{game_id}/record", response_class=HTMLResponse)
 def recording_page(game_id: str) -> HTMLResponse:
     return page("record.html")
+
+
+@router.get("/ca.crt")
+def tls_authority(request: Request) -> Response:
+    """The certificate of the authority that signed the server's own (`evo-ledger tls`), for a phone to trust once;
+    404 where the server speaks plain http."""
+    authority: bytes | None = request.app.state.settings.tls_authority
+    if authority is None:
+        raise ApiError(404, "no_tls", "this server speaks plain http: it has no certificate authority to trust")
+    headers = {**PAGE_HEADERS, "Content-Disposition": 'attachment; filename="evo-ledger-ca.crt"'}
+    return Response(authority, media_type="application/x-x509-ca-cert", headers=headers)
+
+
+@router.get("/sw.js")
+def service_worker() -> Response:
+    """The recording page's service worker, from the site's root so that it serves the pages under it; asked
+    again each time the browser looks for a new one."""
+    script = (STATIC / "sw.js").read_text(encoding="utf-8")
+    headers = {**PAGE_HEADERS, "Cache-Control": "no-cache"}
+    return Response(script, media_type="text/javascript", headers=headers)

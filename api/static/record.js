@@ -2,6 +2,8 @@
 // entered a tap a word (GET /v1/games/{id}/choices), a board's space tapped where the action takes one. Each entry
 // is sent with the version it was made on and a key of its own, so a retry never stores it twice and an entry
 // another device overtook is refused and told. The game's stream brings the other devices' entries.
+// With no connection, the page opens from its service worker (sw.js) and its entries wait on the device
+// (queue.js), to be sent in order when the connection returns.
 "use strict";
 const GAME = decodeURIComponent(location.pathname.split("/")[2]);
 const RECENT = 8;
@@ -16,6 +18,11 @@ let composing = 0;
 let recordsGame = false;
 let seatsRecord = false; // whether a seat's device records its player's own actions
 let recording = false; // an entry of this page's is being sent
+let queued = []; // the entries waiting on this device to be sent, the oldest first
+let stopped = null; // the waiting entry the server would not take as it stood: { entry, kind, text }
+let syncing = false;
+let reentering = null; // the place in the queue, and the version, of a waiting entry taken back to be entered again
+let lastHeard = null; // when the server last answered this page
 
 function gamePath(path) { return `/v1/games/${GAME}${path}`; }
 function words() { return entered.map((entry) => entry.word).join(" "); }
@@ -50,6 +57,23 @@ function online(isOnline) {
   const status = document.getElementById("status");
   status.textContent = isOnline ? "online" : "offline";
   status.className = `badge ${isOnline ? "clean" : "damaged"}`;
+  if (isOnline) lastHeard = new Date();
+  showQueue();
+}
+
+// How many entries wait, when the server last answered, and the waiting entry it would not take, if any.
+function showQueue() {
+  const waiting = queued.length ? `${queued.length} waiting` : "nothing waiting";
+  const heard = lastHeard ? lastHeard.toLocaleTimeString() : "never";
+  document.getElementById("queue-status").textContent = `${waiting} · last sync ${heard}`;
+  document.body.dataset.waiting = String(queued.length);
+  document.getElementById("queue").hidden = !queued.length && !stopped;
+  document.getElementById("queued").replaceChildren(...queued.map((entry) =>
+    element("li", { "data-key": entry.key }, entry.text)));
+  document.getElementById("stopped").hidden = !stopped;
+  if (!stopped) return;
+  document.getElementById("stopped-text").textContent = stopped.text;
+  document.getElementById("keep-entry").hidden = stopped.kind !== "conflict";
 }
 
 async function refresh() {
@@ -144,13 +168,18 @@ async function send(text) {
   busy();
   performance.mark("entry tapped");
   if (!pending || pending.text !== text) pending = { text, key: newKey(), at: new Date().toISOString() };
+  if (queued.length || reentering || !navigator.onLine) {
+    if (!navigator.onLine) online(false);
+    await waitBehind(text);
+    return;
+  }
   let answer;
   try {
     answer = await post(gamePath("/actions"), { actions: [text], expected_version: version, entered_at: pending.at },
       { "Idempotency-Key": pending.key });
   } catch (error) {
     online(false);
-    say(`not sent: the server could not be reached. Tap record again to send "${text}" once more.`, "refused");
+    await waitBehind(text);
     return;
   }
   online(true);
@@ -171,6 +200,103 @@ async function send(text) {
   }
   await refresh();
 }
+
+// The entry kept on the device behind those already waiting (its key and time kept too: if the server did store
+// it before the connection dropped, sending it again stores nothing more), then the queue sent if it can be.
+async function waitBehind(text) {
+  const head = reentering || { seq: queued.length ? queued[queued.length - 1].seq + 1 : Date.now(), expected: null };
+  const expected = reentering || !queued.length ? (head.expected ?? version) : null;
+  await keepEntry({ key: pending.key, game: GAME, seq: head.seq, text, at: pending.at, expected });
+  pending = null;
+  reentering = null;
+  queued = await queuedEntries(GAME);
+  entered = [];
+  say(`"${text}" waits on this device and is sent when the connection returns`, "told");
+  showQueue();
+  await sync();
+  idle();
+}
+
+// The waiting entries sent in order, each with the version it expects (one that followed another expects the
+// version that one left): the first the server will not take stops the queue, and the recorder decides.
+async function sync() {
+  if (syncing || stopped || reentering || !queued.length || !navigator.onLine) return;
+  syncing = true;
+  try {
+    while (queued.length && !stopped) {
+      const entry = queued[0];
+      let answer;
+      try {
+        answer = await post(gamePath("/actions"), { actions: [entry.text], expected_version: entry.expected,
+          entered_at: entry.at }, { "Idempotency-Key": entry.key });
+      } catch (error) {
+        online(false);
+        return;
+      }
+      online(true);
+      if (answer.ok) await stored(entry, answer.body.version);
+      else stopped = await whyStopped(entry, answer);
+    }
+  } finally {
+    syncing = false;
+    showQueue();
+  }
+  await refresh();
+}
+
+async function stored(entry, stands) {
+  await forgetEntry(entry.key);
+  queued.shift();
+  version = stands;
+  await expectNext(stands);
+  say(`recorded: ${entry.text}`, "recorded");
+}
+
+// The waiting entry that followed one now stored (or dropped) expects the version the game stands at.
+async function expectNext(stands) {
+  if (!queued.length || queued[0].expected !== null) return;
+  queued[0].expected = stands;
+  await keepEntry(queued[0]);
+}
+
+async function whyStopped(entry, answer) {
+  if (answer.body.code === "version_conflict") {
+    const meanwhile = await api(gamePath(`/events?after=${entry.expected}`));
+    const theirs = meanwhile.events.map((event) => event.text).join("; ");
+    return { entry, kind: "conflict", text: `another device recorded meanwhile: ${theirs}. Waiting here: ${entry.text}` };
+  }
+  const ruling = answer.body.ruling ? ` [${answer.body.ruling}]` : "";
+  return { entry, kind: "refused", text: `refused${ruling}: ${entry.text}: ${answer.body.message}` };
+}
+
+// The recorder's answer to a waiting entry the server would not take: keep it (sent again on the game as it now
+// stands), enter it again (its words given back to be changed, its place kept), or drop it.
+async function resolveStopped(choice) {
+  const { entry } = stopped;
+  const stands = (await api(gamePath(""))).version;
+  version = stands;
+  if (choice === "keep") {
+    entry.expected = stands;
+    await keepEntry(entry);
+  } else {
+    await forgetEntry(entry.key);
+    queued.shift();
+    if (choice === "re-enter") {
+      reentering = { seq: entry.seq, expected: stands };
+      document.getElementById("tools").open = true;
+      document.getElementById("typed").value = entry.text;
+    } else {
+      await expectNext(stands);
+    }
+  }
+  stopped = null;
+  say("");
+  showQueue();
+  await sync();
+  await refresh();
+}
+
+function idle() { document.body.dataset.ready = "true"; }
 
 async function revise(event) {
   event.preventDefault();
@@ -240,7 +366,9 @@ async function follow() {
 
 function lost(error) {
   online(false);
-  say(`the server could not be reached: ${error.message}`, "refused");
+  say(`no connection (${error.message}): the words cannot be offered. Type the action under "undo, correct, note, `
+    + `type": it waits on this device and is sent when the connection returns.`, "told");
+  idle();
 }
 
 document.getElementById("choices").addEventListener("click", (event) => {
@@ -346,17 +474,28 @@ document.getElementById("co-recorders").addEventListener("click", (event) => {
   if (button) letGo(button.dataset.name).catch(lost);
 });
 
+document.getElementById("keep-entry").addEventListener("click", () => resolveStopped("keep").catch(lost));
+document.getElementById("reenter-entry").addEventListener("click", () => resolveStopped("re-enter").catch(lost));
+document.getElementById("drop-entry").addEventListener("click", () => resolveStopped("drop").catch(lost));
+addEventListener("online", () => sync().catch(lost));
+addEventListener("offline", () => online(false));
+setInterval(() => sync().catch(() => online(false)), 5000);
+
 async function start() {
+  if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
+  queued = await queuedEntries(GAME);
+  showQueue();
   takeTokenFromLink();
   document.getElementById("replay-link").href = `/games/${encodeURIComponent(GAME)}`;
   const summary = await api(gamePath(""));
   players = summary.players.map((player) => player.name);
   document.getElementById("broadcast-delay").value = String(summary.broadcast_delay);
   document.getElementById("seats-record").checked = seatsRecord = summary.seats_record;
-  online(true);
+  online(navigator.onLine);
   await refresh();
   showDevices().catch(lost);
   follow();
+  await sync();
 }
 
 start().catch((error) => { document.getElementById("headline").textContent = error.message; online(false); });
