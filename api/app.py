@@ -72,6 +72,9 @@ class ApiSettings:
     checkpoint_seconds: float | None = DEFAULT_CHECKPOINT_SECONDS
     """How often the server signs a checkpoint, with a seal key (None: only on demand); EVO_LEDGER_CHECKPOINT_SECONDS
     sets it."""
+    tls_authority: bytes | None = None
+    """The certificate (PEM) of the authority that signed the server's, served at /ca.crt for the phones to trust;
+    None where the server speaks plain http."""
 
     @classmethod
     def from_environment(cls) -> ApiSettings:

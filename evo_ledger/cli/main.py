@@ -33,6 +33,7 @@ from evo_ledger.cli.ledger_commands import (
     run_ledger_command,
 )
 from evo_ledger.cli.terminal import ProgressBar
+from evo_ledger.cli.tls import authority_of, default_hosts, make_tls_files
 from evo_ledger.game.checker import CheckReport, GameSetupError, check_game
 from evo_ledger.game.notation import GameFileError, format_result, parse_game
 from evo_ledger.rules import UnknownRuleset, rulesets
@@ -106,12 +107,30 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--database", help="a SQLite file or a postgresql:// URL (default: EVO_LEDGER_DATABASE)")
     serve.add_argument("--no-projections", action="store_true", help="do not keep the read tables up to date")
     serve.add_argument(
+        "--tls-cert", type=Path, metavar="FILE", help="serve https with this certificate (`evo-ledger tls` makes one)"
+    )
+    serve.add_argument("--tls-key", type=Path, metavar="FILE", help="the certificate's private key")
+    serve.add_argument(
         "--log-level",
         choices=LOG_LEVELS,
         default="info",
         help="info logs each request (method, path, status, time); warning only what goes wrong (default: info)",
     )
     add_project_command(commands)
+    tls = commands.add_parser(
+        "tls",
+        help="make a certificate for serving https to the phones at a table",
+        description="Make a certificate authority of the table's own and a server certificate it signs, for "
+        "`serve --tls-cert evo-ledger.crt --tls-key evo-ledger.key`; each phone trusts evo-ledger-ca.crt once.",
+    )
+    tls.add_argument("--out", type=Path, default=Path(), metavar="FOLDER", help="where to write the files (default: .)")
+    tls.add_argument(
+        "--host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name or address the phones reach this machine by (default: its network address and host name)",
+    )
     return parser
 
 
@@ -159,26 +178,63 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "rules":
         return show_rules(args.ruling, sys.stdout)
     if args.command == "serve":
-        return serve(args.host, args.port, args.database, not args.no_projections, args.log_level)
+        return serve(args.host, args.port, args.database, not args.no_projections, args.log_level, tls_of(args))
+    if args.command == "tls":
+        return make_tls(args.out, args.host, sys.stdout)
     if args.command == "project":
         return project(args, sys.stdout)
     return run_ledger_command(args)
 
 
-def serve(host: str, port: int, database: str | None, projections: bool = True, log_level: str = "info") -> int:
-    """The API on SQLite or PostgreSQL, with the read tables followed in the background; the admin token comes
-    from EVO_LEDGER_ADMIN_TOKEN, the seal key from EVO_LEDGER_SEAL_KEY."""
+def serve(
+    host: str,
+    port: int,
+    database: str | None,
+    projections: bool = True,
+    log_level: str = "info",
+    tls: tuple[Path, Path] | None = None,
+) -> int:
+    """The API on SQLite or PostgreSQL, with the read tables followed in the background, over https with a
+    certificate and key; the admin token comes from EVO_LEDGER_ADMIN_TOKEN, the seal key from EVO_LEDGER_SEAL_KEY."""
     from api import ApiSettings, create_app  # noqa: PLC0415 (every command but this one starts without the API)
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s", force=True)
+    try:
+        authority = authority_of(tls[0]) if tls else None
+    except (OSError, ValueError) as error:
+        print(f"evo-ledger serve: --tls-cert {tls[0] if tls else ''}: {error}", file=sys.stderr)
+        return EXIT_UNREADABLE
     settings = replace(
-        ApiSettings.from_environment(), store=Settings.for_database(database), follow_projections=projections
+        ApiSettings.from_environment(),
+        store=Settings.for_database(database),
+        follow_projections=projections,
+        tls_authority=authority,
     )
-    log.info("serving on http://%s:%s (%s)", host, port, settings.store.described)
+    scheme = "https" if tls else "http"
+    log.info("serving on %s://%s:%s (%s)", scheme, host, port, settings.store.described)
     if host in EVERY_ADDRESS:
-        log.info("phones on this network open http://%s:%s/", network_address(), port)
-    run_server(create_app(settings), host, port)
+        log.info("phones on this network open %s://%s:%s/", scheme, network_address(), port)
+    run_server(create_app(settings), host, port, tls)
     log.info("stopped")
+    return EXIT_OK
+
+
+def tls_of(args: argparse.Namespace) -> tuple[Path, Path] | None:
+    """The certificate and key to serve https with: both or neither."""
+    if (args.tls_cert is None) != (args.tls_key is None):
+        build_parser().error("serve: --tls-cert and --tls-key go together")
+    return (args.tls_cert, args.tls_key) if args.tls_cert is not None else None
+
+
+def make_tls(folder: Path, hosts: Sequence[str], out: TextIO) -> int:
+    """`evo-ledger tls`: the files written, and what to do with them."""
+    files = make_tls_files(folder, hosts or default_hosts(network_address()))
+    print(f"the phones trust      {files.authority} (fingerprint SHA-256 {files.fingerprint})", file=out)
+    print(f"the server serves     {files.certificate} with its key {files.key}", file=out)
+    print(
+        f"serve with            evo-ledger serve --host 0.0.0.0 --tls-cert {files.certificate} --tls-key {files.key}",
+        file=out,
+    )
     return EXIT_OK
 
 
@@ -194,12 +250,23 @@ def network_address() -> str:
     return address
 
 
-def run_server(app: FastAPI, host: str, port: int) -> None:
-    """Serve `app` as `evo-ledger serve` serves the API (the requests logged by the app itself)."""
+def run_server(app: FastAPI, host: str, port: int, tls: tuple[Path, Path] | None = None) -> None:
+    """Serve `app` as `evo-ledger serve` serves the API (the requests logged by the app itself), over https with
+    `tls`'s certificate and key."""
     import uvicorn  # noqa: PLC0415 (likewise)
 
     settle_collector()
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, log_config=None)
+    certificate, key = (str(tls[0]), str(tls[1])) if tls else (None, None)
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        log_config=None,
+        ssl_certfile=certificate,
+        ssl_keyfile=key,
+    )
 
 
 def project(args: argparse.Namespace, out: TextIO) -> int:
