@@ -17,6 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.errors import ApiError
+from api.rules_bundle import rules_bundle
 
 router = APIRouter(include_in_schema=False)
 STATIC = resources.files("api") / "static"
@@ -123,6 +124,27 @@ def tls_authority(request: Request) -> Response:
         raise ApiError(404, "no_tls", "this server speaks plain http: it has no certificate authority to trust")
     headers = {**PAGE_HEADERS, "Content-Disposition": 'attachment; filename="evo-ledger-ca.crt"'}
     return Response(authority, media_type="application/x-x509-ca-cert", headers=headers)
+
+
+@router.get("/rules.zip")
+def rules_zip(request: Request) -> Response:
+    """The installed rulesets for the browser's Python (`api.rules_bundle`), kept by the browser until they
+    change."""
+    bundle, tag = rules_bundle()
+    if request.headers.get("if-none-match") == f'"{tag}"':
+        return Response(status_code=304, headers={"ETag": f'"{tag}"'})
+    headers = {**PAGE_HEADERS, "ETag": f'"{tag}"', "Cache-Control": "no-cache"}
+    return Response(bundle, media_type="application/zip", headers=headers)
+
+
+@router.get("/rules-worker.js")
+def rules_worker() -> Response:
+    """The worker that runs the rules in the browser; its policy lets it compile Pyodide's WebAssembly, which the
+    pages' own does not."""
+    script = (STATIC / "rules-worker.js").read_text(encoding="utf-8")
+    policy = POLICY.replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'")
+    headers = {**PAGE_HEADERS, "Content-Security-Policy": policy, "Cache-Control": "no-cache"}
+    return Response(script, media_type="text/javascript", headers=headers)
 
 
 @router.get("/sw.js")
