@@ -7,8 +7,9 @@ bot among random ones; 20 different games, imported again and again as new games
 inserts through the same driver of as many rows as the games added events, in transactions of as many rows as the
 runner's pages hold, rows/s; then the runner catches up with the games: every event read, decoded where a table
 needs it, the ruleset's rows, the games' results, their orders of play and every ending's ratings written with
-the position, events/s and the ratio to the floor (target 0.2x). PostgreSQL runs in a database made for the run
-and dropped after it; without a server it is left out.
+the position, events/s and the ratio to the floor (target 0.2x); then the statistics that weigh the players'
+strengths, which add nothing to the catch-up, computed over the caught-up tables as a request computes them, in
+seconds each. PostgreSQL runs in a database made for the run and dropped after it; without a server it is left out.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.selfplay import play_game
 from evo_ledger.app.transfer import import_notations
 from evo_ledger.settings import Settings
+from projections import strengths
 from projections.runner import PAGE, Projector
 from projections.store import ReadStore
 
@@ -85,8 +87,29 @@ def measure(label: str, database: str, games: int) -> None:
                 print(f"    raw inserts (floor) {floor:10,.0f} rows/s")
                 ratio = verdict(rate / floor, TARGET)
                 print(f"    catch-up            {rate:10,.0f} events/s = {ratio} ({seconds:.1f} s)")
+                print(f"    strength statistics {strength_statistics(store, ruleset)}")
         finally:
             store.close()
+
+
+def strength_statistics(store: ReadStore, ruleset: str) -> str:
+    """The seconds each statistic that weighs the players' strengths takes over the ruleset's finished games (the
+    bots' own games for the skill benchmark played before the clock starts, as a server plays them once)."""
+    gap = strengths.bot_gap(ruleset)
+    started = time.perf_counter()
+    with store.engine.connect() as connection:
+        games = strengths.finished_games(connection, ruleset)
+    timings = [("read", time.perf_counter() - started)]
+    for name, statistic in (
+        ("calibration", lambda: strengths.calibration(games)),
+        ("seat advantage", lambda: strengths.seat_advantage(games)),
+        ("batch ratings", lambda: strengths.batch_ratings(games)),
+        ("skill", lambda: strengths.skill(games, gap)),
+    ):
+        started = time.perf_counter()
+        statistic()
+        timings.append((name, time.perf_counter() - started))
+    return f"over {len(games)} games: " + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in timings)
 
 
 def main() -> None:

@@ -58,37 +58,43 @@ Game = tuple[Seated, ...]
 
 def finished_games(connection: Connection, ruleset: str, include_private: bool = False) -> list[Game]:
     """The ruleset's finished games the reader may see, in the order they ended, each seat's result."""
-    opening = (
-        select(TURN_ORDER.c.game_id, func.min(TURN_ORDER.c.event).label("event"))
-        .where(TURN_ORDER.c.undone.is_(False))
-        .group_by(TURN_ORDER.c.game_id)
-        .subquery()
-    )
-    opened = (
-        select(TURN_ORDER.c.game_id, TURN_ORDER.c.player_id, TURN_ORDER.c.place)
-        .join(opening, and_(opening.c.game_id == TURN_ORDER.c.game_id, opening.c.event == TURN_ORDER.c.event))
-        .subquery()
-    )
     query = (
-        select(
-            GAMES.c.game_id,
-            RESULTS.c.player_id,
-            RESULTS.c.name,
-            RESULTS.c.rank,
-            GAME_PLAYERS.c.seat,
-            opened.c.place,
-        )
+        select(GAMES.c.game_id, RESULTS.c.player_id, RESULTS.c.name, RESULTS.c.rank, GAME_PLAYERS.c.seat)
         .join(RESULTS, and_(RESULTS.c.game_id == GAMES.c.game_id, RESULTS.c.undone.is_(False)))
         .join(
             GAME_PLAYERS,
             and_(GAME_PLAYERS.c.game_id == GAMES.c.game_id, GAME_PLAYERS.c.player_id == RESULTS.c.player_id),
         )
-        .outerjoin(opened, and_(opened.c.game_id == GAMES.c.game_id, opened.c.player_id == RESULTS.c.player_id))
         .where(finished(ruleset, include_private))
         .order_by(GAMES.c.ended_position, GAMES.c.game_id, RESULTS.c.rank, RESULTS.c.player_id)
     )
-    seats = [Seated(*row) for row in connection.execute(query)]
+    places = opening_places(connection, ruleset, include_private)
+    seats = [
+        Seated(game_id, player, name, rank, seat, places.get((game_id, player)))
+        for game_id, player, name, rank, seat in connection.execute(query)
+    ]
     return [tuple(game) for _, game in groupby(seats, key=lambda seated: seated.game_id)]
+
+
+def opening_places(connection: Connection, ruleset: str, include_private: bool) -> dict[tuple[str, str], int]:
+    """Each player's place in the order of play each finished game opened with (`read_turn_order`'s first rows
+    that stand), by game and player. (Read apart, and the first order picked by a window, so that no database
+    plans a join against an aggregate row by row.)"""
+    numbered = (
+        select(
+            TURN_ORDER.c.game_id,
+            TURN_ORDER.c.player_id,
+            TURN_ORDER.c.place,
+            func.rank().over(partition_by=TURN_ORDER.c.game_id, order_by=TURN_ORDER.c.event).label("nth"),
+        )
+        .where(
+            TURN_ORDER.c.undone.is_(False),
+            TURN_ORDER.c.game_id.in_(select(GAMES.c.game_id).where(finished(ruleset, include_private))),
+        )
+        .subquery()
+    )
+    query = select(numbered.c.game_id, numbered.c.player_id, numbered.c.place).where(numbered.c.nth == 1)
+    return {(game_id, player): place for game_id, player, place in connection.execute(query)}
 
 
 def incremental(games: Iterable[Game], each: Any = None) -> dict[str, PlackettLuceRating]:
