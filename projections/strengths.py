@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import groupby, pairwise
@@ -97,7 +97,9 @@ def opening_places(connection: Connection, ruleset: str, include_private: bool) 
     return {(game_id, player): place for game_id, player, place in connection.execute(query)}
 
 
-def incremental(games: Iterable[Game], each: Any = None) -> dict[str, PlackettLuceRating]:
+def incremental(
+    games: Iterable[Game], each: Callable[[Game, list[PlackettLuceRating]], None] | None = None
+) -> dict[str, PlackettLuceRating]:
     """The OpenSkill ratings game by game, as `read_ratings` makes them (the same games give the same ratings);
     `each(game, ratings before it)` is called before each game is rated."""
     current: dict[str, PlackettLuceRating] = {}
