@@ -379,6 +379,20 @@ class CoRecorderList(BaseModel):
     co_recorders: list[str]
 
 
+class GameSetup(BaseModel):
+    """What the rules need to judge a game's next action where the server cannot be reached (the recording page's
+    rules worker): its ruleset and the version it was pinned to, the kit's document, its players and options, its
+    effective actions in order (`evo_ledger.rules.judge`), and the version it stands at."""
+
+    ruleset: str
+    ruleset_version: str
+    kit: dict[str, Any]
+    players: list[str]
+    options: dict[str, Any]
+    actions: list[str]
+    version: int
+
+
 class Undo(BaseModel):
     """Undo the last `count` actions, for a `reason`."""
 

@@ -216,6 +216,25 @@ def revoke_co_recorder(
     return schemas.CoRecorderList(co_recorders=sorted(access.co_recorders))
 
 
+@router.get("/games/{game_id}/setup", response_model=schemas.GameSetup, operation_id="game_setup")
+def game_setup(reader: ReaderDep, ledger: LedgerDep) -> schemas.GameSetup:
+    """The game's setup and effective actions, for the recording page to judge entries on the device when the
+    server cannot be reached. It holds every hidden fact (a card drawn, a peek), so only those who record the game
+    (the recorder, a co-recorder, the admin) read it."""
+    if not reader.holder_sees_all:
+        raise ApiError(403, "token_refused", "a game's setup and actions are given to those who record the game")
+    game = latest_for(reader, ledger)
+    return schemas.GameSetup(
+        ruleset=game.ruleset_name,
+        ruleset_version=game.ruleset_version,
+        kit=game.kit_document,
+        players=game.player_names,
+        options=dict(game.options),
+        actions=[notation for _, notation, _ in game.history],
+        version=game.version,
+    )
+
+
 @router.get("/games/{game_id}/co-recorders", response_model=schemas.CoRecorderList, operation_id="list_co_recorders")
 def list_co_recorders(reader: ReaderDep, ledger: LedgerDep) -> schemas.CoRecorderList:
     """The co-recorders' names, for a reader who records the game (the recorder, a co-recorder, the admin)."""

@@ -23,6 +23,12 @@ let stopped = null; // the waiting entry the server would not take as it stood: 
 let syncing = false;
 let reentering = null; // the place in the queue, and the version, of a waiting entry taken back to be entered again
 let lastHeard = null; // when the server last answered this page
+// The rules on this device (rules-worker.js), for a device that records the game: an entry made with no
+// connection is judged here, on the game as the server last gave it (`setup`) and the entries waiting.
+let rulesWorker = null;
+let setup = null;
+let rulesAsked = 0;
+const rulesAnswers = new Map();
 
 function gamePath(path) { return `/v1/games/${GAME}${path}`; }
 function words() { return entered.map((entry) => entry.word).join(" "); }
@@ -93,6 +99,7 @@ async function refresh() {
   showAdvice(legal.advice);
   document.getElementById("completions").replaceChildren(...legal.actions.map((action) => element("option", { value: action })));
   listRecent(recent.events);
+  if (recordsGame) keepSetup();
   if (asked !== composing) return;
   entered = kept; // the words forced on the position before are asked again
   offer(choices);
@@ -170,7 +177,7 @@ async function send(text) {
   if (!pending || pending.text !== text) pending = { text, key: newKey(), at: new Date().toISOString() };
   if (queued.length || reentering || !navigator.onLine) {
     if (!navigator.onLine) online(false);
-    await waitBehind(text);
+    await waitBehind(text, !navigator.onLine);
     return;
   }
   let answer;
@@ -179,7 +186,7 @@ async function send(text) {
       { "Idempotency-Key": pending.key });
   } catch (error) {
     online(false);
-    await waitBehind(text);
+    await waitBehind(text, true);
     return;
   }
   online(true);
@@ -201,9 +208,68 @@ async function send(text) {
   await refresh();
 }
 
+// What the rules worker loads, fetched through the service worker once, so that it keeps them for a time with no
+// connection; the worker itself starts only then (Python in the browser takes seconds and memory to start).
+const RULES_FILES = ["/rules-worker.js", "/rules.zip", ...["pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm",
+  "python_stdlib.zip", "pyodide-lock.json"].map((file) => `/static/pyodide/${file}`)];
+let rulesKept = false;
+
+function keepSetup() {
+  api(gamePath("/setup")).then((given) => { setup = given; }).catch(() => {});
+  if (rulesKept || !navigator.serviceWorker || !navigator.serviceWorker.controller) return;
+  rulesKept = true;
+  Promise.all(RULES_FILES.map((file) => fetch(file)))
+    .then(() => { document.body.dataset.rulesKept = "true"; })
+    .catch(() => { rulesKept = false; });
+}
+
+function startRules() {
+  if (rulesWorker || !recordsGame || !window.Worker) return;
+  rulesWorker = new Worker("/rules-worker.js");
+  rulesWorker.onmessage = (message) => {
+    const settle = rulesAnswers.get(message.data.id);
+    rulesAnswers.delete(message.data.id);
+    settle(message.data);
+  };
+  askRules(undefined).then((answer) => { document.body.dataset.rules = answer.ready ? "ready" : "unavailable"; });
+}
+
+function askRules(request) {
+  const id = ++rulesAsked;
+  return new Promise((resolve) => {
+    rulesAnswers.set(id, resolve);
+    rulesWorker.postMessage({ id, request });
+  });
+}
+
+// The rules' answer to `text` here, after the game's actions and the entries waiting before it: its refusal
+// (`message`, `ruling`) or what it leads to; null where it cannot be judged here (no rules, or an entry waiting
+// is refused).
+async function judgedHere(text) {
+  if (!setup || document.body.dataset.rules !== "ready") return null;
+  const waiting = reentering ? [] : queued.map((entry) => entry.text);
+  const actions = [...setup.actions, ...waiting, text];
+  const game = { ruleset: setup.ruleset, version: setup.ruleset_version, kit: setup.kit, players: setup.players,
+    options: setup.options };
+  const answer = await askRules(JSON.stringify({ setup: game, actions, probes: {} }));
+  if (answer.error) return null;
+  const judged = JSON.parse(answer.answer).actions;
+  return judged.length === actions.length ? judged[judged.length - 1] : null;
+}
+
 // The entry kept on the device behind those already waiting (its key and time kept too: if the server did store
 // it before the connection dropped, sending it again stores nothing more), then the queue sent if it can be.
-async function waitBehind(text) {
+// With no connection, the rules on this device judge it first (online, the server does).
+async function waitBehind(text, offline) {
+  if (offline) startRules();
+  const judged = offline ? await judgedHere(text) : null;
+  if (judged && "message" in judged) {
+    const ruling = judged.ruling ? ` [${judged.ruling}]` : "";
+    say(`refused${ruling}, by the rules on this device: ${judged.message}`, "refused");
+    pending = null;
+    idle();
+    return;
+  }
   const head = reentering || { seq: queued.length ? queued[queued.length - 1].seq + 1 : Date.now(), expected: null };
   const expected = reentering || !queued.length ? (head.expected ?? version) : null;
   await keepEntry({ key: pending.key, game: GAME, seq: head.seq, text, at: pending.at, expected });
@@ -478,7 +544,7 @@ document.getElementById("keep-entry").addEventListener("click", () => resolveSto
 document.getElementById("reenter-entry").addEventListener("click", () => resolveStopped("re-enter").catch(lost));
 document.getElementById("drop-entry").addEventListener("click", () => resolveStopped("drop").catch(lost));
 addEventListener("online", () => sync().catch(lost));
-addEventListener("offline", () => online(false));
+addEventListener("offline", () => { online(false); startRules(); });
 setInterval(() => sync().catch(() => online(false)), 5000);
 
 async function start() {
@@ -493,6 +559,7 @@ async function start() {
   document.getElementById("seats-record").checked = seatsRecord = summary.seats_record;
   online(navigator.onLine);
   await refresh();
+  if (!navigator.onLine) startRules();
   showDevices().catch(lost);
   follow();
   await sync();

@@ -10,8 +10,10 @@ const ASSETS = [
   "/static/api.js", "/static/queue.js", "/static/traits-board.js", "/static/board.js", "/static/record.js",
 ];
 const RECORD_PAGE = /^\/games\/[^/]+\/record$/;
+// The rules as the recording page's worker runs them on the device: kept once the worker has loaded them.
+const RULES = /^\/(rules-worker\.js|rules\.zip|static\/pyodide\/[^/]+)$/;
 // What the recording page reads of its game; its stream is never kept.
-const GAME_READ = /^\/v1\/games\/[^/]+(\/(view|legal|events|choices|co-recorders))?$/;
+const GAME_READ = /^\/v1\/games\/[^/]+(\/(view|legal|events|choices|co-recorders|setup))?$/;
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(ASSETS)).then(() => self.skipWaiting()));
@@ -28,7 +30,7 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== self.location.origin) return;
   if (RECORD_PAGE.test(url.pathname)) event.respondWith(askedFirst(request, SHELL));
-  else if (ASSETS.includes(url.pathname)) event.respondWith(askedFirst(request, url.pathname));
+  else if (ASSETS.includes(url.pathname) || RULES.test(url.pathname)) event.respondWith(askedFirst(request, url.pathname));
   else if (GAME_READ.test(url.pathname)) event.respondWith(readerKey(request).then((key) => askedFirst(request, key, url)));
 });
 

@@ -55,8 +55,9 @@ def recorder(browser: Any, counted: tuple[str, Counted]) -> Iterator[tuple[Any, 
     page.goto(f"{base}/games/{game}/record#token={token}")
     settled(page)
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
-    page.reload()  # read once through the worker, which keeps the answers
+    page.reload()  # read once through the worker, which keeps the answers and the rules
     settled(page)
+    page.wait_for_function("() => document.body.dataset.rulesKept === 'true'")
     yield context, page, game, token
     context.close()
 
@@ -135,25 +136,57 @@ def test_offline_an_entry_another_device_overtook_shows_both_lines_until_the_rec
     assert logged(base, game, token) == ["order cat ben ann", ACTIONS[1]]
 
 
-def test_offline_an_entry_the_rules_refuse_is_shown_with_its_ruling_and_entered_again(
+def test_offline_an_entry_kept_on_the_game_as_it_now_stands_and_refused_there_is_entered_again(
     counted: tuple[str, Counted], recorder: tuple[Any, Any, str, str]
 ) -> None:
-    """[E2-07] a bid above what the player holds is refused when the queue reaches the server, which judges every
-    entry; the entry is given back, changed and sent in its place."""
+    """[E2-01] an entry overtaken by another device's, kept to be sent on the game as it now stands, is refused by
+    the server, which judges every entry: its refusal is shown with its ruling, and the entry given back to be
+    changed is sent in its place; the entry after it, now out of its phase, is dropped."""
     base, _ = counted
     context, page, game, token = recorder
     cut_off(context, page)
-    type_entry(page, ACTIONS[0], 1)
+    type_entry(page, "order ann ben cat", 1)
     type_entry(page, "climate cw", 2)
-    type_entry(page, "draw legs", 3)
-    type_entry(page, "draw eggs", 4)
-    type_entry(page, "ann bid 9 legs", 5)
+    other = httpx.post(
+        f"{base}/v1/games/{game}/actions",
+        json={"actions": ["order cat ben ann"], "expected_version": 1},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert other.status_code == 200, other.text
     context.set_offline(False)
     page.evaluate("dispatchEvent(new Event('online'))")
-    expect(page.locator("#stopped-text")).to_contain_text("[E2-07]")
+    expect(page.locator("#stopped-text")).to_contain_text("another device recorded meanwhile: order cat ben ann")
+    page.locator("#keep-entry").click()
+    expect(page.locator("#stopped-text")).to_contain_text("refused [E2-01]: order ann ben cat")
     page.locator("#reenter-entry").click()
-    expect(page.locator("#typed")).to_have_value("ann bid 9 legs")
-    page.locator("#typed").fill("ann bid 1 legs")
+    expect(page.locator("#typed")).to_have_value("order ann ben cat")
+    page.locator("#typed").fill("climate acw")
     page.locator("#typed").press("Enter")
+    expect(page.locator("#stopped-text")).to_contain_text("refused [E2-01]: climate cw")  # now out of its phase
+    page.locator("#drop-entry").click()
     page.wait_for_function(WAITING, arg=0, polling=20)
-    assert logged(base, game, token) == [ACTIONS[0], "climate cw", "draw legs", "draw eggs", "ann bid 1 legs"]
+    assert logged(base, game, token) == ["order cat ben ann", "climate acw"]
+
+
+def test_offline_an_illegal_entry_is_refused_by_the_rules_on_the_device_and_waits_for_nothing(
+    counted: tuple[str, Counted], recorder: tuple[Any, Any, str, str]
+) -> None:
+    """[E2-07] ann, outbid, bids again at once, and only with what she holds: with no connection, the recorder's
+    phone judges the entry with the rules it runs itself, names the ruling and keeps nothing."""
+    base, app = counted
+    context, page, game, token = recorder
+    cut_off(context, page)
+    page.wait_for_function("() => document.body.dataset.rules === 'ready'", timeout=60_000)
+    asked_before = len(app.paths)
+    entries = [ACTIONS[0], "climate cw", "draw legs", "draw eggs"]
+    for count, action in enumerate(entries, start=1):
+        type_entry(page, action, count)
+    page.locator("#typed").fill("ann bid 9 legs")
+    page.locator("#typed").press("Enter")
+    expect(page.locator("#message")).to_contain_text("refused [E2-07], by the rules on this device")
+    assert page.evaluate("() => document.body.dataset.waiting") == "4"
+    assert app.paths[asked_before:] == []
+    context.set_offline(False)
+    page.evaluate("dispatchEvent(new Event('online'))")
+    page.wait_for_function(WAITING, arg=0, polling=20)
+    assert logged(base, game, token) == entries
