@@ -47,8 +47,13 @@ def finished_games(connection: Connection, only: Collection[str] | None = None) 
         .where(where)
         .order_by(GAMES.c.ruleset, GAMES.c.ended_position, RESULTS.c.rank, RESULTS.c.player_id)
     )
-    for row in connection.execute(query):
-        yield Placing(*row)
+    # Players sharing a place in the order of their ids as Python compares them, whatever the database's collation.
+    placings = sorted((Placing(*row) for row in connection.execute(query)), key=in_order_ended)
+    yield from placings
+
+
+def in_order_ended(placing: Placing) -> tuple[str, int, str, int, str]:
+    return placing.ruleset, placing.ended, placing.game_id, placing.rank, placing.player_id
 
 
 def ratings(placings: Iterator[Placing]) -> Iterator[dict[str, Any]]:

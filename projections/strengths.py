@@ -76,6 +76,12 @@ def finished_games(connection: Connection, ruleset: str, include_private: bool =
     return [tuple(game) for _, game in groupby(seats, key=lambda seated: seated.game_id)]
 
 
+def in_place_order(games: Sequence[Game]) -> list[Game]:
+    """Each game's seats by place, players sharing a place by their ids as Python compares them: whatever order
+    the games came in (a database's collation orders text its own way), the statistics see the same."""
+    return [tuple(sorted(game, key=lambda seated: (seated.rank, seated.player_id))) for game in games]
+
+
 def opening_places(connection: Connection, ruleset: str, include_private: bool) -> dict[tuple[str, str], int]:
     """Each player's place in the order of play each finished game opened with (`read_turn_order`'s first rows
     that stand), by game and player. (Read apart, and the first order picked by a window, so that no database
@@ -124,6 +130,7 @@ def calibration(games: Sequence[Game]) -> Row:
     against who won: the log loss and Brier score of all games and of the later half, beside those of a prediction
     without skill (each of n players 1/n), and the reliability curve: the predictions in tenths, each with the
     share of them that won and its Wilson 95% interval."""
+    games = in_place_order(games)
     predicted: list[tuple[float, float]] = []
     scores: list[tuple[float, float, float, float]] = []
 
@@ -197,6 +204,7 @@ def seat_advantage(games: Sequence[Game], by: str = "seat") -> Row:
     order (`by` "place") fitted together, the first seat's effect 0 at each number of players: per number of players
     and seat, the effect and its 95% interval, the chance the seat wins at a table of equally strong players with its
     95% interval, and the raw win rate for comparison. Games that set no order count for nothing by place."""
+    games = in_place_order(games)
     kept = canonical(game for game in games if len(game) > 1 and all(at(s, by) is not None for s in game))
     players = players_of(kept)
     covariates = sorted({(len(game), at(s, by)) for game in kept for s in game if at(s, by) != 1})
@@ -269,6 +277,7 @@ def batch_ratings(games: Sequence[Game]) -> list[Row]:
     """Each player's strength fitted to the whole history at once (Plackett-Luce, no seat effect; the games'
     order changes nothing), as an OpenSkill mu and sigma (`SCALE`), beside the incremental rating the same games
     give and the difference; the highest batch ordinal (mu - 3 sigma) first."""
+    games = in_place_order(games)
     ordered = canonical(games)
     players = players_of(ordered)
     fitted = fit([[Seat(players[s.player_id], None, s.rank) for s in game] for game in ordered], len(players))
@@ -345,6 +354,7 @@ def skill(games: Sequence[Game], gap: BotGap | None, min_games: int = 5) -> Row:
     `min_games` games, against the same games with results drawn at random (chance) and with a share of them decided
     by the bots' strengths (half the players, in the order of their ids, taken as the sensible bot and half as the
     random one); the skill share is the share of bots' games at which the benchmark is as spread as the real games."""
+    games = in_place_order(games)
     ordered = canonical(games)
     players = players_of(ordered)
     counts = Counter(s.player_id for game in ordered for s in game)

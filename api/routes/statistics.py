@@ -103,7 +103,7 @@ def known_ruleset(
 ) -> str:
     if ruleset not in rulesets():
         known = ", ".join(sorted(rulesets()))
-        raise ApiError(404, "unknown_ruleset", f"ruleset: no ruleset {ruleset!r}; the rulesets are {known}")
+        raise ApiError(404, "unknown_ruleset", f"ruleset: no ruleset {ruleset[:80]!r}; the rulesets are {known}")
     return ruleset
 
 
@@ -230,7 +230,7 @@ def die_faces(
     known_ruleset(ruleset)
     if ruleset not in DIE_TABLES:
         raise ApiError(
-            404, "no_dice", f"ruleset: {ruleset} rolls no die; the rulesets with dice are {', '.join(DIE_TABLES)}"
+            404, "no_dice", f"ruleset: {ruleset[:80]} rolls no die; the rulesets with dice are {', '.join(DIE_TABLES)}"
         )
     admin = is_admin(request, token)
     if game_id is not None:
@@ -257,7 +257,7 @@ def statistics_of(ruleset: str) -> Mapping[str, Statistic]:
     """The ruleset's own statistics (404 `unknown_ruleset` for a ruleset not installed)."""
     if ruleset not in rulesets():
         known = ", ".join(sorted(rulesets()))
-        raise ApiError(404, "unknown_ruleset", f"no ruleset {ruleset!r}; the rulesets are {known}")
+        raise ApiError(404, "unknown_ruleset", f"no ruleset {ruleset[:80]!r}; the rulesets are {known}")
     reading = reading_of(rulesets()[ruleset])
     return reading.statistics if reading is not None else {}
 
@@ -282,7 +282,9 @@ def ruleset_statistic(ruleset: str, name: str, request: Request, token: TokenDep
     statistic = found.get(name)
     if statistic is None:
         known = ", ".join(found) or "none"
-        raise ApiError(404, "unknown_statistic", f"{ruleset} has no statistic {name!r}; its statistics: {known}")
+        raise ApiError(
+            404, "unknown_statistic", f"{ruleset[:80]} has no statistic {name[:80]!r}; its statistics: {known}"
+        )
     answer = rows(request, lambda c: queries.ruleset_statistic(c, statistic, is_admin(request, token)))
     return {"ruleset": ruleset, "statistic": name, "means": statistic.means, **answer}
 
