@@ -37,6 +37,8 @@ DRAWS = 2
 """The benchmark sets drawn at each share; their dispersions are averaged."""
 BOT_GAMES = 20
 MOST_BOT_SEATS = 4
+MOST_FITTED = 300
+"""The players fitted with a strength of their own: a fit's cost grows with the cube of its strengths."""
 STRONG, WEAK = "sensible", "random"
 
 
@@ -195,8 +197,22 @@ def canonical(games: Iterable[Game]) -> list[Game]:
 
 
 def players_of(games: Sequence[Game]) -> dict[str, int]:
-    """Each player's number: in the order of their ids, so that the order of the games changes nothing."""
-    return {player: number for number, player in enumerate(sorted({s.player_id for game in games for s in game}))}
+    """Each player's number, in the order of their ids, so that the order of the games changes nothing: the
+    MOST_FITTED players with the most games (ties by id) each have a strength of their own, and every other player
+    shares the one numbered after them. Anyone may record games among new players: this bounds what a fit costs."""
+    counts = Counter(s.player_id for game in games for s in game)
+    own = sorted(sorted(counts, key=lambda player: (-counts[player], player))[:MOST_FITTED])
+    number = {player: index for index, player in enumerate(own)}
+    return {player: number.get(player, len(own)) for player in sorted(counts)}
+
+
+def strengths_in(players: dict[str, int]) -> int:
+    """How many strengths a fit of these players has (those of their own, and the one the others share)."""
+    return max(players.values(), default=-1) + 1
+
+
+def own_strength(players: dict[str, int], player: str) -> bool:
+    return players[player] < MOST_FITTED
 
 
 def seat_advantage(games: Sequence[Game], by: str = "seat") -> Row:
@@ -210,7 +226,7 @@ def seat_advantage(games: Sequence[Game], by: str = "seat") -> Row:
     covariates = sorted({(len(game), at(s, by)) for game in kept for s in game if at(s, by) != 1})
     number = {key: index for index, key in enumerate(covariates)}
     seats = [[Seat(players[s.player_id], number.get((len(game), at(s, by))), s.rank) for s in game] for game in kept]
-    fitted = fit(seats, len(players), len(covariates))
+    fitted = fit(seats, strengths_in(players), len(covariates))
     counted: Counter[tuple[int, int]] = Counter()
     won: Counter[tuple[int, int]] = Counter()
     for game in kept:
@@ -280,12 +296,15 @@ def batch_ratings(games: Sequence[Game]) -> list[Row]:
     games = in_place_order(games)
     ordered = canonical(games)
     players = players_of(ordered)
-    fitted = fit([[Seat(players[s.player_id], None, s.rank) for s in game] for game in ordered], len(players))
+    seats = [[Seat(players[s.player_id], None, s.rank) for s in game] for game in ordered]
+    fitted = fit(seats, strengths_in(players))
     now = incremental(games)
     names = {s.player_id: s.name for game in games for s in game}
     counts = Counter(s.player_id for game in games for s in game)
     rows: list[Row] = []
     for player, index in players.items():
+        if not own_strength(players, player):
+            continue
         low, high = fitted.interval(index)
         mu, sigma = MODEL.mu + SCALE * fitted.strengths[index], SCALE * fitted.strength_errors[index]
         rating = now.get(player) or MODEL.rating()
@@ -358,7 +377,11 @@ def skill(games: Sequence[Game], gap: BotGap | None, min_games: int = 5) -> Row:
     ordered = canonical(games)
     players = players_of(ordered)
     counts = Counter(s.player_id for game in ordered for s in game)
-    counted = [players[player] for player, count in sorted(counts.items()) if count >= min_games]
+    counted = [
+        players[player]
+        for player, count in sorted(counts.items())
+        if count >= min_games and own_strength(players, player)
+    ]
     tables = [[Seat(players[s.player_id], None, s.rank) for s in game] for game in ordered if len(game) > 1]
     answer: Row = {
         "games": len(tables),
@@ -372,7 +395,8 @@ def skill(games: Sequence[Game], gap: BotGap | None, min_games: int = 5) -> Row:
     }
     if len(counted) < 2:
         return answer
-    answer["dispersion"] = spread(fit(tables, len(players)), counted)
+    size = strengths_in(players)
+    answer["dispersion"] = spread(fit(tables, size), counted)
     by_size: dict[int, list[list[int]]] = {}
     for table in tables:
         by_size.setdefault(len(table), []).append([seat.player for seat in table])
@@ -383,7 +407,7 @@ def skill(games: Sequence[Game], gap: BotGap | None, min_games: int = 5) -> Row:
         found = []
         for _ in range(DRAWS):
             orders = [drawn(matrix, share, 0.0 if gap is None else gap.gap, generator) for matrix in seated]
-            found.append(spread(fit_choices(ordered_choices(orders, len(players)), len(players)), counted))
+            found.append(spread(fit_choices(ordered_choices(orders, size), size), counted))
         benchmarks.append({"bots_share": share, "dispersion": sum(found) / len(found)})
     answer["benchmarks"] = benchmarks
     if gap is not None:

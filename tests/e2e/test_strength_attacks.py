@@ -380,12 +380,6 @@ class TooLarge(Exception):
     pass
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: a fit takes one strength a player, and anyone may record games among new players; each request's "
-    "cost grows with the cube of the players (skill at 3,000 players: 111 s), until the players with fewest games "
-    "share a strength or the fit costs a step a row",
-)
 def test_no_request_fits_more_parameters_than_a_bound_however_many_players_there_are(
     other: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:

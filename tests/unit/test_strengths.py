@@ -167,3 +167,20 @@ def test_skill_needs_two_players_with_enough_games_and_without_bots_is_measured_
     found = strengths.skill(few, None, min_games=1)
     assert found["dispersion"] is not None and found["skill_share"] is None
     assert [row["bots_share"] for row in found["benchmarks"]] == [0.0]
+
+
+def test_beyond_the_most_fitted_players_those_with_fewest_games_share_one_strength(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Anyone may record games among new players: a fit has at most MOST_FITTED strengths of their own, for the
+    players with the most games, and one the others share; only the players with their own are rated and counted."""
+    monkeypatch.setattr(strengths, "MOST_FITTED", 3)
+    regulars = [game(number, [("ann", 1), ("ben", 2), ("cat", 3)]) for number in range(6)]
+    guests = [game(100 + number, [(f"guest{number}", 1), ("ann", 2)]) for number in range(4)]
+    season = regulars + guests
+    players = strengths.players_of(season)
+    assert {player for player, number in players.items() if number < 3} == {"ann", "ben", "cat"}
+    assert {players[f"guest{number}"] for number in range(4)} == {3}
+    assert [row["player_id"] for row in strengths.batch_ratings(season)] == ["ann", "ben", "cat"]
+    assert strengths.skill(season, None, 1)["counted_players"] == 3
+    assert strengths.seat_advantage(season)["games"] == len(season)
