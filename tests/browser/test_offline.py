@@ -87,6 +87,19 @@ def type_entry(page: Any, action: str, waiting: int) -> None:
     page.wait_for_function(WAITING, arg=waiting, polling=20)
 
 
+def overtaken_back_online(base: str, context: Any, page: Any, game: str, token: str) -> None:
+    """Another device records the game's first action, then the connection returns: the page shows both lines."""
+    other = httpx.post(
+        f"{base}/v1/games/{game}/actions",
+        json={"actions": ["order cat ben ann"], "expected_version": 1},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert other.status_code == 200, other.text
+    context.set_offline(False)
+    page.evaluate("dispatchEvent(new Event('online'))")
+    expect(page.locator("#stopped-text")).to_contain_text("another device recorded meanwhile: order cat ben ann")
+
+
 def test_offline_entries_wait_on_the_device_through_a_reload_and_are_stored_once_back_online(
     counted: tuple[str, Counted], recorder: tuple[Any, Any, str, str]
 ) -> None:
@@ -121,15 +134,7 @@ def test_offline_an_entry_another_device_overtook_shows_both_lines_until_the_rec
     cut_off(context, page)
     type_entry(page, ACTIONS[0], 1)
     type_entry(page, ACTIONS[1], 2)
-    other = httpx.post(
-        f"{base}/v1/games/{game}/actions",
-        json={"actions": ["order cat ben ann"], "expected_version": 1},
-        headers={"Authorization": f"Bearer {token}"},
-    )
-    assert other.status_code == 200, other.text
-    context.set_offline(False)
-    page.evaluate("dispatchEvent(new Event('online'))")
-    expect(page.locator("#stopped-text")).to_contain_text("another device recorded meanwhile: order cat ben ann")
+    overtaken_back_online(base, context, page, game, token)
     expect(page.locator("#stopped-text")).to_contain_text(f"Waiting here: {ACTIONS[0]}")
     page.locator("#drop-entry").click()
     page.wait_for_function(WAITING, arg=0, polling=20)
@@ -147,15 +152,7 @@ def test_offline_an_entry_kept_on_the_game_as_it_now_stands_and_refused_there_is
     cut_off(context, page)
     type_entry(page, "order ann ben cat", 1)
     type_entry(page, "climate cw", 2)
-    other = httpx.post(
-        f"{base}/v1/games/{game}/actions",
-        json={"actions": ["order cat ben ann"], "expected_version": 1},
-        headers={"Authorization": f"Bearer {token}"},
-    )
-    assert other.status_code == 200, other.text
-    context.set_offline(False)
-    page.evaluate("dispatchEvent(new Event('online'))")
-    expect(page.locator("#stopped-text")).to_contain_text("another device recorded meanwhile: order cat ben ann")
+    overtaken_back_online(base, context, page, game, token)
     page.locator("#keep-entry").click()
     expect(page.locator("#stopped-text")).to_contain_text("refused [E2-01]: order ann ben cat")
     page.locator("#reenter-entry").click()
