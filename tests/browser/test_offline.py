@@ -87,6 +87,12 @@ def type_entry(page: Any, action: str, waiting: int) -> None:
     page.wait_for_function(WAITING, arg=waiting, polling=20)
 
 
+def back_online(context: Any, page: Any) -> None:
+    """The connection returns, and the page hears of it at once."""
+    context.set_offline(False)
+    page.evaluate("dispatchEvent(new Event('online'))")
+
+
 def overtaken_back_online(base: str, context: Any, page: Any, game: str, token: str) -> None:
     """Another device records the game's first action, then the connection returns: the page shows both lines."""
     other = httpx.post(
@@ -95,8 +101,7 @@ def overtaken_back_online(base: str, context: Any, page: Any, game: str, token: 
         headers={"Authorization": f"Bearer {token}"},
     )
     assert other.status_code == 200, other.text
-    context.set_offline(False)
-    page.evaluate("dispatchEvent(new Event('online'))")
+    back_online(context, page)
     expect(page.locator("#stopped-text")).to_contain_text("another device recorded meanwhile: order cat ben ann")
 
 
@@ -116,8 +121,7 @@ def test_offline_entries_wait_on_the_device_through_a_reload_and_are_stored_once
     expect(page.locator("#queued li")).to_have_text(ACTIONS[:3])
     expect(page.locator("#headline")).not_to_be_empty()  # the position as the server last gave it
     assert app.paths[asked_before:] == [], logged(base, game, token)
-    context.set_offline(False)
-    page.evaluate("dispatchEvent(new Event('online'))")
+    back_online(context, page)
     page.wait_for_function(WAITING, arg=0, polling=20)
     expect(page.locator("#status")).to_have_text("online")
     assert logged(base, game, token) == ACTIONS[:3]
@@ -183,7 +187,6 @@ def test_offline_an_illegal_entry_is_refused_by_the_rules_on_the_device_and_wait
     expect(page.locator("#message")).to_contain_text("refused [E2-07], by the rules on this device")
     assert page.evaluate("() => document.body.dataset.waiting") == "4"
     assert app.paths[asked_before:] == []
-    context.set_offline(False)
-    page.evaluate("dispatchEvent(new Event('online'))")
+    back_online(context, page)
     page.wait_for_function(WAITING, arg=0, polling=20)
     assert logged(base, game, token) == entries
