@@ -23,7 +23,14 @@ from evo_ledger.game.aggregate import Game
 from evo_ledger.game.sentences import event_sentence
 from evo_ledger.rules import AnyRuleset
 from evo_ledger.rules.base import NextWords, RuleViolation
-from evo_ledger.rules.contract import ALL_SEATS, hidden_information, layout, listed_next_words, next_words
+from evo_ledger.rules.contract import (
+    ALL_SEATS,
+    forced_next_words,
+    hidden_information,
+    layout,
+    listed_next_words,
+    next_words,
+)
 from evo_ledger.rules.text import NotationError
 
 Report = TypeVar("Report", bound=CanonicalReport)
@@ -151,19 +158,10 @@ def choices_for(reader: Perspective, game: Game, words: Sequence[str]) -> NextWo
     return listed_next_words(legal_for(reader, game), words)
 
 
-# An action's length in words is bounded by its notation's; this bounds the words entered for a reader at once.
-MAX_FORCED_WORDS = 64
-
-
 def forced_choices_for(reader: Perspective, game: Game, words: Sequence[str]) -> tuple[list[str], NextWords]:
     """The words that follow `words` as the only ones possible, one after another, until a choice is needed or the
     words are a legal action; and the choices after them (`choices_for`)."""
-    forced: list[str] = []
-    offered = choices_for(reader, game, words)
-    while len(offered.words) == 1 and not offered.complete and len(forced) < MAX_FORCED_WORDS:
-        forced.append(offered.words[0])
-        offered = choices_for(reader, game, [*words, *forced])
-    return forced, offered
+    return forced_next_words(lambda entered: choices_for(reader, game, entered), words)
 
 
 def refusal_for(reader: Perspective, game: Game, violation: RuleViolation) -> RuleViolation:

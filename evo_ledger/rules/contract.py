@@ -405,6 +405,21 @@ def next_words(rules: AnyRuleset, state: object, words: Sequence[str]) -> NextWo
     return listed_next_words((rules.format_action(action) for action in rules.legal_actions(state)), words)
 
 
+# An action's length in words is bounded by its notation's; this bounds the words entered for a reader at once.
+MAX_FORCED_WORDS = 64
+
+
+def forced_next_words(offer: Callable[[Sequence[str]], NextWords], words: Sequence[str]) -> tuple[list[str], NextWords]:
+    """The words that follow `words` as the only ones possible (as `offer` offers them), one after another, until
+    a choice is needed or the words are a legal action; and the choices after them."""
+    forced: list[str] = []
+    offered = offer(words)
+    while len(offered.words) == 1 and not offered.complete and len(forced) < MAX_FORCED_WORDS:
+        forced.append(offered.words[0])
+        offered = offer([*words, *forced])
+    return forced, offered
+
+
 def listed_next_words(actions: Iterable[str], words: Sequence[str]) -> NextWords:
     """The words that follow `words` in `actions` (in notation), each once, in the order met; `complete` where
     `words` is one of them."""

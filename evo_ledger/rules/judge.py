@@ -6,6 +6,11 @@ in notation. Each action's answer is its refusal (`ruling`, `message`), or what 
 (`consequences`, as kind and data) and a digest of the state after it (`state`: SHA-256 of the state's snapshot as
 canonical JSON). A probe is an action tried on the state before one of the game's, answered alike, and never
 applied.
+
+A `Table` keeps a game's state as actions are entered one by one, and answers what the recording page shows of it
+to those who record the game (who see every hidden fact), as the server answers them: the position
+(`GET /v1/games/{id}/view`), the legal actions and the rules' advice (`/legal`), and the words that may come next
+(`/choices?forced=true`).
 """
 
 from __future__ import annotations
@@ -13,10 +18,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from typing import Any
 
 from evo_ledger.rules.base import RuleViolation, SetupError
-from evo_ledger.rules.contract import AnyRuleset
+from evo_ledger.rules.contract import ALL_SEATS, AnyRuleset, advice, forced_next_words, layout, next_words
 from evo_ledger.rules.registry import get_ruleset
 from evo_ledger.rules.text import NotationError
 
@@ -24,9 +30,8 @@ from evo_ledger.rules.text import NotationError
 def judged(setup: Mapping[str, Any], actions: Sequence[str], probes: Mapping[int, Sequence[str]]) -> dict[str, Any]:
     """Each action's answer in turn (`actions`), and each probe's, by the index of the action it was tried before
     (`probes`); the game's actions stop at the first refused."""
-    rules = get_ruleset(setup["ruleset"], setup.get("version"))
     try:
-        state = rules.setup(rules.parse_kit(setup["kit"], "kit"), setup["players"], setup.get("options", {}))
+        rules, state = set_up(setup)
     except SetupError as error:
         return {"setup": str(error), "actions": [], "probes": {}}
     answers: list[dict[str, Any]] = []
@@ -40,6 +45,12 @@ def judged(setup: Mapping[str, Any], actions: Sequence[str], probes: Mapping[int
             break
         state = after
     return {"actions": answers, "probes": tried}
+
+
+def set_up(setup: Mapping[str, Any]) -> tuple[AnyRuleset, Any]:
+    """The game's rules and its state before its first action, as `setup` gives them."""
+    rules = get_ruleset(setup["ruleset"], setup.get("version"))
+    return rules, rules.setup(rules.parse_kit(setup["kit"], "kit"), setup["players"], setup.get("options", {}))
 
 
 def answer_to(rules: AnyRuleset, state: Any, text: str) -> tuple[dict[str, Any], Any]:
@@ -68,6 +79,72 @@ def plain(value: Any) -> Any:
     if isinstance(value, (set, frozenset)):
         return sorted(value)
     return value
+
+
+class Table:
+    """A game's state as its actions are entered one by one, and what the recording page shows of it to those who
+    record the game."""
+
+    def __init__(self, setup: Mapping[str, Any], actions: Sequence[str]) -> None:
+        self.rules, self.state = set_up(setup)
+        self.entered = 0
+        for text in actions:
+            answer = self.enter(text)
+            if "message" in answer:
+                raise SetupError(f"action {self.entered + 1} ({text!r}) is refused: {answer['message']}")
+
+    def enter(self, text: str) -> dict[str, Any]:
+        """The rules' answer to `text` (as `judged` gives it), applied to the game if it is legal."""
+        answer, after = answer_to(self.rules, self.state, text)
+        if after is not None:
+            self.state, self.entered = after, self.entered + 1
+        return answer
+
+    def position(self) -> dict[str, Any]:
+        """The position as `/view` gives it, and the legal actions and the rules' advice as `/legal` does."""
+        rules, state = self.rules, self.state
+        view, picture, offered = rules.view(state), layout(rules, state, ALL_SEATS), advice(rules, state)
+        return {
+            "headline": view.headline,
+            "round": view.round,
+            "phase": view.phase,
+            "step": view.step,
+            "players": list(view.players),
+            "table": list(view.table),
+            "layout": plain(asdict(picture)) if picture is not None else None,
+            "actions": [rules.format_action(action) for action in rules.legal_actions(state)],
+            "advice": None
+            if offered is None
+            else {
+                "actions": [rules.format_action(action) for action in offered.actions],
+                "ruling": offered.ruling,
+                "reason": offered.reason,
+            },
+        }
+
+    def choices(self, words: Sequence[str]) -> dict[str, Any]:
+        """The words that may follow `words`, as `/choices?forced=true` gives them."""
+        forced, offered = forced_next_words(lambda entered: next_words(self.rules, self.state, entered), words)
+        return {"words": list(words), "forced": forced, "next": list(offered.words), "complete": offered.complete}
+
+    @classmethod
+    def of_json(cls, request: str) -> Table:
+        """The table for `{"setup": ..., "actions": [...]}` in JSON text, as the browser's worker opens it."""
+        asked = json.loads(request)
+        return cls(asked["setup"], asked["actions"])
+
+    def answer_json(self, request: str) -> str:
+        """The browser worker's questions in JSON text, answered in turn in one: `enter` (an action's text),
+        `position` (any value), `choices` (the words entered); each answer under its question's name."""
+        asked = json.loads(request)
+        answers: dict[str, Any] = {}
+        if "enter" in asked:
+            answers["enter"] = self.enter(asked["enter"])
+        if "position" in asked:
+            answers["position"] = self.position()
+        if "choices" in asked:
+            answers["choices"] = self.choices(asked["choices"])
+        return json.dumps(answers, sort_keys=True)
 
 
 def judged_json(request: str) -> str:
