@@ -46,11 +46,13 @@ async function post(path, body, headers, method) {
 }
 
 // A game's stream (server-sent events) read from after event `after`: `onEvent` is called with each event, in
-// order, until the stream ends or `signal` aborts it. Read through fetch, for the token's header.
-async function readStream(path, after, onEvent, signal) {
+// order, until the stream ends or `signal` aborts it; `onOpen`, if given, once the server has answered. Read
+// through fetch, for the token's header.
+async function readStream(path, after, onEvent, signal, onOpen) {
   const auth = token() ? { Authorization: "Bearer " + token() } : {};
   const answer = await fetch(path, { headers: { ...auth, "Last-Event-ID": String(after) }, signal });
   if (!answer.ok) throw new Error(`the stream answered ${answer.status}`);
+  if (onOpen) onOpen();
   const reader = answer.body.getReader();
   const decoder = new TextDecoder();
   let buffered = "";

@@ -23,12 +23,15 @@ let stopped = null; // the waiting entry the server would not take as it stood: 
 let syncing = false;
 let reentering = null; // the place in the queue, and the version, of a waiting entry taken back to be entered again
 let lastHeard = null; // when the server last answered this page
-// The rules on this device (rules-worker.js), for a device that records the game: an entry made with no
-// connection is judged here, on the game as the server last gave it (`setup`) and the entries waiting.
+// The rules on this device (rules-worker.js), for a device that records the game: with no connection, an entry
+// is judged here, and the position and the next words shown from here, on the game as the server last gave it
+// (`setup`) and the entries waiting.
 let rulesWorker = null;
 let setup = null;
 let rulesAsked = 0;
 const rulesAnswers = new Map();
+let tableHolds = null; // the actions the worker's game holds, once opened
+let tableTurn = Promise.resolve(); // the worker's game is asked one question at a time
 
 function gamePath(path) { return `/v1/games/${GAME}${path}`; }
 function words() { return entered.map((entry) => entry.word).join(" "); }
@@ -82,27 +85,44 @@ function showQueue() {
   document.getElementById("keep-entry").hidden = stopped.kind !== "conflict";
 }
 
+// The position and the words that may come next, from the rules on this device with no connection once they are
+// ready, else from the server (or the answers its service worker kept).
 async function refresh() {
   const kept = entered.some((entry) => !entry.forced) ? entered : [];
   const asked = ++composing;
+  const shown = (onDevice() && await positionHere(kept)) || await shownByServer(kept);
+  shownHere = shown.here;
+  document.body.dataset.shown = shownHere ? "here" : "by-server";
+  show(shown);
+  if (recordsGame && !shown.here) keepSetup();
+  if (asked !== composing) return;
+  entered = kept; // the words forced on the position before are asked again
+  offer(shown.choices);
+}
+
+async function shownByServer(kept) {
   const [view, legal, recent, choices] = await Promise.all([
     api(gamePath("/view")), api(gamePath("/legal")), api(gamePath(`/events?after=${Math.max(0, version - RECENT)}`)),
     choicesAfter(kept),
   ]);
   version = view.version;
   recordsGame = view.perspectives.length > 1; // one who may read as any seat records the game
-  const recordsOwn = view.perspectives.length === 1 && seatsRecord; // a seat, where the recorder lets seats record
+  seatOnly = view.perspectives.length === 1;
+  return { view, legal, recent: recent.events, choices, here: false };
+}
+
+let seatOnly = false; // the page reads the game as one seat
+let shownHere = false; // the page shows the game from the rules on this device
+
+function show({ view, legal, recent }) {
+  const recordsOwn = seatOnly && seatsRecord; // a seat, where the recorder lets seats record
   for (const part of document.querySelectorAll("section.entry, #tools")) part.hidden = !(recordsGame || recordsOwn);
   document.getElementById("headline").textContent = view.headline;
   drawBoard(document.getElementById("board"), view.layout, players);
   drawZones(document.getElementById("zones"), view.layout);
   showAdvice(legal.advice);
   document.getElementById("completions").replaceChildren(...legal.actions.map((action) => element("option", { value: action })));
-  listRecent(recent.events);
-  if (recordsGame) keepSetup();
-  if (asked !== composing) return;
-  entered = kept; // the words forced on the position before are asked again
-  offer(choices);
+  if (recent) listRecent(recent);
 }
 
 function choicesAfter(held) {
@@ -113,7 +133,7 @@ function choicesAfter(held) {
 // The words that may come next; the words that are the only ones possible are entered at once.
 async function compose() {
   const asked = ++composing;
-  const choices = await choicesAfter(entered);
+  const choices = (onDevice() && await choicesHere(entered)) || await choicesAfter(entered);
   if (asked === composing) offer(choices);
 }
 
@@ -121,6 +141,10 @@ function offer(choices) {
   entered.push(...choices.forced.map((word) => ({ word, forced: true })));
   offered = choices;
   showEntry();
+  if (performance.getEntriesByName("tapped", "mark").length) { // for the benchmark of a tap, offline
+    performance.measure(`tap shown ${onDevice() ? "here" : "by the server"}`, "tapped");
+    performance.clearMarks("tapped");
+  }
   document.body.dataset.settled = String(Number(document.body.dataset.settled || 0) + 1); // how many times it was
   document.body.dataset.ready = "true";
 }
@@ -140,7 +164,10 @@ function showEntry() {
 }
 
 // The page is busy from a tap until the position and the choices it leads to are shown.
-function busy() { document.body.dataset.ready = "false"; }
+function busy() {
+  document.body.dataset.ready = "false";
+  performance.mark("tapped");
+}
 
 function choose(word) {
   busy();
@@ -215,7 +242,7 @@ const RULES_FILES = ["/rules-worker.js", "/rules.zip", ...["pyodide.js", "pyodid
 let rulesKept = false;
 
 function keepSetup() {
-  api(gamePath("/setup")).then((given) => { setup = given; }).catch(() => {});
+  api(gamePath("/setup")).then((given) => { setup = given; showHereOffline(); }).catch(() => {});
   if (rulesKept || !navigator.serviceWorker || !navigator.serviceWorker.controller) return;
   rulesKept = true;
   Promise.all(RULES_FILES.map((file) => fetch(file)))
@@ -223,6 +250,8 @@ function keepSetup() {
     .catch(() => { rulesKept = false; });
 }
 
+// The rules started on this device once the connection is lost, by a page that records the game; once they are
+// ready, the page shows the game from them.
 function startRules() {
   if (rulesWorker || !recordsGame || !window.Worker) return;
   rulesWorker = new Worker("/rules-worker.js");
@@ -231,30 +260,87 @@ function startRules() {
     rulesAnswers.delete(message.data.id);
     settle(message.data);
   };
-  askRules(undefined).then((answer) => { document.body.dataset.rules = answer.ready ? "ready" : "unavailable"; });
-}
-
-function askRules(request) {
-  const id = ++rulesAsked;
-  return new Promise((resolve) => {
-    rulesAnswers.set(id, resolve);
-    rulesWorker.postMessage({ id, request });
+  askRules({}).then((answer) => {
+    document.body.dataset.rules = answer.ready ? "ready" : "unavailable";
+    showHereOffline();
   });
 }
 
+// With no connection, the game shown from the rules here once they are ready and hold the game.
+function showHereOffline() {
+  if (navigator.onLine) return;
+  startRules();
+  if (!onDevice() || shownHere) return;
+  busy();
+  refresh().catch(lost);
+}
+
+function askRules(message) {
+  const id = ++rulesAsked;
+  return new Promise((resolve) => {
+    rulesAnswers.set(id, resolve);
+    rulesWorker.postMessage({ id, ...message });
+  });
+}
+
+function onDevice() {
+  return !navigator.onLine && recordsGame && setup !== null && document.body.dataset.rules === "ready";
+}
+
+// A question to the game the rules on this device hold, once it holds the game as it stands here: the game as
+// the server last gave it and the entries waiting (those behind an entry entered again, not yet). It is opened
+// afresh where it holds anything else. Null where the rules cannot answer.
+function askTable(question) {
+  const asked = tableTurn.then(async () => (await tableReady()) ? tableAnswer(question) : null);
+  tableTurn = asked.catch(() => null);
+  return asked;
+}
+
+async function tableReady() {
+  const wanted = [...setup.actions, ...(reentering ? [] : queued.map((entry) => entry.text))];
+  const holds = tableHolds && tableHolds.length <= wanted.length && tableHolds.every((text, at) => text === wanted[at]);
+  if (!holds) {
+    const game = { ruleset: setup.ruleset, version: setup.ruleset_version, kit: setup.kit, players: setup.players,
+      options: setup.options };
+    tableHolds = null;
+    const opened = await askRules({ open: JSON.stringify({ setup: game, actions: wanted }) });
+    if (opened.error) return false;
+    tableHolds = wanted;
+    return true;
+  }
+  for (const text of wanted.slice(tableHolds.length)) {
+    const answer = await tableAnswer({ enter: text });
+    if (!answer || !("consequences" in answer.enter)) { tableHolds = null; return false; }
+  }
+  return true;
+}
+
+async function tableAnswer(question) {
+  const answer = await askRules({ ask: JSON.stringify(question) });
+  if (answer.error) return null;
+  const answered = JSON.parse(answer.answer);
+  if (answered.enter && "consequences" in answered.enter) tableHolds.push(question.enter);
+  return answered;
+}
+
 // The rules' answer to `text` here, after the game's actions and the entries waiting before it: its refusal
-// (`message`, `ruling`) or what it leads to; null where it cannot be judged here (no rules, or an entry waiting
-// is refused).
+// (`message`, `ruling`) or what it leads to, then applied here; null where it cannot be judged here.
 async function judgedHere(text) {
   if (!setup || document.body.dataset.rules !== "ready") return null;
-  const waiting = reentering ? [] : queued.map((entry) => entry.text);
-  const actions = [...setup.actions, ...waiting, text];
-  const game = { ruleset: setup.ruleset, version: setup.ruleset_version, kit: setup.kit, players: setup.players,
-    options: setup.options };
-  const answer = await askRules(JSON.stringify({ setup: game, actions, probes: {} }));
-  if (answer.error) return null;
-  const judged = JSON.parse(answer.answer).actions;
-  return judged.length === actions.length ? judged[judged.length - 1] : null;
+  const answer = await askTable({ enter: text });
+  return answer && answer.enter;
+}
+
+async function positionHere(kept) {
+  const answer = await askTable({ position: null, choices: kept.map((entry) => entry.word) });
+  if (!answer) return null;
+  const { actions, advice, ...view } = answer.position;
+  return { view, legal: { actions, advice }, recent: null, choices: answer.choices, here: true };
+}
+
+async function choicesHere(held) {
+  const answer = await askTable({ choices: held.map((entry) => entry.word) });
+  return answer && answer.choices;
 }
 
 // The entry kept on the device behind those already waiting (its key and time kept too: if the server did store
@@ -280,7 +366,8 @@ async function waitBehind(text, offline) {
   say(`"${text}" waits on this device and is sent when the connection returns`, "told");
   showQueue();
   await sync();
-  idle();
+  if (onDevice()) await refresh(); // the position the entry leads to, from the rules here
+  else idle();
 }
 
 // The waiting entries sent in order, each with the version it expects (one that followed another expects the
@@ -404,7 +491,7 @@ function listRecent(events) {
 // Another device's entry: the position and the choices drawn again; words entered here that no longer lead to a
 // legal action are dropped, and the page says what was recorded meanwhile.
 async function recordedElsewhere(event) {
-  if (recording || event.number <= version) return; // an entry of this page's: its answer redraws the page
+  if (recording || syncing || event.number <= version) return; // this page's: its answer redraws the page
   busy();
   const before = version;
   await refresh();
@@ -419,10 +506,8 @@ async function recordedElsewhere(event) {
 async function follow() {
   for (;;) {
     try {
-      await readStream(gamePath("/stream"), version, async (event) => {
-        online(true);
-        await recordedElsewhere(event);
-      });
+      const heard = () => online(true);
+      await readStream(gamePath("/stream"), version, (event) => { heard(); return recordedElsewhere(event); }, undefined, heard);
     } catch (error) {
       online(false);
     }
@@ -459,9 +544,11 @@ document.getElementById("typed-form").addEventListener("submit", (event) => {
 document.getElementById("typed").addEventListener("input", async (event) => {
   const typed = event.target.value;
   const prefix = typed.endsWith(" ") ? typed.trim() : typed.trim().split(/\s+/).slice(0, -1).join(" ");
-  const choices = await api(gamePath(`/choices?words=${encodeURIComponent(prefix)}`));
-  const lead = prefix ? `${prefix} ` : "";
-  document.getElementById("completions").replaceChildren(...choices.next.map((word) => element("option", { value: lead + word })));
+  const held = prefix ? prefix.split(" ").map((word) => ({ word, forced: false })) : [];
+  const choices = (onDevice() && await choicesHere(held)) || await choicesAfter(held);
+  const lead = [prefix, ...choices.forced].filter(Boolean).join(" ");
+  document.getElementById("completions").replaceChildren(...choices.next.map((word) =>
+    element("option", { value: lead ? `${lead} ${word}` : word })));
 });
 document.getElementById("revise").addEventListener("submit", (event) => revise(event).catch(lost));
 
@@ -544,7 +631,7 @@ document.getElementById("keep-entry").addEventListener("click", () => resolveSto
 document.getElementById("reenter-entry").addEventListener("click", () => resolveStopped("re-enter").catch(lost));
 document.getElementById("drop-entry").addEventListener("click", () => resolveStopped("drop").catch(lost));
 addEventListener("online", () => sync().catch(lost));
-addEventListener("offline", () => { online(false); startRules(); });
+addEventListener("offline", () => { online(false); showHereOffline(); });
 setInterval(() => sync().catch(() => online(false)), 5000);
 
 async function start() {
@@ -559,7 +646,7 @@ async function start() {
   document.getElementById("seats-record").checked = seatsRecord = summary.seats_record;
   online(navigator.onLine);
   await refresh();
-  if (!navigator.onLine) startRules();
+  showHereOffline();
   showDevices().catch(lost);
   follow();
   await sync();

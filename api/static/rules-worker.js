@@ -1,7 +1,10 @@
 // The installed rulesets run in the browser (Pyodide, from the package's own copy): the recording page asks this
-// worker what the rules answer to its entries when the server cannot be reached. Each message is
-// { id, request }, `request` the JSON text `evo_ledger.rules.judge.judged_json` takes; the answer is { id, answer }
-// (its JSON text) or { id, error }. { id, ready: true } once the rules are loaded.
+// worker what the rules answer when the server cannot be reached. Each message has an `id`, and one of:
+// - `open`: the JSON text `evo_ledger.rules.judge.Table.of_json` takes: the game kept here from then on;
+// - `ask`: the JSON text the kept game's `answer_json` takes (an entry, the position, the next words);
+// - `request`: the JSON text `evo_ledger.rules.judge.judged_json` takes;
+// - none of them: answered { id, ready: true } once the rules are loaded.
+// The answer is { id, answer } (JSON text; `true` for `open`) or { id, error }.
 "use strict";
 importScripts("/static/pyodide/pyodide.js");
 
@@ -13,13 +16,28 @@ const rules = (async () => {
   pyodide.runPython("import sys; sys.path.insert(0, '/rules')");
   return pyodide.pyimport("evo_ledger.rules.judge");
 })();
+let table = null;
+
+function answered(judge, { open, ask, request }) {
+  if (open !== undefined) {
+    if (table) table.destroy();
+    table = null;
+    table = judge.Table.of_json(open);
+    return "true";
+  }
+  if (ask !== undefined) {
+    if (!table) throw new Error("no game is open");
+    return table.answer_json(ask);
+  }
+  return judge.judged_json(request);
+}
 
 self.onmessage = async (message) => {
-  const { id, request } = message.data;
+  const { id, open, ask, request } = message.data;
   try {
     const judge = await rules;
-    if (request === undefined) self.postMessage({ id, ready: true });
-    else self.postMessage({ id, answer: judge.judged_json(request) });
+    if (open === undefined && ask === undefined && request === undefined) self.postMessage({ id, ready: true });
+    else self.postMessage({ id, answer: answered(judge, { open, ask, request }) });
   } catch (error) {
     self.postMessage({ id, error: String(error) });
   }

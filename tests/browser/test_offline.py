@@ -1,6 +1,7 @@
-"""The recording page with no connection (the browser context offline): it opens from its service worker, its
-entries wait on the device through a reload, and they are sent in order once the connection returns; an entry
-another device overtook, or one the rules refuse, stops the queue until the recorder decides."""
+"""The recording page with no connection (the browser context offline): it opens from its service worker, the rules
+run on the phone (each entry judged, the position and the next words drawn there), its entries wait on the device
+through a reload, and they are sent in order once the connection returns; an entry another device overtook, or one
+the server refuses, stops the queue until the recorder decides."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import expect
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -16,8 +16,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from api import ApiSettings, create_app
 from evo_ledger.game.notation import parse_game
 from evo_ledger.settings import Settings
-from tests.browser.test_record import GOLDEN, PHONE, logged, new_game, settled
+from tests.browser.test_record import GOLDEN, PHONE, logged, new_game, open_recording, settled, tap_action
 from tests.e2e.test_stream import serving
+from tests.support import ROOT
 
 ACTIONS = [line.text for line in parse_game(GOLDEN["evo2"].read_text()).actions]
 WAITING = "(count) => document.body.dataset.waiting === String(count) && document.body.dataset.ready === 'true'"
@@ -44,20 +45,25 @@ def counted(tmp_path: Path) -> Iterator[tuple[str, Counted]]:
         yield base, app
 
 
-@pytest.fixture
-def recorder(browser: Any, counted: tuple[str, Counted]) -> Iterator[tuple[Any, Any, str, str]]:
-    """The recording page of a new evo2 game on a phone, served by its service worker: the context, the page, the
-    game and its recorder token."""
-    base, _ = counted
-    game, token = new_game(base, parse_game(GOLDEN["evo2"].read_text()))
+def opened_offline_ready(browser: Any, base: str, file: Path) -> tuple[Any, Any, str, str]:
+    """The recording page of a new game set up as `file` says, on a phone, read once through its service worker
+    (which keeps the answers and the rules): the context, the page, the game and its recorder token."""
+    game, token = new_game(base, parse_game(file.read_text()))
     context = browser.new_context(**PHONE)
     page = context.new_page()
     page.goto(f"{base}/games/{game}/record#token={token}")
     settled(page)
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
-    page.reload()  # read once through the worker, which keeps the answers and the rules
+    page.reload()
     settled(page)
     page.wait_for_function("() => document.body.dataset.rulesKept === 'true'")
+    return context, page, game, token
+
+
+@pytest.fixture
+def recorder(browser: Any, counted: tuple[str, Counted]) -> Iterator[tuple[Any, Any, str, str]]:
+    """The recording page of a new evo2 game, ready to go offline (`opened_offline_ready`)."""
+    context, page, game, token = opened_offline_ready(browser, counted[0], GOLDEN["evo2"])
     yield context, page, game, token
     context.close()
 
@@ -72,9 +78,18 @@ CUT_OFF = """async () => {
 }"""
 
 
+def asked_offline(paths: list[str]) -> list[str]:
+    """The requests of the page and its workers: not the browser's own check of the service worker's script for
+    an update on a navigation, which Chromium makes outside the context's emulated network (with no connection at
+    all, it fails unseen)."""
+    return [path for path in paths if path != "GET /sw.js"]
+
+
 def cut_off(context: Any, page: Any) -> None:
+    """The connection cut, once the page and its service worker both find it so."""
     context.set_offline(True)
     page.evaluate(CUT_OFF)
+    page.wait_for_function("() => !navigator.onLine")
 
 
 def type_entry(page: Any, action: str, waiting: int) -> None:
@@ -87,58 +102,97 @@ def type_entry(page: Any, action: str, waiting: int) -> None:
     page.wait_for_function(WAITING, arg=waiting, polling=20)
 
 
+# Actions typed and recorded one after another in the page, each once the page has shown what the one before led
+# to (as `type_entry` does, without a round trip to the test for each).
+TYPED_IN_TURN = """async ([actions, waiting]) => {
+    const body = document.body;
+    const settled = (count) => body.dataset.waiting === String(count) && body.dataset.ready === "true";
+    document.getElementById("tools").open = true;
+    for (const [index, action] of actions.entries()) {
+        document.getElementById("typed").value = action;
+        document.getElementById("typed-form").requestSubmit();
+        while (!settled(waiting + index + 1)) await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+}"""
+
+
+def type_entries(page: Any, actions: list[str], waiting: int) -> None:
+    """The actions typed and recorded in turn, behind `waiting` entries that wait on the device."""
+    page.evaluate(TYPED_IN_TURN, [actions, waiting])
+
+
 def back_online(context: Any, page: Any) -> None:
     """The connection returns, and the page hears of it at once."""
     context.set_offline(False)
     page.evaluate("dispatchEvent(new Event('online'))")
 
 
-def overtaken_back_online(base: str, context: Any, page: Any, game: str, token: str) -> None:
-    """Another device records the game's first action, then the connection returns: the page shows both lines."""
-    other = httpx.post(
-        f"{base}/v1/games/{game}/actions",
-        json={"actions": ["order cat ben ann"], "expected_version": 1},
-        headers={"Authorization": f"Bearer {token}"},
-    )
-    assert other.status_code == 200, other.text
+def overtaken_back_online(browser: Any, base: str, context: Any, page: Any, game: str, token: str) -> None:
+    """Another device (a browser of its own, online) records the game's first action, then the connection returns:
+    the page shows both lines."""
+    other = browser.new_context(**PHONE)
+    elsewhere = open_recording(other, base, game, token)
+    type_entry(elsewhere, "order cat ben ann", 0)
+    expect(elsewhere.locator("#message")).to_have_text("recorded: order cat ben ann")
+    other.close()
     back_online(context, page)
     expect(page.locator("#stopped-text")).to_contain_text("another device recorded meanwhile: order cat ben ann")
 
 
-def test_offline_entries_wait_on_the_device_through_a_reload_and_are_stored_once_back_online(
-    counted: tuple[str, Counted], recorder: tuple[Any, Any, str, str]
+HAND_MADE = {
+    "evo2": ("hand-3p-first-game.evo", 65, "ben bid 0 card", "E2-07"),
+    "evo1": ("evo1-hand-3p.evo", 76, "ann move B3 B4", "E1-09"),
+    "autosaurs": ("evo1-autosaur-hand-3p.evo", 68, "ben birth G3", "E1-04"),
+    "traits": ("traits-hand-2p.evo", 77, "ben hunt grazer-2 size speed with lean-size-1 waive size", "TR-07"),
+}
+SHOWN_HERE = "() => document.body.dataset.shown === 'here' && document.body.dataset.ready === 'true'"
+
+
+@pytest.mark.parametrize("ruleset", sorted(HAND_MADE))
+def test_offline_a_whole_hand_made_game_is_entered_checked_and_shown_on_the_device_then_stored_as_its_file(
+    browser: Any, counted: tuple[str, Counted], ruleset: str
 ) -> None:
+    """Long by design: a whole hand-made game (186 to 230 actions) entered with no connection, each judged, and
+    the position and next words that follow drawn, by the rules on the phone (Python in the browser, started twice:
+    the page is reloaded midway), then sent one by one when the connection returns. [E2-07] [E1-09] [E1-04]
+    [TR-07] an illegal entry midway is refused on the phone, naming its ruling."""
     base, app = counted
-    context, page, game, token = recorder
+    name, midway, illegal, ruling = HAND_MADE[ruleset]
+    actions = [line.text for line in parse_game((ROOT / "replays" / name).read_text()).actions]
+    context, page, game, token = opened_offline_ready(browser, base, ROOT / "replays" / name)
     cut_off(context, page)
     asked_before = len(app.paths)
-    for count, action in enumerate(ACTIONS[:3], start=1):
-        type_entry(page, action, count)
-    expect(page.locator("#status")).to_have_text("offline")
-    expect(page.locator("#queue-status")).to_contain_text("3 waiting")
+    page.wait_for_function(SHOWN_HERE, timeout=60_000)
+    tap_action(page, actions[0])  # the words offered by the rules on the phone
+    page.wait_for_function(WAITING, arg=1, polling=20)
+    type_entries(page, actions[1:midway], 1)
     page.reload()
-    page.wait_for_function(WAITING, arg=3, polling=20)
-    expect(page.locator("#queued li")).to_have_text(ACTIONS[:3])
-    expect(page.locator("#headline")).not_to_be_empty()  # the position as the server last gave it
-    assert app.paths[asked_before:] == [], logged(base, game, token)
+    page.wait_for_function(WAITING, arg=midway, polling=20)
+    expect(page.locator("#queued li")).to_have_text(actions[:midway])
+    page.wait_for_function(SHOWN_HERE, timeout=60_000)
+    type_entry(page, illegal, midway)
+    expect(page.locator("#message")).to_contain_text(f"refused [{ruling}], by the rules on this device")
+    type_entries(page, actions[midway:], midway)
+    drawn_here = page.locator("#headline").text_content()
+    assert asked_offline(app.paths[asked_before:]) == [], "a request reached the server with no connection"
     back_online(context, page)
-    page.wait_for_function(WAITING, arg=0, polling=20)
+    page.wait_for_function(WAITING, arg=0, polling=20, timeout=60_000)
     expect(page.locator("#status")).to_have_text("online")
-    assert logged(base, game, token) == ACTIONS[:3]
-    page.reload()  # the keys sent again store nothing twice
-    settled(page)
-    assert logged(base, game, token) == ACTIONS[:3]
+    page.wait_for_function("() => document.body.dataset.shown === 'by-server'")
+    assert logged(base, game, token) == actions
+    expect(page.locator("#headline")).to_have_text(drawn_here or "")  # the server's position is the one drawn here
+    context.close()
 
 
 def test_offline_an_entry_another_device_overtook_shows_both_lines_until_the_recorder_decides(
-    counted: tuple[str, Counted], recorder: tuple[Any, Any, str, str]
+    browser: Any, counted: tuple[str, Counted], recorder: tuple[Any, Any, str, str]
 ) -> None:
     base, _ = counted
     context, page, game, token = recorder
     cut_off(context, page)
     type_entry(page, ACTIONS[0], 1)
     type_entry(page, ACTIONS[1], 2)
-    overtaken_back_online(base, context, page, game, token)
+    overtaken_back_online(browser, base, context, page, game, token)
     expect(page.locator("#stopped-text")).to_contain_text(f"Waiting here: {ACTIONS[0]}")
     page.locator("#drop-entry").click()
     page.wait_for_function(WAITING, arg=0, polling=20)
@@ -146,7 +200,7 @@ def test_offline_an_entry_another_device_overtook_shows_both_lines_until_the_rec
 
 
 def test_offline_an_entry_kept_on_the_game_as_it_now_stands_and_refused_there_is_entered_again(
-    counted: tuple[str, Counted], recorder: tuple[Any, Any, str, str]
+    browser: Any, counted: tuple[str, Counted], recorder: tuple[Any, Any, str, str]
 ) -> None:
     """[E2-01] an entry overtaken by another device's, kept to be sent on the game as it now stands, is refused by
     the server, which judges every entry: its refusal is shown with its ruling, and the entry given back to be
@@ -156,7 +210,7 @@ def test_offline_an_entry_kept_on_the_game_as_it_now_stands_and_refused_there_is
     cut_off(context, page)
     type_entry(page, "order ann ben cat", 1)
     type_entry(page, "climate cw", 2)
-    overtaken_back_online(base, context, page, game, token)
+    overtaken_back_online(browser, base, context, page, game, token)
     page.locator("#keep-entry").click()
     expect(page.locator("#stopped-text")).to_contain_text("refused [E2-01]: order ann ben cat")
     page.locator("#reenter-entry").click()
@@ -167,26 +221,3 @@ def test_offline_an_entry_kept_on_the_game_as_it_now_stands_and_refused_there_is
     page.locator("#drop-entry").click()
     page.wait_for_function(WAITING, arg=0, polling=20)
     assert logged(base, game, token) == ["order cat ben ann", "climate acw"]
-
-
-def test_offline_an_illegal_entry_is_refused_by_the_rules_on_the_device_and_waits_for_nothing(
-    counted: tuple[str, Counted], recorder: tuple[Any, Any, str, str]
-) -> None:
-    """[E2-07] ann, outbid, bids again at once, and only with what she holds: with no connection, the recorder's
-    phone judges the entry with the rules it runs itself, names the ruling and keeps nothing."""
-    base, app = counted
-    context, page, game, token = recorder
-    cut_off(context, page)
-    page.wait_for_function("() => document.body.dataset.rules === 'ready'", timeout=60_000)
-    asked_before = len(app.paths)
-    entries = [ACTIONS[0], "climate cw", "draw legs", "draw eggs"]
-    for count, action in enumerate(entries, start=1):
-        type_entry(page, action, count)
-    page.locator("#typed").fill("ann bid 9 legs")
-    page.locator("#typed").press("Enter")
-    expect(page.locator("#message")).to_contain_text("refused [E2-07], by the rules on this device")
-    assert page.evaluate("() => document.body.dataset.waiting") == "4"
-    assert app.paths[asked_before:] == []
-    back_online(context, page)
-    page.wait_for_function(WAITING, arg=0, polling=20)
-    assert logged(base, game, token) == entries
