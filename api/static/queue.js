@@ -5,22 +5,28 @@
 const QUEUE_DATABASE = "evo-ledger";
 const QUEUE_STORE = "entries";
 
+let queueOpened = null; // the database, opened once for the page
+
 function queueDatabase() {
-  return new Promise((resolve, reject) => {
+  queueOpened ??= new Promise((resolve, reject) => {
     const opening = indexedDB.open(QUEUE_DATABASE, 1);
     opening.onupgradeneeded = () => opening.result.createObjectStore(QUEUE_STORE, { keyPath: "key" })
       .createIndex("game", "game");
-    opening.onsuccess = () => resolve(opening.result);
-    opening.onerror = () => reject(opening.error);
+    opening.onsuccess = () => {
+      opening.result.onversionchange = () => { opening.result.close(); queueOpened = null; };
+      resolve(opening.result);
+    };
+    opening.onerror = () => { queueOpened = null; reject(opening.error); };
   });
+  return queueOpened;
 }
 
 function queueRequest(mode, ask) {
   return queueDatabase().then((database) => new Promise((resolve, reject) => {
     const transaction = database.transaction(QUEUE_STORE, mode);
     const asked = ask(transaction.objectStore(QUEUE_STORE));
-    transaction.oncomplete = () => { database.close(); resolve(asked.result); };
-    transaction.onerror = () => { database.close(); reject(transaction.error); };
+    transaction.oncomplete = () => resolve(asked.result);
+    transaction.onerror = () => reject(transaction.error);
   }));
 }
 

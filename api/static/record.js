@@ -91,10 +91,15 @@ async function refresh() {
   const kept = entered.some((entry) => !entry.forced) ? entered : [];
   const asked = ++composing;
   const shown = (onDevice() && await positionHere(kept)) || await shownByServer(kept);
+  if (recordsGame && !shown.here) keepSetup();
+  showPosition(shown, kept, asked);
+}
+
+// The position and the words that may follow `kept`, unless the page has asked for others since (`asked`).
+function showPosition(shown, kept, asked) {
   shownHere = shown.here;
   document.body.dataset.shown = shownHere ? "here" : "by-server";
   show(shown);
-  if (recordsGame && !shown.here) keepSetup();
   if (asked !== composing) return;
   entered = kept; // the words forced on the position before are asked again
   offer(shown.choices);
@@ -141,10 +146,9 @@ function offer(choices) {
   entered.push(...choices.forced.map((word) => ({ word, forced: true })));
   offered = choices;
   showEntry();
-  if (performance.getEntriesByName("tapped", "mark").length) { // for the benchmark of a tap, offline
-    performance.measure(`tap shown ${onDevice() ? "here" : "by the server"}`, "tapped");
-    performance.clearMarks("tapped");
-  }
+  // A tap's time until what it led to is shown by the rules here, for the benchmark of the page offline.
+  if (onDevice() && performance.getEntriesByName("tapped", "mark").length) performance.measure("tap shown here", "tapped");
+  performance.clearMarks("tapped");
   document.body.dataset.settled = String(Number(document.body.dataset.settled || 0) + 1); // how many times it was
   document.body.dataset.ready = "true";
 }
@@ -323,17 +327,21 @@ async function tableAnswer(question) {
   return answered;
 }
 
-// The rules' answer to `text` here, after the game's actions and the entries waiting before it: its refusal
-// (`message`, `ruling`) or what it leads to, then applied here; null where it cannot be judged here.
+// The rules' answer to `text` here, after the game's actions and the entries waiting before it (`enter`: its
+// refusal, `message` and `ruling`, or what it leads to, then applied here), and the position and the words that
+// may come next then (`shown`); null where it cannot be judged here.
 async function judgedHere(text) {
   if (!setup || document.body.dataset.rules !== "ready") return null;
-  const answer = await askTable({ enter: text });
-  return answer && answer.enter;
+  const answer = await askTable({ enter: text, position: null, choices: [] });
+  return answer && { enter: answer.enter, shown: drawnHere(answer) };
 }
 
 async function positionHere(kept) {
   const answer = await askTable({ position: null, choices: kept.map((entry) => entry.word) });
-  if (!answer) return null;
+  return answer && drawnHere(answer);
+}
+
+function drawnHere(answer) {
   const { actions, advice, ...view } = answer.position;
   return { view, legal: { actions, advice }, recent: null, choices: answer.choices, here: true };
 }
@@ -349,24 +357,27 @@ async function choicesHere(held) {
 async function waitBehind(text, offline) {
   if (offline) startRules();
   const judged = offline ? await judgedHere(text) : null;
-  if (judged && "message" in judged) {
-    const ruling = judged.ruling ? ` [${judged.ruling}]` : "";
-    say(`refused${ruling}, by the rules on this device: ${judged.message}`, "refused");
+  if (judged && "message" in judged.enter) {
+    const ruling = judged.enter.ruling ? ` [${judged.enter.ruling}]` : "";
+    say(`refused${ruling}, by the rules on this device: ${judged.enter.message}`, "refused");
     pending = null;
     idle();
     return;
   }
   const head = reentering || { seq: queued.length ? queued[queued.length - 1].seq + 1 : Date.now(), expected: null };
   const expected = reentering || !queued.length ? (head.expected ?? version) : null;
-  await keepEntry({ key: pending.key, game: GAME, seq: head.seq, text, at: pending.at, expected });
+  const entry = { key: pending.key, game: GAME, seq: head.seq, text, at: pending.at, expected };
+  await keepEntry(entry);
   pending = null;
   reentering = null;
-  queued = await queuedEntries(GAME);
+  queued = [...queued, entry].sort((one, other) => one.seq - other.seq);
   entered = [];
   say(`"${text}" waits on this device and is sent when the connection returns`, "told");
   showQueue();
   await sync();
-  if (onDevice()) await refresh(); // the position the entry leads to, from the rules here
+  const last = queued[queued.length - 1] === entry; // not an entry entered again before others
+  if (judged && last && onDevice()) showPosition(judged.shown, [], ++composing); // what it leads to, drawn here
+  else if (onDevice()) await refresh();
   else idle();
 }
 
