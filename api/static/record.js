@@ -23,6 +23,8 @@ let stopped = null; // the waiting entry the server would not take as it stood: 
 let syncing = false;
 let reentering = null; // the place in the queue, and the version, of a waiting entry taken back to be entered again
 let lastHeard = null; // when the server last answered this page
+let seatOnly = false; // the page reads the game as one seat
+let shownHere = false; // the page shows the game from the rules on this device
 // The rules on this device (rules-worker.js), for a device that records the game: with no connection, an entry
 // is judged here, and the position and the next words shown from here, on the game as the server last gave it
 // (`setup`) and the entries waiting.
@@ -115,9 +117,6 @@ async function shownByServer(kept) {
   seatOnly = view.perspectives.length === 1;
   return { view, legal, recent: recent.events, choices, here: false };
 }
-
-let seatOnly = false; // the page reads the game as one seat
-let shownHere = false; // the page shows the game from the rules on this device
 
 function show({ view, legal, recent }) {
   const recordsOwn = seatOnly && seatsRecord; // a seat, where the recorder lets seats record
