@@ -21,6 +21,7 @@ from api.open_streams import OpenStreams
 from api.routes import audits, events, games, health, pages, recording, rules, statistics
 from api.supervision import CheckpointSigner, Supervisor
 from evo_ledger.app.ledger import Ledger, Receipt
+from evo_ledger.app.processes import server_context
 from evo_ledger.app.writer import GroupWriter, LedgerProcess, ProcessWriter, Writer
 from evo_ledger.settings import Settings, SettingsError
 from projections.runner import BackgroundProjection
@@ -127,6 +128,8 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
         if settings.worker_threads is not None:
             anyio.to_thread.current_default_thread_limiter().total_tokens = settings.worker_threads
         app.state.ledger = ledger = Ledger(settings.store)
+        # The fork server that starts both processes imports what they run once, before the first starts.
+        server_context(LedgerProcess.__module__, BackgroundProjection.__module__)
         app.state.writer = writer = start_writer(settings, ledger, lambda receipt: appends.appended(receipt.game_id))
         app.state.read_store = read_store = ReadStore(settings.store)
         projection = BackgroundProjection(settings.store) if settings.follow_projections else None

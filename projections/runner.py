@@ -363,7 +363,7 @@ class BackgroundProjection:
         """The process started (again, in place of one that ended)."""
         if self.server_end is not None:
             self.server_end.close()
-        context = server_context()
+        context = server_context(__name__)
         process_end, self.server_end = context.Pipe(duplex=False)
         os.set_blocking(self.server_end.fileno(), False)  # a nudge never holds up the server
         self.process = context.Process(

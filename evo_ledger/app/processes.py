@@ -34,12 +34,15 @@ def settle_collector() -> None:
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
 
 
-def server_context(preload: str | None = None) -> ForkServerContext:
+PRELOADED: list[str] = []  # the modules the fork server imports as it starts, each named by a caller
+
+
+def server_context(*preload: str) -> ForkServerContext:
     """How a server starts its processes: from a fork server (a server runs threads, so no plain fork), which
-    imports `preload` once for all of them."""
+    imports the modules named here (and by every call before) once for all of them, as it starts."""
     context = multiprocessing.get_context("forkserver")
-    if preload is not None:
-        context.set_forkserver_preload([preload])
+    PRELOADED.extend(module for module in preload if module not in PRELOADED)
+    context.set_forkserver_preload(list(PRELOADED))
     return context
 
 

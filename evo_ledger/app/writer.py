@@ -251,7 +251,7 @@ class LedgerProcess:
         self._stop()
 
     def _start(self) -> tuple[multiprocessing.process.BaseProcess, Connection]:
-        context = server_context(preload=__name__)
+        context = server_context(__name__)
         ours, theirs = context.Pipe()
         process = context.Process(target=record_appends, args=(self.settings, theirs), name="evo-ledger-writer")
         process.start()
