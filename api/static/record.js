@@ -34,6 +34,11 @@ let rulesAsked = 0;
 const rulesAnswers = new Map();
 let tableHolds = null; // the actions the worker's game holds, once opened
 let tableTurn = Promise.resolve(); // the worker's game is asked one question at a time
+let tableGeneration = 0; // counts the changes of the worker's game
+// What the rules here answered ahead of a tap, on the worker's game as it stood (`generation`): the choices after
+// each word offered (`following`, by the words), and what each complete action would lead to (`ahead`, by its
+// text); a tap found here is drawn at once, in the frame that follows it.
+let answeredAhead = { generation: -1, following: new Map(), ahead: new Map() };
 
 function gamePath(path) { return `/v1/games/${GAME}${path}`; }
 function words() { return entered.map((entry) => entry.word).join(" "); }
@@ -137,6 +142,8 @@ function choicesAfter(held) {
 // The words that may come next; the words that are the only ones possible are entered at once.
 async function compose() {
   const asked = ++composing;
+  const known = knownAhead("following", words());
+  if (known) { offer(known); return; }
   const choices = (onDevice() && await choicesHere(entered)) || await choicesAfter(entered);
   if (asked === composing) offer(choices);
 }
@@ -145,6 +152,7 @@ function offer(choices) {
   entered.push(...choices.forced.map((word) => ({ word, forced: true })));
   offered = choices;
   showEntry();
+  askAhead(choices);
   // A tap's time until what it led to is shown by the rules here, for the benchmark of the page offline.
   if (onDevice() && performance.getEntriesByName("tapped", "mark").length) performance.measure("tap shown here", "tapped");
   performance.clearMarks("tapped");
@@ -299,8 +307,10 @@ function askTable(question) {
   return asked;
 }
 
+function tableWanted() { return [...setup.actions, ...(reentering ? [] : queued.map((entry) => entry.text))]; }
+
 async function tableReady() {
-  const wanted = [...setup.actions, ...(reentering ? [] : queued.map((entry) => entry.text))];
+  const wanted = tableWanted();
   const holds = tableHolds && tableHolds.length <= wanted.length && tableHolds.every((text, at) => text === wanted[at]);
   if (!holds) {
     const game = { ruleset: setup.ruleset, version: setup.ruleset_version, kit: setup.kit, players: setup.players,
@@ -309,6 +319,7 @@ async function tableReady() {
     const opened = await askRules({ open: JSON.stringify({ setup: game, actions: wanted }) });
     if (opened.error) return false;
     tableHolds = wanted;
+    tableGeneration += 1;
     return true;
   }
   for (const text of wanted.slice(tableHolds.length)) {
@@ -322,8 +333,41 @@ async function tableAnswer(question) {
   const answer = await askRules({ ask: JSON.stringify(question) });
   if (answer.error) return null;
   const answered = JSON.parse(answer.answer);
-  if (answered.enter && "consequences" in answered.enter) tableHolds.push(question.enter);
+  if (answered.enter && "consequences" in answered.enter) {
+    tableHolds.push(question.enter);
+    tableGeneration += 1;
+  }
   return answered;
+}
+
+// The choices after each word offered, and what the words would lead to if they are a whole action, asked of
+// the rules here behind the page's own questions.
+function askAhead(choices) {
+  if (!onDevice() || aheadWaits) return;
+  const held = entered.map((entry) => entry.word);
+  const following = choices.next.map((word) => [...held, word]);
+  const advice = document.getElementById("advice");
+  const ahead = [...(choices.complete ? [held.join(" ")] : []), ...(advice.hidden ? [] : [advice.dataset.action])];
+  if (!following.length && !ahead.length) return;
+  const asked = tableTurn.then(async () => {
+    if (!(await tableReady())) return;
+    const generation = tableGeneration;
+    const answer = await tableAnswer({ ahead, following });
+    if (!answer) return;
+    if (answeredAhead.generation !== generation) answeredAhead = { generation, following: new Map(), ahead: new Map() };
+    following.forEach((words, at) => answeredAhead.following.set(words.join(" "), answer.following[at]));
+    ahead.forEach((text, at) => answeredAhead.ahead.set(text, answer.ahead[at]));
+  });
+  tableTurn = asked.catch(() => null);
+}
+
+// What the rules here answered ahead for `key`, if the worker's game is still the one they answered on and holds
+// the game as it stands here.
+function knownAhead(kind, key) {
+  if (!onDevice() || answeredAhead.generation !== tableGeneration || !tableHolds) return undefined;
+  const wanted = tableWanted();
+  if (wanted.length !== tableHolds.length || wanted.some((text, at) => text !== tableHolds[at])) return undefined;
+  return answeredAhead[kind].get(key);
 }
 
 // The rules' answer to `text` here, after the game's actions and the entries waiting before it (`enter`: its
@@ -355,26 +399,47 @@ async function choicesHere(held) {
 // With no connection, the rules on this device judge it first (online, the server does).
 async function waitBehind(text, offline) {
   if (offline) startRules();
+  const known = offline && !reentering ? knownAhead("ahead", text) : undefined;
+  const drawn = Boolean(known && "consequences" in known.enter); // what it leads to, drawn at once
+  if (drawn) {
+    aheadWaits = true; // until the rules here hold the entry, what follows it is not asked ahead
+    showPosition(drawnHere(known), [], ++composing);
+  }
+  const sending = pending;
+  const turn = entering.then(() => keptHere(text, offline, sending, drawn));
+  entering = turn.catch(() => null);
+  return turn;
+}
+
+let entering = Promise.resolve(); // entries are judged and kept one at a time, in the order they were made
+let aheadWaits = false;
+
+async function keptHere(text, offline, sending, drawn) {
   const judged = offline ? await judgedHere(text) : null;
+  if (drawn) {
+    aheadWaits = false;
+    askAhead(offered);
+  }
   if (judged && "message" in judged.enter) {
     const ruling = judged.enter.ruling ? ` [${judged.enter.ruling}]` : "";
     say(`refused${ruling}, by the rules on this device: ${judged.enter.message}`, "refused");
-    pending = null;
+    if (pending === sending) pending = null;
     idle();
     return;
   }
   const head = reentering || { seq: queued.length ? queued[queued.length - 1].seq + 1 : Date.now(), expected: null };
   const expected = reentering || !queued.length ? (head.expected ?? version) : null;
-  const entry = { key: pending.key, game: GAME, seq: head.seq, text, at: pending.at, expected };
+  const entry = { key: sending.key, game: GAME, seq: head.seq, text, at: sending.at, expected };
   await keepEntry(entry);
-  pending = null;
+  if (pending === sending) pending = null;
   reentering = null;
   queued = [...queued, entry].sort((one, other) => one.seq - other.seq);
-  entered = [];
+  if (!drawn) entered = []; // once drawn, the words entered since are the next action's
   say(`"${text}" waits on this device and is sent when the connection returns`, "told");
   showQueue();
   await sync();
   const last = queued[queued.length - 1] === entry; // not an entry entered again before others
+  if (drawn) return;
   if (judged && last && onDevice()) showPosition(judged.shown, [], ++composing); // what it leads to, drawn here
   else if (onDevice()) await refresh();
   else idle();

@@ -127,6 +127,19 @@ class Table:
         forced, offered = forced_next_words(lambda entered: next_words(self.rules, self.state, entered), words)
         return {"words": list(words), "forced": forced, "next": list(offered.words), "complete": offered.complete}
 
+    def ahead(self, text: str) -> dict[str, Any]:
+        """What entering `text` would answer, and the position and the first words after it, with the game left as
+        it is: what a page draws at once when the action is entered."""
+        answer, after = answer_to(self.rules, self.state, text)
+        if after is None:
+            return {"enter": answer}
+        now = self.state
+        self.state = after
+        try:
+            return {"enter": answer, "position": self.position(), "choices": self.choices([])}
+        finally:
+            self.state = now
+
     @classmethod
     def of_json(cls, request: str) -> Table:
         """The table for `{"setup": ..., "actions": [...]}` in JSON text, as the browser's worker opens it."""
@@ -135,9 +148,14 @@ class Table:
 
     def answer_json(self, request: str) -> str:
         """The browser worker's questions in JSON text, answered in turn in one: `enter` (an action's text),
-        `position` (any value), `choices` (the words entered); each answer under its question's name."""
+        `position` (any value), `choices` (the words entered), `ahead` (actions' texts, each tried as `ahead` does)
+        and `following` (lists of words, the choices after each); each answer under its question's name."""
         asked = json.loads(request)
         answers: dict[str, Any] = {}
+        if "ahead" in asked:
+            answers["ahead"] = [self.ahead(text) for text in asked["ahead"]]
+        if "following" in asked:
+            answers["following"] = [self.choices(words) for words in asked["following"]]
         if "enter" in asked:
             answers["enter"] = self.enter(asked["enter"])
         if "position" in asked:

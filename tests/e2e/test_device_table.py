@@ -102,6 +102,13 @@ def test_the_device_table_answers_its_worker_in_one_message_and_applies_a_legal_
     assert answered["enter"]["consequences"] and table.entered == 1
     assert answered["position"] == table.position() != before
     assert answered["choices"] == table.choices([])
+    looked = json.loads(table.answer_json(json.dumps({"ahead": [actions[1], actions[0]]})))["ahead"]
+    assert table.entered == 1 and looked[1]["enter"]["ruling"] == "E2-01" and "position" not in looked[1]
+    entered = json.loads(table.answer_json(json.dumps({"enter": actions[1], "position": None, "choices": []})))
+    assert looked[0] == entered  # what an action would lead to, tried without entering it
+    words = [[word] for word in table.choices([])["next"]]
+    following = json.loads(table.answer_json(json.dumps({"following": words})))["following"]
+    assert following == [table.choices(listed) for listed in words]
 
 
 def test_the_setup_holding_every_hidden_fact_is_given_to_those_who_record_the_game_alone(client: TestClient) -> None:
