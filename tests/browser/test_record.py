@@ -98,23 +98,27 @@ def entered(page: Any) -> list[str]:
     return [text.strip() for text in page.locator("#words .word").all_text_contents()]
 
 
-def tap_action(page: Any, action: str, found: dict[str, Any] | None = None) -> None:
+def tap_action(page: Any, action: str, found: dict[str, Any] | None = None, pause_ms: float = 0) -> None:
     """The action entered by taps and recorded, from the page as `found` settled (asked, if not given); an
-    Autosaur's decision is one tap."""
+    Autosaur's decision is one tap. With `pause_ms`, each tap waits that long once the page has settled, as a
+    person's finger does."""
     found = found or settled_for(page, action)
     if found["advice"] == action:
+        page.wait_for_timeout(pause_ms)
         page.locator("#advice").tap(force=True)  # the page is settled: no need to wait for it to stand still
         return
-    tap_words(page, action, found)
+    tap_words(page, action, found, pause_ms)
+    page.wait_for_timeout(pause_ms)
     page.locator("#record").tap(force=True)
 
 
-def tap_words(page: Any, action: str, found: dict[str, Any] | None = None) -> None:
+def tap_words(page: Any, action: str, found: dict[str, Any] | None = None, pause_ms: float = 0) -> None:
     """The action entered a word at a time, each tapped where the page offers it; the words the page entered
     itself (the only ones possible) are not tapped."""
     words, found = action.split(), found or settled_for(page, action)
     while len(found["held"]) < len(words) and found["held"] == words[: len(found["held"])]:
         assert found["at"] is not None, f"{action}: {words[len(found['held'])]!r} is not offered after {found['held']}"
+        page.wait_for_timeout(pause_ms)
         page.touchscreen.tap(*found["at"])
         found = settled_for(page, action, found)
     assert found["held"] == words, f"{action}: the page holds {found['held']}"
