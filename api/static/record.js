@@ -35,6 +35,7 @@ const rulesAnswers = new Map();
 let tableHolds = null; // the actions the worker's game holds, once opened
 let tableTurn = Promise.resolve(); // the worker's game is asked one question at a time
 let tableGeneration = 0; // counts the changes of the worker's game
+let keeping = null; // an entry the rules here have applied, while it is being kept on the device
 // What the rules here answered ahead of a tap, on the worker's game as it stood (`generation`): the choices after
 // each word offered (`following`, by the words), and what each complete action would lead to (`ahead`, by its
 // text); a tap found here is drawn at once, in the frame that follows it.
@@ -301,13 +302,17 @@ function onDevice() {
 // A question to the game the rules on this device hold, once it holds the game as it stands here: the game as
 // the server last gave it and the entries waiting (those behind an entry entered again, not yet). It is opened
 // afresh where it holds anything else. Null where the rules cannot answer.
-function askTable(question) {
-  const asked = tableTurn.then(async () => (await tableReady()) ? tableAnswer(question) : null);
+function askTable(question, judging = false) {
+  const asked = tableTurn.then(async () => (await tableReady()) ? tableAnswer(question, judging) : null);
   tableTurn = asked.catch(() => null);
   return asked;
 }
 
-function tableWanted() { return [...setup.actions, ...(reentering ? [] : queued.map((entry) => entry.text))]; }
+// The game as it stands here: the setup's actions, the entries waiting (not those behind an entry entered again)
+// and the entry being kept.
+function tableWanted() {
+  return [...setup.actions, ...(reentering ? [] : queued.map((entry) => entry.text)), ...(keeping ? [keeping] : [])];
+}
 
 async function tableReady() {
   const wanted = tableWanted();
@@ -329,13 +334,14 @@ async function tableReady() {
   return true;
 }
 
-async function tableAnswer(question) {
+async function tableAnswer(question, judging = false) {
   const answer = await askRules({ ask: JSON.stringify(question) });
   if (answer.error) return null;
   const answered = JSON.parse(answer.answer);
   if (answered.enter && "consequences" in answered.enter) {
     tableHolds.push(question.enter);
     tableGeneration += 1;
+    if (judging) keeping = question.enter;
   }
   return answered;
 }
@@ -375,7 +381,7 @@ function knownAhead(kind, key) {
 // may come next then (`shown`); null where it cannot be judged here.
 async function judgedHere(text) {
   if (!setup || document.body.dataset.rules !== "ready") return null;
-  const answer = await askTable({ enter: text, position: null, choices: [] });
+  const answer = await askTable({ enter: text, position: null, choices: [] }, true);
   return answer && { enter: answer.enter, shown: drawnHere(answer) };
 }
 
@@ -430,7 +436,11 @@ async function keptHere(text, offline, sending, drawn) {
   const head = reentering || { seq: queued.length ? queued[queued.length - 1].seq + 1 : Date.now(), expected: null };
   const expected = reentering || !queued.length ? (head.expected ?? version) : null;
   const entry = { key: sending.key, game: GAME, seq: head.seq, text, at: sending.at, expected };
-  await keepEntry(entry);
+  try {
+    await keepEntry(entry);
+  } finally {
+    keeping = null;
+  }
   if (pending === sending) pending = null;
   reentering = null;
   queued = [...queued, entry].sort((one, other) => one.seq - other.seq);
