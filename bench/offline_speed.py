@@ -126,6 +126,8 @@ def measure(actions: int, opens: int, pause_ms: float) -> None:
                 f"{percentile(taps, 0.99):6.1f} ms  ({len(taps)} taps)"
             )
             print(f"    p99 against a frame              {percentile(taps, 0.99) / FRAME_MS:6.2f}x   (target 1.0x)")
+            within = sum(tap <= FRAME_MS for tap in taps) / len(taps)
+            print(f"    taps shown within a frame        {within:6.0%}")
             print(f"  an empty cache: position shown    {empty_shown:8.1f} ms; the rules kept {empty_kept:8.1f} ms")
             print(
                 f"  from the cache, offline: shown    {statistics.median(shown):8.1f} ms (median of {opens}); "
