@@ -35,7 +35,8 @@ const rulesAnswers = new Map();
 let tableHolds = null; // the actions the worker's game holds, once opened
 let tableTurn = Promise.resolve(); // the worker's game is asked one question at a time
 let tableGeneration = 0; // counts the changes of the worker's game
-let keeping = null; // an entry the rules here have applied, while it is being kept on the device
+let keeping = []; // the entries the rules here have applied, while they are being kept on the device
+let drawnUnjudged = 0; // entries drawn from an answer ahead that the rules here have not applied yet
 // What the rules here answered ahead of a tap, on the worker's game as it stood (`generation`): the choices after
 // each word offered (`following`, by the words), and what each complete action would lead to (`ahead`, by its
 // text); a tap found here is drawn at once, in the frame that follows it.
@@ -254,7 +255,7 @@ const RULES_FILES = ["/rules-worker.js", "/rules.zip", ...["pyodide.js", "pyodid
 let rulesKept = false;
 
 function keepSetup() {
-  api(gamePath("/setup")).then((given) => { setup = given; showHereOffline(); }).catch(() => {});
+  if (navigator.onLine || !setup) api(gamePath("/setup")).then((given) => { setup = given; showHereOffline(); }).catch(() => {});
   if (rulesKept || !navigator.serviceWorker || !navigator.serviceWorker.controller) return;
   rulesKept = true;
   Promise.all(RULES_FILES.map((file) => fetch(file)))
@@ -272,6 +273,12 @@ function startRules() {
     rulesAnswers.delete(message.data.id);
     settle(message.data);
   };
+  rulesWorker.onerror = () => { // the rules stopped here: every question waiting is answered so, none is asked again
+    document.body.dataset.rules = "unavailable";
+    tableHolds = null;
+    for (const settle of rulesAnswers.values()) settle({ error: "the rules on this device stopped" });
+    rulesAnswers.clear();
+  };
   askRules({}).then((answer) => {
     document.body.dataset.rules = answer.ready ? "ready" : "unavailable";
     showHereOffline();
@@ -288,6 +295,7 @@ function showHereOffline() {
 }
 
 function askRules(message) {
+  if (document.body.dataset.rules === "unavailable") return Promise.resolve({ error: "the rules on this device stopped" });
   const id = ++rulesAsked;
   return new Promise((resolve) => {
     rulesAnswers.set(id, resolve);
@@ -311,7 +319,7 @@ function askTable(question, judging = false) {
 // The game as it stands here: the setup's actions, the entries waiting (not those behind an entry entered again)
 // and the entry being kept.
 function tableWanted() {
-  return [...setup.actions, ...(reentering ? [] : queued.map((entry) => entry.text)), ...(keeping ? [keeping] : [])];
+  return [...setup.actions, ...(reentering ? [] : queued.map((entry) => entry.text)), ...keeping];
 }
 
 async function tableReady() {
@@ -336,12 +344,15 @@ async function tableReady() {
 
 async function tableAnswer(question, judging = false) {
   const answer = await askRules({ ask: JSON.stringify(question) });
-  if (answer.error) return null;
+  if (answer.error) { // the worker's game may have changed before it failed: opened afresh next time
+    tableHolds = null;
+    return null;
+  }
   const answered = JSON.parse(answer.answer);
   if (answered.enter && "consequences" in answered.enter) {
     tableHolds.push(question.enter);
     tableGeneration += 1;
-    if (judging) keeping = question.enter;
+    if (judging) keeping.push(question.enter);
   }
   return answered;
 }
@@ -349,7 +360,7 @@ async function tableAnswer(question, judging = false) {
 // The choices after each word offered, and what the words would lead to if they are a whole action, asked of
 // the rules here behind the page's own questions.
 function askAhead(choices) {
-  if (!onDevice() || aheadWaits) return;
+  if (!onDevice() || drawnUnjudged) return;
   const held = entered.map((entry) => entry.word);
   const following = choices.next.map((word) => [...held, word]);
   const advice = document.getElementById("advice");
@@ -370,7 +381,7 @@ function askAhead(choices) {
 // What the rules here answered ahead for `key`, if the worker's game is still the one they answered on and holds
 // the game as it stands here.
 function knownAhead(kind, key) {
-  if (!onDevice() || answeredAhead.generation !== tableGeneration || !tableHolds) return undefined;
+  if (!onDevice() || drawnUnjudged || answeredAhead.generation !== tableGeneration || !tableHolds) return undefined;
   const wanted = tableWanted();
   if (wanted.length !== tableHolds.length || wanted.some((text, at) => text !== tableHolds[at])) return undefined;
   return answeredAhead[kind].get(key);
@@ -408,42 +419,44 @@ async function waitBehind(text, offline) {
   const known = offline && !reentering ? knownAhead("ahead", text) : undefined;
   const drawn = Boolean(known && "consequences" in known.enter); // what it leads to, drawn at once
   if (drawn) {
-    aheadWaits = true; // until the rules here hold the entry, what follows it is not asked ahead
+    drawnUnjudged += 1; // until the rules here hold the entry, nothing is answered ahead
     showPosition(drawnHere(known), [], ++composing);
   }
-  const sending = pending;
-  const turn = entering.then(() => keptHere(text, offline, sending, drawn));
+  const sending = pending; // the entry's own key from now on: the next entry, even of the same words, has another
+  pending = null;
+  const judging = offline ? judgedHere(text) : Promise.resolve(null); // asked now: before any question after it
+  const turn = entering.then(() => keptHere(text, sending, drawn, judging));
   entering = turn.catch(() => null);
   return turn;
 }
 
 let entering = Promise.resolve(); // entries are judged and kept one at a time, in the order they were made
-let aheadWaits = false;
 
-async function keptHere(text, offline, sending, drawn) {
-  const judged = offline ? await judgedHere(text) : null;
-  if (drawn) {
-    aheadWaits = false;
-    askAhead(offered);
+async function keptHere(text, sending, drawn, judging) {
+  let judged = null;
+  try {
+    judged = await judging;
+  } finally {
+    if (drawn) drawnUnjudged -= 1;
   }
   if (judged && "message" in judged.enter) {
     const ruling = judged.enter.ruling ? ` [${judged.enter.ruling}]` : "";
     say(`refused${ruling}, by the rules on this device: ${judged.enter.message}`, "refused");
-    if (pending === sending) pending = null;
-    idle();
+    if (drawn) await refresh(); // the position drawn ahead was not the rules' answer here
+    else idle();
     return;
   }
+  if (drawn && !drawnUnjudged) askAhead(offered);
   const head = reentering || { seq: queued.length ? queued[queued.length - 1].seq + 1 : Date.now(), expected: null };
   const expected = reentering || !queued.length ? (head.expected ?? version) : null;
   const entry = { key: sending.key, game: GAME, seq: head.seq, text, at: sending.at, expected };
   try {
     await keepEntry(entry);
   } finally {
-    keeping = null;
+    keeping = keeping.filter((held, at) => at !== keeping.indexOf(text));
   }
-  if (pending === sending) pending = null;
   reentering = null;
-  queued = [...queued, entry].sort((one, other) => one.seq - other.seq);
+  queued = [...queued.filter((other) => other.key !== entry.key), entry].sort((one, other) => one.seq - other.seq);
   if (!drawn) entered = []; // once drawn, the words entered since are the next action's
   say(`"${text}" waits on this device and is sent when the connection returns`, "told");
   showQueue();
