@@ -70,6 +70,9 @@ class ApiSettings:
     writer_process: bool = True
     worker_threads: int | None = None
     """The threads serving the plain endpoints (None: the server's default, 40)."""
+    stream_threads: int = 8
+    """The threads the live streams read in, apart from the plain endpoints' threads: however many streams wake at
+    once, an append never waits behind their reads."""
     checkpoint_seconds: float | None = DEFAULT_CHECKPOINT_SECONDS
     """How often the server signs a checkpoint, with a seal key (None: only on demand); EVO_LEDGER_CHECKPOINT_SECONDS
     sets it."""
@@ -127,6 +130,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
         appends.loop = asyncio.get_running_loop()
         if settings.worker_threads is not None:
             anyio.to_thread.current_default_thread_limiter().total_tokens = settings.worker_threads
+        app.state.stream_threads = anyio.CapacityLimiter(settings.stream_threads)
         app.state.ledger = ledger = Ledger(settings.store)
         # The fork server that starts both processes imports what they run once, before the first starts.
         server_context(LedgerProcess.__module__, BackgroundProjection.__module__)

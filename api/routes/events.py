@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Container
 from dataclasses import asdict
 from typing import Annotated, Any
 
+import anyio.to_thread
 from eventsourcing.utils import get_topic
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.concurrency import run_in_threadpool
@@ -226,11 +227,11 @@ async def stream(
     second, and at once when it changes on this server): a reader who lost it is sent a last `closed` event saying
     why. A quiet stream is sent a comment every 15 seconds, so that no proxy on the way closes it."""
     settings = request.app.state.settings
-    appends = request.app.state.appends
+    appends, threads = request.app.state.appends, request.app.state.stream_threads
     wait = min(settings.stream_poll_seconds, ACCESS_CHECK_SECONDS)
     sent = start
     while True:
-        lost, page = await run_in_threadpool(poll, ledger, reader, sent)
+        lost, page = await anyio.to_thread.run_sync(poll, ledger, reader, sent, limiter=threads)
         if lost is not None:
             yield ServerSentEvent(event="closed", data={"reason": lost})
             return
