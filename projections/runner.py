@@ -38,6 +38,7 @@ from evo_ledger.app.processes import end_process, run_beside_server, server_cont
 from evo_ledger.game.aggregate import kit_of
 from evo_ledger.rules import get_ruleset
 from evo_ledger.settings import Settings
+from evo_ledger.store.recorders import LedgerPostgresApplicationRecorder
 from projections.readmodel import Batch, ReadModel
 from projections.schema import SET_ASIDE
 from projections.store import APPLICATION, PositionMoved, ReadStore
@@ -277,11 +278,22 @@ class Projector:
             tracking_recorder=view,
             topics=(),
         ) as runner:
+            looked = time.monotonic()
             while not stop.is_set():
                 runner.run_forever(timeout=LIVE_DELAY)
                 projection.flush()
                 if runner.is_interrupted.is_set():
                     return
+                if time.monotonic() - looked >= POLL_SECONDS:
+                    looked = time.monotonic()
+                    self._wake_if_behind(runner.app.recorder)
+
+    def _wake_if_behind(self, recorder: object) -> None:
+        """The runner told to read the log again when it holds events past the tables: an append whose
+        notification it missed would otherwise wait for the next append."""
+        assert isinstance(recorder, LedgerPostgresApplicationRecorder)
+        if (recorder.max_notification_id() or 0) > self.position:
+            recorder.wake_followers()
 
 
 class ReadPosition(TrackingRecorder):

@@ -17,6 +17,7 @@ from uuid import UUID
 from eventsourcing.persistence import ApplicationRecorder, InfrastructureFactoryError
 from eventsourcing.postgres import PostgresFactory
 from eventsourcing.sqlite import SQLiteFactory
+from psycopg.sql import SQL, Identifier
 
 from evo_ledger.settings import DATABASE_VARIABLE, LOCK_TIMEOUT_SECONDS, Settings, SettingsError
 from evo_ledger.store.fast_paths import (
@@ -71,6 +72,13 @@ class DurableSQLiteFactory(SQLiteFactory):
 
 class LedgerPostgresApplicationRecorder(PostgresChangesInOneQuery, PostgresGameEvents, PostgresOneStatementAppend):
     """The library's PostgreSQL recorder with the ledger's fast paths, among them the query the ledger adds."""
+
+    def wake_followers(self) -> None:
+        """Every subscription to this log is told to read it again, as an append tells it. The library's
+        subscription reads the log once before it listens for appends, so an append that commits between the two
+        would otherwise wait for the next append to be read."""
+        with self.datastore.get_connection() as connection:
+            connection.execute(SQL("NOTIFY {0}").format(Identifier(self.channel_name)))
 
 
 class LedgerPostgresFactory(PostgresFactory):

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,7 +21,9 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import psycopg
 import pytest
+from psycopg import sql
 from sqlalchemy import func, select, update
 
 from evo_ledger.app.ledger import Ledger
@@ -31,12 +34,14 @@ from evo_ledger.rules.evo2 import selfplay
 from evo_ledger.rules.evo2.actions import Roll
 from evo_ledger.rules.evo2.reading import Evo2Reading
 from evo_ledger.settings import LOCK_TIMEOUT_SECONDS, Settings
+from evo_ledger.store.recorders import LedgerPostgresApplicationRecorder
 from projections import queries
 from projections.readmodel import ReadModel
 from projections.runner import Projector, ServerGone, rebuild, wait_until
 from projections.schema import GAMES, POSITIONS, READ_TABLES, TABLES, TURN_ORDER, column_values
 from projections.stats import FAIR, LOADED, NOT_ENOUGH_DATA, DieFit, die_fit
 from projections.store import ReadStore, read_tables_file
+from tests.databases import fresh_postgres_database
 from tests.support import ROOT, child_env, game_whose_seats_share_a_player, log_position
 
 BIDS, COMBATS = TABLES["read_bids"], TABLES["read_combats"]
@@ -577,3 +582,47 @@ def test_reading_the_read_tables_of_a_sqlite_ledger_takes_no_lock_while_a_page_i
             assert time.monotonic() - started < LOCK_TIMEOUT_SECONDS
     finally:
         store.close()
+
+
+def test_on_postgres_events_whose_notification_the_follower_missed_are_followed() -> None:
+    """The library's subscription reads the log once before it listens for appends' notifications, so an append
+    committed between the two sends a notification nobody hears. Rows stored with no notification at all, once the
+    follower listens, stand for it: the follower looks at the log's end and reads them."""
+    with fresh_postgres_database() as url:
+        ledger = Ledger(Settings(url))
+        store = ReadStore(ledger.settings)
+        try:
+            game = ledger.generate_game(3, seed=1, ruleset="evo2").game_id
+            with following(ledger, store):
+                assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=20)
+                with psycopg.connect(url, autocommit=True) as connection:
+                    assert listening(connection), "the follower never listened for notifications"
+                    copy_without_notification(connection, ledger.recorder, game)
+                assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=20)
+        finally:
+            store.close()
+            ledger.close()
+
+
+def listening(connection: psycopg.Connection[Any]) -> bool:
+    """Whether a session of this database has asked to hear notifications, within 20 seconds."""
+    query = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        row = connection.execute(query).fetchone()
+        if row is not None and row[0]:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def copy_without_notification(connection: psycopg.Connection[Any], recorder: object, game: UUID) -> None:
+    """The game's events stored again as another game's, by a statement that notifies no one."""
+    assert isinstance(recorder, LedgerPostgresApplicationRecorder)
+    connection.execute(
+        sql.SQL(
+            "INSERT INTO {0} (originator_id, originator_version, topic, state) "
+            "SELECT %s, originator_version, topic, state FROM {0} WHERE originator_id = %s ORDER BY originator_version"
+        ).format(sql.Identifier(recorder.events_table_name)),
+        (uuid.uuid4(), game),
+    )
