@@ -198,12 +198,12 @@ def serve(
     certificate and key; the admin token comes from EVO_LEDGER_ADMIN_TOKEN, the seal key from EVO_LEDGER_SEAL_KEY."""
     from api import ApiSettings, create_app  # noqa: PLC0415 (every command but this one starts without the API)
 
-    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s", force=True)
     try:
         authority = authority_of(tls[0]) if tls else None
     except (OSError, ValueError) as error:
         print(f"evo-ledger serve: --tls-cert {tls[0] if tls else ''}: {error}", file=sys.stderr)
         return EXIT_UNREADABLE
+    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s", force=True)
     settings = replace(
         ApiSettings.from_environment(),
         store=Settings.for_database(database),
