@@ -34,7 +34,7 @@ from evo_ledger.app.readers import legal_for, visibility
 from evo_ledger.app.writer import NewGame, Writer
 from evo_ledger.game.aggregate import Game
 from evo_ledger.rules import marked_seats
-from evo_ledger.rules.contract import advice as rules_advice
+from evo_ledger.rules.contract import advice_in_notation
 from projections import queries
 from projections.runner import wait_until
 from projections.store import ReadStore, position_in
@@ -305,17 +305,9 @@ def legal_actions(reader: ReaderDep, ledger: LedgerDep) -> schemas.LegalActions:
     the rules decide themselves for a seat they run (an Autosaur), `advice` offers that decision: recording its
     first action confirms it."""
     game = latest_for(reader, ledger)
-    rules = game.rules
-    actions = legal_for(reader, game)
-    advice = rules_advice(rules, game.state)
-    offered = None
-    if advice is not None:
-        offered = schemas.Advice(
-            actions=[rules.format_action(action) for action in advice.actions],
-            ruling=advice.ruling,
-            reason=advice.reason,
-        )
-    return schemas.LegalActions(version=game.version, actions=actions, advice=offered)
+    offered = advice_in_notation(game.rules, game.state)
+    advice = schemas.Advice(**offered) if offered is not None else None
+    return schemas.LegalActions(version=game.version, actions=legal_for(reader, game), advice=advice)
 
 
 @router.post(

@@ -322,10 +322,13 @@ function tableWanted() {
   return [...setup.actions, ...(reentering ? [] : queued.map((entry) => entry.text)), ...keeping];
 }
 
+function startsWith(texts, start) {
+  return start.length <= texts.length && start.every((text, at) => text === texts[at]);
+}
+
 async function tableReady() {
   const wanted = tableWanted();
-  const holds = tableHolds && tableHolds.length <= wanted.length && tableHolds.every((text, at) => text === wanted[at]);
-  if (!holds) {
+  if (!tableHolds || !startsWith(wanted, tableHolds)) {
     const game = { ruleset: setup.ruleset, version: setup.ruleset_version, kit: setup.kit, players: setup.players,
       options: setup.options };
     tableHolds = null;
@@ -383,7 +386,7 @@ function askAhead(choices) {
 function knownAhead(kind, key) {
   if (!onDevice() || drawnUnjudged || answeredAhead.generation !== tableGeneration || !tableHolds) return undefined;
   const wanted = tableWanted();
-  if (wanted.length !== tableHolds.length || wanted.some((text, at) => text !== tableHolds[at])) return undefined;
+  if (wanted.length !== tableHolds.length || !startsWith(wanted, tableHolds)) return undefined;
   return answeredAhead[kind].get(key);
 }
 

@@ -387,6 +387,19 @@ def advice(rules: AnyRuleset, state: object) -> Advice | None:
     return cast(Advising[Any], rules).advice(state) if has(rules, Advising) else None
 
 
+def advice_in_notation(rules: AnyRuleset, state: object) -> dict[str, Any] | None:
+    """The rules' advice now as a recorder is offered it: its `actions` in notation, its `ruling` and `reason`;
+    None: nobody's."""
+    offered = advice(rules, state)
+    if offered is None:
+        return None
+    return {
+        "actions": [rules.format_action(action) for action in offered.actions],
+        "ruling": offered.ruling,
+        "reason": offered.reason,
+    }
+
+
 def replayer(rules: AnyRuleset) -> Callable[[Any, Any], Any]:
     """The fold of an action already found legal: the ruleset's fast replay, or `apply`'s state."""
     if has(rules, FastReplay):

@@ -22,7 +22,14 @@ from dataclasses import asdict
 from typing import Any
 
 from evo_ledger.rules.base import RuleViolation, SetupError
-from evo_ledger.rules.contract import ALL_SEATS, AnyRuleset, advice, forced_next_words, layout, next_words
+from evo_ledger.rules.contract import (
+    ALL_SEATS,
+    AnyRuleset,
+    advice_in_notation,
+    forced_next_words,
+    layout,
+    next_words,
+)
 from evo_ledger.rules.registry import get_ruleset
 from evo_ledger.rules.text import NotationError
 
@@ -102,30 +109,11 @@ class Table:
 
     def position(self) -> dict[str, Any]:
         """The position as `/view` gives it, and the legal actions and the rules' advice as `/legal` does."""
-        rules, state = self.rules, self.state
-        view, picture, offered = rules.view(state), layout(rules, state, ALL_SEATS), advice(rules, state)
-        return {
-            "headline": view.headline,
-            "round": view.round,
-            "phase": view.phase,
-            "step": view.step,
-            "players": list(view.players),
-            "table": list(view.table),
-            "layout": plain(asdict(picture)) if picture is not None else None,
-            "actions": [rules.format_action(action) for action in rules.legal_actions(state)],
-            "advice": None
-            if offered is None
-            else {
-                "actions": [rules.format_action(action) for action in offered.actions],
-                "ruling": offered.ruling,
-                "reason": offered.reason,
-            },
-        }
+        return position_of(self.rules, self.state)
 
     def choices(self, words: Sequence[str]) -> dict[str, Any]:
         """The words that may follow `words`, as `/choices?forced=true` gives them."""
-        forced, offered = forced_next_words(lambda entered: next_words(self.rules, self.state, entered), words)
-        return {"words": list(words), "forced": forced, "next": list(offered.words), "complete": offered.complete}
+        return choices_of(self.rules, self.state, words)
 
     def ahead(self, text: str) -> dict[str, Any]:
         """What entering `text` would answer, and the position and the first words after it, with the game left as
@@ -133,12 +121,8 @@ class Table:
         answer, after = answer_to(self.rules, self.state, text)
         if after is None:
             return {"enter": answer}
-        now = self.state
-        self.state = after
-        try:
-            return {"enter": answer, "position": self.position(), "choices": self.choices([])}
-        finally:
-            self.state = now
+        position, choices = position_of(self.rules, after), choices_of(self.rules, after, [])
+        return {"enter": answer, "position": position, "choices": choices}
 
     @classmethod
     def of_json(cls, request: str) -> Table:
@@ -163,6 +147,29 @@ class Table:
         if "choices" in asked:
             answers["choices"] = self.choices(asked["choices"])
         return json.dumps(answers, sort_keys=True)
+
+
+def position_of(rules: AnyRuleset, state: Any) -> dict[str, Any]:
+    """The position on `state` as `/view` gives it to those who record the game, and the legal actions and the
+    rules' advice as `/legal` does."""
+    view, picture = rules.view(state), layout(rules, state, ALL_SEATS)
+    return {
+        "headline": view.headline,
+        "round": view.round,
+        "phase": view.phase,
+        "step": view.step,
+        "players": list(view.players),
+        "table": list(view.table),
+        "layout": plain(asdict(picture)) if picture is not None else None,
+        "actions": [rules.format_action(action) for action in rules.legal_actions(state)],
+        "advice": advice_in_notation(rules, state),
+    }
+
+
+def choices_of(rules: AnyRuleset, state: Any, words: Sequence[str]) -> dict[str, Any]:
+    """The words that may follow `words` on `state`, as `/choices?forced=true` gives them."""
+    forced, offered = forced_next_words(lambda entered: next_words(rules, state, entered), words)
+    return {"words": list(words), "forced": forced, "next": list(offered.words), "complete": offered.complete}
 
 
 def judged_json(request: str) -> str:
