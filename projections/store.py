@@ -125,10 +125,13 @@ class ReadStore:
         start."""
         for attempt in range(CREATE_ATTEMPTS):
             try:
-                if not self._columns_match() or not self._version_matches():
+                existing = set(inspect(self.engine).get_table_names())
+                if not self._columns_match(existing) or not self._version_matches(existing):
                     log.warning("the read tables were written by another version: they are built again from the log")
                     metadata.drop_all(self.writing, tables=EVERY_TABLE)
-                metadata.create_all(self.writing)
+                    existing -= {table.name for table in EVERY_TABLE}
+                missing = [table for table in metadata.sorted_tables if table.name not in existing]
+                metadata.create_all(self.writing, tables=missing, checkfirst=False)
                 self._start_position()
                 return
             except DBAPIError:
@@ -136,25 +139,32 @@ class ReadStore:
                     raise
                 time.sleep(0.1 * (attempt + 1))
 
-    def _columns_match(self) -> bool:
+    def _columns_match(self, existing: set[str]) -> bool:
         """Whether every read table that exists has the columns, and the key, this version writes, and none is
         missing beside the others (a table added since would lack the rows of the log already followed). The events
-        set aside may be missing: a version before them set none aside."""
-        found = inspect(self.engine)
-        existing = set(found.get_table_names())
+        set aside may be missing: a version before them set none aside. The tables are read in one question each
+        for their columns and their keys."""
         written = {table.name for table in READ_TABLES} & existing
         if written and len(written) < len(READ_TABLES):
             return False
+        tables = [table for table in (*READ_TABLES, SET_ASIDE) if table.name in existing]
+        if not tables:
+            return True
+        found = inspect(self.engine)
+        names = [table.name for table in tables]
+        columns = {
+            name: found_columns for (_, name), found_columns in found.get_multi_columns(filter_names=names).items()
+        }
+        keys = {name: key for (_, name), key in found.get_multi_pk_constraint(filter_names=names).items()}
         return all(
-            {column["name"] for column in found.get_columns(table.name)} == set(table.columns.keys())
-            and set(found.get_pk_constraint(table.name)["constrained_columns"]) == set(table.primary_key.columns.keys())
-            for table in (*READ_TABLES, SET_ASIDE)
-            if table.name in existing
+            {column["name"] for column in columns[table.name]} == set(table.columns.keys())
+            and set(keys[table.name]["constrained_columns"]) == set(table.primary_key.columns.keys())
+            for table in tables
         )
 
-    def _version_matches(self) -> bool:
+    def _version_matches(self, existing: set[str]) -> bool:
         """Whether the read tables' rows, if any, were written by this version."""
-        if POSITIONS.name not in inspect(self.engine).get_table_names():
+        if POSITIONS.name not in existing:
             return True
         with self.engine.connect() as connection:
             names = set(connection.execute(select(POSITIONS.c.projection)).scalars())
