@@ -60,16 +60,24 @@ SETTLED = """() => document.body.dataset.ready === "true"
 
 # The page once settled: the words entered, the message shown, the rules' decision offered as one tap, and where
 # the next word of an action is offered once scrolled into view, as a finger would find it: a space on the board
-# where it is offered there, else the word's choice.
-SETTLED_FOR = """([action, after]) => {
-    if (document.body.dataset.ready !== "true" || Number(document.body.dataset.settled) <= after) return false;
+# where it is offered there, else the word's choice; once the action's words are all entered, the record button.
+# Asked in one call, which looks every 5 ms (a tap's answer comes in a few) and answers once the page has settled
+# since `after`, or null after SETTLE_MS.
+SETTLE_MS = 30_000
+SETTLED_FOR = """async ([action, after, patience]) => {
+    const settledSince = () => document.body.dataset.ready === "true" && Number(document.body.dataset.settled) > after;
+    const deadline = performance.now() + patience;
+    while (!settledSince()) {
+        if (performance.now() > deadline) return null;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+    }
     const held = [...document.querySelectorAll("#words .word")].map((word) => word.textContent.trim());
     const advice = document.getElementById("advice");
     const message = document.getElementById("message");
     const found = { held, at: null, settled: Number(document.body.dataset.settled),
         advice: advice.hidden ? null : advice.dataset.action, message: message.hidden ? "" : message.textContent };
     const next = action[held.length];
-    const spot = next === undefined ? null
+    const spot = next === undefined ? document.getElementById("record")
         : document.querySelector(`#board polygon.space.offered[data-space="${next}"]`)
         || document.querySelector(`#choices button[data-word="${next}"]`);
     if (spot) {
@@ -90,7 +98,8 @@ def settled_for(page: Any, action: str, before: dict[str, Any] | None = None) ->
     """The page once settled (`SETTLED_FOR`), with `action` the one to be entered next; settled again since it
     was `before`, if given (a tap's answer, not the page as it stood when tapped)."""
     after = before["settled"] if before is not None else 0
-    found: dict[str, Any] = page.wait_for_function(SETTLED_FOR, arg=[action.split(), after], polling=5).json_value()
+    found: dict[str, Any] | None = page.evaluate(SETTLED_FOR, [action.split(), after, SETTLE_MS])
+    assert found is not None, f"the page did not settle within {SETTLE_MS} ms, with {action!r} to enter"
     return found
 
 
@@ -104,24 +113,30 @@ def tap_action(page: Any, action: str, found: dict[str, Any] | None = None, paus
     person's finger does."""
     found = found or settled_for(page, action)
     if found["advice"] == action:
-        page.wait_for_timeout(pause_ms)
+        pause(page, pause_ms)
         page.locator("#advice").tap(force=True)  # the page is settled: no need to wait for it to stand still
         return
-    tap_words(page, action, found, pause_ms)
-    page.wait_for_timeout(pause_ms)
-    page.locator("#record").tap(force=True)
+    found = tap_words(page, action, found, pause_ms)
+    pause(page, pause_ms)
+    page.touchscreen.tap(*found["at"])  # the record button, where the page showed it
 
 
-def tap_words(page: Any, action: str, found: dict[str, Any] | None = None, pause_ms: float = 0) -> None:
+def tap_words(page: Any, action: str, found: dict[str, Any] | None = None, pause_ms: float = 0) -> dict[str, Any]:
     """The action entered a word at a time, each tapped where the page offers it; the words the page entered
-    itself (the only ones possible) are not tapped."""
+    itself (the only ones possible) are not tapped. The page as it settled once they are all entered."""
     words, found = action.split(), found or settled_for(page, action)
     while len(found["held"]) < len(words) and found["held"] == words[: len(found["held"])]:
         assert found["at"] is not None, f"{action}: {words[len(found['held'])]!r} is not offered after {found['held']}"
-        page.wait_for_timeout(pause_ms)
+        pause(page, pause_ms)
         page.touchscreen.tap(*found["at"])
         found = settled_for(page, action, found)
     assert found["held"] == words, f"{action}: the page holds {found['held']}"
+    return found
+
+
+def pause(page: Any, pause_ms: float) -> None:
+    if pause_ms:
+        page.wait_for_timeout(pause_ms)
 
 
 def logged(server: str, game: str, token: str) -> list[str]:
