@@ -25,8 +25,8 @@ from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.selfplay import play_game
 from evo_ledger.app.transfer import import_notations
 from evo_ledger.settings import Settings
-from projections import strengths
-from projections.runner import PAGE, Projector
+from projections import PAGE, strengths
+from projections.runner import Projector
 from projections.store import ReadStore
 
 DISTINCT_GAMES = 20

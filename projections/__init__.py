@@ -2,3 +2,6 @@
 
 May import the application and the parts below it, eventsourcing, psycopg, SQLAlchemy, openskill and numpy; never
 the API or the command line."""
+
+PAGE = 1000
+"""Events the runner reads from the log and writes to the tables in one transaction, unless told otherwise."""

@@ -39,11 +39,11 @@ from evo_ledger.game.aggregate import kit_of
 from evo_ledger.rules import get_ruleset
 from evo_ledger.settings import Settings
 from evo_ledger.store.recorders import LedgerPostgresApplicationRecorder
+from projections import PAGE
 from projections.readmodel import Batch, ReadModel
 from projections.schema import SET_ASIDE
 from projections.store import APPLICATION, PositionMoved, ReadStore
 
-PAGE = 1000
 POLL_SECONDS = 0.5
 LIVE_DELAY = 0.05  # seconds an event delivered live may wait to be written with those after it
 LIVE_BATCH = 1000

@@ -9,19 +9,12 @@ import shutil
 import socket
 import sys
 import textwrap
-import threading
-import time
 from collections.abc import Sequence
-from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from eventsourcing.persistence import InterfaceError, OperationalError
-from sqlalchemy.exc import DBAPIError
-
 from evo_ledger import __version__
-from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.processes import settle_collector
 from evo_ledger.app.selfplay import NoSelfPlay, bot_names, play_game
 from evo_ledger.cli.ledger_commands import (
@@ -32,17 +25,14 @@ from evo_ledger.cli.ledger_commands import (
     parse_named_option,
     run_ledger_command,
 )
-from evo_ledger.cli.terminal import ProgressBar
-from evo_ledger.cli.tls import authority_of, default_hosts, make_tls_files
 from evo_ledger.game.checker import CheckReport, GameSetupError, check_game
 from evo_ledger.game.notation import GameFileError, format_result, parse_game
 from evo_ledger.rules import UnknownRuleset, rulesets
 from evo_ledger.rules.contract import draw
 from evo_ledger.rules.kits import KitError, builtin_kit_names, load_kit_document, ruleset_for_kit
 from evo_ledger.rules.reference import UnknownRuling, reference, ruling
-from evo_ledger.settings import Settings, SettingsError
-from projections.runner import PAGE, Projector
-from projections.store import ReadStore
+from evo_ledger.settings import Settings
+from projections import PAGE
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -182,6 +172,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "tls":
         return make_tls(args.out, args.host, sys.stdout)
     if args.command == "project":
+        from evo_ledger.cli.project_command import project  # noqa: PLC0415 (the only command that needs SQLAlchemy)
+
         return project(args, sys.stdout)
     return run_ledger_command(args)
 
@@ -197,6 +189,7 @@ def serve(
     """The API on SQLite or PostgreSQL, with the read tables followed in the background, over https with a
     certificate and key; the admin token comes from EVO_LEDGER_ADMIN_TOKEN, the seal key from EVO_LEDGER_SEAL_KEY."""
     from api import ApiSettings, create_app  # noqa: PLC0415 (every command but this one starts without the API)
+    from evo_ledger.cli.tls import authority_of  # noqa: PLC0415 (cryptography, for these two commands alone)
 
     try:
         authority = authority_of(tls[0]) if tls else None
@@ -228,6 +221,8 @@ def tls_of(args: argparse.Namespace) -> tuple[Path, Path] | None:
 
 def make_tls(folder: Path, hosts: Sequence[str], out: TextIO) -> int:
     """`evo-ledger tls`: the files written, and what to do with them."""
+    from evo_ledger.cli.tls import default_hosts, make_tls_files  # noqa: PLC0415 (cryptography, as for `serve`)
+
     files = make_tls_files(folder, hosts or default_hosts(network_address()))
     print(f"the phones trust      {files.authority} (fingerprint SHA-256 {files.fingerprint})", file=out)
     print(f"the server serves     {files.certificate} with its key {files.key}", file=out)
@@ -267,46 +262,6 @@ def run_server(app: FastAPI, host: str, port: int, tls: tuple[Path, Path] | None
         ssl_certfile=certificate,
         ssl_keyfile=key,
     )
-
-
-def project(args: argparse.Namespace, out: TextIO) -> int:
-    """`evo-ledger project`: the read tables brought up to date (or rebuilt), then followed if asked."""
-    if args.page < 1:
-        print(f"evo-ledger project: --page holds at least one event, not {args.page}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    try:
-        settings = Settings.for_database(args.database)
-        with closing(Ledger(settings)) as ledger, closing(ReadStore(settings)) as store:
-            return run_projections(ledger, store, args, out)
-    except (SettingsError, OSError, DBAPIError, InterfaceError, OperationalError) as error:
-        print(f"evo-ledger project: {str(error).strip().splitlines()[0]}", file=sys.stderr)
-        return EXIT_UNREADABLE
-
-
-def run_projections(ledger: Ledger, store: ReadStore, args: argparse.Namespace, out: TextIO) -> int:
-    started = time.perf_counter()
-    if args.rebuild:
-        store.reset()
-    projector = Projector(ledger, store, args.page)
-    with ProgressBar(ledger.recorder.max_notification_id() or 0, "events", sys.stderr) as progress:
-        read = projector.catch_up(lambda done, _: progress.update(done))
-    seconds = time.perf_counter() - started
-    rate = f", {read / seconds:,.0f} events/s" if read and seconds > 0 else ""
-    print(f"read tables at event {projector.position} of the log: {read} events applied{rate}", file=out)
-    if set_aside := store.set_aside():
-        print(f"events set aside (they cannot be applied): {len(set_aside)}", *set_aside, sep="\n  ", file=out)
-    if args.follow:
-        print("following the log (Ctrl-C stops)", file=out, flush=True)
-        follow_until_interrupted(projector)
-    return EXIT_OK
-
-
-def follow_until_interrupted(projector: Projector) -> None:
-    stop = threading.Event()
-    try:
-        projector.follow(stop)
-    except KeyboardInterrupt:
-        stop.set()
 
 
 def check_file(path: Path, quiet: bool, out: TextIO) -> int:
