@@ -4,9 +4,8 @@ their ruling, and two devices racing on one step."""
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +13,12 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from api import ApiSettings, create_app
+from api.deps import utc_now
 from evo_ledger.game.notation import GameFile, parse_game
+from evo_ledger.settings import Settings
 from tests.browser.test_traits_viewer import ACTIONS, seated_traits_game
+from tests.e2e.test_stream import ADMIN, serving
 from tests.support import ROOT
 
 PHONE: dict[str, Any] = {
@@ -292,15 +295,38 @@ def test_record_a_seats_device_joined_by_its_link_shows_that_seats_hand_alone(br
             device.close()
 
 
-DELAY_MINUTES = 0.1  # six seconds: a spectator's delay the test can outlast
+DELAY_MINUTES = 0.1  # six seconds of the server's clock, which the test moves on
+
+
+class MovedClock:
+    """The server's clock, moved on by the test: what a broadcast's delay is counted back from."""
+
+    def __init__(self) -> None:
+        self.ahead = timedelta(0)
+
+    def __call__(self) -> datetime:
+        return utc_now() + self.ahead
+
+    def move_on(self, by: timedelta) -> None:
+        self.ahead += by
+
+
+@pytest.fixture
+def clocked_server(tmp_path: Path) -> Iterator[tuple[str, MovedClock]]:
+    """A server as `server` is, whose clock the test moves on."""
+    app = create_app(ApiSettings(store=Settings(str(tmp_path / "clocked.sqlite")), admin_token=ADMIN))
+    app.state.clock = clock = MovedClock()
+    with serving(app) as base:
+        yield base, clock
 
 
 def test_record_an_anonymous_viewer_of_a_delayed_game_never_sees_an_event_younger_than_the_delay(
-    browser: Any, phone: Any, server: str
+    browser: Any, phone: Any, clocked_server: tuple[str, MovedClock]
 ) -> None:
     """Set from the recorder's device; a spectator's live viewer is checked against each event's stored time
-    whenever it is read, and at last shows every event, once all are older than the delay. It waits out the
-    delay, six seconds, twice: once for the events it shows at first, once for those it holds back."""
+    whenever it is read, and at last shows every event, once all are older than the delay. The server's clock is
+    moved on past the delay for the events it shows at first, then a second at a time for those it holds back."""
+    server, clock = clocked_server
     parsed = parse_game(GOLDEN["evo2"].read_text())
     game, token = new_game(server, parsed)
     recorder = {"Authorization": f"Bearer {token}"}
@@ -316,7 +342,7 @@ def test_record_an_anonymous_viewer_of_a_delayed_game_never_sees_an_event_younge
         viewer = spectator.new_page()
         viewer.goto(f"{server}/games/{game}")
         expect(viewer.locator("#headline")).to_contain_text("broadcast with a delay: none of it is that old yet")
-        time.sleep(DELAY_MINUTES * 60 + 0.5)  # the first ten are older than the delay: the viewer shows them
+        clock.move_on(timedelta(minutes=DELAY_MINUTES, seconds=0.5))  # the first ten are older than the delay
         assert httpx.post(
             f"{server}/v1/games/{game}/actions", json={"actions": actions[10:20]}, headers=recorder
         ).is_success
@@ -332,11 +358,12 @@ def test_record_an_anonymous_viewer_of_a_delayed_game_never_sees_an_event_younge
                     "(items) => items.map((item) => item.dataset.event)"
                 )
             }
-            read_at = datetime.now(UTC)
+            read_at = clock()
             younger = [event for event in shown if stored[event] > read_at - timedelta(minutes=DELAY_MINUTES)]
             assert not younger, f"events {younger} were shown before they were {DELAY_MINUTES} minutes old"
             seen = shown
             assert read_at < max(stored.values()) + timedelta(minutes=DELAY_MINUTES, seconds=30), f"shown: {seen}"
+            clock.move_on(timedelta(seconds=1))
             viewer.wait_for_timeout(200)
     finally:
         spectator.close()
