@@ -58,9 +58,9 @@ def taps_offline(page: Any, actions: list[str], pause_ms: float) -> list[float]:
     page.evaluate(TAPS)
     found = settled_for(page, actions[0])
     for waiting, (action, following) in enumerate(zip(actions, [*actions[1:], ""], strict=True), start=1):
-        tap_action(page, action, found, pause_ms)
+        tapped = tap_action(page, action, found, pause_ms)
         page.wait_for_function(WAITING, arg=waiting, polling=5)  # the entry kept on the device
-        found = settled_for(page, following, found)
+        found = settled_for(page, following, tapped)
     taps: list[float] = page.evaluate(TAPS)
     return taps
 

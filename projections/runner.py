@@ -278,21 +278,22 @@ class Projector:
             tracking_recorder=view,
             topics=(),
         ) as runner:
-            looked = time.monotonic()
+            looked, seen = time.monotonic(), self.position
             while not stop.is_set():
                 runner.run_forever(timeout=LIVE_DELAY)
                 projection.flush()
                 if runner.is_interrupted.is_set():
                     return
                 if time.monotonic() - looked >= POLL_SECONDS:
-                    looked = time.monotonic()
-                    self._wake_if_behind(runner.app.recorder)
+                    self._wake_if_stalled(runner.app.recorder, seen)
+                    looked, seen = time.monotonic(), self.position
 
-    def _wake_if_behind(self, recorder: object) -> None:
-        """The runner told to read the log again when it holds events past the tables: an append whose
-        notification it missed would otherwise wait for the next append."""
+    def _wake_if_stalled(self, recorder: object, seen: int) -> None:
+        """The runner told to read the log again when the tables have not moved since they were at `seen` and the
+        log holds events past them: an append whose notification it missed would otherwise wait for the next
+        append. Tables that are moving are left to catch up."""
         assert isinstance(recorder, LedgerPostgresApplicationRecorder)
-        if (recorder.max_notification_id() or 0) > self.position:
+        if self.position == seen and (recorder.max_notification_id() or 0) > self.position:
             recorder.wake_followers()
 
 

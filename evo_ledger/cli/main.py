@@ -196,13 +196,13 @@ def serve(
     except (OSError, ValueError) as error:
         print(f"evo-ledger serve: --tls-cert {tls[0] if tls else ''}: {error}", file=sys.stderr)
         return EXIT_UNREADABLE
-    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s", force=True)
     settings = replace(
         ApiSettings.from_environment(),
         store=Settings.for_database(database),
         follow_projections=projections,
         tls_authority=authority,
     )
+    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s", force=True)
     scheme = "https" if tls else "http"
     log.info("serving on %s://%s:%s (%s)", scheme, host, port, settings.store.described)
     if host in EVERY_ADDRESS:

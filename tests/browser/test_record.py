@@ -110,18 +110,20 @@ def entered(page: Any) -> list[str]:
     return [text.strip() for text in page.locator("#words .word").all_text_contents()]
 
 
-def tap_action(page: Any, action: str, found: dict[str, Any] | None = None, pause_ms: float = 0) -> None:
+def tap_action(page: Any, action: str, found: dict[str, Any] | None = None, pause_ms: float = 0) -> dict[str, Any]:
     """The action entered by taps and recorded, from the page as `found` settled (asked, if not given); an
     Autosaur's decision is one tap. With `pause_ms`, each tap waits that long once the page has settled, as a
-    person's finger does."""
+    person's finger does. The page as it last settled before the tap that records: what it settles since is the
+    tap's answer."""
     found = found or settled_for(page, action)
     if found["advice"] == action:
         pause(page, pause_ms)
         page.locator("#advice").tap(force=True)  # the page is settled: no need to wait for it to stand still
-        return
+        return found
     found = tap_words(page, action, found, pause_ms)
     pause(page, pause_ms)
     page.touchscreen.tap(*found["at"])  # the record button, where the page showed it
+    return found
 
 
 def tap_words(page: Any, action: str, found: dict[str, Any] | None = None, pause_ms: float = 0) -> dict[str, Any]:
@@ -158,8 +160,7 @@ def test_record_a_whole_golden_game_by_taps_alone(browser: Any, phone: Any, serv
     actions = [line.text for line in parsed.actions]
     found = settled_for(page, actions[0])
     for action, following in zip(actions, [*actions[1:], ""], strict=True):
-        tap_action(page, action, found)
-        found = settled_for(page, following, found)
+        found = settled_for(page, following, tap_action(page, action, found))
         assert found["message"] == f"recorded: {action}"
     assert logged(server, game, token) == [line.text for line in parsed.actions]
 

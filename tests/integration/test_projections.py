@@ -587,17 +587,17 @@ def test_reading_the_read_tables_of_a_sqlite_ledger_takes_no_lock_while_a_page_i
 def test_on_postgres_events_whose_notification_the_follower_missed_are_followed() -> None:
     """The library's subscription reads the log once before it listens for appends' notifications, so an append
     committed between the two sends a notification nobody hears. Rows stored with no notification at all, once the
-    follower listens, stand for it: the follower looks at the log's end and reads them."""
+    follower listens and has read the log, stand for it: the follower looks at the log's end and reads them."""
     with fresh_postgres_database() as url:
         ledger = Ledger(Settings(url))
         store = ReadStore(ledger.settings)
         try:
             game = ledger.generate_game(3, seed=1, ruleset="evo2").game_id
-            with following(ledger, store):
+            with following(ledger, store), psycopg.connect(url, autocommit=True) as connection:
+                assert listening(connection), "the follower never listened for notifications"
+                ledger.generate_game(3, seed=2, ruleset="evo2")  # notified: read once the first read is done
                 assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=20)
-                with psycopg.connect(url, autocommit=True) as connection:
-                    assert listening(connection), "the follower never listened for notifications"
-                    copy_without_notification(connection, ledger.recorder, game)
+                copy_without_notification(connection, ledger.recorder, game)
                 assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=20)
         finally:
             store.close()

@@ -2,8 +2,8 @@
 
 For seeded self-played games (evo1's cards dealt and drawn, the trait-card game's draws and migrations) and evo2's
 hand-made ones (its bots hold no card: a card drawn, a sixth-sense peek), hidden actions are swapped for others that
-keep the game legal: of each kind of hidden action, SWAPS_PER_KIND spread evenly from the game's first to its last
-(every one, where a game has no more). Both games are cut where the action is revealed or where the swap makes an
+keep the game legal: of each kind of hidden action, SWAPS_PER_KIND spread evenly over the game, from its first to its
+last (every one, where a game has no more). Both games are cut where the action is revealed or where the swap makes an
 action illegal. Each pair
 is recorded over HTTP, one game in each of two servers, with a token per seat. The public and every seat but the
 hidden action's own are asked every route that quotes the game: summary, state, view, events, the stream (from the
@@ -162,17 +162,19 @@ def swaps(ruleset: str, header: str, actions: list[str]) -> Iterator[Swap]:
 
 
 def spread(ruleset: str, found: list[Swap]) -> list[Swap]:
-    """Of each kind of hidden action swapped, SWAPS_PER_KIND spread evenly from the first to the last, in the
-    game's order."""
+    """Of each kind of hidden action swapped, SWAPS_PER_KIND spread evenly over the game: those nearest to evenly
+    spaced events from the kind's first to its last, in the game's order."""
     rules = get_ruleset(ruleset)
     kinds: dict[str, list[Swap]] = {}
     for swap in found:
         kinds.setdefault(type(rules.parse_action(swap.recorded[swap.event - 2])).__name__, []).append(swap)
-    chosen = []
+    chosen: list[Swap] = []
     for of_kind in kinds.values():
-        last = len(of_kind) - 1
-        picks = {round(at * last / (SWAPS_PER_KIND - 1)) for at in range(SWAPS_PER_KIND)} if last else {0}
-        chosen += [of_kind[at] for at in sorted(picks)]
+        first, last = of_kind[0].event, of_kind[-1].event
+        for at in range(min(SWAPS_PER_KIND, len(of_kind))):
+            target = first + (last - first) * at / max(1, SWAPS_PER_KIND - 1)
+            left = [swap for swap in of_kind if swap not in chosen]
+            chosen.append(min(left, key=lambda swap: abs(swap.event - target)))
     return sorted(chosen, key=lambda swap: swap.event)
 
 
