@@ -72,7 +72,7 @@ class ApiSettings:
     """The threads serving the plain endpoints (None: the server's default, 40)."""
     stream_threads: int = 8
     """The threads the live streams read in, apart from the plain endpoints' threads: however many streams wake at
-    once, an append never waits behind their reads."""
+    once, the plain endpoints keep theirs. Kept below the store's pool of connections, which both share."""
     checkpoint_seconds: float | None = DEFAULT_CHECKPOINT_SECONDS
     """How often the server signs a checkpoint, with a seal key (None: only on demand); EVO_LEDGER_CHECKPOINT_SECONDS
     sets it."""
