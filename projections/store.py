@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, func, insert, inspect, select, update
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import Inspector, make_url
 from sqlalchemy.exc import DBAPIError
 
 from evo_ledger.settings import LOCK_TIMEOUT_SECONDS, Settings
@@ -125,8 +125,9 @@ class ReadStore:
         start."""
         for attempt in range(CREATE_ATTEMPTS):
             try:
-                existing = set(inspect(self.engine).get_table_names())
-                if not self._columns_match(existing) or not self._version_matches(existing):
+                found = inspect(self.engine)
+                existing = set(found.get_table_names())
+                if not self._columns_match(found, existing) or not self._version_matches(existing):
                     log.warning("the read tables were written by another version: they are built again from the log")
                     metadata.drop_all(self.writing, tables=EVERY_TABLE)
                     existing -= {table.name for table in EVERY_TABLE}
@@ -139,7 +140,7 @@ class ReadStore:
                     raise
                 time.sleep(0.1 * (attempt + 1))
 
-    def _columns_match(self, existing: set[str]) -> bool:
+    def _columns_match(self, found: Inspector, existing: set[str]) -> bool:
         """Whether every read table that exists has the columns, and the key, this version writes, and none is
         missing beside the others (a table added since would lack the rows of the log already followed). The events
         set aside may be missing: a version before them set none aside. The tables are read in one question each
@@ -150,7 +151,6 @@ class ReadStore:
         tables = [table for table in (*READ_TABLES, SET_ASIDE) if table.name in existing]
         if not tables:
             return True
-        found = inspect(self.engine)
         names = [table.name for table in tables]
         columns = {
             name: found_columns for (_, name), found_columns in found.get_multi_columns(filter_names=names).items()

@@ -13,12 +13,10 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from api import ApiSettings, create_app
 from api.deps import utc_now
 from evo_ledger.game.notation import GameFile, parse_game
-from evo_ledger.settings import Settings
 from tests.browser.test_traits_viewer import ACTIONS, seated_traits_game
-from tests.e2e.test_stream import ADMIN, serving
+from tests.e2e.test_stream import running_server
 from tests.support import ROOT
 
 PHONE: dict[str, Any] = {
@@ -315,9 +313,8 @@ class MovedClock:
 @pytest.fixture
 def clocked_server(tmp_path: Path) -> Iterator[tuple[str, MovedClock]]:
     """A server as `server` is, whose clock the test moves on."""
-    app = create_app(ApiSettings(store=Settings(str(tmp_path / "clocked.sqlite")), admin_token=ADMIN))
-    app.state.clock = clock = MovedClock()
-    with serving(app) as base:
+    clock = MovedClock()
+    with running_server(str(tmp_path / "clocked.sqlite"), clock=clock) as base:
         yield base, clock
 
 

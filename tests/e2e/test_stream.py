@@ -7,8 +7,9 @@ import json
 import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -26,8 +27,13 @@ WAIT = 20.0
 
 @contextmanager
 def running_server(
-    database: str, loop: str = "auto", streams_per_client: int = 16, projections: bool = True
+    database: str,
+    loop: str = "auto",
+    streams_per_client: int = 16,
+    projections: bool = True,
+    clock: Callable[[], datetime] | None = None,
 ) -> Iterator[str]:
+    """A server on `database`, served in a thread: its base URL. With `clock`, the server's clock is that one."""
     settings = ApiSettings(
         store=Settings(database),
         admin_token=ADMIN,
@@ -35,7 +41,10 @@ def running_server(
         streams_per_client=streams_per_client,
         follow_projections=projections,
     )
-    with serving(create_app(settings), loop) as base:
+    app = create_app(settings)
+    if clock is not None:
+        app.state.clock = clock
+    with serving(app, loop) as base:
         yield base
 
 
