@@ -14,6 +14,7 @@ from uuid import UUID
 
 import anyio.to_thread
 from fastapi import FastAPI
+from starlette.routing import BaseRoute, Mount
 
 from api import errors, schemas
 from api.deps import utc_now
@@ -169,25 +170,27 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
+        routes=served_routes(),
     )
     app.state.settings = settings
     app.state.appends = appends
     app.state.open_streams = OpenStreams(settings.streams_per_client)
     app.state.clock = utc_now  # what a broadcast's delay is counted back from
     errors.install(app)
-    documentation = list(app.router.routes)  # FastAPI's own: the schema and the documentation's pages
-    for api_routes in (games, events, audits, statistics, rules, recording):
-        app.include_router(api_routes.router, prefix="/v1")
-    app.include_router(health.router)
-    app.include_router(pages.router)
-    app.mount("/static", pages.static_files(), name="static")
-    # A request is matched against the routes in turn: the API's, which take nearly every request, come first.
-    app.router.routes[:] = [route for route in app.router.routes if route not in documentation] + documentation
     app.openapi = schemas.with_models(app.openapi, games.BODIES_READ)  # type: ignore[method-assign]
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     if REQUESTS.isEnabledFor(logging.INFO):
         app.add_middleware(RequestLog)
     return app
+
+
+def served_routes() -> list[BaseRoute]:
+    """The routes in the order a request is matched against them: the API's, which take nearly every request,
+    then health, the pages and their files; FastAPI's schema comes after. Each is the route its router made, served
+    as it is: an included router's routes would be made again for every app, at its first requests."""
+    routers = (games, events, audits, statistics, rules, recording, health, pages)
+    files = Mount("/static", app=pages.static_files(), name="static")
+    return [*(route for module in routers for route in module.router.routes), files]
 
 
 class RequestLog:

@@ -27,6 +27,7 @@ from evo_ledger.rules import rulesets, seat_options
 from evo_ledger.rules.base import Outcome
 from evo_ledger.rules.kits import builtin_kit_names
 
+API_PREFIX = "/v1"  # every route of the API is under it; the pages and health are not
 MAX_BATCH = 200
 MAX_ACTION_BYTES = 4096
 MIN_PLAYERS, MAX_PLAYERS = 2, 5

@@ -15,7 +15,7 @@ from evo_ledger.app.audit import CanonicalReport
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.readers import Visibility, branch_for, check_shown, report_for, visibility
 
-router = APIRouter(tags=["audit"], responses=schemas.PROBLEMS)
+router = APIRouter(prefix=schemas.API_PREFIX, tags=["audit"], responses=schemas.PROBLEMS)
 Report = TypeVar("Report", bound=CanonicalReport)
 
 

@@ -42,7 +42,7 @@ from evo_ledger.game.codec import pack
 from evo_ledger.rules import AnyRuleset
 from evo_ledger.rules.contract import hidden_information
 
-router = APIRouter(tags=["events"], responses=schemas.PROBLEMS)
+router = APIRouter(prefix=schemas.API_PREFIX, tags=["events"], responses=schemas.PROBLEMS)
 MSGPACK = "application/msgpack"
 PAGE = 100
 ACCESS_CHECK_SECONDS = 1.0

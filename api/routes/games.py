@@ -39,7 +39,7 @@ from projections import queries
 from projections.runner import wait_until
 from projections.store import ReadStore, position_in
 
-router = APIRouter(tags=["games"], responses=schemas.PROBLEMS)
+router = APIRouter(prefix=schemas.API_PREFIX, tags=["games"], responses=schemas.PROBLEMS)
 MAX_PROJECTION_WAIT = 30.0
 PROJECTIONS_HEADER = "Evo-Projections"
 

@@ -20,7 +20,7 @@ from evo_ledger.app.readers import choices_for, forced_choices_for
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.kits import builtin_kit_names, load_kit_document, ruleset_of_kit
 
-router = APIRouter(tags=["recording"], responses=schemas.PROBLEMS)
+router = APIRouter(prefix=schemas.API_PREFIX, tags=["recording"], responses=schemas.PROBLEMS)
 REVISED: dict[int | str, dict[str, Any]] = {
     **schemas.PROBLEMS,
     401: {"model": schemas.Problem, "description": "no token (`token_required`)"},

@@ -10,7 +10,7 @@ from api import schemas
 from api.errors import ApiError
 from evo_ledger.rules.reference import UnknownRuling, reference, ruling
 
-router = APIRouter(tags=["rules"])
+router = APIRouter(prefix=schemas.API_PREFIX, tags=["rules"])
 
 
 @router.get("/rules", response_model=schemas.RulingList, operation_id="list_rulings")

@@ -25,7 +25,7 @@ from projections import outcomes, queries, ratings, strengths
 from projections.schema import DIE_TABLES, TABLES
 from projections.store import ReadStore, position_in
 
-router = APIRouter(tags=["statistics"], responses=schemas.PROBLEMS)
+router = APIRouter(prefix=schemas.API_PREFIX, tags=["statistics"], responses=schemas.PROBLEMS)
 T = TypeVar("T")
 
 
