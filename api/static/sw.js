@@ -12,7 +12,8 @@ const ASSETS = [
 const RECORD_PAGE = /^\/games\/[^/]+\/record$/;
 // The rules as the recording page's worker runs them on the device: kept once the worker has loaded them.
 const RULES = /^\/(rules-worker\.js|rules\.zip|static\/pyodide\/[^/]+)$/;
-// What the recording page reads of its game; its stream is never kept.
+// What the recording page reads of its game; its stream is never kept, nor the choices after words entered (the
+// page opened again asks for those after none).
 const GAME_READ = /^\/v1\/games\/[^/]+(\/(view|legal|events|choices|co-recorders|setup))?$/;
 
 self.addEventListener("install", (event) => {
@@ -31,35 +32,45 @@ self.addEventListener("fetch", (event) => {
   if (request.method !== "GET" || url.origin !== self.location.origin) return;
   if (RECORD_PAGE.test(url.pathname)) event.respondWith(askedFirst(request, SHELL));
   else if (ASSETS.includes(url.pathname) || RULES.test(url.pathname)) event.respondWith(askedFirst(request, url.pathname));
-  else if (GAME_READ.test(url.pathname)) event.respondWith(readerKey(request).then((key) => askedFirst(request, key, url)));
+  else if (GAME_READ.test(url.pathname) && !url.searchParams.get("words")) {
+    event.respondWith(readerKey(request).then((key) => askedFirst(request, key, url, event)));
+  }
 });
 
-// The server's answer, kept under `key`; the answer kept, when the server cannot be reached. A game's answer
-// replaces any kept for the same address and reader with other parameters.
-async function askedFirst(request, key, url) {
-  const cache = await caches.open(CACHE);
+// The server's answer, given at once and kept under `key` behind the answers kept before it; the answer kept, once
+// those are, when the server cannot be reached. A game's answer replaces any kept for the same address and reader
+// with other parameters.
+let keeping = Promise.resolve();
+
+async function askedFirst(request, key, url, event) {
   let answer;
   try {
     answer = await fetch(request);
   } catch (error) {
-    const kept = await cache.match(key);
+    await keeping;
+    const kept = await (await caches.open(CACHE)).match(key);
     if (kept) return kept;
     throw error;
   }
   if (answer.ok) {
-    if (url) await forgetOthers(cache, key);
-    await cache.put(key, answer.clone());
+    const kept = answer.clone();
+    const done = keeping.then(() => keep(key, kept, url));
+    keeping = done.catch(() => {});
+    if (event) event.waitUntil(done);
+    else await done;
   }
   return answer;
 }
 
-async function forgetOthers(cache, key) {
-  const kept = new URL(key, self.location.origin);
-  const reader = kept.searchParams.get("kept-for");
-  for (const request of await cache.keys()) {
-    const other = new URL(request.url);
-    if (other.pathname === kept.pathname && other.searchParams.get("kept-for") === reader) await cache.delete(request);
+async function keep(key, answer, url) {
+  const cache = await caches.open(CACHE);
+  if (url) {
+    const reader = new URL(key, self.location.origin).searchParams.get("kept-for");
+    for (const other of await cache.keys(url.pathname, { ignoreSearch: true })) {
+      if (new URL(other.url).searchParams.get("kept-for") === reader) await cache.delete(other);
+    }
   }
+  await cache.put(key, answer);
 }
 
 // The address an answer is kept under: the one asked, and whose answer it is.
