@@ -187,7 +187,8 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
 def served_routes() -> list[BaseRoute]:
     """The routes in the order a request is matched against them: the API's, which take nearly every request,
     then health, the pages and their files; FastAPI's schema comes after. Each is the route its router made, served
-    as it is: an included router's routes would be made again for every app, at its first requests."""
+    as it is: an included router's routes would be made again for every app, at its first requests. So the app's
+    own defaults (`dependencies`, `dependency_overrides`, a router's startup handlers) do not reach them."""
     routers = (games, events, audits, statistics, rules, recording, health, pages)
     files = Mount("/static", app=pages.static_files(), name="static")
     return [*(route for module in routers for route in module.router.routes), files]

@@ -24,7 +24,8 @@ def compile_sources() -> None:
         compileall.compile_dir(os.path.join(CHECKOUT, package), quiet=1)
 
 
-if "PYTEST_XDIST_WORKER" not in os.environ:  # the run's first process: the workers come after it
+# In the run's first process (the workers come after it), where the checkout may be written to.
+if "PYTEST_XDIST_WORKER" not in os.environ and os.access(CHECKOUT, os.W_OK):
     compile_sources()
 
 from evo_ledger.app.ledger import Ledger  # noqa: E402

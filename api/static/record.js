@@ -116,13 +116,21 @@ function showPosition(shown, kept, asked) {
 
 async function shownByServer(kept) {
   const [view, legal, recent, choices] = await Promise.all([
-    api(gamePath("/view")), api(gamePath("/legal")), api(gamePath(`/events?after=${Math.max(0, version - RECENT)}`)),
-    choicesAfter(kept),
+    api(gamePath("/view")), api(gamePath("/legal")), recentEvents(), choicesAfter(kept),
   ]);
   version = view.version;
   recordsGame = view.perspectives.length > 1; // one who may read as any seat records the game
   seatOnly = view.perspectives.length === 1;
-  return { view, legal, recent: recent.events, choices, here: false };
+  return { view, legal, recent: recent && recent.events, choices, here: false };
+}
+
+// The latest events; none with no connection where the service worker kept others (those after another version:
+// a page opened again asks after none), so that the position is still shown.
+function recentEvents() {
+  return api(gamePath(`/events?after=${Math.max(0, version - RECENT)}`)).catch((error) => {
+    if (navigator.onLine) throw error;
+    return null;
+  });
 }
 
 function show({ view, legal, recent }) {

@@ -37,25 +37,39 @@ self.addEventListener("fetch", (event) => {
   }
 });
 
-// The server's answer, given at once and kept under `key` behind the answers kept before it; the answer kept, once
-// those are, when the server cannot be reached. A game's answer replaces any kept for the same address and reader
-// with other parameters.
-let keeping = Promise.resolve();
+// The server's answer, given at once and kept under `key`; the answer kept, once the writes of its place are done,
+// when the server cannot be reached. A place (an address and its reader; for a game's read, whatever the other
+// parameters) keeps the latest answer asked for: its writes are made in turn, and one asked before the answer
+// already kept is left out.
+const places = new Map();
+
+function placeOf(key) {
+  const kept = new URL(key, self.location.origin);
+  const name = `${kept.pathname} ${kept.searchParams.get("kept-for") || ""}`;
+  if (!places.has(name)) places.set(name, { asked: 0, kept: 0, writing: Promise.resolve() });
+  return places.get(name);
+}
 
 async function askedFirst(request, key, url, event) {
+  const place = placeOf(key);
+  const turn = ++place.asked;
   let answer;
   try {
     answer = await fetch(request);
   } catch (error) {
-    await keeping;
+    await place.writing;
     const kept = await (await caches.open(CACHE)).match(key);
     if (kept) return kept;
     throw error;
   }
   if (answer.ok) {
     const kept = answer.clone();
-    const done = keeping.then(() => keep(key, kept, url));
-    keeping = done.catch(() => {});
+    const done = place.writing.then(() => {
+      if (turn < place.kept) return undefined;
+      place.kept = turn;
+      return keep(key, kept, url);
+    });
+    place.writing = done.catch(() => {});
     if (event) event.waitUntil(done);
     else await done;
   }

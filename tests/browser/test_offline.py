@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from playwright.sync_api import expect
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -45,10 +46,18 @@ def counted(tmp_path: Path) -> Iterator[tuple[str, Counted]]:
         yield base, app
 
 
-def opened_offline_ready(browser: Any, base: str, file: Path) -> tuple[Any, Any, str, str]:
-    """The recording page of a new game set up as `file` says, on a phone, read once through its service worker
-    (which keeps the answers and the rules): the context, the page, the game and its recorder token."""
-    game, token = new_game(base, parse_game(file.read_text()))
+def opened_offline_ready(browser: Any, base: str, file: Path, played: int = 0) -> tuple[Any, Any, str, str]:
+    """The recording page of a new game set up as `file` says, its first `played` actions recorded, on a phone,
+    read once through its service worker (which keeps the answers and the rules): the context, the page, the game
+    and its recorder token."""
+    parsed = parse_game(file.read_text())
+    game, token = new_game(base, parsed)
+    if played:
+        actions = [line.text for line in parsed.actions[:played]]
+        recorded = httpx.post(
+            f"{base}/v1/games/{game}/actions", json={"actions": actions}, headers={"Authorization": f"Bearer {token}"}
+        )
+        assert recorded.status_code == 200, recorded.text
     context = browser.new_context(**PHONE)
     page = context.new_page()
     page.goto(f"{base}/games/{game}/record#token={token}")
@@ -181,6 +190,24 @@ def test_offline_a_whole_hand_made_game_is_entered_checked_and_shown_on_the_devi
     page.wait_for_function("() => document.body.dataset.shown === 'by-server'")
     assert logged(base, game, token) == actions
     expect(page.locator("#headline")).to_have_text(drawn_here or "")  # the server's position is the one drawn here
+    context.close()
+
+
+def test_offline_a_page_opened_again_shows_the_position_its_service_worker_kept_before_the_rules_are_ready(
+    browser: Any, counted: tuple[str, Counted]
+) -> None:
+    """A game past its first few events: the page opened again with no connection asks for the latest events after
+    none, which its service worker did not keep (it kept those after a later version), and shows the position all
+    the same, from the answers kept, before the rules on the phone draw it."""
+    context, page, _, _ = opened_offline_ready(browser, counted[0], GOLDEN["evo2"], played=20)
+    type_entry(page, ACTIONS[20], 0)  # shown again after it: the events kept are those after a later version
+    expect(page.locator("#message")).to_have_text(f"recorded: {ACTIONS[20]}")
+    shown_online = page.locator("#headline").text_content()
+    cut_off(context, page)
+    page.reload()
+    first = page.wait_for_function("() => document.body.dataset.ready === 'true' && document.body.dataset.shown")
+    assert first.json_value() == "by-server"  # the rules on the phone start only once it is shown
+    expect(page.locator("#headline")).to_have_text(shown_online or "")
     context.close()
 
 
