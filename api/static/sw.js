@@ -33,7 +33,7 @@ self.addEventListener("fetch", (event) => {
   if (RECORD_PAGE.test(url.pathname)) event.respondWith(askedFirst(request, SHELL));
   else if (ASSETS.includes(url.pathname) || RULES.test(url.pathname)) event.respondWith(askedFirst(request, url.pathname));
   else if (GAME_READ.test(url.pathname) && !url.searchParams.get("words")) {
-    event.respondWith(readerKey(request).then((key) => askedFirst(request, key, url, event)));
+    event.respondWith(readerKey(request).then((key) => askedFirst(request, key, event)));
   }
 });
 
@@ -45,12 +45,15 @@ const places = new Map();
 
 function placeOf(key) {
   const kept = new URL(key, self.location.origin);
-  const name = `${kept.pathname} ${kept.searchParams.get("kept-for") || ""}`;
-  if (!places.has(name)) places.set(name, { asked: 0, kept: 0, writing: Promise.resolve() });
+  const reader = kept.searchParams.get("kept-for");
+  const name = `${kept.pathname} ${reader || ""}`;
+  if (!places.has(name)) {
+    places.set(name, { path: kept.pathname, reader, asked: 0, kept: 0, writing: Promise.resolve() });
+  }
   return places.get(name);
 }
 
-async function askedFirst(request, key, url, event) {
+async function askedFirst(request, key, event) {
   const place = placeOf(key);
   const turn = ++place.asked;
   let answer;
@@ -67,7 +70,7 @@ async function askedFirst(request, key, url, event) {
     const done = place.writing.then(() => {
       if (turn < place.kept) return undefined;
       place.kept = turn;
-      return keep(key, kept, url);
+      return keep(place, key, kept);
     });
     place.writing = done.catch(() => {});
     if (event) event.waitUntil(done);
@@ -76,13 +79,11 @@ async function askedFirst(request, key, url, event) {
   return answer;
 }
 
-async function keep(key, answer, url) {
+// The answer kept in its place, in place of any kept there under another address.
+async function keep(place, key, answer) {
   const cache = await caches.open(CACHE);
-  if (url) {
-    const reader = new URL(key, self.location.origin).searchParams.get("kept-for");
-    for (const other of await cache.keys(url.pathname, { ignoreSearch: true })) {
-      if (new URL(other.url).searchParams.get("kept-for") === reader) await cache.delete(other);
-    }
+  for (const other of await cache.keys(place.path, { ignoreSearch: true })) {
+    if (new URL(other.url).searchParams.get("kept-for") === place.reader) await cache.delete(other);
   }
   await cache.put(key, answer);
 }
