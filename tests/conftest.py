@@ -30,14 +30,22 @@ if "PYTEST_XDIST_WORKER" not in os.environ and os.access(CHECKOUT, os.W_OK):
 
 from evo_ledger.app.ledger import Ledger  # noqa: E402
 from evo_ledger.settings import Settings  # noqa: E402
-from tests.databases import BACKENDS, database_for  # noqa: E402
+from tests.databases import BACKENDS, emptied, fresh_postgres_database  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def process_postgres() -> Iterator[str]:
+    """This test process's PostgreSQL database, dropped when the process ends."""
+    with fresh_postgres_database() as url:
+        yield url
 
 
 @pytest.fixture(params=BACKENDS)
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """Each test that uses it runs once on a SQLite file and once on a fresh PostgreSQL database."""
-    with database_for(request.param, str(tmp_path)) as setting:
-        yield setting
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Each test that uses it runs once on a new SQLite file and once on an empty PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "ledger.sqlite")
+    return emptied(request.getfixturevalue("process_postgres"))
 
 
 @pytest.fixture

@@ -1,7 +1,9 @@
-"""Databases for the tests: a SQLite file in a temporary folder, or a PostgreSQL database made for the test.
+"""Databases for the tests: a SQLite file in a temporary folder, or a PostgreSQL database.
 
-PostgreSQL tests create a database with a unique name and drop it afterwards, so that runs never see each
-other's data. The server is found at EVO_TEST_POSTGRES (default postgresql://postgres@127.0.0.1:5432/test).
+Each test process creates its own PostgreSQL database with a unique name, empties it before each test that uses it
+(every table truncated, its counters started again, any connection left over ended) and drops it at the end, so that
+neither runs nor tests see each other's data. Tests that need a database no test used before make one of their own.
+The server is found at EVO_TEST_POSTGRES (default postgresql://postgres@127.0.0.1:5432/test).
 Under CI=true a missing server fails the run; elsewhere the PostgreSQL tests are skipped, saying how to run them.
 """
 
@@ -57,11 +59,20 @@ def fresh_postgres_database() -> Iterator[str]:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-@contextmanager
-def database_for(backend: str, folder: str) -> Iterator[str]:
-    """The setting's value for a fresh database of `backend`: a SQLite path or a PostgreSQL URL."""
-    if backend == "sqlite":
-        yield os.path.join(folder, "ledger.sqlite")
-    else:
-        with fresh_postgres_database() as url:
-            yield url
+def emptied(url: str) -> str:
+    """`url`'s database with no rows in any table, every sequence at its start and no other connection open."""
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        tables = [
+            name
+            for (name,) in connection.execute(
+                "SELECT format('%I.%I', schemaname, tablename) FROM pg_tables"
+                " WHERE schemaname NOT IN ('pg_catalog', 'information_schema')"
+            )
+        ]
+        if tables:
+            connection.execute(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
+    return url
