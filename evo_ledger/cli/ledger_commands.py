@@ -49,8 +49,8 @@ from evo_ledger.rules.words import counted
 from evo_ledger.settings import Settings, SettingsError
 
 EXIT_OK = 0
-EXIT_REFUSED = 1
-EXIT_BAD_INPUT = 2
+EXIT_REFUSED = 1  # the rules, a check or an audit said no
+EXIT_BAD_INPUT = 2  # a file, a setting or an argument could not be read
 MAX_CHECKPOINT_BYTES = 64 * 1024 * 1024
 GAME_HELP = "a game id, the beginning of one, or 'last' (the game a command last stored or named)"
 HIDDEN_SETTINGS = ("kept", "shown")

@@ -18,6 +18,9 @@ from evo_ledger import __version__
 from evo_ledger.app.processes import settle_collector
 from evo_ledger.app.selfplay import NoSelfPlay, bot_names, play_game
 from evo_ledger.cli.ledger_commands import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    EXIT_REFUSED,
     CommandError,
     add_ledger_commands,
     add_marked_counts,
@@ -37,9 +40,6 @@ from projections import PAGE
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-EXIT_OK = 0
-EXIT_REFUSED = 1
-EXIT_UNREADABLE = 2
 LOG_LEVELS = ("debug", "info", "warning", "error")
 log = logging.getLogger("evo_ledger.serve")
 # Hosts that listen on every address of the machine: the phones reach it by its network address.
@@ -161,7 +161,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(game.text())
         except (NoSelfPlay, CommandError, ValueError) as error:
             print(f"evo-ledger selfplay: {error}", file=sys.stderr)
-            return EXIT_UNREADABLE
+            return EXIT_BAD_INPUT
         return EXIT_OK
     if args.command == "kit":
         return show_kit(args.kit, sys.stdout)
@@ -195,7 +195,7 @@ def serve(
         authority = authority_of(tls[0]) if tls else None
     except (OSError, ValueError) as error:
         print(f"evo-ledger serve: --tls-cert {tls[0] if tls else ''}: {error}", file=sys.stderr)
-        return EXIT_UNREADABLE
+        return EXIT_BAD_INPUT
     settings = replace(
         ApiSettings.from_environment(),
         store=Settings.for_database(database),
@@ -270,13 +270,13 @@ def check_file(path: Path, quiet: bool, out: TextIO) -> int:
         report = check_game(game, path.parent)
     except OSError as error:
         print(f"{path}: cannot read: {error.strerror}", file=out)
-        return EXIT_UNREADABLE
+        return EXIT_BAD_INPUT
     except GameFileError as error:
         print(f"{path}:{error.line}:{error.column}: {error.message}", file=out)
-        return EXIT_UNREADABLE
+        return EXIT_BAD_INPUT
     except GameSetupError as error:
         print(f"{path}: cannot start the game: {error}", file=out)
-        return EXIT_UNREADABLE
+        return EXIT_BAD_INPUT
     for warning in report.warnings:
         print(f"{path}:{warning.line}: warning [{warning.ruling}] {warning.message}", file=out)
     return print_verdict(path, game.result_line, report, quiet, out)
@@ -309,7 +309,7 @@ def show_rules(ruling_id: str | None, out: TextIO) -> int:
         found = ruling(ruling_id)
     except UnknownRuling as error:
         print(f"evo-ledger rules: {error}", file=sys.stderr)
-        return EXIT_UNREADABLE
+        return EXIT_BAD_INPUT
     width = min(shutil.get_terminal_size().columns, 100)
     print(f"{found.id} {found.title} ({found.ruleset})", file=out)
     print(textwrap.fill(found.text, width=width), file=out)
@@ -326,7 +326,7 @@ def show_kit(reference: str | None, out: TextIO) -> int:
         rules = ruleset_for_kit(document, reference)
     except (KitError, UnknownRuleset) as error:
         print(error, file=out)
-        return EXIT_UNREADABLE
+        return EXIT_BAD_INPUT
     stand_in = " (stand-in)" if kit.stand_in else ""
     fewest = getattr(kit, "min_players", kit.players)
     players = f"{fewest} to {kit.players}" if fewest != kit.players else str(kit.players)
