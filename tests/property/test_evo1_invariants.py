@@ -117,6 +117,8 @@ def play_checked(seed: int) -> Checked:
 
 @pytest.mark.parametrize("batch", range(BATCHES))
 def test_seeded_games_keep_every_invariant_and_refuse_every_bent_action_E1_08_E1_10_E1_17_E1_23(batch: int) -> None:
+    """Long by design: a quarter of two hundred whole games, every step checked with its bent actions, snapshots,
+    replay and restore, enough for each batch to play at least 20 of the 26 event cards."""
     per_batch = GAMES // BATCHES
     games = [play_checked(seed) for seed in range(batch * per_batch, (batch + 1) * per_batch)]
     steps = sum(game.steps for game in games)

@@ -96,6 +96,8 @@ def play_checked(seed: int) -> Checked:
 
 @pytest.mark.parametrize("batch", range(BATCHES))
 def test_seeded_games_keep_every_invariant_and_refuse_every_bent_action_TR_08_TR_11_TR_13(batch: int) -> None:
+    """Long by design: a third of a hundred and twenty whole games, every step checked with its bent actions,
+    snapshots, replay and restore, enough for every kind of action to be played in each batch."""
     per_batch = GAMES // BATCHES
     games = [play_checked(seed) for seed in range(batch * per_batch, (batch + 1) * per_batch)]
     kinds = sum((game.kinds for game in games), Counter[str]())
