@@ -203,11 +203,12 @@ def test_offline_a_page_opened_again_shows_the_position_its_service_worker_kept_
     type_entry(page, ACTIONS[20], 0)  # shown again after it: the events kept are those after a later version
     expect(page.locator("#message")).to_have_text(f"recorded: {ACTIONS[20]}")
     shown_online = page.locator("#headline").text_content()
+    assert shown_online, "the page shows a headline online"
     cut_off(context, page)
     page.reload()
     first = page.wait_for_function("() => document.body.dataset.ready === 'true' && document.body.dataset.shown")
     assert first.json_value() == "by-server"  # the rules on the phone start only once it is shown
-    expect(page.locator("#headline")).to_have_text(shown_online or "")
+    expect(page.locator("#headline")).to_have_text(shown_online)
     context.close()
 
 
