@@ -5,7 +5,7 @@
 The check of tests/property/test_autosaur_algorithm.py over more games than the suite has time for: 3 to 5 seats,
 1 to 3 of them Autosaurs, the random and the sensible bots in turn, `experienced` and `costly_rebid` on some seeds.
 Every setup dinosaur, birth, survival, bid and pass of an Autosaur is computed again by the implementation in
-tests/autosaur_reference.py, written from AS-03 and AS-06 to AS-16 and sharing no code with the ledger's; a
+tests/helpers/autosaur_reference.py, written from AS-03 and AS-06 to AS-16 and sharing no code with the ledger's; a
 difference stops the run, naming its seed.
 """
 
@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from bench.report import reporting
-from tests.property.test_autosaur_algorithm import play_and_referee
+from tests.helpers.referee import play_and_referee
 
 
 def run(count: int) -> None:

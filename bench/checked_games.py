@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from bench.report import reporting
-from tests.property import test_evo1_invariants, test_traits_invariants
+from tests.helpers import checked_evo1, checked_traits
 
 
 def evo1_summary(games: list[Any]) -> list[str]:
@@ -42,8 +42,8 @@ def traits_summary(games: list[Any]) -> list[str]:
 
 
 RULESETS: dict[str, tuple[Callable[[int], Any], Callable[[list[Any]], list[str]], str]] = {
-    "evo1": (test_evo1_invariants.play_checked, evo1_summary, "every card is played"),
-    "traits": (test_traits_invariants.play_checked, traits_summary, "every game is played to its end"),
+    "evo1": (checked_evo1.play_checked, evo1_summary, "every card is played"),
+    "traits": (checked_traits.play_checked, traits_summary, "every game is played to its end"),
 }
 
 

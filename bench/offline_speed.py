@@ -33,11 +33,11 @@ from playwright.sync_api import sync_playwright
 from bench.record_speed import percentile
 from bench.report import reporting
 from evo_ledger.game.notation import parse_game
-from tests.browser.conftest import CHROMIUM, FLAGS
-from tests.browser.test_offline import HAND_MADE, SHOWN_HERE, WAITING, cut_off, opened_offline_ready
-from tests.browser.test_record import settled, settled_for, tap_action
-from tests.e2e.test_stream import running_server
-from tests.support import ROOT
+from tests.helpers.browser import CHROMIUM, FLAGS
+from tests.helpers.offline import HAND_MADE, SHOWN_HERE, WAITING, cut_off, opened_offline_ready
+from tests.helpers.phone import settled, settled_for, tap_action
+from tests.helpers.servers import running_server
+from tests.helpers.support import ROOT
 
 FRAME_MS = 16.0
 PAUSE_MS = 150.0  # a quick finger's time from one tap to the next, once the page has answered

@@ -27,10 +27,10 @@ from playwright.sync_api import sync_playwright
 
 from bench.report import reporting
 from evo_ledger.game.notation import parse_game
-from tests.browser.conftest import CHROMIUM, FLAGS
-from tests.browser.test_record import PHONE, new_game, settled, tap_words
-from tests.e2e.test_stream import running_server
-from tests.support import ROOT
+from tests.helpers.browser import CHROMIUM, FLAGS
+from tests.helpers.phone import PHONE, new_game, settled, tap_words
+from tests.helpers.servers import running_server
+from tests.helpers.support import ROOT
 
 GAME = parse_game((ROOT / "replays" / "hand-3p-first-game.evo").read_text())
 TARGET = 1.5

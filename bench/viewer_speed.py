@@ -29,8 +29,8 @@ from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.selfplay import play_game
 from evo_ledger.app.transfer import import_notation
 from evo_ledger.settings import Settings
-from tests.browser.conftest import CHROMIUM, FLAGS
-from tests.e2e.test_stream import running_server
+from tests.helpers.browser import CHROMIUM, FLAGS
+from tests.helpers.servers import running_server
 
 FRAME_MS = 16.0
 FIRST_BOARD_RATIO = 3.0

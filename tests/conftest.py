@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
 # The toy ruleset's test-only distribution, found through the rulesets' entry point group like any other, here
 # and in every process the tests start (the server's writer and read tables among them).
@@ -30,7 +31,10 @@ if "PYTEST_XDIST_WORKER" not in os.environ and os.access(CHECKOUT, os.W_OK):
 
 from evo_ledger.app.ledger import Ledger  # noqa: E402
 from evo_ledger.settings import Settings  # noqa: E402
-from tests.databases import BACKENDS, emptied, fresh_postgres_database  # noqa: E402
+from tests.helpers.api import client_for  # noqa: E402
+from tests.helpers.databases import BACKENDS, emptied, fresh_postgres_database  # noqa: E402
+
+pytest_plugins = ["tests.helpers.tiers"]
 
 
 @pytest.fixture(scope="session")
@@ -53,3 +57,10 @@ def ledger(database: str) -> Iterator[Ledger]:
     app = Ledger(Settings(database))
     yield app
     app.close()
+
+
+@pytest.fixture
+def client(database: str) -> Iterator[TestClient]:
+    """The API in-process over `database`, with the tests' admin token."""
+    with client_for(database) as test_client:
+        yield test_client

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evo_ledger.cli.main import main
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 RULING_FILES = sorted((ROOT / "tests" / "rulings").glob("*.evo"))
 REPLAYS = sorted((ROOT / "replays").glob("*.evo"))

@@ -18,8 +18,8 @@ from evo_ledger.game.checker import start
 from evo_ledger.game.notation import parse_game
 from evo_ledger.rules import get_ruleset, rulesets
 from evo_ledger.settings import Settings
-from tests.integration.test_toy_ruleset import WHOLE_GAME
-from tests.support import ROOT
+from tests.helpers.support import ROOT
+from tests.helpers.toy_game import WHOLE_GAME
 
 DUMPED = re.compile(r"[{}\[\]]|\b(?:True|False|None)\b")
 SNAKE_CASE = re.compile(r"\b[a-z0-9]+_[a-z0-9_]+\b")

@@ -11,14 +11,17 @@ from pathlib import Path
 import pytest
 
 from evo_ledger.cli.main import main
-from tests.support import ROOT, child_env
+from tests.helpers.support import ROOT, child_env
 
 EVO_LEDGER = Path(sys.executable).parent / "evo-ledger"
 
 
+@pytest.mark.slow
 def test_a_broken_pipe_ends_a_command_quietly(tmp_path: Path) -> None:
     """Long by design: a broken pipe exists only between processes, so each command starts as the installed command
-    does, its output cut short by `head`, and a process's start is most of what each takes."""
+    does, its output cut short by `head`, and a process's start is most of what each takes.
+
+    Slow: commands started as processes, each with its output's reader closed."""
     env = {**child_env(), "EVO_LEDGER_DATABASE": str(tmp_path / "games.sqlite")}
     assert (
         main(["import", str(ROOT / "replays" / "hand-3p-first-game.evo"), "--database", env["EVO_LEDGER_DATABASE"]])

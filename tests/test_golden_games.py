@@ -6,8 +6,8 @@ from evo_ledger.game.checker import start
 from evo_ledger.game.notation import parse_game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.evo2.actions import Fly, Swim
-from tests.support import ROOT, RULES
-from tests.support import selfplay_output as selfplay
+from tests.helpers.support import ROOT, RULES
+from tests.helpers.support import selfplay_output as selfplay
 
 REQUIRED = {
     "combat won",

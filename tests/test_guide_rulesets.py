@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from evo_ledger.rules import rulesets
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 
 def test_the_guides_ruleset_table_gives_each_installed_rulesets_version() -> None:

@@ -14,8 +14,8 @@ from functools import cache
 import pytest
 
 import evo_ledger
-from tests.modules import Import, imports, packages, shipped_packages, source, walk
-from tests.support import ROOT
+from tests.helpers.modules import Import, imports, packages, shipped_packages, source, walk
+from tests.helpers.support import ROOT
 
 DOC = ROOT / "docs" / "architecture.md"
 HEADING = "## Layers, bottom to top"

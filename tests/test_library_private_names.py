@@ -23,7 +23,7 @@ import pytest
 
 from bench.fast_paths import measurements
 from evo_ledger.store.fast_paths import FAST_PATHS
-from tests.modules import shipped_packages, source, spec_of, walk
+from tests.helpers.modules import shipped_packages, source, spec_of, walk
 
 FAST_PATHS_MODULE = "evo_ledger.store.fast_paths"
 # This module names the library's private names as strings in order to look for them; no other module may.

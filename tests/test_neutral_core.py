@@ -10,7 +10,7 @@ import pytest
 
 from evo_ledger.rules import rulesets
 from projections.schema import RULESET_SPECS
-from tests.modules import imports, shipped_packages, source, walk
+from tests.helpers.modules import imports, shipped_packages, source, walk
 
 RULING_ID = re.compile(r"\b(?:E2|E1|AS|TR)-\d\d\b")
 RULESET_PACKAGES = ("evo_ledger.rules.hexisland", *(f"evo_ledger.rules.{name}" for name in ("evo2", "evo1", "traits")))

@@ -10,8 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from evo_ledger.cli.main import main
-from tests.e2e.test_api import ADMIN, PLAYERS, client_for
-from tests.e2e.test_statistics_api import caught_up
+from tests.helpers.api import PLAYERS, client_for
+from tests.helpers.servers import ADMIN
+from tests.helpers.statistics import caught_up
 
 
 @pytest.fixture

@@ -17,7 +17,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support import ROOT, child_env
+import pytest
+
+from tests.helpers.support import ROOT, child_env
 
 MAIN_JOB_STEPS_AFTER_INSTALL = 2
 UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -95,9 +97,12 @@ def shell_line(number: int, step: Step, port: str) -> str:
     return f"{command} > step-{number}.out 2>&1; echo $? > step-{number}.rc"
 
 
+@pytest.mark.slow
 def test_the_readmes_set_up_tour_and_http_section_run_in_one_folder_as_shown(tmp_path: Path) -> None:
     """Long by design: each of the README's commands runs as a newcomer runs it, a process of its own started from
-    the shell, after a set-up that imports every replay, and the HTTP section waits for a real server to start."""
+    the shell, after a set-up that imports every replay, and the HTTP section waits for a real server to start.
+
+    Slow: the README's commands run as a newcomer types them, each a process of its own, and a server started."""
     (tmp_path / "replays").symlink_to(ROOT / "replays")
     (tmp_path / ".venv").symlink_to(Path(sys.prefix))
     main_job = re.findall(r"```sh\n(.+?)\n```", readme_section("Set-up"))[0].split(" && ")

@@ -13,7 +13,7 @@ from api import ApiSettings, create_app
 from evo_ledger.cli.main import main
 from evo_ledger.rules.reference import reference
 from evo_ledger.settings import Settings
-from tests.modules import shipped_packages, source, walk
+from tests.helpers.modules import shipped_packages, source, walk
 
 RULING_ID = re.compile(r"\b(?:E1|E2|AS|TR)-\d\d\b")
 

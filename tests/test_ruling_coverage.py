@@ -10,7 +10,7 @@ from pathlib import Path
 
 from evo_ledger.rules import rulesets
 from evo_ledger.rules.reference import rulings_of
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 RULING_ID = re.compile(r"\[([A-Z][A-Z0-9])-(\d\d)\]")
 # An id in a test's text or in its name (`test_E1_07_zones`).

@@ -3,15 +3,13 @@ for, and says when it has stopped."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
+import pytest
 
-from tests.support import child_env, serve_process
-
-EVO_LEDGER = Path(sys.executable).parent / "evo-ledger"
+from tests.helpers.support import child_env, serve_process
 
 
 def served(options: Sequence[str], paths: Sequence[str], database: Path) -> tuple[int, str, int]:
@@ -30,6 +28,8 @@ def test_serve_logs_where_it_listens_each_request_and_its_stop(tmp_path: Path) -
     assert "stopped" in logged and status == 0
 
 
+@pytest.mark.slow
 def test_serve_at_warning_logs_no_request(tmp_path: Path) -> None:
+    """Slow: a server started as a process, asked, and stopped."""
     _, logged, status = served(["--log-level", "warning"], ["/health"], tmp_path / "quiet.sqlite")
     assert "GET /health" not in logged and status == 0

@@ -1,10 +1,11 @@
-"""The README's set-up commands stay true: CI runs the README's test command, word for word."""
+"""The README's set-up commands stay true: CI runs the README's test command, word for word, and the quick tier's
+command is the one the contributors' guide gives."""
 
 from __future__ import annotations
 
 import re
 
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 
 def readme_commands() -> list[str]:
@@ -13,9 +14,11 @@ def readme_commands() -> list[str]:
     return re.findall(r"```sh\n(.+?)\n```", setup)
 
 
-def test_the_readme_has_a_run_command_and_a_test_command() -> None:
-    run, test = readme_commands()
-    assert "evo-ledger" in run and "pytest" in test
+def test_the_readme_has_a_run_command_a_test_command_and_the_quick_tiers() -> None:
+    run, test, quick = readme_commands()
+    assert "evo-ledger" in run and test.endswith(".venv/bin/pytest")
+    assert quick == '.venv/bin/pytest -m "not slow"'
+    assert f"`{quick}`" in (ROOT / "docs" / "testing.md").read_text()
 
 
 def test_ci_runs_the_readmes_test_command() -> None:

@@ -16,7 +16,7 @@ from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.contract import draw
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.settings import Settings
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 EVO2_GAME = ROOT / "replays" / "hand-3p-first-game.evo"
 EVO1_GAME = ROOT / "replays" / "evo1-hand-3p.evo"

@@ -10,7 +10,7 @@ from evo_ledger.game.checker import start
 from evo_ledger.game.notation import parse_game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import StateView
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 REPLAYS = ROOT / "replays"
 

@@ -13,22 +13,9 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from tests.e2e.test_stream import running_server
-from tests.support import ROOT
+from tests.helpers.browser import CHROMIUM, FLAGS, INSTALL
+from tests.helpers.servers import running_server
 
-CHROMIUM = os.environ.get("EVO_CHROMIUM", "/usr/bin/chromium")
-INSTALL = "apt-get update && apt-get install -y chromium   (as root)"
-# As the machine's notes advise: no network of its own, no first-run work, a fresh profile.
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-ARTIFACTS = ROOT / "test-artifacts"
 TIMEOUT_MS = 20_000
 expect.set_options(timeout=TIMEOUT_MS)
 

@@ -7,19 +7,20 @@ table, and a ruleset without dice says so. Screenshots are kept in `test-artifac
 from __future__ import annotations
 
 import re
-import time
 from typing import Any
 
 import httpx
+import pytest
 from playwright.sync_api import expect
 
 from evo_ledger.app.selfplay import play_game
-from tests.browser.conftest import ARTIFACTS
+from tests.helpers.browser import ARTIFACTS
+from tests.helpers.pages import caught_up, chart_data, the_rulesets_own_panels_show_its_statistics
+
+pytestmark = pytest.mark.slow(reason="drives Chromium: the quick tier's one browser test is test_smoke")
 
 TABLES = {"evo2": (3, 5), "evo1": (3, 4), "traits": (2, 3)}
 BOTS = ["sensible", "random", "random", "sensible", "random"]
-CAUGHT_UP_SECONDS = 60
-CELLS = "rows => rows.map(row => [...row.cells].map(cell => cell.textContent))"
 
 
 def record_mixed_tables(server: str) -> None:
@@ -29,23 +30,6 @@ def record_mixed_tables(server: str) -> None:
             text = play_game(players, seed, "sensible", ruleset, None, seats).text()
             answer = httpx.post(f"{server}/v1/games/import", content=text, headers={"Content-Type": "text/plain"})
             assert answer.status_code == 201, answer.text
-
-
-def caught_up(server: str) -> None:
-    """Waits until the read tables have followed the whole log (a condition, not a pause of a set length)."""
-    deadline = time.monotonic() + CAUGHT_UP_SECONDS
-    while (fresh := httpx.get(f"{server}/v1/projections").json())["position"] < fresh["log_position"]:
-        assert time.monotonic() < deadline, f"the read tables did not catch up: {fresh}"
-        time.sleep(0.1)
-
-
-def chart_data(page: Any, section: str) -> Any:
-    return page.evaluate(
-        f"""() => {{
-            const chart = Chart.getChart(document.querySelector('#{section} canvas'));
-            return chart ? chart.data.datasets.map((dataset) => ({{label: dataset.label, data: dataset.data}})) : null;
-        }}"""
-    )
 
 
 def statistics(server: str, path: str, ruleset: str) -> Any:
@@ -108,25 +92,6 @@ def test_the_dashboard_draws_what_the_read_tables_serve(page: Any, server: str) 
         the_strength_panels_draw_what_is_served(page, server, ruleset)
 
 
-def the_rulesets_own_panels_show_its_statistics(page: Any, server: str, ruleset: str) -> None:
-    """A panel per statistic the ruleset declares, its rows as the API serves them."""
-    listed = httpx.get(f"{server}/v1/rulesets/{ruleset}/statistics").json()["statistics"]
-    panels = page.eval_on_selector_all("#ruleset-panels section", "sections => sections.map(s => s.id)")
-    assert panels == [f"statistic-{found['name']}" for found in listed]
-    drawn = 0
-    for found in listed:
-        served = httpx.get(f"{server}/v1/rulesets/{ruleset}/statistics/{found['name']}").json()
-        panel = f"#statistic-{found['name']}"
-        assert page.text_content(f"{panel} h2") == f"{ruleset}: {found['name']}"
-        cells = page.eval_on_selector_all(f"{panel} tbody tr", CELLS)
-        assert len(cells) == len(served["rows"]), (ruleset, found["name"])
-        drawn += len(cells)
-        if served["rows"]:
-            first = next(iter(served["rows"][0].values()))
-            assert cells[0][0] == cell_text(first)
-    assert drawn > 0 or not listed, f"no statistic of {ruleset} has rows"
-
-
 def the_strength_panels_draw_what_is_served(page: Any, server: str, ruleset: str) -> None:
     """The seat advantage beside the raw win rates, the ratings' calibration, the batch ratings beside the
     incremental ones, and skill against luck, each as its endpoint serves it."""
@@ -159,13 +124,6 @@ def the_strength_panels_draw_what_is_served(page: Any, server: str, ruleset: str
     if ruleset == "evo2":  # three players sat at each of its five games: enough to be counted
         assert skill["dispersion"] is not None and skill["skill_share"] is not None
         assert page.text_content("#skill-chart .note").startswith(f"skill share {100 * skill['skill_share']:.1f}%")
-
-
-def cell_text(value: Any) -> str:
-    """A value as the dashboard writes it in a cell: nothing for null, booleans as JSON writes them."""
-    if value is None:
-        return ""
-    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def csv_links_download_their_tables(page: Any, server: str) -> None:

@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import expect
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -17,12 +16,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from api import ApiSettings, create_app
 from evo_ledger.game.notation import parse_game
 from evo_ledger.settings import Settings
-from tests.browser.test_record import GOLDEN, PHONE, logged, new_game, open_recording, settled, tap_action
-from tests.e2e.test_stream import serving
-from tests.support import ROOT
+from tests.helpers.offline import HAND_MADE, SHOWN_HERE, WAITING, cut_off, opened_offline_ready
+from tests.helpers.phone import GOLDEN, PHONE, logged, open_recording, tap_action
+from tests.helpers.servers import serving
+from tests.helpers.support import ROOT
+
+pytestmark = pytest.mark.slow(reason="drives Chromium: the quick tier's one browser test is test_smoke")
 
 ACTIONS = [line.text for line in parse_game(GOLDEN["evo2"].read_text()).actions]
-WAITING = "(count) => document.body.dataset.waiting === String(count) && document.body.dataset.ready === 'true'"
 
 
 class Counted:
@@ -46,29 +47,6 @@ def counted(tmp_path: Path) -> Iterator[tuple[str, Counted]]:
         yield base, app
 
 
-def opened_offline_ready(browser: Any, base: str, file: Path, played: int = 0) -> tuple[Any, Any, str, str]:
-    """The recording page of a new game set up as `file` says, its first `played` actions recorded, on a phone,
-    read once through its service worker (which keeps the answers and the rules): the context, the page, the game
-    and its recorder token."""
-    parsed = parse_game(file.read_text())
-    game, token = new_game(base, parsed)
-    if played:
-        actions = [line.text for line in parsed.actions[:played]]
-        recorded = httpx.post(
-            f"{base}/v1/games/{game}/actions", json={"actions": actions}, headers={"Authorization": f"Bearer {token}"}
-        )
-        assert recorded.status_code == 200, recorded.text
-    context = browser.new_context(**PHONE)
-    page = context.new_page()
-    page.goto(f"{base}/games/{game}/record#token={token}")
-    settled(page)
-    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
-    page.reload()
-    settled(page)
-    page.wait_for_function("() => document.body.dataset.rulesKept === 'true'")
-    return context, page, game, token
-
-
 @pytest.fixture
 def recorder(browser: Any, counted: tuple[str, Counted]) -> Iterator[tuple[Any, Any, str, str]]:
     """The recording page of a new evo2 game, ready to go offline (`opened_offline_ready`)."""
@@ -77,28 +55,11 @@ def recorder(browser: Any, counted: tuple[str, Counted]) -> Iterator[tuple[Any, 
     context.close()
 
 
-# A request the page sends through its service worker once the connection is cut: it fails once the cut has
-# reached the worker too (the browser tells the page's and the worker's network apart, a moment apart).
-CUT_OFF = """async () => {
-    for (;;) {
-        try { await fetch("/v1/kits", { method: "POST" }); } catch (error) { return true; }
-        await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-}"""
-
-
 def asked_offline(paths: list[str]) -> list[str]:
     """The requests of the page and its workers: not the browser's own check of the service worker's script for
     an update on a navigation, which Chromium makes outside the context's emulated network (with no connection at
     all, it fails unseen)."""
     return [path for path in paths if path != "GET /sw.js"]
-
-
-def cut_off(context: Any, page: Any) -> None:
-    """The connection cut, once the page and its service worker both find it so."""
-    context.set_offline(True)
-    page.evaluate(CUT_OFF)
-    page.wait_for_function("() => !navigator.onLine")
 
 
 def type_entry(page: Any, action: str, waiting: int) -> None:
@@ -146,15 +107,6 @@ def overtaken_back_online(browser: Any, base: str, context: Any, page: Any, game
     other.close()
     back_online(context, page)
     expect(page.locator("#stopped-text")).to_contain_text("another device recorded meanwhile: order cat ben ann")
-
-
-HAND_MADE = {
-    "evo2": ("hand-3p-first-game.evo", 65, "ben bid 0 card", "E2-07"),
-    "evo1": ("evo1-hand-3p.evo", 76, "ann move B3 B4", "E1-09"),
-    "autosaurs": ("evo1-autosaur-hand-3p.evo", 68, "ben birth G3", "E1-04"),
-    "traits": ("traits-hand-2p.evo", 77, "ben hunt grazer-2 size speed with lean-size-1 waive size", "TR-07"),
-}
-SHOWN_HERE = "() => document.body.dataset.shown === 'here' && document.body.dataset.ready === 'true'"
 
 
 @pytest.mark.parametrize("ruleset", sorted(HAND_MADE))

@@ -16,6 +16,8 @@ from evo_ledger.game.notation import parse_game
 from evo_ledger.rules.judge import judged_json
 from evo_ledger.rules.kits import load_kit_document
 
+pytestmark = pytest.mark.slow(reason="drives Chromium: the quick tier's one browser test is test_smoke")
+
 # Seeded games of each ruleset: evo2, evo1, evo1 with Autosaurs at two seats, the trait-card game; mixed bots.
 GAMES_EACH = 50
 SETUPS = {

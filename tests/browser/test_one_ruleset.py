@@ -12,9 +12,11 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser.test_dashboard import caught_up, chart_data, the_rulesets_own_panels_show_its_statistics
-from tests.integration.test_toy_ruleset import WHOLE_GAME
-from tests.support import ROOT, child_env, serve_process
+from tests.helpers.pages import caught_up, chart_data, the_rulesets_own_panels_show_its_statistics
+from tests.helpers.support import ROOT, child_env, serve_process
+from tests.helpers.toy_game import WHOLE_GAME
+
+pytestmark = pytest.mark.slow(reason="drives Chromium: the quick tier's one browser test is test_smoke")
 
 ONE_RULESET = ROOT / "tests" / "one_ruleset"
 REPLAYS = ROOT / "replays"

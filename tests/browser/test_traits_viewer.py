@@ -9,17 +9,13 @@ import re
 from typing import Any
 
 import httpx
+import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_viewer import imported, open_viewer
-from tests.support import ROOT
+from tests.helpers.pages import imported, open_viewer
+from tests.helpers.traits_pages import ACTIONS, TRAITS_GAME, seated_traits_game
 
-TRAITS_GAME = ROOT / "replays" / "traits-hand-2p.evo"
-ACTIONS = [
-    line
-    for line in TRAITS_GAME.read_text().splitlines()
-    if line and not line.startswith(("#", "ruleset", "kit", "players", "result"))
-]
+pytestmark = pytest.mark.slow(reason="drives Chromium: the quick tier's one browser test is test_smoke")
 
 
 def drawn_locations(page: Any) -> dict[str, dict[str, dict[str, int]]]:
@@ -76,24 +72,6 @@ def test_a_traits_game_is_stepped_by_keys_and_by_millennium_with_its_table_as_th
     page.set_viewport_size({"width": 360, "height": 640})
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 360, f"the table is {width} px wide at a phone's width"
-
-
-def seated_traits_game(server: str, actions: int) -> tuple[str, dict[str, dict[str, str]]]:
-    """A traits game with a token per seat, in progress after `actions` of the hand-worked game: headers by reader."""
-    created = httpx.post(
-        f"{server}/v1/games",
-        json={"kit": "standin-traits", "players": [{"name": "ann"}, {"name": "ben"}], "seat_tokens": True},
-    ).json()
-    readers = {"public": {}, "recorder": {"Authorization": f"Bearer {created['recorder_token']}"}}
-    readers |= {seat: {"Authorization": f"Bearer {token}"} for seat, token in created["seat_tokens"].items()}
-    recorded = httpx.post(
-        f"{server}/v1/games/{created['game_id']}/actions",
-        json={"actions": ACTIONS[:actions]},
-        headers=readers["recorder"],
-        timeout=30,
-    )
-    assert recorded.status_code == 200, recorded.text
-    return created["game_id"], readers
 
 
 def use_token(page: Any, headers: dict[str, str]) -> None:

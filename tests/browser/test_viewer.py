@@ -1,11 +1,11 @@
 """The pages in a real browser: Debian's Chromium driven by Playwright against `evo-ledger serve`'s app on
 localhost. The replay viewer steps through an evo2 and an evo1 game by keys and buttons, its board drawn from the
 kit and its occupants those of `/state` at each event; links keep the event; live mode shows an append as it is
-recorded; explanations and what-ifs open beside the board; a held card shows only with a token that may see it;
-and no page or asset reaches another host. Every control of the viewer draws (no glyph the fonts lack), the round
-field jumps to the round typed, the event list scrolls in its own panel under a header that stays in view, the
-what-if suggests an action of the game's own ruleset, and the API reference links back to the site. Screenshots of
-the viewer are kept in `test-artifacts/`."""
+recorded; explanations and what-ifs open beside the board; and no page or asset reaches another host. Every control
+of the viewer draws (no glyph the fonts lack), the round field jumps to the round typed, the event list scrolls in
+its own panel under a header that stays in view, the what-if suggests an action of the game's own ruleset, and the
+API reference links back to the site. Screenshots of the viewer are kept in `test-artifacts/`. (A held card shown
+only with a token that may see it is the quick tier's browser test, in `test_smoke`.)"""
 
 from __future__ import annotations
 
@@ -22,8 +22,11 @@ from playwright.sync_api import expect
 
 from evo_ledger.rules.registry import get_ruleset
 from evo_ledger.rules.text import NotationError
-from tests.browser.conftest import ARTIFACTS
-from tests.support import ROOT, ROUND_ONE_AUCTION
+from tests.helpers.browser import ARTIFACTS
+from tests.helpers.pages import imported, open_viewer
+from tests.helpers.support import ROOT, ROUND_ONE_AUCTION
+
+pytestmark = pytest.mark.slow(reason="drives Chromium: the quick tier's one browser test is test_smoke")
 
 EVO2_GAME = ROOT / "replays" / "hand-3p-first-game.evo"
 EVO1_GAME = ROOT / "replays" / "evo1-hand-3p.evo"
@@ -43,20 +46,6 @@ CONTROLS = (
 # Media-control symbols (⏩ to ⏺) that the fonts of a plain Debian install lack: drawn as empty boxes.
 MISSING_GLYPHS = re.compile("[\u23e9-\u23fa]")
 LAPTOP, PHONE = {"width": 1280, "height": 720}, {"width": 360, "height": 740}
-
-
-def imported(server: str, path: Path) -> dict[str, Any]:
-    answer = httpx.post(
-        f"{server}/v1/games/import", content=path.read_text(), headers={"Content-Type": "text/plain"}, timeout=30
-    )
-    assert answer.status_code == 201, answer.text
-    body: dict[str, Any] = answer.json()
-    return body
-
-
-def open_viewer(page: Any, server: str, game: str, at: int | None = None) -> None:
-    page.goto(f"{server}/games/{game}" + (f"?at={at}" if at else ""))
-    page.wait_for_selector("body[data-ready=true]")
 
 
 def shown_event(page: Any) -> int:
@@ -145,21 +134,6 @@ def test_live_mode_shows_an_append_as_it_is_recorded(page: Any, server: str) -> 
     page.wait_for_selector("#event-list li[data-event='2']")
     assert page.text_content("#event-list li[data-event='2']").endswith("order ann ben cat")
     expect(page.locator("#at")).to_have_value("3")
-
-
-def test_a_held_card_shows_only_with_a_token_that_may_see_it(page: Any, server: str) -> None:
-    players = [{"name": n} for n in ("ann", "ben", "cat")]
-    created = httpx.post(f"{server}/v1/games", json={"kit": "standin-e1-3p", "players": players}).json()
-    game, recorder = created["game_id"], {"Authorization": f"Bearer {created['recorder_token']}"}
-    answer = httpx.post(
-        f"{server}/v1/games/{game}/actions", json={"actions": ["ann drew heat_stroke"]}, headers=recorder
-    )
-    assert answer.status_code == 200, answer.text
-    open_viewer(page, server, game)
-    assert "heat_stroke" not in page.text_content("#event-list")
-    page.fill("#token", created["recorder_token"])
-    page.click("#token-form button")
-    expect(page.locator("#event-list")).to_contain_text("ann drew heat_stroke")
 
 
 def pixel_colours(png: bytes) -> set[bytes]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -17,33 +16,9 @@ from api import ApiSettings, create_app
 from api.routes import games
 from evo_ledger.game.codec import unpack
 from evo_ledger.settings import Settings
-from tests.support import ROOT, ROUND_ONE_AUCTION
-
-ADMIN = "admin-secret"
-PLAYERS = [{"name": "ann"}, {"name": "ben"}, {"name": "cat", "id": "cat@club"}]
-HAND_GAME = (ROOT / "replays" / "hand-3p-first-game.evo").read_text()
-HELD_CARD = "Heatwave"
-
-
-def client_for(database: str, **settings: Any) -> TestClient:
-    return TestClient(create_app(ApiSettings(store=Settings(database), admin_token=ADMIN, **settings)))
-
-
-@pytest.fixture
-def client(database: str) -> Iterator[TestClient]:
-    with client_for(database) as test_client:
-        yield test_client
-
-
-def new_game(client: TestClient) -> tuple[str, dict[str, str]]:
-    answer = client.post("/v1/games", json={"kit": "standin-e2-3p", "players": PLAYERS})
-    assert answer.status_code == 201, answer.text
-    body = answer.json()
-    return body["game_id"], {"Authorization": f"Bearer {body['recorder_token']}"}
-
-
-def append(client: TestClient, game: str, headers: dict[str, str], *actions: str | dict[str, Any], **extra: Any) -> Any:
-    return client.post(f"/v1/games/{game}/actions", json={"actions": list(actions), **extra}, headers=headers)
+from tests.helpers.api import HAND_GAME, HELD_CARD, append, client_for, new_game
+from tests.helpers.servers import ADMIN
+from tests.helpers.support import ROOT, ROUND_ONE_AUCTION
 
 
 def test_a_game_is_created_appended_to_and_read_back(client: TestClient) -> None:

@@ -18,8 +18,8 @@ from fastapi.testclient import TestClient
 
 from evo_ledger.game.notation import parse_game
 from projections.schema import TABLES
-from tests.e2e.test_api import ADMIN, PLAYERS, client_for
-from tests.e2e.test_broadcast_delay import (
+from tests.helpers.api import PLAYERS, client_for
+from tests.helpers.broadcast import (
     ACTIONS,
     DELAY,
     LATER,
@@ -31,8 +31,9 @@ from tests.e2e.test_broadcast_delay import (
     stored_at,
     watch_at,
 )
-from tests.e2e.test_recording_api import bearer, new_game
-from tests.support import ROOT
+from tests.helpers.servers import ADMIN
+from tests.helpers.support import ROOT
+from tests.helpers.tokens import bearer, new_game
 
 
 @pytest.fixture

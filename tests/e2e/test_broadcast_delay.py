@@ -7,51 +7,26 @@ waits for minutes to pass."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 
-from evo_ledger.game.notation import parse_game
-from projections.runner import wait_until
-from tests.e2e.test_api import ADMIN, append, client_for
-from tests.e2e.test_recording_api import bearer, new_game
-from tests.property.test_hidden_swaps import set_aside
-from tests.support import ROOT
-
-DELAY = 10  # minutes
-GOLDEN = parse_game((ROOT / "replays" / "hand-3p-first-game.evo").read_text())
-ACTIONS = [line.text for line in GOLDEN.actions]
-SHOWN, LATER = 30, 12  # actions stored long enough ago, and after them
-
-
-@pytest.fixture
-def client(database: str) -> Iterator[TestClient]:
-    with client_for(database) as test_client:
-        yield test_client
-
-
-def delay(client: TestClient, game: str, headers: dict[str, str], minutes: float) -> Any:
-    return client.put(f"/v1/games/{game}/broadcast-delay", json={"minutes": minutes}, headers=headers)
-
-
-def recorded(client: TestClient, game: str, recorder: dict[str, str], actions: list[str]) -> int:
-    answer = append(client, game, recorder, *actions)
-    assert answer.status_code == 200, answer.text
-    return int(answer.json()["version"])
-
-
-def stored_at(client: TestClient, game: str, recorder: dict[str, str], event: int) -> datetime:
-    page = client.get(f"/v1/games/{game}/events", params={"after": event - 1, "limit": 1}, headers=recorder).json()
-    return datetime.fromisoformat(page["events"][0]["timestamp"])
-
-
-def caught_up(client: TestClient) -> None:
-    """The read tables have followed the whole log."""
-    ledger = client.app.state.ledger  # type: ignore[attr-defined]
-    assert wait_until(client.app.state.read_store, ledger.recorder.max_notification_id() or 0, 120)  # type: ignore[attr-defined]
+from tests.helpers.broadcast import (
+    ACTIONS,
+    DELAY,
+    LATER,
+    READ_ROUTES,
+    SHOWN,
+    caught_up,
+    delay,
+    recorded,
+    stored_at,
+    watch_at,
+)
+from tests.helpers.hidden import set_aside
+from tests.helpers.servers import ADMIN
+from tests.helpers.tokens import bearer, new_game
 
 
 def rows_of(report: dict[str, Any]) -> dict[str, Any]:
@@ -59,23 +34,6 @@ def rows_of(report: dict[str, Any]) -> dict[str, Any]:
     return {part: rows for part, rows in report.items() if part not in ("position", "log_position")}
 
 
-def watch_at(client: TestClient, moment: datetime) -> None:
-    """The server's clock set to `moment`."""
-    client.app.state.clock = lambda: moment  # type: ignore[attr-defined]
-
-
-# The routes that read a game as it stands for its reader, and those that read it at an event.
-READ_ROUTES = (
-    "",
-    "/state",
-    "/view",
-    "/events?limit=1000",
-    "/legal",
-    "/choices",
-    "/choices?forced=true",
-    "/standings",
-    "/auctions",
-)
 SPECTATOR_ROUTES = (*READ_ROUTES, f"/state?at={SHOWN}", f"/view?at={SHOWN}")
 
 

@@ -5,7 +5,6 @@ recorder, all through a hand-made game of each ruleset; the setup is the recorde
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,8 +14,7 @@ from evo_ledger.game.notation import parse_game
 from evo_ledger.rules.base import SetupError
 from evo_ledger.rules.judge import Table
 from evo_ledger.rules.kits import load_kit_document
-from tests.e2e.test_api import client_for
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 HAND_MADE = {
     "evo2": "hand-3p-first-game.evo",
@@ -25,12 +23,6 @@ HAND_MADE = {
     "traits": "traits-hand-2p.evo",
 }
 STRIDE = 23  # the positions compared: every 23rd action's, and the last
-
-
-@pytest.fixture
-def client(database: str) -> Iterator[TestClient]:
-    with client_for(database) as test_client:
-        yield test_client
 
 
 def new_game(client: TestClient, name: str) -> tuple[str, dict[str, str], list[str]]:

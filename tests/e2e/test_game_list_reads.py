@@ -3,22 +3,12 @@ read tables have followed the log, by their status; only the games it lists are 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from fastapi.testclient import TestClient
 
 from projections.runner import wait_until
-from tests.e2e.test_api import client_for
-from tests.support import ROOT, Counted
+from tests.helpers.support import ROOT, Counted
 
 SHIPPED = ("hand-3p-first-game.evo", "evo1-hand-3p.evo", "traits-hand-2p.evo")
-
-
-@pytest.fixture
-def client(database: str) -> Iterator[TestClient]:
-    with client_for(database) as test_client:
-        yield test_client
 
 
 def test_the_game_list_reads_only_the_games_it_lists(client: TestClient) -> None:

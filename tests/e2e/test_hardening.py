@@ -4,18 +4,11 @@ private game answers as an unknown one to those who may not see it."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 
-import pytest
 from fastapi.testclient import TestClient
 
-from tests.e2e.test_api import ADMIN, client_for, new_game
-
-
-@pytest.fixture
-def client(database: str) -> Iterator[TestClient]:
-    with client_for(database) as test_client:
-        yield test_client
+from tests.helpers.api import new_game
+from tests.helpers.servers import ADMIN
 
 
 def test_the_read_tables_position_on_an_empty_log_is_zero(client: TestClient) -> None:

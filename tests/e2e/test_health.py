@@ -9,9 +9,8 @@ import pytest
 
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.settings import Settings
-from tests.e2e.test_stream import ADMIN, WAIT, running_server
-from tests.e2e.test_supervision import health_when
-from tests.support import ROOT, game_whose_seats_share_a_player, log_position
+from tests.helpers.servers import ADMIN, WAIT, health_when, running_server
+from tests.helpers.support import ROOT, game_whose_seats_share_a_player, log_position
 
 HAND_GAME = ROOT / "replays" / "hand-3p-first-game.evo"
 UNAPPLIED_EVENT = 3

@@ -4,7 +4,6 @@ asks the public the same question of two games that differ only in a hidden fact
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +11,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from evo_ledger.cli.main import main
-from tests.e2e.test_api import ADMIN, client_for
-from tests.support import ROOT, ROUND_ONE_AUCTION
+from tests.helpers.servers import ADMIN
+from tests.helpers.support import ROOT, ROUND_ONE_AUCTION
 
 TEXT = {"Content-Type": "text/plain"}
 PEEKED_ROUND = (
@@ -33,12 +32,6 @@ PEEKED_ROUND = (
     "ben pass",
     "ben pass",
 )
-
-
-@pytest.fixture
-def client(database: str) -> Iterator[TestClient]:
-    with client_for(database) as test_client:
-        yield test_client
 
 
 def game_file(ruleset: str, kit: str, players: str, actions: list[str]) -> str:

@@ -5,7 +5,6 @@ it like any other."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -15,10 +14,11 @@ from fastapi.testclient import TestClient
 
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.game.aggregate import event_hash, hidden_commitment
-from tests.e2e.test_api import ADMIN, HELD_CARD, append, client_for, new_game
-from tests.integration.test_audit import Tamperer
-from tests.integration.test_stored_format import FIXTURES, game_id_of
-from tests.support import ROUND_ONE_AUCTION
+from tests.helpers.api import HELD_CARD, append, client_for, new_game
+from tests.helpers.servers import ADMIN
+from tests.helpers.stored import FIXTURES, game_id_of
+from tests.helpers.support import ROUND_ONE_AUCTION
+from tests.helpers.tampering import Tamperer
 
 CARD_NAMES = ("Ambush", "Heatwave", "Nest", "Migration", "Drought", "Earthquake", "Stampede", "Volcano")
 CLIMATE_TOKENS = ("cw", "ccw", "acw", "hot", "cold", "meteorite", "2cw", "2acw")
@@ -32,12 +32,6 @@ PEEK_GAME = (
     "cat bid 0 card",
     "ann peek acw",
 )
-
-
-@pytest.fixture
-def client(database: str) -> Iterator[TestClient]:
-    with client_for(database) as test_client:
-        yield test_client
 
 
 def candidates(owner: str) -> list[str]:

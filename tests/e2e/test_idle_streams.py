@@ -14,8 +14,8 @@ import pytest
 
 from api.app import ApiSettings, create_app
 from evo_ledger.settings import Settings
-from tests.e2e.test_stream import ADMIN, serving
-from tests.support import ROOT, Counted
+from tests.helpers.servers import ADMIN, serving
+from tests.helpers.support import ROOT, Counted
 
 STREAMS = 8
 THREADS = 4

@@ -29,8 +29,9 @@ from evo_ledger.game.aggregate import stored_hash
 from evo_ledger.game.codec import EXT_DATETIME, EXT_TUPLE, EXT_UUID, MAX_DEPTH, CodecError, pack, unpack, unpack_input
 from evo_ledger.rules.kits import KitError, builtin_kit_names, canonical_hash, load_kit_document, parse_kit
 from projections.schema import READ_TABLES
-from tests.e2e.test_api import ADMIN, HAND_GAME, client_for, new_game
-from tests.support import EVO_LEDGER, child_env, serve_process
+from tests.helpers.api import HAND_GAME, client_for, new_game
+from tests.helpers.servers import ADMIN
+from tests.helpers.support import EVO_LEDGER, child_env, serve_process
 
 MSGPACK = {"Content-Type": "application/msgpack"}
 TEXT = {"Content-Type": "text/plain"}

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.test_stream import running_server
+from tests.helpers.servers import running_server
 
 PLAYERS = [{"name": name} for name in ("ann", "ben", "cat")]
 MAX_ACTION = 4096

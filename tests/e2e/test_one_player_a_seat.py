@@ -3,21 +3,13 @@ created, imported as a game file or as a bundle (its read-table rows are keyed b
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from uuid import uuid4
 
-import pytest
 from fastapi.testclient import TestClient
 
 from evo_ledger.game.aggregate import stored_hash
 from evo_ledger.game.codec import pack, unpack
-from tests.e2e.test_api import client_for, new_game
-
-
-@pytest.fixture
-def client(database: str) -> Iterator[TestClient]:
-    with client_for(database) as test_client:
-        yield test_client
+from tests.helpers.api import new_game
 
 
 def test_a_game_whose_seats_share_a_player_id_is_refused(client: TestClient) -> None:

@@ -3,22 +3,13 @@ that answers a reader, and is answered exactly as that reader would be; never as
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
-import pytest
 from fastapi.testclient import TestClient
 
 from api.deps import Reader, lost_access, narrowed
-from tests.e2e.test_api import client_for
-from tests.e2e.test_seat_readers import every_answer, seated_game
-
-
-@pytest.fixture
-def client(database: str) -> Iterator[TestClient]:
-    with client_for(database) as test_client:
-        yield test_client
+from tests.helpers.seats import every_answer, seated_game
 
 
 def test_the_recorder_reads_as_the_public_and_as_each_seat_exactly_as_they_would(client: TestClient) -> None:

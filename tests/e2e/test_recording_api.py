@@ -3,30 +3,14 @@ and the record's revisions (undo, correct, note) made by the recorder's token al
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 
-from tests.e2e.test_api import ADMIN, HELD_CARD, PLAYERS, append, client_for
-from tests.support import ROUND_ONE_AUCTION
-
-
-@pytest.fixture
-def client(database: str) -> Iterator[TestClient]:
-    with client_for(database) as test_client:
-        yield test_client
-
-
-def new_game(client: TestClient) -> tuple[str, dict[str, str], dict[str, str]]:
-    """A game with seat tokens: its id, the recorder's headers and ann's."""
-    body = client.post("/v1/games", json={"kit": "standin-e2-3p", "players": PLAYERS, "seat_tokens": True}).json()
-    return body["game_id"], bearer(body["recorder_token"]), bearer(body["seat_tokens"]["ann"])
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+from tests.helpers.api import HELD_CARD, append
+from tests.helpers.servers import ADMIN
+from tests.helpers.support import ROUND_ONE_AUCTION
+from tests.helpers.tokens import bearer, new_game
 
 
 def choices(client: TestClient, game: str, words: str, headers: dict[str, str] | None = None) -> Any:

@@ -6,29 +6,21 @@ and times are set aside; the recorder sets it as the game is created or later, o
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 
 from evo_ledger.game.codec import unpack
 from evo_ledger.game.notation import parse_game
-from tests.e2e.test_api import ADMIN, client_for
-from tests.integration.test_stored_format import FIXTURES
-from tests.property.test_hidden_swaps import Recorded, set_aside, streamed
-from tests.support import ROOT
+from tests.helpers.hidden import Recorded, set_aside, streamed
+from tests.helpers.servers import ADMIN
+from tests.helpers.stored import FIXTURES
+from tests.helpers.support import ROOT
 
 ACTIONS = [line.text for line in parse_game((ROOT / "replays" / "evo1-hand-3p.evo").read_text()).actions]
 HELD, OTHER = "ann drew loss_penalty", "ann drew stampede"  # ann holds it to the end; no one draws stampede
 BATCH = 200
 ROUTES = ("", "/state", "/view", "/events?limit=1000", "/export", "/legal", "/audit", "/state?at=12", "/view?at=12")
-
-
-@pytest.fixture
-def client(database: str) -> Iterator[TestClient]:
-    with client_for(database) as test_client:
-        yield test_client
 
 
 def bearer(token: str) -> dict[str, str]:

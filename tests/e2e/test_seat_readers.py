@@ -4,77 +4,13 @@ explanations and what-ifs answer everyone, leaving the card out and saying so.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import httpx
-import pytest
 from fastapi.testclient import TestClient
 
-from tests.e2e.test_api import HELD_CARD, PLAYERS, append, client_for
-from tests.e2e.test_stream import running_server
-from tests.support import ROOT, ROUND_ONE_AUCTION
-
-DRAWN = [*ROUND_ONE_AUCTION, f"cat drew {HELD_CARD}", "cat pass"]
-
-
-@pytest.fixture
-def client(database: str) -> Iterator[TestClient]:
-    with client_for(database) as test_client:
-        yield test_client
-
-
-def seated_game(client: TestClient) -> tuple[str, dict[str, dict[str, str]]]:
-    """A game with seat tokens in which cat drew a card: each reader's headers, by who reads."""
-    answer = client.post("/v1/games", json={"kit": "standin-e2-3p", "players": PLAYERS, "seat_tokens": True})
-    assert answer.status_code == 201, answer.text
-    body = answer.json()
-    assert sorted(body["seat_tokens"]) == ["ann", "ben", "cat"]
-    readers = {"public": {}, "recorder": {"Authorization": f"Bearer {body['recorder_token']}"}}
-    readers |= {seat: {"Authorization": f"Bearer {token}"} for seat, token in body["seat_tokens"].items()}
-    recorded = client.post(
-        f"/v1/games/{body['game_id']}/actions?wait_for_projections=30",
-        json={"actions": DRAWN},
-        headers=readers["recorder"],
-    )
-    assert recorded.status_code == 200, recorded.text
-    return body["game_id"], readers
-
-
-def every_answer(client: TestClient, game: str, headers: dict[str, str], perspective: str = "") -> dict[str, Any]:
-    """What every endpoint answers the reader, by endpoint (status and body); with a `perspective`, the game's
-    endpoints are asked `as` it."""
-    drew = 15  # the game's start, seven actions and seven consequences before it
-    paths = {
-        "summary": f"/v1/games/{game}",
-        "events": f"/v1/games/{game}/events",
-        "state": f"/v1/games/{game}/state",
-        "legal": f"/v1/games/{game}/legal",
-        "export": f"/v1/games/{game}/export",
-        "bundle": f"/v1/games/{game}/export?format=bundle",
-        "audit": f"/v1/games/{game}/audit",
-        "explain auction": f"/v1/games/{game}/events/12/explanation",
-        "what-if": f"/v1/games/{game}/events/10/what-if?replace=ann%20bid%203%20eggs",
-        "explain drawn": f"/v1/games/{game}/events/{drew}/explanation",
-        "standings": f"/v1/games/{game}/standings",
-        "auctions": f"/v1/games/{game}/auctions",
-        "statistics": "/v1/statistics/games",
-        "tables": "/v1/tables/read_auction_results.csv",
-    }
-    if perspective:
-        paths = {name: as_perspective(path, game, perspective) for name, path in paths.items()}
-    answers = {name: client.get(path, headers=headers) for name, path in paths.items()}
-    packed = client.get(paths["events"], headers={**headers, "Accept": "application/msgpack"})
-    return {
-        **{name: (a.status_code, a.content.decode("latin-1")) for name, a in answers.items()},
-        "events msgpack": (packed.status_code, packed.content.decode("latin-1")),
-    }
-
-
-def as_perspective(path: str, game: str, perspective: str) -> str:
-    if not path.startswith(f"/v1/games/{game}"):
-        return path
-    return path + ("&" if "?" in path else "?") + f"as={perspective}"
+from tests.helpers.api import HELD_CARD, PLAYERS, append
+from tests.helpers.seats import DRAWN, every_answer, seated_game
+from tests.helpers.servers import running_server
+from tests.helpers.support import ROOT
 
 
 def test_each_seat_reads_what_it_may_see_on_every_endpoint(client: TestClient) -> None:

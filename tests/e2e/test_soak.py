@@ -25,8 +25,8 @@ from evo_ledger.settings import Settings
 from projections.runner import Projector
 from projections.schema import READ_TABLES
 from projections.store import ReadStore
-from tests.databases import fresh_postgres_database, require_postgres
-from tests.e2e.test_stream import running_server
+from tests.helpers.databases import ON_POSTGRES, fresh_postgres_database, require_postgres
+from tests.helpers.servers import running_server
 
 SEED = 29
 RECORDERS, STREAMS, ACTIONS = 8, 50, 120
@@ -115,6 +115,7 @@ def table_rows(store: ReadStore) -> dict[str, list[tuple[Any, ...]]]:
         }
 
 
+@ON_POSTGRES
 def test_two_servers_lose_and_repeat_nothing_while_their_processes_are_killed(tmp_path: Any) -> None:
     """Long by design: the recorders append their actions one request at a time while a writing or read tables'
     process is killed every `KILL_EVERY` seconds, so the run spans many kills and the restarts they wait for; then

@@ -11,26 +11,10 @@ from fastapi.testclient import TestClient
 
 from evo_ledger.game.notation import parse_game
 from projections.schema import READ_TABLES
-from tests.e2e.test_api import ADMIN, HAND_GAME, append, client, new_game
-from tests.support import ROOT, ROUND_ONE_AUCTION
-
-WAIT = {"wait_for_projections": 20}
-__all__ = ["client"]  # the fixture, shared with the API's other tests
-
-
-def import_hand_game(client: TestClient, text: str = HAND_GAME) -> str:
-    answer = client.post("/v1/games/import", content=text, headers={"Content-Type": "text/plain"})
-    assert answer.status_code == 201, answer.text
-    game: str = answer.json()["game_id"]
-    return game
-
-
-def caught_up(client: TestClient) -> None:
-    game, recorder = new_game(client)
-    answer = client.post(
-        f"/v1/games/{game}/actions", json={"actions": ["order ann ben cat"]}, headers=recorder, params=WAIT
-    )
-    assert answer.headers["Evo-Projections"] == "caught-up"
+from tests.helpers.api import HAND_GAME, append, new_game
+from tests.helpers.servers import ADMIN
+from tests.helpers.statistics import WAIT, caught_up, import_hand_game
+from tests.helpers.support import ROOT, ROUND_ONE_AUCTION
 
 
 def test_an_append_can_wait_until_the_read_tables_include_it(client: TestClient) -> None:

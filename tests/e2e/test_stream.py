@@ -6,65 +6,14 @@ from __future__ import annotations
 import json
 import queue
 import threading
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from datetime import datetime
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
-from api import ApiSettings, create_app
 from api.routes import events as events_routes
-from evo_ledger.settings import Settings
-from tests.support import ROUND_ONE_AUCTION
-
-ADMIN = "admin-secret"
-WAIT = 20.0
-
-
-@contextmanager
-def running_server(
-    database: str,
-    loop: str = "auto",
-    streams_per_client: int = 16,
-    projections: bool = True,
-    clock: Callable[[], datetime] | None = None,
-) -> Iterator[str]:
-    """A server on `database`, served in a thread: its base URL. With `clock`, the server's clock is that one."""
-    settings = ApiSettings(
-        store=Settings(database),
-        admin_token=ADMIN,
-        stream_poll_seconds=0.5,
-        streams_per_client=streams_per_client,
-        follow_projections=projections,
-    )
-    app = create_app(settings)
-    if clock is not None:
-        app.state.clock = clock
-    with serving(app, loop) as base:
-        yield base
-
-
-@contextmanager
-def serving(app: Any, loop: str = "auto") -> Iterator[str]:
-    """The app served by uvicorn on a free port of this machine, in a thread: its base URL."""
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1, loop=loop)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + WAIT
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=WAIT)
+from tests.helpers.servers import WAIT, append, new_game, running_server
+from tests.helpers.support import ROUND_ONE_AUCTION
 
 
 class Viewer:
@@ -105,21 +54,6 @@ class Viewer:
         self.stop.set()
 
 
-def new_game(base: str) -> tuple[str, dict[str, str]]:
-    body = httpx.post(
-        f"{base}/v1/games", json={"kit": "standin-e2-3p", "players": [{"name": n} for n in ("ann", "ben", "cat")]}
-    )
-    answer = body.json()
-    return answer["game_id"], {"Authorization": f"Bearer {answer['recorder_token']}"}
-
-
-def append(base: str, game: str, headers: dict[str, str], action: str) -> int:
-    answer = httpx.post(f"{base}/v1/games/{game}/actions", json={"actions": [action]}, headers=headers, timeout=WAIT)
-    assert answer.status_code == 200, answer.text
-    version: int = answer.json()["version"]
-    return version
-
-
 def test_a_viewer_gets_new_events_and_resumes_without_gaps_or_repeats(database: str) -> None:
     with running_server(database) as base:
         game, recorder = new_game(base)
@@ -139,12 +73,15 @@ def test_a_viewer_gets_new_events_and_resumes_without_gaps_or_repeats(database: 
         assert back.received.empty()
 
 
+@pytest.mark.slow
 def test_appends_are_answered_while_50_streams_wait_on_their_reads(
     database: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The streams read in threads of their own: with 50 streams open and every read they make held up, appends are
     still stored and answered and the board is still read; once the reads go on, every stream gets every event, in
-    order."""
+    order.
+
+    Slow: fifty streams held open on a real server while appends are timed against them."""
     reads_go_on = threading.Event()
     read = events_routes.poll
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import httpx
 
-from tests.e2e.test_stream import ADMIN, WAIT, running_server
-from tests.support import ROUND_ONE_AUCTION
+from tests.helpers.servers import ADMIN, WAIT, running_server
+from tests.helpers.support import ROUND_ONE_AUCTION
 
 PLAYERS = [{"name": name} for name in ("ann", "ben", "cat")]
 ADMIN_HEADERS = {"Authorization": f"Bearer {ADMIN}"}

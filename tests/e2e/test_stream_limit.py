@@ -16,7 +16,7 @@ from starlette.requests import ClientDisconnect
 
 from api.app import ApiSettings, create_app
 from evo_ledger.settings import Settings
-from tests.e2e.test_stream import ADMIN, WAIT, new_game, serving
+from tests.helpers.servers import ADMIN, WAIT, new_game, serving
 
 LIMIT = 2
 AS_ADMIN = {"Authorization": f"Bearer {ADMIN}"}

@@ -26,11 +26,11 @@ from evo_ledger.app.selfplay import play_game
 from projections import strengths
 from projections.schema import GAME_PLAYERS, GAMES, RESULTS
 from projections.strengths import BotGap, Seated
-from tests.databases import ADMIN_URL, require_postgres, url_for
-from tests.e2e.test_api import ADMIN, append, client, client_for
-from tests.e2e.test_broadcast_delay import caught_up, delay
+from tests.helpers.api import append, client_for
+from tests.helpers.broadcast import caught_up, delay
+from tests.helpers.databases import ADMIN_URL, ON_POSTGRES, require_postgres, url_for
+from tests.helpers.servers import ADMIN
 
-__all__ = ["client"]  # the fixture, one server on each database
 ADMIN_HEADERS = {"Authorization": f"Bearer {ADMIN}"}
 CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("calibration", {}),
@@ -299,6 +299,7 @@ def record_evo1(client: TestClient, seed: int) -> None:
         assert answer.status_code == 200, answer.text
 
 
+@ON_POSTGRES
 def test_shared_places_give_the_same_bytes_on_sqlite_and_on_postgresql_with_its_usual_collation(
     other: TestClient,
 ) -> None:

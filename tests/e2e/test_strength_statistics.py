@@ -10,11 +10,10 @@ import re
 from fastapi.testclient import TestClient
 
 from evo_ledger.app.selfplay import play_game
-from tests.e2e.test_api import ADMIN, client
-from tests.e2e.test_statistics_api import caught_up, import_hand_game
-from tests.support import ROOT
+from tests.helpers.servers import ADMIN
+from tests.helpers.statistics import caught_up, import_hand_game
+from tests.helpers.support import ROOT
 
-__all__ = ["client"]  # the fixture, shared with the API's other tests
 ADMIN_HEADERS = {"Authorization": f"Bearer {ADMIN}"}
 MIXED = (["sensible", "random"], ["random", "sensible", "random"], ["random", "sensible"])
 GAMES = 6

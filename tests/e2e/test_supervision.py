@@ -6,25 +6,14 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import time
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.e2e.test_stream import WAIT, running_server
+from tests.helpers.servers import WAIT, health_when, running_server
 
 PLAYERS = [{"name": name} for name in ("ann", "ben", "cat")]
-
-
-def health_when(http: httpx.Client, ready: Any) -> dict[str, Any]:
-    deadline = time.monotonic() + WAIT
-    while True:
-        health = http.get("/health").json()
-        if ready(health):
-            return dict(health)
-        assert time.monotonic() < deadline, health
-        time.sleep(0.1)
 
 
 @pytest.mark.parametrize(

@@ -3,73 +3,28 @@ audits clean, and the report is the same bytes everywhere."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 from uuid import UUID
 
-import psycopg
 import pytest
 
 from evo_ledger.app.audit import CLEAN, DAMAGED
 from evo_ledger.app.ledger import Ledger, Receipt
 from evo_ledger.app.selfplay import PLAYER_NAMES
 from evo_ledger.app.transfer import BundleError, export_bundle, import_bundles, import_notation
-from evo_ledger.game.aggregate import SNAPSHOT_INTERVAL, Game, seed_commitment, stored_hash
+from evo_ledger.game.aggregate import SNAPSHOT_INTERVAL, Game, seed_commitment
 from evo_ledger.game.codec import pack, unpack, unpack_sealed
 from evo_ledger.game.notation import parse_game
 from evo_ledger.game.seal import unsealed_bytes
 from evo_ledger.rules.evo2.selfplay import CHANCE_GENERATOR, Evo2SelfPlay
 from evo_ledger.rules.kits import load_kit_document
 from evo_ledger.settings import Settings
-from tests.databases import fresh_postgres_database
-from tests.support import ROOT, RULES
+from tests.helpers.databases import ON_POSTGRES, fresh_postgres_database
+from tests.helpers.support import ROOT, RULES
+from tests.helpers.tampering import GAME_TEXT, KEY, Tamperer, recorded_with_a_note, rehash_from
 
-GAME_TEXT = (ROOT / "replays" / "hand-3p-first-game.evo").read_text()
 REPLAYS = sorted((ROOT / "replays").glob("*.evo"))
-
-
-class Tamperer:
-    """Changes the stored events of a game behind the ledger's back, with plain SQL."""
-
-    def __init__(self, ledger: Ledger, game_id: UUID) -> None:
-        self.database, self.game_id = ledger.settings.database, game_id
-        self.postgres = self.database.startswith("postgresql://")
-        self.table: str = ledger.recorder.events_table_name  # type: ignore[attr-defined]
-
-    def execute(self, statement: str, *params: Any) -> list[Any]:
-        statement = statement.replace("{table}", self.table)
-        if self.postgres:
-            with psycopg.connect(self.database, autocommit=True) as connection:
-                cursor = connection.execute(statement.replace("?", "%s"), params)
-                return cursor.fetchall() if cursor.description else []
-        with sqlite3.connect(self.database) as connection:
-            return connection.execute(statement, params).fetchall()
-
-    @property
-    def key(self) -> Any:
-        return self.game_id if self.postgres else self.game_id.hex
-
-    def stored(self, version: int) -> tuple[str, bytes]:
-        [(topic, state)] = self.execute(
-            "SELECT topic, state FROM {table} WHERE originator_id=? AND originator_version=?", self.key, version
-        )
-        return topic, bytes(state)
-
-    def write(self, version: int, topic: str, state: bytes) -> None:
-        self.execute(
-            "UPDATE {table} SET topic=?, state=? WHERE originator_id=? AND originator_version=?",
-            topic,
-            state,
-            self.key,
-            version,
-        )
-
-    def delete(self, condition: str, version: int) -> None:
-        self.execute(
-            f"DELETE FROM {self.table} WHERE originator_id=? AND originator_version{condition}?", self.key, version
-        )
 
 
 @pytest.fixture
@@ -157,22 +112,8 @@ def test_a_consequence_changed_and_hashed_again_is_found_by_the_rules(ledger: Le
     assert (divergence["check"], divergence["event"]) == ("rules", settled.originator_version)
 
 
-def rehash_from(ledger: Ledger, tamperer: Tamperer, version: int, change: dict[str, Any]) -> None:
-    """Change event `version`, then make its hash and every later one's again, as a forger without the key would."""
-    previous = ledger.mapper.transcoder.decode(tamperer.stored(version - 1)[1])["hash"]
-    for at in range(version, ledger.receipt(tamperer.game_id).version + 1):
-        topic, state = tamperer.stored(at)
-        fields = ledger.mapper.transcoder.decode(state)
-        if at == version:
-            fields.update(change)
-        fields["prev_hash"] = previous
-        del fields["hash"]
-        fields["hash"] = previous = stored_hash(topic, tamperer.game_id, at, fields)
-        old_seal = state[len(unsealed_bytes(state)) :]  # kept: a forger cannot make a new one
-        tamperer.write(at, topic, ledger.mapper.transcoder.encode(fields) + old_seal)
-
-
 @pytest.mark.parametrize("path", REPLAYS, ids=[p.stem for p in REPLAYS])
+@ON_POSTGRES
 def test_every_golden_game_audits_clean_with_the_same_report_on_every_database_and_run(
     path: Path, tmp_path: Path
 ) -> None:
@@ -215,27 +156,10 @@ def test_an_undone_die_roll_is_reported_as_a_re_roll(ledger: Ledger) -> None:
     assert "undone roll: event" in report.text()
 
 
-KEY = "the server's own secret"
-
-
 @pytest.fixture
 def sealed_ledger(database: str) -> Iterator[Ledger]:
     with Ledger(Settings(database, seal_key=KEY)) as app:
         yield app
-
-
-def annotate_and_finish(ledger: Ledger, game_id: UUID, actions: list[str]) -> Receipt:
-    ledger.annotate(game_id, 5, "the die rolled under the sofa")
-    return ledger.record(game_id, actions)
-
-
-def recorded_with_a_note(ledger: Ledger) -> tuple[Receipt, int]:
-    """A game with an annotation in the middle: a fact the rules cannot check, so only a seal protects it."""
-    actions = [line.text for line in parse_game(GAME_TEXT).actions]
-    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
-    ledger.record(game, actions[:20])
-    note = ledger.receipt(game).version + 1
-    return annotate_and_finish(ledger, game, actions[20:40]), note
 
 
 def test_a_sealed_game_audits_clean_and_with_another_key_fails_at_its_first_event(

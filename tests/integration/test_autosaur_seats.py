@@ -19,7 +19,7 @@ from evo_ledger.cli.main import main
 from evo_ledger.game.checker import check_game
 from evo_ledger.game.notation import format_header, parse_game
 from evo_ledger.settings import Settings
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 HEADER = "ruleset evo1 2\nkit standin-e1-3p\nplayers ann ben rex\nautosaurs rex\n"
 

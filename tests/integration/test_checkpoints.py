@@ -32,7 +32,7 @@ from evo_ledger.game.checkpoints import (
 from evo_ledger.game.codec import digest, pack, unpack
 from evo_ledger.game.seal import unsealed_bytes
 from evo_ledger.settings import Settings
-from tests.integration.test_audit import GAME_TEXT, KEY, Tamperer, recorded_with_a_note, rehash_from
+from tests.helpers.tampering import GAME_TEXT, KEY, Tamperer, recorded_with_a_note, rehash_from
 
 FIRST_CHECKPOINT_ROW = 2  # row 1 of the checkpoint log is its creation
 

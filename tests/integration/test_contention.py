@@ -11,7 +11,7 @@ import pytest
 from evo_ledger.app.ledger import Contention, Ledger, VersionConflict
 from evo_ledger.game.aggregate import Game
 from evo_ledger.settings import Settings
-from tests.support import ROUND_ONE_AUCTION
+from tests.helpers.support import ROUND_ONE_AUCTION
 
 
 @pytest.fixture

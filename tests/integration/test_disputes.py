@@ -18,8 +18,8 @@ from evo_ledger.game.aggregate import Game
 from evo_ledger.game.notation import parse_game
 from evo_ledger.rules.base import Step
 from evo_ledger.settings import Settings
-from tests.support import ROOT, RULES, play, step
-from tests.unit.test_evo2_cards import cat_holding_a_card
+from tests.helpers.evo2 import cat_holding_a_card
+from tests.helpers.support import ROOT, RULES, play, step
 
 GAME_TEXT = (ROOT / "replays" / "hand-3p-first-game.evo").read_text()
 

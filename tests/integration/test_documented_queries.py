@@ -16,7 +16,7 @@ from evo_ledger.rules.contract import reading as reading_of
 from projections.runner import rebuild
 from projections.schema import POSITIONS, READ_TABLES
 from projections.store import ReadStore
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 PAGE = (ROOT / "docs" / "projections.md").read_text()
 SECTIONS = dict(re.findall(r"^### `(\w+)`(.*?)(?=^##)", PAGE + "\n##", flags=re.MULTILINE | re.DOTALL))

@@ -18,8 +18,8 @@ from evo_ledger.app.ledger import Ledger, VersionConflict
 from evo_ledger.game.notation import parse_game
 from evo_ledger.settings import Settings
 from projections.runner import READ_TABLES_NICENESS
-from tests.databases import fresh_postgres_database
-from tests.support import ROOT, ROUND_ONE_AUCTION, child_env
+from tests.helpers.databases import ON_POSTGRES, fresh_postgres_database
+from tests.helpers.support import ROOT, ROUND_ONE_AUCTION, child_env
 
 GAME_LINES = [line.text for line in parse_game((ROOT / "replays" / "selfplay-5p-seed5.evo").read_text()).actions]
 
@@ -37,6 +37,7 @@ def test_sqlite_commits_are_durable_wal_with_synchronous_full(tmp_path: Path) ->
     ledger.close()
 
 
+@ON_POSTGRES
 def test_postgres_commits_are_durable() -> None:
     with fresh_postgres_database() as url, Ledger(Settings(url)) as ledger, psycopg.connect(url) as connection:
         ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
@@ -44,6 +45,7 @@ def test_postgres_commits_are_durable() -> None:
         assert connection.execute("SHOW fsync").fetchone() == ("on",)
 
 
+@ON_POSTGRES
 def test_postgres_appends_wait_for_the_table_lock_that_keeps_notification_ids_in_commit_order() -> None:
     with fresh_postgres_database() as url, Ledger(Settings(url)) as ledger:
         game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id

@@ -22,8 +22,8 @@ from evo_ledger.rules.base import RuleViolation
 from evo_ledger.settings import Settings
 from projections.runner import Projector
 from projections.store import ReadStore
-from tests.integration.test_play_session import EVO_LEDGER, Terminal
-from tests.support import ROOT, child_env
+from tests.helpers.support import EVO_LEDGER, ROOT, child_env
+from tests.helpers.terminal import Terminal
 
 HAND_GAME = (ROOT / "replays" / "evo1-hand-3p.evo").read_text()
 LINES = [line.text for line in parse_game(HAND_GAME).actions]

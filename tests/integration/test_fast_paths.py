@@ -17,8 +17,8 @@ from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.transfer import import_notations
 from evo_ledger.settings import Settings
 from evo_ledger.store.recorders import changed_since
-from tests.databases import fresh_postgres_database, require_postgres
-from tests.support import ROOT
+from tests.helpers.databases import ON_POSTGRES, fresh_postgres_database, require_postgres
+from tests.helpers.support import ROOT
 
 GAME = (ROOT / "replays" / "hand-3p-first-game.evo").read_text()
 
@@ -39,6 +39,7 @@ def plain(events: Any) -> list[tuple[UUID, int, str, bytes]]:
     ("gt", "lte", "desc", "limit", "as_text"),
     list(itertools.product((None, 5), (None, 30), (False, True), (None, 7), (False, True))),
 )
+@ON_POSTGRES
 def test_a_games_events_read_on_postgresql_are_the_librarys(
     stored_game: tuple[Ledger, UUID], gt: int | None, lte: int | None, desc: bool, limit: int | None, as_text: bool
 ) -> None:
@@ -64,6 +65,7 @@ def test_a_page_of_the_log_with_text_ids_is_the_librarys_on_sqlite(tmp_path: Pat
         ]
 
 
+@ON_POSTGRES
 def test_the_accesses_changed_since_a_position_on_postgresql_are_those_the_librarys_queries_give(
     stored_game: tuple[Ledger, UUID],
 ) -> None:

@@ -20,7 +20,7 @@ from evo_ledger.rules.evo1.reading import Evo1Reading
 from projections import queries
 from projections.runner import Projector
 from projections.store import ReadStore
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 REPLAYS = sorted((ROOT / "replays").glob("*.evo"))
 EVO1 = [path for path in REPLAYS if path.name.startswith("evo1-")]

@@ -26,7 +26,7 @@ from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.structured import ActionDataError
 from evo_ledger.settings import Settings
-from tests.support import ROUND_ONE_AUCTION
+from tests.helpers.support import ROUND_ONE_AUCTION
 
 PLAYERS = ["ann", "ben", "cat"]
 

@@ -13,7 +13,7 @@ from evo_ledger.game.notation import parse_game
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.text import NotationError
 from evo_ledger.settings import Settings
-from tests.support import ROOT, ROUND_ONE_AUCTION
+from tests.helpers.support import ROOT, ROUND_ONE_AUCTION
 
 
 def actions_of(path: str) -> list[str]:

@@ -13,7 +13,7 @@ import pytest
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.cli.main import main
 from evo_ledger.settings import SEAL_KEY_VARIABLE, Settings
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 REPLAYS = sorted((ROOT / "replays").glob("*.evo"))
 HAND_GAME = ROOT / "replays" / "hand-3p-first-game.evo"

@@ -9,8 +9,9 @@ import subprocess
 from pathlib import Path
 
 import httpx
+import pytest
 
-from tests.support import EVO_LEDGER, child_env, serve_process
+from tests.helpers.support import EVO_LEDGER, child_env, serve_process
 
 # Nim: players take one to three stones in turn from the kit's pile; whoever takes the last one wins.
 NIM = """
@@ -137,9 +138,12 @@ def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(EVO_LEDGER), *args], check=False, env=env, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_a_new_rulesets_core_alone_records_checks_exports_audits_and_views_a_game(tmp_path: Path) -> None:
     """Long by design: the ruleset is found by its entry point only when a process starts, so every step is a
-    command line run in a process of its own, and the viewer's answers come from a server started for them."""
+    command line run in a process of its own, and the viewer's answers come from a server started for them.
+
+    Slow: a ruleset installed in a folder of its own, driven by the command line and a server, each a process."""
     env = install(tmp_path)
     assert cli(env, "kit", "nim-7").returncode == 0
     game = cli(env, "new", "--kit", "nim-7", "--players", "ann", "ben").stdout.split()[1]

@@ -3,13 +3,7 @@
 from __future__ import annotations
 
 import os
-import pty
 import re
-import select
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from uuid import UUID
@@ -24,11 +18,10 @@ from evo_ledger.game.notation import ActionLine, GameFile, format_game, parse_ga
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.settings import Settings
-from tests.support import ROOT
+from tests.helpers.support import EVO_LEDGER, ROOT
+from tests.helpers.terminal import TIMEOUT, Terminal
 
 HAND_GAME = parse_game((ROOT / "replays" / "hand-3p-first-game.evo").read_text())
-EVO_LEDGER = Path(sys.executable).parent / "evo-ledger"
-TIMEOUT = 30.0
 
 
 def split_at_round(game: GameFile, round_number: int) -> tuple[list[ActionLine], list[ActionLine]]:
@@ -40,39 +33,6 @@ def split_at_round(game: GameFile, round_number: int) -> tuple[list[ActionLine],
             return list(game.actions[:index]), list(game.actions[index:])
         state = rules.apply(state, rules.parse_action(line.text)).state
     raise AssertionError(f"the game has no round {round_number}")
-
-
-class Terminal:
-    """A command running in a pseudo-terminal: what it prints is read back, lines are typed into it."""
-
-    def __init__(self, *args: str, env: dict[str, str]) -> None:
-        self.master, slave = pty.openpty()
-        self.process = subprocess.Popen(
-            args, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True, close_fds=True
-        )
-        os.close(slave)
-        self.seen = ""
-
-    def expect(self, pattern: str) -> re.Match[str]:
-        """Read until `pattern` shows in what was printed since the last match."""
-        deadline = time.monotonic() + TIMEOUT
-        while (match := re.search(pattern, self.seen)) is None:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{pattern!r} never showed; the terminal shows:\n{self.seen[-2000:]}")
-            ready, _, _ = select.select([self.master], [], [], 0.5)
-            if ready:
-                self.seen += os.read(self.master, 65536).decode("utf-8", "replace")
-        self.seen = self.seen[match.end() :]
-        return match
-
-    def type(self, text: str) -> None:
-        os.write(self.master, text.encode("utf-8"))
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=TIMEOUT)
-        os.close(self.master)
 
 
 @pytest.fixture

@@ -21,7 +21,9 @@ from evo_ledger.store.fast_paths import (
     TextArray,
     UuidArray,
 )
-from tests.databases import fresh_postgres_database
+from tests.helpers.databases import ON_POSTGRES, fresh_postgres_database
+
+pytestmark = ON_POSTGRES
 
 
 @pytest.fixture(scope="module")

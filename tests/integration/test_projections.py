@@ -41,8 +41,8 @@ from projections.runner import Projector, ServerGone, rebuild, wait_until
 from projections.schema import GAMES, POSITIONS, READ_TABLES, TABLES, TURN_ORDER, column_values
 from projections.stats import FAIR, LOADED, NOT_ENOUGH_DATA, DieFit, die_fit
 from projections.store import ReadStore, read_tables_file
-from tests.databases import fresh_postgres_database
-from tests.support import ROOT, child_env, game_whose_seats_share_a_player, log_position
+from tests.helpers.databases import ON_POSTGRES, fresh_postgres_database
+from tests.helpers.support import ROOT, child_env, game_whose_seats_share_a_player, log_position
 
 BIDS, COMBATS = TABLES["read_bids"], TABLES["read_combats"]
 EVO2_STATISTICS = Evo2Reading.statistics
@@ -584,6 +584,7 @@ def test_reading_the_read_tables_of_a_sqlite_ledger_takes_no_lock_while_a_page_i
         store.close()
 
 
+@ON_POSTGRES
 def test_on_postgres_events_whose_notification_the_follower_missed_are_followed() -> None:
     """The library's subscription reads the log once before it listens for appends' notifications, so an append
     committed between the two sends a notification nobody hears. Rows stored with no notification at all, once the

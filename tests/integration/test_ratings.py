@@ -16,7 +16,7 @@ from projections import outcomes, ratings
 from projections.runner import Projector, rebuild
 from projections.schema import RATINGS
 from projections.store import ReadStore
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 GAMES = 16
 TABLES = {

@@ -21,7 +21,7 @@ from eventsourcing.tests.persistence import (
 
 from evo_ledger.settings import Settings
 from evo_ledger.store.recorders import persistence_env
-from tests.databases import fresh_postgres_database, require_postgres
+from tests.helpers.databases import ON_POSTGRES, fresh_postgres_database, require_postgres
 
 
 def join_threads_started_since(before: set[threading.Thread]) -> None:
@@ -50,6 +50,7 @@ class OnDurableSQLite:
         shutil.rmtree(self.folder)
 
 
+@ON_POSTGRES
 class OnPostgres:
     """A database made for the test class; its tables dropped after each test."""
 

@@ -21,9 +21,9 @@ from evo_ledger.game.aggregate import SNAPSHOT_INTERVAL, Game, stored_hash
 from evo_ledger.game.codec import pack, unpack
 from evo_ledger.game.notation import GameFileError, parse_game
 from evo_ledger.settings import Settings
-from tests.integration.test_audit import Tamperer, rehash_from
-from tests.integration.test_stored_format import FIXTURES, NAMES, game_id_of
-from tests.support import ROOT
+from tests.helpers.stored import FIXTURES, NAMES, game_id_of
+from tests.helpers.support import ROOT
+from tests.helpers.tampering import Tamperer, rehash_from
 
 HAND_GAME = ROOT / "replays" / "evo1-hand-3p.evo"
 # Every card drawn in the hand-worked evo1 game stays in its player's hand to the end: none is played.

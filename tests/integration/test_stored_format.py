@@ -6,18 +6,13 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from uuid import UUID
 
 import pytest
 
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.transfer import export_bundle, export_notation, import_bundles
 from evo_ledger.settings import Settings
-from tests.support import ROOT
-
-FIXTURES = ROOT / "tests" / "fixtures" / "stored"
-NAMES = ("table", "peek", "hand", "generated")
-
+from tests.helpers.stored import FIXTURES, NAMES, game_id_of
 
 # The first notation export wrote a game's revisions as comments, which an import skipped; it now writes them as
 # revision lines, in the order they were made, so that an import makes the same events.
@@ -38,11 +33,6 @@ note 5 ann bids first: she won the initiative
 
 def notation_export_of(name: str) -> str:
     return (FIXTURES / f"{name}.evo").read_text().replace(REVISIONS_AS_COMMENTS, REVISIONS_AS_LINES)
-
-
-def game_id_of(name: str) -> UUID:
-    first_comment = next(line for line in (FIXTURES / f"{name}.evo").read_text().splitlines() if "# game " in line)
-    return UUID(first_comment.rsplit(" ", 1)[1])
 
 
 @pytest.fixture

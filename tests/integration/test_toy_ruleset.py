@@ -26,20 +26,10 @@ from evo_ledger.settings import Settings
 from projections.runner import Projector
 from projections.schema import GAMES, RESULTS
 from projections.store import ReadStore
-from tests.integration.test_play_session import EVO_LEDGER, Terminal
-from tests.support import child_env
+from tests.helpers.support import EVO_LEDGER, child_env
+from tests.helpers.terminal import Terminal
+from tests.helpers.toy_game import WHOLE_GAME
 from tests.toy.ruleset import ToyRuleset
-
-# ann rolls 5 and 6 and holds 11; ben rolls a 4, then a 1 and loses it; ann rolls 3 and holds: 14.
-WHOLE_GAME = [
-    "ann roll 5",
-    "ann roll 6",
-    "ann hold",
-    "ben roll 4",
-    "ben roll 1",
-    "ann roll 3",
-    "ann hold",
-]
 
 
 @pytest.fixture

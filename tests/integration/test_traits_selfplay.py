@@ -13,7 +13,7 @@ from evo_ledger.game.notation import parse_game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.kits import load_kit_document
 from evo_ledger.rules.traits.selfplay import CHANCE_GENERATOR, TraitsSelfPlay
-from tests.support import selfplay_output
+from tests.helpers.support import selfplay_output
 
 
 def selfplay(*args: str) -> str:

@@ -32,7 +32,7 @@ from evo_ledger.game.checker import check_game
 from evo_ledger.game.codec import pack, unpack
 from evo_ledger.game.notation import parse_game
 from evo_ledger.settings import Settings
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 GAME_TEXT = (ROOT / "replays" / "hand-3p-first-game.evo").read_text()
 

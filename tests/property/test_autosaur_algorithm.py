@@ -6,44 +6,23 @@ ledger's [AS-18]; the games are played by both bots with 1 to 3 Autosaurs among 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
-from evo_ledger.app.selfplay import marked_options, player_names
-from evo_ledger.rules.evo1.ruleset import Evo1Ruleset
-from evo_ledger.rules.kits import load_kit
-from tests.autosaur_reference import Referee
+import pytest
+
+from tests.helpers.profiles import Seeds, seeded
+from tests.helpers.referee import play_and_referee
 
 GAMES = 200
+SEEDS = seeded(GAMES, batches=2, quick=10, reason="a hundred whole games, each Autosaur decision computed twice")
 
 
-def play_and_referee(seed: int) -> Referee:
-    """One seeded game, every Autosaur decision computed again."""
-    rules = Evo1Ruleset()
-    players = 3 + seed % 3
-    names = player_names(players)
-    options: dict[str, Any] = marked_options(names, {"autosaurs": 1 + seed % min(3, players)})
-    if seed % 4 == 1:
-        options["experienced"] = True
-    if seed % 5 == 2:
-        options["costly_rebid"] = True
-    bots = rules.self_play()
-    assert bots is not None
-    kit = load_kit(bots.default_kit(players))
-    referee = Referee(frozenset(str(options["autosaurs"]).split()))
-    before = rules.setup(kit, names, options)
-    bot = "random" if seed % 2 else "sensible"
-    for action, transition in bots.play(kit, names, seed, bot, options):
-        referee.follow(before, action, transition.state, transition.consequences)
-        before = transition.state
-    return referee
-
-
-def test_AS_06_to_AS_16_every_autosaur_decision_equals_the_second_implementations() -> None:
-    """Long by design: two hundred whole seeded games, each Autosaur decision of each computed twice, by the
-    ledger and by the second implementation, enough for every kind of decision to be met, over ten thousand in all."""
+@pytest.mark.parametrize("seeds", SEEDS)
+def test_AS_06_to_AS_16_every_autosaur_decision_equals_the_second_implementations(seeds: Seeds) -> None:
+    """Whole seeded games, each Autosaur decision of each computed twice, by the ledger and by the second
+    implementation, enough for every kind of decision to be met, some fifty a game."""
     decisions = Counter[str]()
-    for seed in range(GAMES):
+    for seed in seeds:
         referee = play_and_referee(seed)
         assert referee.differences == [], f"seed {seed}: {referee.differences[:3]}"
         decisions += referee.decisions
-    assert set(decisions) == {"setup", "birth", "survival", "bid", "pass"} and decisions.total() > 10_000
+    assert set(decisions) == {"setup", "birth", "survival", "bid", "pass"} and decisions.total() > 50 * len(seeds)

@@ -17,7 +17,6 @@ recording times are set aside (and, for tables and statistics, the order of rows
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,8 +36,10 @@ from evo_ledger.rules.contract import hidden_information
 from evo_ledger.rules.kits import load_kit
 from projections.runner import wait_until
 from projections.schema import READ_TABLES
-from tests.e2e.test_api import ADMIN, client_for
-from tests.support import ROUND_ONE_AUCTION
+from tests.helpers.api import client_for
+from tests.helpers.hidden import Recorded, set_aside, streamed
+from tests.helpers.servers import ADMIN
+from tests.helpers.support import ROUND_ONE_AUCTION
 
 SEEDS = (3,)
 SWAPS_PER_KIND = 4
@@ -78,12 +79,6 @@ STATISTICS = (
     "batch-ratings",
     "skill",
 )
-# Ids, hashes, salts, tokens' digests, recording times, and how far the read tables followed the log.
-SET_ASIDE = re.compile(
-    r"\b(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{64}|[0-9a-f]{32}|[0-9a-f]{12}\b"
-    r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:\+00:00|Z)?)"
-    r'|"(?:log_)?position": ?\d+'
-)
 
 
 @dataclass(frozen=True)
@@ -95,15 +90,6 @@ class Swap:
     swapped: list[str]
     event: int
     owner: str
-
-
-@dataclass(frozen=True)
-class Recorded:
-    """A game recorded over HTTP: its id, its last event, and each seat's token."""
-
-    game: str
-    version: int
-    seats: dict[str, str]
 
 
 def hand_made() -> list[tuple[str, list[str]]]:
@@ -182,10 +168,6 @@ def legal_prefix(header: str, actions: list[str]) -> int:
     """How many of the actions the rules allow, from the first."""
     report = check_game(parse_game(header + "\n" + "\n".join(actions) + "\n"))
     return report.actions_applied
-
-
-def set_aside(text: str) -> str:
-    return SET_ASIDE.sub("#", text)
 
 
 def recorded(client: TestClient, header: str, actions: list[str]) -> Recorded:
@@ -290,18 +272,6 @@ def bundle_text(client: TestClient, answer: Any) -> str:
     return json.dumps(bundle, sort_keys=True, default=str)
 
 
-def streamed(client: TestClient, game: Recorded, headers: dict[str, str], after: int = 0) -> str:
-    """The live stream, read from after event `after` until it has sent the game's latest event. (The events
-    before are asked of the log from the first: the stream pages them with the log's own function.)"""
-    lines = []
-    with client.stream("GET", f"/v1/games/{game.game}/stream?after={after}", headers=headers) as stream:
-        for line in stream.iter_lines():
-            lines.append(line)
-            if line.startswith("id: ") and int(line.removeprefix("id: ")) >= game.version:
-                break
-    return "\n".join(lines)
-
-
 def unordered(text: str) -> list[str]:
     """A table's lines, or a statistic's rows, with ids set aside, in an order that does not follow the ids."""
     try:
@@ -335,14 +305,20 @@ def servers(tmp_path: Path) -> Iterator[tuple[TestClient, TestClient]]:
         yield first, second
 
 
-GAMES = [("evo2", None), *((ruleset, seed) for ruleset in ("evo1", "traits") for seed in SEEDS)]
+# The quick profile swaps the hidden facts of the hand-made evo2 games; the full one those of whole self-played
+# games too.
+SELF_PLAYED = pytest.mark.slow(reason="a whole self-played game's hidden facts swapped, thousands of requests")
+GAMES = [
+    pytest.param("evo2", None, id="evo2-hand-made"),
+    *(pytest.param(r, s, id=f"{r}-{s}", marks=SELF_PLAYED) for r in ("evo1", "traits") for s in SEEDS),
+]
 
 
-@pytest.mark.parametrize(("ruleset", "seed"), GAMES, ids=[f"{r}-{s}" for r, s in GAMES])
+@pytest.mark.parametrize(("ruleset", "seed"), GAMES)
 def test_a_swapped_hidden_fact_changes_no_answer_a_reader_who_may_not_see_it_gets(
     servers: tuple[TestClient, TestClient], ruleset: str, seed: int | None
 ) -> None:
-    """Long by design: hidden actions from a whole self-played game's first to its last are swapped in turn, and
+    """Hidden actions from a whole game's first to its last are swapped in turn, and
     each pair is recorded in both servers and put to every reader through each route and the stream, thousands of
     requests a game."""
     games = hand_made() if seed is None else [self_played(ruleset, seed)]

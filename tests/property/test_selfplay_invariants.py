@@ -19,10 +19,11 @@ from evo_ledger.rules.evo2.auction import price
 from evo_ledger.rules.evo2.selfplay import Table, next_action, random_bot, sensible_bot
 from evo_ledger.rules.evo2.state import Phase, State
 from evo_ledger.rules.kits import load_kit
-from tests.support import RULES
+from tests.helpers.profiles import Seeds, seeded
+from tests.helpers.support import RULES
 
 GAMES = 1000
-BATCHES = 10
+SEEDS = seeded(GAMES, batches=10, quick=10, reason="a tenth of a thousand whole games, every step checked")
 KITS = {n: load_kit(f"standin-e2-{n}p") for n in (2, 3, 4, 5)}
 
 
@@ -117,8 +118,7 @@ def play_checked(seed: int) -> int:
     return steps
 
 
-@pytest.mark.parametrize("batch", range(BATCHES))
-def test_a_thousand_seeded_games_keep_every_invariant_and_refuse_every_bent_action(batch: int) -> None:
-    per_batch = GAMES // BATCHES
-    steps = sum(play_checked(seed) for seed in range(batch * per_batch, (batch + 1) * per_batch))
-    assert steps > per_batch * 100  # every game ran to its end
+@pytest.mark.parametrize("seeds", SEEDS)
+def test_a_thousand_seeded_games_keep_every_invariant_and_refuse_every_bent_action(seeds: Seeds) -> None:
+    steps = sum(play_checked(seed) for seed in seeds)
+    assert steps > len(seeds) * 100  # every game ran to its end

@@ -15,8 +15,8 @@ from evo_ledger.rules.evo1.kit import parse_kit
 from evo_ledger.rules.evo1.ruleset import Evo1Ruleset
 from evo_ledger.rules.evo1.state import AUTOSAUR_ROLL, Phase, State
 from evo_ledger.rules.kits import KitError, load_kit
-from tests.unit.test_evo1_rules import DEAL as RULINGS_DEAL
-from tests.unit.test_evo1_rules import TINY, lines
+from tests.helpers.evo1 import DEAL as RULINGS_DEAL
+from tests.helpers.evo1 import TINY, lines
 
 RULES = Evo1Ruleset()
 # The people's deal of the ruling files' games; cat, an Autosaur, is dealt none [AS-04].

@@ -21,7 +21,7 @@ from evo_ledger.rules.evo1.ruleset import Evo1Ruleset
 from evo_ledger.rules.evo1.selfplay import Evo1SelfPlay
 from evo_ledger.rules.evo1.state import Phase, State
 from evo_ledger.rules.kits import load_kit
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 RULES = Evo1Ruleset()
 GAME_FILES = sorted((ROOT / "replays").glob("evo1-*.evo"))

@@ -25,8 +25,8 @@ from evo_ledger.rules.evo2.selfplay import Evo2SelfPlay
 from evo_ledger.rules.evo2.state import Phase, State, player_to_act
 from evo_ledger.rules.hexisland.kit import CardDefinition, Kit
 from evo_ledger.rules.kits import load_kit
-from tests.composing import Game, assert_legal, entered, played
-from tests.support import ROOT, play
+from tests.helpers.composing import Game, assert_legal, entered, played
+from tests.helpers.support import ROOT, play
 
 RULES = Evo2Ruleset()
 REPLAYS = sorted(

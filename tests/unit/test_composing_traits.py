@@ -23,8 +23,8 @@ from evo_ledger.rules.traits.kit import parse_kit
 from evo_ledger.rules.traits.ruleset import TraitsRuleset
 from evo_ledger.rules.traits.selfplay import TraitsSelfPlay
 from evo_ledger.rules.traits.state import State, cards_of
-from tests.composing import Game, assert_legal, entered, played
-from tests.support import ROOT
+from tests.helpers.composing import Game, assert_legal, entered, played
+from tests.helpers.support import ROOT
 from tools.make_traits_kit import make_kit
 
 RULES = TraitsRuleset()

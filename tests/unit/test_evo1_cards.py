@@ -14,7 +14,7 @@ from evo_ledger.rules.evo1.kit import Kit, parse_kit
 from evo_ledger.rules.evo1.ruleset import Evo1Ruleset
 from evo_ledger.rules.evo1.state import Phase, State
 from evo_ledger.rules.kits import load_kit
-from tests.support import ROOT, steps_of
+from tests.helpers.support import ROOT, steps_of
 
 RULES = Evo1Ruleset()
 KIT_FILE = ROOT / "tests" / "rulings" / "tiny-e1-3p-cards.json"

@@ -13,23 +13,10 @@ from evo_ledger.rules.evo1.kit import Kit, parse_kit
 from evo_ledger.rules.evo1.ruleset import Evo1Ruleset
 from evo_ledger.rules.evo1.state import Phase, State
 from evo_ledger.rules.kits import KitError, load_kit
-from tests.support import ROOT
+from tests.helpers.evo1 import DEAL, TINY, lines
 from tools.make_evo1_kits import KITS, KITS_DIR, make_kit, render
 
 RULES = Evo1Ruleset()
-TINY = ROOT / "tests" / "rulings" / "tiny-e1-3p.json"
-DEAL = """
-ann drew heat_stroke
-ann drew cull_enemy
-ann drew climate_double_shift
-ben drew choose_climate
-ben drew mirror_climate
-ben drew no_fighting
-cat drew peace_treaty
-cat drew defence_horns
-cat drew attack_horns
-start ann A1 ben D1 cat D3
-"""
 TURN_1 = (
     DEAL
     + """
@@ -62,10 +49,6 @@ def play(text: str, options: dict[str, Any] | None = None, kit: Kit | None = Non
     for line in lines(text):
         state = RULES.apply(state, RULES.parse_action(line)).state
     return state
-
-
-def lines(text: str) -> list[str]:
-    return [line.strip() for line in text.strip().splitlines() if line.strip()]
 
 
 def refusal(state: State, line: str) -> RuleViolation:

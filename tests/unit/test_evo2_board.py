@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import pytest
 
 from evo_ledger.rules.evo2.state import Phase, State
-from tests.support import (
+from tests.helpers.support import (
     CAT_NEXT_TO_ANN,
     ROUND_ONE_AUCTION,
     RULES,

@@ -4,27 +4,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from evo_ledger.rules.evo2.state import Phase, State
+from evo_ledger.rules.evo2.state import Phase
 from evo_ledger.rules.hexisland.kit import CardDefinition
-from tests.support import (
+from tests.helpers.evo2 import cat_holding_a_card
+from tests.helpers.support import (
     CAT_NEXT_TO_ANN,
     ROUND_ONE_AUCTION,
     RULES,
     first_birth_turn,
     kinds,
-    movement,
     new_game,
     play,
     refused,
     step,
 )
-
-
-def cat_holding_a_card(board: dict[str, str] = CAT_NEXT_TO_ANN) -> State:
-    """Round 1's movement, cat first: cat won column 1 and holds one event card."""
-    state = movement(board)
-    assert state.players["cat"].event_cards == 1
-    return state
 
 
 def test_the_card_winner_holds_a_card_whose_name_only_its_holder_sees_E2_15() -> None:

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from evo_ledger.rules.evo2.state import ESCAPE, KILLER_BABY_ROLL, Phase
-from tests.support import CAT_NEXT_TO_ANN, RULES, first_birth_turn, kinds, movement, new_game, play, refused, step
+from tests.helpers.support import (
+    CAT_NEXT_TO_ANN,
+    RULES,
+    first_birth_turn,
+    kinds,
+    movement,
+    new_game,
+    play,
+    refused,
+    step,
+)
 
 
 def test_wings_carry_a_dinosaur_two_spaces_over_anything_once_per_phase_for_one_point_E2_10() -> None:

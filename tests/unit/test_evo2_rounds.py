@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from evo_ledger.rules.evo2.state import Phase
-from tests.support import ROUND_ONE_AUCTION, kinds, new_game, play, refused, step
+from tests.helpers.support import ROUND_ONE_AUCTION, kinds, new_game, play, refused, step
 
 
 def test_setup_puts_one_dinosaur_on_each_start_mark_of_the_seat_E2_02() -> None:

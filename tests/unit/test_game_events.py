@@ -10,7 +10,7 @@ from eventsourcing.domain import OriginatorIDError, OriginatorVersionError
 from evo_ledger.app.transfer import game_from_notation
 from evo_ledger.game.aggregate import field_names
 from evo_ledger.game.codec import pack
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 
 def test_every_event_of_a_recorded_game_equals_the_one_its_class_makes_field_for_field() -> None:

@@ -9,7 +9,7 @@ from dataclasses import asdict
 from evo_ledger.rules.contract import ALL_SEATS, Board
 from evo_ledger.rules.traits.layout import TraitsLayout
 from evo_ledger.rules.traits.state import State, total
-from tests.unit.test_traits_rules import ACTIONS, RULES, play, until
+from tests.helpers.traits import ACTIONS, RULES, play, until
 
 
 def table(state: State, seat: str | None) -> TraitsLayout:

@@ -9,39 +9,12 @@ from typing import Any
 import pytest
 
 from evo_ledger.rules.base import RuleViolation, SetupError
-from evo_ledger.rules.kits import KitError, load_kit
+from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.traits.kit import parse_kit
-from evo_ledger.rules.traits.ruleset import TraitsRuleset
 from evo_ledger.rules.traits.state import Phase, State, total
-from tests.support import ROOT, steps_of
+from tests.helpers.support import steps_of
+from tests.helpers.traits import ACTIONS, KIT, RULES, play, until
 from tools.make_traits_kit import KITS_DIR, make_kit, render
-
-RULES = TraitsRuleset()
-KIT = load_kit("standin-traits")
-HAND_GAME = (ROOT / "replays" / "traits-hand-2p.evo").read_text()
-ACTIONS = [
-    line
-    for line in HAND_GAME.splitlines()
-    if line and not line.startswith(("#", "ruleset", "kit", "players", "result"))
-]
-
-
-def play(lines: list[str], options: dict[str, Any] | None = None, kit: Any = KIT) -> State:
-    state: State = RULES.setup(kit, ["ann", "ben"], options or {})
-    for line in lines:
-        state = RULES.apply(state, RULES.parse_action(line)).state
-    return state
-
-
-def until(text: str, occurrence: int = 1) -> list[str]:
-    """The hand-worked game's actions before the `occurrence`-th line `text`."""
-    seen = 0
-    for index, line in enumerate(ACTIONS):
-        if line == text:
-            seen += 1
-            if seen == occurrence:
-                return ACTIONS[:index]
-    raise KeyError(text)
 
 
 def refusal(state: State, line: str) -> RuleViolation:

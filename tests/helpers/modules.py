@@ -12,7 +12,7 @@ from fnmatch import fnmatch
 from importlib.machinery import ModuleSpec
 from pathlib import Path
 
-from tests.support import ROOT
+from tests.helpers.support import ROOT
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from evo_ledger.rules.evo2.state import State
 from evo_ledger.rules.kits import load_kit
 
 RULES = Evo2Ruleset()
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def child_env() -> dict[str, str]:

@@ -20,7 +20,9 @@ import psycopg
 import pytest
 
 ADMIN_URL = os.environ.get("EVO_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
-BACKENDS = ("sqlite", "postgres")
+# The quick tier runs every layer on SQLite; the whole suite runs it on PostgreSQL too.
+ON_POSTGRES = pytest.mark.slow(reason="on PostgreSQL: the quick tier runs each layer on SQLite")
+BACKENDS = ("sqlite", pytest.param("postgres", marks=ON_POSTGRES))
 
 
 def postgres_unavailable() -> str | None:

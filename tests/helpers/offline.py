@@ -1,0 +1,65 @@
+"""The recording page taken offline: opened once through its service worker, its connection cut, and the
+hand-made games entered with no connection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from evo_ledger.game.notation import parse_game
+from tests.helpers.phone import PHONE, new_game, settled
+
+WAITING = "(count) => document.body.dataset.waiting === String(count) && document.body.dataset.ready === 'true'"
+
+
+def opened_offline_ready(browser: Any, base: str, file: Path, played: int = 0) -> tuple[Any, Any, str, str]:
+    """The recording page of a new game set up as `file` says, its first `played` actions recorded, on a phone,
+    read once through its service worker (which keeps the answers and the rules): the context, the page, the game
+    and its recorder token."""
+    parsed = parse_game(file.read_text())
+    game, token = new_game(base, parsed)
+    if played:
+        actions = [line.text for line in parsed.actions[:played]]
+        recorded = httpx.post(
+            f"{base}/v1/games/{game}/actions", json={"actions": actions}, headers={"Authorization": f"Bearer {token}"}
+        )
+        assert recorded.status_code == 200, recorded.text
+    context = browser.new_context(**PHONE)
+    page = context.new_page()
+    page.goto(f"{base}/games/{game}/record#token={token}")
+    settled(page)
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    page.reload()
+    settled(page)
+    page.wait_for_function("() => document.body.dataset.rulesKept === 'true'")
+    return context, page, game, token
+
+
+# A request the page sends through its service worker once the connection is cut: it fails once the cut has
+# reached the worker too (the browser tells the page's and the worker's network apart, a moment apart).
+CUT_OFF = """async () => {
+    for (;;) {
+        try { await fetch("/v1/kits", { method: "POST" }); } catch (error) { return true; }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+}"""
+
+
+def cut_off(context: Any, page: Any) -> None:
+    """The connection cut, once the page and its service worker both find it so."""
+    context.set_offline(True)
+    page.evaluate(CUT_OFF)
+    page.wait_for_function("() => !navigator.onLine")
+
+
+HAND_MADE = {
+    "evo2": ("hand-3p-first-game.evo", 65, "ben bid 0 card", "E2-07"),
+    "evo1": ("evo1-hand-3p.evo", 76, "ann move B3 B4", "E1-09"),
+    "autosaurs": ("evo1-autosaur-hand-3p.evo", 68, "ben birth G3", "E1-04"),
+    "traits": ("traits-hand-2p.evo", 77, "ben hunt grazer-2 size speed with lean-size-1 waive size", "TR-07"),
+}
+
+
+SHOWN_HERE = "() => document.body.dataset.shown === 'here' && document.body.dataset.ready === 'true'"

@@ -1,0 +1,87 @@
+"""The API served by uvicorn on a free port of this machine, in a thread, with the tests' admin token; and the
+requests the stream and server tests make over real HTTP."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+import httpx
+import uvicorn
+
+from api import ApiSettings, create_app
+from evo_ledger.settings import Settings
+
+ADMIN = "admin-secret"
+WAIT = 20.0
+
+
+@contextmanager
+def running_server(
+    database: str,
+    loop: str = "auto",
+    streams_per_client: int = 16,
+    projections: bool = True,
+    clock: Callable[[], datetime] | None = None,
+) -> Iterator[str]:
+    """A server on `database`, served in a thread: its base URL. With `clock`, the server's clock is that one."""
+    settings = ApiSettings(
+        store=Settings(database),
+        admin_token=ADMIN,
+        stream_poll_seconds=0.5,
+        streams_per_client=streams_per_client,
+        follow_projections=projections,
+    )
+    app = create_app(settings)
+    if clock is not None:
+        app.state.clock = clock
+    with serving(app, loop) as base:
+        yield base
+
+
+@contextmanager
+def serving(app: Any, loop: str = "auto") -> Iterator[str]:
+    """The app served by uvicorn on a free port of this machine, in a thread: its base URL."""
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1, loop=loop)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + WAIT
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=WAIT)
+
+
+def new_game(base: str) -> tuple[str, dict[str, str]]:
+    body = httpx.post(
+        f"{base}/v1/games", json={"kit": "standin-e2-3p", "players": [{"name": n} for n in ("ann", "ben", "cat")]}
+    )
+    answer = body.json()
+    return answer["game_id"], {"Authorization": f"Bearer {answer['recorder_token']}"}
+
+
+def append(base: str, game: str, headers: dict[str, str], action: str) -> int:
+    answer = httpx.post(f"{base}/v1/games/{game}/actions", json={"actions": [action]}, headers=headers, timeout=WAIT)
+    assert answer.status_code == 200, answer.text
+    version: int = answer.json()["version"]
+    return version
+
+
+def health_when(http: httpx.Client, ready: Any) -> dict[str, Any]:
+    deadline = time.monotonic() + WAIT
+    while True:
+        health = http.get("/health").json()
+        if ready(health):
+            return dict(health)
+        assert time.monotonic() < deadline, health
+        time.sleep(0.1)

@@ -1,0 +1,92 @@
+"""Someone with write access to the database: events rewritten, notes added and hashes chained again, for the
+audits to catch."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+from uuid import UUID
+
+import psycopg
+
+from evo_ledger.app.ledger import Ledger, Receipt
+from evo_ledger.game.aggregate import stored_hash
+from evo_ledger.game.notation import parse_game
+from evo_ledger.game.seal import unsealed_bytes
+from tests.helpers.support import ROOT
+
+GAME_TEXT = (ROOT / "replays" / "hand-3p-first-game.evo").read_text()
+
+
+class Tamperer:
+    """Changes the stored events of a game behind the ledger's back, with plain SQL."""
+
+    def __init__(self, ledger: Ledger, game_id: UUID) -> None:
+        self.database, self.game_id = ledger.settings.database, game_id
+        self.postgres = self.database.startswith("postgresql://")
+        self.table: str = ledger.recorder.events_table_name  # type: ignore[attr-defined]
+
+    def execute(self, statement: str, *params: Any) -> list[Any]:
+        statement = statement.replace("{table}", self.table)
+        if self.postgres:
+            with psycopg.connect(self.database, autocommit=True) as connection:
+                cursor = connection.execute(statement.replace("?", "%s"), params)
+                return cursor.fetchall() if cursor.description else []
+        with sqlite3.connect(self.database) as connection:
+            return connection.execute(statement, params).fetchall()
+
+    @property
+    def key(self) -> Any:
+        return self.game_id if self.postgres else self.game_id.hex
+
+    def stored(self, version: int) -> tuple[str, bytes]:
+        [(topic, state)] = self.execute(
+            "SELECT topic, state FROM {table} WHERE originator_id=? AND originator_version=?", self.key, version
+        )
+        return topic, bytes(state)
+
+    def write(self, version: int, topic: str, state: bytes) -> None:
+        self.execute(
+            "UPDATE {table} SET topic=?, state=? WHERE originator_id=? AND originator_version=?",
+            topic,
+            state,
+            self.key,
+            version,
+        )
+
+    def delete(self, condition: str, version: int) -> None:
+        self.execute(
+            f"DELETE FROM {self.table} WHERE originator_id=? AND originator_version{condition}?", self.key, version
+        )
+
+
+def rehash_from(ledger: Ledger, tamperer: Tamperer, version: int, change: dict[str, Any]) -> None:
+    """Change event `version`, then make its hash and every later one's again, as a forger without the key would."""
+    previous = ledger.mapper.transcoder.decode(tamperer.stored(version - 1)[1])["hash"]
+    for at in range(version, ledger.receipt(tamperer.game_id).version + 1):
+        topic, state = tamperer.stored(at)
+        fields = ledger.mapper.transcoder.decode(state)
+        if at == version:
+            fields.update(change)
+        fields["prev_hash"] = previous
+        del fields["hash"]
+        fields["hash"] = previous = stored_hash(topic, tamperer.game_id, at, fields)
+        old_seal = state[len(unsealed_bytes(state)) :]  # kept: a forger cannot make a new one
+        tamperer.write(at, topic, ledger.mapper.transcoder.encode(fields) + old_seal)
+
+
+KEY = "the server's own secret"
+
+
+def annotate_and_finish(ledger: Ledger, game_id: UUID, actions: list[str]) -> Receipt:
+    ledger.annotate(game_id, 5, "the die rolled under the sofa")
+    return ledger.record(game_id, actions)
+
+
+def recorded_with_a_note(ledger: Ledger) -> tuple[Receipt, int]:
+    """A game with an annotation in the middle: a fact the rules cannot check, so only a seal protects it."""
+    actions = [line.text for line in parse_game(GAME_TEXT).actions]
+    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.record(game, actions[:20])
+    note = ledger.receipt(game).version + 1
+    return annotate_and_finish(ledger, game, actions[20:40]), note
