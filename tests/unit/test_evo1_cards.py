@@ -14,24 +14,16 @@ from evo_ledger.rules.evo1.kit import Kit, parse_kit
 from evo_ledger.rules.evo1.ruleset import Evo1Ruleset
 from evo_ledger.rules.evo1.state import Phase, State
 from evo_ledger.rules.kits import load_kit
+from tests.helpers.evo1 import DEAL
 from tests.helpers.support import ROOT, steps_of
 
 RULES = Evo1Ruleset()
 KIT_FILE = ROOT / "tests" / "rulings" / "tiny-e1-3p-cards.json"
 # Turns 1 and 2, with no card play: turn 3 begins with the order ann, ben, cat and the marker on brown; ann on A2,
 # ben on B2 and B3, cat on C2, C3 and D2.
-TURNS_1_AND_2 = """
-ann drew heat_stroke
-ann drew cull_enemy
-ann drew climate_double_shift
-ben drew choose_climate
-ben drew mirror_climate
-ben drew no_fighting
-cat drew peace_treaty
-cat drew defence_horns
-cat drew attack_horns
-start ann A1 ben D1 cat D3
-roll 2
+TURNS_1_AND_2 = (
+    DEAL
+    + """roll 2
 roll 3
 roll 1
 roll 6
@@ -65,6 +57,7 @@ ben bid 6 row2
 cat bid 4 row3
 ann bid 1 row1
 """
+)
 
 
 @cache
