@@ -14,6 +14,7 @@ from uuid import UUID
 
 import anyio.to_thread
 from fastapi import FastAPI
+from starlette.exceptions import HTTPException
 from starlette.routing import BaseRoute, Mount
 
 from api import errors, schemas
@@ -21,6 +22,7 @@ from api.deps import utc_now
 from api.open_streams import OpenStreams
 from api.routes import audits, events, games, health, pages, recording, rules, statistics
 from api.supervision import CheckpointSigner, Supervisor
+from api.whole_log_reads import AddressLimit, AuditCache
 from evo_ledger.app.ledger import Ledger, Receipt
 from evo_ledger.app.processes import server_context
 from evo_ledger.app.writer import GroupWriter, LedgerProcess, ProcessWriter, Writer
@@ -45,6 +47,9 @@ def checkpoint_seconds(text: str) -> float:
 
 
 MAX_BODY_BYTES = 1_000_000
+WHOLE_LOG_READS_PER_MINUTE = 30
+HEAD_SECONDS = 10.0
+BODY_SECONDS = 60.0
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -67,6 +72,9 @@ class ApiSettings:
     stream_poll_seconds: float = 1.0
     streams_per_client: int = 16
     """The live streams a client (the token it reads with, or else its address) may hold open at once."""
+    whole_log_reads_per_minute: int | None = WHOLE_LOG_READS_PER_MINUTE
+    """The audits and exports (answers that read a game's whole log) a reader without a token may ask for a minute
+    from one address, an audit the server gives again from those it keeps not counted (None: no limit)."""
     follow_projections: bool = True
     writer_process: bool = True
     worker_threads: int | None = None
@@ -80,6 +88,12 @@ class ApiSettings:
     tls_authority: bytes | None = None
     """The certificate (PEM) of the authority that signed the server's, served at /ca.crt for the phones to trust;
     None where the server speaks plain http."""
+    head_seconds: float = HEAD_SECONDS
+    """How long a request's head (its request line and headers) may take to arrive, from its first byte (a
+    connection's first request: from the connection's opening); the server that serves the app closes the
+    connection beyond (`evo-ledger serve`)."""
+    body_seconds: float = BODY_SECONDS
+    """How long a request's body may take to arrive whole, from its head: 408 `body_timeout` beyond."""
 
     @classmethod
     def from_environment(cls) -> ApiSettings:
@@ -175,10 +189,13 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.appends = appends
     app.state.open_streams = OpenStreams(settings.streams_per_client)
+    app.state.audits = AuditCache()
+    app.state.whole_log_reads = AddressLimit(settings.whole_log_reads_per_minute)
     app.state.clock = utc_now  # what a broadcast's delay is counted back from
     errors.install(app)
     app.openapi = schemas.with_models(app.openapi, games.BODIES_READ)  # type: ignore[method-assign]
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, seconds=settings.body_seconds)
+    app.add_middleware(NotKeptForATokensReader)
     if REQUESTS.isEnabledFor(logging.INFO):
         app.add_middleware(RequestLog)
     return app
@@ -192,6 +209,28 @@ def served_routes() -> list[BaseRoute]:
     routers = (games, events, audits, statistics, rules, recording, health, pages)
     files = Mount("/static", app=pages.static_files(), name="static")
     return [*(route for module in routers for route in module.router.routes), files]
+
+
+class NotKeptForATokensReader:
+    """An answer to a request that carries a token is made for that token's reader: `Cache-Control: no-store` tells
+    the browser, and any cache between, to keep none of it for the next reader of the same address."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = dict(scope.get("headers") or ()) if scope["type"] == "http" else {}
+        if b"authorization" not in headers:
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                kept = [(name, value) for name, value in message.get("headers", []) if name.lower() != b"cache-control"]
+                message["headers"] = [*kept, (b"cache-control", b"no-store")]
+            await send(message)
+
+        await self.app(scope, receive, sending)
 
 
 class RequestLog:
@@ -225,10 +264,11 @@ def start_writer(settings: ApiSettings, ledger: Ledger, committed: Callable[[Rec
 
 
 class BodyLimit:
-    """Refuses a request body larger than `max_bytes` with 413, whether or not it says its length."""
+    """Refuses a request body larger than `max_bytes` with 413, whether or not it says its length, and one that has
+    not arrived whole `seconds` after its head with 408 (the connection closed after the answer)."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app, self.max_bytes = app, max_bytes
+    def __init__(self, app: ASGIApp, max_bytes: int, seconds: float = BODY_SECONDS) -> None:
+        self.app, self.max_bytes, self.seconds = app, max_bytes, seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -242,11 +282,15 @@ class BodyLimit:
         if declared is not None and too_large(declared, self.max_bytes):
             await self._refuse(send)
             return
-        received = 0
+        received, whole = 0, False
+        deadline = asyncio.get_running_loop().time() + self.seconds
 
         async def counted() -> Message:
-            nonlocal received
-            message = await receive()
+            nonlocal received, whole
+            if whole:  # what follows the body (a client gone) is waited for as long as the answer lasts
+                return await receive()
+            message = await body_in_time(receive, deadline, self.seconds)
+            whole = message["type"] != "http.request" or not message.get("more_body", False)
             received += len(message.get("body", b""))
             if received > self.max_bytes:
                 raise BodyTooLarge
@@ -262,6 +306,17 @@ class BodyLimit:
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+
+async def body_in_time(receive: Receive, deadline: float, seconds: float) -> Message:
+    """The next part of a request's body, refused with 408 if it has not come by `deadline`: raised as an HTTP
+    error, which the app answers also where it reads the body for a parameter."""
+    try:
+        async with asyncio.timeout_at(deadline):
+            return await receive()
+    except TimeoutError:
+        message = f"the request's body did not arrive whole within {seconds:g} seconds of its head"
+        raise HTTPException(408, message, headers={"Connection": "close"}) from None
 
 
 def too_large(digits: bytes, limit: int) -> bool:

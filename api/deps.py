@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Annotated, TypeVar
 from uuid import UUID
 
+import segno
 from fastapi import Depends, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
@@ -251,3 +252,10 @@ def lost_access(reader: Reader, access: GameAccess | None) -> str | None:
 
 
 ReaderDep = Annotated[Reader, Depends(reader)]
+
+
+def join_link(request: Request, game: UUID, token: str) -> tuple[str, str]:
+    """The recording page with `token` after `#`, at the address the recorder's device reached this server by
+    (the other devices at the table reach it there too), and the link as a QR code (an SVG data URI)."""
+    link = f"{request.base_url}games/{game}/record#token={token}"
+    return link, segno.make(link, error="m").svg_data_uri(scale=4)

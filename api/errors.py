@@ -11,7 +11,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from evo_ledger.app.access import CoRecorderTaken, HiddenGame, RecorderRefused, TokenRequired, UnknownCoRecorder
+from evo_ledger.app.access import (
+    CoRecorderNameRefused,
+    CoRecorderTaken,
+    HiddenGame,
+    RecorderRefused,
+    TokenRequired,
+    UnknownCoRecorder,
+)
 from evo_ledger.app.disputes import NotExplainable
 from evo_ledger.app.ledger import Contention, GameReferenceError, IdempotencyKeyReused, UnknownGame, VersionConflict
 from evo_ledger.app.readers import HiddenEvent, HiddenFacts
@@ -62,6 +69,7 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
     GameTooLong: (422, "game_too_long"),
     NothingToUndo: (422, "nothing_to_undo"),
     CoRecorderTaken: (409, "co_recorder_exists"),
+    CoRecorderNameRefused: (422, "invalid_request"),
     UnknownCoRecorder: (404, "unknown_co_recorder"),
     UnknownEvent: (422, "unknown_event"),
     NotExplainable: (422, "not_explainable"),
@@ -104,13 +112,16 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     def http_error(_: Request, error: HTTPException) -> JSONResponse:
-        code = {400: "unreadable_body", 404: "not_found", 405: "method_not_allowed"}.get(
-            error.status_code, "http_error"
-        )
-        return problem(error.status_code, code, str(error.detail))
+        code = HTTP_CODES.get(error.status_code, "http_error")
+        response = problem(error.status_code, code, str(error.detail))
+        response.headers.update(error.headers or {})
+        return response
 
     for exception_type, (status, code) in MAPPED.items():
         app.add_exception_handler(exception_type, _handler(status, code))
+
+
+HTTP_CODES = {400: "unreadable_body", 404: "not_found", 405: "method_not_allowed", 408: "body_timeout"}
 
 
 def _handler(status: int, code: str) -> Any:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, Generic, TypeVar
 
 from pydantic import (
@@ -21,6 +21,7 @@ from pydantic import (
 )
 from pydantic.json_schema import models_json_schema
 
+from evo_ledger.app.access import MAX_CO_RECORDER_NAME, co_recorder_name_problem
 from evo_ledger.app.ledger import Receipt as LedgerReceipt
 from evo_ledger.game.codec import CodecError, check_depth
 from evo_ledger.rules import rulesets, seat_options
@@ -32,9 +33,15 @@ MAX_BATCH = 200
 MAX_ACTION_BYTES = 4096
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
 CLOCK_SKEW = timedelta(minutes=5)
+# Every time the API takes: from the first day of 1970 to the last of 9999 (in UTC), with an offset from UTC that a
+# clock somewhere may have.
+FIRST_YEAR, LAST_YEAR = 1970, 9999
+EARLIEST = datetime(FIRST_YEAR, 1, 1, tzinfo=UTC)
+LATEST = datetime(LAST_YEAR, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
+LEAST_OFFSET, MOST_OFFSET = timedelta(hours=-12), timedelta(hours=14)
 ENTERED_AT = (
-    "when the action was entered at the table, as the recording device's clock said it (ISO 8601 with its offset); "
-    "stored with the action, in UTC"
+    "when the action was entered at the table, as the recording device's clock said it (ISO 8601 with its offset, "
+    "from -12:00 to +14:00; from 1970 to 9999 in UTC); stored with the action, in UTC"
 )
 MAX_REASON = 200
 MAX_NOTE = 2000
@@ -169,10 +176,28 @@ class Append(BaseModel):
 
 
 def entered_at_checked(value: datetime | None) -> datetime | None:
-    """A time the table gave, refused when it is later than the server's clock by more than a device's clock may
-    be off."""
-    if value is not None and value > datetime.now(UTC) + CLOCK_SKEW:
+    """A time the table gave, refused when it is out of bounds (`time_checked`) or later than the server's clock by
+    more than a device's clock may be off."""
+    if value is not None and time_checked(value) > datetime.now(UTC) + CLOCK_SKEW:
         raise ValueError(f"entered_at is later than the server's clock by more than {CLOCK_SKEW}")
+    return value
+
+
+def time_checked(value: datetime) -> datetime:
+    """A time within the bounds of every time the API takes: its offset from -12:00 to +14:00, and from 1970 to
+    9999 in UTC (compared as instants, which never leave the calendar: converting one could)."""
+    offset = value.utcoffset()
+    if offset is None or not LEAST_OFFSET <= offset <= MOST_OFFSET:
+        raise ValueError(f"a time's offset from UTC is from -12:00 to +14:00: {value.isoformat()} is not")
+    if not EARLIEST <= value <= LATEST:
+        raise ValueError(f"a time is from {FIRST_YEAR}-01-01 to {LAST_YEAR}-12-31 in UTC: {value.isoformat()} is not")
+    return value
+
+
+def date_checked(value: date) -> date:
+    """A date within the years of every time the API takes."""
+    if not FIRST_YEAR <= value.year <= LAST_YEAR:
+        raise ValueError(f"a date is from {FIRST_YEAR}-01-01 to {LAST_YEAR}-12-31, not {value.isoformat()}")
     return value
 
 
@@ -245,7 +270,10 @@ class RevealAtEndSet(Receipt):
 
 class RecorderToken(BaseModel):
     game_id: str
-    recorder_token: str
+    recorder_token: str = Field(description="shown once: the token it replaces records no more")
+    co_recorders_let_go: int = Field(description="the co-recorders let go with the token replaced")
+    join_link: str = Field(description="the recording page with the new token after `#`")
+    join_qr: str = Field(description="the join link as a QR code: an SVG image as a data URI")
 
 
 class Summary(BaseModel):
@@ -355,14 +383,30 @@ class KitList(BaseModel):
     kits: list[KitSummary]
 
 
+CO_RECORDER_NAME = (
+    "say, ben's phone: 1 to 40 characters, no '/' or '\\', no control or invisible character, no space at either "
+    "end, more than dots and spaces; no other co-recorder of the game's holds it"
+)
+CO_RECORDER_ID = "the co-recorder's id, given when it was added and never to another co-recorder of the game's"
+
+
 class CoRecorder(BaseModel):
     """Another device that records the game as the recorder does, by the name the recorder gives it."""
 
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f\x7f]+$", description="say, ben's phone")
+    name: str = Field(min_length=1, max_length=MAX_CO_RECORDER_NAME, description=CO_RECORDER_NAME)
+
+    @field_validator("name")
+    @classmethod
+    def name_as_the_rule_says(cls, name: str) -> str:
+        problem = co_recorder_name_problem(name)
+        if problem is not None:
+            raise ValueError(problem)
+        return name
 
 
 class CoRecorderIssued(BaseModel):
+    id: int = Field(description=CO_RECORDER_ID)
     name: str
     token: str = Field(description="shown once: the device that holds it records the game until it is revoked")
     join_link: str = Field(description="the recording page with the token after `#`, which no browser sends on")
@@ -376,8 +420,13 @@ class SeatTokenIssued(BaseModel):
     join_qr: str
 
 
+class CoRecorderListed(BaseModel):
+    id: int = Field(description=CO_RECORDER_ID + ": `DELETE .../co-recorders/{id}` lets it go")
+    name: str
+
+
 class CoRecorderList(BaseModel):
-    co_recorders: list[str]
+    co_recorders: list[CoRecorderListed] = Field(description="by name")
 
 
 class GameSetup(BaseModel):

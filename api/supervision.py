@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.writer import Writer
-from evo_ledger.game.checkpoints import CheckpointError
+from evo_ledger.game.checkpoints import CheckpointError, Unvouched, unvouched_words
 from projections.runner import BackgroundProjection
 
 log = logging.getLogger(__name__)
@@ -22,6 +22,13 @@ CHECK_SECONDS = 0.5
 FIRST_BACK_OFF, MAX_BACK_OFF = 0.5, 30.0
 # A process that ran this long before it ended is started again at once, its back-off forgotten.
 STEADY_SECONDS = 60.0
+UNVOUCHED_SHOWN = 20
+# What `/health` says of a server without a seal key.
+NO_TAMPER_EVIDENCE = {
+    "tamper_evidence": False,
+    "why": "the server has no seal key (EVO_LEDGER_SEAL_KEY): it seals no event and signs no checkpoint, so a log "
+    "changed by whoever holds the database does not show",
+}
 
 
 class Supervisor:
@@ -70,12 +77,14 @@ class Supervisor:
 
 class CheckpointSigner:
     """Signs a checkpoint when the server starts and every `every` seconds after, when events were stored since
-    the last (evo_ledger.game.checkpoints); each one is logged as it is published, to be kept outside the database."""
+    the last (evo_ledger.game.checkpoints); each one is logged as it is published, to be kept outside the database,
+    and the events it could not vouch for are logged by their game and held for `/health` until the next."""
 
     def __init__(self, ledger: Ledger, every: float) -> None:
         self.ledger, self.every = ledger, every
         self.last: dict[str, Any] | None = None
         self.failure: str | None = None
+        self.unvouched: list[Unvouched] = []
 
     async def run(self) -> None:
         while True:
@@ -94,10 +103,32 @@ class CheckpointSigner:
             log.exception("no checkpoint was signed; trying again in %.0f s", self.every)
             return
         self.last, self.failure = taken, None
+        self.unvouched = await run_in_threadpool(self.ledger.unvouched_by_last_checkpoint)
         if new:
             log.info("checkpoint signed: %s", json.dumps(taken, sort_keys=True))
+        if new and self.unvouched:
+            log.warning("%s", unvouched_words(taken["number"], self.unvouched))
 
-    def health(self) -> dict[str, Any]:
-        """The last checkpoint signed (its number and position), and why the last attempt failed, if it did."""
+    @property
+    def degraded(self) -> bool:
+        """Whether the last attempt failed, or the last checkpoint could not vouch for every event it examined."""
+        return self.failure is not None or bool(self.unvouched)
+
+    def health(self, admin: bool) -> dict[str, Any]:
+        """The last checkpoint signed (its number and position), why the last attempt failed, if it did, and the
+        events the last checkpoint could not vouch for (`unvouched`, the first 20 runs of them: by their game for
+        the admin only, as a game may be private; the events; the reason, and in words; `unvouched_count`)."""
         last = self.last or {}
-        return {"last": last.get("number"), "position": last.get("position"), "failure": self.failure}
+        return {
+            "tamper_evidence": True,
+            "last": last.get("number"),
+            "position": last.get("position"),
+            "failure": self.failure,
+            "unvouched": [unvouched_shown(run, admin) for run in self.unvouched[:UNVOUCHED_SHOWN]],
+            "unvouched_count": sum(run.count for run in self.unvouched),
+        }
+
+
+def unvouched_shown(run: Unvouched, admin: bool) -> dict[str, Any]:
+    game = {"game_id": run.game_id} if admin else {}
+    return {**game, "events": [run.first, run.last], "reason": run.reason, "why": run.why}

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from typing import Annotated, TypeVar
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 
 from api import schemas
 from api.deps import LedgerDep, Reader, ReaderDep, live_only
 from api.errors import ApiError
+from api.whole_log_reads import TOO_MANY_ANSWER, AuditAsked, AuditCache, KeptAudit, count_whole_log_read
 from evo_ledger.app.audit import CanonicalReport
 from evo_ledger.app.ledger import Ledger
-from evo_ledger.app.readers import Visibility, branch_for, check_shown, report_for, visibility
+from evo_ledger.app.readers import Visibility, branch_for, check_shown, report_for, sight_of, visibility
+from evo_ledger.game.aggregate import Game
 
 router = APIRouter(prefix=schemas.API_PREFIX, tags=["audit"], responses=schemas.PROBLEMS)
 Report = TypeVar("Report", bound=CanonicalReport)
@@ -22,11 +24,15 @@ Report = TypeVar("Report", bound=CanonicalReport)
 @router.get(
     "/games/{game_id}/audit",
     operation_id="audit",
-    responses={200: {"content": {"application/json": {}}, "description": "the audit report, canonical JSON"}},
+    responses={
+        200: {"content": {"application/json": {}}, "description": "the audit report, canonical JSON"},
+        **TOO_MANY_ANSWER,
+    },
 )
 def audit(
     reader: ReaderDep,
     ledger: LedgerDep,
+    request: Request,
     event: Annotated[
         int | None, Query(ge=1, le=schemas.MAX_EVENT_NUMBER, description="audit the log up to this event")
     ] = None,
@@ -37,12 +43,39 @@ def audit(
     """The game's log checked from its first event: the sequence, each hash and the chain, the setup it pinned,
     every action and consequence by the rules, and a receipt's head. The verdict is `clean`, `damaged` or
     `rules changed`; the first divergence names its event. The report carries its own hash. A game broadcast with
-    a delay is audited for a reader without a token once the game ends (409 `delayed_broadcast`)."""
+    a delay is audited for a reader without a token once the game ends (409 `delayed_broadcast`). The server keeps
+    an audit for a minute, for readers who see what its reader saw, while the game's stored head (and, with the
+    seal key, the checkpoints) stay as they were. A reader without a token is limited in the audits it asks for
+    that are not kept (429 `too_many_whole_log_reads`)."""
     live_only(reader, ledger, "audits")
-    seen = visibility(reader, ledger, ledger.game(reader.game_id))
+    game = ledger.game(reader.game_id)
+    asked = AuditAsked(game.id, ledger.audit_basis(game.id), event, expect_head, sight_of(reader, game))
+    audits: AuditCache = request.app.state.audits
+    kept = audits.get(asked)
+    if kept is None:
+        count_whole_log_read(request, reader, "audits")
+        kept = made_audit(reader, ledger, game, asked, audits)
+    return Response(kept.body, media_type="application/json", headers={"X-Report-Hash": kept.report_hash})
+
+
+def made_audit(reader: Reader, ledger: Ledger, game: Game, asked: AuditAsked, audits: AuditCache) -> KeptAudit:
+    """The audit made for the reader, kept if nothing was stored while it was made: it is then the audit of the
+    game as the reader's sight of it was taken."""
+    report = audit_for(reader, ledger, game, asked.up_to, asked.expect_head)
+    made = KeptAudit(report.canonical, report.hash)
+    if asked.basis.version == game.version and ledger.audit_basis(game.id) == asked.basis:
+        audits.keep(asked, made)
+    return made
+
+
+def audit_for(
+    reader: Reader, ledger: Ledger, game: Game, up_to: int | None, expect_head: str | None
+) -> CanonicalReport:
+    """The audit as the reader may be given it (`visibility`)."""
+    seen = visibility(reader, ledger, game)
     if expect_head in seen.withheld_hashes:
         expect_head = NO_HASH  # a hash withheld from the reader is answered as any wrong guess of it would be
-    return report_response(report_for(ledger.audit(reader.game_id, up_to=event, expect_head=expect_head), seen))
+    return report_for(ledger.audit(game.id, up_to=up_to, expect_head=expect_head), seen)
 
 
 NO_HASH = "0" * 64

@@ -33,6 +33,7 @@ from api.deps import (
 )
 from api.errors import ApiError
 from api.open_streams import client_of, open_streams
+from api.whole_log_reads import TOO_MANY_ANSWER, count_whole_log_read
 from evo_ledger.app.access import leave_out, new_token
 from evo_ledger.app.ledger import Ledger, Receipt
 from evo_ledger.app.readers import Visibility, hidden_from, layout_for, reads_hidden, sentence_for, visibility
@@ -246,19 +247,25 @@ async def stream(
 @router.get(
     "/games/{game_id}/export",
     operation_id="export",
-    responses={200: {"content": {"text/plain": {}, MSGPACK: {}}, "description": "a game file or a bundle"}},
+    responses={
+        200: {"content": {"text/plain": {}, MSGPACK: {}}, "description": "a game file or a bundle"},
+        **TOO_MANY_ANSWER,
+    },
 )
 def export(
     reader: ReaderDep,
     ledger: LedgerDep,
+    request: Request,
     format: Annotated[str, Query(pattern="^(notation|bundle)$")] = "notation",
 ) -> Response:
     """The game as a game file, or as a msgpack bundle of its stored events with their hashes. What the reader
     may not see is left out (a comment naming whose action it is, in a game file), and the answer's
     `Evo-Left-Out` header names those events: a bundle with hidden actions left out is not imported until they
     are revealed. A game broadcast with a delay is exported to a reader without a token once it ends (409
-    `delayed_broadcast`)."""
+    `delayed_broadcast`). A reader without a token is limited in the exports it asks for (429
+    `too_many_whole_log_reads`)."""
     live_only(reader, ledger, "exports")
+    count_whole_log_read(request, reader, "exports")
     seen = visibility(reader, ledger, ledger.game(reader.game_id))
     headers = {"Evo-Left-Out": " ".join(map(str, sorted(seen.hidden)))} if seen.hidden else {}
     if format == "notation":

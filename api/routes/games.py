@@ -10,7 +10,7 @@ from uuid import UUID
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BeforeValidator
+from pydantic import AfterValidator, BeforeValidator
 
 from api import schemas
 from api.deps import (
@@ -20,6 +20,7 @@ from api.deps import (
     TokenDep,
     game_id_of,
     is_admin,
+    join_link,
     json_body,
     latest_for,
     recorder,
@@ -30,7 +31,7 @@ from api.deps import (
 from api.errors import ApiError
 from evo_ledger.app.access import HiddenGame, check_recorder, new_token
 from evo_ledger.app.ledger import AppendRequest, Idempotency, Ledger
-from evo_ledger.app.readers import legal_for, visibility
+from evo_ledger.app.readers import legal_for, withheld_from
 from evo_ledger.app.writer import NewGame, Writer
 from evo_ledger.game.aggregate import Game
 from evo_ledger.rules import marked_seats
@@ -189,7 +190,7 @@ def iso_date_only(value: object) -> object:
 
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 DEFAULT_LIST, MAX_LIST = 100, 1000
-IsoDate = Annotated[date, BeforeValidator(iso_date_only)]
+IsoDate = Annotated[date, BeforeValidator(iso_date_only), AfterValidator(schemas.date_checked)]
 
 
 @router.get("/games", response_model=schemas.GameList, operation_id="list_games")
@@ -273,7 +274,7 @@ def summarise(ledger: Ledger, game: Game, reader: Reader | None = None) -> schem
     be tried from it."""
     outcome, view = game.rules.outcome(game.state), game.rules.view(game.state)
     access = ledger.access(game.id)
-    withheld = visibility(reader or Reader(game.id, sees_all=False), ledger, game).withheld_from
+    withheld = withheld_from(reader or Reader(game.id, sees_all=False), ledger, game)
     return schemas.Summary(
         game_id=str(game.id),
         ruleset=game.ruleset_name,
@@ -317,12 +318,17 @@ def legal_actions(reader: ReaderDep, ledger: LedgerDep) -> schemas.LegalActions:
     operation_id="issue_recorder_token",
 )
 def issue_recorder_token(game_id: str, ledger: LedgerDep, request: Request) -> schemas.RecorderToken:
-    """A new recorder token for a game whose token was lost; the old one stops working (its streams close)."""
+    """A new recorder token for a game whose token was lost, with its join link and QR code: the old one stops
+    working (its streams close), and every co-recorder its holder let in is let go (`co_recorders_let_go` says
+    how many)."""
     game = game_id_of(game_id)
     token = new_token()
-    ledger.grant_recorder(game, token)
+    let_go = ledger.grant_recorder(game, token)
     request.app.state.appends.appended(game)  # the game's streams read their access again
-    return schemas.RecorderToken(game_id=str(game), recorder_token=token)
+    link, qr = join_link(request, game, token)
+    return schemas.RecorderToken(
+        game_id=str(game), recorder_token=token, co_recorders_let_go=let_go, join_link=link, join_qr=qr
+    )
 
 
 @router.put("/games/{game_id}/reveal-at-end", response_model=schemas.RevealAtEndSet, operation_id="set_reveal_at_end")
@@ -331,8 +337,9 @@ def set_reveal_at_end(
 ) -> schemas.RevealAtEndSet:
     """Whether, once the game is over, its hidden facts are shown to every reader, or kept from readers who could
     not see them during play: an event of the game's log (`EndRevealSet`), which stands from then on, also after
-    the end. Only the game's recorder token (or the admin's) may set it: a seat's token is refused with 403
-    `token_refused`, no token with 401 `token_required`. Setting what stands appends nothing."""
+    the end. Only the game's recorder's own token (or the admin's) may set it, as every change of how the game is
+    read: a co-recorder's or a seat's token is refused with 403 `token_refused`, no token with 401
+    `token_required`. Setting what stands appends nothing."""
     game = game_id_of(game_id)
     receipt = ledger.set_reveal_at_end(game, body.reveal_at_end, recorder(request, token))
     request.app.state.appends.appended(game)  # wakes the game's streams and the read tables

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Annotated, Any
-from uuid import UUID
 
-import segno
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 
 from api import schemas
-from api.deps import LedgerDep, ReaderDep, TokenDep, game_id_of, is_admin, latest_for, recorder
+from api.deps import LedgerDep, ReaderDep, TokenDep, game_id_of, is_admin, join_link, latest_for, recorder
 from api.errors import ApiError
 from evo_ledger.app.access import GameAccess, new_token
 from evo_ledger.app.ledger import Ledger, Receipt
@@ -115,13 +113,15 @@ def add_note(game_id: str, body: schemas.Note, ledger: LedgerDep, token: TokenDe
 def add_co_recorder(
     game_id: str, body: schemas.CoRecorder, ledger: LedgerDep, token: TokenDep, request: Request
 ) -> schemas.CoRecorderIssued:
-    """Another device records the game as the recorder does: its token, shown once, with a join link and the link
-    as a QR code for the device's camera. Only the recorder's own token (or the admin's) issues one; the name is
-    kept in the game's access log, and refused with 409 `co_recorder_exists` while another holds it."""
+    """Another device records the game as the recorder does: its id, its token, shown once, with a join link and
+    the link as a QR code for the device's camera. Only the recorder's own token (or the admin's) issues one; the
+    name is kept in the game's access log, and refused with 409 `co_recorder_exists` while another holds it."""
     issued = new_token()
     access = changed_by_recorder(request, ledger, game_id, token, lambda held: held.add_co_recorder(body.name, issued))
+    added = access.co_recorder_named(body.name)
+    assert added is not None
     link, qr = join_link(request, access.game_id, issued)
-    return schemas.CoRecorderIssued(name=body.name, token=issued, join_link=link, join_qr=qr)
+    return schemas.CoRecorderIssued(id=added.id, name=body.name, token=issued, join_link=link, join_qr=qr)
 
 
 @router.post(
@@ -195,25 +195,22 @@ def changed_by_recorder(
     return access
 
 
-def join_link(request: Request, game: UUID, token: str) -> tuple[str, str]:
-    """The recording page with `token` after `#`, at the address the recorder's device reached this server by
-    (the other devices at the table reach it there too), and the link as a QR code (an SVG data URI)."""
-    link = f"{request.base_url}games/{game}/record#token={token}"
-    return link, segno.make(link, error="m").svg_data_uri(scale=4)
+CoRecorderId = Annotated[int, Path(ge=1, le=schemas.MAX_EVENT_NUMBER, description=schemas.CO_RECORDER_ID)]
 
 
 @router.delete(
-    "/games/{game_id}/co-recorders/{name}",
+    "/games/{game_id}/co-recorders/{co_recorder_id}",
     response_model=schemas.CoRecorderList,
     operation_id="revoke_co_recorder",
     responses=REVISED,
 )
 def revoke_co_recorder(
-    game_id: str, name: str, ledger: LedgerDep, token: TokenDep, request: Request
+    game_id: str, co_recorder_id: CoRecorderId, ledger: LedgerDep, token: TokenDep, request: Request
 ) -> schemas.CoRecorderList:
-    """The co-recorder's token records no more, and its streams close; answered with the co-recorders left."""
-    access = changed_by_recorder(request, ledger, game_id, token, lambda held: held.revoke_co_recorder(name))
-    return schemas.CoRecorderList(co_recorders=sorted(access.co_recorders))
+    """The co-recorder's token records no more, and its streams close; answered with the co-recorders left. Only
+    the recorder's own token (or the admin's) lets one go, by its id (a name never goes in the path)."""
+    access = changed_by_recorder(request, ledger, game_id, token, lambda held: held.revoke_co_recorder(co_recorder_id))
+    return co_recorders_of(access)
 
 
 @router.get("/games/{game_id}/setup", response_model=schemas.GameSetup, operation_id="game_setup")
@@ -237,11 +234,17 @@ def game_setup(reader: ReaderDep, ledger: LedgerDep) -> schemas.GameSetup:
 
 @router.get("/games/{game_id}/co-recorders", response_model=schemas.CoRecorderList, operation_id="list_co_recorders")
 def list_co_recorders(reader: ReaderDep, ledger: LedgerDep) -> schemas.CoRecorderList:
-    """The co-recorders' names, for a reader who records the game (the recorder, a co-recorder, the admin)."""
+    """The co-recorders, each by its id and name, for a reader who records the game (the recorder, a co-recorder,
+    the admin)."""
     if not reader.holder_sees_all:
         raise ApiError(403, "token_refused", "the co-recorders are listed to those who record the game")
     access = ledger.access(reader.game_id)
-    return schemas.CoRecorderList(co_recorders=sorted(access.co_recorders) if access is not None else [])
+    return co_recorders_of(access) if access is not None else schemas.CoRecorderList(co_recorders=[])
+
+
+def co_recorders_of(access: GameAccess) -> schemas.CoRecorderList:
+    held = sorted(access.co_recorders.values(), key=lambda co_recorder: (co_recorder.name, co_recorder.id))
+    return schemas.CoRecorderList(co_recorders=[schemas.CoRecorderListed(id=c.id, name=c.name) for c in held])
 
 
 def revised(request: Request, receipt: Receipt) -> schemas.Receipt:

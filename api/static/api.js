@@ -1,12 +1,27 @@
-// Reads the public /v1 API, with the reader's token for this browser session if one was given.
+// Reads the public /v1 API, with the reader's token for this browser session if one was given. A page that holds
+// a token of its own (the recording page: the one its device keeps for the game, or none) reads with that one
+// alone, never the session's.
 "use strict";
 const TOKEN_KEY = "evo-ledger-token";
+// Sent with a token the device keeps: until when it keeps it (a time in ms), which the service worker keeps the
+// answers to that token no longer than.
+const KEPT_UNTIL_HEADER = "Evo-Ledger-Kept-Until";
+let ownToken = null; // the page's own token, where it has one: { token, until } ("" and 0 for none)
 
-function token() { return sessionStorage.getItem(TOKEN_KEY) || ""; }
+function token() { return ownToken ? ownToken.token : sessionStorage.getItem(TOKEN_KEY) || ""; }
+
+function tokenHeaders() {
+  if (!token()) return {};
+  const until = ownToken && ownToken.until ? { [KEPT_UNTIL_HEADER]: String(ownToken.until) } : {};
+  return { Authorization: "Bearer " + token(), ...until };
+}
+
+// An answer to a token is its reader's alone: the browser's own cache stores none of them, where a page without the
+// token would be given it.
+function tokenCache() { return token() ? "no-store" : "default"; }
 
 async function api(path) {
-  const headers = token() ? { Authorization: "Bearer " + token() } : {};
-  const answer = await fetch(path, { headers });
+  const answer = await fetch(path, { headers: tokenHeaders(), cache: tokenCache() });
   const body = await answer.json();
   if (!answer.ok) throw Object.assign(new Error(body.message || answer.statusText), { code: body.code });
   return body;
@@ -39,8 +54,8 @@ function setUpTokenForm(onChange) {
 
 // A request that changes something, with the token: its answer's status and body, refusals included.
 async function post(path, body, headers, method) {
-  const auth = token() ? { Authorization: "Bearer " + token() } : {};
-  const answer = await fetch(path, { method: method || "POST", body: JSON.stringify(body),
+  const auth = tokenHeaders();
+  const answer = await fetch(path, { method: method || "POST", body: JSON.stringify(body), cache: tokenCache(),
     headers: { "Content-Type": "application/json", ...auth, ...(headers || {}) } });
   return { ok: answer.ok, status: answer.status, body: await answer.json() };
 }
@@ -49,8 +64,9 @@ async function post(path, body, headers, method) {
 // order, until the stream ends or `signal` aborts it; `onOpen`, if given, once the server has answered. Read
 // through fetch, for the token's header.
 async function readStream(path, after, onEvent, signal, onOpen) {
-  const auth = token() ? { Authorization: "Bearer " + token() } : {};
-  const answer = await fetch(path, { headers: { ...auth, "Last-Event-ID": String(after) }, signal });
+  const auth = tokenHeaders();
+  const answer = await fetch(path, { headers: { ...auth, "Last-Event-ID": String(after) }, cache: tokenCache(),
+    signal });
   if (!answer.ok) throw new Error(`the stream answered ${answer.status}`);
   if (onOpen) onOpen();
   const reader = answer.body.getReader();

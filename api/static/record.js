@@ -21,6 +21,9 @@ let recording = false; // an entry of this page's is being sent
 let queued = []; // the entries waiting on this device to be sent, the oldest first
 let stopped = null; // the waiting entry the server would not take as it stood: { entry, kind, text }
 let syncing = false;
+// The person is asked whether to send or drop the entries waiting before the device forgets the game, or it is
+// forgetting it: nothing is sent unless the person asks.
+let forgetting = false;
 let reentering = null; // the place in the queue, and the version, of a waiting entry taken back to be entered again
 let lastHeard = null; // when the server last answered this page
 let seatOnly = false; // the page reads the game as one seat
@@ -46,15 +49,59 @@ function gamePath(path) { return `/v1/games/${GAME}${path}`; }
 function words() { return entered.map((entry) => entry.word).join(" "); }
 
 // A join link carries the token after `#`, which the browser never sends to a server. The device keeps it for
-// this game, so that a tab closed and opened again records on.
-function takeTokenFromLink() {
-  const kept = `evo-ledger-record:${GAME}`;
+// this game alone, so that a tab closed and opened again records on, until the time chosen under "this device" (a
+// day unless told otherwise); the tab keeps a copy for the game's other pages. A page opened without a link reads
+// and records with the token kept for its game while it has not expired, and with no other.
+const KEPT = `evo-ledger-record:${GAME}`;
+const KEEP_HOURS = 24;
+const HOUR_MS = 3600 * 1000;
+
+// What the device keeps for the game: { token, hours, until } (until: a time in ms), or null. A token kept bare,
+// as the page once kept it, is kept for a day from now.
+function keptToken() {
+  const stored = localStorage.getItem(KEPT);
+  if (stored === null) return null;
+  let kept = null;
+  try {
+    kept = JSON.parse(stored);
+  } catch (error) {
+    kept = null;
+  }
+  if (kept === null || typeof kept !== "object") return keepToken(stored, KEEP_HOURS);
+  if (typeof kept.token === "string" && Number.isFinite(kept.until)) return kept;
+  localStorage.removeItem(KEPT);
+  return null;
+}
+
+function keepToken(token, chosen) {
+  const hours = Number(chosen) > 0 ? Number(chosen) : KEEP_HOURS;
+  const kept = { token, hours, until: Date.now() + hours * HOUR_MS };
+  localStorage.setItem(KEPT, JSON.stringify(kept));
+  return kept;
+}
+
+// The token the page reads and records with: the link's, kept in place of any kept before (whose answers the
+// service worker drops), else the one kept for the game, unless its time has passed: then the device forgets the
+// game, and the entries that waited with it.
+async function takeToken() {
   const found = location.hash.match(/token=([^&]+)/);
   if (found) {
-    localStorage.setItem(kept, decodeURIComponent(found[1]));
     history.replaceState(null, "", location.pathname + location.search);
+    const given = decodeURIComponent(found[1]);
+    const before = keptToken();
+    if (before && before.token !== given) await dropKeptAnswers();
+    keepToken(given, before && before.hours);
   }
-  if (localStorage.getItem(kept)) sessionStorage.setItem(TOKEN_KEY, localStorage.getItem(kept));
+  const kept = keptToken();
+  if (kept && kept.until <= Date.now()) {
+    const waited = (await queuedEntries(GAME)).length;
+    await forgetDevice();
+    say(`this device kept the game's token for as long as it was told, and has forgotten it${waited
+      ? `, with ${waited} ${waited === 1 ? "entry" : "entries"} that had not been sent` : ""}`, "told");
+    return;
+  }
+  ownToken = kept ? { token: kept.token, until: kept.until } : { token: "", until: 0 };
+  if (kept) sessionStorage.setItem(TOKEN_KEY, kept.token);
 }
 
 // Random enough for a key, and available on a plain-http local address (crypto.randomUUID is not).
@@ -481,8 +528,8 @@ async function keptHere(text, sending, drawn, judging) {
 
 // The waiting entries sent in order, each with the version it expects (one that followed another expects the
 // version that one left): the first the server will not take stops the queue, and the recorder decides.
-async function sync() {
-  if (syncing || stopped || reentering || !queued.length || !navigator.onLine) return;
+async function sync(asked = false) {
+  if (syncing || stopped || reentering || (forgetting && !asked) || !queued.length || !navigator.onLine) return;
   syncing = true;
   try {
     while (queued.length && !stopped) {
@@ -668,8 +715,9 @@ async function showDevices() {
   document.getElementById("devices").hidden = false;
   const seats = document.getElementById("seat");
   if (!seats.options.length) seats.replaceChildren(...players.map((player) => element("option", { value: player }, player)));
-  document.getElementById("co-recorders").replaceChildren(...listed.co_recorders.map((name) =>
-    element("li", { "data-name": name }, `${name} `, element("button", { class: "revoke", "data-name": name }, "let go"))));
+  document.getElementById("co-recorders").replaceChildren(...listed.co_recorders.map(({ id, name }) =>
+    element("li", { "data-name": name }, `${name} `,
+      element("button", { class: "revoke", "data-id": String(id), "data-name": name }, "let go"))));
 }
 
 function showJoin(issued, label) {
@@ -701,12 +749,22 @@ async function addSeat(event) {
   say(`${seat} follows with their own hidden facts: open the link or scan the code on their device`, "recorded");
 }
 
-async function letGo(name) {
-  const auth = token() ? { Authorization: "Bearer " + token() } : {};
-  const answer = await fetch(gamePath(`/co-recorders/${encodeURIComponent(name)}`), { method: "DELETE", headers: auth });
-  const body = await answer.json();
-  say(answer.ok ? `${name} records no more` : `refused: ${body.message}`, answer.ok ? "recorded" : "refused");
+// A co-recorder is let go by its id: a name never goes in the path.
+async function letGo(id, name) {
+  const answer = await post(gamePath(`/co-recorders/${encodeURIComponent(id)}`), undefined, {}, "DELETE");
+  say(answer.ok ? `${name} records no more` : `refused: ${answer.body.message}`, answer.ok ? "recorded" : "refused");
   document.getElementById("join").hidden = true;
+  await showDevices();
+}
+
+// The admin gives a game a new recorder token for a lost one: every co-recorder the old one let in is let go.
+async function replaceRecorderToken() {
+  const answer = await post(gamePath("/recorder-token"), {});
+  if (!answer.ok) { say(`refused: ${answer.body.message}`, "refused"); return; }
+  const count = answer.body.co_recorders_let_go;
+  showJoin(answer.body, "the recorder");
+  say(`a new recorder token: the old one records no more, and ${count} co-recorder${count === 1 ? "" : "s"} let go`,
+    "recorded");
   await showDevices();
 }
 
@@ -733,8 +791,9 @@ document.getElementById("broadcast-form").addEventListener("submit", (event) => 
 document.getElementById("seat-form").addEventListener("submit", (event) => addSeat(event).catch(lost));
 document.getElementById("co-recorders").addEventListener("click", (event) => {
   const button = event.target.closest("button.revoke");
-  if (button) letGo(button.dataset.name).catch(lost);
+  if (button) letGo(button.dataset.id, button.dataset.name).catch(lost);
 });
+document.getElementById("new-recorder-token").addEventListener("click", () => replaceRecorderToken().catch(lost));
 
 document.getElementById("keep-entry").addEventListener("click", () => resolveStopped("keep").catch(lost));
 document.getElementById("reenter-entry").addEventListener("click", () => resolveStopped("re-enter").catch(lost));
@@ -743,11 +802,124 @@ addEventListener("online", () => sync().catch(lost));
 addEventListener("offline", () => { online(false); showHereOffline(); });
 setInterval(() => sync().catch(() => online(false)), 5000);
 
+// "forget this device": the entries still waiting to be sent are shown first, for the person to send or drop;
+// then the device forgets the game, and the page opens again without a token. A token kept past its time, while
+// the page is open, is forgotten so too (and the device may not be kept then).
+const FORGOTTEN = "evo-ledger-forgotten"; // the game a tab's device has just forgotten, told once it opens again
+
+function askToForget(expired = false) {
+  if (!queued.length) return forgetAndOpenAgain();
+  const waiting = queued.length === 1 ? "1 entry waits" : `${queued.length} entries wait`;
+  document.getElementById("forgetting-text").textContent = `${waiting} on this device, not sent yet (listed above):`
+    + " send or drop them, and the device forgets the game's token";
+  document.getElementById("keep-device").hidden = expired;
+  document.getElementById("forgetting").hidden = false;
+  forgetting = true;
+  document.body.dataset.device = "asking";
+  document.getElementById("queue").scrollIntoView({ block: "nearest" });
+  return Promise.resolve();
+}
+
+async function sendThenForget() {
+  await sync(true);
+  if (!queued.length) return forgetAndOpenAgain();
+  const waiting = queued.length === 1 ? "1 entry still waits" : `${queued.length} entries still wait`;
+  say(`${waiting}, not sent${navigator.onLine ? "" : ": there is no connection"}`, "told");
+}
+
+function keepDevice() {
+  forgetting = false;
+  document.getElementById("forgetting").hidden = true;
+  document.body.dataset.device = "kept";
+}
+
+async function forgetAndOpenAgain() {
+  forgetting = true;
+  await forgetDevice();
+  sessionStorage.setItem(FORGOTTEN, GAME);
+  location.reload();
+}
+
+// The device forgets the game: its token (kept, and the tab's copy), the entries waiting to be sent, and every
+// answer of the game the service worker kept.
+async function forgetDevice() {
+  localStorage.removeItem(KEPT);
+  sessionStorage.removeItem(TOKEN_KEY);
+  ownToken = { token: "", until: 0 };
+  for (const entry of await queuedEntries(GAME)) await forgetEntry(entry.key);
+  queued = [];
+  stopped = null;
+  await dropKeptAnswers();
+}
+
+// Every answer of the game the service worker kept, dropped by the worker once the writes it has under way are
+// done (it keeps none asked before), and here too, in every cache of the site, for a worker older than the page.
+async function dropKeptAnswers() {
+  if (!("caches" in window)) return;
+  if (navigator.serviceWorker && navigator.serviceWorker.controller) {
+    await fetch(`/sw/forget?game=${encodeURIComponent(GAME)}`, { method: "POST" }).catch(() => null);
+  }
+  for (const name of await caches.keys()) {
+    const cache = await caches.open(name);
+    for (const request of await cache.keys()) if (ofThisGame(request.url)) await cache.delete(request);
+  }
+}
+
+function ofThisGame(address) {
+  const [, v1, games, game] = new URL(address).pathname.split("/");
+  return v1 === "v1" && games === "games" && decodeURIComponent(game || "") === GAME;
+}
+
+// "this device": until when it keeps the game's token, chosen here, and "forget this device".
+function showDevice() {
+  const kept = keptToken();
+  document.getElementById("this-device").hidden = !kept;
+  document.body.dataset.device = kept ? "kept" : "none";
+  if (!kept) return;
+  document.getElementById("keep-hours").value = String(kept.hours);
+  document.getElementById("kept-until").textContent = `until ${new Date(kept.until).toLocaleString()}`;
+}
+
+function keepFor(hours) {
+  const kept = keptToken();
+  if (!kept) return;
+  const again = keepToken(kept.token, hours);
+  ownToken = { token: again.token, until: again.until };
+  showDevice();
+  say(`this device keeps the game's token until ${new Date(again.until).toLocaleString()}`, "recorded");
+}
+
+function expireKept() {
+  if (document.body.dataset.device !== "kept" || !ownToken.until || ownToken.until > Date.now()) return;
+  document.getElementById("this-device").open = true;
+  askToForget(true).catch(lost);
+}
+
+function toldForgotten() {
+  if (sessionStorage.getItem(FORGOTTEN) !== GAME) return;
+  sessionStorage.removeItem(FORGOTTEN);
+  say("this device has forgotten the game's token: it reads the game as anyone may", "told");
+  document.body.dataset.forgotten = "true";
+}
+
+document.getElementById("forget-device").addEventListener("click", () => askToForget().catch(lost));
+document.getElementById("send-then-forget").addEventListener("click", () => sendThenForget().catch(lost));
+document.getElementById("drop-then-forget").addEventListener("click", () => forgetAndOpenAgain().catch(lost));
+document.getElementById("keep-device").addEventListener("click", keepDevice);
+document.getElementById("keep-hours").addEventListener("change", (event) => keepFor(Number(event.target.value)));
+// Another tab of the device forgot the game: this one forgets it too.
+addEventListener("storage", (event) => {
+  if ((event.key === null || event.key === KEPT) && ownToken && ownToken.token && !keptToken()) location.reload();
+});
+setInterval(expireKept, 10_000);
+
 async function start() {
   if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
+  await takeToken();
   queued = await queuedEntries(GAME);
   showQueue();
-  takeTokenFromLink();
+  showDevice();
+  toldForgotten();
   document.getElementById("replay-link").href = `/games/${encodeURIComponent(GAME)}`;
   const summary = await api(gamePath(""));
   players = summary.players.map((player) => player.name);

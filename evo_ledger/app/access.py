@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import secrets
 import threading
+import unicodedata
 import uuid
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
 from typing import Any
@@ -96,6 +98,16 @@ def check_recorder(game_id: UUID, access: GameAccess | None, token: str | None, 
         raise RecorderRefused(game_id, "that is not this game's recorder token")
 
 
+ONLY_THE_RECORDERS_OWN = "only the recorder's own token changes who records the game and how it is read"
+
+
+def check_recorders_own(game_id: UUID, access: GameAccess | None, token: str | None) -> None:
+    """Only the recorder's own token (not a co-recorder's) changes who records the game and how it is read."""
+    check_recorder(game_id, access, token)
+    if access is None or not access.is_recorders(token):
+        raise RecorderRefused(game_id, ONLY_THE_RECORDERS_OWN)
+
+
 class NotOwnAction(RecorderRefused):
     """An action appended with a seat's token that is not that seat's own."""
 
@@ -111,9 +123,45 @@ def recording_seat(game_id: UUID, access: GameAccess | None, token: str | None) 
     return None
 
 
+MAX_CO_RECORDER_NAME = 40
+# Unicode's control, format (bidirectional overrides, zero widths), surrogate, private-use and unassigned
+# characters, and its line and paragraph separators: none is seen where a name is shown.
+UNSEEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def co_recorder_name_problem(name: str) -> str | None:
+    """What is wrong with `name` as a co-recorder's name, or None: the one rule, wherever a name enters."""
+    if not 1 <= len(name) <= MAX_CO_RECORDER_NAME:
+        return f"a name is 1 to {MAX_CO_RECORDER_NAME} characters, not {len(name)}"
+    unseen = next((char for char in name if unicodedata.category(char) in UNSEEN_CATEGORIES), None)
+    if unseen is not None:
+        return f"a name holds no control or invisible character (it holds U+{ord(unseen):04X})"
+    if "/" in name or "\\" in name:
+        return "a name holds no '/' and no '\\'"
+    if name != name.strip():
+        return "a name neither starts nor ends with a space"
+    if not name.strip(". "):
+        return "a name is more than dots and spaces"
+    return None
+
+
+class CoRecorderNameRefused(ValueError):
+    """A co-recorder's name that breaks the rule (`co_recorder_name_problem`)."""
+
+
+@dataclass(frozen=True)
+class CoRecorderHeld:
+    """A co-recorder as its game's access holds it: its id (the number of the access event that added it, so that
+    every co-recorder ever stored has one), the name the recorder gave it, and its token's digest."""
+
+    id: int
+    name: str
+    token_digest: str
+
+
 class GameAccess(Aggregate):
-    """A game's recorder token (its digest), its co-recorders' tokens by the names the recorder gave them (each
-    records as the recorder does, until it is revoked), its seats' tokens (and whether each may append its
+    """A game's recorder token (its digest), its co-recorders (each records as the recorder does, until it is
+    revoked or the recorder's token is replaced), its seats' tokens (and whether each may append its
     player's own actions), whether the game is private, and how many minutes late it is broadcast to readers
     without a token."""
 
@@ -161,19 +209,25 @@ class GameAccess(Aggregate):
             aggregate.seat_digests = {**aggregate.seat_digests, self.player: self.token_digest}
 
     class CoRecorderAdded(Aggregate.Event):
+        """A co-recorder, its id the event's own number (no co-recorder holds a name another holds)."""
+
         TOPIC = "evo-ledger:GameAccess.CoRecorderAdded"
         name: str
         token_digest: str
 
         def apply(self, aggregate: Any) -> None:
-            aggregate.co_recorders = {**aggregate.co_recorders, self.name: self.token_digest}
+            added = CoRecorderHeld(self.originator_version, self.name, self.token_digest)
+            aggregate.co_recorders = {**aggregate.co_recorders, added.id: added}
 
     class CoRecorderRevoked(Aggregate.Event):
+        """The co-recorder of that name let go."""
+
         TOPIC = "evo-ledger:GameAccess.CoRecorderRevoked"
         name: str
 
         def apply(self, aggregate: Any) -> None:
-            aggregate.co_recorders = {name: held for name, held in aggregate.co_recorders.items() if name != self.name}
+            held = aggregate.co_recorders.items()
+            aggregate.co_recorders = {key: kept for key, kept in held if kept.name != self.name}
 
     class BroadcastDelaySet(Aggregate.Event):
         """How many minutes behind the table a reader without a token follows the game until it ends (0: none)."""
@@ -198,7 +252,7 @@ class GameAccess(Aggregate):
         self.token_digest = token_digest
         self.seat_digests = seat_digests
         self.private = False
-        self.co_recorders: dict[str, str] = {}
+        self.co_recorders: dict[int, CoRecorderHeld] = {}
         self.broadcast_delay: float = 0
         self.seats_record = False
 
@@ -223,13 +277,20 @@ class GameAccess(Aggregate):
 
     def co_recorder_of(self, token: str | None) -> str | None:
         """The name of the co-recorder whose token `token` is, or None."""
-        return _holder(self.co_recorders, token)
+        return _holder({held.name: held.token_digest for held in self.co_recorders.values()}, token)
+
+    def co_recorder_named(self, name: str) -> CoRecorderHeld | None:
+        return next((held for held in self.co_recorders.values() if held.name == name), None)
 
     def seat_of(self, token: str | None) -> str | None:
         """The player whose seat token `token` is, or None."""
         return _holder(self.seat_digests, token)
 
     def replace_token(self, token: str) -> None:
+        """`token` the recorder's in place of the one it had, and every co-recorder let go: each was let in by the
+        holder of the token replaced."""
+        for held in list(self.co_recorders.values()):
+            self.trigger_event(self.CoRecorderRevoked, name=held.name)
         self.trigger_event(self.TokenReplaced, token_digest=token_digest(token))
 
     def set_private(self, private: bool) -> None:
@@ -248,15 +309,19 @@ class GameAccess(Aggregate):
         self.trigger_event(self.SeatTokenIssued, player=player, token_digest=token_digest(token))
 
     def add_co_recorder(self, name: str, token: str) -> None:
-        if name in self.co_recorders:
+        problem = co_recorder_name_problem(name)
+        if problem is not None:
+            raise CoRecorderNameRefused(f"name: {problem}")
+        if self.co_recorder_named(name) is not None:
             raise CoRecorderTaken(f"a co-recorder is named {name!r} already: revoke it first, or choose another name")
         self.trigger_event(self.CoRecorderAdded, name=name, token_digest=token_digest(token))
 
-    def revoke_co_recorder(self, name: str) -> None:
-        if name not in self.co_recorders:
-            known = ", ".join(sorted(self.co_recorders)) or "none"
-            raise UnknownCoRecorder(f"no co-recorder is named {name!r} (the game's: {known})")
-        self.trigger_event(self.CoRecorderRevoked, name=name)
+    def revoke_co_recorder(self, co_recorder_id: int) -> None:
+        held = self.co_recorders.get(co_recorder_id)
+        if held is None:
+            known = ", ".join(str(key) for key in sorted(self.co_recorders)) or "none"
+            raise UnknownCoRecorder(f"no co-recorder has the id {co_recorder_id} (the game's: {known})")
+        self.trigger_event(self.CoRecorderRevoked, name=held.name)
 
 
 def _holder(digests: Mapping[str, str], token: str | None) -> str | None:

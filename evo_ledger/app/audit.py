@@ -5,9 +5,9 @@ it carries, and with the one its successor carries as its predecessor's. The gam
 setup with the ruleset version and kit it pinned: every action is checked by the rules, and what the rules
 derive from it is compared, field by field, with the consequences recorded after it. A receipt's head hash,
 when given, shows whether events were cut off the end. The report names each check, its verdict and the first
-divergence, and each event that says whether the game's hidden facts are shown to every reader once it is over
-(`reveal_at_end_set`); it is canonical JSON, the same bytes for the same log on every database and every run,
-and carries its own hash.
+divergence, with the key the events no checkpoint covers and why (`not_covered`), and each event that says
+whether the game's hidden facts are shown to every reader once it is over (`reveal_at_end_set`); it is canonical
+JSON, the same bytes for the same log on every database and every run, and carries its own hash.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from eventsourcing.persistence import Mapper, StoredEvent
 
 from evo_ledger.app.access import hidden_in_place
 from evo_ledger.game.aggregate import GENESIS, Game, commitment_holds, stored_hash
-from evo_ledger.game.checkpoints import Signed
+from evo_ledger.game.checkpoints import REFUSALS, WITHOUT_A_KEY, Signed
 from evo_ledger.game.codec import MsgpackTranscoder, canonical_bytes, digest, unpack_sealed
 from evo_ledger.game.seal import Sealer
 from evo_ledger.rules import UnknownRuleset, rulesets
@@ -32,7 +32,7 @@ from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.text import NotationError
 
 REPORT_FORMAT = "evo-ledger audit"
-REPORT_VERSION = 4
+REPORT_VERSION = 5
 PASS, FAIL, RULES_CHANGED, NOT_RUN = "pass", "fail", "rules changed", "not run"
 CLEAN, DAMAGED, DEVIATIONS = "clean", "damaged", "deviations"
 # Fields every event has that the rules do not derive: where and when it was stored, and its hashes.
@@ -55,13 +55,20 @@ DESCRIPTIONS = {
     "chain": "each event carries the hash of the event before it",
     "seals": "each event sealed by the server's key is as it was sealed: no one without the key changed it",
     "checkpoints": "each event a checkpoint signed with the server's key is the one it signed, as sealed as it was, "
-    "and still in the log: no one rewrote the chain, stripped the seals or cut off the end",
+    "and still in the log: no one rewrote the chain, stripped the seals or cut off the end; and no checkpoint found "
+    "an event it could not vouch for",
     "setup": "the ruleset and kit the game pinned are known and the kit's content matches its hash",
     "rules": "every action is legal where it stands and the consequences recorded are those the rules derive",
     "snapshots": "each stored snapshot is the game its log makes at that event: none was edited (none is trusted)",
     "chance": "a game the service generated reveals the seed it committed to, and every chance action is the one "
     "that seed draws",
     "head": "the receipt's head hash is on an event of the log: nothing was cut off the end",
+}
+# Why no checkpoint covers an event that no checkpoint refused.
+NOT_YET, NOT_NAMED = "not checkpointed yet", "not named"
+UNCOVERED = {
+    NOT_YET: "it was stored since the last checkpoint: the next one examines it",
+    NOT_NAMED: "no checkpoint that holds under the key names it",
 }
 
 
@@ -98,6 +105,7 @@ class Audit:
     snapshots: Sequence[StoredEvent] = ()
     signed: Signed | None = None
     seals: dict[int, bytes | None] = field(default_factory=dict)
+    not_covered: list[dict[str, Any]] = field(default_factory=list)
     checks: dict[str, Check] = field(default_factory=lambda: {name: Check(name) for name in CHECK_NAMES})
     undone_rolls: list[dict[str, Any]] = field(default_factory=list)
     pinned: dict[str, Any] = field(default_factory=dict)
@@ -172,22 +180,63 @@ class Audit:
 
     def _check_checkpoints(self) -> None:
         """Every event a genuine checkpoint signed (as far as the audit goes) is stored, with the hash it signed,
-        and sealed if it was sealed then; and the checkpoint log holds under the key."""
+        and sealed if it was sealed then; no genuine checkpoint found one it could not vouch for, but for one
+        stored without a key before the first checkpoint; and the checkpoint log holds under the key. The events
+        no checkpoint covers are listed, with the reason."""
         check, signed = self.checks["checkpoints"], self.signed
         if signed is None:
             check.verdict, check.detail = NOT_RUN, "no seal key was given: checkpoints are checked with it"
             return
         also = f" (and {signed.faults[0]})" if signed.faults else ""
         covered = [version for version in sorted(signed.events) if self.up_to is None or version <= self.up_to]
+        self.not_covered = self._not_covered(signed)
         differing = next(((version, why) for version in covered if (why := self._differs(version, signed))), None)
-        if differing is not None:
-            check.fail(differing[0], differing[1] + also)
+        found = [divergence for divergence in (differing, self._first_refused(signed)) if divergence is not None]
+        if found:
+            event, detail = min(found)
+            check.fail(event, detail + also)
         elif signed.faults:
             check.fail(None, signed.faults[0])
         elif not covered:
-            check.verdict, check.detail = NOT_RUN, "no checkpoint has signed the game's events yet"
+            refused = any(run["checkpoint"] is not None for run in self.not_covered)
+            check.verdict = NOT_RUN
+            check.detail = (
+                "no checkpoint could vouch for the game's events: not_covered says why"
+                if refused
+                else "no checkpoint has signed the game's events yet"
+            )
         else:
-            check.detail = f"events 1 to {covered[-1]} are as checkpoints signed them"
+            check.detail = _covered_detail(covered)
+
+    @cached_property
+    def _audited_versions(self) -> list[int]:
+        return [version for version in sorted(self._stored_by_version) if self.up_to is None or version <= self.up_to]
+
+    def _first_refused(self, signed: Signed) -> tuple[int, str] | None:
+        """The first audited event a checkpoint could not vouch for, where that shows a change."""
+        for version in self._audited_versions:
+            refusal = signed.refused.get(version)
+            if refusal is not None and refusal[0] != WITHOUT_A_KEY and version not in signed.events:
+                why, number = REFUSALS.get(refusal[0], refusal[0]), refusal[1]
+                return version, f"checkpoint {number} could not vouch for event {version}, and did not sign it: {why}"
+        return None
+
+    def _not_covered(self, signed: Signed) -> list[dict[str, Any]]:
+        """The audited events no checkpoint signed, in runs of the same reason and checkpoint."""
+        named = max(signed.events.keys() | signed.refused.keys(), default=0)
+        runs: list[tuple[int, int, str, int | None]] = []  # first, last, reason, checkpoint
+        for version in self._audited_versions:
+            if version in signed.events:
+                continue
+            reason, number = signed.refused.get(version, (NOT_YET if version > named else NOT_NAMED, None))
+            if runs and runs[-1][1] + 1 == version and runs[-1][2:] == (reason, number):
+                runs[-1] = (runs[-1][0], version, reason, number)
+            else:
+                runs.append((version, version, reason, number))
+        return [
+            {"events": [first, last], "checkpoint": number, "reason": reason, "why": _uncovered_why(reason)}
+            for first, last, reason, number in runs
+        ]
 
     def _differs(self, version: int, signed: Signed) -> str | None:
         """How the stored event differs from what a checkpoint signed of it (None: it does not)."""
@@ -364,6 +413,7 @@ class Audit:
             "checks": [check.as_data() for check in checks],
             "undone_rolls": self.undone_rolls,
             **noted,
+            **({"not_covered": self.not_covered} if self.not_covered else {}),
             **({"reveal_at_end_set": reveal} if reveal else {}),
         }
         return AuditReport(data)
@@ -380,6 +430,20 @@ class Audit:
                     entry = {"event": stored.originator_version, "ruling": warning[0], "message": warning[1]}
                     found.setdefault(key, []).append(entry)
         return found
+
+
+def _covered_detail(covered: Sequence[int]) -> str:
+    first, last = covered[0], covered[-1]
+    if len(covered) == last - first + 1:
+        return f"events {first} to {last} are as checkpoints signed them"
+    return (
+        f"the {len(covered)} events checkpoints signed, from event {first} to {last}, are as they signed them "
+        "(not_covered names the others)"
+    )
+
+
+def _uncovered_why(reason: str) -> str:
+    return REFUSALS.get(reason) or UNCOVERED.get(reason, reason)
 
 
 def reveal_at_end_set(events: Sequence[tuple[StoredEvent, dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -568,6 +632,10 @@ class AuditReport(CanonicalReport):
         for key, label in (("deviations", "deviation"), ("open_ties", "open tie")):
             for entry in data.get(key, ()):
                 lines.append(f"  {label}: event {entry['event']} [{entry['ruling']}] {entry['message']}")
+        for run in data.get("not_covered", ()):
+            first, last = run["events"]
+            by = f", checkpoint {run['checkpoint']}" if run["checkpoint"] is not None else ""
+            lines.append(f"  not covered: events {first} to {last} ({run['reason']}{by}): {run['why']}")
         for entry in data.get("reveal_at_end_set", ()):
             value = entry["reveal_at_end"]
             said = REVEAL_AT_END_WORDS[value] if isinstance(value, bool) else f"says {value!r}"
@@ -586,17 +654,31 @@ def snapshot_matches(stored: StoredEvent, game: Game) -> bool:
     try:
         fields = unpack_sealed(stored.state)[0]
         restored = Game.from_snapshot(game.id, stored.originator_version, fields["state"])
-        return snapshot_view(restored) == snapshot_view(game)
+        return snapshot_view(restored) == snapshot_view(game, restored.uncommitted_hidden is not None)
     except Exception:
         return False
 
 
 # What a game restored from a snapshot goes on from.
-SNAPSHOT_VIEW = ("setup", "players", "options", "head_hash", "annotations", "reveal_at_end", "history", "state")
+SNAPSHOT_VIEW = (
+    "setup",
+    "players",
+    "options",
+    "head_hash",
+    "annotations",
+    "reveal_at_end",
+    "uncommitted_hidden",
+    "history",
+    "state",
+)
 
 
-def snapshot_view(game: Game) -> bytes:
+def snapshot_view(game: Game, knows_uncommitted: bool = True) -> bytes:
+    """What a game restored from a snapshot goes on from; without `knows_uncommitted`, as a snapshot taken before
+    games kept their hidden actions stored before commitments has it (a game made from one reads them in its log)."""
     data = game.snapshot_data()
+    if not knows_uncommitted:
+        data["uncommitted_hidden"] = None
     return canonical_bytes({key: data[key] for key in SNAPSHOT_VIEW})
 
 

@@ -6,6 +6,7 @@ that a recorder can keep as proof of what it wrote.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import threading
 import time
@@ -13,6 +14,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, replace
+from datetime import datetime
 from functools import cached_property, partial
 from typing import Any, cast
 from uuid import UUID, uuid4
@@ -26,10 +28,10 @@ from evo_ledger.app.access import (
     GameAccess,
     HeldAccesses,
     NotOwnAction,
-    RecorderRefused,
     access_id,
     answer_id,
     check_recorder,
+    check_recorders_own,
     recording_seat,
 )
 from evo_ledger.app.audit import AuditReport, audit
@@ -40,13 +42,16 @@ from evo_ledger.game.checkpoints import (
     CHECKPOINT_LOG_ID,
     CheckpointError,
     CheckpointIndex,
+    Examiner,
     Signed,
-    game_events_among,
+    Unvouched,
+    carried_hash,
     next_checkpoint,
     published,
     read_events,
     signed_events_id,
     signed_for,
+    unvouched_by,
 )
 from evo_ledger.game.codec import MsgpackTranscoder
 from evo_ledger.game.notation import REVISION_KEYS
@@ -88,6 +93,18 @@ class Receipt:
     @classmethod
     def of(cls, game: Game) -> Receipt:
         return cls(game.id, game.version, game.head_hash)
+
+
+@dataclass(frozen=True)
+class AuditBasis:
+    """What an audit of a game rests on, as the store holds it: the game's last stored event (its version, and the
+    digest of its bytes as stored, seal included) and, with the seal key, how many checkpoints the log holds. An
+    audit made again on the same basis gives the same report, unless an earlier event or a snapshot was changed in
+    the database since, behind the ledger's back."""
+
+    version: int
+    head_digest: str
+    checkpoints: int
 
 
 class UnknownGame(LookupError):
@@ -188,6 +205,8 @@ class _Change:
     starts: Callable[[], list[Any]] | None = None
     # For an append: its actions, which a seat's token may append where they are its player's own.
     actions: tuple[Any, ...] | None = None
+    # For a change of how the game is read: the recorder's own token alone makes it, a co-recorder's does not.
+    recorders_own: bool = False
 
     @classmethod
     def of(cls, item: AppendRequest | Callable[[], list[Any]]) -> _Change:
@@ -406,15 +425,18 @@ class Ledger(Application[UUID]):
                 found[key] = event.mutate(found[key])
         return found
 
-    def grant_recorder(self, game_id: UUID, token: str) -> None:
-        """Make `token` the game's recorder token, in place of any it had."""
+    def grant_recorder(self, game_id: UUID, token: str) -> int:
+        """Make `token` the game's recorder token, in place of any it had, letting go of every co-recorder: how
+        many were let go."""
         access = self.access(game_id)
         if access is None:
             self.game(game_id)  # an unknown game raises
             self.save(GameAccess.grant(game_id, token))
-        else:
-            access.replace_token(token)
-            self.save(access)
+            return 0
+        let_go = len(access.co_recorders)
+        access.replace_token(token)
+        self.save(access)
+        return let_go
 
     def change_recorders(
         self, game_id: UUID, change: Callable[[GameAccess], None], token: str | None, admin: bool = False
@@ -425,11 +447,7 @@ class Ledger(Application[UUID]):
         if access is None:
             self.game(game_id)  # an unknown game raises
         if not admin:
-            check_recorder(game_id, access, token)
-            assert access is not None
-            if not access.is_recorders(token):
-                only = "only the recorder's own token changes who records the game and how it is read"
-                raise RecorderRefused(game_id, only)
+            check_recorders_own(game_id, access, token)
         return self.change_access(game_id, change)
 
     def change_access(self, game_id: UUID, change: Callable[[GameAccess], None]) -> GameAccess:
@@ -488,14 +506,14 @@ class Ledger(Application[UUID]):
     def set_reveal_at_end(self, game_id: UUID, reveal: bool, by: Recorder = ANYONE) -> Receipt:
         """Whether, once the game is over, its hidden facts are shown to every reader (`reveal`) or kept from those
         who could not see them during play: an event of the game's log, which stands from then on (also after the
-        end). `by` says who may set it (with `token_required`, only the holder of the recorder token). Setting what
-        stands appends nothing."""
+        end). `by` says who may set it (with `token_required`, only the recorder's own token, as for every change
+        of how the game is read). Setting what stands appends nothing."""
 
         def change(game: Game) -> None:
             if game.reveal_at_end != reveal:
                 game.set_reveal_at_end(reveal)
 
-        return self._change(_Change(game_id, None, change, **by.change_fields()))
+        return self._change(_Change(game_id, None, change, **by.change_fields(), recorders_own=True))
 
     def game(self, game_id: UUID, version: int | None = None) -> Game:
         """The game as it stands, or as it stood after event `version`."""
@@ -564,6 +582,41 @@ class Ledger(Application[UUID]):
         held = self._logged_events(game_id, 0, up_to)[after or 0 :]
         return held[:limit] if limit is not None else held
 
+    def last_stored_by(self, game: Game, moment: datetime) -> int:
+        """The last of the game's events (up to its version) stored at or before `moment`; 0 if none was. The game
+        knows when its first and its last were stored; between them the store is asked for single events, back
+        from the last by growing steps, then by halves: a number of reads that grows with how many events were
+        stored after the moment, never with the game's length (a game's events are stored in the order of their
+        times)."""
+        if game.modified_on <= moment:
+            return game.version
+        if game.created_on > moment:
+            return 0
+        stored_by, stored_after, step = 1, game.version, 1
+        while stored_after - stored_by > 1:
+            probe = max(stored_after - step, (stored_by + stored_after) // 2)
+            if self._stored_on(game.id, probe) <= moment:
+                stored_by = probe
+            else:
+                stored_after, step = probe, step * 2
+        return stored_by
+
+    def _stored_on(self, game_id: UUID, version: int) -> datetime:
+        [event] = self.repository.event_store.get(game_id, gt=version - 1, lte=version)
+        stored_on: datetime = cast(Any, event).timestamp
+        return stored_on
+
+    def audit_basis(self, game_id: UUID) -> AuditBasis:
+        """What an audit of the game rests on now (`AuditBasis`), read in a query or two; an unknown game raises."""
+        head = self.recorder.select_events(game_id, desc=True, limit=1)
+        if not head:
+            raise UnknownGame(game_id)
+        checkpoints = 0
+        if self.settings.seal_key is not None:
+            last = self.recorder.select_events(CHECKPOINT_LOG_ID, desc=True, limit=1)
+            checkpoints = last[0].originator_version if last else 0
+        return AuditBasis(head[0].originator_version, hashlib.sha256(head[0].state).hexdigest(), checkpoints)
+
     def audit(
         self,
         game_id: UUID,
@@ -583,9 +636,7 @@ class Ledger(Application[UUID]):
 
     def checkpoint_index(self) -> CheckpointIndex:
         """The checkpoint log read under the seal key, its new rows read (evo_ledger.game.checkpoints)."""
-        key = self.settings.seal_key
-        if key is None:
-            raise CheckpointError(f"checkpoints are signed with the seal key: set {SEAL_KEY_VARIABLE}")
+        key = self._checkpoint_key()
         with self._checkpoints_lock:
             if self._checkpoints is None:
                 self._checkpoints = CheckpointIndex(key)
@@ -601,26 +652,43 @@ class Ledger(Application[UUID]):
         }
         return signed_for(game_id, index, lists, kept)
 
+    def _checkpoint_key(self) -> str:
+        key = self.settings.seal_key
+        if key is None:
+            raise CheckpointError(f"checkpoints are signed with the seal key: set {SEAL_KEY_VARIABLE}")
+        return key
+
     def take_checkpoint(self) -> tuple[dict[str, Any], bool]:
-        """A checkpoint of every game event stored since the last, signed with the seal key and appended to the
-        checkpoint log; with none stored since, the last checkpoint. Returns it as it is published, and whether
-        it is new."""
+        """A checkpoint of every game event stored since the last that the seal key vouches for, signed with it
+        and appended to the checkpoint log, naming the events it could not vouch for unsigned; with none stored
+        since, the last checkpoint. Returns it as it is published, and whether it is new."""
         with self._checkpoints_lock:
             index = self.checkpoint_index()
             last = index.last
             after = last.signed["position"] if last is not None else 0
-            events, position = game_events_among(self.notifications_after(after))
-            if not events:
+            examiner = Examiner(Sealer(self._checkpoint_key()), last is None, self._hash_carried)
+            examined = examiner.examine(self.notifications_after(after))
+            if not examined.events and not examined.refused:
                 if last is None:
                     raise CheckpointError("no game event is stored yet: there is nothing to sign")
                 return published(last), False
+            position = max(examined.position, after)
             try:
-                self.save(*next_checkpoint(index, events, max(position, after)))
+                self.save(*next_checkpoint(index, examined.events, position, refused=examined.refused))
             except IntegrityError:
                 raise CheckpointError("another checkpoint was taken at the same moment: take it again") from None
             taken = self.checkpoint_index().last
             assert taken is not None
             return published(taken), True
+
+    def unvouched_by_last_checkpoint(self) -> list[Unvouched]:
+        """The events the last checkpoint could not vouch for, and did not sign, in runs of the same reason."""
+        last = self.checkpoint_index().last
+        return unvouched_by(last) if last is not None else []
+
+    def _hash_carried(self, game_id: UUID, version: int) -> str | None:
+        found = self.recorder.select_events(game_id, gt=version - 1, lte=version)
+        return carried_hash(found[0]) if found else None
 
     def notifications_after(self, after: int, topics: Sequence[str] = ()) -> Iterator[Notification]:
         """The log after position `after` (only the `topics` named, if any), read a page at a time."""
@@ -792,10 +860,14 @@ class Ledger(Application[UUID]):
         return cached if cached is not None and cached.version == expected else self.game(game_id)
 
     def _checked(self, change: _Change, access: GameAccess | None) -> _Change:
-        """The change, once its token is found to make it: a recorder's, or a seat's appending its own actions
-        where the recorder lets seats record."""
+        """The change, once its token is found to make it: the recorder's own for a change of how the game is read,
+        a recorder's (or a co-recorder's), or a seat's appending its own actions where the recorder lets seats
+        record."""
         if access is None:
             self.game(change.game_id)  # an unknown game raises
+        if change.recorders_own:
+            check_recorders_own(change.game_id, access, change.token)
+            return change
         if change.actions is None:
             check_recorder(change.game_id, access, change.token)
             return change

@@ -3,13 +3,12 @@ public; once a game is over, every reader sees every hidden fact, unless the rec
 end. The rules mark what is hidden: an action only its player sees until it is revealed (`visible_only_to`,
 `reveals`), an action whose legality rests on a player's hidden facts (`rests_on`), and a refusal that rests on
 them (`RuleViolation.public`). This module turns what the ledger answers into what a reader may see: the log's
-hidden actions and hashes (`visibility`), the legal actions (`legal_for`) and the words that may come next in
-one (`choices_for`, `forced_choices_for`), refusals (`refusal_for`), and branches (`branch_for`). The API and the
-command line both answer through it."""
+hidden actions and hashes (`visibility`, `withheld_from`; readers who see alike share a `Sight`), the legal
+actions (`legal_for`) and the words that may come next in one (`choices_for`, `forced_choices_for`), refusals
+(`refusal_for`), and branches (`branch_for`). The API and the command line both answer through it."""
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -84,12 +83,12 @@ class Visibility:
 
 def broadcast_horizon(ledger: Ledger, game: Game, minutes: float, now: datetime) -> int | None:
     """The last event a reader without a token may see of a game broadcast `minutes` behind the table, at `now`:
-    the last one stored at least that long ago (0: none yet). None where nothing is held back: no delay, or the
+    the last one stored at least that long ago (0: none yet), asked of the store by time (`Ledger.last_stored_by`:
+    a few of the game's events are read, however long it is). None where nothing is held back: no delay, or the
     game is over (the delay ends with it)."""
     if minutes <= 0 or game.rules.outcome(game.state) is not None:
         return None
-    stored = [event.timestamp for event in ledger.game_events(game.id, up_to=game.version)]
-    return bisect_right(stored, now - timedelta(minutes=minutes))
+    return ledger.last_stored_by(game, now - timedelta(minutes=minutes))
 
 
 def undone_by(ledger: Ledger, game_id: UUID, version: int) -> frozenset[int]:
@@ -109,6 +108,35 @@ def reads_hidden(reader: Perspective, game: Game) -> bool:
     if the game, as it stands now, reveals it at its end (`Game.reveal_at_end`: on unless its recorder turned it
     off); otherwise a finished game is read as it was during play."""
     return reader.sees_all or (game.reveal_at_end and game.rules.outcome(game.state) is not None)
+
+
+@dataclass(frozen=True)
+class Sight:
+    """What a reader may see of a game as it stands: every hidden fact (`everything`), or a seat's own (`seat`;
+    None: the public's). Readers with the same sight of the same log are shown the same of it (`visibility`)."""
+
+    everything: bool
+    seat: str | None = None
+
+
+def sight_of(reader: Perspective, game: Game) -> Sight:
+    return Sight(everything=True) if reads_hidden(reader, game) else Sight(everything=False, seat=reader.seat)
+
+
+def withheld_from(reader: Perspective, ledger: Ledger, game: Game) -> int | None:
+    """The first event whose hash the reader may not have (`Visibility.withheld_from`), found among the hidden
+    actions the game keeps that the chain covers directly (`Game.uncommitted_hidden`, none for a game stored since
+    hidden actions carry a commitment): the log is read only for a game made from a snapshot that does not keep
+    them."""
+    if reads_hidden(reader, game):
+        return None
+    uncommitted = game.uncommitted_hidden
+    if uncommitted is None:
+        return visibility(reader, ledger, game).withheld_from
+    if not uncommitted:
+        return None
+    shown = game.revealed_versions()
+    return next((version for version, owner in uncommitted if owner != reader.seat and version not in shown), None)
 
 
 def visibility(reader: Perspective, ledger: Ledger, game: Game) -> Visibility:

@@ -39,7 +39,7 @@ from evo_ledger.cli.terminal import ProgressBar
 from evo_ledger.cli.views import event_line, print_position, terminal_width
 from evo_ledger.game.aggregate import Game, NothingToUndo
 from evo_ledger.game.checker import GameSetupError
-from evo_ledger.game.checkpoints import CHECKPOINT_FORMAT, CheckpointError
+from evo_ledger.game.checkpoints import CHECKPOINT_FORMAT, CheckpointError, unvouched_words
 from evo_ledger.game.notation import GameFileError, format_hidden, parse_option_value
 from evo_ledger.rules import UnknownRuleset, marked_seats, rulesets, seat_options
 from evo_ledger.rules.base import RuleViolation, SetupError
@@ -174,8 +174,8 @@ def add_audit_commands(commands: Any) -> None:
     _command(
         commands,
         "checkpoint",
-        "sign the events stored since the last checkpoint with the seal key, append "
-        "the checkpoint to the checkpoint log and print it, to be kept elsewhere",
+        "sign with the seal key the events stored since the last checkpoint whose seals hold under it (naming "
+        "those it cannot vouch for), append the checkpoint to the checkpoint log and print it, to be kept elsewhere",
     )
 
 
@@ -430,6 +430,9 @@ def checkpoint(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
         raise CommandError(str(error)) from None
     how = "signed" if new else "(nothing stored since it was signed)"
     print(f"checkpoint {taken['number']} {how}: the log up to position {taken['position']}", file=sys.stderr)
+    unvouched = ledger.unvouched_by_last_checkpoint()
+    if unvouched:
+        print(unvouched_words(taken["number"], unvouched), file=sys.stderr)
     out.write(json.dumps(taken, sort_keys=True, indent=1) + "\n")
     return EXIT_OK
 

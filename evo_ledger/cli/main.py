@@ -246,9 +246,11 @@ def network_address() -> str:
 
 
 def run_server(app: FastAPI, host: str, port: int, tls: tuple[Path, Path] | None = None) -> None:
-    """Serve `app` as `evo-ledger serve` serves the API (the requests logged by the app itself), over https with
-    `tls`'s certificate and key."""
+    """Serve `app` as `evo-ledger serve` serves the API (the requests logged by the app itself, each request's
+    head and body read within the app's settings' deadlines), over https with `tls`'s certificate and key."""
     import uvicorn  # noqa: PLC0415 (likewise)
+
+    from evo_ledger.cli.request_deadlines import request_deadlines  # noqa: PLC0415 (likewise)
 
     settle_collector()
     certificate, key = (str(tls[0]), str(tls[1])) if tls else (None, None)
@@ -256,6 +258,7 @@ def run_server(app: FastAPI, host: str, port: int, tls: tuple[Path, Path] | None
         app,
         host=host,
         port=port,
+        http=request_deadlines(app.state.settings),
         log_level="warning",
         access_log=False,
         log_config=None,

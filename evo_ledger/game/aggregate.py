@@ -235,6 +235,7 @@ class Game(Aggregate):
             state["entered_at"] = None
 
         def fold(self, game: Game) -> None:
+            game.keep_if_uncommitted(self.originator_version, self.visible_only_to, self.action_commitment)
             game.apply_action(self.notation, self.originator_version)
 
     class ConsequenceDerived(Event):
@@ -275,6 +276,7 @@ class Game(Aggregate):
             state["entered_at"] = None
 
         def fold(self, game: Game) -> None:
+            game.keep_if_uncommitted(self.originator_version, self.visible_only_to, self.action_commitment)
             game.undo_to(len(game.history) - 1)
             game.apply_action(self.notation, self.originator_version)
 
@@ -333,6 +335,8 @@ class Game(Aggregate):
         self.annotations: list[tuple[int, str]] = []
         # Whether the hidden facts are shown to every reader once the game is over (`EndRevealSet`).
         self.reveal_at_end = True
+        # The hidden actions the chain covers directly, by version and owner (`keep_if_uncommitted`).
+        self.uncommitted_hidden: list[tuple[int, str]] | None = []
         # Each effective action: its event's version, its notation, and the state before it (plain values kept
         # by a snapshot, or None when the game came from a snapshot that did not keep it).
         self.history: list[tuple[int, str, Any]] = []
@@ -547,6 +551,14 @@ class Game(Aggregate):
         self.history.append((version, notation, self.state))
         self.state = after
 
+    def keep_if_uncommitted(self, version: int, owner: str | None, commitment: str | None) -> None:
+        """Keep, in `uncommitted_hidden`, an action only `owner` may see that was stored before hidden actions
+        carried a commitment: the chain covers the action itself. Its version and owner are kept, in order, so that
+        a reader's answers can leave out the hashes from it on without reading the log; None stays None (a game
+        made from a snapshot taken before games kept them does not know them)."""
+        if owner is not None and commitment is None and self.uncommitted_hidden is not None:
+            self.uncommitted_hidden.append((version, owner))
+
     def revealed_versions(self) -> set[int]:
         """The versions of the effective actions that only one player could see and a later effective action
         has shown to everyone (a card drawn, then played)."""
@@ -591,7 +603,8 @@ class Game(Aggregate):
 
     def snapshot_data(self) -> dict[str, Any]:
         """The game as plain values: setup, head hash, annotations, whether its hidden facts are shown at its end,
-        the effective actions and the rules state."""
+        its hidden actions stored before commitments, the effective actions and the rules state."""
+        uncommitted = self.uncommitted_hidden
         return {
             "setup": [self.ruleset_name, self.ruleset_version, self.kit_name, self.kit_hash, self.kit_document],
             "commitment": self.commitment,
@@ -601,6 +614,7 @@ class Game(Aggregate):
             "head_hash": self.head_hash,
             "annotations": [list(a) for a in self.annotations],
             "reveal_at_end": self.reveal_at_end,
+            "uncommitted_hidden": None if uncommitted is None else [list(action) for action in uncommitted],
             "history": [[version, notation] for version, notation, _ in self.history],
             "recent": [
                 [index, before if isinstance(before, dict) else self._rules.snapshot_state(before)]
@@ -630,6 +644,8 @@ class Game(Aggregate):
         game.players, game.options, game.head_hash = data["players"], data["options"], data["head_hash"]
         game.annotations = [(about, text) for about, text in data["annotations"]]
         game.reveal_at_end = data.get("reveal_at_end", True)  # a snapshot taken before the option was: shown
+        kept = data.get("uncommitted_hidden")  # None: taken before games kept them
+        game.uncommitted_hidden = None if kept is None else [(version, owner) for version, owner in kept]
         game.history = [(v, notation, None) for v, notation in data["history"]]
         for index, before in data["recent"]:
             version, notation, _ = game.history[index]

@@ -3,13 +3,17 @@ tree heads, so that a log rewritten by someone holding the database shows.
 
 Seals and hashes catch an edit made without the key; but whoever can write the database can strip the seals,
 rewrite an event and make every hash after it again, or cut a game's last events. A checkpoint, taken at an
-interval by the server and on demand (`evo-ledger checkpoint`), names each game with events stored since the one
-before it, with the game's head and the digest of those events' list (version, hash, sealed); the lists are
-stored beside it, one record a game (`SignedEvents`), so that an audit reads only its own game's. The checkpoint
-signs (HMAC-SHA256 under the seal key) its number, the log position it covers, the previous checkpoint's
-signature and the digest of its games: what is printed to be kept elsewhere (`published`) names no game, and with
-the key a copy shows a checkpoint log that was cut or replaced. Every row of the checkpoint log and of a game's
-signed events is read as untrusted data: a row that is not what the server writes is a fault, never an error.
+interval by the server and on demand (`evo-ledger checkpoint`), only ever with the seal key, first examines each
+game event stored since the one before it (`Examiner`): it vouches for an event only if the event carries its
+seal, the seal holds under the key, its hash is that of its content and it carries the hash of the event before
+it. It names each game with events it vouched for, with the head it vouched for and the digest of those events'
+list (version, hash, sealed); the lists are stored beside it, one record a game (`SignedEvents`), so that an
+audit reads only its own game's. Each event it could not vouch for it names, with the reason (`refused`), and
+does not sign. The checkpoint signs (HMAC-SHA256 under the seal key) its number, the log position it covers, the
+previous checkpoint's signature and the digests of its games and of its refusals: what is printed to be kept
+elsewhere (`published`) names no game, and with the key a copy shows a checkpoint log that was cut or replaced.
+Every row of the checkpoint log and of a game's signed events is read as untrusted data: a row that is not what
+the server writes is a fault, never an error.
 """
 
 from __future__ import annotations
@@ -18,26 +22,46 @@ import hashlib
 import hmac
 import re
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeGuard
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import Notification, StoredEvent
 from eventsourcing.utils import get_topic
 
-from evo_ledger.game.aggregate import is_game_event_topic
+from evo_ledger.game.aggregate import GENESIS, is_game_event_topic, stored_hash
 from evo_ledger.game.codec import canonical_bytes, digest, unpack_sealed
+from evo_ledger.game.seal import Sealer
+from evo_ledger.rules.words import counted
 
 CHECKPOINT_FORMAT = "evo-ledger checkpoint"
-CHECKPOINT_VERSION = 1
+CHECKPOINT_VERSION = 2
 CHECKPOINT_LOG_ID = uuid.UUID("5d0c7a52-2f8e-4c3b-9a61-0e7b3f2d9c14")
 SIGNED_AS = b"evo-ledger checkpoint\0"
 HEX_64 = re.compile(r"[0-9a-f]{64}")
-SIGNED_FIELDS = frozenset({"format", "version", "number", "position", "taken", "previous", "games"})
+FIRST_SIGNED_FIELDS = frozenset({"format", "version", "number", "position", "taken", "previous", "games"})
+# What each version of the checkpoint signs: the second adds the digest of the events it could not vouch for.
+SIGNED_FIELDS = {1: FIRST_SIGNED_FIELDS, 2: FIRST_SIGNED_FIELDS | {"refused"}}
 EventList = list[list[Any]]  # [version, hash, sealed] per event
+RefusedList = list[list[Any]]  # [version, reason] per event a checkpoint could not vouch for
+WITHOUT_A_KEY = "stored without a key"
+RUNS_NAMED = 20  # runs of events a checkpoint could not vouch for that its words name
+# Why a checkpoint could not vouch for an event, by the reason it records. Only an unsealed event of a game stored
+# without a key before the log's first checkpoint may be what the server stored; every other reason shows that the
+# event was changed, or stored by a process without the key, after the server held it.
+REFUSALS = {
+    "unreadable": "it cannot be read as an event",
+    "unsealed": "it carries no seal, though it was stored after a checkpoint signed with the key, in a game stored "
+    "with a key or after a sealed event: its seal was taken off, or a process without the key stored it",
+    WITHOUT_A_KEY: "it carries no seal, in a game stored without a key before the log's first checkpoint: "
+    "nothing shows whether it was changed",
+    "seal": "its seal does not match it: it was changed without the key",
+    "hash": "its content does not match its hash: it was changed",
+    "chain": "it does not carry the hash of the event before it: the chain was changed",
+}
 
 
 class CheckpointError(ValueError):
@@ -54,12 +78,14 @@ class CheckpointLog(Aggregate):
 
     class Signed(Aggregate.Event):
         """A checkpoint: `signed` (its number, the log position it covers, the previous checkpoint's signature,
-        the digest of `games`), `games` (each game with events stored since the previous checkpoint: its head's
-        version and hash, and the digest of the events' list), and `signature`."""
+        the digests of `games` and `refused`), `games` (each game with events stored since the previous
+        checkpoint that it vouched for: the last one's version and hash, and the digest of their list), `refused`
+        (each game's events it could not vouch for, each with the reason), and `signature`."""
 
         TOPIC = "evo-ledger:CheckpointLog.Signed"
         signed: dict[str, Any]
         games: dict[str, list[Any]]
+        refused: dict[str, RefusedList]
         signature: str
 
 
@@ -110,14 +136,15 @@ def published(checkpoint: Checkpoint) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """A checkpoint as the log holds it; `genuine` once its signature holds under the key and its games are those
-    it signed."""
+    """A checkpoint as the log holds it; `genuine` once its signature holds under the key and its games and
+    refusals are those it signed."""
 
     number: int
     signed: dict[str, Any]
     games: dict[str, list[Any]]
     signature: str
     genuine: bool
+    refused: dict[str, RefusedList] = field(default_factory=dict)
 
 
 def read_checkpoint(stored: StoredEvent, number: int, key: str) -> Checkpoint | str:
@@ -128,13 +155,30 @@ def read_checkpoint(stored: StoredEvent, number: int, key: str) -> Checkpoint | 
         fields = unpack_sealed(stored.state)[0]
     except Exception:
         return f"checkpoint {number} cannot be read"
-    signed, games, signature = fields.get("signed"), fields.get("games"), fields.get("signature")
-    if not (isinstance(signed, dict) and set(signed) == SIGNED_FIELDS and isinstance(games, dict)):
+    if not isinstance(fields, dict):
         return f"checkpoint {number} is not a checkpoint as the server writes one"
+    signed, games, signature = fields.get("signed"), fields.get("games"), fields.get("signature")
+    if not (_signed_as_written(signed) and isinstance(games, dict)):
+        return f"checkpoint {number} is not a checkpoint as the server writes one"
+    refused = fields.get("refused") if "refused" in signed else {}
     if not all(isinstance(game, str) and well_formed_entry(entry) for game, entry in games.items()):
         return f"checkpoint {number} names its games otherwise than the server writes them"
-    genuine = signs(key, signed, signature) and _digest_or_none(games) == signed["games"]
-    return Checkpoint(number, signed, games, str(signature), genuine)
+    if not well_formed_refusals(refused):
+        return f"checkpoint {number} names the events it could not vouch for otherwise than the server writes them"
+    genuine = (
+        signs(key, signed, signature)
+        and _digest_or_none(games) == signed["games"]
+        and ("refused" not in signed or _digest_or_none(refused) == signed["refused"])
+    )
+    return Checkpoint(number, signed, games, str(signature), genuine, refused)
+
+
+def _signed_as_written(signed: Any) -> TypeGuard[dict[str, Any]]:
+    """What a checkpoint signed has the fields its version signs."""
+    if not isinstance(signed, dict):
+        return False
+    version: Any = signed.get("version")
+    return _is_version(version) and frozenset(signed) == SIGNED_FIELDS.get(version, frozenset())
 
 
 def well_formed_entry(entry: Any) -> bool:
@@ -144,6 +188,19 @@ def well_formed_entry(entry: Any) -> bool:
         and len(entry) == 3
         and _is_version(entry[0])
         and all(isinstance(text, str) and HEX_64.fullmatch(text) for text in entry[1:])
+    )
+
+
+def well_formed_refusals(refused: Any) -> TypeGuard[dict[str, RefusedList]]:
+    """Each game's events a checkpoint could not vouch for: its version and the reason, each."""
+    return isinstance(refused, dict) and all(
+        isinstance(game, str)
+        and isinstance(events, list)
+        and all(
+            isinstance(event, list) and len(event) == 2 and _is_version(event[0]) and isinstance(event[1], str)
+            for event in events
+        )
+        for game, events in refused.items()
     )
 
 
@@ -184,13 +241,15 @@ def _digest_or_none(value: Any) -> str | None:
 @dataclass
 class CheckpointIndex:
     """The checkpoint log as read so far, under one key: its checkpoints in order, what is wrong with it, and for
-    each game the checkpoints that name it. The log only grows, so it is read once and then from where it ended."""
+    each game the checkpoints that sign some of its events (`naming`) and those that could not vouch for some
+    (`refusing`). The log only grows, so it is read once and then from where it ended."""
 
     key: str
     rows: int = 0
     checkpoints: list[Checkpoint] = field(default_factory=list)
     faults: list[str] = field(default_factory=list)
     naming: dict[str, list[int]] = field(default_factory=dict)
+    refusing: dict[str, list[int]] = field(default_factory=dict)
 
     def read(self, stored: Iterable[StoredEvent]) -> None:
         """The log's rows after those read already."""
@@ -206,6 +265,8 @@ class CheckpointIndex:
             self.checkpoints.append(checkpoint)
             for game in checkpoint.games:
                 self.naming.setdefault(game, []).append(checkpoint.number)
+            for game in checkpoint.refused:
+                self.refusing.setdefault(game, []).append(checkpoint.number)
 
     def _chain_faults(self, checkpoint: Checkpoint) -> Iterator[str]:
         number, previous = checkpoint.number, self.checkpoints[-1].signature if self.checkpoints else None
@@ -219,32 +280,109 @@ class CheckpointIndex:
         return self.checkpoints[-1] if self.checkpoints else None
 
 
-def game_events_among(notifications: Iterable[Notification]) -> tuple[dict[str, EventList], int]:
-    """Each game's events among the notifications (version, hash, sealed), and the last position read."""
-    events: dict[str, EventList] = {}
-    position = 0
-    for notification in notifications:
-        position = notification.id
-        if not is_game_event_topic(notification.topic):
-            continue
-        fields, seal = unpack_sealed(notification.state)
-        events.setdefault(str(notification.originator_id), []).append(
-            [notification.originator_version, fields.get("hash"), seal is not None]
-        )
-    return events, position
+@dataclass
+class Examined:
+    """The game events stored since the last checkpoint, as the next one examined them: each game's it vouches
+    for (version, hash, sealed), each game's it could not vouch for (version, reason), and the last position
+    read."""
+
+    events: dict[str, EventList] = field(default_factory=dict)
+    refused: dict[str, RefusedList] = field(default_factory=dict)
+    position: int = 0
+
+
+class Examiner:
+    """Vouches for each game event stored since the last checkpoint, in the log's order, or says why it cannot:
+    the event is read, carries its seal, the seal holds under the key, its hash is that of its content and it
+    carries the hash of the event before it (`hash_before`: the hash the stored event of a game's version
+    carries, for the first of a game's events examined). `first`: no checkpoint was signed before, so an unsealed
+    event of a game stored without a key may have been stored before the key was set."""
+
+    def __init__(self, sealer: Sealer, first: bool, hash_before: Callable[[UUID, int], str | None]) -> None:
+        self.sealer, self.first, self.hash_before = sealer, first, hash_before
+        self._last_hash: dict[str, str | None] = {}
+        self._keyed: set[str] = set()  # the games whose events the log says were stored with a key
+
+    def examine(self, notifications: Iterable[Notification]) -> Examined:
+        examined = Examined()
+        for notification in notifications:
+            examined.position = notification.id
+            if not is_game_event_topic(notification.topic):
+                continue
+            game, version = str(notification.originator_id), notification.originator_version
+            fields, reason = self._examined(game, notification)
+            if reason is None:
+                examined.events.setdefault(game, []).append([version, fields["hash"], True])
+            else:
+                examined.refused.setdefault(game, []).append([version, reason])
+        return examined
+
+    def _examined(self, game: str, event: Notification) -> tuple[dict[str, Any], str | None]:
+        """The event's fields, and why it cannot be vouched for (None: it can)."""
+        try:
+            fields, seal = unpack_sealed(event.state)
+        except Exception:
+            fields, seal = None, None
+        expected_previous = self._previous_hash(game, event)
+        if not isinstance(fields, dict):
+            self._last_hash[game] = None
+            return {}, "unreadable"
+        self._last_hash[game] = fields.get("hash")
+        says_sealed = event.originator_version == 1 and fields.get("sealed") is True
+        keyed = not self.first or game in self._keyed or says_sealed
+        if keyed or seal is not None:
+            self._keyed.add(game)
+        if seal is None:
+            return fields, "unsealed" if keyed else WITHOUT_A_KEY
+        if not self.sealer.holds(event, seal):
+            return fields, "seal"
+        if _content_hash(event, fields) != fields.get("hash"):
+            return fields, "hash"
+        if fields.get("prev_hash") != expected_previous:
+            return fields, "chain"
+        return fields, None
+
+    def _previous_hash(self, game: str, event: Notification) -> str | None:
+        if event.originator_version == 1:
+            return GENESIS
+        if game in self._last_hash:
+            return self._last_hash[game]
+        return self.hash_before(UUID(game), event.originator_version - 1)
+
+
+def _content_hash(event: StoredEvent, fields: dict[str, Any]) -> str | None:
+    try:
+        return stored_hash(event.topic, event.originator_id, event.originator_version, fields)
+    except Exception:
+        return None
+
+
+def carried_hash(stored: StoredEvent) -> str | None:
+    """The hash a stored event carries (None: it cannot be read, or carries none)."""
+    try:
+        fields = unpack_sealed(stored.state)[0]
+    except Exception:
+        return None
+    found = fields.get("hash") if isinstance(fields, dict) else None
+    return found if isinstance(found, str) else None
 
 
 def next_checkpoint(
-    index: CheckpointIndex, events: Mapping[str, EventList], position: int, now: datetime | None = None
+    index: CheckpointIndex,
+    events: Mapping[str, EventList],
+    position: int,
+    now: datetime | None = None,
+    refused: Mapping[str, RefusedList] | None = None,
 ) -> list[Any]:
     """The domain events that append a checkpoint of `events` (stored up to `position`) to the log `index` read,
-    signed with its key, and each game's signed events."""
+    signed with its key, and each game's signed events; the events `refused` it names unsigned."""
     last = index.last
     if index.faults or (last is not None and not last.genuine):
         fault = index.faults[0] if index.faults else f"checkpoint {last.number if last else 0} is not genuine"
         raise CheckpointError(f"the checkpoint log was changed without the key ({fault}): audit it before signing more")
     number = last.number + 1 if last is not None else 1
     games = {game: [*stored[-1][:2], digest(stored)] for game, stored in sorted(events.items())}
+    refusals = {game: list(listed) for game, listed in sorted((refused or {}).items())}
     signed = {
         "format": CHECKPOINT_FORMAT,
         "version": CHECKPOINT_VERSION,
@@ -253,6 +391,7 @@ def next_checkpoint(
         "taken": (now or datetime.now(UTC)).isoformat(),
         "previous": last.signature if last is not None else None,
         "games": digest(games),
+        "refused": digest(refusals),
     }
     timestamp = CheckpointLog.Signed.create_timestamp()
     created: Any = CheckpointLog.Created  # the library makes its events dataclasses: their fields are keywords
@@ -272,6 +411,7 @@ def next_checkpoint(
             timestamp=timestamp,
             signed=signed,
             games=games,
+            refused=refusals,
             signature=signature_of(index.key, signed),
         )
     )
@@ -283,10 +423,12 @@ def next_checkpoint(
 @dataclass(frozen=True)
 class Signed:
     """What the checkpoints signed with a key say of one game: each event's hash, whether it was sealed, and the
-    checkpoint that signed it; what does not hold under the key, in words."""
+    checkpoint that signed it; each event a checkpoint could not vouch for, the reason and the checkpoint; what
+    does not hold under the key, in words."""
 
     events: dict[int, tuple[str, bool, int]]
     faults: list[str]
+    refused: dict[int, tuple[str, int]] = field(default_factory=dict)
 
 
 def signed_for(
@@ -309,7 +451,61 @@ def signed_for(
         for version, hash_, sealed in listed:
             events.setdefault(version, (hash_, sealed, number))
     faults.extend(_kept_faults(index, kept))
-    return Signed(events, faults)
+    return Signed(events, faults, _refused_for(game, index))
+
+
+def _refused_for(game: str, index: CheckpointIndex) -> dict[int, tuple[str, int]]:
+    """Each of the game's events a genuine checkpoint could not vouch for: the reason, and the checkpoint."""
+    refused: dict[int, tuple[str, int]] = {}
+    for number in index.refusing.get(game, ()):
+        checkpoint = index.checkpoints[number - 1]
+        if checkpoint.genuine:
+            for version, reason in checkpoint.refused[game]:
+                refused.setdefault(version, (reason, number))
+    return refused
+
+
+@dataclass(frozen=True)
+class Unvouched:
+    """Consecutive events of a game a checkpoint could not vouch for, for the same reason."""
+
+    game_id: str
+    first: int
+    last: int
+    reason: str
+
+    @property
+    def count(self) -> int:
+        return self.last - self.first + 1
+
+    @property
+    def why(self) -> str:
+        return REFUSALS.get(self.reason, self.reason)
+
+    def __str__(self) -> str:
+        events = f"event {self.first}" if self.first == self.last else f"events {self.first} to {self.last}"
+        return f"game {self.game_id} {events} ({self.reason}: {self.why})"
+
+
+def unvouched_words(number: int, unvouched: Sequence[Unvouched]) -> str:
+    """The events checkpoint `number` could not vouch for, by their game, the first runs of them."""
+    events = counted(sum(run.count for run in unvouched), "event")
+    named = "; ".join(str(run) for run in unvouched[:RUNS_NAMED])
+    more = f"; and {counted(len(unvouched) - RUNS_NAMED, 'more run')}" if len(unvouched) > RUNS_NAMED else ""
+    return f"checkpoint {number} could not vouch for {events}, and signed none of them: {named}{more}"
+
+
+def unvouched_by(checkpoint: Checkpoint) -> list[Unvouched]:
+    """The events the checkpoint could not vouch for, game by game, in runs of the same reason."""
+    runs: list[Unvouched] = []
+    for game, events in checkpoint.refused.items():
+        for version, reason in events:
+            last = runs[-1] if runs else None
+            if last is not None and (last.game_id, last.last + 1, last.reason) == (game, version, reason):
+                runs[-1] = Unvouched(game, last.first, version, reason)
+            else:
+                runs.append(Unvouched(game, version, version, reason))
+    return runs
 
 
 def _kept_faults(index: CheckpointIndex, kept: Sequence[Mapping[str, Any]]) -> Iterator[str]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import expect
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from api import ApiSettings, create_app
 from evo_ledger.game.notation import parse_game
@@ -29,8 +29,9 @@ ACTIONS = [line.text for line in parse_game(GOLDEN["evo2"].read_text()).actions]
 class Counted:
     """The app, with the path of every HTTP request it is sent."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: Any) -> None:
         self.app = app
+        self.state = app.state  # what the server that serves it reads its deadlines from
         self.paths: list[str] = []
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

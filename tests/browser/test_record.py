@@ -26,7 +26,7 @@ from tests.helpers.phone import (
     tap_action,
     tap_words,
 )
-from tests.helpers.servers import running_server
+from tests.helpers.servers import ADMIN, running_server
 from tests.helpers.traits_pages import ACTIONS, seated_traits_game
 
 pytestmark = pytest.mark.slow(reason="drives Chromium: the quick tier's one browser test is test_smoke")
@@ -163,6 +163,30 @@ def test_record_from_a_co_recorders_device_joined_by_its_link_until_it_is_let_go
     finally:
         for device in devices:
             device.close()
+
+
+def test_record_the_admin_gives_a_new_recorder_token_and_the_page_says_how_many_co_recorders_it_let_go(
+    browser: Any, server: str
+) -> None:
+    game, token = new_game(server, parse_game(GOLDEN["evo2"].read_text()))
+    for name in ("ben's phone", "cat's phone"):
+        added = httpx.post(
+            f"{server}/v1/games/{game}/co-recorders", json={"name": name}, headers={"Authorization": f"Bearer {token}"}
+        )
+        assert added.status_code == 201, added.text
+    device = browser.new_context(**PHONE)
+    try:
+        admin = open_recording(device, server, game, ADMIN)
+        admin.locator("#devices summary").tap()
+        expect(admin.locator("#co-recorders li")).to_have_count(2)
+        admin.locator("#new-recorder-token").tap()
+        told = "a new recorder token: the old one records no more, and 2 co-recorders let go"
+        expect(admin.locator("#message")).to_have_text(told)
+        expect(admin.locator("#co-recorders li")).to_have_count(0)
+        link = admin.locator("#join-link").get_attribute("href") or ""
+        assert link.startswith(f"{server}/games/{game}/record#token=") and not link.endswith(token)
+    finally:
+        device.close()
 
 
 def test_record_a_seats_device_joined_by_its_link_shows_that_seats_hand_alone(browser: Any, server: str) -> None:

@@ -449,3 +449,11 @@ def test_a_served_view_gives_the_round_phase_and_step_apart_from_its_headline(cl
     }
     listed = client.get("/v1/games").json()["games"]
     assert [(g["round"], g["phase"], g["step"]) for g in listed] == [(10, "over", "")]
+
+
+def test_an_answer_to_a_token_is_kept_by_no_cache_for_the_next_reader(client: TestClient) -> None:
+    game, recorder = new_game(client)
+    assert append(client, game, recorder, "order ann ben cat").status_code == 200
+    for path in (f"/v1/games/{game}/setup", f"/v1/games/{game}/state", f"/v1/games/{game}/events"):
+        assert client.get(path, headers=recorder).headers["cache-control"] == "no-store", path
+        assert client.get(path).headers.get("cache-control") != "no-store", path

@@ -33,7 +33,7 @@ from tests.helpers.broadcast import (
 )
 from tests.helpers.servers import ADMIN
 from tests.helpers.support import ROOT
-from tests.helpers.tokens import bearer, new_game
+from tests.helpers.tokens import bearer, co_recorder, new_game
 
 
 @pytest.fixture
@@ -194,10 +194,11 @@ def test_a_wrong_revoked_or_foreign_token_or_a_narrowing_query_reads_as_a_specta
     token, a co-recorder's or a seat's once revoked, the recorder's once the admin replaced it), and whatever it
     asks to read as, it is told what a spectator is: the game as it stood at the cut; `as` a seat is refused."""
     game, recorder, ann, cut = held_back(client)
-    co = client.post(f"/v1/games/{game}/co-recorders", json={"name": "phone"}, headers=recorder).json()["token"]
+    phone, co_headers = co_recorder(client, game, recorder, "phone")
+    co = co_headers["Authorization"].removeprefix("Bearer ")
     old_ann = ann
     assert client.post(f"/v1/games/{game}/seat-tokens/ann", headers=recorder).status_code == 201
-    assert client.delete(f"/v1/games/{game}/co-recorders/phone", headers=recorder).status_code == 200
+    assert client.delete(f"/v1/games/{game}/co-recorders/{phone}", headers=recorder).status_code == 200
     _, foreign, foreign_seat = new_game(client)
     caught_up(client)
     spectator = answers(client, game, {})
@@ -233,9 +234,9 @@ def test_only_the_recorders_own_current_token_or_the_admin_changes_the_delay(cli
     a co-recorder's (current or revoked), the recorder's once replaced; a refused change changes nothing."""
     game, recorder, ann, cut = held_back(client)
     _, foreign, _ = new_game(client)
-    co = bearer(client.post(f"/v1/games/{game}/co-recorders", json={"name": "a"}, headers=recorder).json()["token"])
-    gone = bearer(client.post(f"/v1/games/{game}/co-recorders", json={"name": "b"}, headers=recorder).json()["token"])
-    assert client.delete(f"/v1/games/{game}/co-recorders/b", headers=recorder).status_code == 200
+    _, co = co_recorder(client, game, recorder, "a")
+    b, gone = co_recorder(client, game, recorder, "b")
+    assert client.delete(f"/v1/games/{game}/co-recorders/{b}", headers=recorder).status_code == 200
     new_ann = bearer(client.post(f"/v1/games/{game}/seat-tokens/ann", headers=recorder).json()["token"])
     refused_to = [{}, bearer("made-up"), foreign, ann, new_ann, co, gone, {"Authorization": "Bearer " + ADMIN[:-1]}]
     for headers in refused_to:
@@ -271,7 +272,7 @@ def test_the_delays_routes_refuse_a_crafted_request_without_an_error_of_the_serv
             answer = client.put(f"/v1/games/{game_id}/broadcast-delay", json={"minutes": 1}, headers=headers)
             assert answer.status_code in (403, 404), (game_id, answer.text)
     for name in ("%00", "x" * 10000, "%20"):
-        assert client.delete(f"/v1/games/{game}/co-recorders/{name}", headers=recorder).status_code == 404
+        assert client.delete(f"/v1/games/{game}/co-recorders/{name}", headers=recorder).status_code == 422
         assert client.post(f"/v1/games/{game}/seat-tokens/{name}", headers=recorder).status_code == 422
     for query in ("at=0", "at=99999999999999999999", "after=-1", "limit=0", "words=" + "w " * 3000, "as=" + "x" * 65):
         for route in ("/state", "/view", "/events", "/choices"):
@@ -319,9 +320,9 @@ def test_a_revoked_or_seat_token_neither_records_nor_changes_who_records_nor_lea
     game, recorder, ann, cut = held_back(client)
     live = spectator_version(client, game, **recorder)
     assert client.put(f"/v1/games/{game}/seats-record", json={"allowed": True}, headers=recorder).status_code == 200
-    co = bearer(client.post(f"/v1/games/{game}/co-recorders", json={"name": "a"}, headers=recorder).json()["token"])
-    gone = bearer(client.post(f"/v1/games/{game}/co-recorders", json={"name": "b"}, headers=recorder).json()["token"])
-    assert client.delete(f"/v1/games/{game}/co-recorders/b", headers=recorder).status_code == 200
+    a, co = co_recorder(client, game, recorder, "a")
+    b, gone = co_recorder(client, game, recorder, "b")
+    assert client.delete(f"/v1/games/{game}/co-recorders/{b}", headers=recorder).status_code == 200
     new_ann = bearer(client.post(f"/v1/games/{game}/seat-tokens/ann", headers=recorder).json()["token"])
     _, foreign, _ = new_game(client)
     writes = (
@@ -340,7 +341,7 @@ def test_a_revoked_or_seat_token_neither_records_nor_changes_who_records_nor_lea
             assert client.post(f"/v1/games/{game}/{route}", json=body, headers=headers).status_code in (
                 (403,) if headers is new_ann else (409,)
             ), route
-        assert client.delete(f"/v1/games/{game}/co-recorders/a", headers=headers).status_code == 403
+        assert client.delete(f"/v1/games/{game}/co-recorders/{a}", headers=headers).status_code == 403
         assert client.put(f"/v1/games/{game}/seats-record", json={"allowed": False}, headers=headers).status_code == 403
         assert client.post(f"/v1/games/{game}/seat-tokens/ben", headers=headers).status_code == 403
     assert spectator_version(client, game, **recorder) == live

@@ -10,7 +10,9 @@ from fastapi.testclient import TestClient
 from tests.helpers.api import HELD_CARD, append
 from tests.helpers.servers import ADMIN
 from tests.helpers.support import ROUND_ONE_AUCTION
-from tests.helpers.tokens import bearer, new_game
+from tests.helpers.tokens import bearer, co_recorder, co_recorder_stored_before_the_rule, new_game
+
+ADMIN_HEADERS = {"Authorization": f"Bearer {ADMIN}"}
 
 
 def choices(client: TestClient, game: str, words: str, headers: dict[str, str] | None = None) -> Any:
@@ -166,9 +168,10 @@ def test_co_recorders_are_issued_and_revoked_by_the_recorders_own_token(client: 
     body = issued.json()
     assert body["join_link"].endswith(f"/games/{game}/record#token={body['token']}")
     assert body["join_qr"].startswith("data:image/svg+xml")
-    phone = bearer(body["token"])
+    phone, phone_id = bearer(body["token"]), body["id"]
     assert append(client, game, phone, ROUND_ONE_AUCTION[0]).status_code == 200, "a co-recorder records"
-    assert client.get(f"/v1/games/{game}/co-recorders", headers=phone).json() == {"co_recorders": ["ben's phone"]}
+    listed = client.get(f"/v1/games/{game}/co-recorders", headers=phone).json()
+    assert listed == {"co_recorders": [{"id": phone_id, "name": "ben's phone"}]}
     refused = {
         "by a co-recorder": client.post(f"/v1/games/{game}/co-recorders", json={"name": "x"}, headers=phone),
         "by a seat": client.post(f"/v1/games/{game}/co-recorders", json={"name": "x"}, headers=ann),
@@ -177,8 +180,9 @@ def test_co_recorders_are_issued_and_revoked_by_the_recorders_own_token(client: 
         "a name with a line break": client.post(
             f"/v1/games/{game}/co-recorders", json={"name": "a\nb"}, headers=recorder
         ),
-        "revoked by its holder": client.delete(f"/v1/games/{game}/co-recorders/ben's phone", headers=phone),
-        "an unknown one": client.delete(f"/v1/games/{game}/co-recorders/nobody", headers=recorder),
+        "revoked by its holder": client.delete(f"/v1/games/{game}/co-recorders/{phone_id}", headers=phone),
+        "an unknown one": client.delete(f"/v1/games/{game}/co-recorders/{phone_id + 99}", headers=recorder),
+        "by its name": client.delete(f"/v1/games/{game}/co-recorders/ben's phone", headers=recorder),
         "listed to a seat": client.get(f"/v1/games/{game}/co-recorders", headers=ann),
     }
     assert {name: (answer.status_code, answer.json()["code"]) for name, answer in refused.items()} == {
@@ -189,9 +193,10 @@ def test_co_recorders_are_issued_and_revoked_by_the_recorders_own_token(client: 
         "a name with a line break": (422, "invalid_request"),
         "revoked by its holder": (403, "token_refused"),
         "an unknown one": (404, "unknown_co_recorder"),
+        "by its name": (422, "invalid_request"),
         "listed to a seat": (403, "token_refused"),
     }
-    revoked = client.delete(f"/v1/games/{game}/co-recorders/ben's phone", headers=recorder)
+    revoked = client.delete(f"/v1/games/{game}/co-recorders/{phone_id}", headers=recorder)
     assert revoked.status_code == 200 and revoked.json() == {"co_recorders": []}
     after = append(client, game, phone, ROUND_ONE_AUCTION[1])
     assert (after.status_code, after.json()["code"]) == (403, "token_refused"), "a revoked token records no more"
@@ -250,3 +255,116 @@ def test_a_seat_records_its_own_actions_alone_once_the_recorder_lets_it(client: 
     assert undo.status_code == 403
     assert client.put(f"/v1/games/{game}/seats-record", json={"allowed": False}, headers=recorder).status_code == 200
     assert append(client, game, ann, ROUND_ONE_AUCTION[6]).json()["code"] == "token_refused"
+
+
+# Names the rule refuses, each with what the refusal says is wrong.
+NAMES_REFUSED = {
+    "/": "'/'",
+    "a/b": "'/'",
+    "\\": "'\\'",
+    ".": "dots",
+    "..": "dots",
+    ". .": "dots",
+    " ben": "space",
+    "ben ": "space",
+    "a\nb": "U+000A",
+    "\x7f": "U+007F",
+    "ben\u202ephone": "U+202E",
+    "b\u200ben": "U+200B",
+    "x" * 41: "40",
+}
+
+
+def test_a_co_recorders_name_that_breaks_the_rule_is_refused_naming_what_is_wrong(client: TestClient) -> None:
+    game, recorder, _ = new_game(client)
+    for name, problem in NAMES_REFUSED.items():
+        refused = client.post(f"/v1/games/{game}/co-recorders", json={"name": name}, headers=recorder)
+        assert (refused.status_code, refused.json()["code"]) == (422, "invalid_request"), name
+        assert "body.name" in refused.json()["message"] and problem in refused.json()["message"], refused.json()
+    assert client.get(f"/v1/games/{game}/co-recorders", headers=recorder).json() == {"co_recorders": []}
+
+
+def test_a_name_of_slashes_or_dots_lets_no_one_go_and_every_co_recorder_is_let_go_by_its_id(client: TestClient) -> None:
+    """The attacks repeated with the names `/`, `%2F`, `.` and `..`: the rule refuses `/`, `.` and `..` as names
+    (those stored before it are let go all the same), `%2F` is a name as any other, and a name in the path lets no
+    one go, whatever the server or the client makes of it."""
+    game, recorder, _ = new_game(client)
+    for name in ("/", ".", ".."):
+        refused = client.post(f"/v1/games/{game}/co-recorders", json={"name": name}, headers=recorder)
+        assert refused.status_code == 422, name
+    _, percent = co_recorder(client, game, recorder, "%2F")
+    stored = [co_recorder_stored_before_the_rule(client, game, name) for name in ("/", ".", "..", "a/b")]
+    listed = client.get(f"/v1/games/{game}/co-recorders", headers=recorder).json()["co_recorders"]
+    assert sorted(entry["name"] for entry in listed) == ["%2F", ".", "..", "/", "a/b"]
+    for path in ("/", "%2F", "a/b", "a%2Fb", ".", "..", "%2E", "%2E%2E", "%252F"):
+        answer = client.delete(f"/v1/games/{game}/co-recorders/{path}", headers=recorder)
+        assert 400 <= answer.status_code < 500, (path, answer.status_code)
+    assert client.get(f"/v1/games/{game}/co-recorders", headers=recorder).json()["co_recorders"] == listed
+    for entry in listed:
+        let_go = client.delete(f"/v1/games/{game}/co-recorders/{entry['id']}", headers=recorder)
+        assert let_go.status_code == 200, let_go.text
+        assert entry not in let_go.json()["co_recorders"]
+    assert client.get(f"/v1/games/{game}/co-recorders", headers=recorder).json() == {"co_recorders": []}
+    for headers in (percent, *stored):
+        refused = append(client, game, headers, ROUND_ONE_AUCTION[0])
+        assert (refused.status_code, refused.json()["code"]) == (403, "token_refused")
+
+
+def test_replacing_the_recorders_token_lets_every_co_recorder_go_and_says_how_many(client: TestClient) -> None:
+    game, recorder, _ = new_game(client)
+    _, phone = co_recorder(client, game, recorder, "ben's phone")
+    stored = co_recorder_stored_before_the_rule(client, game, "a/b")
+    replaced = client.post(f"/v1/games/{game}/recorder-token", headers=ADMIN_HEADERS)
+    assert replaced.status_code == 200, replaced.text
+    body = replaced.json()
+    assert body["co_recorders_let_go"] == 2
+    assert body["join_link"].endswith(f"/games/{game}/record#token={body['recorder_token']}")
+    assert body["join_qr"].startswith("data:image/svg+xml")
+    for headers in (phone, stored, recorder):
+        refused = append(client, game, headers, ROUND_ONE_AUCTION[0])
+        assert (refused.status_code, refused.json()["code"]) == (403, "token_refused")
+    new_recorder = bearer(body["recorder_token"])
+    assert client.get(f"/v1/games/{game}/co-recorders", headers=new_recorder).json() == {"co_recorders": []}
+    assert append(client, game, new_recorder, ROUND_ONE_AUCTION[0]).status_code == 200
+    again = client.post(f"/v1/games/{game}/recorder-token", headers=ADMIN_HEADERS)
+    assert again.json()["co_recorders_let_go"] == 0
+
+
+TIMES_REFUSED = (
+    "0001-01-01T00:00:00+05:00",
+    "1969-12-31T23:59:59.999Z",
+    "1970-01-01T10:00:00+14:00",
+    "9999-12-31T23:00:00-05:00",
+    "2026-05-01T21:15:02+14:01",
+    "2026-05-01T21:15:02-12:01",
+    "2026-05-01T21:15:02+23:59",
+)
+
+
+def test_a_time_at_the_table_out_of_bounds_is_refused_naming_it_on_append_and_correct(client: TestClient) -> None:
+    """From 1970 to 9999 in UTC, with an offset from -12:00 to +14:00: a time of the year 1 with an offset of its
+    own once overflowed the conversion to UTC."""
+    game, recorder, _ = new_game(client)
+    version = append(client, game, recorder, ROUND_ONE_AUCTION[0]).json()["version"]
+    for entered in TIMES_REFUSED:
+        for route, body in (
+            ("actions", {"actions": [ROUND_ONE_AUCTION[1]], "entered_at": entered}),
+            ("correct", {"action": ROUND_ONE_AUCTION[0], "reason": "a slip", "entered_at": entered}),
+        ):
+            refused = client.post(f"/v1/games/{game}/{route}", json=body, headers=recorder)
+            assert (refused.status_code, refused.json()["code"]) == (422, "invalid_request"), (route, entered)
+            assert "body.entered_at" in refused.json()["message"], refused.json()
+    assert client.get(f"/v1/games/{game}").json()["version"] == version, "nothing was stored"
+    for entered in ("1970-01-01T00:00:00Z", "2026-05-01T21:15:02-12:00", "2026-05-01T21:15:02+14:00"):
+        body = {"action": ROUND_ONE_AUCTION[0], "reason": "a slip", "entered_at": entered}
+        assert client.post(f"/v1/games/{game}/correct", json=body, headers=recorder).status_code == 200, entered
+
+
+def test_a_date_of_the_game_list_out_of_bounds_is_refused_naming_it(client: TestClient) -> None:
+    for name in ("started_from", "started_to"):
+        for day in ("0001-01-01", "1969-12-31"):
+            refused = client.get("/v1/games", params={name: day})
+            assert (refused.status_code, refused.json()["code"]) == (422, "invalid_request"), (name, day)
+            assert f"query.{name}" in refused.json()["message"]
+        assert client.get("/v1/games", params={name: "1970-01-01"}).status_code == 200
+    assert client.get("/v1/games", params={"started_to": "9999-12-31"}).status_code == 200

@@ -156,6 +156,22 @@ def test_only_the_recorder_and_the_admin_set_it(client: TestClient) -> None:
     assert schema["components"]["schemas"]["NewGame"]["properties"]["reveal_at_end"]["default"] is True
 
 
+def test_a_co_recorder_may_not_set_it_as_no_change_of_how_the_game_is_read_is_its(client: TestClient) -> None:
+    """A co-recorder records the game as the recorder does, but how the game is read (who records it, the
+    broadcast's delay, whether seats record, and whether its end reveals its hidden facts) is the recorder's own
+    token's to change, or the admin's."""
+    game, token = played(client, ACTIONS[:20])
+    issued = client.post(f"/v1/games/{game.game}/co-recorders", json={"name": "ben's phone"}, headers=bearer(token))
+    phone = bearer(issued.json()["token"])
+    route = f"/v1/games/{game.game}/reveal-at-end"
+    refused = client.put(route, json={"reveal_at_end": False}, headers=phone)
+    assert (refused.status_code, refused.json()["code"]) == (403, "token_refused")
+    summary = client.get(f"/v1/games/{game.game}").json()
+    assert (summary["version"], summary["reveal_at_end"]) == (game.version, True), "nothing was written"
+    admin = client.put(route, json={"reveal_at_end": False}, headers=bearer(ADMIN))
+    assert admin.status_code == 200 and admin.json()["reveal_at_end"] is False
+
+
 def test_an_old_bundle_of_a_finished_game_shows_its_hidden_facts(client: TestClient) -> None:
     bundle = (FIXTURES / "evo1-v1-hand.msgpack").read_bytes()
     answer = client.post("/v1/games/import", content=bundle, headers={"Content-Type": "application/msgpack"})

@@ -14,6 +14,7 @@ import httpx
 import uvicorn
 
 from api import ApiSettings, create_app
+from evo_ledger.cli.request_deadlines import request_deadlines
 from evo_ledger.settings import Settings
 
 ADMIN = "admin-secret"
@@ -45,8 +46,17 @@ def running_server(
 
 @contextmanager
 def serving(app: Any, loop: str = "auto") -> Iterator[str]:
-    """The app served by uvicorn on a free port of this machine, in a thread: its base URL."""
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1, loop=loop)
+    """The app served by uvicorn on a free port of this machine, in a thread, as `evo-ledger serve` serves it (each
+    request's head and body read within the deadlines of the app's settings): its base URL."""
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=0,
+        log_level="warning",
+        timeout_graceful_shutdown=1,
+        loop=loop,
+        http=request_deadlines(app.state.settings),
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

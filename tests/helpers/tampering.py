@@ -1,5 +1,5 @@
-"""Someone with write access to the database: events rewritten, notes added and hashes chained again, for the
-audits to catch."""
+"""Someone with write access to the database: events rewritten, notes added and hashes chained again, seals taken
+off and snapshots deleted, for the audits and the checkpoints to catch."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import psycopg
 
 from evo_ledger.app.ledger import Ledger, Receipt
 from evo_ledger.game.aggregate import stored_hash
+from evo_ledger.game.codec import pack, unpack
 from evo_ledger.game.notation import parse_game
 from evo_ledger.game.seal import unsealed_bytes
 from tests.helpers.support import ROOT
@@ -73,6 +74,31 @@ def rehash_from(ledger: Ledger, tamperer: Tamperer, version: int, change: dict[s
         fields["hash"] = previous = stored_hash(topic, tamperer.game_id, at, fields)
         old_seal = state[len(unsealed_bytes(state)) :]  # kept: a forger cannot make a new one
         tamperer.write(at, topic, ledger.mapper.transcoder.encode(fields) + old_seal)
+
+
+def strip_every_seal(tamperer: Tamperer, last: int) -> None:
+    for version in range(1, last + 1):
+        topic, state = tamperer.stored(version)
+        tamperer.write(version, topic, unsealed_bytes(state))
+
+
+def forge_without_the_key(ledger: Ledger, game_id: UUID, note: int, text: str) -> None:
+    """The whole forgery of someone who holds the database but not the key: every seal of the game taken off, its
+    first event made to say it was never sealed, the note at event `note` made to say `text`, every hash made
+    again, and the game's snapshots deleted. Hashes, chain and seals all hold; the rules cannot check a note."""
+    tamperer = Tamperer(ledger, game_id)
+    strip_every_seal(tamperer, ledger.receipt(game_id).version)
+    topic, state = tamperer.stored(1)
+    first = unpack(state)
+    del first["hash"]
+    first["sealed"] = False
+    first["hash"] = stored_hash(topic, game_id, 1, first)
+    tamperer.write(1, topic, pack(first))
+    rehash_from(ledger, tamperer, 2, {})
+    rehash_from(ledger, tamperer, note, {"text": text})
+    snapshots = Tamperer(ledger, game_id)
+    snapshots.table = ledger.snapshots.recorder.events_table_name  # type: ignore[union-attr]
+    snapshots.delete(">", 0)
 
 
 KEY = "the server's own secret"

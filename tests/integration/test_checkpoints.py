@@ -1,7 +1,8 @@
 """Signed checkpoints: a log changed by someone who holds the database but not the key (an event edited in place,
 the chain rewritten with the seals stripped, the end cut off, a snapshot edited, the checkpoint log itself
 changed or cut) is named by the audit with the key, at the first event that differs, on SQLite and PostgreSQL;
-no row of the checkpoint log, however made, makes the audit fail otherwise than with a verdict."""
+a checkpoint signs only the events whose seals hold under the key, and names the others, which `/health` and the
+audit name too; no row of the checkpoint log, however made, makes the audit fail otherwise than with a verdict."""
 
 from __future__ import annotations
 
@@ -21,18 +22,29 @@ from api.app import ApiSettings, create_app
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.transfer import import_notation
 from evo_ledger.cli.main import main
-from evo_ledger.game.aggregate import SNAPSHOT_INTERVAL, stored_hash
+from evo_ledger.game.aggregate import SNAPSHOT_INTERVAL
 from evo_ledger.game.checkpoints import (
     CHECKPOINT_LOG_ID,
     CheckpointError,
     SignedEvents,
     next_checkpoint,
+    signature_of,
     signed_events_id,
 )
 from evo_ledger.game.codec import digest, pack, unpack
+from evo_ledger.game.notation import parse_game
 from evo_ledger.game.seal import unsealed_bytes
-from evo_ledger.settings import Settings
-from tests.helpers.tampering import GAME_TEXT, KEY, Tamperer, recorded_with_a_note, rehash_from
+from evo_ledger.settings import SEAL_KEY_VARIABLE, Settings
+from tests.helpers.servers import ADMIN, health_when
+from tests.helpers.tampering import (
+    GAME_TEXT,
+    KEY,
+    Tamperer,
+    forge_without_the_key,
+    recorded_with_a_note,
+    rehash_from,
+    strip_every_seal,
+)
 
 FIRST_CHECKPOINT_ROW = 2  # row 1 of the checkpoint log is its creation
 
@@ -60,12 +72,6 @@ def named(database: str, game_id: UUID) -> tuple[str, Any]:
     """The audit's verdict, and the checkpoints check's event and detail."""
     report = audited(database, game_id)
     return report.verdict, (report.check("checkpoints")["event"], report.check("checkpoints")["detail"])
-
-
-def strip_every_seal(tamperer: Tamperer, last: int) -> None:
-    for version in range(1, last + 1):
-        topic, state = tamperer.stored(version)
-        tamperer.write(version, topic, unsealed_bytes(state))
 
 
 def test_a_checkpoint_signs_each_games_new_events_and_follows_the_one_before(sealed: Ledger, database: str) -> None:
@@ -114,18 +120,10 @@ def test_an_event_edited_in_place_is_named(sealed: Ledger, database: str) -> Non
 
 def test_a_chain_rewritten_with_its_seals_stripped_is_named_at_its_first_event(sealed: Ledger, database: str) -> None:
     """The whole forgery: every seal taken off, the game's first event made to say it was never sealed, a note
-    rewritten and every hash made again. Hashes, chain and seals all hold; the checkpoint does not."""
-    game_id, note, last = checkpointed(sealed)
-    tamperer = Tamperer(sealed, game_id)
-    strip_every_seal(tamperer, last)
-    topic, state = tamperer.stored(1)
-    first = unpack(state)
-    del first["hash"]
-    first["sealed"] = False
-    first["hash"] = stored_hash(topic, game_id, 1, first)
-    tamperer.write(1, topic, pack(first))
-    rehash_from(sealed, tamperer, 2, {})
-    rehash_from(sealed, tamperer, note, {"text": "nothing happened"})
+    rewritten, every hash made again and the snapshots deleted. Hashes, chain and seals all hold; the checkpoint
+    does not."""
+    game_id, note, _ = checkpointed(sealed)
+    forge_without_the_key(sealed, game_id, note, "nothing happened")
     report = audited(database, game_id)
     assert [check["check"] for check in report.data["checks"] if check["verdict"] == "fail"] == ["checkpoints"]
     assert report.verdict == "damaged" and report.data["first_divergence"]["event"] == 1
@@ -138,6 +136,114 @@ def test_seals_stripped_are_named_by_the_checkpoint_too(sealed: Ledger, database
     verdict, (event, detail) = named(database, game_id)
     assert verdict == "damaged" and event == 1
     assert detail == "event 1 carries no seal, though checkpoint 1 signed it sealed: seals were stripped"
+
+
+def forged_since_a_checkpoint(ledger: Ledger) -> tuple[UUID, int]:
+    """A checkpoint taken, then a game stored and forged without the key: its id and its last event."""
+    import_notation(ledger, GAME_TEXT)
+    ledger.take_checkpoint()
+    receipt, note = recorded_with_a_note(ledger)
+    forge_without_the_key(ledger, receipt.game_id, note, "nothing happened")
+    return receipt.game_id, receipt.version
+
+
+def unvouched(ledger: Ledger) -> list[tuple[str, int, int, str]]:
+    return [(run.game_id, run.first, run.last, run.reason) for run in ledger.unvouched_by_last_checkpoint()]
+
+
+def test_a_game_forged_since_the_last_checkpoint_is_named_and_none_of_it_signed(sealed: Ledger, database: str) -> None:
+    """The forgery of a game stored since the last checkpoint (seals taken off, its first event made to say it was
+    never sealed, a note rewritten, every hash made again, its snapshots deleted) leaves hashes, chain and seals
+    holding. The next checkpoint signs none of its events, and names them; the audit with the key names the game
+    at its first event, and says which events no checkpoint covers and why."""
+    game_id, last = forged_since_a_checkpoint(sealed)
+    checkpoint, new = sealed.take_checkpoint()
+    assert new and checkpoint["number"] == 2 and str(game_id) not in json.dumps(checkpoint)
+    assert str(game_id) not in sealed.checkpoint_index().checkpoints[1].games
+    assert unvouched(sealed) == [(str(game_id), 1, last, "unsealed")]
+    report = audited(database, game_id)
+    assert report.verdict == "damaged"
+    assert [check["check"] for check in report.data["checks"] if check["verdict"] == "fail"] == ["checkpoints"]
+    assert report.check("checkpoints")["event"] == 1
+    assert report.check("checkpoints")["detail"].startswith(
+        "checkpoint 2 could not vouch for event 1, and did not sign it: it carries no seal"
+    )
+    [run] = report.data["not_covered"]
+    assert {name: run[name] for name in ("events", "checkpoint", "reason")} == {
+        "events": [1, last],
+        "checkpoint": 2,
+        "reason": "unsealed",
+    }
+    assert "its seal was taken off" in run["why"]
+    assert "not covered: events 1 to" in report.text()
+
+
+def test_an_event_changed_since_the_last_checkpoint_is_named_and_the_others_signed(
+    sealed: Ledger, database: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import_notation(sealed, GAME_TEXT)
+    sealed.take_checkpoint()
+    receipt, note = recorded_with_a_note(sealed)
+    tamperer = Tamperer(sealed, receipt.game_id)
+    topic, state = tamperer.stored(note)
+    fields = unpack(unsealed_bytes(state))
+    fields["text"] = "nothing happened"
+    tamperer.write(note, topic, pack(fields) + state[len(unsealed_bytes(state)) :])
+    monkeypatch.setenv(SEAL_KEY_VARIABLE, KEY)
+    assert main(["checkpoint", "--database", database]) == 0
+    assert f"game {receipt.game_id} event {note} (seal: its seal does not match it" in capsys.readouterr().err
+    assert unvouched(sealed) == [(str(receipt.game_id), note, note, "seal")]
+    head = sealed.checkpoint_index().checkpoints[1].games[str(receipt.game_id)]
+    assert head[:2] == [receipt.version, receipt.head_hash]  # the events after it are the server's, and signed
+    report = audited(database, receipt.game_id)
+    assert report.check("checkpoints")["event"] == note
+    assert [(run["events"], run["checkpoint"], run["reason"]) for run in report.data["not_covered"]] == [
+        ([note, note], 2, "seal")
+    ]
+
+
+def test_events_stored_before_the_key_are_named_by_the_first_checkpoint_and_the_later_ones_signed(
+    database: str,
+) -> None:
+    """Unsealed events of a game stored without a key before the log's first checkpoint may be what was stored:
+    the first checkpoint names them without signing them, and the audit lists them without calling them damaged."""
+    actions = [line.text for line in parse_game(GAME_TEXT).actions]
+    with Ledger(Settings(database)) as keyless:
+        game = keyless.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+        before = keyless.record(game, actions[:10]).version
+    with Ledger(Settings(database, seal_key=KEY)) as sealed:
+        sealed.take_checkpoint()
+        assert unvouched(sealed) == [(str(game), 1, before, "stored without a key")]
+        report = sealed.audit(game)
+        assert report.verdict == "clean" and report.check("checkpoints")["verdict"] == "not run"
+        detail = report.check("checkpoints")["detail"]
+        assert detail == "no checkpoint could vouch for the game's events: not_covered says why"
+        last = sealed.record(game, actions[10:20]).version
+        sealed.take_checkpoint()
+        assert unvouched(sealed) == []
+    report = audited(database, game)
+    assert report.verdict == "clean"
+    assert report.check("checkpoints")["detail"] == f"events {before + 1} to {last} are as checkpoints signed them"
+    assert [(run["events"], run["checkpoint"], run["reason"]) for run in report.data["not_covered"]] == [
+        ([1, before], 1, "stored without a key")
+    ]
+
+
+def test_a_checkpoint_of_the_first_version_still_holds_and_is_followed(sealed: Ledger, database: str) -> None:
+    """A checkpoint signed before checkpoints named the events they could not vouch for."""
+    game_id, _, _ = checkpointed(sealed)
+    log = Tamperer(sealed, CHECKPOINT_LOG_ID)
+    topic, state = log.stored(FIRST_CHECKPOINT_ROW)
+    fields = unpack(unsealed_bytes(state))
+    del fields["refused"], fields["signed"]["refused"]
+    fields["signed"]["version"] = 1
+    fields["signature"] = signature_of(KEY, fields["signed"])
+    log.write(FIRST_CHECKPOINT_ROW, topic, pack(fields))
+    sealed.annotate(game_id, 2, "a later note")
+    with Ledger(Settings(database, seal_key=KEY)) as server:
+        taken, new = server.take_checkpoint()
+    assert new and taken["version"] == 2 and taken["previous"] == fields["signature"]
+    assert audited(database, game_id).verdict == "clean"
 
 
 def test_events_cut_off_the_end_are_named_without_a_receipt(sealed: Ledger, database: str) -> None:
@@ -344,6 +450,40 @@ def test_a_server_with_a_seal_key_signs_a_checkpoint_as_it_starts_and_at_its_int
     assert health["checkpoints"]["last"] >= 2 and health["checkpoints"]["failure"] is None
     report = audited(database, UUID(game))
     assert report.check("checkpoints")["detail"] == "events 1 to 1 are as checkpoints signed them"
+
+
+def test_health_is_degraded_and_names_the_events_a_checkpoint_could_not_vouch_for(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    database = str(tmp_path / "forged.sqlite")
+    with Ledger(Settings(database, seal_key=KEY)) as ledger:
+        game_id, last = forged_since_a_checkpoint(ledger)
+    settings = ApiSettings(
+        store=Settings(database, seal_key=KEY), admin_token=ADMIN, follow_projections=False, writer_process=False
+    )
+    with TestClient(create_app(settings)) as client:
+        health_when(client, lambda health: health["checkpoints"]["last"] == 2)  # signed as the server started
+        answer = client.get("/health")
+        admin = client.get("/health", headers={"Authorization": f"Bearer {ADMIN}"}).json()
+    assert answer.status_code == 503 and answer.json()["status"] == "degraded"
+    checkpoints = answer.json()["checkpoints"]
+    assert checkpoints["tamper_evidence"] is True and checkpoints["failure"] is None
+    assert checkpoints["unvouched_count"] == last
+    [run] = checkpoints["unvouched"]
+    assert run["events"] == [1, last] and run["reason"] == "unsealed" and "game_id" not in run  # a game may be private
+    assert admin["checkpoints"]["unvouched"] == [{**run, "game_id": str(game_id)}]
+    assert f"checkpoint 2 could not vouch for {last} events, and signed none of them: game {game_id}" in caplog.text
+
+
+def test_a_server_without_a_key_says_it_offers_no_tamper_evidence(tmp_path: Path) -> None:
+    settings = ApiSettings(
+        store=Settings(str(tmp_path / "keyless.sqlite")), follow_projections=False, writer_process=False
+    )
+    with TestClient(create_app(settings)) as client:
+        answer = client.get("/health")
+    assert answer.status_code == 200 and answer.json()["status"] == "ok"
+    assert answer.json()["checkpoints"]["tamper_evidence"] is False
+    assert answer.json()["checkpoints"]["why"].startswith("the server has no seal key")
 
 
 def test_signed_events_are_a_record_a_game_and_checkpoint() -> None:

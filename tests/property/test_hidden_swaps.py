@@ -300,8 +300,13 @@ def read_side(client: TestClient, ruleset: str) -> dict[str, list[str]]:
 
 @pytest.fixture
 def servers(tmp_path: Path) -> Iterator[tuple[TestClient, TestClient]]:
-    """Two servers: one holds the games as recorded, the other the same games with a hidden fact swapped."""
-    with client_for(str(tmp_path / "recorded.sqlite")) as first, client_for(str(tmp_path / "swapped.sqlite")) as second:
+    """Two servers: one holds the games as recorded, the other the same games with a hidden fact swapped; the public
+    asks them for as many audits and exports as the swaps take."""
+    unlimited = {"whole_log_reads_per_minute": None}
+    with (
+        client_for(str(tmp_path / "recorded.sqlite"), **unlimited) as first,
+        client_for(str(tmp_path / "swapped.sqlite"), **unlimited) as second,
+    ):
         yield first, second
 
 
