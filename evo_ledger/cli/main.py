@@ -259,6 +259,7 @@ def run_server(app: FastAPI, host: str, port: int, tls: tuple[Path, Path] | None
         host=host,
         port=port,
         http=request_deadlines(app.state.settings),
+        proxy_headers=False,  # a client's address is the connection's: no header it sends changes whose it is
         log_level="warning",
         access_log=False,
         log_config=None,

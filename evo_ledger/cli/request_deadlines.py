@@ -74,10 +74,15 @@ class RequestDeadlines(asyncio.Protocol):
             return
         try:
             self.parser.feed_data(data)
-        except (httptools.HttpParserError, httptools.HttpParserUpgrade):
-            # uvicorn's protocol answers a request it cannot read, or hands the connection over, and closes it.
+        except httptools.HttpParserError:
+            # uvicorn's protocol answers a request it cannot read, and closes the connection.
             self.parser = None
             self._stop()
+        except httptools.HttpParserUpgrade:
+            # The app serves no upgraded connection: once this request is answered, nothing more is read on it, so
+            # it is closed a head's time later whatever it is sent meanwhile.
+            self.parser = None
+            self._close_in(self.head_seconds)
 
     def _close_in(self, seconds: float) -> None:
         self._stop()

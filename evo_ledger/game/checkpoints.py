@@ -302,6 +302,7 @@ class Examiner:
         self.sealer, self.first, self.hash_before = sealer, first, hash_before
         self._last_hash: dict[str, str | None] = {}
         self._keyed: set[str] = set()  # the games whose events the log says were stored with a key
+        self._key_seen = False  # a sealed event came earlier in the log: every event after it was stored with a key
 
     def examine(self, notifications: Iterable[Notification]) -> Examined:
         examined = Examined()
@@ -329,9 +330,10 @@ class Examiner:
             return {}, "unreadable"
         self._last_hash[game] = fields.get("hash")
         says_sealed = event.originator_version == 1 and fields.get("sealed") is True
-        keyed = not self.first or game in self._keyed or says_sealed
+        keyed = not self.first or self._key_seen or game in self._keyed or says_sealed
         if keyed or seal is not None:
             self._keyed.add(game)
+        self._key_seen = self._key_seen or seal is not None
         if seal is None:
             return fields, "unsealed" if keyed else WITHOUT_A_KEY
         if not self.sealer.holds(event, seal):

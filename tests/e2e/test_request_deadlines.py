@@ -88,6 +88,16 @@ def test_a_connection_that_sends_nothing_is_closed_within_the_head_deadline(serv
     assert closed and answer == b"", f"open after {time.monotonic() - started:.1f} s"
 
 
+def test_an_upgrade_asked_for_does_not_lift_the_deadline_from_the_heads_after_it(server: tuple[str, int]) -> None:
+    upgrade = HEAD.replace(b"Accept: */*\r\n", b"Accept: */*\r\nConnection: Upgrade\r\nUpgrade: foo\r\n")
+    with socket.create_connection(server) as connection:
+        connection.sendall(upgrade)
+        answered, _ = read_for(connection, 1.0)
+        took, _ = trickled(connection, HEAD)
+    assert answered.startswith(b"HTTP/1.1 200"), answered[:40]
+    assert took < HEAD_SECONDS + SLACK < len(HEAD), f"open {took:.1f} s after the upgrade was asked for"
+
+
 def test_a_body_sent_a_byte_a_second_is_answered_408_within_the_body_deadline(server: tuple[str, int]) -> None:
     body = json.dumps({"actions": ["order ann ben cat"]}).encode()
     head = (

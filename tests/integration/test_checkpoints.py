@@ -229,6 +229,19 @@ def test_events_stored_before_the_key_are_named_by_the_first_checkpoint_and_the_
     ]
 
 
+def test_a_game_forged_after_a_sealed_one_is_never_taken_for_one_stored_before_the_key(
+    sealed: Ledger, database: str
+) -> None:
+    """With no checkpoint yet (none taken, or the log of them deleted), a game forged to say it was never sealed,
+    stored after a sealed event in the log, was stored with a key: the first checkpoint names it unsealed."""
+    import_notation(sealed, GAME_TEXT)
+    receipt, note = recorded_with_a_note(sealed)
+    forge_without_the_key(sealed, receipt.game_id, note, "nothing happened")
+    sealed.take_checkpoint()
+    assert unvouched(sealed) == [(str(receipt.game_id), 1, receipt.version, "unsealed")]
+    assert audited(database, receipt.game_id).verdict == "damaged"
+
+
 def test_a_checkpoint_of_the_first_version_still_holds_and_is_followed(sealed: Ledger, database: str) -> None:
     """A checkpoint signed before checkpoints named the events they could not vouch for."""
     game_id, _, _ = checkpointed(sealed)
