@@ -250,7 +250,7 @@ def run_server(app: FastAPI, host: str, port: int, tls: tuple[Path, Path] | None
     head and body read within the app's settings' deadlines), over https with `tls`'s certificate and key."""
     import uvicorn  # noqa: PLC0415 (likewise)
 
-    from evo_ledger.cli.request_deadlines import request_deadlines  # noqa: PLC0415 (likewise)
+    from evo_ledger.cli.request_deadlines import served_as_the_server_serves  # noqa: PLC0415 (likewise)
 
     settle_collector()
     certificate, key = (str(tls[0]), str(tls[1])) if tls else (None, None)
@@ -258,8 +258,7 @@ def run_server(app: FastAPI, host: str, port: int, tls: tuple[Path, Path] | None
         app,
         host=host,
         port=port,
-        http=request_deadlines(app.state.settings),
-        proxy_headers=False,  # a client's address is the connection's: no header it sends changes whose it is
+        **served_as_the_server_serves(app.state.settings),
         log_level="warning",
         access_log=False,
         log_config=None,

@@ -107,3 +107,10 @@ def request_deadlines(settings: ApiSettings) -> type[asyncio.Protocol]:
         body_seconds = settings.body_seconds
 
     return Deadlines
+
+
+def served_as_the_server_serves(settings: ApiSettings) -> dict[str, Any]:
+    """The options uvicorn serves an app made with `settings` with, in `evo-ledger serve` and in the tests alike:
+    each request's head and body read within the settings' deadlines, and a client's address its connection's (no
+    header it sends, such as X-Forwarded-For, changes whose it is)."""
+    return {"http": request_deadlines(settings), "proxy_headers": False}

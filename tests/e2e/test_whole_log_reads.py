@@ -5,13 +5,18 @@ is set by each test: none waits."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import httpx
 from fastapi.testclient import TestClient
 
+from api import ApiSettings, create_app
 from api.whole_log_reads import AuditCache
-from tests.helpers.api import append, client_for, new_game
+from evo_ledger.settings import Settings
+from tests.helpers.api import PLAYERS, append, client_for, new_game
 from tests.helpers.seats import seated_game
+from tests.helpers.servers import serving
 from tests.helpers.support import ROUND_ONE_AUCTION
 
 # Most sight first, then least: an audit kept for a reader who sees more must not reach one who sees less.
@@ -90,3 +95,16 @@ def test_the_schema_documents_the_limit_on_audits_and_exports(client: TestClient
     paths = client.get("/openapi.json").json()["paths"]
     for path in ("/v1/games/{game_id}/audit", "/v1/games/{game_id}/export"):
         assert "429" in paths[path]["get"]["responses"], path
+
+
+def test_a_forwarded_address_does_not_buy_another_budget_from_a_real_server(tmp_path: Path) -> None:
+    """The server takes a client's address from its connection: a header naming another changes nothing."""
+    settings = ApiSettings(store=Settings(str(tmp_path / "limit.sqlite")), whole_log_reads_per_minute=2)
+    with serving(create_app(settings)) as base:
+        created = httpx.post(f"{base}/v1/games", json={"kit": "standin-e2-3p", "players": PLAYERS})
+        game = created.json()["game_id"]
+        statuses = [
+            httpx.get(f"{base}/v1/games/{game}/export", headers={"X-Forwarded-For": f"203.0.113.{n}"}).status_code
+            for n in range(3)
+        ]
+    assert statuses == [200, 200, 429]

@@ -14,7 +14,7 @@ import httpx
 import uvicorn
 
 from api import ApiSettings, create_app
-from evo_ledger.cli.request_deadlines import request_deadlines
+from evo_ledger.cli.request_deadlines import served_as_the_server_serves
 from evo_ledger.settings import Settings
 
 ADMIN = "admin-secret"
@@ -55,7 +55,7 @@ def serving(app: Any, loop: str = "auto") -> Iterator[str]:
         log_level="warning",
         timeout_graceful_shutdown=1,
         loop=loop,
-        http=request_deadlines(app.state.settings),
+        **served_as_the_server_serves(app.state.settings),
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
