@@ -16,7 +16,7 @@ from starlette.types import Receive, Scope, Send
 from api import ApiSettings, create_app
 from evo_ledger.game.notation import parse_game
 from evo_ledger.settings import Settings
-from tests.helpers.offline import HAND_MADE, SHOWN_HERE, WAITING, cut_off, opened_offline_ready
+from tests.helpers.offline import HAND_MADE, PROBE, SHOWN_HERE, WAITING, cut_off, opened_offline_ready
 from tests.helpers.phone import GOLDEN, PHONE, logged, open_recording, tap_action
 from tests.helpers.servers import serving
 from tests.helpers.support import ROOT
@@ -59,8 +59,8 @@ def recorder(browser: Any, counted: tuple[str, Counted]) -> Iterator[tuple[Any, 
 def asked_offline(paths: list[str]) -> list[str]:
     """The requests of the page and its workers: not the browser's own check of the service worker's script for
     an update on a navigation, which Chromium makes outside the context's emulated network (with no connection at
-    all, it fails unseen)."""
-    return [path for path in paths if path != "GET /sw.js"]
+    all, it fails unseen), nor a probe of the cut sent as it came (`cut_off`)."""
+    return [path for path in paths if path not in ("GET /sw.js", f"POST {PROBE}")]
 
 
 def type_entry(page: Any, action: str, waiting: int) -> None:

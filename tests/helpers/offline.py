@@ -38,10 +38,12 @@ def opened_offline_ready(browser: Any, base: str, file: Path, played: int = 0) -
 
 
 # A request the page sends through its service worker once the connection is cut: it fails once the cut has
-# reached the worker too (the browser tells the page's and the worker's network apart, a moment apart).
+# reached the worker too (the browser tells the page's and the worker's network apart, a moment apart). One sent
+# as the cut came may still reach the server after the page was told it failed: its path is its own.
+PROBE = "/offline-probe"
 CUT_OFF = """async () => {
     for (;;) {
-        try { await fetch("/v1/kits", { method: "POST" }); } catch (error) { return true; }
+        try { await fetch("/offline-probe", { method: "POST" }); } catch (error) { return true; }
         await new Promise((resolve) => setTimeout(resolve, 20));
     }
 }"""
