@@ -8,7 +8,11 @@ const TOKEN_KEY = "evo-ledger-token";
 const KEPT_UNTIL_HEADER = "Evo-Ledger-Kept-Until";
 let ownToken = null; // the page's own token, where it has one: { token, until } ("" and 0 for none)
 
-function token() { return ownToken ? ownToken.token : sessionStorage.getItem(TOKEN_KEY) || ""; }
+// A kept token whose time has passed is sent no more, whether or not the page has forgotten it yet.
+function token() {
+  if (!ownToken) return sessionStorage.getItem(TOKEN_KEY) || "";
+  return ownToken.until && ownToken.until <= Date.now() ? "" : ownToken.token;
+}
 
 function tokenHeaders() {
   if (!token()) return {};
@@ -26,6 +30,24 @@ async function api(path) {
   if (!answer.ok) throw Object.assign(new Error(body.message || answer.statusText), { code: body.code });
   return body;
 }
+
+// What a recording page kept for a game (`evo-ledger-record:ID`: { token, hours, until }) is dropped, on every page
+// of the site, once its time has passed; the recording page of that game forgets its own itself (record.js), with
+// the answers kept to it, once the person has been shown the entries waiting.
+function dropExpiredKept() {
+  const [, games, game, record] = location.pathname.split("/");
+  const own = games === "games" && record === "record" ? `evo-ledger-record:${decodeURIComponent(game)}` : null;
+  for (let index = localStorage.length - 1; index >= 0; index -= 1) {
+    const key = localStorage.key(index);
+    if (!key || !key.startsWith("evo-ledger-record:") || key === own) continue;
+    let kept = null;
+    try { kept = JSON.parse(localStorage.getItem(key)); } catch (error) { kept = null; }
+    if (kept && typeof kept === "object" && Number.isFinite(kept.until) && kept.until <= Date.now()) {
+      localStorage.removeItem(key);
+    }
+  }
+}
+dropExpiredKept();
 
 function element(tag, attributes, ...children) {
   const made = document.createElement(tag);

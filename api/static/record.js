@@ -50,8 +50,9 @@ function words() { return entered.map((entry) => entry.word).join(" "); }
 
 // A join link carries the token after `#`, which the browser never sends to a server. The device keeps it for
 // this game alone, so that a tab closed and opened again records on, until the time chosen under "this device" (a
-// day unless told otherwise); the tab keeps a copy for the game's other pages. A page opened without a link reads
-// and records with the token kept for its game while it has not expired, and with no other.
+// day unless told otherwise); it is copied nowhere else (the game's other pages take a token from their own form).
+// A page opened without a link reads and records with the token kept for its game while it has not expired, and
+// with no other.
 const KEPT = `evo-ledger-record:${GAME}`;
 const KEEP_HOURS = 24;
 const HOUR_MS = 3600 * 1000;
@@ -81,8 +82,9 @@ function keepToken(token, chosen) {
 }
 
 // The token the page reads and records with: the link's, kept in place of any kept before (whose answers the
-// service worker drops), else the one kept for the game, unless its time has passed: then the device forgets the
-// game, and the entries that waited with it.
+// service worker drops), else the one kept for the game, unless its time has passed: then the page reads without a
+// token, and the device forgets the game once the person has been shown the entries that wait (`expiredOnOpen`).
+let expiredOnOpen = false;
 async function takeToken() {
   const found = location.hash.match(/token=([^&]+)/);
   if (found) {
@@ -94,14 +96,16 @@ async function takeToken() {
   }
   const kept = keptToken();
   if (kept && kept.until <= Date.now()) {
-    const waited = (await queuedEntries(GAME)).length;
-    await forgetDevice();
-    say(`this device kept the game's token for as long as it was told, and has forgotten it${waited
-      ? `, with ${waited} ${waited === 1 ? "entry" : "entries"} that had not been sent` : ""}`, "told");
+    ownToken = { token: "", until: 0 };
+    if ((await queuedEntries(GAME)).length) {
+      expiredOnOpen = true;
+      return;
+    }
+    await forgetDevice([]);
+    say("this device kept the game's token for as long as it was told, and has forgotten it", "told");
     return;
   }
   ownToken = kept ? { token: kept.token, until: kept.until } : { token: "", until: 0 };
-  if (kept) sessionStorage.setItem(TOKEN_KEY, kept.token);
 }
 
 // Random enough for a key, and available on a plain-http local address (crypto.randomUUID is not).
@@ -658,12 +662,16 @@ async function recordedElsewhere(event) {
   await compose();
 }
 
-// The game's stream, followed for as long as the page is open.
+// The game's stream, followed for as long as the page is open (opened again without the token once its time has
+// passed: `streamStop` closes it).
+let streamStop = null;
 async function follow() {
   for (;;) {
     try {
       const heard = () => online(true);
-      await readStream(gamePath("/stream"), version, (event) => { heard(); return recordedElsewhere(event); }, undefined, heard);
+      streamStop = new AbortController();
+      await readStream(gamePath("/stream"), version, (event) => { heard(); return recordedElsewhere(event); },
+        streamStop.signal, heard);
     } catch (error) {
       online(false);
     }
@@ -807,21 +815,28 @@ setInterval(() => sync().catch(() => online(false)), 5000);
 // the page is open, is forgotten so too (and the device may not be kept then).
 const FORGOTTEN = "evo-ledger-forgotten"; // the game a tab's device has just forgotten, told once it opens again
 
-function askToForget(expired = false) {
+// The entries shown to the person, read from the device (another tab's among them): only these are then dropped.
+let shownToForget = [];
+async function askToForget(expired = false) {
+  queued = await queuedEntries(GAME);
+  shownToForget = queued.map((entry) => entry.key);
+  showQueue();
   if (!queued.length) return forgetAndOpenAgain();
   const waiting = queued.length === 1 ? "1 entry waits" : `${queued.length} entries wait`;
   document.getElementById("forgetting-text").textContent = `${waiting} on this device, not sent yet (listed above):`
     + " send or drop them, and the device forgets the game's token";
   document.getElementById("keep-device").hidden = expired;
+  document.getElementById("keep-hours").parentElement.hidden = expired; // a token past its time is not kept again
+  document.getElementById("send-then-forget").hidden = !token(); // with no token to send them with, drop only
   document.getElementById("forgetting").hidden = false;
   forgetting = true;
   document.body.dataset.device = "asking";
   document.getElementById("queue").scrollIntoView({ block: "nearest" });
-  return Promise.resolve();
 }
 
 async function sendThenForget() {
   await sync(true);
+  queued = (await queuedEntries(GAME)).filter((entry) => shownToForget.includes(entry.key));
   if (!queued.length) return forgetAndOpenAgain();
   const waiting = queued.length === 1 ? "1 entry still waits" : `${queued.length} entries still wait`;
   say(`${waiting}, not sent${navigator.onLine ? "" : ": there is no connection"}`, "told");
@@ -830,24 +845,25 @@ async function sendThenForget() {
 function keepDevice() {
   forgetting = false;
   document.getElementById("forgetting").hidden = true;
+  document.getElementById("keep-hours").parentElement.hidden = false;
   document.body.dataset.device = "kept";
 }
 
 async function forgetAndOpenAgain() {
   forgetting = true;
-  await forgetDevice();
+  await forgetDevice(shownToForget);
   sessionStorage.setItem(FORGOTTEN, GAME);
   location.reload();
 }
 
-// The device forgets the game: its token (kept, and the tab's copy), the entries waiting to be sent, and every
-// answer of the game the service worker kept.
-async function forgetDevice() {
+// The device forgets the game: its token (and the tab's session token), the entries waiting to be sent that the person was shown (`shown`, their
+// keys), and every answer of the game the service worker kept.
+async function forgetDevice(shown) {
   localStorage.removeItem(KEPT);
-  sessionStorage.removeItem(TOKEN_KEY);
+  sessionStorage.removeItem(TOKEN_KEY); // and any token this tab's other pages were given in their form
   ownToken = { token: "", until: 0 };
-  for (const entry of await queuedEntries(GAME)) await forgetEntry(entry.key);
-  queued = [];
+  for (const key of shown) await forgetEntry(key);
+  queued = await queuedEntries(GAME);
   stopped = null;
   await dropKeptAnswers();
 }
@@ -883,16 +899,32 @@ function showDevice() {
 function keepFor(hours) {
   const kept = keptToken();
   if (!kept) return;
+  if (kept.until <= Date.now()) {
+    say("the game's token is past its time: this device forgets it, and keeps it no longer", "told");
+    return;
+  }
   const again = keepToken(kept.token, hours);
   ownToken = { token: again.token, until: again.until };
+  expireWhenDue();
   showDevice();
   say(`this device keeps the game's token until ${new Date(again.until).toLocaleString()}`, "recorded");
 }
 
 function expireKept() {
   if (document.body.dataset.device !== "kept" || !ownToken.until || ownToken.until > Date.now()) return;
+  if (streamStop) streamStop.abort(); // the stream opened with the token closes; it opens again without it
   document.getElementById("this-device").open = true;
   askToForget(true).catch(lost);
+}
+
+// The moment the kept token's time passes, the page forgets it (a timer waits at most about 24 days at once).
+let expiryTimer = null;
+function expireWhenDue() {
+  clearTimeout(expiryTimer);
+  if (!ownToken || !ownToken.until) return;
+  const left = ownToken.until - Date.now();
+  expiryTimer = setTimeout(() => { expireKept(); if (ownToken.until > Date.now()) expireWhenDue(); },
+    Math.max(0, Math.min(left + 1, 2 ** 31 - 1)));
 }
 
 function toldForgotten() {
@@ -920,6 +952,13 @@ async function start() {
   showQueue();
   showDevice();
   toldForgotten();
+  expireWhenDue();
+  if (expiredOnOpen) {
+    say("this device kept the game's token for as long as it was told: drop the entries that wait, and it forgets it",
+      "told");
+    document.getElementById("this-device").open = true;
+    await askToForget(true);
+  }
   document.getElementById("replay-link").href = `/games/${encodeURIComponent(GAME)}`;
   const summary = await api(gamePath(""));
   players = summary.players.map((player) => player.name);

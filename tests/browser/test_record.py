@@ -129,7 +129,7 @@ def test_record_a_new_game_set_up_on_the_games_page_on_a_phone(phone: Any, serve
     again = phone.new_page()  # a tab of its own: nothing kept for the session
     again.goto(f"{server}/games/{game}/record")
     settled(again)
-    kept = again.evaluate("sessionStorage.getItem('evo-ledger-token')")
+    kept = again.evaluate("(game) => JSON.parse(localStorage.getItem(`evo-ledger-record:${game}`)).token", game)
     answer = httpx.get(f"{server}/v1/games/{game}/view", headers={"Authorization": f"Bearer {kept}"}).json()
     assert answer["perspectives"], "the device kept the recorder's token for the game"
 

@@ -102,17 +102,25 @@ def test_forget_a_token_is_kept_a_day_unless_the_recorder_chooses_and_forgotten_
     assert not following.evaluate(SETUP_KEPT), "the service worker dropped what it kept for the token"
 
 
-def asked_to_forget_with_an_entry_waiting(phone: Any, server: str) -> tuple[str, str, Any]:
-    """An evo2 game on the phone, an entry typed with no connection waiting, then "forget this device" tapped and
-    the connection back: the entry shown, and the device not forgotten, until the person chooses. The game, the
-    recorder's token and the page."""
+def with_an_entry_waiting(phone: Any, server: str, also: bool = False) -> tuple[str, str, Any, Any]:
+    """An evo2 game on the phone, an entry typed with no connection waiting: the game, the recorder's token, the
+    page, and (`also`) a second tab of the game opened before the connection was cut (else None)."""
     game, token = new_game(server, parse_game(GOLDEN["evo2"].read_text()))
     page = open_recording(phone, server, game, token)
+    other = opened_without_a_token(phone, server, game) if also else None
     cut_off(phone, page)
     page.locator("#tools summary").tap()
     page.locator("#typed").fill(ENTRY)
     page.locator("#typed").press("Enter")
     page.wait_for_function(WAITING, arg=1, polling=20)
+    return game, token, page, other
+
+
+def asked_to_forget_with_an_entry_waiting(phone: Any, server: str) -> tuple[str, str, Any]:
+    """An entry waiting (`with_an_entry_waiting`), then "forget this device" tapped and the connection back: the
+    entry shown, and the device not forgotten, until the person chooses. The game, the recorder's token and the
+    page."""
+    game, token, page, _ = with_an_entry_waiting(phone, server)
     page.locator("#this-device summary").tap()
     page.locator("#forget-device").tap()
     expect(page.locator("#forgetting-text")).to_contain_text("1 entry waits on this device, not sent yet")
@@ -144,3 +152,97 @@ def test_forget_entries_waiting_are_shown_and_sent_by_the_person_before_the_devi
     page.wait_for_function(FORGOTTEN)
     assert page.evaluate("(game) => queuedEntries(game)", game) == [], "sent, then forgotten"
     assert logged(server, game, token) == [ENTRY]
+
+
+# The kept token's time made to pass: as kept on the device, and as the open page holds it.
+PASSED = """(kept) => {
+    localStorage.setItem(kept, JSON.stringify({ ...JSON.parse(localStorage.getItem(kept)), until: Date.now() - 1 }));
+    ownToken.until = Date.now() - 1;
+}"""
+
+
+def test_forget_the_recording_page_copies_its_token_to_no_storage_the_tab_s_other_pages_read(
+    phone: Any, heard: tuple[str, Heard]
+) -> None:
+    server, _ = heard
+    game, token = new_game(server, parse_game(GOLDEN["evo2"].read_text()))
+    page = open_recording(phone, server, game, token)
+    assert page.evaluate("sessionStorage.getItem('evo-ledger-token')") is None, "the tab's pages would read with it"
+    assert found_on_device(page, game, [token]) == [f"localStorage evo-ledger-record:{game}"]
+
+
+def test_forget_entries_another_tab_queued_are_shown_before_the_device_forgets(
+    phone: Any, heard: tuple[str, Heard]
+) -> None:
+    server, _ = heard
+    game, _, queuing, forgetting = with_an_entry_waiting(phone, server, also=True)
+    forgetting.locator("#this-device summary").tap()
+    forgetting.locator("#forget-device").tap()
+    expect(forgetting.locator("#forgetting-text")).to_contain_text("1 entry waits on this device, not sent yet")
+    expect(forgetting.locator("#queued li")).to_have_text([ENTRY])
+    assert len(queuing.evaluate("(game) => queuedEntries(game)", game)) == 1, "kept until the person chooses"
+
+
+def test_forget_a_token_past_its_time_is_sent_no_more_and_the_page_forgets_it(
+    phone: Any, heard: tuple[str, Heard]
+) -> None:
+    server, app = heard
+    game, token = new_game(server, parse_game(GOLDEN["evo2"].read_text()))
+    page = open_recording(phone, server, game, token)
+    page.evaluate(PASSED, f"evo-ledger-record:{game}")
+    assert page.evaluate("tokenHeaders()") == {}, "a token past its time would be sent"
+    heard_before = len(app.requests)
+    page.evaluate("(game) => api(`/v1/games/${game}/view?at=1`)", game)
+    asked = [request for request in app.requests[heard_before:] if request[0].endswith("/view")]
+    assert asked and all(not carried for _, carried in asked), "a token past its time was sent"
+    page.evaluate("expireWhenDue()")  # the timer set for the time the test made pass
+    page.wait_for_function(FORGOTTEN)
+
+
+def test_forget_a_token_past_its_time_cannot_be_kept_again(phone: Any, heard: tuple[str, Heard]) -> None:
+    server, _ = heard
+    game, _, page, _ = with_an_entry_waiting(phone, server)
+    kept = f"evo-ledger-record:{game}"
+    page.evaluate(PASSED, kept)
+    page.evaluate("expireKept()")
+    expect(page.locator("#forgetting-text")).to_contain_text("1 entry waits on this device, not sent yet")
+    expect(page.locator("#keep-hours")).to_be_hidden()
+    page.evaluate("keepFor(24)")
+    assert page.evaluate("(kept) => JSON.parse(localStorage.getItem(kept)).until <= Date.now()", kept)
+
+
+def test_forget_a_page_opened_past_the_token_s_time_shows_the_entries_waiting_to_drop_before_it_forgets(
+    phone: Any, heard: tuple[str, Heard]
+) -> None:
+    server, app = heard
+    game, token, page, _ = with_an_entry_waiting(phone, server)
+    page.evaluate(PASSED, f"evo-ledger-record:{game}")  # nor does this page send it once the connection is back
+    page.close()
+    phone.set_offline(False)
+    heard_before = len(app.requests)
+    following = opened_without_a_token(phone, server, game)
+    expect(following.locator("#queued li")).to_have_text([ENTRY])
+    expect(following.locator("#drop-then-forget")).to_be_visible()
+    expect(following.locator("#send-then-forget")).to_be_hidden()
+    assert app.tokens_since(heard_before) == [], "a token past its time was sent"
+    following.locator("#drop-then-forget").tap()
+    following.wait_for_function(FORGOTTEN)
+    assert following.evaluate("(game) => queuedEntries(game)", game) == []
+    assert found_on_device(following, game, [token]) == []
+    assert logged(server, game, token) == [], "dropped, not sent"
+
+
+def test_forget_any_page_of_the_site_drops_what_a_device_kept_for_a_game_past_its_time(
+    phone: Any, heard: tuple[str, Heard]
+) -> None:
+    server, _ = heard
+    page = phone.new_page()
+    page.goto(f"{server}/")  # the games list
+    page.evaluate(
+        "for (const [game, left] of [['old', -1], ['new', 1e6]]) localStorage.setItem(`evo-ledger-record:${game}`, "
+        "JSON.stringify({ token: 't', hours: 1, until: Date.now() + left }))"
+    )
+    page.reload()
+    page.wait_for_load_state()
+    assert page.evaluate("localStorage.getItem('evo-ledger-record:old')") is None
+    assert page.evaluate("localStorage.getItem('evo-ledger-record:new')") is not None

@@ -70,7 +70,8 @@ FOUND_ON_DEVICE = """async ([secrets, asked]) => {
     for (const name of await caches.keys()) {
         const cache = await caches.open(name);
         for (const request of await cache.keys()) {
-            look(`${name} ${request.url}`, `${request.url} ${await (await cache.match(request)).text()}`);
+            const answer = await cache.match(request); // none where the worker dropped it meanwhile
+            look(`${name} ${request.url}`, `${request.url} ${answer ? await answer.text() : ""}`);
         }
     }
     const answered = (request) => new Promise((resolve, reject) => {
