@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from evo_ledger.app.access import (
+    AccessNotVouched,
     CoRecorderNameRefused,
     CoRecorderTaken,
     HiddenGame,
@@ -74,6 +75,7 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
     UnknownEvent: (422, "unknown_event"),
     NotExplainable: (422, "not_explainable"),
     WriterProcessLost: (503, "writer_restarted"),
+    AccessNotVouched: (503, "access_not_vouched"),
 }
 
 

@@ -78,13 +78,15 @@ class Supervisor:
 class CheckpointSigner:
     """Signs a checkpoint when the server starts and every `every` seconds after, when events were stored since
     the last (evo_ledger.game.checkpoints); each one is logged as it is published, to be kept outside the database,
-    and the events it could not vouch for are logged by their game and held for `/health` until the next."""
+    and the events it could not vouch for are logged by their game. `/health` names the events every checkpoint
+    since the last acknowledged one could not vouch for, as the checkpoint log says when it is asked (as it said
+    last, while a checkpoint is being taken)."""
 
     def __init__(self, ledger: Ledger, every: float) -> None:
         self.ledger, self.every = ledger, every
         self.last: dict[str, Any] | None = None
         self.failure: str | None = None
-        self.unvouched: list[Unvouched] = []
+        self.seen: tuple[int, list[Unvouched]] = (0, [])  # as the checkpoint log said when last asked
 
     async def run(self) -> None:
         while True:
@@ -103,32 +105,35 @@ class CheckpointSigner:
             log.exception("no checkpoint was signed; trying again in %.0f s", self.every)
             return
         self.last, self.failure = taken, None
-        self.unvouched = await run_in_threadpool(self.ledger.unvouched_by_last_checkpoint)
         if new:
             log.info("checkpoint signed: %s", json.dumps(taken, sort_keys=True))
-        if new and self.unvouched:
-            log.warning("%s", unvouched_words(taken["number"], self.unvouched))
+            unvouched = await run_in_threadpool(self.ledger.unvouched_by_last_checkpoint)
+            if unvouched:
+                log.warning("%s", unvouched_words(taken["number"], unvouched))
 
-    @property
-    def degraded(self) -> bool:
-        """Whether the last attempt failed, or the last checkpoint could not vouch for every event it examined."""
-        return self.failure is not None or bool(self.unvouched)
-
-    def health(self, admin: bool) -> dict[str, Any]:
-        """The last checkpoint signed (its number and position), why the last attempt failed, if it did, and the
-        events the last checkpoint could not vouch for (`unvouched`, the first 20 runs of them: by their game for
-        the admin only, as a game may be private; the events; the reason, and in words; `unvouched_count`)."""
+    def health(self, admin: bool) -> tuple[bool, dict[str, Any]]:
+        """Whether checkpoints leave the server degraded (the last attempt to sign one failed, or one since the
+        last acknowledged could not vouch for every event it examined), and what `/health` says of them: the last
+        signed (its number and position), why the last attempt failed, if it did, the last acknowledged, and the
+        events the checkpoints after it could not vouch for (`unvouched`, the first 20 runs of them: by their game
+        for the admin only, as a game may be private; the events; the checkpoint; the reason, and in words;
+        `unvouched_count`)."""
+        self.seen = self.ledger.unvouched_unless_signing(wait=False) or self.seen
+        acknowledged, unvouched = self.seen
         last = self.last or {}
-        return {
+        body = {
             "tamper_evidence": True,
             "last": last.get("number"),
             "position": last.get("position"),
             "failure": self.failure,
-            "unvouched": [unvouched_shown(run, admin) for run in self.unvouched[:UNVOUCHED_SHOWN]],
-            "unvouched_count": sum(run.count for run in self.unvouched),
+            "acknowledged": acknowledged,
+            "unvouched": [unvouched_shown(run, admin) for run in unvouched[:UNVOUCHED_SHOWN]],
+            "unvouched_count": sum(run.count for run in unvouched),
         }
+        return self.failure is not None or bool(unvouched), body
 
 
 def unvouched_shown(run: Unvouched, admin: bool) -> dict[str, Any]:
     game = {"game_id": run.game_id} if admin else {}
-    return {**game, "events": [run.first, run.last], "reason": run.reason, "why": run.why}
+    shown = {"events": [run.first, run.last], "checkpoint": run.checkpoint, "reason": run.reason, "why": run.why}
+    return game | shown

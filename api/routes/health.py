@@ -24,8 +24,9 @@ def health(request: Request, token: TokenDep) -> JSONResponse:
     events set aside (`set_aside`, the first 20 by their position in the log, and `set_aside_count`): each by its
     game (for the admin only: a game may be private), its version there, its position and the type of the error
     that stopped it. With a seal key, the last
-    checkpoint signed and the events it could not vouch for (`checkpoints`), and `degraded` while signing one
-    fails or the last could not vouch for every event; without one, that the server offers no tamper evidence."""
+    checkpoint signed, the last an admin acknowledged and the events the checkpoints after it could not vouch for
+    (`checkpoints`), and `degraded` while signing one fails or until an admin acknowledges those events
+    (`evo-ledger checkpoint --acknowledge`); without one, that the server offers no tamper evidence."""
     state = request.app.state
     writer: dict[str, Any] = state.writer.health()
     read_tables: dict[str, Any] = state.supervisor.health()
@@ -43,8 +44,8 @@ def health(request: Request, token: TokenDep) -> JSONResponse:
     body = {"status": "ok" if ok else "degraded", "writer": writer, "read_tables": read_tables}
     signer = state.checkpoints
     if signer is not None:
-        body["checkpoints"] = signer.health(admin)
-        if signer.degraded:
+        degraded, body["checkpoints"] = signer.health(admin)
+        if degraded:
             body["status"], ok = "degraded", False
     elif state.ledger.sealer is None:
         body["checkpoints"] = NO_TAMPER_EVIDENCE

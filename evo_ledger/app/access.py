@@ -20,6 +20,10 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate
+from eventsourcing.persistence import StoredEvent
+
+from evo_ledger.game.codec import unpack_sealed
+from evo_ledger.game.seal import RECORDED, Sealer
 
 ACCESS_NAMESPACE = uuid.UUID("0b6f1f8e-3c1a-4f57-9a7e-2d4c5b6a7e81")
 TOKEN_BYTES = 32
@@ -424,3 +428,38 @@ class AnsweredAppend(Aggregate):
             game_version=game_version,
             head_hash=head_hash,
         )
+
+
+class AccessNotVouched(RuntimeError):
+    """A game's record of who may write to it and read it that the seal key does not vouch for: changed in the
+    database without the key. Nothing is read or written with it until an admin restores it."""
+
+    def __init__(self, game_id: UUID, version: int, why: str) -> None:
+        super().__init__(
+            f"game {game_id}: the record of who may write to it and read it was changed without the seal key "
+            f"(its event {version} {why}): nothing is read or written with it until an admin audits and restores it"
+        )
+        self.game_id = game_id
+
+
+def check_access_seals(
+    game_id: UUID, stored: Iterable[StoredEvent], sealer: Sealer, game_sealed: Callable[[UUID], bool]
+) -> None:
+    """A game's access events under a seal key: each seal holds as the server's own (recorded, not imported); no
+    event without a seal follows one with it; and a game the server stored with a key (`game_sealed`) has none
+    without it. Unsealed events before the first sealed one are those of a game stored before the key was set."""
+    sealed_before = False
+    unsealed: int | None = None
+    for event in stored:
+        _, seal = unpack_sealed(event.state)
+        version = event.originator_version
+        if seal is None:
+            if sealed_before:
+                raise AccessNotVouched(game_id, version, "carries no seal, though an event before it does")
+            unsealed = unsealed or version
+            continue
+        if sealer.kind_of(event, seal) != RECORDED:
+            raise AccessNotVouched(game_id, version, "carries a seal the key did not make for it")
+        sealed_before = True
+    if unsealed is not None and game_sealed(game_id):
+        raise AccessNotVouched(game_id, unsealed, "carries no seal, though the game was stored with a seal key")

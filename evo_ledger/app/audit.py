@@ -24,7 +24,7 @@ from evo_ledger.app.access import hidden_in_place
 from evo_ledger.game.aggregate import GENESIS, Game, commitment_holds, stored_hash
 from evo_ledger.game.checkpoints import REFUSALS, WITHOUT_A_KEY, Signed
 from evo_ledger.game.codec import MsgpackTranscoder, canonical_bytes, digest, unpack_sealed
-from evo_ledger.game.seal import Sealer
+from evo_ledger.game.seal import IMPORTED, Sealer
 from evo_ledger.rules import UnknownRuleset, rulesets
 from evo_ledger.rules.base import DEVIATION, OPEN_TIE, RuleViolation
 from evo_ledger.rules.contract import at_version, is_chance, self_play
@@ -32,7 +32,7 @@ from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.text import NotationError
 
 REPORT_FORMAT = "evo-ledger audit"
-REPORT_VERSION = 5
+REPORT_VERSION = 6
 PASS, FAIL, RULES_CHANGED, NOT_RUN = "pass", "fail", "rules changed", "not run"
 CLEAN, DAMAGED, DEVIATIONS = "clean", "damaged", "deviations"
 # Fields every event has that the rules do not derive: where and when it was stored, and its hashes.
@@ -105,6 +105,7 @@ class Audit:
     snapshots: Sequence[StoredEvent] = ()
     signed: Signed | None = None
     seals: dict[int, bytes | None] = field(default_factory=dict)
+    imported: list[int] = field(default_factory=list)
     not_covered: list[dict[str, Any]] = field(default_factory=list)
     checks: dict[str, Check] = field(default_factory=lambda: {name: Check(name) for name in CHECK_NAMES})
     undone_rolls: list[dict[str, Any]] = field(default_factory=list)
@@ -171,12 +172,18 @@ class Audit:
                 continue
             if first_sealed is None:
                 first_sealed = version
-            if not self.sealer.holds(stored, seal):
+            kind = self.sealer.kind_of(stored, seal)
+            if kind is None:
                 check.fail(version, f"event {version}'s seal does not match it: it was changed without the key")
+            elif kind == IMPORTED:
+                self.imported.append(version)
         if first_sealed is None and not says_sealed:
             check.verdict, check.detail = NOT_RUN, "no event carries a seal: the game was stored without a seal key"
-        elif first_sealed is not None and first_sealed > 1 and check.verdict == PASS:
-            check.detail = f"events 1 to {first_sealed - 1} were stored before the key was set"
+        elif check.verdict == PASS:
+            late = first_sealed is not None and first_sealed > 1
+            before = [f"events 1 to {(first_sealed or 1) - 1} were stored before the key was set"] if late else []
+            imported = [f"{_runs_words(self.imported)} sealed as imported: {IMPORTED_WHY}"] if self.imported else []
+            check.detail = "; ".join([*before, *imported])
 
     def _check_checkpoints(self) -> None:
         """Every event a genuine checkpoint signed (as far as the audit goes) is stored, with the hash it signed,
@@ -250,6 +257,11 @@ class Audit:
             return f"event {version} is not the one checkpoint {number} signed: it, or the chain, was rewritten"
         if sealed and seal is None:
             return f"event {version} carries no seal, though checkpoint {number} signed it sealed: seals were stripped"
+        if sealed is True and version in self.imported:
+            return (
+                f"event {version} is sealed as imported, though checkpoint {number} signed it as recorded here: "
+                "the game was deleted and imported again"
+            )
         return None
 
     @cached_property
@@ -414,6 +426,7 @@ class Audit:
             "undone_rolls": self.undone_rolls,
             **noted,
             **({"not_covered": self.not_covered} if self.not_covered else {}),
+            **({"imported": _runs(self.imported)} if self.imported else {}),
             **({"reveal_at_end_set": reveal} if reveal else {}),
         }
         return AuditReport(data)
@@ -430,6 +443,28 @@ class Audit:
                     entry = {"event": stored.originator_version, "ruling": warning[0], "message": warning[1]}
                     found.setdefault(key, []).append(entry)
         return found
+
+
+IMPORTED_WHY = (
+    "the server was handed them whole, in a bundle or a game file, and checked each against the rules; its seals "
+    "vouch that they are as it imported them, not that they were recorded on it"
+)
+
+
+def _runs(versions: Sequence[int]) -> list[list[int]]:
+    """Ascending versions as runs of consecutive ones, each [first, last]."""
+    runs: list[list[int]] = []
+    for version in versions:
+        if runs and runs[-1][1] + 1 == version:
+            runs[-1][1] = version
+        else:
+            runs.append([version, version])
+    return runs
+
+
+def _runs_words(versions: Sequence[int]) -> str:
+    named = ", ".join(f"{first} to {last}" if first != last else str(first) for first, last in _runs(versions))
+    return f"events {named} are" if len(versions) > 1 else f"event {named} is"
 
 
 def _covered_detail(covered: Sequence[int]) -> str:

@@ -30,6 +30,7 @@ from evo_ledger.app.access import (
     NotOwnAction,
     access_id,
     answer_id,
+    check_access_seals,
     check_recorder,
     check_recorders_own,
     recording_seat,
@@ -53,7 +54,7 @@ from evo_ledger.game.checkpoints import (
     signed_for,
     unvouched_by,
 )
-from evo_ledger.game.codec import MsgpackTranscoder
+from evo_ledger.game.codec import MsgpackTranscoder, unpack_sealed
 from evo_ledger.game.notation import REVISION_KEYS
 from evo_ledger.game.seal import Sealer
 from evo_ledger.rules import get_ruleset
@@ -396,13 +397,13 @@ class Ledger(Application[UUID]):
         return self._commit([_Change.of(item) for item in requests])
 
     def access(self, game_id: UUID) -> GameAccess | None:
-        """Who may write to the game; None for a game made without a recorder token."""
-        try:
-            access: Any = self.repository.get(access_id(game_id))
-        except AggregateNotFoundError:
-            return None
-        assert isinstance(access, GameAccess)
-        return access
+        """Who may write to the game, as held since it was last read (shared: read it, never change it); None for
+        a game made without a recorder token."""
+        return self.accesses([game_id])[game_id]
+
+    def _access_to_change(self, game_id: UUID) -> GameAccess | None:
+        key = access_id(game_id)
+        return self._read_accesses([key])[key]
 
     def accesses(self, game_ids: Iterable[UUID]) -> dict[UUID, GameAccess | None]:
         """Who may write to each game: those held since they were last read, and the others read in one query
@@ -412,23 +413,33 @@ class Ledger(Application[UUID]):
             return {}
         changes = getattr(self.recorder, "select_changed_since", None)
         if changes is None:
-            return {game_id: self.access(game_id) for game_id in wanted.values()}
-        found = self.held_accesses.current(wanted, partial(changes, topics=ACCESS_TOPICS), self._read_accesses)
+            found = self._read_accesses(list(wanted))
+        else:
+            found = self.held_accesses.current(wanted, partial(changes, topics=ACCESS_TOPICS), self._read_accesses)
         return {game_id: found[key] for key, game_id in wanted.items()}
 
     def _read_accesses(self, access_ids: list[UUID]) -> dict[UUID, GameAccess | None]:
-        """The accesses folded afresh from their events (held accesses are shared, so never the cached ones)."""
+        """The accesses folded afresh from their events (held accesses are shared, so never the cached ones),
+        each refused (AccessNotVouched) where the seal key does not vouch for its events."""
         found: dict[UUID, GameAccess | None] = dict.fromkeys(access_ids)
         for key in access_ids:
-            for stored in self.recorder.select_events(key):
-                event: Any = self.mapper.to_domain_event(stored)
-                found[key] = event.mutate(found[key])
+            stored = self.recorder.select_events(key)
+            for event in stored:
+                found[key] = self.mapper.to_domain_event(event).mutate(found[key])  # type: ignore[attr-defined]
+            access = found[key]
+            if access is not None and self.sealer is not None:
+                check_access_seals(access.game_id, stored, self.sealer, self._stored_with_a_key)
         return found
+
+    def _stored_with_a_key(self, game_id: UUID) -> bool:
+        """Whether the game's first event says the server stored it with a seal key."""
+        first = self.recorder.select_events(game_id, lte=1)
+        return bool(first) and unpack_sealed(first[0].state)[0].get("sealed") is True
 
     def grant_recorder(self, game_id: UUID, token: str) -> int:
         """Make `token` the game's recorder token, in place of any it had, letting go of every co-recorder: how
         many were let go."""
-        access = self.access(game_id)
+        access = self._access_to_change(game_id)
         if access is None:
             self.game(game_id)  # an unknown game raises
             self.save(GameAccess.grant(game_id, token))
@@ -443,7 +454,7 @@ class Ledger(Application[UUID]):
     ) -> GameAccess:
         """Issue or revoke co-recorders, issue seats' tokens, set a broadcast's delay: the recorder's own token (or
         the admin) alone may."""
-        access = self.access(game_id)
+        access = self._access_to_change(game_id)
         if access is None:
             self.game(game_id)  # an unknown game raises
         if not admin:
@@ -453,7 +464,7 @@ class Ledger(Application[UUID]):
     def change_access(self, game_id: UUID, change: Callable[[GameAccess], None]) -> GameAccess:
         """Change who may see or write to the game (a game started without a recorder token gets its access
         here, still without one)."""
-        access = self.access(game_id)
+        access = self._access_to_change(game_id)
         if access is None:
             self.game(game_id)  # an unknown game raises
             access = GameAccess.grant(game_id, None)
@@ -658,23 +669,27 @@ class Ledger(Application[UUID]):
             raise CheckpointError(f"checkpoints are signed with the seal key: set {SEAL_KEY_VARIABLE}")
         return key
 
-    def take_checkpoint(self) -> tuple[dict[str, Any], bool]:
+    def take_checkpoint(self, acknowledge: int | None = None) -> tuple[dict[str, Any], bool]:
         """A checkpoint of every game event stored since the last that the seal key vouches for, signed with it
         and appended to the checkpoint log, naming the events it could not vouch for unsigned; with none stored
-        since, the last checkpoint. Returns it as it is published, and whether it is new."""
+        since, the last checkpoint. `acknowledge`: the events checkpoints up to that number could not vouch for
+        were looked into (a checkpoint is signed to say so, also with nothing stored since). Returns it as it is
+        published, and whether it is new."""
         with self._checkpoints_lock:
             index = self.checkpoint_index()
             last = index.last
             after = last.signed["position"] if last is not None else 0
             examiner = Examiner(Sealer(self._checkpoint_key()), last is None, self._hash_carried)
             examined = examiner.examine(self.notifications_after(after))
-            if not examined.events and not examined.refused:
+            if not examined.events and not examined.refused and acknowledge is None:
                 if last is None:
                     raise CheckpointError("no game event is stored yet: there is nothing to sign")
                 return published(last), False
             position = max(examined.position, after)
+            refused = examined.refused
+            taking = next_checkpoint(index, examined.events, position, refused=refused, acknowledge=acknowledge)
             try:
-                self.save(*next_checkpoint(index, examined.events, position, refused=examined.refused))
+                self.save(*taking)
             except IntegrityError:
                 raise CheckpointError("another checkpoint was taken at the same moment: take it again") from None
             taken = self.checkpoint_index().last
@@ -685,6 +700,22 @@ class Ledger(Application[UUID]):
         """The events the last checkpoint could not vouch for, and did not sign, in runs of the same reason."""
         last = self.checkpoint_index().last
         return unvouched_by(last) if last is not None else []
+
+    def unvouched_since_acknowledged(self) -> tuple[int, list[Unvouched]]:
+        """The last checkpoint acknowledged, and the events every checkpoint after it could not vouch for."""
+        found = self.unvouched_unless_signing()
+        assert found is not None
+        return found
+
+    def unvouched_unless_signing(self, wait: bool = True) -> tuple[int, list[Unvouched]] | None:
+        """As `unvouched_since_acknowledged`, but None at once while a checkpoint is being taken (unless `wait`)."""
+        if not self._checkpoints_lock.acquire(blocking=wait):
+            return None
+        try:
+            index = self.checkpoint_index()
+            return index.acknowledged, index.unvouched_since_acknowledged()
+        finally:
+            self._checkpoints_lock.release()
 
     def _hash_carried(self, game_id: UUID, version: int) -> str | None:
         found = self.recorder.select_events(game_id, gt=version - 1, lte=version)
@@ -798,7 +829,9 @@ class Ledger(Application[UUID]):
         try:
             accesses = self.accesses({change.game_id for change in changes if change.token_required})
         except Exception as error:
-            return [error] * len(changes)
+            if len(changes) > 1:  # one game's access the key does not vouch for refuses that game's changes alone
+                return [outcome for change in changes for outcome in self._commit([change])]
+            return [error]
         for change in changes:
             try:
                 made = self._checked(change, accesses[change.game_id]) if change.token_required else change

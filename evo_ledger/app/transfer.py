@@ -59,12 +59,12 @@ from evo_ledger.game.notation import (
     format_undo,
     parse_game,
 )
-from evo_ledger.game.seal import unsealed_bytes
+from evo_ledger.game.seal import IMPORTED, unsealed_bytes
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kits import canonical_hash
 from evo_ledger.rules.text import NotationError
-from evo_ledger.store.mapper import sealed_by
+from evo_ledger.store.mapper import imported_by, sealed_by
 
 BUNDLE_FORMAT = "evo-ledger-bundle"
 BUNDLE_VERSION = 1
@@ -260,7 +260,7 @@ def bundle_game(mapper: Mapper[UUID], data: bytes) -> PreparedGame:
     events = read_bundle(data)
     verify_chain(events)
     game, snapshots = fold(mapper, events)
-    sealed = [sealed_by(mapper, event) for event in events]
+    sealed = [sealed_by(mapper, event, IMPORTED) for event in events]
     return PreparedGame(Receipt.of(game), sealed, [mapper.to_stored_event(s) for s in snapshots])
 
 
@@ -272,7 +272,7 @@ def notation_game(
     it a new id, to store a copy. Without `files`, its kit is a built-in one: no file is read for it."""
     sealed = getattr(mapper, "sealer", None) is not None
     game = game_from_notation(text, base, sealed=sealed, again=again, files=files)
-    events = [mapper.to_stored_event(event) for event in game.collect_events()]
+    events = [imported_by(mapper, event) for event in game.collect_events()]
     snapshots = [mapper.to_stored_event(snapshot) for snapshot in game.snapshots_due]
     return PreparedGame(Receipt.of(game), events, snapshots)
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 from uuid import UUID
 
+from evo_ledger.app.access import AccessNotVouched
 from evo_ledger.app.audit import CLEAN
 from evo_ledger.app.disputes import ExplanationReport, NotExplainable, WhatIfReport
 from evo_ledger.app.ledger import GameReferenceError, Ledger, Receipt, UnknownGame, VersionConflict
@@ -171,11 +172,18 @@ def add_audit_commands(commands: Any) -> None:
         help="a checkpoint kept elsewhere, as `checkpoint` printed it: shows whether the checkpoint log was cut",
     )
     audit.add_argument("--json", action="store_true", help="the report as canonical JSON, with its hash")
-    _command(
+    signing = _command(
         commands,
         "checkpoint",
         "sign with the seal key the events stored since the last checkpoint whose seals hold under it (naming "
         "those it cannot vouch for), append the checkpoint to the checkpoint log and print it, to be kept elsewhere",
+    )
+    signing.add_argument(
+        "--acknowledge",
+        type=int,
+        metavar="N",
+        help="the events checkpoints up to number N could not vouch for were looked into: sign a checkpoint that "
+        "says so, and /health stops naming them",
     )
 
 
@@ -210,6 +218,9 @@ def run_ledger_command(args: argparse.Namespace, out: TextIO | None = None) -> i
             return COMMANDS[args.command](ledger, args, out)
     except (RuleViolation, VersionConflict, NothingToUndo) as refusal:
         print(f"refused: {refusal}; nothing was recorded", file=sys.stderr)
+        return EXIT_REFUSED
+    except AccessNotVouched as error:
+        print(f"evo-ledger {args.command}: {error}", file=sys.stderr)
         return EXIT_REFUSED
     except BrokenPipeError:
         raise
@@ -425,7 +436,7 @@ def no_constant(name: str) -> Any:
 
 def checkpoint(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     try:
-        taken, new = ledger.take_checkpoint()
+        taken, new = ledger.take_checkpoint(acknowledge=args.acknowledge)
     except CheckpointError as error:
         raise CommandError(str(error)) from None
     how = "signed" if new else "(nothing stored since it was signed)"
@@ -433,6 +444,15 @@ def checkpoint(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     unvouched = ledger.unvouched_by_last_checkpoint()
     if unvouched:
         print(unvouched_words(taken["number"], unvouched), file=sys.stderr)
+    acknowledged, waiting = ledger.unvouched_since_acknowledged()
+    if waiting:
+        events = counted(sum(run.count for run in waiting), "event")
+        print(
+            f"checkpoints {acknowledged + 1} to {taken['number']} could not vouch for {events} in all, which "
+            f"/health names until they are looked into: audit their games, then `checkpoint --acknowledge "
+            f"{taken['number']}`",
+            file=sys.stderr,
+        )
     out.write(json.dumps(taken, sort_keys=True, indent=1) + "\n")
     return EXIT_OK
 

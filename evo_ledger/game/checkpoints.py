@@ -7,12 +7,16 @@ interval by the server and on demand (`evo-ledger checkpoint`), only ever with t
 game event stored since the one before it (`Examiner`): it vouches for an event only if the event carries its
 seal, the seal holds under the key, its hash is that of its content and it carries the hash of the event before
 it. It names each game with events it vouched for, with the head it vouched for and the digest of those events'
-list (version, hash, sealed); the lists are stored beside it, one record a game (`SignedEvents`), so that an
+list (version, hash, and its seal's kind: `true` for an event recorded on the server, `imported` for one of a
+game imported whole); the lists are stored beside it, one record a game (`SignedEvents`), so that an
 audit reads only its own game's. Each event it could not vouch for it names, with the reason (`refused`), and
 does not sign. The checkpoint signs (HMAC-SHA256 under the seal key) its number, the log position it covers, the
 previous checkpoint's signature and the digests of its games and of its refusals: what is printed to be kept
 elsewhere (`published`) names no game, and with the key a copy shows a checkpoint log that was cut or replaced.
-Every row of the checkpoint log and of a game's signed events is read as untrusted data: a row that is not what
+The events a checkpoint could not vouch for stay named (`/health` says degraded) until an admin who looked into
+them signs a checkpoint that acknowledges it (`evo-ledger checkpoint --acknowledge N`): each checkpoint signs the
+number of the last one acknowledged. Every row of the checkpoint log and of a game's signed events is read as
+untrusted data: a row that is not what
 the server writes is a fault, never an error.
 """
 
@@ -34,18 +38,23 @@ from eventsourcing.utils import get_topic
 
 from evo_ledger.game.aggregate import GENESIS, is_game_event_topic, stored_hash
 from evo_ledger.game.codec import canonical_bytes, digest, unpack_sealed
-from evo_ledger.game.seal import Sealer
+from evo_ledger.game.seal import IMPORTED, RECORDED, Sealer, SealKind
 from evo_ledger.rules.words import counted
 
 CHECKPOINT_FORMAT = "evo-ledger checkpoint"
-CHECKPOINT_VERSION = 2
+CHECKPOINT_VERSION = 3
 CHECKPOINT_LOG_ID = uuid.UUID("5d0c7a52-2f8e-4c3b-9a61-0e7b3f2d9c14")
 SIGNED_AS = b"evo-ledger checkpoint\0"
 HEX_64 = re.compile(r"[0-9a-f]{64}")
 FIRST_SIGNED_FIELDS = frozenset({"format", "version", "number", "position", "taken", "previous", "games"})
-# What each version of the checkpoint signs: the second adds the digest of the events it could not vouch for.
-SIGNED_FIELDS = {1: FIRST_SIGNED_FIELDS, 2: FIRST_SIGNED_FIELDS | {"refused"}}
-EventList = list[list[Any]]  # [version, hash, sealed] per event
+# What each version of the checkpoint signs: the second adds the digest of the events it could not vouch for, the
+# third the number of the last checkpoint whose unvouched events an admin acknowledged (0: none).
+SIGNED_FIELDS = {
+    1: FIRST_SIGNED_FIELDS,
+    2: FIRST_SIGNED_FIELDS | {"refused"},
+    3: FIRST_SIGNED_FIELDS | {"refused", "acknowledged"},
+}
+EventList = list[list[Any]]  # [version, hash, sealed] per event: sealed True (recorded here), False, or "imported"
 RefusedList = list[list[Any]]  # [version, reason] per event a checkpoint could not vouch for
 WITHOUT_A_KEY = "stored without a key"
 RUNS_NAMED = 20  # runs of events a checkpoint could not vouch for that its words name
@@ -178,7 +187,9 @@ def _signed_as_written(signed: Any) -> TypeGuard[dict[str, Any]]:
     if not isinstance(signed, dict):
         return False
     version: Any = signed.get("version")
-    return _is_version(version) and frozenset(signed) == SIGNED_FIELDS.get(version, frozenset())
+    acknowledged: Any = signed.get("acknowledged", 0)
+    well_formed = isinstance(acknowledged, int) and not isinstance(acknowledged, bool) and acknowledged >= 0
+    return _is_version(version) and frozenset(signed) == SIGNED_FIELDS.get(version, frozenset()) and well_formed
 
 
 def well_formed_entry(entry: Any) -> bool:
@@ -223,7 +234,7 @@ def _well_formed_event(event: Any) -> bool:
         and len(event) == 3
         and _is_version(event[0])
         and isinstance(event[1], str)
-        and isinstance(event[2], bool)
+        and (isinstance(event[2], bool) or event[2] == IMPORTED)
     )
 
 
@@ -279,6 +290,21 @@ class CheckpointIndex:
     def last(self) -> Checkpoint | None:
         return self.checkpoints[-1] if self.checkpoints else None
 
+    @property
+    def acknowledged(self) -> int:
+        """The last checkpoint whose unvouched events an admin acknowledged, as the last checkpoint signed it."""
+        last = self.last
+        return int(last.signed.get("acknowledged", 0)) if last is not None and last.genuine else 0
+
+    def unvouched_since_acknowledged(self) -> list[Unvouched]:
+        """The events the genuine checkpoints after the last acknowledged one could not vouch for, in runs."""
+        return [
+            run
+            for checkpoint in self.checkpoints[self.acknowledged :]
+            if checkpoint.genuine
+            for run in unvouched_by(checkpoint)
+        ]
+
 
 @dataclass
 class Examined:
@@ -312,14 +338,14 @@ class Examiner:
                 continue
             game, version = str(notification.originator_id), notification.originator_version
             fields, reason = self._examined(game, notification)
-            if reason is None:
-                examined.events.setdefault(game, []).append([version, fields["hash"], True])
-            else:
+            if isinstance(reason, str):
                 examined.refused.setdefault(game, []).append([version, reason])
+            else:
+                examined.events.setdefault(game, []).append([version, fields["hash"], reason.signed_as])
         return examined
 
-    def _examined(self, game: str, event: Notification) -> tuple[dict[str, Any], str | None]:
-        """The event's fields, and why it cannot be vouched for (None: it can)."""
+    def _examined(self, game: str, event: Notification) -> tuple[dict[str, Any], str | Vouched]:
+        """The event's fields, and why it cannot be vouched for, or the kind of seal it is vouched for with."""
         try:
             fields, seal = unpack_sealed(event.state)
         except Exception:
@@ -336,13 +362,14 @@ class Examiner:
         self._key_seen = self._key_seen or seal is not None
         if seal is None:
             return fields, "unsealed" if keyed else WITHOUT_A_KEY
-        if not self.sealer.holds(event, seal):
+        kind = self.sealer.kind_of(event, seal)
+        if kind is None:
             return fields, "seal"
         if _content_hash(event, fields) != fields.get("hash"):
             return fields, "hash"
         if fields.get("prev_hash") != expected_previous:
             return fields, "chain"
-        return fields, None
+        return fields, Vouched(kind)
 
     def _previous_hash(self, game: str, event: Notification) -> str | None:
         if event.originator_version == 1:
@@ -350,6 +377,18 @@ class Examiner:
         if game in self._last_hash:
             return self._last_hash[game]
         return self.hash_before(UUID(game), event.originator_version - 1)
+
+
+@dataclass(frozen=True)
+class Vouched:
+    """An event a checkpoint vouches for, with the kind of its seal."""
+
+    kind: SealKind
+
+    @property
+    def signed_as(self) -> bool | str:
+        """How its list records its seal: True for a seal of an event recorded here, `imported` for one imported."""
+        return True if self.kind == RECORDED else IMPORTED
 
 
 def _content_hash(event: StoredEvent, fields: dict[str, Any]) -> str | None:
@@ -375,14 +414,22 @@ def next_checkpoint(
     position: int,
     now: datetime | None = None,
     refused: Mapping[str, RefusedList] | None = None,
+    acknowledge: int | None = None,
 ) -> list[Any]:
     """The domain events that append a checkpoint of `events` (stored up to `position`) to the log `index` read,
-    signed with its key, and each game's signed events; the events `refused` it names unsigned."""
+    signed with its key, and each game's signed events; the events `refused` it names unsigned. `acknowledge`:
+    the last checkpoint whose unvouched events an admin has looked into (else the last checkpoint's is kept)."""
     last = index.last
     if index.faults or (last is not None and not last.genuine):
         fault = index.faults[0] if index.faults else f"checkpoint {last.number if last else 0} is not genuine"
         raise CheckpointError(f"the checkpoint log was changed without the key ({fault}): audit it before signing more")
     number = last.number + 1 if last is not None else 1
+    acknowledged = index.acknowledged if acknowledge is None else acknowledge
+    if not index.acknowledged <= acknowledged < number:
+        raise CheckpointError(
+            f"--acknowledge {acknowledged}: a checkpoint from {index.acknowledged} (acknowledged already) to "
+            f"{number - 1} (the last)"
+        )
     games = {game: [*stored[-1][:2], digest(stored)] for game, stored in sorted(events.items())}
     refusals = {game: list(listed) for game, listed in sorted((refused or {}).items())}
     signed = {
@@ -394,6 +441,7 @@ def next_checkpoint(
         "previous": last.signature if last is not None else None,
         "games": digest(games),
         "refused": digest(refusals),
+        "acknowledged": acknowledged,
     }
     timestamp = CheckpointLog.Signed.create_timestamp()
     created: Any = CheckpointLog.Created  # the library makes its events dataclasses: their fields are keywords
@@ -428,7 +476,7 @@ class Signed:
     checkpoint that signed it; each event a checkpoint could not vouch for, the reason and the checkpoint; what
     does not hold under the key, in words."""
 
-    events: dict[int, tuple[str, bool, int]]
+    events: dict[int, tuple[str, bool | str, int]]
     faults: list[str]
     refused: dict[int, tuple[str, int]] = field(default_factory=dict)
 
@@ -440,7 +488,7 @@ def signed_for(
     number) and checkpoints `kept` elsewhere say of the game. A checkpoint that holds under the key counts
     whatever else is wrong with the log."""
     game = str(game_id)
-    events: dict[int, tuple[str, bool, int]] = {}
+    events: dict[int, tuple[str, bool | str, int]] = {}
     faults = list(index.faults)
     for number in index.naming.get(game, ()):
         checkpoint = index.checkpoints[number - 1]
@@ -475,6 +523,7 @@ class Unvouched:
     first: int
     last: int
     reason: str
+    checkpoint: int = 0
 
     @property
     def count(self) -> int:
@@ -504,9 +553,9 @@ def unvouched_by(checkpoint: Checkpoint) -> list[Unvouched]:
         for version, reason in events:
             last = runs[-1] if runs else None
             if last is not None and (last.game_id, last.last + 1, last.reason) == (game, version, reason):
-                runs[-1] = Unvouched(game, last.first, version, reason)
+                runs[-1] = Unvouched(game, last.first, version, reason, checkpoint.number)
             else:
-                runs.append(Unvouched(game, version, version, reason))
+                runs.append(Unvouched(game, version, version, reason, checkpoint.number))
     return runs
 
 

@@ -7,7 +7,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import Mapper, StoredEvent
 
-from evo_ledger.game.seal import Sealer
+from evo_ledger.game.seal import IMPORTED, RECORDED, Sealer, SealKind
 
 
 class SealingMapper(Mapper[UUID]):
@@ -20,11 +20,16 @@ class SealingMapper(Mapper[UUID]):
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         return self.sealed(super().to_stored_event(domain_event))
 
-    def sealed(self, stored: StoredEvent) -> StoredEvent:
-        """An unsealed stored event as this mapper stores it."""
-        return stored if self.sealer is None else self.sealer.sealed(stored)
+    def sealed(self, stored: StoredEvent, kind: SealKind = RECORDED) -> StoredEvent:
+        """An unsealed stored event as this mapper stores it (`kind`: recorded here, or imported)."""
+        return stored if self.sealer is None else self.sealer.sealed(stored, kind)
 
 
-def sealed_by(mapper: Mapper[UUID], stored: StoredEvent) -> StoredEvent:
-    """An unsealed stored event as `mapper` would store it."""
-    return mapper.sealed(stored) if isinstance(mapper, SealingMapper) else stored
+def sealed_by(mapper: Mapper[UUID], stored: StoredEvent, kind: SealKind = RECORDED) -> StoredEvent:
+    """An unsealed stored event as `mapper` would store it, with a seal of `kind` where it seals."""
+    return mapper.sealed(stored, kind) if isinstance(mapper, SealingMapper) else stored
+
+
+def imported_by(mapper: Mapper[UUID], domain_event: Any) -> StoredEvent:
+    """A domain event of a game handed to the server whole, as `mapper` stores it: sealed as imported."""
+    return sealed_by(mapper, Mapper.to_stored_event(mapper, domain_event), IMPORTED)

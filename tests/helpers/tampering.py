@@ -9,7 +9,9 @@ from uuid import UUID
 
 import psycopg
 
+from evo_ledger.app.access import access_id
 from evo_ledger.app.ledger import Ledger, Receipt
+from evo_ledger.app.transfer import export_bundle
 from evo_ledger.game.aggregate import stored_hash
 from evo_ledger.game.codec import pack, unpack
 from evo_ledger.game.notation import parse_game
@@ -99,6 +101,37 @@ def forge_without_the_key(ledger: Ledger, game_id: UUID, note: int, text: str) -
     snapshots = Tamperer(ledger, game_id)
     snapshots.table = ledger.snapshots.recorder.events_table_name  # type: ignore[union-attr]
     snapshots.delete(">", 0)
+
+
+def forged_bundle(ledger: Ledger, game_id: UUID, note: int, text: str) -> bytes:
+    """The game's bundle as anyone who may export it gets it, with the note at event `note` made to say `text`
+    and every hash after it made again: a bundle carries no seal, so nothing in it shows the change."""
+    bundle = unpack(export_bundle(ledger, game_id))
+    previous = None
+    for row in bundle["events"]:
+        topic, version, state = row
+        fields = unpack(state)
+        if version >= note:
+            if version == note:
+                fields["text"] = text
+            fields["prev_hash"] = previous
+            del fields["hash"]
+            fields["hash"] = stored_hash(topic, game_id, version, fields)
+            row[2] = pack(fields)
+        previous = fields["hash"]
+    return pack(bundle)
+
+
+def delete_game(ledger: Ledger, game_id: UUID) -> None:
+    """Every row of the game deleted from the database: its events, its snapshots and who may write to it."""
+    for table, key in (
+        (ledger.recorder, game_id),
+        (ledger.snapshots.recorder, game_id),  # type: ignore[union-attr]
+        (ledger.recorder, access_id(game_id)),
+    ):
+        rows = Tamperer(ledger, key)
+        rows.table = table.events_table_name  # type: ignore[union-attr]
+        rows.delete(">", 0)
 
 
 KEY = "the server's own secret"

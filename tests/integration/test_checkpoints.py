@@ -19,8 +19,9 @@ from eventsourcing.persistence import IntegrityError
 from fastapi.testclient import TestClient
 
 from api.app import ApiSettings, create_app
+from evo_ledger.app.audit import IMPORTED_WHY
 from evo_ledger.app.ledger import Ledger
-from evo_ledger.app.transfer import import_notation
+from evo_ledger.app.transfer import export_bundle, import_bundles, import_notation
 from evo_ledger.cli.main import main
 from evo_ledger.game.aggregate import SNAPSHOT_INTERVAL
 from evo_ledger.game.checkpoints import (
@@ -28,6 +29,7 @@ from evo_ledger.game.checkpoints import (
     CheckpointError,
     SignedEvents,
     next_checkpoint,
+    read_events,
     signature_of,
     signed_events_id,
 )
@@ -40,7 +42,9 @@ from tests.helpers.tampering import (
     GAME_TEXT,
     KEY,
     Tamperer,
+    delete_game,
     forge_without_the_key,
+    forged_bundle,
     recorded_with_a_note,
     rehash_from,
     strip_every_seal,
@@ -242,20 +246,64 @@ def test_a_game_forged_after_a_sealed_one_is_never_taken_for_one_stored_before_t
     assert audited(database, receipt.game_id).verdict == "damaged"
 
 
-def test_a_checkpoint_of_the_first_version_still_holds_and_is_followed(sealed: Ledger, database: str) -> None:
-    """A checkpoint signed before checkpoints named the events they could not vouch for."""
+def test_a_game_deleted_and_imported_forged_in_its_place_is_named_as_imported(sealed: Ledger, database: str) -> None:
+    """Someone who holds the database deletes a game stored since the last checkpoint and imports, through the
+    ledger's own import, its bundle with a note rewritten and the hashes made again. The server seals what it
+    imports, and the next checkpoint signs it, but as imported: the audit with the key says which events the
+    server was handed whole, so the forgery never passes for the game recorded on it."""
+    import_notation(sealed, GAME_TEXT)
+    sealed.take_checkpoint()
+    receipt, note = recorded_with_a_note(sealed)
+    forged = forged_bundle(sealed, receipt.game_id, note, "nothing happened")
+    delete_game(sealed, receipt.game_id)
+    import_bundles(sealed, [forged])
+    sealed.take_checkpoint()
+    signed = read_events(list(sealed.recorder.select_events(signed_events_id(receipt.game_id, 2))))
+    assert signed is not None and {sealed_as for _, _, sealed_as in signed} == {"imported"}
+    report = audited(database, receipt.game_id)
+    assert report.data["imported"] == [[1, receipt.version]]
+    assert report.check("seals")["detail"] == f"events 1 to {receipt.version} are sealed as imported: {IMPORTED_WHY}"
+    assert "the server was handed them whole" in report.text()
+
+
+def test_a_checkpointed_game_deleted_and_imported_again_is_named_at_its_first_event(
+    sealed: Ledger, database: str
+) -> None:
+    """A game a checkpoint signed as recorded on the server, deleted and imported again unchanged: its events are
+    those the checkpoint signed, but no longer sealed as recorded here, and the audit says so."""
+    game_id, _, last = checkpointed(sealed)
+    bundle = export_bundle(sealed, game_id)
+    delete_game(sealed, game_id)
+    import_bundles(sealed, [bundle])
+    report = audited(database, game_id)
+    assert report.verdict == "damaged" and report.data["imported"] == [[1, last]]
+    assert named(database, game_id)[1] == (
+        1,
+        "event 1 is sealed as imported, though checkpoint 1 signed it as recorded here: "
+        "the game was deleted and imported again",
+    )
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_checkpoint_of_an_earlier_version_still_holds_and_is_followed(
+    sealed: Ledger, database: str, version: int
+) -> None:
+    """A checkpoint signed before checkpoints named the events they could not vouch for (1), or said which were
+    acknowledged (2)."""
     game_id, _, _ = checkpointed(sealed)
     log = Tamperer(sealed, CHECKPOINT_LOG_ID)
     topic, state = log.stored(FIRST_CHECKPOINT_ROW)
     fields = unpack(unsealed_bytes(state))
-    del fields["refused"], fields["signed"]["refused"]
-    fields["signed"]["version"] = 1
+    del fields["signed"]["acknowledged"]
+    if version == 1:
+        del fields["refused"], fields["signed"]["refused"]
+    fields["signed"]["version"] = version
     fields["signature"] = signature_of(KEY, fields["signed"])
     log.write(FIRST_CHECKPOINT_ROW, topic, pack(fields))
     sealed.annotate(game_id, 2, "a later note")
     with Ledger(Settings(database, seal_key=KEY)) as server:
         taken, new = server.take_checkpoint()
-    assert new and taken["version"] == 2 and taken["previous"] == fields["signature"]
+    assert new and taken["version"] == 3 and taken["previous"] == fields["signature"] and taken["acknowledged"] == 0
     assert audited(database, game_id).verdict == "clean"
 
 
@@ -484,8 +532,52 @@ def test_health_is_degraded_and_names_the_events_a_checkpoint_could_not_vouch_fo
     assert checkpoints["unvouched_count"] == last
     [run] = checkpoints["unvouched"]
     assert run["events"] == [1, last] and run["reason"] == "unsealed" and "game_id" not in run  # a game may be private
+    assert run["checkpoint"] == 2 and checkpoints["acknowledged"] == 0
     assert admin["checkpoints"]["unvouched"] == [{**run, "game_id": str(game_id)}]
     assert f"checkpoint 2 could not vouch for {last} events, and signed none of them: game {game_id}" in caplog.text
+
+
+def test_health_stays_degraded_past_later_checkpoints_until_an_admin_acknowledges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A checkpoint that vouches for every event it examines does not clear the alarm an earlier one raised: the
+    forged events stay named until an admin signs a checkpoint that acknowledges them, from the command line, and
+    the running server sees it at the next `/health`."""
+    database = str(tmp_path / "forged.sqlite")
+    with Ledger(Settings(database, seal_key=KEY)) as ledger:
+        forged_since_a_checkpoint(ledger)
+        ledger.take_checkpoint()
+        recorded_with_a_note(ledger)
+        ledger.take_checkpoint()  # checkpoint 3 vouches for every event it examined
+        assert unvouched(ledger) == []
+    settings = ApiSettings(
+        store=Settings(database, seal_key=KEY), admin_token=ADMIN, follow_projections=False, writer_process=False
+    )
+    monkeypatch.setenv(SEAL_KEY_VARIABLE, KEY)
+    with TestClient(create_app(settings)) as client:
+        before = client.get("/health")
+        assert before.status_code == 503 and [
+            run["checkpoint"] for run in before.json()["checkpoints"]["unvouched"]
+        ] == [2]
+        assert main(["checkpoint", "--database", database, "--acknowledge", "9"]) != 0
+        assert "--acknowledge 9: a checkpoint from 0 (acknowledged already) to 3 (the last)" in capsys.readouterr().err
+        assert main(["checkpoint", "--database", database, "--acknowledge", "3"]) == 0
+        after = client.get("/health")
+    assert after.status_code == 200 and after.json()["status"] == "ok"
+    assert after.json()["checkpoints"] | {"last": None, "position": None} == {
+        "tamper_evidence": True,
+        "last": None,
+        "position": None,
+        "failure": None,
+        "acknowledged": 3,
+        "unvouched": [],
+        "unvouched_count": 0,
+    }
+    with Ledger(Settings(database, seal_key=KEY)) as ledger:
+        index = ledger.checkpoint_index()
+        assert [checkpoint.signed["acknowledged"] for checkpoint in index.checkpoints] == [0, 0, 0, 3]
+        with pytest.raises(CheckpointError, match="--acknowledge 2: a checkpoint from 3"):
+            ledger.take_checkpoint(acknowledge=2)
 
 
 def test_a_server_without_a_key_says_it_offers_no_tamper_evidence(tmp_path: Path) -> None:

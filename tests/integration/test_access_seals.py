@@ -1,0 +1,125 @@
+"""Who may write to a game and read it is trusted only as far as the seal key vouches for it: someone who holds the
+database but not the key, and so stores a token of their own in a game's access (as a process without the key
+would), gets no append sealed by the server, and no reader is answered with the forged access; a game's other
+appends in the same transaction go on; a game stored before the key was set keeps its unsealed access."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from uuid import UUID
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import ApiSettings, create_app
+from evo_ledger.app.access import AccessNotVouched, access_id
+from evo_ledger.app.ledger import AppendRequest, Ledger, Receipt
+from evo_ledger.game.notation import parse_game
+from evo_ledger.settings import Settings
+from tests.helpers.tampering import GAME_TEXT, KEY, Tamperer
+
+ACTIONS = [line.text for line in parse_game(GAME_TEXT).actions]
+PLAYERS = ["ann", "ben", "cat"]
+FORGER = "the forger's own token"
+
+
+@pytest.fixture
+def sealed(database: str) -> Iterator[Ledger]:
+    with Ledger(Settings(database, seal_key=KEY)) as ledger:
+        yield ledger
+
+
+def recorded(ledger: Ledger, token: str = "the recorder's token") -> UUID:
+    game = ledger.create_game("evo2", "standin-e2-3p", PLAYERS, recorder_token=token).game_id
+    ledger.record_many([AppendRequest(game, ACTIONS[:5], recorder_token=token, token_required=True)])
+    return game
+
+
+def append_with(ledger: Ledger, game: UUID, token: str, done: int = 5) -> Receipt | Exception:
+    """The game's action after the first `done` appended with `token`: its receipt, or what refused it."""
+    [outcome] = ledger.record_many(
+        [AppendRequest(game, ACTIONS[done : done + 1], recorder_token=token, token_required=True)]
+    )
+    return outcome
+
+
+def test_a_token_stored_without_the_key_gets_no_append_sealed(sealed: Ledger, database: str) -> None:
+    game = recorded(sealed)
+    with Ledger(Settings(database)) as forger:
+        forger.grant_recorder(game, FORGER)
+    version = sealed.receipt(game).version
+    outcome = append_with(sealed, game, FORGER)
+    assert isinstance(outcome, AccessNotVouched)
+    assert "its event 2 carries no seal, though an event before it does" in str(outcome)
+    assert isinstance(append_with(sealed, game, "the recorder's token"), AccessNotVouched)
+    assert sealed.receipt(game).version == version
+
+
+def test_an_access_replaced_whole_without_the_key_is_refused(sealed: Ledger, database: str) -> None:
+    game = recorded(sealed)
+    rows = Tamperer(sealed, access_id(game))
+    rows.delete(">", 0)
+    with Ledger(Settings(database)) as forger:
+        forger.grant_recorder(game, FORGER)
+    with pytest.raises(AccessNotVouched, match="carries no seal, though the game was stored with a seal key"):
+        sealed.access(game)
+
+
+def test_a_sealed_access_event_moved_from_another_game_is_refused(sealed: Ledger, database: str) -> None:
+    """An event edited in place is read again once the server no longer holds the game's access (as it starts)."""
+    game, other = recorded(sealed), recorded(sealed, FORGER)
+    mine, theirs = Tamperer(sealed, access_id(game)), Tamperer(sealed, access_id(other))
+    mine.write(1, *theirs.stored(1))
+    refused = pytest.raises(AccessNotVouched, match="its event 1 carries a seal the key did not make for it")
+    with Ledger(Settings(database, seal_key=KEY)) as started, refused:
+        started.access(game)
+
+
+def test_one_games_forged_access_refuses_its_appends_alone(sealed: Ledger, database: str) -> None:
+    game, other = recorded(sealed), recorded(sealed, "another recorder's token")
+    with Ledger(Settings(database)) as forger:
+        forger.grant_recorder(game, FORGER)
+    forged, honest = sealed.record_many(
+        [
+            AppendRequest(game, ACTIONS[5:6], recorder_token=FORGER, token_required=True),
+            AppendRequest(other, ACTIONS[5:6], recorder_token="another recorder's token", token_required=True),
+        ]
+    )
+    assert isinstance(forged, AccessNotVouched)
+    assert not isinstance(honest, Exception) and honest.version == sealed.receipt(other).version
+
+
+def test_a_game_stored_before_the_key_keeps_its_unsealed_access(database: str) -> None:
+    with Ledger(Settings(database)) as keyless:
+        game = recorded(keyless)
+    with Ledger(Settings(database, seal_key=KEY)) as sealed:
+        assert not isinstance(append_with(sealed, game, "the recorder's token"), Exception)
+        sealed.grant_recorder(game, "a new token")  # sealed: from now on every access event must be
+        assert not isinstance(append_with(sealed, game, "a new token", 6), Exception)
+    with Ledger(Settings(database)) as forger:
+        forger.grant_recorder(game, FORGER)
+    with Ledger(Settings(database, seal_key=KEY)) as sealed:
+        assert isinstance(append_with(sealed, game, FORGER, 7), AccessNotVouched)
+
+
+def test_the_api_answers_a_forged_access_with_503_and_stores_nothing(tmp_path: Path) -> None:
+    database = str(tmp_path / "forged.sqlite")
+    with Ledger(Settings(database, seal_key=KEY)) as ledger:
+        game = recorded(ledger)
+        version = ledger.receipt(game).version
+    with Ledger(Settings(database)) as forger:
+        forger.grant_recorder(game, FORGER)
+    settings = ApiSettings(store=Settings(database, seal_key=KEY), follow_projections=False, writer_process=False)
+    with TestClient(create_app(settings)) as client:
+        appended = client.post(
+            f"/v1/games/{game}/actions",
+            json={"actions": ACTIONS[5:6]},
+            headers={"Authorization": f"Bearer {FORGER}"},
+        )
+        read = client.get(f"/v1/games/{game}/state")
+    assert appended.status_code == 503 and appended.json()["code"] == "access_not_vouched"
+    assert "changed without the seal key" in appended.json()["message"]
+    assert read.status_code == 503 and read.json()["code"] == "access_not_vouched"
+    with Ledger(Settings(database, seal_key=KEY)) as ledger:
+        assert ledger.receipt(game).version == version
