@@ -22,7 +22,7 @@ from api.deps import utc_now
 from api.open_streams import OpenStreams
 from api.routes import audits, events, games, health, pages, recording, rules, statistics
 from api.supervision import CheckpointSigner, Supervisor
-from api.whole_log_reads import AddressLimit, AuditCache
+from api.whole_log_reads import AddressLimit, AuditCache, ReadsAtOnce
 from evo_ledger.app.ledger import Ledger, Receipt
 from evo_ledger.app.processes import server_context
 from evo_ledger.app.writer import GroupWriter, LedgerProcess, ProcessWriter, Writer
@@ -48,6 +48,7 @@ def checkpoint_seconds(text: str) -> float:
 
 MAX_BODY_BYTES = 1_000_000
 WHOLE_LOG_READS_PER_MINUTE = 30
+WHOLE_LOG_READS_AT_ONCE = 4
 HEAD_SECONDS = 10.0
 BODY_SECONDS = 60.0
 
@@ -75,6 +76,9 @@ class ApiSettings:
     whole_log_reads_per_minute: int | None = WHOLE_LOG_READS_PER_MINUTE
     """The audits and exports (answers that read a game's whole log) a reader without a token may ask for a minute
     from one address, an audit the server gives again from those it keeps not counted (None: no limit)."""
+    whole_log_reads_at_once: int | None = WHOLE_LOG_READS_AT_ONCE
+    """The audits and exports the server makes at once, for any reader but the admin (None: no cap): one more is
+    refused at once, so that these reads, seconds each on a long game, leave the other endpoints their threads."""
     follow_projections: bool = True
     writer_process: bool = True
     worker_threads: int | None = None
@@ -191,6 +195,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     app.state.open_streams = OpenStreams(settings.streams_per_client)
     app.state.audits = AuditCache()
     app.state.whole_log_reads = AddressLimit(settings.whole_log_reads_per_minute)
+    app.state.whole_log_reads_at_once = ReadsAtOnce(settings.whole_log_reads_at_once)
     app.state.clock = utc_now  # what a broadcast's delay is counted back from
     errors.install(app)
     app.openapi = schemas.with_models(app.openapi, games.BODIES_READ)  # type: ignore[method-assign]

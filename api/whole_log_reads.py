@@ -6,7 +6,14 @@ see (`Sight`): it is given again only to a reader who sees the same, never to on
 most `AUDIT_KEPT_SECONDS`, so that an event edited in place in the database behind the server's back is caught
 again within that time. A reader without a token (the public) may ask for at most
 `ApiSettings.whole_log_reads_per_minute` audits and exports a minute from one address; an audit given again from
-what the server keeps does not count. Beyond that, 429 `too_many_whole_log_reads` with `Retry-After`."""
+what the server keeps does not count. Beyond that, 429 `too_many_whole_log_reads` with `Retry-After`.
+
+Whoever asks, the server makes at most `ApiSettings.whole_log_reads_at_once` audits and exports at once (None: no
+cap), so that they never take every thread the other endpoints are served by: a token is no way around it, as
+anyone may create or import a long game and hold its recorder token. Only the admin is not capped. One more is
+refused at once, without waiting for a slot, with 429 `whole_log_reads_busy` and `Retry-After: 1`. A slot is held
+while the log is read and the answer made, and given back however that ends, before the answer is sent: a client
+slow to take it, or gone, holds none. An audit given again from what the server keeps takes none."""
 
 from __future__ import annotations
 
@@ -14,7 +21,8 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -31,10 +39,13 @@ AUDITS_KEPT = 64
 AUDIT_KEPT_SECONDS = 60.0
 ADDRESSES_KEPT = 10_000
 TOO_MANY = "too_many_whole_log_reads"
+BUSY = "whole_log_reads_busy"
+BUSY_RETRY_AFTER_SECONDS = 1
 TOO_MANY_ANSWER: dict[int | str, dict[str, Any]] = {
     429: {
         "model": schemas.Problem,
-        "description": "a reader without a token asked for more audits and exports than it may from its address",
+        "description": f"a reader without a token asked for more audits and exports than it may from its address "
+        f"(`{TOO_MANY}`), or the server is making as many audits and exports at once as it may (`{BUSY}`)",
     }
 }
 
@@ -119,6 +130,35 @@ class AddressLimit:
             return max(over, 0.0)
 
 
+class ReadsAtOnce:
+    """At most `at_once` whole-log reads at a time across the server (None: no cap), each slot taken without
+    waiting for one."""
+
+    def __init__(self, at_once: int | None) -> None:
+        if at_once is not None and at_once < 1:
+            raise ValueError(f"whole_log_reads_at_once: at least 1 (None: no cap), not {at_once}")
+        self.at_once = at_once
+        self._slots = threading.BoundedSemaphore(at_once) if at_once is not None else None
+
+    @contextmanager
+    def slot(self, what: str) -> Iterator[None]:
+        """A slot held for one read for an audit or an export (`what`), or 429 `whole_log_reads_busy` with
+        `Retry-After` if every slot is held."""
+        if self._slots is None:
+            yield
+            return
+        if not self._slots.acquire(blocking=False):
+            message = (
+                f"{what}: the server makes at most {self.at_once} audits and exports at once "
+                "(`whole_log_reads_at_once`), whoever asks but the admin: ask again in a moment"
+            )
+            raise ApiError(429, BUSY, message, headers={"Retry-After": str(BUSY_RETRY_AFTER_SECONDS)})
+        try:
+            yield
+        finally:
+            self._slots.release()
+
+
 def address_of(request: Request) -> str:
     return request.client.host if request.client is not None else "unknown"
 
@@ -136,3 +176,17 @@ def count_whole_log_read(request: Request, reader: Reader, what: str) -> None:
             "address; the tokens of a game's recorders and seats, and the admin's, are not limited"
         )
         raise ApiError(429, TOO_MANY, message, headers={"Retry-After": str(max(1, math.ceil(waited)))})
+
+
+@contextmanager
+def whole_log_read(request: Request, reader: Reader, what: str) -> Iterator[None]:
+    """Held while an audit or an export (`what`) reads the game's whole log for the reader: one of the server's
+    slots for reads at once (the admin takes none), then the read counted against the address of a reader without
+    a token (`count_whole_log_read`). A read refused for want of a slot is not counted."""
+    if reader.admin:
+        yield
+        return
+    reads: ReadsAtOnce = request.app.state.whole_log_reads_at_once
+    with reads.slot(what):
+        count_whole_log_read(request, reader, what)
+        yield

@@ -11,7 +11,7 @@ from fastapi.responses import Response
 from api import schemas
 from api.deps import LedgerDep, Reader, ReaderDep, live_only
 from api.errors import ApiError
-from api.whole_log_reads import TOO_MANY_ANSWER, AuditAsked, AuditCache, KeptAudit, count_whole_log_read
+from api.whole_log_reads import TOO_MANY_ANSWER, AuditAsked, AuditCache, KeptAudit, whole_log_read
 from evo_ledger.app.audit import CanonicalReport
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.readers import Visibility, branch_for, check_shown, report_for, sight_of, visibility
@@ -46,15 +46,17 @@ def audit(
     a delay is audited for a reader without a token once the game ends (409 `delayed_broadcast`). The server keeps
     an audit for a minute, for readers who see what its reader saw, while the game's stored head (and, with the
     seal key, the checkpoints) stay as they were. A reader without a token is limited in the audits it asks for
-    that are not kept (429 `too_many_whole_log_reads`)."""
+    that are not kept (429 `too_many_whole_log_reads`), and the server makes at most
+    `ApiSettings.whole_log_reads_at_once` audits and exports at once, for any reader but the admin (429
+    `whole_log_reads_busy`)."""
     live_only(reader, ledger, "audits")
     game = ledger.game(reader.game_id)
     asked = AuditAsked(game.id, ledger.audit_basis(game.id), event, expect_head, sight_of(reader, game))
     audits: AuditCache = request.app.state.audits
     kept = audits.get(asked)
     if kept is None:
-        count_whole_log_read(request, reader, "audits")
-        kept = made_audit(reader, ledger, game, asked, audits)
+        with whole_log_read(request, reader, "audits"):
+            kept = made_audit(reader, ledger, game, asked, audits)
     return Response(kept.body, media_type="application/json", headers={"X-Report-Hash": kept.report_hash})
 
 

@@ -33,7 +33,7 @@ from api.deps import (
 )
 from api.errors import ApiError
 from api.open_streams import client_of, open_streams
-from api.whole_log_reads import TOO_MANY_ANSWER, count_whole_log_read
+from api.whole_log_reads import TOO_MANY_ANSWER, whole_log_read
 from evo_ledger.app.access import leave_out, new_token
 from evo_ledger.app.ledger import Ledger, Receipt
 from evo_ledger.app.readers import Visibility, hidden_from, layout_for, reads_hidden, sentence_for, visibility
@@ -263,9 +263,16 @@ def export(
     `Evo-Left-Out` header names those events: a bundle with hidden actions left out is not imported until they
     are revealed. A game broadcast with a delay is exported to a reader without a token once it ends (409
     `delayed_broadcast`). A reader without a token is limited in the exports it asks for (429
-    `too_many_whole_log_reads`)."""
+    `too_many_whole_log_reads`), and the server makes at most `ApiSettings.whole_log_reads_at_once` audits and
+    exports at once, for any reader but the admin (429 `whole_log_reads_busy`)."""
     live_only(reader, ledger, "exports")
-    count_whole_log_read(request, reader, "exports")
+    with whole_log_read(request, reader, "exports"):
+        return exported(reader, ledger, format)
+
+
+def exported(reader: Reader, ledger: Ledger, format: str) -> Response:
+    """The export as the reader may be given it, made whole before it is sent: its slot among the whole-log reads
+    at once is given back before the answer's first byte leaves."""
     seen = visibility(reader, ledger, ledger.game(reader.game_id))
     headers = {"Evo-Left-Out": " ".join(map(str, sorted(seen.hidden)))} if seen.hidden else {}
     if format == "notation":

@@ -1,22 +1,31 @@
 """The answers that read a game's whole log, on each database: an audit the server keeps is given again only to a
 reader who sees what its reader saw, and a reader without a token asks for a limited number of audits and exports
 a minute (429 `too_many_whole_log_reads` with `Retry-After`), an audit given again not counted. The limit's clock
-is set by each test: none waits."""
+is set by each test: none waits. Whoever asks but the admin, the server makes a limited number of them at once
+(429 `whole_log_reads_busy`): the reads are held in flight by the tests, and counted, never timed."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import httpx
+import pytest
 from fastapi.testclient import TestClient
 
 from api import ApiSettings, create_app
-from api.whole_log_reads import AuditCache
+from api.app import WHOLE_LOG_READS_AT_ONCE
+from api.routes import audits as audits_routes
+from api.routes import events as events_routes
+from api.whole_log_reads import AuditCache, ReadsAtOnce
 from evo_ledger.settings import Settings
 from tests.helpers.api import PLAYERS, append, client_for, new_game
 from tests.helpers.seats import seated_game
-from tests.helpers.servers import serving
+from tests.helpers.servers import ADMIN, WAIT, serving
 from tests.helpers.support import ROUND_ONE_AUCTION
 
 # Most sight first, then least: an audit kept for a reader who sees more must not reach one who sees less.
@@ -91,10 +100,11 @@ def test_a_reader_without_a_token_is_limited_in_audits_and_exports_but_not_in_au
         assert client.get(export, headers=recorder).status_code == 200
 
 
-def test_the_schema_documents_the_limit_on_audits_and_exports(client: TestClient) -> None:
+def test_the_schema_documents_the_limits_on_audits_and_exports(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     for path in ("/v1/games/{game_id}/audit", "/v1/games/{game_id}/export"):
-        assert "429" in paths[path]["get"]["responses"], path
+        described = paths[path]["get"]["responses"]["429"]["description"]
+        assert "too_many_whole_log_reads" in described and "whole_log_reads_busy" in described, path
 
 
 def test_a_forwarded_address_does_not_buy_another_budget_from_a_real_server(tmp_path: Path) -> None:
@@ -108,3 +118,161 @@ def test_a_forwarded_address_does_not_buy_another_budget_from_a_real_server(tmp_
             for n in range(3)
         ]
     assert statuses == [200, 200, 429]
+
+
+ADMIN_HEADERS = {"Authorization": f"Bearer {ADMIN}"}
+
+
+class ReadFailed(Exception):
+    """What a held read raises in place of its answer."""
+
+
+def never(*_: Any) -> bool:
+    return False
+
+
+class HeldReads:
+    """Stands in for a function a route reads a game's whole log with: a call it `holds` tells it has begun, then
+    waits until the reads go on, and is made (or raises `ReadFailed` where it `fails`); any other call is made at
+    once."""
+
+    def __init__(self, read: Callable[..., Any], holds: Callable[..., bool], fails: Callable[..., bool]) -> None:
+        self.read, self.holds, self.fails = read, holds, fails
+        self.begun = threading.Semaphore(0)
+        self.go_on = threading.Event()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.holds(*args):
+            self.begun.release()
+            assert self.go_on.wait(WAIT)
+            if self.fails(*args):
+                raise ReadFailed
+        return self.read(*args, **kwargs)
+
+    def wait_begun(self, count: int) -> None:
+        assert all(self.begun.acquire(timeout=WAIT) for _ in range(count))
+
+
+@contextmanager
+def held(
+    monkeypatch: pytest.MonkeyPatch,
+    module: ModuleType,
+    name: str,
+    holds: Callable[..., bool],
+    fails: Callable[..., bool] = never,
+) -> Iterator[HeldReads]:
+    """The route module's function `name` held (`HeldReads`) for the block, its reads going on when it ends, at the
+    latest."""
+    reads = HeldReads(getattr(module, name), holds, fails)
+    with monkeypatch.context() as patch:
+        patch.setattr(module, name, reads)
+        try:
+            yield reads
+        finally:
+            reads.go_on.set()
+
+
+def asked_at_once(client: TestClient, asks: list[tuple[str, dict[str, str]]]) -> Callable[[], list[int | str]]:
+    """Each ask (a path and its headers) sent from a thread of its own; answered with a function that waits for
+    them all and gives each one's status, or `failed` where the read raised."""
+    outcomes: list[int | str] = ["unanswered"] * len(asks)
+
+    def ask(index: int, path: str, headers: dict[str, str]) -> None:
+        try:
+            outcomes[index] = client.get(path, headers=headers).status_code
+        except ReadFailed:
+            outcomes[index] = "failed"
+
+    threads = [threading.Thread(target=ask, args=(n, *asked), daemon=True) for n, asked in enumerate(asks)]
+    for thread in threads:
+        thread.start()
+
+    def finished() -> list[int | str]:
+        for thread in threads:
+            thread.join(WAIT)
+        return outcomes
+
+    return finished
+
+
+def audited_game(client: TestClient) -> tuple[str, dict[str, str]]:
+    """A game with more events than reads are made at once, each audit kept until the test replaces the cache."""
+    game, recorder = new_game(client)
+    assert append(client, game, recorder, *ROUND_ONE_AUCTION).json()["version"] > WHOLE_LOG_READS_AT_ONCE
+    client.app.state.audits = AuditCache(clock=lambda: 0.0)  # type: ignore[attr-defined]
+    return game, recorder
+
+
+def refused_as_busy(answer: Any) -> bool:
+    body = answer.json()
+    return (answer.status_code, body["code"], answer.headers.get("Retry-After")) == (
+        429,
+        "whole_log_reads_busy",
+        "1",
+    ) and f"at most {WHOLE_LOG_READS_AT_ONCE} audits and exports at once (`whole_log_reads_at_once`)" in body["message"]
+
+
+def not_the_admins(reader: Any, *_: Any) -> bool:
+    return not reader.admin
+
+
+def test_beyond_the_reads_at_once_a_token_is_refused_but_not_the_admin_nor_a_kept_audit(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Audits and a bundle, as many as are made at once, held in flight for the recorder: one more audit or export
+    is refused at once for the recorder and the public alike; the admin is served, as is an audit the server keeps;
+    once the held ones are answered, the next is served."""
+    game, recorder = audited_game(client)
+    audit, export = f"/v1/games/{game}/audit", f"/v1/games/{game}/export"
+    assert client.get(audit, headers=recorder).status_code == 200  # kept from now on
+    with (
+        held(monkeypatch, audits_routes, "audit_for", not_the_admins) as audits,
+        held(monkeypatch, events_routes, "export_bundle", lambda *_: True) as bundles,
+    ):
+        in_flight = [(f"{audit}?event={n}", recorder) for n in range(1, WHOLE_LOG_READS_AT_ONCE)]
+        finished = asked_at_once(client, [*in_flight, (f"{export}?format=bundle", recorder)])
+        audits.wait_begun(WHOLE_LOG_READS_AT_ONCE - 1)
+        bundles.wait_begun(1)
+        one_more = f"{audit}?event={WHOLE_LOG_READS_AT_ONCE}"
+        assert refused_as_busy(client.get(one_more, headers=recorder))
+        assert refused_as_busy(client.get(export, headers=recorder))
+        assert refused_as_busy(client.get(one_more))
+        assert client.get(one_more, headers=ADMIN_HEADERS).status_code == 200
+        assert client.get(export, headers=ADMIN_HEADERS).status_code == 200
+        assert client.get(audit, headers=recorder).status_code == 200
+        audits.go_on.set()
+        bundles.go_on.set()
+        assert finished() == [200] * WHOLE_LOG_READS_AT_ONCE
+    assert client.get(one_more, headers=recorder).status_code == 200
+
+
+def test_every_slot_is_given_back_also_by_a_read_that_failed(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reads held in flight, the first of them failing: once they end, as many are in flight again, and one
+    more is refused; once those end, the next is served."""
+    game, recorder = audited_game(client)
+    audit = f"/v1/games/{game}/audit"
+    asks = [(f"{audit}?event={n}", recorder) for n in range(1, WHOLE_LOG_READS_AT_ONCE + 1)]
+    with held(monkeypatch, audits_routes, "audit_for", not_the_admins, lambda *args: args[3] == 1) as audits:
+        finished = asked_at_once(client, asks)
+        audits.wait_begun(WHOLE_LOG_READS_AT_ONCE)
+        audits.go_on.set()
+        assert finished() == ["failed"] + [200] * (WHOLE_LOG_READS_AT_ONCE - 1)
+    client.app.state.audits = AuditCache(clock=lambda: 0.0)  # type: ignore[attr-defined]  # nothing kept
+    with held(monkeypatch, audits_routes, "audit_for", not_the_admins) as audits:
+        finished = asked_at_once(client, asks)
+        audits.wait_begun(WHOLE_LOG_READS_AT_ONCE)
+        assert refused_as_busy(client.get(audit, headers=recorder))
+        audits.go_on.set()
+        assert finished() == [200] * WHOLE_LOG_READS_AT_ONCE
+    assert client.get(audit, headers=recorder).status_code == 200
+
+
+def test_the_reads_at_once_are_at_least_one_or_not_capped(tmp_path: Path) -> None:
+    store = Settings(str(tmp_path / "cap.sqlite"))
+    with pytest.raises(ValueError, match="whole_log_reads_at_once"):
+        create_app(ApiSettings(store=store, whole_log_reads_at_once=0))
+    uncapped = ReadsAtOnce(None)
+    with uncapped.slot("audits"), uncapped.slot("audits"), uncapped.slot("exports"):
+        pass
