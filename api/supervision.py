@@ -86,7 +86,7 @@ class CheckpointSigner:
         self.ledger, self.every = ledger, every
         self.last: dict[str, Any] | None = None
         self.failure: str | None = None
-        self.seen: tuple[int, list[Unvouched]] = (0, [])  # as the checkpoint log said when last asked
+        self.seen: tuple[int, list[Unvouched]] | None = None  # as the checkpoint log said when last asked
 
     async def run(self) -> None:
         while True:
@@ -117,9 +117,10 @@ class CheckpointSigner:
         signed (its number and position), why the last attempt failed, if it did, the last acknowledged, and the
         events the checkpoints after it could not vouch for (`unvouched`, the first 20 runs of them: by their game
         for the admin only, as a game may be private; the events; the checkpoint; the reason, and in words;
-        `unvouched_count`)."""
+        `unvouched_count`). Until the checkpoint log was first read (the first checkpoint is being taken), it is
+        degraded, `acknowledged` and `unvouched_count` null."""
         self.seen = self.ledger.unvouched_unless_signing(wait=False) or self.seen
-        acknowledged, unvouched = self.seen
+        acknowledged, unvouched = self.seen or (None, [])
         last = self.last or {}
         body = {
             "tamper_evidence": True,
@@ -128,9 +129,9 @@ class CheckpointSigner:
             "failure": self.failure,
             "acknowledged": acknowledged,
             "unvouched": [unvouched_shown(run, admin) for run in unvouched[:UNVOUCHED_SHOWN]],
-            "unvouched_count": sum(run.count for run in unvouched),
+            "unvouched_count": sum(run.count for run in unvouched) if self.seen is not None else None,
         }
-        return self.failure is not None or bool(unvouched), body
+        return self.failure is not None or self.seen is None or bool(unvouched), body
 
 
 def unvouched_shown(run: Unvouched, admin: bool) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import secrets
 import threading
 import unicodedata
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
@@ -23,7 +23,7 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import StoredEvent
 
 from evo_ledger.game.codec import unpack_sealed
-from evo_ledger.game.seal import RECORDED, Sealer
+from evo_ledger.game.seal import IMPORTED, RECORDED, Sealer
 
 ACCESS_NAMESPACE = uuid.UUID("0b6f1f8e-3c1a-4f57-9a7e-2d4c5b6a7e81")
 TOKEN_BYTES = 32
@@ -430,36 +430,45 @@ class AnsweredAppend(Aggregate):
         )
 
 
+ACCESS_RECORD = "the record of who may write to it and read it"
+ANSWER_RECORD = "the answer kept for an append's idempotency key"
+
+
 class AccessNotVouched(RuntimeError):
     """A game's record of who may write to it and read it that the seal key does not vouch for: changed in the
     database without the key. Nothing is read or written with it until an admin restores it."""
 
-    def __init__(self, game_id: UUID, version: int, why: str) -> None:
+    def __init__(self, game_id: UUID, version: int, why: str, record: str = ACCESS_RECORD) -> None:
         super().__init__(
-            f"game {game_id}: the record of who may write to it and read it was changed without the seal key "
-            f"(its event {version} {why}): nothing is read or written with it until an admin audits and restores it"
+            f"game {game_id}: {record} was changed without the seal key (its event {version} {why}): nothing is "
+            "read or written with it until an admin audits the game and restores the record from a backup"
         )
         self.game_id = game_id
 
 
+# How a game's first event was stored, as the access check asks: sealed as recorded here or as imported, unsealed
+# where a genuine checkpoint named it as stored before the key was set (STORED_BEFORE_THE_KEY), or none of these.
+STORED_BEFORE_THE_KEY = "stored before the key"
+StoredAs = Callable[[UUID], str | None]
+
+
 def check_access_seals(
-    game_id: UUID, stored: Iterable[StoredEvent], sealer: Sealer, game_sealed: Callable[[UUID], bool]
+    game_id: UUID, stored: Sequence[StoredEvent], sealer: Sealer, stored_as: StoredAs, record: str = ACCESS_RECORD
 ) -> None:
-    """A game's access events under a seal key: each seal holds as the server's own (recorded, not imported); no
-    event without a seal follows one with it; and a game the server stored with a key (`game_sealed`) has none
-    without it. Unsealed events before the first sealed one are those of a game stored before the key was set."""
-    sealed_before = False
-    unsealed: int | None = None
+    """A game's access events (or the answers kept for its appends, `record`) under a seal key: each seal holds
+    for its own place, as recorded here, but for the first, which an import seals as imported for a game it
+    imported; none without a seal follows one with it; and events without a seal are those of a game a
+    checkpoint named as stored before the key was set."""
+    sealed_before, game_stored_as = False, stored_as(game_id)
     for event in stored:
         _, seal = unpack_sealed(event.state)
         version = event.originator_version
         if seal is None:
-            if sealed_before:
-                raise AccessNotVouched(game_id, version, "carries no seal, though an event before it does")
-            unsealed = unsealed or version
+            if sealed_before or game_stored_as != STORED_BEFORE_THE_KEY:
+                raise AccessNotVouched(game_id, version, "carries no seal, and the game's record must", record)
             continue
-        if sealer.kind_of(event, seal) != RECORDED:
-            raise AccessNotVouched(game_id, version, "carries a seal the key did not make for it")
+        kind = sealer.kind_of(event, seal)
+        imported_grant = kind == IMPORTED and version == 1 and game_stored_as == IMPORTED
+        if kind != RECORDED and not imported_grant:
+            raise AccessNotVouched(game_id, version, "carries a seal the key did not make for it", record)
         sealed_before = True
-    if unsealed is not None and game_sealed(game_id):
-        raise AccessNotVouched(game_id, unsealed, "carries no seal, though the game was stored with a seal key")

@@ -175,6 +175,12 @@ class Audit:
             kind = self.sealer.kind_of(stored, seal)
             if kind is None:
                 check.fail(version, f"event {version}'s seal does not match it: it was changed without the key")
+            elif kind == IMPORTED and len(self.imported) != version - 1:
+                check.fail(
+                    version,
+                    f"event {version} is sealed as imported after events that were not: a game is "
+                    "imported whole, so imported events were put in place of recorded ones",
+                )
             elif kind == IMPORTED:
                 self.imported.append(version)
         if first_sealed is None and not says_sealed:

@@ -24,6 +24,9 @@ from eventsourcing.persistence import IntegrityError, InternalError, Mapper, Not
 
 from evo_ledger.app.access import (
     ACCESS_TOPICS,
+    ANSWER_RECORD,
+    STORED_BEFORE_THE_KEY,
+    AccessNotVouched,
     AnsweredAppend,
     GameAccess,
     HeldAccesses,
@@ -41,12 +44,12 @@ from evo_ledger.app.selfplay import marked_options, player_names, self_play_of
 from evo_ledger.game.aggregate import SNAPSHOT_INTERVAL, Game, seed_commitment
 from evo_ledger.game.checkpoints import (
     CHECKPOINT_LOG_ID,
+    WITHOUT_A_KEY,
     CheckpointError,
     CheckpointIndex,
     Examiner,
     Signed,
     Unvouched,
-    carried_hash,
     next_checkpoint,
     published,
     read_events,
@@ -427,14 +430,23 @@ class Ledger(Application[UUID]):
             for event in stored:
                 found[key] = self.mapper.to_domain_event(event).mutate(found[key])  # type: ignore[attr-defined]
             access = found[key]
+            if access is not None and access_id(access.game_id) != key:
+                raise AccessNotVouched(access.game_id, 1, "names another game than the one it is kept for")
             if access is not None and self.sealer is not None:
-                check_access_seals(access.game_id, stored, self.sealer, self._stored_with_a_key)
+                check_access_seals(access.game_id, stored, self.sealer, self._game_stored_as)
         return found
 
-    def _stored_with_a_key(self, game_id: UUID) -> bool:
-        """Whether the game's first event says the server stored it with a seal key."""
+    def _game_stored_as(self, game_id: UUID) -> str | None:
+        """How the game's first event was stored, as the key says (evo_ledger.app.access.check_access_seals)."""
+        assert self.sealer is not None
         first = self.recorder.select_events(game_id, lte=1)
-        return bool(first) and unpack_sealed(first[0].state)[0].get("sealed") is True
+        if not first:
+            return None
+        _, seal = unpack_sealed(first[0].state)
+        if seal is not None:
+            return self.sealer.kind_of(first[0], seal)
+        refusals = self.checkpoint_index().refusals_of(str(game_id))
+        return STORED_BEFORE_THE_KEY if refusals.get(1) == WITHOUT_A_KEY else None
 
     def grant_recorder(self, game_id: UUID, token: str) -> int:
         """Make `token` the game's recorder token, in place of any it had, letting go of every co-recorder: how
@@ -475,10 +487,14 @@ class Ledger(Application[UUID]):
     def answered(self, game_id: UUID, idempotency: Idempotency) -> Receipt | None:
         """The receipt an append with this key was given, if there was one; a different request with the same key
         is refused."""
-        try:
-            answer: Any = self.repository.get(answer_id(game_id, idempotency.key))
-        except AggregateNotFoundError:
+        stored = self.recorder.select_events(answer_id(game_id, idempotency.key))
+        if not stored:
             return None
+        if self.sealer is not None:
+            check_access_seals(game_id, stored, self.sealer, self._game_stored_as, ANSWER_RECORD)
+        answer: Any = None
+        for event in stored:
+            answer = self.mapper.to_domain_event(event).mutate(answer)  # type: ignore[attr-defined]
         assert isinstance(answer, AnsweredAppend)
         return self._answer_to(idempotency, answer)
 
@@ -679,7 +695,7 @@ class Ledger(Application[UUID]):
             index = self.checkpoint_index()
             last = index.last
             after = last.signed["position"] if last is not None else 0
-            examiner = Examiner(Sealer(self._checkpoint_key()), last is None, self._hash_carried)
+            examiner = Examiner(Sealer(self._checkpoint_key()), last is None, self._stored_between, index.covered_of)
             examined = examiner.examine(self.notifications_after(after))
             if not examined.events and not examined.refused and acknowledge is None:
                 if last is None:
@@ -717,9 +733,8 @@ class Ledger(Application[UUID]):
         finally:
             self._checkpoints_lock.release()
 
-    def _hash_carried(self, game_id: UUID, version: int) -> str | None:
-        found = self.recorder.select_events(game_id, gt=version - 1, lte=version)
-        return carried_hash(found[0]) if found else None
+    def _stored_between(self, game_id: UUID, after: int, up_to: int) -> Sequence[StoredEvent]:
+        return self.recorder.select_events(game_id, gt=after, lte=up_to)
 
     def notifications_after(self, after: int, topics: Sequence[str] = ()) -> Iterator[Notification]:
         """The log after position `after` (only the `topics` named, if any), read a page at a time."""

@@ -283,7 +283,7 @@ def store_game(ledger: Ledger, game: PreparedGame, recorder_token: str | None = 
     if ledger.stored_among([game.receipt.game_id]):
         return _already(ledger, game.receipt)
     access = [GameAccess.grant(game.receipt.game_id, recorder_token)] if recorder_token is not None else []
-    granted = [ledger.mapper.to_stored_event(event) for aggregate in access for event in aggregate.collect_events()]
+    granted = [imported_by(ledger.mapper, event) for aggregate in access for event in aggregate.collect_events()]
     ledger.insert_stored_events([*game.events, *granted], game.snapshots)
     return game.receipt
 

@@ -29,7 +29,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeGuard
+from typing import Any, NamedTuple, TypeGuard
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate
@@ -70,6 +70,8 @@ REFUSALS = {
     "seal": "its seal does not match it: it was changed without the key",
     "hash": "its content does not match its hash: it was changed",
     "chain": "it does not carry the hash of the event before it: the chain was changed",
+    "imported": "its seal is an import's, though the event before it was not imported: a game is imported whole, "
+    "so an imported game's events were put in place of the recorded ones",
 }
 
 
@@ -261,6 +263,8 @@ class CheckpointIndex:
     faults: list[str] = field(default_factory=list)
     naming: dict[str, list[int]] = field(default_factory=dict)
     refusing: dict[str, list[int]] = field(default_factory=dict)
+    covered: dict[str, int] = field(default_factory=dict)
+    _unvouched: tuple[int, list[Unvouched]] | None = None
 
     def read(self, stored: Iterable[StoredEvent]) -> None:
         """The log's rows after those read already."""
@@ -278,6 +282,18 @@ class CheckpointIndex:
                 self.naming.setdefault(game, []).append(checkpoint.number)
             for game in checkpoint.refused:
                 self.refusing.setdefault(game, []).append(checkpoint.number)
+            if checkpoint.genuine:
+                self._cover(checkpoint)
+
+    def _cover(self, checkpoint: Checkpoint) -> None:
+        for game, entry in checkpoint.games.items():
+            self.covered[game] = max(self.covered.get(game, 0), entry[0])
+        for game, refused in checkpoint.refused.items():
+            self.covered[game] = max(self.covered.get(game, 0), *(version for version, _ in refused))
+
+    def covered_of(self, game: str) -> int:
+        """The last version of the game a genuine checkpoint signed or named (0: none)."""
+        return self.covered.get(game, 0)
 
     def _chain_faults(self, checkpoint: Checkpoint) -> Iterator[str]:
         number, previous = checkpoint.number, self.checkpoints[-1].signature if self.checkpoints else None
@@ -290,6 +306,10 @@ class CheckpointIndex:
     def last(self) -> Checkpoint | None:
         return self.checkpoints[-1] if self.checkpoints else None
 
+    def refusals_of(self, game: str) -> dict[int, str]:
+        """Each of the game's events a genuine checkpoint could not vouch for, with the first reason given."""
+        return {version: reason for version, (reason, _) in _refused_for(game, self).items()}
+
     @property
     def acknowledged(self) -> int:
         """The last checkpoint whose unvouched events an admin acknowledged, as the last checkpoint signed it."""
@@ -297,13 +317,17 @@ class CheckpointIndex:
         return int(last.signed.get("acknowledged", 0)) if last is not None and last.genuine else 0
 
     def unvouched_since_acknowledged(self) -> list[Unvouched]:
-        """The events the genuine checkpoints after the last acknowledged one could not vouch for, in runs."""
-        return [
-            run
-            for checkpoint in self.checkpoints[self.acknowledged :]
-            if checkpoint.genuine
-            for run in unvouched_by(checkpoint)
-        ]
+        """The events the genuine checkpoints after the last acknowledged one could not vouch for, in runs (made
+        again only once the log has grown)."""
+        if self._unvouched is None or self._unvouched[0] != self.rows:
+            runs = [
+                run
+                for checkpoint in self.checkpoints[self.acknowledged :]
+                if checkpoint.genuine
+                for run in unvouched_by(checkpoint)
+            ]
+            self._unvouched = (self.rows, runs)
+        return self._unvouched[1]
 
 
 @dataclass
@@ -317,16 +341,34 @@ class Examined:
     position: int = 0
 
 
+# A game's stored events with versions after the first number, up to the second.
+StoredReader = Callable[[UUID, int, int], Sequence[StoredEvent]]
+
+
+class Last(NamedTuple):
+    """A game's event an examination came to last: the hash it carries, its seal's kind and its version."""
+
+    hash: str | None
+    kind: SealKind | None
+    version: int
+
+
+NOTHING_EXAMINED = Last(None, None, 0)
+
+
 class Examiner:
     """Vouches for each game event stored since the last checkpoint, in the log's order, or says why it cannot:
-    the event is read, carries its seal, the seal holds under the key, its hash is that of its content and it
-    carries the hash of the event before it (`hash_before`: the hash the stored event of a game's version
-    carries, for the first of a game's events examined). `first`: no checkpoint was signed before, so an unsealed
-    event of a game stored without a key may have been stored before the key was set."""
+    the event is read, carries its seal, the seal holds under the key, its hash is that of its content, it
+    carries the hash of the event before it, and a seal of an imported event follows only imported ones (a game
+    is imported whole). A game's events no checkpoint covered (`covered`: the last version one signed or named)
+    that the log holds before the last checkpoint's position (written behind the server's back, or committed
+    late) are examined before the game's new ones. `stored` reads them, and the event before a game's first
+    examined. `first`: no checkpoint was signed before, so an unsealed event of a game stored without a key may
+    have been stored before the key was set."""
 
-    def __init__(self, sealer: Sealer, first: bool, hash_before: Callable[[UUID, int], str | None]) -> None:
-        self.sealer, self.first, self.hash_before = sealer, first, hash_before
-        self._last_hash: dict[str, str | None] = {}
+    def __init__(self, sealer: Sealer, first: bool, stored: StoredReader, covered: Callable[[str], int]) -> None:
+        self.sealer, self.first, self.stored, self.covered = sealer, first, stored, covered
+        self._last: dict[str, Last] = {}  # each game's event examined last
         self._keyed: set[str] = set()  # the games whose events the log says were stored with a key
         self._key_seen = False  # a sealed event came earlier in the log: every event after it was stored with a key
 
@@ -337,46 +379,67 @@ class Examiner:
             if not is_game_event_topic(notification.topic):
                 continue
             game, version = str(notification.originator_id), notification.originator_version
-            fields, reason = self._examined(game, notification)
-            if isinstance(reason, str):
-                examined.refused.setdefault(game, []).append([version, reason])
-            else:
-                examined.events.setdefault(game, []).append([version, fields["hash"], reason.signed_as])
+            if version > 1 and self._last.get(game, NOTHING_EXAMINED).version != version - 1:
+                self._examine_uncovered(game, version, examined)
+            self._examine(game, notification, examined)
         return examined
 
-    def _examined(self, game: str, event: Notification) -> tuple[dict[str, Any], str | Vouched]:
+    def _examine_uncovered(self, game: str, version: int, examined: Examined) -> None:
+        """The game's events before `version` that neither a checkpoint covered nor this one examined yet; and
+        the event before `version`, read for its hash and its seal's kind where it was covered."""
+        after = max(self.covered(game), self._last.get(game, NOTHING_EXAMINED).version)
+        for event in self.stored(UUID(game), after, version - 1) if after < version - 1 else ():
+            self._examine(game, event, examined)
+        if self._last.get(game, NOTHING_EXAMINED).version != version - 1:
+            before = self.stored(UUID(game), version - 2, version - 1)
+            found = Last(carried_hash(before[0]), self._kind_of(before[0]), version - 1) if before else None
+            self._last[game] = found or Last(None, None, version - 1)
+
+    def _examine(self, game: str, event: StoredEvent, examined: Examined) -> None:
+        version = event.originator_version
+        fields, reason = self._examined(game, event)
+        if isinstance(reason, str):
+            examined.refused.setdefault(game, []).append([version, reason])
+        else:
+            examined.events.setdefault(game, []).append([version, fields["hash"], reason.signed_as])
+
+    def _examined(self, game: str, event: StoredEvent) -> tuple[dict[str, Any], str | Vouched]:
         """The event's fields, and why it cannot be vouched for, or the kind of seal it is vouched for with."""
         try:
             fields, seal = unpack_sealed(event.state)
         except Exception:
             fields, seal = None, None
-        expected_previous = self._previous_hash(game, event)
+        version = event.originator_version
+        first = version == 1
+        previous = Last(GENESIS, None, 0) if first else self._last.get(game, NOTHING_EXAMINED)
         if not isinstance(fields, dict):
-            self._last_hash[game] = None
+            self._last[game] = Last(None, None, version)
             return {}, "unreadable"
-        self._last_hash[game] = fields.get("hash")
-        says_sealed = event.originator_version == 1 and fields.get("sealed") is True
+        kind = self.sealer.kind_of(event, seal) if seal is not None else None
+        self._last[game] = Last(fields.get("hash"), kind, version)
+        says_sealed = first and fields.get("sealed") is True
         keyed = not self.first or self._key_seen or game in self._keyed or says_sealed
         if keyed or seal is not None:
             self._keyed.add(game)
         self._key_seen = self._key_seen or seal is not None
         if seal is None:
             return fields, "unsealed" if keyed else WITHOUT_A_KEY
-        kind = self.sealer.kind_of(event, seal)
         if kind is None:
             return fields, "seal"
         if _content_hash(event, fields) != fields.get("hash"):
             return fields, "hash"
-        if fields.get("prev_hash") != expected_previous:
+        if fields.get("prev_hash") != previous.hash:
             return fields, "chain"
+        if kind == IMPORTED and not first and previous.kind != IMPORTED:
+            return fields, "imported"
         return fields, Vouched(kind)
 
-    def _previous_hash(self, game: str, event: Notification) -> str | None:
-        if event.originator_version == 1:
-            return GENESIS
-        if game in self._last_hash:
-            return self._last_hash[game]
-        return self.hash_before(UUID(game), event.originator_version - 1)
+    def _kind_of(self, event: StoredEvent) -> SealKind | None:
+        try:
+            seal = unpack_sealed(event.state)[1]
+        except Exception:
+            return None
+        return self.sealer.kind_of(event, seal) if seal is not None else None
 
 
 @dataclass(frozen=True)

@@ -6,18 +6,20 @@ appends in the same transaction go on; a game stored before the key was set keep
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import pytest
 from fastapi.testclient import TestClient
 
 from api.app import ApiSettings, create_app
-from evo_ledger.app.access import AccessNotVouched, access_id
-from evo_ledger.app.ledger import AppendRequest, Ledger, Receipt
+from evo_ledger.app.access import AccessNotVouched, AnsweredAppend, GameAccess, access_id, token_digest
+from evo_ledger.app.ledger import AppendRequest, Idempotency, Ledger, Receipt
+from evo_ledger.app.transfer import bundle_game, export_bundle, store_game
 from evo_ledger.game.notation import parse_game
 from evo_ledger.settings import Settings
-from tests.helpers.tampering import GAME_TEXT, KEY, Tamperer
+from tests.helpers.tampering import GAME_TEXT, KEY, Tamperer, delete_game
 
 ACTIONS = [line.text for line in parse_game(GAME_TEXT).actions]
 PLAYERS = ["ann", "ben", "cat"]
@@ -51,7 +53,7 @@ def test_a_token_stored_without_the_key_gets_no_append_sealed(sealed: Ledger, da
     version = sealed.receipt(game).version
     outcome = append_with(sealed, game, FORGER)
     assert isinstance(outcome, AccessNotVouched)
-    assert "its event 2 carries no seal, though an event before it does" in str(outcome)
+    assert "its event 2 carries no seal, and the game's record must" in str(outcome)
     assert isinstance(append_with(sealed, game, "the recorder's token"), AccessNotVouched)
     assert sealed.receipt(game).version == version
 
@@ -62,7 +64,7 @@ def test_an_access_replaced_whole_without_the_key_is_refused(sealed: Ledger, dat
     rows.delete(">", 0)
     with Ledger(Settings(database)) as forger:
         forger.grant_recorder(game, FORGER)
-    with pytest.raises(AccessNotVouched, match="carries no seal, though the game was stored with a seal key"):
+    with pytest.raises(AccessNotVouched, match="its event 1 carries no seal, and the game's record must"):
         sealed.access(game)
 
 
@@ -71,7 +73,7 @@ def test_a_sealed_access_event_moved_from_another_game_is_refused(sealed: Ledger
     game, other = recorded(sealed), recorded(sealed, FORGER)
     mine, theirs = Tamperer(sealed, access_id(game)), Tamperer(sealed, access_id(other))
     mine.write(1, *theirs.stored(1))
-    refused = pytest.raises(AccessNotVouched, match="its event 1 carries a seal the key did not make for it")
+    refused = pytest.raises(AccessNotVouched, match="its event 1 names another game than the one it is kept for")
     with Ledger(Settings(database, seal_key=KEY)) as started, refused:
         started.access(game)
 
@@ -91,9 +93,12 @@ def test_one_games_forged_access_refuses_its_appends_alone(sealed: Ledger, datab
 
 
 def test_a_game_stored_before_the_key_keeps_its_unsealed_access(database: str) -> None:
+    """Once a checkpoint named the game's first event as stored before the key was set."""
     with Ledger(Settings(database)) as keyless:
         game = recorded(keyless)
     with Ledger(Settings(database, seal_key=KEY)) as sealed:
+        assert isinstance(append_with(sealed, game, "the recorder's token"), AccessNotVouched)
+        sealed.take_checkpoint()
         assert not isinstance(append_with(sealed, game, "the recorder's token"), Exception)
         sealed.grant_recorder(game, "a new token")  # sealed: from now on every access event must be
         assert not isinstance(append_with(sealed, game, "a new token", 6), Exception)
@@ -123,3 +128,53 @@ def test_the_api_answers_a_forged_access_with_503_and_stores_nothing(tmp_path: P
     assert read.status_code == 503 and read.json()["code"] == "access_not_vouched"
     with Ledger(Settings(database, seal_key=KEY)) as ledger:
         assert ledger.receipt(game).version == version
+
+
+def test_a_forged_access_naming_another_game_is_refused(sealed: Ledger, database: str) -> None:
+    """The check is of the game the access is kept for, never of one its forged first event names."""
+    game = recorded(sealed)
+    Tamperer(sealed, access_id(game)).delete(">", 0)
+    forged = GameAccess._create(
+        GameAccess.Granted, id=access_id(game), game_id=uuid4(), token_digest=token_digest(FORGER), seat_digests={}
+    )
+    with Ledger(Settings(database)) as forger:
+        forger.recorder.insert_events([forger.mapper.to_stored_event(event) for event in forged.collect_events()])
+    with Ledger(Settings(database, seal_key=KEY)) as started:
+        outcome = append_with(started, game, FORGER)
+    assert isinstance(outcome, AccessNotVouched) and "names another game than the one it is kept for" in str(outcome)
+
+
+def test_an_access_an_import_sealed_serves_no_game_recorded_here(sealed: Ledger, database: str) -> None:
+    """The game deleted and imported again gets an access the server seals as imported; the game's recorded
+    events put back, that access serves it no more."""
+    game = recorded(sealed)
+    saved = list(sealed.recorder.select_events(game))
+    bundle = export_bundle(sealed, game)
+    delete_game(sealed, game)
+    store_game(sealed, bundle_game(sealed.mapper, bundle), recorder_token=FORGER)
+    Tamperer(sealed, game).delete(">", 0)
+    sealed.recorder.insert_events(saved)
+    with Ledger(Settings(database, seal_key=KEY)) as started:
+        outcome = append_with(started, game, FORGER)
+    assert isinstance(outcome, AccessNotVouched) and "carries a seal the key did not make for it" in str(outcome)
+
+
+def test_an_imported_game_is_recorded_on_with_the_token_its_import_gave(sealed: Ledger, database: str) -> None:
+    game = recorded(sealed)
+    bundle = export_bundle(sealed, game)
+    delete_game(sealed, game)
+    store_game(sealed, bundle_game(sealed.mapper, bundle), recorder_token="the importer's token")
+    with Ledger(Settings(database, seal_key=KEY)) as started:
+        assert not isinstance(append_with(started, game, "the importer's token"), Exception)
+
+
+def test_an_answer_kept_for_an_idempotency_key_without_the_key_is_refused(sealed: Ledger, database: str) -> None:
+    """A forged answer would tell the recorder an append was stored that never was."""
+    game = recorded(sealed)
+    asked = Idempotency("tablet-7:42", "the request's digest")
+    with Ledger(Settings(database)) as forger:
+        forger.save(AnsweredAppend.answer(game, asked.key, asked.request, 999, "ab" * 32))
+    request = AppendRequest(game, ACTIONS[5:6], idempotency=asked, recorder_token="the recorder's token")
+    [outcome] = sealed.record_many([replace(request, token_required=True)])
+    assert isinstance(outcome, AccessNotVouched)
+    assert "the answer kept for an append's idempotency key was changed without the seal key" in str(outcome)

@@ -10,6 +10,7 @@ import copy
 import json
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -19,6 +20,7 @@ from eventsourcing.persistence import IntegrityError
 from fastapi.testclient import TestClient
 
 from api.app import ApiSettings, create_app
+from api.supervision import CheckpointSigner
 from evo_ledger.app.audit import IMPORTED_WHY
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.transfer import export_bundle, import_bundles, import_notation
@@ -282,6 +284,46 @@ def test_a_checkpointed_game_deleted_and_imported_again_is_named_at_its_first_ev
         "event 1 is sealed as imported, though checkpoint 1 signed it as recorded here: "
         "the game was deleted and imported again",
     )
+
+
+def test_an_imported_tail_put_after_recorded_events_is_refused(sealed: Ledger, database: str) -> None:
+    """A game's events not yet checkpointed replaced by the tail of a forged game the server imported: an import
+    is of a whole game, so an imported seal after a recorded one is never vouched for, nor passes the audit."""
+    receipt, _ = recorded_with_a_note(sealed)
+    sealed.take_checkpoint()
+    signed = list(sealed.recorder.select_events(receipt.game_id))
+    sealed.annotate(receipt.game_id, 3, "a genuine later note")
+    forged = forged_bundle(sealed, receipt.game_id, receipt.version + 1, "ben conceded the game here")
+    delete_game(sealed, receipt.game_id)
+    import_bundles(sealed, [forged])
+    Tamperer(sealed, receipt.game_id).delete("<=", receipt.version)
+    sealed.recorder.insert_events(signed)
+    sealed.take_checkpoint()
+    assert unvouched(sealed) == [(str(receipt.game_id), receipt.version + 1, receipt.version + 1, "imported")]
+    report = audited(database, receipt.game_id)
+    assert report.verdict == "damaged" and report.check("seals")["event"] == receipt.version + 1
+    assert "sealed as imported after events that were not" in report.check("seals")["detail"]
+
+
+def test_a_forged_event_hidden_before_the_last_checkpoints_position_is_examined(tmp_path: Path) -> None:
+    """An event written behind the server's back under a log position a checkpoint has passed (or committed late)
+    is examined with the game's next events, by the game's versions, and named."""
+    database = str(tmp_path / "low.sqlite")
+    with Ledger(Settings(database, seal_key=KEY)) as ledger:
+        receipt, _ = recorded_with_a_note(ledger)
+        ledger.take_checkpoint()
+        with Ledger(Settings(database)) as forger:
+            forger.annotate(receipt.game_id, 3, "ben conceded the game here")
+        forged = receipt.version + 1
+        tamperer = Tamperer(ledger, receipt.game_id)
+        [(low,)] = tamperer.execute("SELECT min(rowid) FROM {table}")
+        tamperer.execute("UPDATE {table} SET rowid=(SELECT max(rowid)+1 FROM {table}) WHERE rowid=?", low)
+        tamperer.execute(
+            "UPDATE {table} SET rowid=? WHERE originator_id=? AND originator_version=?", low, tamperer.key, forged
+        )
+        ledger.annotate(receipt.game_id, 4, "a genuine note on top")
+        ledger.take_checkpoint()
+        assert unvouched(ledger) == [(str(receipt.game_id), forged, forged, "unsealed")]
 
 
 @pytest.mark.parametrize("version", [1, 2])
@@ -578,6 +620,23 @@ def test_health_stays_degraded_past_later_checkpoints_until_an_admin_acknowledge
         assert [checkpoint.signed["acknowledged"] for checkpoint in index.checkpoints] == [0, 0, 0, 3]
         with pytest.raises(CheckpointError, match="--acknowledge 2: a checkpoint from 3"):
             ledger.take_checkpoint(acknowledge=2)
+
+
+def test_health_is_degraded_until_it_has_read_the_checkpoint_log(sealed: Ledger) -> None:
+    """While the first checkpoint is being taken (the log not yet read), /health does not say all is well."""
+    forged_since_a_checkpoint(sealed)
+    signer = CheckpointSigner(sealed, 3600)
+    with sealed._checkpoints_lock:  # a checkpoint being taken holds it
+        degraded, said = threading_call(lambda: signer.health(admin=False))
+    assert degraded and said["unvouched_count"] is None and said["acknowledged"] is None
+    degraded, said = signer.health(admin=False)
+    assert not degraded and said["unvouched_count"] == 0  # the first checkpoint vouched for all it examined
+
+
+def threading_call(call: Any) -> Any:
+    """`call` made on another thread, as a request is served: its answer."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(call).result()
 
 
 def test_a_server_without_a_key_says_it_offers_no_tamper_evidence(tmp_path: Path) -> None:
