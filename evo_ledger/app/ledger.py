@@ -406,7 +406,7 @@ class Ledger(Application[UUID]):
 
     def _access_to_change(self, game_id: UUID) -> GameAccess | None:
         key = access_id(game_id)
-        return self._read_accesses([key])[key]
+        return self._read_accesses([key], {key: game_id})[key]
 
     def accesses(self, game_ids: Iterable[UUID]) -> dict[UUID, GameAccess | None]:
         """Who may write to each game: those held since they were last read, and the others read in one query
@@ -415,15 +415,17 @@ class Ledger(Application[UUID]):
         if not wanted:
             return {}
         changes = getattr(self.recorder, "select_changed_since", None)
+        read = partial(self._read_accesses, games=wanted)
         if changes is None:
-            found = self._read_accesses(list(wanted))
+            found = read(list(wanted))
         else:
-            found = self.held_accesses.current(wanted, partial(changes, topics=ACCESS_TOPICS), self._read_accesses)
+            found = self.held_accesses.current(wanted, partial(changes, topics=ACCESS_TOPICS), read)
         return {game_id: found[key] for key, game_id in wanted.items()}
 
-    def _read_accesses(self, access_ids: list[UUID]) -> dict[UUID, GameAccess | None]:
-        """The accesses folded afresh from their events (held accesses are shared, so never the cached ones),
-        each refused (AccessNotVouched) where the seal key does not vouch for its events."""
+    def _read_accesses(self, access_ids: list[UUID], games: Mapping[UUID, UUID]) -> dict[UUID, GameAccess | None]:
+        """The accesses (of `games`, by access id) folded afresh from their events (held accesses are shared, so
+        never the cached ones), each refused (AccessNotVouched) where the seal key does not vouch for its events,
+        or where it is behind the head a checkpoint signed of it."""
         found: dict[UUID, GameAccess | None] = dict.fromkeys(access_ids)
         for key in access_ids:
             stored = self.recorder.select_events(key)
@@ -432,9 +434,21 @@ class Ledger(Application[UUID]):
             access = found[key]
             if access is not None and access_id(access.game_id) != key:
                 raise AccessNotVouched(access.game_id, 1, "names another game than the one it is kept for")
+            if self.sealer is not None:
+                self._check_signed_head(games.get(key, key), key, stored)
             if access is not None and self.sealer is not None:
                 check_access_seals(access.game_id, stored, self.sealer, self._game_stored_as)
         return found
+
+    def _check_signed_head(self, game_id: UUID, key: UUID, stored: Sequence[StoredEvent]) -> None:
+        """The access holds the event a checkpoint last signed as its head, as it was signed."""
+        head = self.checkpoint_index().access_heads.get(str(key))
+        if head is None:
+            return
+        at_head = stored[head.version - 1] if len(stored) >= head.version else None
+        if at_head is None or hashlib.sha256(at_head.state).hexdigest() != head.bytes_digest:
+            why = f"is not as checkpoint {head.checkpoint} signed it: the record was cut back, changed or deleted"
+            raise AccessNotVouched(game_id, head.version, why)
 
     def _game_stored_as(self, game_id: UUID) -> str | None:
         """How the game's first event was stored, as the key says (evo_ledger.app.access.check_access_seals)."""
@@ -697,13 +711,19 @@ class Ledger(Application[UUID]):
             after = last.signed["position"] if last is not None else 0
             examiner = Examiner(Sealer(self._checkpoint_key()), last is None, self._stored_between, index.covered_of)
             examined = examiner.examine(self.notifications_after(after))
-            if not examined.events and not examined.refused and acknowledge is None:
+            if not (examined.events or examined.refused or examined.accesses) and acknowledge is None:
                 if last is None:
                     raise CheckpointError("no game event is stored yet: there is nothing to sign")
                 return published(last), False
             position = max(examined.position, after)
-            refused = examined.refused
-            taking = next_checkpoint(index, examined.events, position, refused=refused, acknowledge=acknowledge)
+            taking = next_checkpoint(
+                index,
+                examined.events,
+                position,
+                refused=examined.refused,
+                acknowledge=acknowledge,
+                accesses=examined.accesses,
+            )
             try:
                 self.save(*taking)
             except IntegrityError:

@@ -42,18 +42,23 @@ from evo_ledger.game.seal import IMPORTED, RECORDED, Sealer, SealKind
 from evo_ledger.rules.words import counted
 
 CHECKPOINT_FORMAT = "evo-ledger checkpoint"
-CHECKPOINT_VERSION = 3
+CHECKPOINT_VERSION = 4
 CHECKPOINT_LOG_ID = uuid.UUID("5d0c7a52-2f8e-4c3b-9a61-0e7b3f2d9c14")
 SIGNED_AS = b"evo-ledger checkpoint\0"
 HEX_64 = re.compile(r"[0-9a-f]{64}")
 FIRST_SIGNED_FIELDS = frozenset({"format", "version", "number", "position", "taken", "previous", "games"})
 # What each version of the checkpoint signs: the second adds the digest of the events it could not vouch for, the
-# third the number of the last checkpoint whose unvouched events an admin acknowledged (0: none).
+# third the number of the last checkpoint whose unvouched events an admin acknowledged (0: none), the fourth the
+# digest of the heads of the records of who may write to each game and read it (`accesses`).
 SIGNED_FIELDS = {
     1: FIRST_SIGNED_FIELDS,
     2: FIRST_SIGNED_FIELDS | {"refused"},
     3: FIRST_SIGNED_FIELDS | {"refused", "acknowledged"},
+    4: FIRST_SIGNED_FIELDS | {"refused", "acknowledged", "accesses"},
 }
+# The topics of the records of who may write to a game and read it (evo_ledger.app.access), whose heads a
+# checkpoint signs: a record cut back or deleted then shows.
+ACCESS_TOPIC_PREFIX = "evo-ledger:GameAccess."
 EventList = list[list[Any]]  # [version, hash, sealed] per event: sealed True (recorded here), False, or "imported"
 RefusedList = list[list[Any]]  # [version, reason] per event a checkpoint could not vouch for
 WITHOUT_A_KEY = "stored without a key"
@@ -97,6 +102,7 @@ class CheckpointLog(Aggregate):
         signed: dict[str, Any]
         games: dict[str, list[Any]]
         refused: dict[str, RefusedList]
+        accesses: dict[str, list[Any]]
         signature: str
 
 
@@ -156,6 +162,7 @@ class Checkpoint:
     signature: str
     genuine: bool
     refused: dict[str, RefusedList] = field(default_factory=dict)
+    accesses: dict[str, list[Any]] = field(default_factory=dict)
 
 
 def read_checkpoint(stored: StoredEvent, number: int, key: str) -> Checkpoint | str:
@@ -172,16 +179,20 @@ def read_checkpoint(stored: StoredEvent, number: int, key: str) -> Checkpoint | 
     if not (_signed_as_written(signed) and isinstance(games, dict)):
         return f"checkpoint {number} is not a checkpoint as the server writes one"
     refused = fields.get("refused") if "refused" in signed else {}
+    accesses = fields.get("accesses") if "accesses" in signed else {}
     if not all(isinstance(game, str) and well_formed_entry(entry) for game, entry in games.items()):
         return f"checkpoint {number} names its games otherwise than the server writes them"
     if not well_formed_refusals(refused):
         return f"checkpoint {number} names the events it could not vouch for otherwise than the server writes them"
+    if not (isinstance(accesses, dict) and all(well_formed_head(key, head) for key, head in accesses.items())):
+        return f"checkpoint {number} names the records of who may write to games otherwise than the server does"
     genuine = (
         signs(key, signed, signature)
         and _digest_or_none(games) == signed["games"]
         and ("refused" not in signed or _digest_or_none(refused) == signed["refused"])
+        and ("accesses" not in signed or _digest_or_none(accesses) == signed["accesses"])
     )
-    return Checkpoint(number, signed, games, str(signature), genuine, refused)
+    return Checkpoint(number, signed, games, str(signature), genuine, refused, accesses)
 
 
 def _signed_as_written(signed: Any) -> TypeGuard[dict[str, Any]]:
@@ -201,6 +212,18 @@ def well_formed_entry(entry: Any) -> bool:
         and len(entry) == 3
         and _is_version(entry[0])
         and all(isinstance(text, str) and HEX_64.fullmatch(text) for text in entry[1:])
+    )
+
+
+def well_formed_head(key: Any, head: Any) -> bool:
+    """A record's head in a checkpoint: its id, and its last event's version and the digest of its bytes."""
+    return (
+        isinstance(key, str)
+        and isinstance(head, list)
+        and len(head) == 2
+        and _is_version(head[0])
+        and isinstance(head[1], str)
+        and HEX_64.fullmatch(head[1]) is not None
     )
 
 
@@ -264,6 +287,7 @@ class CheckpointIndex:
     naming: dict[str, list[int]] = field(default_factory=dict)
     refusing: dict[str, list[int]] = field(default_factory=dict)
     covered: dict[str, int] = field(default_factory=dict)
+    access_heads: dict[str, AccessHead] = field(default_factory=dict)
     _unvouched: tuple[int, list[Unvouched]] | None = None
 
     def read(self, stored: Iterable[StoredEvent]) -> None:
@@ -286,6 +310,8 @@ class CheckpointIndex:
                 self._cover(checkpoint)
 
     def _cover(self, checkpoint: Checkpoint) -> None:
+        for record, (version, bytes_digest) in checkpoint.accesses.items():
+            self.access_heads[record] = AccessHead(version, bytes_digest, checkpoint.number)
         for game, entry in checkpoint.games.items():
             self.covered[game] = max(self.covered.get(game, 0), entry[0])
         for game, refused in checkpoint.refused.items():
@@ -338,6 +364,7 @@ class Examined:
 
     events: dict[str, EventList] = field(default_factory=dict)
     refused: dict[str, RefusedList] = field(default_factory=dict)
+    accesses: dict[str, list[Any]] = field(default_factory=dict)
     position: int = 0
 
 
@@ -376,6 +403,8 @@ class Examiner:
         examined = Examined()
         for notification in notifications:
             examined.position = notification.id
+            if notification.topic.startswith(ACCESS_TOPIC_PREFIX):
+                self._examine_access(notification, examined)
             if not is_game_event_topic(notification.topic):
                 continue
             game, version = str(notification.originator_id), notification.originator_version
@@ -383,6 +412,17 @@ class Examiner:
                 self._examine_uncovered(game, version, examined)
             self._examine(game, notification, examined)
         return examined
+
+    def _examine_access(self, event: StoredEvent, examined: Examined) -> None:
+        """A record of who may write to a game: its head signed where its seal holds (reading it checks the rest)."""
+        try:
+            seal = unpack_sealed(event.state)[1]
+        except Exception:
+            return
+        if seal is not None and self.sealer.kind_of(event, seal) is not None:
+            record, version = str(event.originator_id), event.originator_version
+            if version > examined.accesses.get(record, [0])[0]:
+                examined.accesses[record] = [version, hashlib.sha256(event.state).hexdigest()]
 
     def _examine_uncovered(self, game: str, version: int, examined: Examined) -> None:
         """The game's events before `version` that neither a checkpoint covered nor this one examined yet; and
@@ -478,6 +518,7 @@ def next_checkpoint(
     now: datetime | None = None,
     refused: Mapping[str, RefusedList] | None = None,
     acknowledge: int | None = None,
+    accesses: Mapping[str, list[Any]] | None = None,
 ) -> list[Any]:
     """The domain events that append a checkpoint of `events` (stored up to `position`) to the log `index` read,
     signed with its key, and each game's signed events; the events `refused` it names unsigned. `acknowledge`:
@@ -495,6 +536,7 @@ def next_checkpoint(
         )
     games = {game: [*stored[-1][:2], digest(stored)] for game, stored in sorted(events.items())}
     refusals = {game: list(listed) for game, listed in sorted((refused or {}).items())}
+    heads = {record: list(head) for record, head in sorted((accesses or {}).items())}
     signed = {
         "format": CHECKPOINT_FORMAT,
         "version": CHECKPOINT_VERSION,
@@ -505,6 +547,7 @@ def next_checkpoint(
         "games": digest(games),
         "refused": digest(refusals),
         "acknowledged": acknowledged,
+        "accesses": digest(heads),
     }
     timestamp = CheckpointLog.Signed.create_timestamp()
     created: Any = CheckpointLog.Created  # the library makes its events dataclasses: their fields are keywords
@@ -525,12 +568,22 @@ def next_checkpoint(
             signed=signed,
             games=games,
             refused=refusals,
+            accesses=heads,
             signature=signature_of(index.key, signed),
         )
     )
     for game, stored in events.items():
         appended.extend(SignedEvents.signed(UUID(game), number, stored).collect_events())
     return appended
+
+
+class AccessHead(NamedTuple):
+    """A record of who may write to a game as the last checkpoint that signed it saw it: its last event's version,
+    the digest of that event's bytes, and the checkpoint."""
+
+    version: int
+    bytes_digest: str
+    checkpoint: int
 
 
 @dataclass(frozen=True)

@@ -178,3 +178,27 @@ def test_an_answer_kept_for_an_idempotency_key_without_the_key_is_refused(sealed
     [outcome] = sealed.record_many([replace(request, token_required=True)])
     assert isinstance(outcome, AccessNotVouched)
     assert "the answer kept for an append's idempotency key was changed without the seal key" in str(outcome)
+
+
+def test_an_access_cut_back_after_a_checkpoint_signed_it_is_refused(sealed: Ledger, database: str) -> None:
+    """Its last event (a co-recorder let go) deleted: the co-recorder would record again; the checkpoint signed
+    the record's head, so the record shows it was cut back."""
+    game = recorded(sealed)
+    sealed.change_access(game, lambda access: access.add_co_recorder("ben's phone", "ben's token"))
+    sealed.change_access(game, lambda access: access.revoke_co_recorder(2))
+    sealed.take_checkpoint()
+    Tamperer(sealed, access_id(game)).delete(">", 2)
+    with Ledger(Settings(database, seal_key=KEY)) as started:
+        outcome = append_with(started, game, "ben's token")
+    assert isinstance(outcome, AccessNotVouched)
+    assert "(its event 3 is not as checkpoint 1 signed it: the record was cut back" in str(outcome)
+
+
+def test_an_access_deleted_after_a_checkpoint_signed_it_is_refused(sealed: Ledger, database: str) -> None:
+    """A private game whose record is deleted would read as public: the checkpoint that signed it says no."""
+    game = recorded(sealed)
+    sealed.change_access(game, lambda access: access.set_private(True))
+    sealed.take_checkpoint()
+    Tamperer(sealed, access_id(game)).delete(">", 0)
+    with Ledger(Settings(database, seal_key=KEY)) as started, pytest.raises(AccessNotVouched, match="deleted"):
+        started.access(game)

@@ -326,17 +326,19 @@ def test_a_forged_event_hidden_before_the_last_checkpoints_position_is_examined(
         assert unvouched(ledger) == [(str(receipt.game_id), forged, forged, "unsealed")]
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version", [1, 2, 3])
 def test_a_checkpoint_of_an_earlier_version_still_holds_and_is_followed(
     sealed: Ledger, database: str, version: int
 ) -> None:
-    """A checkpoint signed before checkpoints named the events they could not vouch for (1), or said which were
-    acknowledged (2)."""
+    """A checkpoint signed before checkpoints named the events they could not vouch for (1), said which were
+    acknowledged (2), or signed the heads of the records of who may write to each game (3)."""
     game_id, _, _ = checkpointed(sealed)
     log = Tamperer(sealed, CHECKPOINT_LOG_ID)
     topic, state = log.stored(FIRST_CHECKPOINT_ROW)
     fields = unpack(unsealed_bytes(state))
-    del fields["signed"]["acknowledged"]
+    del fields["accesses"], fields["signed"]["accesses"]
+    if version < 3:
+        del fields["signed"]["acknowledged"]
     if version == 1:
         del fields["refused"], fields["signed"]["refused"]
     fields["signed"]["version"] = version
@@ -345,7 +347,7 @@ def test_a_checkpoint_of_an_earlier_version_still_holds_and_is_followed(
     sealed.annotate(game_id, 2, "a later note")
     with Ledger(Settings(database, seal_key=KEY)) as server:
         taken, new = server.take_checkpoint()
-    assert new and taken["version"] == 3 and taken["previous"] == fields["signature"] and taken["acknowledged"] == 0
+    assert new and taken["version"] == 4 and taken["previous"] == fields["signature"] and taken["acknowledged"] == 0
     assert audited(database, game_id).verdict == "clean"
 
 
