@@ -22,6 +22,7 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import StoredEvent
 
+from evo_ledger.game.checkpoints import AccessHead
 from evo_ledger.game.codec import unpack_sealed
 from evo_ledger.game.seal import IMPORTED, RECORDED, Sealer
 
@@ -465,10 +466,22 @@ def check_access_seals(
         version = event.originator_version
         if seal is None:
             if sealed_before or game_stored_as != STORED_BEFORE_THE_KEY:
-                raise AccessNotVouched(game_id, version, "carries no seal, and the game's record must", record)
+                why = "carries no seal, and the game's record must (one stored before the key was set is trusted once "
+                why += "a checkpoint has named it so: `evo-ledger checkpoint`)"
+                raise AccessNotVouched(game_id, version, why, record)
             continue
         kind = sealer.kind_of(event, seal)
         imported_grant = kind == IMPORTED and version == 1 and game_stored_as == IMPORTED
         if kind != RECORDED and not imported_grant:
             raise AccessNotVouched(game_id, version, "carries a seal the key did not make for it", record)
         sealed_before = True
+
+
+def check_signed_head(game_id: UUID, head: AccessHead, stored: Sequence[StoredEvent]) -> None:
+    """The record holds the event a checkpoint last signed as its head (read before the record), as signed."""
+    if head.version == 0:
+        return
+    at_head = stored[head.version - 1] if len(stored) >= head.version else None
+    if at_head is None or hashlib.sha256(at_head.state).hexdigest() != head.bytes_digest:
+        why = f"is not as checkpoint {head.checkpoint} signed it: the record was cut back, changed or deleted"
+        raise AccessNotVouched(game_id, head.version, why)

@@ -36,6 +36,7 @@ from evo_ledger.app.access import (
     check_access_seals,
     check_recorder,
     check_recorders_own,
+    check_signed_head,
     recording_seat,
 )
 from evo_ledger.app.audit import AuditReport, audit
@@ -428,27 +429,18 @@ class Ledger(Application[UUID]):
         or where it is behind the head a checkpoint signed of it."""
         found: dict[UUID, GameAccess | None] = dict.fromkeys(access_ids)
         for key in access_ids:
+            head = self.checkpoint_index().head_of(str(key)) if self.sealer is not None else None
             stored = self.recorder.select_events(key)
             for event in stored:
                 found[key] = self.mapper.to_domain_event(event).mutate(found[key])  # type: ignore[attr-defined]
             access = found[key]
             if access is not None and access_id(access.game_id) != key:
                 raise AccessNotVouched(access.game_id, 1, "names another game than the one it is kept for")
-            if self.sealer is not None:
-                self._check_signed_head(games.get(key, key), key, stored)
+            if head is not None:
+                check_signed_head(games.get(key, key), head, stored)
             if access is not None and self.sealer is not None:
                 check_access_seals(access.game_id, stored, self.sealer, self._game_stored_as)
         return found
-
-    def _check_signed_head(self, game_id: UUID, key: UUID, stored: Sequence[StoredEvent]) -> None:
-        """The access holds the event a checkpoint last signed as its head, as it was signed."""
-        head = self.checkpoint_index().access_heads.get(str(key))
-        if head is None:
-            return
-        at_head = stored[head.version - 1] if len(stored) >= head.version else None
-        if at_head is None or hashlib.sha256(at_head.state).hexdigest() != head.bytes_digest:
-            why = f"is not as checkpoint {head.checkpoint} signed it: the record was cut back, changed or deleted"
-            raise AccessNotVouched(game_id, head.version, why)
 
     def _game_stored_as(self, game_id: UUID) -> str | None:
         """How the game's first event was stored, as the key says (evo_ledger.app.access.check_access_seals)."""
@@ -459,8 +451,19 @@ class Ledger(Application[UUID]):
         _, seal = unpack_sealed(first[0].state)
         if seal is not None:
             return self.sealer.kind_of(first[0], seal)
-        refusals = self.checkpoint_index().refusals_of(str(game_id))
-        return STORED_BEFORE_THE_KEY if refusals.get(1) == WITHOUT_A_KEY else None
+        index = self.checkpoint_index()
+        named = index.refusals_of(str(game_id)).get(1) == WITHOUT_A_KEY or self._signed_unsealed(index, game_id)
+        return STORED_BEFORE_THE_KEY if named else None
+
+    def _signed_unsealed(self, index: CheckpointIndex, game_id: UUID) -> bool:
+        """Whether a genuine checkpoint of the first format (which signed unsealed events, naming none) signed the
+        game's first event unsealed."""
+        for number in index.naming.get(str(game_id), ()):
+            checkpoint = index.checkpoints[number - 1]
+            if checkpoint.genuine and checkpoint.signed["version"] == 1:
+                listed = read_events(list(self.recorder.select_events(signed_events_id(game_id, number)))) or []
+                return any(event[0] == 1 and event[2] is False for event in listed)
+        return False
 
     def grant_recorder(self, game_id: UUID, token: str) -> int:
         """Make `token` the game's recorder token, in place of any it had, letting go of every co-recorder: how
@@ -709,7 +712,8 @@ class Ledger(Application[UUID]):
             index = self.checkpoint_index()
             last = index.last
             after = last.signed["position"] if last is not None else 0
-            examiner = Examiner(Sealer(self._checkpoint_key()), last is None, self._stored_between, index.covered_of)
+            sealer = Sealer(self._checkpoint_key())
+            examiner = Examiner(sealer, last is None, self._stored_between, index, self._last_stored)
             examined = examiner.examine(self.notifications_after(after))
             if not (examined.events or examined.refused or examined.accesses) and acknowledge is None:
                 if last is None:
@@ -752,6 +756,10 @@ class Ledger(Application[UUID]):
             return index.acknowledged, index.unvouched_since_acknowledged()
         finally:
             self._checkpoints_lock.release()
+
+    def _last_stored(self, aggregate_id: UUID) -> StoredEvent | None:
+        found = self.recorder.select_events(aggregate_id, desc=True, limit=1)
+        return found[0] if found else None
 
     def _stored_between(self, game_id: UUID, after: int, up_to: int) -> Sequence[StoredEvent]:
         return self.recorder.select_events(game_id, gt=after, lte=up_to)

@@ -311,11 +311,16 @@ class CheckpointIndex:
 
     def _cover(self, checkpoint: Checkpoint) -> None:
         for record, (version, bytes_digest) in checkpoint.accesses.items():
-            self.access_heads[record] = AccessHead(version, bytes_digest, checkpoint.number)
+            if version >= self.access_heads.get(record, NO_HEAD).version:  # a head never goes back
+                self.access_heads[record] = AccessHead(version, bytes_digest, checkpoint.number)
         for game, entry in checkpoint.games.items():
             self.covered[game] = max(self.covered.get(game, 0), entry[0])
         for game, refused in checkpoint.refused.items():
             self.covered[game] = max(self.covered.get(game, 0), *(version for version, _ in refused))
+
+    def head_of(self, record: str) -> AccessHead:
+        """The head a genuine checkpoint last signed of the record (version 0: none)."""
+        return self.access_heads.get(record, NO_HEAD)
 
     def covered_of(self, game: str) -> int:
         """The last version of the game a genuine checkpoint signed or named (0: none)."""
@@ -390,11 +395,21 @@ class Examiner:
     is imported whole). A game's events no checkpoint covered (`covered`: the last version one signed or named)
     that the log holds before the last checkpoint's position (written behind the server's back, or committed
     late) are examined before the game's new ones. `stored` reads them, and the event before a game's first
-    examined. `first`: no checkpoint was signed before, so an unsealed event of a game stored without a key may
-    have been stored before the key was set."""
+    examined. Each record of who may write to a game that changed has its last stored event (`last_stored`)
+    signed as its head, never one behind the head signed before (`index`). `first`: no checkpoint was signed
+    before, so an unsealed event of a game stored without a key may have been stored before the key was set."""
 
-    def __init__(self, sealer: Sealer, first: bool, stored: StoredReader, covered: Callable[[str], int]) -> None:
-        self.sealer, self.first, self.stored, self.covered = sealer, first, stored, covered
+    def __init__(
+        self,
+        sealer: Sealer,
+        first: bool,
+        stored: StoredReader,
+        index: CheckpointIndex,
+        last_stored: Callable[[UUID], StoredEvent | None],
+    ) -> None:
+        self.sealer, self.first, self.stored, self.last_stored = sealer, first, stored, last_stored
+        self.covered, self.head_of = index.covered_of, index.head_of
+        self._records: set[UUID] = set()  # the records of who may write to a game that changed
         self._last: dict[str, Last] = {}  # each game's event examined last
         self._keyed: set[str] = set()  # the games whose events the log says were stored with a key
         self._key_seen = False  # a sealed event came earlier in the log: every event after it was stored with a key
@@ -403,26 +418,32 @@ class Examiner:
         examined = Examined()
         for notification in notifications:
             examined.position = notification.id
+            if notification.originator_version < 1:  # no row the server writes: reading the game names it
+                continue
             if notification.topic.startswith(ACCESS_TOPIC_PREFIX):
-                self._examine_access(notification, examined)
+                self._records.add(UUID(str(notification.originator_id)))
             if not is_game_event_topic(notification.topic):
                 continue
             game, version = str(notification.originator_id), notification.originator_version
             if version > 1 and self._last.get(game, NOTHING_EXAMINED).version != version - 1:
                 self._examine_uncovered(game, version, examined)
             self._examine(game, notification, examined)
+        for record in sorted(self._records):
+            self._examine_access_head(record, examined)
         return examined
 
-    def _examine_access(self, event: StoredEvent, examined: Examined) -> None:
-        """A record of who may write to a game: its head signed where its seal holds (reading it checks the rest)."""
+    def _examine_access_head(self, record: UUID, examined: Examined) -> None:
+        """A record of who may write to a game that changed: its last stored event signed as its head where its
+        seal holds and it is not behind the head signed before (reading the record checks the rest)."""
+        last = self.last_stored(record)
+        if last is None or last.originator_version < self.head_of(str(record)).version:
+            return
         try:
-            seal = unpack_sealed(event.state)[1]
+            seal = unpack_sealed(last.state)[1]
         except Exception:
             return
-        if seal is not None and self.sealer.kind_of(event, seal) is not None:
-            record, version = str(event.originator_id), event.originator_version
-            if version > examined.accesses.get(record, [0])[0]:
-                examined.accesses[record] = [version, hashlib.sha256(event.state).hexdigest()]
+        if seal is not None and self.sealer.kind_of(last, seal) is not None:
+            examined.accesses[str(record)] = [last.originator_version, hashlib.sha256(last.state).hexdigest()]
 
     def _examine_uncovered(self, game: str, version: int, examined: Examined) -> None:
         """The game's events before `version` that neither a checkpoint covered nor this one examined yet; and
@@ -584,6 +605,9 @@ class AccessHead(NamedTuple):
     version: int
     bytes_digest: str
     checkpoint: int
+
+
+NO_HEAD = AccessHead(0, "", 0)
 
 
 @dataclass(frozen=True)

@@ -202,3 +202,44 @@ def test_an_access_deleted_after_a_checkpoint_signed_it_is_refused(sealed: Ledge
     Tamperer(sealed, access_id(game)).delete(">", 0)
     with Ledger(Settings(database, seal_key=KEY)) as started, pytest.raises(AccessNotVouched, match="deleted"):
         started.access(game)
+
+
+def test_an_older_access_event_moved_up_the_log_never_lowers_the_signed_head(tmp_path: Path) -> None:
+    """A genuine older event of the record moved to a new log position, then the later ones deleted: the next
+    checkpoint signs the record's last stored event as its head, never one behind the head signed before."""
+    database = str(tmp_path / "moved.sqlite")
+    with Ledger(Settings(database, seal_key=KEY)) as ledger:
+        game = recorded(ledger)
+        ledger.change_access(game, lambda access: access.add_co_recorder("ben's phone", "ben's token"))
+        ledger.change_access(game, lambda access: access.revoke_co_recorder(2))
+        ledger.take_checkpoint()
+        record = Tamperer(ledger, access_id(game))
+        moved = (
+            "UPDATE {table} SET rowid=(SELECT max(rowid)+1 FROM {table}) WHERE originator_id=? AND originator_version=2"
+        )
+        record.execute(moved, record.key)
+        ledger.take_checkpoint()
+        record.delete(">", 2)
+    with Ledger(Settings(database, seal_key=KEY)) as started:
+        outcome = append_with(started, game, "ben's token")
+    assert isinstance(outcome, AccessNotVouched) and "its event 3 is not as checkpoint 2 signed it" in str(outcome)
+
+
+def test_a_crafted_row_of_version_0_is_never_signed(tmp_path: Path) -> None:
+    """No row the server writes has version 0: a checkpoint passes it by, and the log of them stays readable."""
+    database = str(tmp_path / "zero.sqlite")
+    with Ledger(Settings(database, seal_key=KEY)) as ledger:
+        game = recorded(ledger)
+        topic = ledger.recorder.select_events(game, lte=1)[0].topic
+        rows = Tamperer(ledger, uuid4())
+        rows.execute(
+            "INSERT INTO {table} (originator_id, originator_version, topic, state) VALUES (?, 0, ?, ?)",
+            rows.key,
+            topic,
+            b"x",
+        )
+        ledger.take_checkpoint()
+    with Ledger(Settings(database, seal_key=KEY)) as started:
+        assert started.checkpoint_index().faults == []
+        started.annotate(game, 2, "a later note")
+        assert started.take_checkpoint()[1]
