@@ -69,7 +69,7 @@ from evo_ledger.rules.text import NotationError
 from evo_ledger.settings import SEAL_KEY_VARIABLE, Settings
 from evo_ledger.store.game_logs import GameLogs
 from evo_ledger.store.mapper import SealingMapper
-from evo_ledger.store.recorders import persistence_env
+from evo_ledger.store.recorders import persistence_env, store_opening
 
 CACHED_GAMES = 256
 HELD_ACCESSES = 4096  # games' accesses a ledger holds (each a token's digest and a flag)
@@ -150,6 +150,17 @@ class Contention(Exception):
     def __init__(self, game_id: UUID) -> None:
         super().__init__(
             f"game {game_id}: other writers appended first {RETRIES_ON_CONFLICT} times; nothing was appended"
+        )
+        self.game_id = game_id
+
+
+class ReplacedGame(ValueError):
+    """An import of a game a checkpoint has named: it was stored on this server, and someone deleted it since."""
+
+    def __init__(self, game_id: UUID) -> None:
+        super().__init__(
+            f"game {game_id} was stored on this server and a checkpoint names it, but it is no longer stored: it was "
+            "deleted behind the server's back, and no import takes its place (audit it with the checkpoints kept)"
         )
         self.game_id = game_id
 
@@ -277,9 +288,13 @@ class Ledger(Application[UUID]):
             "IS_SNAPSHOTTING_ENABLED": "y",
             **env,
         }
+        with store_opening(settings):
+            self._open(full_env)
+
+    def _open(self, env: dict[str, str]) -> None:
         for attempt in range(STARTUP_ATTEMPTS):
             try:
-                super().__init__(env=full_env)
+                super().__init__(env=env)
                 return
             except InternalError as error:
                 # PostgreSQL refuses one of two servers creating the same tables at the same moment.
@@ -714,6 +729,8 @@ class Ledger(Application[UUID]):
             after = last.signed["position"] if last is not None else 0
             sealer = Sealer(self._checkpoint_key())
             examiner = Examiner(sealer, last is None, self._stored_between, index, self._last_stored)
+            if not index.signs_access_heads:
+                examiner.also_records(self._access_records())
             examined = examiner.examine(self.notifications_after(after))
             if not (examined.events or examined.refused or examined.accesses) and acknowledge is None:
                 if last is None:
@@ -756,6 +773,10 @@ class Ledger(Application[UUID]):
             return index.acknowledged, index.unvouched_since_acknowledged()
         finally:
             self._checkpoints_lock.release()
+
+    def _access_records(self) -> set[UUID]:
+        """Every record of who may write to a game the log holds."""
+        return {UUID(str(stored.originator_id)) for stored in self.notifications_after(0, ACCESS_TOPICS)}
 
     def _last_stored(self, aggregate_id: UUID) -> StoredEvent | None:
         found = self.recorder.select_events(aggregate_id, desc=True, limit=1)
@@ -843,12 +864,21 @@ class Ledger(Application[UUID]):
         return [Receipt.of(game) for game in games]
 
     def insert_stored_events(self, events: Sequence[StoredEvent], snapshots: Sequence[StoredEvent] = ()) -> None:
-        """Write events exactly as given, in one transaction, then their snapshots (the imports)."""
+        """Write events exactly as given, in one transaction, then their snapshots (the imports); never a game a
+        checkpoint has named (ReplacedGame): it was stored here, and deleted since."""
+        if self.sealer is not None:
+            self._check_never_checkpointed([event.originator_id for event in events if event.originator_version == 1])
         try:
             self.recorder.insert_events(list(events))
         except IntegrityError as error:
             raise VersionConflict(events[0].originator_id, events[0].originator_version, None) from error  # type: ignore[arg-type]
         self._insert_snapshots(snapshots)
+
+    def _check_never_checkpointed(self, game_ids: Sequence[UUID | str]) -> None:
+        index = self.checkpoint_index()
+        for game_id in game_ids:
+            if index.covered_of(str(game_id)) > 0:
+                raise ReplacedGame(UUID(str(game_id)))
 
     def _insert_snapshots(self, snapshots: Sequence[StoredEvent]) -> None:
         if self.snapshots is not None and snapshots:

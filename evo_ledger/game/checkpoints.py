@@ -318,6 +318,11 @@ class CheckpointIndex:
         for game, refused in checkpoint.refused.items():
             self.covered[game] = max(self.covered.get(game, 0), *(version for version, _ in refused))
 
+    @property
+    def signs_access_heads(self) -> bool:
+        """Whether a genuine checkpoint of the log signed the heads of the records of who may write to games."""
+        return any(checkpoint.genuine and "accesses" in checkpoint.signed for checkpoint in self.checkpoints)
+
     def head_of(self, record: str) -> AccessHead:
         """The head a genuine checkpoint last signed of the record (version 0: none)."""
         return self.access_heads.get(record, NO_HEAD)
@@ -434,7 +439,8 @@ class Examiner:
 
     def _examine_access_head(self, record: UUID, examined: Examined) -> None:
         """A record of who may write to a game that changed: its last stored event signed as its head where its
-        seal holds and it is not behind the head signed before (reading the record checks the rest)."""
+        seal holds, or it has none (a record stored before the key), and it is not behind the head signed before
+        (reading the record checks the rest)."""
         last = self.last_stored(record)
         if last is None or last.originator_version < self.head_of(str(record)).version:
             return
@@ -442,8 +448,13 @@ class Examiner:
             seal = unpack_sealed(last.state)[1]
         except Exception:
             return
-        if seal is not None and self.sealer.kind_of(last, seal) is not None:
+        if seal is None or self.sealer.kind_of(last, seal) is not None:
             examined.accesses[str(record)] = [last.originator_version, hashlib.sha256(last.state).hexdigest()]
+
+    def also_records(self, records: Iterable[UUID]) -> None:
+        """Records of who may write to a game whose heads are signed too, changed or not (the first checkpoint
+        that signs heads signs every record's)."""
+        self._records.update(records)
 
     def _examine_uncovered(self, game: str, version: int, examined: Examined) -> None:
         """The game's events before `version` that neither a checkpoint covered nor this one examined yet; and

@@ -11,10 +11,11 @@ from pathlib import Path
 from uuid import UUID, uuid4
 
 import pytest
+from eventsourcing.persistence import StoredEvent
 from fastapi.testclient import TestClient
 
 from api.app import ApiSettings, create_app
-from evo_ledger.app.access import AccessNotVouched, AnsweredAppend, GameAccess, access_id, token_digest
+from evo_ledger.app.access import AccessNotVouched, AnsweredAppend, GameAccess, access_id
 from evo_ledger.app.ledger import AppendRequest, Idempotency, Ledger, Receipt
 from evo_ledger.app.transfer import bundle_game, export_bundle, store_game
 from evo_ledger.game.notation import parse_game
@@ -134,11 +135,10 @@ def test_a_forged_access_naming_another_game_is_refused(sealed: Ledger, database
     """The check is of the game the access is kept for, never of one its forged first event names."""
     game = recorded(sealed)
     Tamperer(sealed, access_id(game)).delete(">", 0)
-    forged = GameAccess._create(
-        GameAccess.Granted, id=access_id(game), game_id=uuid4(), token_digest=token_digest(FORGER), seat_digests={}
-    )
+    [granted] = GameAccess.grant(uuid4(), FORGER).collect_events()
     with Ledger(Settings(database)) as forger:
-        forger.recorder.insert_events([forger.mapper.to_stored_event(event) for event in forged.collect_events()])
+        stored = forger.mapper.to_stored_event(granted)
+        forger.recorder.insert_events([StoredEvent(access_id(game), 1, stored.topic, stored.state)])
     with Ledger(Settings(database, seal_key=KEY)) as started:
         outcome = append_with(started, game, FORGER)
     assert isinstance(outcome, AccessNotVouched) and "names another game than the one it is kept for" in str(outcome)
@@ -243,3 +243,19 @@ def test_a_crafted_row_of_version_0_is_never_signed(tmp_path: Path) -> None:
         assert started.checkpoint_index().faults == []
         started.annotate(game, 2, "a later note")
         assert started.take_checkpoint()[1]
+
+
+def test_the_first_checkpoint_to_sign_heads_signs_every_records_also_one_stored_before_the_key(
+    database: str,
+) -> None:
+    """A private game stored before the key: its record, unsealed and unchanged since, has its head signed, so
+    deleting it (which would make the game public) shows."""
+    with Ledger(Settings(database)) as keyless:
+        game = recorded(keyless)
+        keyless.change_access(game, lambda access: access.set_private(True))
+    with Ledger(Settings(database, seal_key=KEY)) as sealed:
+        sealed.take_checkpoint()
+        assert sealed.checkpoint_index().head_of(str(access_id(game))).version == 2
+        Tamperer(sealed, access_id(game)).delete(">", 0)
+    with Ledger(Settings(database, seal_key=KEY)) as started, pytest.raises(AccessNotVouched, match="deleted"):
+        started.access(game)

@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 from api.app import ApiSettings, create_app
 from api.supervision import CheckpointSigner
 from evo_ledger.app.audit import IMPORTED_WHY
-from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.ledger import Ledger, ReplacedGame
 from evo_ledger.app.transfer import export_bundle, import_bundles, import_notation
 from evo_ledger.cli.main import main
 from evo_ledger.game.aggregate import SNAPSHOT_INTERVAL
@@ -268,15 +268,27 @@ def test_a_game_deleted_and_imported_forged_in_its_place_is_named_as_imported(se
     assert "the server was handed them whole" in report.text()
 
 
-def test_a_checkpointed_game_deleted_and_imported_again_is_named_at_its_first_event(
-    sealed: Ledger, database: str
-) -> None:
-    """A game a checkpoint signed as recorded on the server, deleted and imported again unchanged: its events are
-    those the checkpoint signed, but no longer sealed as recorded here, and the audit says so."""
-    game_id, _, last = checkpointed(sealed)
+def test_a_checkpointed_game_deleted_is_never_imported_in_its_place(sealed: Ledger) -> None:
+    game_id, _, _ = checkpointed(sealed)
     bundle = export_bundle(sealed, game_id)
     delete_game(sealed, game_id)
-    import_bundles(sealed, [bundle])
+    with pytest.raises(ReplacedGame, match=f"game {game_id} was stored on this server and a checkpoint names it"):
+        import_bundles(sealed, [bundle])
+    assert sealed.stored_among([game_id]) == set()
+
+
+def test_a_checkpointed_game_put_back_as_imported_is_named_at_its_first_event(
+    sealed: Ledger, database: str, tmp_path: Path
+) -> None:
+    """A game a checkpoint signed as recorded on the server, its rows replaced by the same events sealed as
+    imported (as the server sealed them on an import elsewhere under the key): the audit says so."""
+    game_id, _, last = checkpointed(sealed)
+    bundle = export_bundle(sealed, game_id)
+    with Ledger(Settings(str(tmp_path / "elsewhere.sqlite"), seal_key=KEY)) as elsewhere:
+        import_bundles(elsewhere, [bundle])
+        imported = list(elsewhere.recorder.select_events(game_id))
+    Tamperer(sealed, game_id).delete(">", 0)
+    sealed.recorder.insert_events(imported)
     report = audited(database, game_id)
     assert report.verdict == "damaged" and report.data["imported"] == [[1, last]]
     assert named(database, game_id)[1] == (
@@ -286,18 +298,19 @@ def test_a_checkpointed_game_deleted_and_imported_again_is_named_at_its_first_ev
     )
 
 
-def test_an_imported_tail_put_after_recorded_events_is_refused(sealed: Ledger, database: str) -> None:
-    """A game's events not yet checkpointed replaced by the tail of a forged game the server imported: an import
-    is of a whole game, so an imported seal after a recorded one is never vouched for, nor passes the audit."""
+def test_an_imported_tail_put_after_recorded_events_is_refused(sealed: Ledger, database: str, tmp_path: Path) -> None:
+    """A game's events not yet checkpointed replaced by the tail of a forged game the server sealed on an import
+    (elsewhere, under the key): an import is of a whole game, so an imported seal after a recorded one is never
+    vouched for, nor passes the audit."""
     receipt, _ = recorded_with_a_note(sealed)
     sealed.take_checkpoint()
-    signed = list(sealed.recorder.select_events(receipt.game_id))
     sealed.annotate(receipt.game_id, 3, "a genuine later note")
     forged = forged_bundle(sealed, receipt.game_id, receipt.version + 1, "ben conceded the game here")
-    delete_game(sealed, receipt.game_id)
-    import_bundles(sealed, [forged])
-    Tamperer(sealed, receipt.game_id).delete("<=", receipt.version)
-    sealed.recorder.insert_events(signed)
+    with Ledger(Settings(str(tmp_path / "elsewhere.sqlite"), seal_key=KEY)) as elsewhere:
+        import_bundles(elsewhere, [forged])
+        tail = list(elsewhere.recorder.select_events(receipt.game_id, gt=receipt.version))
+    Tamperer(sealed, receipt.game_id).delete(">", receipt.version)
+    sealed.recorder.insert_events(tail)
     sealed.take_checkpoint()
     assert unvouched(sealed) == [(str(receipt.game_id), receipt.version + 1, receipt.version + 1, "imported")]
     report = audited(database, receipt.game_id)
