@@ -24,6 +24,8 @@ LOG_CACHE_VARIABLE = "EVO_LEDGER_LOG_CACHE_EVENTS"
 DEFAULT_LOG_CACHE_EVENTS = 50_000
 # Seconds a writer waits for a lock before giving up with an error rather than hanging.
 LOCK_TIMEOUT_SECONDS = 5
+# Seconds the ledger waits for a connection to a PostgreSQL server before giving up with an error.
+CONNECT_TIMEOUT_SECONDS = 5
 
 
 class SettingsError(ValueError):

@@ -21,7 +21,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, func, insert, i
 from sqlalchemy.engine import Inspector, make_url
 from sqlalchemy.exc import DBAPIError
 
-from evo_ledger.settings import LOCK_TIMEOUT_SECONDS, Settings
+from evo_ledger.settings import CONNECT_TIMEOUT_SECONDS, LOCK_TIMEOUT_SECONDS, Settings
 from projections.schema import POSITIONS, READ_TABLES, SET_ASIDE, metadata
 
 # The read tables' position is kept under this name, which carries the version of what their rows mean: rows
@@ -46,8 +46,8 @@ def engine_for(settings: Settings, writing: bool = False) -> Engine:
         url = make_url(settings.database).set(drivername="postgresql+psycopg")
         # As on SQLite below: a commit of the read tables stays atomic with their position but need not wait for
         # the disk, so it does not queue for the sync to disk behind the appends' commits.
-        asynchronous = {"options": "-c synchronous_commit=off"}
-        return create_engine(url, pool_size=5, pool_pre_ping=True, connect_args=asynchronous)
+        options = {"options": "-c synchronous_commit=off", "connect_timeout": CONNECT_TIMEOUT_SECONDS}
+        return create_engine(url, pool_size=5, pool_pre_ping=True, connect_args=options)
     engine = create_engine(f"sqlite:///{read_tables_file(settings.database)}")
     event.listen(engine, "connect", _sqlite_connected)
     event.listen(engine, "begin", _sqlite_begin_writing if writing else _sqlite_begin_reading)

@@ -3,6 +3,7 @@ signs for the names the phones use, and the API over https, which offers the aut
 
 from __future__ import annotations
 
+import socket
 import ssl
 import stat
 import threading
@@ -116,3 +117,38 @@ def test_serve_names_a_certificate_file_it_cannot_read(tmp_path: Path, capsys: p
     code = main(["serve", "--database", str(tmp_path / "x.sqlite"), "--tls-cert", str(missing), "--tls-key", "k"])
     assert code == 2
     assert f"--tls-cert {missing}" in capsys.readouterr().err
+
+
+def test_the_tls_command_writes_into_the_users_state_folder_and_serve_tls_reads_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "state" / "evo-ledger" / "tls"
+    assert main(["tls", "--host", "table.local"]) == 0
+    said = capsys.readouterr().out
+    assert f"written into          {folder}" in said and "evo-ledger serve --host 0.0.0.0 --tls" in said
+    assert sorted(path.name for path in folder.iterdir()) == ["evo-ledger-ca.crt", "evo-ledger.crt", "evo-ledger.key"]
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and not list(tmp_path.glob("*.key"))
+    with socket.socket() as taken:  # serving stops at the port, once the certificate and key are found good
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--tls", "--port", str(port), "--database", str(tmp_path / "tls.sqlite")]) == 2
+    assert "cannot listen there" in capsys.readouterr().err
+
+
+def test_serve_tls_without_a_certificate_says_how_to_make_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert main(["serve", "--tls", "--database", str(tmp_path / "tls.sqlite")]) == 2
+    certificate = tmp_path / "state" / "evo-ledger" / "tls" / "evo-ledger.crt"
+    assert f"--tls-cert {certificate}: no such file (`evo-ledger tls` makes one)" in capsys.readouterr().err
+
+
+def test_serve_refuses_a_key_that_is_not_its_certificates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mine, other = make_tls_files(tmp_path / "mine", HOSTS), make_tls_files(tmp_path / "other", HOSTS)
+    serve = ["serve", "--database", str(tmp_path / "tls.sqlite"), "--tls-cert", str(mine.certificate)]
+    assert main([*serve, "--tls-key", str(other.key)]) == 2
+    assert capsys.readouterr().err == f"evo-ledger serve: --tls-key {other.key}: not the key of that certificate\n"

@@ -58,6 +58,7 @@ from evo_ledger.game.notation import (
     format_note,
     format_undo,
     parse_game,
+    read_game_text,
 )
 from evo_ledger.game.seal import IMPORTED, unsealed_bytes
 from evo_ledger.rules import get_ruleset
@@ -602,7 +603,7 @@ def file_game(mapper: Mapper[UUID], path: Path, again: bool = False) -> Prepared
     try:
         if path.suffix == BUNDLE_SUFFIX:
             return bundle_game(mapper, path.read_bytes())
-        return notation_game(mapper, path.read_text(encoding="utf-8"), path.parent, again)
+        return notation_game(mapper, read_game_text(path), path.parent, again)
     except (OSError, ValueError) as error:
         raise ImportFileError(path, error) from None
 

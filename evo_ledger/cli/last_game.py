@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from uuid import UUID
 
+from evo_ledger.cli.state import state_folder
 from evo_ledger.settings import Settings
 
 SUFFIX = "-last"
@@ -17,9 +18,8 @@ SUFFIX = "-last"
 def pointer_file(settings: Settings) -> Path:
     if not settings.is_postgres:
         return Path(settings.database + SUFFIX)
-    state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
     key = hashlib.sha256(settings.database.encode()).hexdigest()[:16]
-    return state / "evo-ledger" / f"last-{key}"
+    return state_folder() / f"last-{key}"
 
 
 def remembered(settings: Settings) -> UUID | None:

@@ -2,7 +2,7 @@
 
 Every command opens the ledger the `--database` option or EVO_LEDGER_DATABASE names (a SQLite file by default).
 Exit status: 0 done; 1 refused (an illegal action, a version conflict); 2 bad input (no such game, an unreadable
-file or action).
+file or action, a database that cannot be opened), named in a line on standard error.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any, TextIO
 from uuid import UUID
 
-from evo_ledger.app.access import AccessNotVouched
+from evo_ledger.app.access import AccessNotVouched, CoRecorderTaken
 from evo_ledger.app.audit import CLEAN
 from evo_ledger.app.disputes import ExplanationReport, NotExplainable, WhatIfReport
-from evo_ledger.app.ledger import GameReferenceError, Ledger, Receipt, UnknownGame, VersionConflict
+from evo_ledger.app.ledger import GameReferenceError, Ledger, Receipt, ReplacedGame, UnknownGame, VersionConflict
 from evo_ledger.app.readers import (
     HiddenEvent,
     HiddenFacts,
@@ -36,6 +36,7 @@ from evo_ledger.app.selfplay import NoSelfPlay, bot_names
 from evo_ledger.app.transfer import BUNDLE_SUFFIX, ImportFileError, export_bundle, export_notation, import_files
 from evo_ledger.cli.console import PlaySession, completer
 from evo_ledger.cli.last_game import remember, remembered
+from evo_ledger.cli.phones import DEFAULT_PORT, ShareError, share_game
 from evo_ledger.cli.terminal import ProgressBar
 from evo_ledger.cli.views import event_line, print_position, terminal_width
 from evo_ledger.game.aggregate import Game, NothingToUndo
@@ -154,6 +155,23 @@ def add_ledger_commands(commands: Any) -> None:
     add_reader(branch)
 
 
+def add_share_command(commands: Any) -> None:
+    share = _command(
+        commands,
+        "share",
+        "put a game on the phones at the table: the address they open, the recording page's link with a token that "
+        "records the game, and the link as a QR code",
+        game=True,
+    )
+    share.add_argument(
+        "--url",
+        metavar="URL",
+        help="the address the phones open the server at (default: this machine's network address and port "
+        f"{DEFAULT_PORT}, as `serve --host 0.0.0.0` announces it)",
+    )
+    share.add_argument("--seats", action="store_true", help="also each seat's own link, with its token issued anew")
+
+
 def add_audit_commands(commands: Any) -> None:
     audit = _command(commands, "audit", "check a game's log from its first event; exit 1 if it is not clean", game=True)
     audit.add_argument("--event", type=int, metavar="N", help="audit the log up to event N (all of it by default)")
@@ -233,8 +251,13 @@ def said(error: Exception) -> str:
     """An error in the command line's words: a file's error names the file and what is wrong with it."""
     if isinstance(error, OSError) and error.strerror:
         where = f"{error.filename}: " if error.filename else ""
-        return f"{where}{error.strerror.lower()}"
+        return f"{where}{reason_of(error)}"
     return str(error)
+
+
+def reason_of(error: OSError) -> str:
+    """What the system says is wrong, in the command line's case: `no such file or directory`."""
+    return error.strerror.lower() if error.strerror else str(error)
 
 
 def game_of(ledger: Ledger, reference: str) -> UUID:
@@ -262,6 +285,7 @@ def event_hash_text(text: str) -> str:
 
 BAD_INPUT = (
     CommandError,
+    ReplacedGame,
     GameReferenceError,
     UnknownGame,
     NotationError,
@@ -276,6 +300,8 @@ BAD_INPUT = (
     NoSelfPlay,
     HiddenFacts,
     HiddenEvent,
+    ShareError,
+    CoRecorderTaken,
     OSError,
 )
 
@@ -514,6 +540,11 @@ def export(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def share(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    share_game(ledger, game_of(ledger, args.game), args.url, args.seats, out)
+    return EXIT_OK
+
+
 def play(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     session = PlaySession(ledger, game_of(ledger, args.game), input, out)
     if sys.stdin.isatty():
@@ -538,6 +569,7 @@ COMMANDS: dict[str, Callable[[Ledger, argparse.Namespace, TextIO], int]] = {
     "import": import_command,
     "export": export,
     "play": play,
+    "share": share,
     "audit": audit_game,
     "checkpoint": checkpoint,
     "explain": explain,

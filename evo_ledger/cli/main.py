@@ -10,11 +10,13 @@ import socket
 import sys
 import textwrap
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from evo_ledger import __version__
+from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.processes import settle_collector
 from evo_ledger.app.selfplay import NoSelfPlay, bot_names, play_game
 from evo_ledger.cli.ledger_commands import (
@@ -24,26 +26,34 @@ from evo_ledger.cli.ledger_commands import (
     CommandError,
     add_ledger_commands,
     add_marked_counts,
+    add_share_command,
     marked_counts,
     parse_named_option,
+    reason_of,
     run_ledger_command,
 )
+from evo_ledger.cli.phones import DEFAULT_PORT, EVERY_ADDRESS, network_address, phones_address
 from evo_ledger.game.checker import CheckReport, GameSetupError, check_game
-from evo_ledger.game.notation import GameFileError, format_result, parse_game
+from evo_ledger.game.notation import GameFileError, NotTextGameFile, format_result, parse_game, read_game_text
 from evo_ledger.rules import UnknownRuleset, rulesets
 from evo_ledger.rules.contract import draw
 from evo_ledger.rules.kits import KitError, builtin_kit_names, load_kit_document, ruleset_for_kit
 from evo_ledger.rules.reference import UnknownRuling, reference, ruling
-from evo_ledger.settings import Settings
+from evo_ledger.settings import Settings, SettingsError
 from projections import PAGE
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
+    from api import ApiSettings
+
 LOG_LEVELS = ("debug", "info", "warning", "error")
 log = logging.getLogger("evo_ledger.serve")
-# Hosts that listen on every address of the machine: the phones reach it by its network address.
-EVERY_ADDRESS = ("0.0.0.0", "::", "")
+MAX_PORT = 65535
+
+
+class ListenError(ValueError):
+    """An address and port the server cannot listen on: the message names them and says why."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
         "ruling", nargs="?", metavar="ID", help="a ruling id, as a refusal names it; none lists them all"
     )
     add_ledger_commands(commands)
+    add_share_command(commands)
     serve = commands.add_parser("serve", help="serve the HTTP API", description="Serve the HTTP API under /v1.")
     serve.add_argument(
         "--host",
@@ -93,12 +104,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="the address to listen on: 0.0.0.0 for the phones on this machine's network (default: 127.0.0.1, this "
         "machine alone)",
     )
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"(default: {DEFAULT_PORT})")
     serve.add_argument("--database", help="a SQLite file or a postgresql:// URL (default: EVO_LEDGER_DATABASE)")
     serve.add_argument("--no-projections", action="store_true", help="do not keep the read tables up to date")
     serve.add_argument(
-        "--tls-cert", type=Path, metavar="FILE", help="serve https with this certificate (`evo-ledger tls` makes one)"
+        "--tls",
+        action="store_true",
+        help="serve https with the certificate and key `evo-ledger tls` wrote into the user's state folder",
     )
+    serve.add_argument("--tls-cert", type=Path, metavar="FILE", help="serve https with this certificate instead")
     serve.add_argument("--tls-key", type=Path, metavar="FILE", help="the certificate's private key")
     serve.add_argument(
         "--log-level",
@@ -111,9 +125,15 @@ def build_parser() -> argparse.ArgumentParser:
         "tls",
         help="make a certificate for serving https to the phones at a table",
         description="Make a certificate authority of the table's own and a server certificate it signs, for "
-        "`serve --tls-cert evo-ledger.crt --tls-key evo-ledger.key`; each phone trusts evo-ledger-ca.crt once.",
+        "`serve --tls`; each phone trusts evo-ledger-ca.crt once.",
     )
-    tls.add_argument("--out", type=Path, default=Path(), metavar="FOLDER", help="where to write the files (default: .)")
+    tls.add_argument(
+        "--out",
+        type=Path,
+        metavar="FOLDER",
+        help="where to write the files, for `serve --tls-cert --tls-key` (default: the user's state folder, "
+        "$XDG_STATE_HOME/evo-ledger/tls or ~/.local/state/evo-ledger/tls, which `serve --tls` reads)",
+    )
     tls.add_argument(
         "--host",
         action="append",
@@ -187,77 +207,119 @@ def serve(
     tls: tuple[Path, Path] | None = None,
 ) -> int:
     """The API on SQLite or PostgreSQL, with the read tables followed in the background, over https with a
-    certificate and key; the admin token comes from EVO_LEDGER_ADMIN_TOKEN, the seal key from EVO_LEDGER_SEAL_KEY."""
-    from api import ApiSettings, create_app  # noqa: PLC0415 (every command but this one starts without the API)
-    from evo_ledger.cli.tls import authority_of  # noqa: PLC0415 (cryptography, for these two commands alone)
+    certificate and key; the admin token comes from EVO_LEDGER_ADMIN_TOKEN, the seal key from EVO_LEDGER_SEAL_KEY.
+    A store, a certificate or a port it cannot use is named before anything is served."""
+    from api import create_app  # noqa: PLC0415 (every command but this one starts without the API)
+    from evo_ledger.cli.tls import TlsFilesError  # noqa: PLC0415 (cryptography, for these two commands alone)
 
     try:
-        authority = authority_of(tls[0]) if tls else None
-    except (OSError, ValueError) as error:
-        print(f"evo-ledger serve: --tls-cert {tls[0] if tls else ''}: {error}", file=sys.stderr)
+        settings = served_settings(database, projections, tls)
+        listening = listening_socket(host, port)
+    except (TlsFilesError, SettingsError, ListenError) as error:
+        print(f"evo-ledger serve: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s", force=True)
+    scheme, port = "https" if tls else "http", listening.getsockname()[1]
+    log.info("serving on %s://%s:%s (%s)", scheme, host, port, settings.store.described)
+    if host in EVERY_ADDRESS:
+        log.info("phones on this network open %s", phones_address(scheme, port))
+    with listening:
+        serve_app(create_app(settings), listening, tls)
+    log.info("stopped")
+    return EXIT_OK
+
+
+def served_settings(database: str | None, projections: bool, tls: tuple[Path, Path] | None) -> ApiSettings:
+    """The server's settings, once its certificate and key serve together and its store opens."""
+    from api import ApiSettings  # noqa: PLC0415 (as in `serve`)
+    from evo_ledger.cli.tls import checked_authority  # noqa: PLC0415 (as in `serve`)
+
+    authority = checked_authority(*tls) if tls else None
     settings = replace(
         ApiSettings.from_environment(),
         store=Settings.for_database(database),
         follow_projections=projections,
         tls_authority=authority,
     )
-    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s", force=True)
-    scheme = "https" if tls else "http"
-    log.info("serving on %s://%s:%s (%s)", scheme, host, port, settings.store.described)
-    if host in EVERY_ADDRESS:
-        log.info("phones on this network open %s://%s:%s/", scheme, network_address(), port)
-    run_server(create_app(settings), host, port, tls)
-    log.info("stopped")
-    return EXIT_OK
+    Ledger(settings.store).close()
+    return settings
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to `host` and `port` as uvicorn binds one, for it to serve on: an address in use is named
+    before the server says where it listens."""
+    if not 0 <= port <= MAX_PORT:
+        raise ListenError(f"--port {port}: not a port number (0 to {MAX_PORT})")
+    listening = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind((host, port))
+    except OSError as error:
+        listening.close()
+        raise ListenError(f"--host {host} --port {port}: cannot listen there: {reason_of(error)}") from None
+    return listening
 
 
 def tls_of(args: argparse.Namespace) -> tuple[Path, Path] | None:
-    """The certificate and key to serve https with: both or neither."""
+    """The certificate and key to serve https with: both or neither, or with `--tls` those `evo-ledger tls` wrote
+    into the user's state folder."""
     if (args.tls_cert is None) != (args.tls_key is None):
         build_parser().error("serve: --tls-cert and --tls-key go together")
-    return (args.tls_cert, args.tls_key) if args.tls_cert is not None else None
+    if args.tls_cert is not None:
+        return args.tls_cert, args.tls_key
+    if not args.tls:
+        return None
+    from evo_ledger.cli.tls import CERT_FILE, KEY_FILE, default_folder  # noqa: PLC0415 (as in `serve`)
+
+    return default_folder() / CERT_FILE, default_folder() / KEY_FILE
 
 
-def make_tls(folder: Path, hosts: Sequence[str], out: TextIO) -> int:
-    """`evo-ledger tls`: the files written, and what to do with them."""
-    from evo_ledger.cli.tls import default_hosts, make_tls_files  # noqa: PLC0415 (cryptography, as for `serve`)
+def make_tls(folder: Path | None, hosts: Sequence[str], out: TextIO) -> int:
+    """`evo-ledger tls`: the files written, where, and what to do with them."""
+    from evo_ledger.cli.tls import (  # noqa: PLC0415 (as in `serve`)
+        TlsFilesError,
+        checked_hosts,
+        default_folder,
+        default_hosts,
+        make_tls_files,
+    )
 
-    files = make_tls_files(folder, hosts or default_hosts(network_address()))
+    into = folder if folder is not None else default_folder()
+    try:
+        files = make_tls_files(into, checked_hosts(hosts) or default_hosts(network_address()))
+    except TlsFilesError as error:
+        print(f"evo-ledger tls: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as error:
+        print(f"evo-ledger tls: {error.filename or into}: cannot write there: {reason_of(error)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    served = "--tls" if folder is None else f"--tls-cert {files.certificate} --tls-key {files.key}"
+    print(f"written into          {into}", file=out)
     print(f"the phones trust      {files.authority} (fingerprint SHA-256 {files.fingerprint})", file=out)
     print(f"the server serves     {files.certificate} with its key {files.key}", file=out)
-    print(
-        f"serve with            evo-ledger serve --host 0.0.0.0 --tls-cert {files.certificate} --tls-key {files.key}",
-        file=out,
-    )
+    print(f"serve with            evo-ledger serve --host 0.0.0.0 {served}", file=out)
     return EXIT_OK
 
 
-def network_address() -> str:
-    """This machine's address on its network, as another device there reaches it: the one its route out leaves
-    from (a datagram socket connected to a documentation address sends nothing)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))
-            address: str = probe.getsockname()[0]
-        except OSError:
-            return "127.0.0.1"
-    return address
-
-
 def run_server(app: FastAPI, host: str, port: int, tls: tuple[Path, Path] | None = None) -> None:
-    """Serve `app` as `evo-ledger serve` serves the API (the requests logged by the app itself, each request's
-    head and body read within the app's settings' deadlines), over https with `tls`'s certificate and key."""
-    import uvicorn  # noqa: PLC0415 (likewise)
+    """Serve `app` on `host` and `port` as `evo-ledger serve` serves the API."""
+    with listening_socket(host, port) as listening:
+        serve_app(app, listening, tls)
+
+
+def serve_app(app: FastAPI, listening: socket.socket, tls: tuple[Path, Path] | None = None) -> None:
+    """Serve `app` on a bound socket as `evo-ledger serve` serves the API (the requests logged by the app itself,
+    each request's head and body read within the app's settings' deadlines), over https with `tls`'s certificate
+    and key."""
+    import uvicorn  # noqa: PLC0415 (as in `serve`)
+    from uvicorn.config import STARTUP_FAILURE  # noqa: PLC0415 (likewise)
 
     from evo_ledger.cli.request_deadlines import served_as_the_server_serves  # noqa: PLC0415 (likewise)
 
     settle_collector()
     certificate, key = (str(tls[0]), str(tls[1])) if tls else (None, None)
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
-        host=host,
-        port=port,
         **served_as_the_server_serves(app.state.settings),
         log_level="warning",
         access_log=False,
@@ -265,14 +327,22 @@ def run_server(app: FastAPI, host: str, port: int, tls: tuple[Path, Path] | None
         ssl_certfile=certificate,
         ssl_keyfile=key,
     )
+    server = uvicorn.Server(config)
+    with suppress(KeyboardInterrupt):  # Ctrl-C stops the server, which says so
+        server.run(sockets=[listening])
+    if not server.started:
+        sys.exit(STARTUP_FAILURE)
 
 
 def check_file(path: Path, quiet: bool, out: TextIO) -> int:
     try:
-        game = parse_game(path.read_text(encoding="utf-8"))
+        game = parse_game(read_game_text(path))
         report = check_game(game, path.parent)
     except OSError as error:
         print(f"{path}: cannot read: {error.strerror}", file=out)
+        return EXIT_BAD_INPUT
+    except NotTextGameFile as error:
+        print(f"{path}: {error}", file=out)
         return EXIT_BAD_INPUT
     except GameFileError as error:
         print(f"{path}:{error.line}:{error.column}: {error.message}", file=out)
@@ -328,7 +398,7 @@ def show_kit(reference: str | None, out: TextIO) -> int:
         document, kit = load_kit_document(reference)
         rules = ruleset_for_kit(document, reference)
     except (KitError, UnknownRuleset) as error:
-        print(error, file=out)
+        print(f"evo-ledger kit: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     stand_in = " (stand-in)" if kit.stand_in else ""
     fewest = getattr(kit, "min_players", kit.players)

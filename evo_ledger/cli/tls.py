@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -22,9 +23,24 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from evo_ledger.cli.ledger_commands import reason_of
+from evo_ledger.cli.state import state_folder
+
 # As long as browsers accept a server certificate to be valid for.
 VALID_DAYS = 397
 CA_FILE, CERT_FILE, KEY_FILE = "evo-ledger-ca.crt", "evo-ledger.crt", "evo-ledger.key"
+MAX_NAME = 64  # the longest common name a certificate holds
+
+
+class TlsFilesError(ValueError):
+    """A name a certificate cannot hold, or a certificate or key the server cannot serve https with: the message
+    names the input and what is wrong."""
+
+
+def default_folder() -> Path:
+    """Where `evo-ledger tls` writes its files and `serve --tls` reads them: the user's state folder, out of any
+    project's tree."""
+    return state_folder() / "tls"
 
 
 @dataclass(frozen=True)
@@ -45,7 +61,7 @@ def make_tls_files(folder: Path, hosts: Sequence[str], now: datetime | None = No
     authority = authority_certificate(authority_key, now)
     server_key = ec.generate_private_key(ec.SECP256R1())
     server = server_certificate(server_key.public_key(), hosts, authority, authority_key, now)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     files = TlsFiles(
         folder / CA_FILE, folder / CERT_FILE, folder / KEY_FILE, authority.fingerprint(hashes.SHA256()).hex(":")
     )
@@ -116,6 +132,22 @@ def key_usage(signs_certificates: bool) -> x509.KeyUsage:
     )
 
 
+def checked_hosts(hosts: Sequence[str]) -> list[str]:
+    """The names and addresses given, or TlsFilesError naming the first a certificate cannot hold."""
+    for host in hosts:
+        if not (1 <= len(host) <= MAX_NAME and held(host)):
+            raise TlsFilesError(f"--host {host!r}: not a name a certificate holds, such as table.local, or an address")
+    return list(hosts)
+
+
+def held(host: str) -> bool:
+    try:
+        alternative_name(host)
+    except ValueError:
+        return False
+    return True
+
+
 def alternative_name(host: str) -> x509.GeneralName:
     try:
         return x509.IPAddress(ipaddress.ip_address(host))
@@ -135,3 +167,26 @@ def authority_of(certificate_file: Path) -> bytes:
     PEM."""
     certificates = x509.load_pem_x509_certificates(certificate_file.read_bytes())
     return certificates[-1].public_bytes(serialization.Encoding.PEM)
+
+
+def checked_authority(certificate: Path, key: Path) -> bytes:
+    """The authority's certificate (PEM) of a server certificate and its key that serve https together, or
+    TlsFilesError naming the one that does not."""
+    try:
+        authority = authority_of(certificate)
+    except FileNotFoundError:
+        raise TlsFilesError(f"--tls-cert {certificate}: no such file (`evo-ledger tls` makes one)") from None
+    except OSError as error:
+        raise TlsFilesError(f"--tls-cert {certificate}: {reason_of(error)}") from None
+    except ValueError:
+        raise TlsFilesError(
+            f"--tls-cert {certificate}: not a certificate in PEM, as `evo-ledger tls` writes one"
+        ) from None
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(certificate, key)
+    except ssl.SSLError as error:
+        wrong = "not the key of that certificate" if error.reason == "KEY_VALUES_MISMATCH" else "not a key in PEM"
+        raise TlsFilesError(f"--tls-key {key}: {wrong}") from None
+    except OSError as error:
+        raise TlsFilesError(f"--tls-key {key}: {reason_of(error)}") from None
+    return authority

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from evo_ledger.rules import AnyRuleset, UnknownRuleset, get_ruleset, seat_options
@@ -37,6 +38,18 @@ class GameFileError(ValueError):
         self.line = line
         self.column = column
         self.message = message
+
+
+class NotTextGameFile(ValueError):
+    """A file given as a game file that is not UTF-8 text (a bundle, a picture, anything binary)."""
+
+
+def read_game_text(path: Path) -> str:
+    """A game file's text, or NotTextGameFile."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise NotTextGameFile(f"not a text game file: byte {error.start:,} is not UTF-8 text") from None
 
 
 @dataclass(frozen=True)

@@ -115,8 +115,10 @@ def _kit_file_text(reference: str) -> str:
         if len(data) > MAX_KIT_BYTES:
             raise KitError(f"kit {reference!r}: the file is over {MAX_KIT_BYTES} bytes, which no kit is")
         return data.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise KitError(f"kit {reference!r}: the file cannot be read as UTF-8 text: {error}") from None
+    except UnicodeDecodeError as error:
+        raise KitError(f"kit {reference!r}: not a text kit file: byte {error.start:,} is not UTF-8 text") from None
+    except OSError as error:
+        raise KitError(f"kit {reference!r}: the file cannot be read: {error.strerror or error}") from None
 
 
 @cache

@@ -4,22 +4,36 @@ The library opens SQLite files in WAL journal mode; every connection here also s
 returns only once the write-ahead log is on disk: an acknowledged event survives a crash of the process, and of the
 machine. PostgreSQL commits are durable with its default `synchronous_commit=on`. The recorders' departures from the
 library's public API are the fast paths of `evo_ledger.store.fast_paths`.
+
+A store that cannot be opened (a SQLite file in a folder that does not exist, a PostgreSQL server that is down) is
+refused with `StoreUnusable`, which names it and says why in a line; an unreachable server within
+`CONNECT_TIMEOUT_SECONDS`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 from uuid import UUID
 
-from eventsourcing.persistence import ApplicationRecorder, InfrastructureFactoryError
+import psycopg
+from eventsourcing.persistence import ApplicationRecorder, InfrastructureFactoryError, PersistenceError
 from eventsourcing.postgres import PostgresFactory
 from eventsourcing.sqlite import SQLiteFactory
 from psycopg.sql import SQL, Identifier
 
-from evo_ledger.settings import DATABASE_VARIABLE, LOCK_TIMEOUT_SECONDS, Settings, SettingsError
+from evo_ledger.settings import (
+    CONNECT_TIMEOUT_SECONDS,
+    DATABASE_VARIABLE,
+    LOCK_TIMEOUT_SECONDS,
+    Settings,
+    SettingsError,
+)
 from evo_ledger.store.fast_paths import (
     PostgresChangesInOneQuery,
     PostgresGameEvents,
@@ -28,7 +42,14 @@ from evo_ledger.store.fast_paths import (
     make_durable,
 )
 
-__all__ = ["DurableSQLiteFactory", "LedgerPostgresFactory", "changed_since", "persistence_env"]
+__all__ = [
+    "DurableSQLiteFactory",
+    "LedgerPostgresFactory",
+    "StoreUnusable",
+    "changed_since",
+    "persistence_env",
+    "store_opening",
+]
 
 CHANGES_PAGE = 1000
 
@@ -110,5 +131,59 @@ def postgres_env(url: str) -> dict[str, str]:
         "POSTGRES_USER": unquote(parts.username or os.environ.get("USER") or "postgres"),
         "POSTGRES_PASSWORD": unquote(parts.password or ""),
         "POSTGRES_LOCK_TIMEOUT": str(LOCK_TIMEOUT_SECONDS),
+        "POSTGRES_CONNECT_TIMEOUT": str(CONNECT_TIMEOUT_SECONDS),
         "POSTGRES_POOL_SIZE": "5",
     }
+
+
+class StoreUnusable(SettingsError):
+    """The store a setting names cannot be opened: the message names it and says why, in a line."""
+
+
+@contextmanager
+def store_opening(settings: Settings) -> Iterator[None]:
+    """Around the opening of the store `settings` names: a PostgreSQL server that cannot be reached is refused at
+    once, and an error in opening the store is raised as StoreUnusable."""
+    if settings.is_postgres:
+        check_reachable(settings)
+    try:
+        yield
+    except (PersistenceError, sqlite3.Error) as error:
+        raise StoreUnusable(f"{settings.described}: cannot be opened: {problem_of(settings, error)}") from error
+
+
+def check_reachable(settings: Settings) -> None:
+    """One connection made and closed within the connect timeout, or StoreUnusable saying why: the library's pool
+    would wait for a server that cannot be reached, then say only that it had waited."""
+    env = postgres_env(settings.database)
+    try:
+        psycopg.connect(
+            dbname=env["POSTGRES_DBNAME"],
+            host=env["POSTGRES_HOST"],
+            port=env["POSTGRES_PORT"],
+            user=env["POSTGRES_USER"],
+            password=env["POSTGRES_PASSWORD"],
+            connect_timeout=CONNECT_TIMEOUT_SECONDS,
+        ).close()
+    except psycopg.Error as error:
+        raise StoreUnusable(f"{settings.described}: cannot connect: {reason_in(error)}") from None
+
+
+def problem_of(settings: Settings, error: Exception) -> str:
+    if settings.is_postgres:
+        return reason_in(error)
+    path = Path(settings.database)
+    if path.is_dir():
+        return "it is a folder"
+    if not path.parent.is_dir():
+        return f"there is no folder {path.parent}"
+    if "not a database" in str(error):
+        return "it is not a SQLite database"
+    return reason_in(error)
+
+
+def reason_in(error: Exception) -> str:
+    """The reason an error's first line gives (after libpq's `... failed: `), without its severity."""
+    lines = str(error).strip().splitlines()
+    reason = lines[0].rpartition(" failed: ")[2].removeprefix("FATAL:").strip() if lines else type(error).__name__
+    return reason[:1].lower() + reason[1:]
