@@ -17,7 +17,7 @@ from fastapi import FastAPI
 from starlette.exceptions import HTTPException
 from starlette.routing import BaseRoute, Mount
 
-from api import errors, schemas
+from api import conflicts, errors, schemas
 from api.deps import utc_now
 from api.open_streams import OpenStreams
 from api.routes import audits, events, games, health, pages, recording, rules, statistics
@@ -198,6 +198,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     app.state.whole_log_reads_at_once = ReadsAtOnce(settings.whole_log_reads_at_once)
     app.state.clock = utc_now  # what a broadcast's delay is counted back from
     errors.install(app)
+    conflicts.install(app)
     app.openapi = schemas.with_models(app.openapi, games.BODIES_READ)  # type: ignore[method-assign]
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, seconds=settings.body_seconds)
     app.add_middleware(NotKeptForATokensReader)

@@ -17,8 +17,9 @@ from pydantic import BaseModel, ValidationError
 from api.errors import ApiError
 from evo_ledger.app.access import GameAccess
 from evo_ledger.app.ledger import Ledger, Recorder
-from evo_ledger.app.readers import broadcast_horizon
+from evo_ledger.app.readers import broadcast_horizon, broadcast_starts
 from evo_ledger.game.aggregate import Game
+from evo_ledger.rules import rulesets
 
 Body = TypeVar("Body", bound=BaseModel)
 
@@ -129,6 +130,14 @@ def game_id_of(game_id: str) -> UUID:
         raise ApiError(404, "unknown_game", f"no game {game_id[:80]!r}: {whole}") from None
 
 
+def known_ruleset(ruleset: str) -> str:
+    """A ruleset a filter names, refused with 404 `unknown_ruleset` unless it is installed."""
+    if ruleset not in rulesets():
+        known = ", ".join(sorted(rulesets()))
+        raise ApiError(404, "unknown_ruleset", f"no ruleset {ruleset[:80]!r}; the rulesets are {known}")
+    return ruleset
+
+
 def unknown_game(game: UUID) -> ApiError:
     """What a reader who may not see a private game is told: the same as for a game that does not exist."""
     return ApiError(404, "unknown_game", f"no game {game}")
@@ -164,7 +173,7 @@ def reader(
     )
     holder = with_access(holder, access)
     if holder.anonymous and holder.broadcast_delay and shown_version(holder, ledger) == 0:
-        raise not_yet_broadcast(game)  # before a perspective asked for could name the seats
+        raise not_yet_broadcast(holder, ledger.game(game))  # before a perspective asked for could name the seats
     return holder if perspective is None else narrowed(holder, perspective, ledger.game(game).player_names)
 
 
@@ -197,14 +206,17 @@ def latest_for(reader: Reader, ledger: Ledger) -> Game:
     if horizon is None or horizon == game.version:
         return game
     if horizon == 0:
-        raise not_yet_broadcast(reader.game_id)
+        raise not_yet_broadcast(reader, game)
     return ledger.game(reader.game_id, version=horizon)
 
 
-def not_yet_broadcast(game: UUID) -> ApiError:
+def not_yet_broadcast(reader: Reader, game: Game) -> ApiError:
     """What a reader without a token is told of a game broadcast with a delay before its first event is that old:
-    nothing of it, its setup included."""
-    return ApiError(404, "not_yet_broadcast", f"game {game} is broadcast with a delay: none of it is that old yet")
+    when its broadcast starts and how far behind the table it follows, and nothing else of it, its setup included."""
+    starts = broadcast_starts(game, reader.broadcast_delay).isoformat()
+    told = f"game {game.id} is broadcast with a delay: none of it is that old yet (it starts at {starts})"
+    extra = {"broadcast_starts_at": starts, "broadcast_delay": reader.broadcast_delay}
+    return ApiError(404, "not_yet_broadcast", told, extra=extra)
 
 
 def live_only(reader: Reader, ledger: Ledger, what: str) -> None:

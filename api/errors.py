@@ -21,7 +21,7 @@ from evo_ledger.app.access import (
     UnknownCoRecorder,
 )
 from evo_ledger.app.disputes import NotExplainable
-from evo_ledger.app.ledger import Contention, GameReferenceError, IdempotencyKeyReused, UnknownGame, VersionConflict
+from evo_ledger.app.ledger import Contention, GameReferenceError, IdempotencyKeyReused, ReplacedGame, UnknownGame
 from evo_ledger.app.readers import HiddenEvent, HiddenFacts
 from evo_ledger.app.transfer import BundleError, IllegalAction
 from evo_ledger.app.writer import WriterProcessLost
@@ -36,12 +36,21 @@ from evo_ledger.rules.text import NotationError
 
 
 class ApiError(Exception):
-    """A refusal the API makes itself: a status, a code and a message, and the headers it is sent with."""
+    """A refusal the API makes itself: a status, a code and a message, the headers it is sent with, and what else
+    its body says (`extra`, fields of `Problem`)."""
 
-    def __init__(self, status: int, code: str, message: str, headers: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        headers: Mapping[str, str] | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
         self.headers = dict(headers or {})
+        self.extra = dict(extra or {})
 
 
 def problem(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
@@ -56,7 +65,6 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
     HiddenGame: (404, "unknown_game"),
     ActionDataError: (422, "action_data_error"),
     GameReferenceError: (404, "unknown_game"),
-    VersionConflict: (409, "version_conflict"),
     Contention: (409, "contention"),
     IdempotencyKeyReused: (422, "idempotency_key_reused"),
     NotationError: (422, "notation_error"),
@@ -76,13 +84,14 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
     NotExplainable: (422, "not_explainable"),
     WriterProcessLost: (503, "writer_restarted"),
     AccessNotVouched: (503, "access_not_vouched"),
+    ReplacedGame: (409, "checkpointed_game"),
 }
 
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     def api_error(_: Request, error: ApiError) -> JSONResponse:
-        response = problem(error.status, error.code, error.message)
+        response = problem(error.status, error.code, error.message, **error.extra)
         response.headers.update(error.headers)
         return response
 

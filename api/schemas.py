@@ -7,7 +7,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import (
     AwareDatetime,
@@ -481,6 +481,14 @@ class Problem(BaseModel):
     ruling: str | None = None
     line: int | None = None
     details: list[dict[str, Any]] | None = None
+    broadcast_starts_at: str | None = Field(
+        None,
+        description="`not_yet_broadcast`: when a reader without a token is first shown the game (its first event "
+        "then as old as the delay)",
+    )
+    broadcast_delay: float | None = Field(
+        None, description="`not_yet_broadcast`: how many minutes behind the table the game is broadcast"
+    )
 
 
 PROBLEMS: dict[int | str, dict[str, Any]] = {
@@ -495,6 +503,37 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
         (415, "a body of a type this operation does not take"),
         (422, "a request the rules or the schema refuse"),
     )
+}
+
+
+RECORDED_SHOWN = 100  # the events a version conflict shows at most
+
+
+class VersionConflictProblem(BaseModel):
+    """A change made on a game that has moved on since the version it expected: nothing was stored. What was stored
+    since comes with it, each event as the reader who asked may see it (as `GET /v1/games/{id}/events` shows it to
+    that reader)."""
+
+    code: Literal["version_conflict"]
+    message: str
+    expected_version: int = Field(description="the version the request expected")
+    version: int = Field(description="the game's version now")
+    recorded: list[Event] = Field(
+        description=f"the events after `expected_version`, the first {RECORDED_SHOWN} at most, as this reader may see "
+        "them: an action hidden from it shows only whose it is"
+    )
+    next_after: int | None = Field(
+        description="pass as `after` to the events for the rest of them; null when `recorded` holds them all"
+    )
+
+
+# A change that names the version it expects: the conflict, or (without it) the writers it lost to every time.
+VERSION_CONFLICT: dict[int | str, dict[str, Any]] = {
+    409: {
+        "model": VersionConflictProblem | Problem,
+        "description": "the game is no longer at `expected_version`: `version_conflict`, with what was stored since; "
+        "without `expected_version`, other writers appended first each time it was made again (`contention`)",
+    }
 }
 
 
@@ -577,6 +616,11 @@ class PositionView(BaseModel):
     result: list[dict[str, Any]] | None
     perspectives: list[str] = Field(
         description="what the token's holder may read the game as (`as`): `public`, and each seat for the recorder"
+    )
+    seat: str | None = Field(
+        None,
+        description="the seat this answer was made for, whose own hidden facts it shows: the seat token's player, or "
+        "the seat read `as`; null for the recorder (who sees every hidden fact) and for the public",
     )
 
 

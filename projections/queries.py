@@ -218,10 +218,18 @@ def _plain(value: Any) -> Any:
     return float(value) if isinstance(value, Decimal) else value
 
 
-def is_visible(connection: Connection, game_id: str, include_private: bool) -> bool | None:
-    """Whether the read tables may show the game's rows (None: they do not know it)."""
-    shown = connection.execute(select(shown_to_public()).where(GAMES.c.game_id == game_id)).scalar_one_or_none()
-    return None if shown is None else include_private or bool(shown)
+def shown_ruleset(connection: Connection, game_id: str, include_private: bool) -> str | None:
+    """The ruleset of the game, where the read tables may show its rows (None: they do not know it, or may not
+    show it)."""
+    query = select(GAMES.c.ruleset).where(GAMES.c.game_id == game_id, _visible(GAMES, include_private))
+    found: str | None = connection.execute(query).scalar_one_or_none()
+    return found
+
+
+def recorder_shown(connection: Connection, recorder: str, include_private: bool) -> bool:
+    """Whether the read tables may show a game that recorder recorded (as dashboards name it)."""
+    query = select(GAMES.c.game_id).where(GAMES.c.recorder == recorder, _visible(GAMES, include_private)).limit(1)
+    return connection.execute(query).first() is not None
 
 
 # A text cell a spreadsheet program would read as a formula starts with one of these; it is written after a quote.

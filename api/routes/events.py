@@ -83,7 +83,12 @@ def poll(ledger: Ledger, reader: Reader, sent: int) -> tuple[str | None, schemas
 
 
 def page_of(ledger: Ledger, reader: Reader, after: int, limit: int) -> schemas.EventPage:
-    game = latest_for(reader, ledger)
+    return page_in(ledger, reader, latest_for(reader, ledger), after, limit)
+
+
+def page_in(ledger: Ledger, reader: Reader, game: Game, after: int, limit: int) -> schemas.EventPage:
+    """The events of `game` (as the reader may see it: `latest_for`) after `after`, each as it is shown to the
+    reader."""
     seen = visibility(reader, ledger, game)
     stored = ledger.game_events(reader.game_id, up_to=game.version, after=after, limit=limit)
     events = [event_out(e, game.rules, seen.shown, seen.withheld_from) for e in stored]
@@ -120,7 +125,7 @@ def position_view(
     """The position after event `at` (the latest if left out) as the replay viewer draws it: the picture its rules
     draw (a hex island's spaces, occupants, zones and auction; the trait-card game's locations, cards, tokens and
     species), each player's line. What a rule keeps hidden is drawn only for a reader who may see it (a hand, for
-    its seat); to others it shows as a count."""
+    its seat); to others it shows as a count. `seat` names the seat the answer was made for, if any."""
     latest = latest_for(reader, ledger)
     game = game_at(ledger, latest, at)
     view, layout = game.rules.view(game.state), layout_for(reader, latest, game)
@@ -136,6 +141,7 @@ def position_view(
         layout=jsonable_encoder(asdict(layout)) if layout is not None else None,
         result=schemas.result_of(game.rules.outcome(game.state)),
         perspectives=reader.perspectives(game.player_names),
+        seat=reader.seat,
     )
 
 

@@ -22,6 +22,7 @@ from api.deps import (
     is_admin,
     join_link,
     json_body,
+    known_ruleset,
     latest_for,
     recorder,
     require_admin,
@@ -79,6 +80,7 @@ APPEND_PARAMETERS = [
     "/games/{game_id}/actions",
     response_model=schemas.Receipt,
     operation_id="append",
+    responses=schemas.VERSION_CONFLICT,
     openapi_extra={"parameters": APPEND_PARAMETERS, "requestBody": schemas.json_body_of(schemas.Append)},
 )
 async def append(request: Request) -> Response:
@@ -209,7 +211,10 @@ def list_games(
     ] = None,
 ) -> schemas.GameList:
     """Public games (and private ones for the admin), oldest first, filtered, `limit` a page; `next_cursor`
-    gives the next page (null on the last)."""
+    gives the next page (null on the last). A ruleset that is not installed is refused with 404 `unknown_ruleset`,
+    and a player no game the caller may see names with 404 `unknown_player`."""
+    if ruleset is not None:
+        known_ruleset(ruleset)
     admin = is_admin(request, token)
     found: list[schemas.Summary] = []
     last, more = 0, False
@@ -227,7 +232,19 @@ def list_games(
             break
         found.append(summary)
         last = position
+    if player is not None and not found and not player_seen(ledger, player, admin, request.app.state.clock):
+        raise ApiError(404, "unknown_player", f"player: no game names {player[:80]!r}, by name or stable id")
     return schemas.GameList(games=found, next_cursor=str(last) if more else None)
+
+
+def player_seen(ledger: Ledger, player: str, admin: bool, clock: Any) -> bool:
+    """Whether a game the list shows the caller names the player (only the games that name it are read)."""
+    for _, setup in ledger.started_setups():
+        if set_up_as(setup, None, player, None, None):
+            summary = listed(ledger, setup.originator_id, admin, clock)
+            if summary is not None and (admin or not summary.private):
+                return True
+    return False
 
 
 def listed(ledger: Ledger, game_id: UUID, admin: bool, clock: Any) -> schemas.Summary | None:

@@ -25,6 +25,7 @@ REVISED: dict[int | str, dict[str, Any]] = {
     403: {"model": schemas.Problem, "description": "not the recorder's token (`token_refused`)"},
     409: {"model": schemas.Problem, "description": "the game is no longer at `expected_version` (`version_conflict`)"},
 }
+CHANGED = {**REVISED, **schemas.VERSION_CONFLICT}  # a revision, made on the version it names
 
 
 @router.get("/kits", response_model=schemas.KitList, operation_id="list_kits")
@@ -72,7 +73,7 @@ def choices(
     )
 
 
-@router.post("/games/{game_id}/undo", response_model=schemas.Receipt, operation_id="undo", responses=REVISED)
+@router.post("/games/{game_id}/undo", response_model=schemas.Receipt, operation_id="undo", responses=CHANGED)
 def undo(game_id: str, body: schemas.Undo, ledger: LedgerDep, token: TokenDep, request: Request) -> schemas.Receipt:
     """Undo the last `count` actions, with a reason: an event of the log (`ActionsUndone`), the actions kept in
     it, marked undone."""
@@ -81,7 +82,7 @@ def undo(game_id: str, body: schemas.Undo, ledger: LedgerDep, token: TokenDep, r
     return revised(request, receipt)
 
 
-@router.post("/games/{game_id}/correct", response_model=schemas.Receipt, operation_id="correct", responses=REVISED)
+@router.post("/games/{game_id}/correct", response_model=schemas.Receipt, operation_id="correct", responses=CHANGED)
 def correct(
     game_id: str, body: schemas.Correction, ledger: LedgerDep, token: TokenDep, request: Request
 ) -> schemas.Receipt:
@@ -95,7 +96,7 @@ def correct(
     return revised(request, receipt)
 
 
-@router.post("/games/{game_id}/notes", response_model=schemas.Receipt, operation_id="add_note", responses=REVISED)
+@router.post("/games/{game_id}/notes", response_model=schemas.Receipt, operation_id="add_note", responses=CHANGED)
 def add_note(game_id: str, body: schemas.Note, ledger: LedgerDep, token: TokenDep, request: Request) -> schemas.Receipt:
     """A note about one of the game's events (a disputed roll, a rule looked up): an event of the log."""
     game = game_id_of(game_id)

@@ -14,7 +14,7 @@ from fastapi.responses import StreamingResponse
 from sqlalchemy import Connection
 
 from api import schemas
-from api.deps import LedgerDep, Reader, ReaderDep, TokenDep, held_back_to, is_admin
+from api.deps import LedgerDep, Reader, ReaderDep, TokenDep, held_back_to, is_admin, known_ruleset
 from api.errors import ApiError
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.readers import undone_by
@@ -98,16 +98,13 @@ def player_records(request: Request, token: TokenDep) -> dict[str, Any]:
     return rows(request, lambda c: queries.player_records(c, is_admin(request, token)))
 
 
-def known_ruleset(
+def ruleset_query(
     ruleset: Annotated[str, Query(description="the ruleset whose games are counted, such as evo1")],
 ) -> str:
-    if ruleset not in rulesets():
-        known = ", ".join(sorted(rulesets()))
-        raise ApiError(404, "unknown_ruleset", f"ruleset: no ruleset {ruleset[:80]!r}; the rulesets are {known}")
-    return ruleset
+    return known_ruleset(ruleset)
 
 
-RulesetQuery = Annotated[str, Depends(known_ruleset)]
+RulesetQuery = Annotated[str, Depends(ruleset_query)]
 
 
 @router.get("/statistics/ratings", response_model=schemas.Rows[schemas.Rating], operation_id="ratings")
@@ -226,7 +223,9 @@ def die_faces(
 ) -> dict[str, Any]:
     """The ruleset's die's faces by what they were rolled for (evo2: combat, killer babies; evo1: initiative,
     climate, meteor, combat, heat stroke), rolls undone apart, and a chi-square test against a fair die of the rolls
-    that stand, in all and for each purpose ("not enough data" when a face is expected fewer than 5 times)."""
+    that stand, in all and for each purpose ("not enough data" when a face is expected fewer than 5 times). A game
+    or a recorder the read tables do not show is refused with 404 `unknown_game` or `unknown_recorder`, and a game
+    of another ruleset with 422 `wrong_ruleset`."""
     known_ruleset(ruleset)
     if ruleset not in DIE_TABLES:
         raise ApiError(
@@ -234,17 +233,29 @@ def die_faces(
         )
     admin = is_admin(request, token)
     if game_id is not None:
-        check_game_visible(request, game_id, admin)
+        check_game_shown(request, game_id, ruleset, admin)
+    if recorder is not None:
+        check_recorder_shown(request, recorder, admin)
     answer, fresh = read(request, lambda c: queries.die_faces(c, ruleset, game_id, recorder, admin))
     return {**answer, **fresh}
 
 
-def check_game_visible(request: Request, game_id: str, admin: bool) -> None:
+def check_game_shown(request: Request, game_id: str, ruleset: str, admin: bool) -> None:
     store: ReadStore = request.app.state.read_store
     with store.engine.connect() as connection:
-        visible = queries.is_visible(connection, game_id, admin)
-    if not visible:  # a private game is told as an unknown one
-        raise ApiError(404, "unknown_game", f"the read tables hold no game {game_id!r}")
+        shown = queries.shown_ruleset(connection, game_id, admin)
+    if shown is None:  # a private game is told as an unknown one
+        raise ApiError(404, "unknown_game", f"game_id: the read tables hold no game {game_id[:80]!r}")
+    if shown != ruleset:
+        raise ApiError(422, "wrong_ruleset", f"game_id: game {game_id} is a game of {shown}, not of {ruleset}")
+
+
+def check_recorder_shown(request: Request, recorder: str, admin: bool) -> None:
+    store: ReadStore = request.app.state.read_store
+    with store.engine.connect() as connection:
+        shown = queries.recorder_shown(connection, recorder, admin)
+    if not shown:
+        raise ApiError(404, "unknown_recorder", f"recorder: the read tables hold no game recorded by {recorder!r}")
 
 
 @router.get("/statistics/games", response_model=schemas.Rows[schemas.GameSummary], operation_id="game_statistics")
@@ -255,10 +266,7 @@ def game_statistics(request: Request, token: TokenDep) -> dict[str, Any]:
 
 def statistics_of(ruleset: str) -> Mapping[str, Statistic]:
     """The ruleset's own statistics (404 `unknown_ruleset` for a ruleset not installed)."""
-    if ruleset not in rulesets():
-        known = ", ".join(sorted(rulesets()))
-        raise ApiError(404, "unknown_ruleset", f"no ruleset {ruleset[:80]!r}; the rulesets are {known}")
-    reading = reading_of(rulesets()[ruleset])
+    reading = reading_of(rulesets()[known_ruleset(ruleset)])
     return reading.statistics if reading is not None else {}
 
 

@@ -27,7 +27,7 @@ function tokenCache() { return token() ? "no-store" : "default"; }
 async function api(path) {
   const answer = await fetch(path, { headers: tokenHeaders(), cache: tokenCache() });
   const body = await answer.json();
-  if (!answer.ok) throw Object.assign(new Error(body.message || answer.statusText), { code: body.code });
+  if (!answer.ok) throw Object.assign(new Error(body.message || answer.statusText), { code: body.code, problem: body });
   return body;
 }
 

@@ -16,9 +16,9 @@ function hexCorners(x, y) {
 function centre(space) { return [HEX * 1.5 * space.q, HEX * Math.sqrt(3) * (space.r + space.q / 2)]; }
 
 // A hex island's spaces are drawn once a game; a step moves only the dinosaurs. A layout of a kind this page does
-// not draw leaves the board empty, as a game with no board does.
-function drawBoard(board, layout, players) {
-  if (layout && layout.kind === "traits") { drawTraitsBoard(board, layout); return; }
+// not draw leaves the board empty, as a game with no board does. `options` are the trait-card table's.
+function drawBoard(board, layout, players, options) {
+  if (layout && layout.kind === "traits") { drawTraitsBoard(board, layout, options); return; }
   if (!layout || layout.kind !== "hex-island") { board.replaceChildren(); return; }
   const drawn = board.querySelector("svg");
   if (drawn && drawn.dataset.spaces === String(layout.spaces.length)) { drawDinosaurs(drawn, layout, players); return; }

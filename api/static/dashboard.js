@@ -1,5 +1,8 @@
 // The dashboard: charts of the read tables, a ruleset at a time, each beside the CSV of the table it reads.
 "use strict";
+// A point on an axis's set end (a win rate of 100%) is drawn whole: not clipped at the chart's area, with room
+// around the area for the point beyond it.
+const WHOLE_POINTS = { clip: false, layout: { padding: { top: 8, right: 10, left: 4 } } };
 const charts = {};
 const COLOURS = ["#2f6f8f", "#c0504d", "#9bbb59", "#8064a2", "#f79646", "#4bacc6", "#7f7f7f", "#d4a017"];
 const MOST_PLAYERS_DRAWN = 8;
@@ -37,7 +40,8 @@ function buildSections() {
 function draw(id, config, note) {
   const section = document.getElementById(id);
   if (charts[id]) charts[id].destroy();
-  charts[id] = new Chart(section.querySelector("canvas"), { ...config, options: { animation: false, ...config.options } });
+  charts[id] = new Chart(section.querySelector("canvas"),
+    { ...config, options: { animation: false, ...WHOLE_POINTS, ...config.options } });
   section.querySelector(".note").textContent = note || "";
 }
 

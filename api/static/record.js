@@ -25,7 +25,10 @@ let syncing = false;
 // forgetting it: nothing is sent unless the person asks.
 let forgetting = false;
 let reentering = null; // the place in the queue, and the version, of a waiting entry taken back to be entered again
-let lastHeard = null; // when the server last answered this page
+// When the server last answered, kept on the device for the game: a page opened again with no connection says it.
+const HEARD = `evo-ledger-heard:${GAME}`;
+let lastHeard = Number(localStorage.getItem(HEARD)) ? new Date(Number(localStorage.getItem(HEARD))) : null;
+let ruleset = ""; // the game's, which names how its state holds each player's points and hand (players.js)
 let seatOnly = false; // the page reads the game as one seat
 let shownHere = false; // the page shows the game from the rules on this device
 // The rules on this device (rules-worker.js), for a device that records the game: with no connection, an entry
@@ -126,15 +129,21 @@ function online(isOnline) {
   const status = document.getElementById("status");
   status.textContent = isOnline ? "online" : "offline";
   status.className = `badge ${isOnline ? "clean" : "damaged"}`;
-  if (isOnline) lastHeard = new Date();
+  if (isOnline) {
+    lastHeard = new Date();
+    localStorage.setItem(HEARD, String(lastHeard.getTime()));
+  }
   showQueue();
 }
 
 // How many entries wait, when the server last answered, and the waiting entry it would not take, if any.
 function showQueue() {
   const waiting = queued.length ? `${queued.length} waiting` : "nothing waiting";
-  const heard = lastHeard ? lastHeard.toLocaleTimeString() : "never";
-  document.getElementById("queue-status").textContent = `${waiting} · last sync ${heard}`;
+  const heard = !lastHeard ? "never" : lastHeard.toDateString() === new Date().toDateString()
+    ? lastHeard.toLocaleTimeString() : lastHeard.toLocaleString();
+  const status = document.getElementById("queue-status");
+  status.textContent = `${waiting} · last sync ${heard}`;
+  status.dataset.heard = lastHeard ? String(lastHeard.getTime()) : "";
   document.body.dataset.waiting = String(queued.length);
   document.getElementById("queue").hidden = !queued.length && !stopped;
   document.getElementById("queued").replaceChildren(...queued.map((entry) =>
@@ -150,15 +159,18 @@ function showQueue() {
 async function refresh() {
   const kept = entered.some((entry) => !entry.forced) ? entered : [];
   const asked = ++composing;
-  const shown = (onDevice() && await positionHere(kept)) || await shownByServer(kept);
+  let shown = (onDevice() && await positionHere(kept)) || await shownByServer(kept);
   if (recordsGame && !shown.here) keepSetup();
+  if (!shown.here && queued.length && !navigator.onLine) shown = await behindTheQueue(shown, kept);
   showPosition(shown, kept, asked);
 }
 
 // The position and the words that may follow `kept`, unless the page has asked for others since (`asked`).
 function showPosition(shown, kept, asked) {
   shownHere = shown.here;
-  document.body.dataset.shown = shownHere ? "here" : "by-server";
+  document.body.dataset.shown = shown.kept ? "kept" : shownHere ? "here" : "by-server";
+  if (shownHere && !kept.length) drawnLast = shown;
+  keepDrawnSoon();
   show(shown);
   if (asked !== composing) return;
   entered = kept; // the words forced on the position before are asked again
@@ -166,13 +178,18 @@ function showPosition(shown, kept, asked) {
 }
 
 async function shownByServer(kept) {
-  const [view, legal, recent, choices] = await Promise.all([
-    api(gamePath("/view")), api(gamePath("/legal")), recentEvents(), choicesAfter(kept),
+  const [view, legal, recent, choices, state] = await Promise.all([
+    api(gamePath("/view")), api(gamePath("/legal")), recentEvents(), choicesAfter(kept), stateRead(),
   ]);
   version = view.version;
   recordsGame = view.perspectives.length > 1; // one who may read as any seat records the game
   seatOnly = view.perspectives.length === 1;
-  return { view, legal, recent: recent && recent.events, choices, here: false };
+  return { view, legal, recent: recent && recent.events, choices, state, here: false };
+}
+
+// The game's state as this reader is given it, for the players' panel; without it, the panel shows the view's lines.
+function stateRead() {
+  return api(gamePath("/state")).then((read) => read.state, () => null);
 }
 
 // The latest events; none with no connection where the service worker kept others (those after another version:
@@ -184,12 +201,14 @@ function recentEvents() {
   });
 }
 
-function show({ view, legal, recent }) {
+function show({ view, legal, recent, state }) {
   const recordsOwn = seatOnly && seatsRecord; // a seat, where the recorder lets seats record
   for (const part of document.querySelectorAll("section.entry, #tools")) part.hidden = !(recordsGame || recordsOwn);
   document.getElementById("headline").textContent = view.headline;
-  drawBoard(document.getElementById("board"), view.layout, players);
+  showWhose(view);
+  drawBoard(document.getElementById("board"), view.layout, players, { panel: true });
   drawZones(document.getElementById("zones"), view.layout);
+  drawPlayers(document.getElementById("players"), ruleset, state, view, players);
   showAdvice(legal.advice);
   document.getElementById("completions").replaceChildren(...legal.actions.map((action) => element("option", { value: action })));
   if (recent) listRecent(recent);
@@ -260,8 +279,10 @@ function takeBack() {
 }
 
 // Each entry's time from its tap to the stored receipt is measured in the page (`entry stored`), for the
-// recording benchmark.
+// recording benchmark. No entry is sent without words: a tap on `record` as the page takes its words away (stored,
+// or kept as not recorded) has none left to send.
 async function record(text) {
+  if (!text.trim()) return;
   recording = true;
   try {
     await send(text);
@@ -289,17 +310,15 @@ async function send(text) {
     return;
   }
   online(true);
+  const sent = pending;
   pending = null;
   if (answer.ok) {
     performance.measure("entry stored", "entry tapped");
     version = answer.body.version; // the stream's news of this entry is then news already had
     entered = [];
     say(`recorded: ${text}`, "recorded");
-  } else if (answer.status === 409) {
-    const meanwhile = await api(gamePath(`/events?after=${version}`));
-    const texts = meanwhile.events.map((event) => event.text).join("; ");
-    entered = [];
-    say(`not recorded: another device recorded first: ${texts}. Here is what may come now.`, "told");
+  } else if (answer.body.code === "version_conflict") {
+    await keepOvertaken(sent, answer.body);
   } else {
     const ruling = answer.body.ruling ? ` [${answer.body.ruling}]` : "";
     say(`refused${ruling}: ${answer.body.message}`, "refused");
@@ -307,8 +326,35 @@ async function send(text) {
   await refresh();
 }
 
+// An entry another device's overtook: not stored, and kept on the device as the first entry waiting, stopped
+// there until its person keeps it (sent again on the game as it now stands), enters it again or drops it.
+async function keepOvertaken(sent, conflict) {
+  const seq = queued.length ? queued[0].seq - 1 : Date.now();
+  const entry = { key: sent.key, game: GAME, seq, text: sent.text, at: sent.at, expected: conflict.expected_version };
+  await keepEntry(entry);
+  queued = [entry, ...queued];
+  stopped = { entry, kind: "conflict", text: overtakenHere(entry, conflict) };
+  entered = [];
+  showEntry();
+  say(`not recorded: ${entry.text}: another device recorded first: ${recordedBefore(conflict)}. Keep it, re-enter it `
+    + "or drop it.", "told");
+  showQueue();
+  document.getElementById("stopped").scrollIntoView({ block: "nearest" });
+}
+
+// What a version conflict says was stored since the version an entry expected, as this device may see it.
+function recordedBefore(conflict) {
+  if (!conflict.recorded.length) return `nothing after event ${conflict.expected_version} (the game is at event ${conflict.version})`;
+  return listed(conflict.recorded) + (conflict.next_after === null ? "" : "; and more");
+}
+
+// Events' texts in one sentence (a consequence's own full stop left to the sentence).
+function listed(events) {
+  return events.map((event) => event.text).join("; ").replace(/\.$/, "");
+}
+
 // What the rules worker loads, fetched through the service worker once, so that it keeps them for a time with no
-// connection; the worker itself starts only then (Python in the browser takes seconds and memory to start).
+// connection (the worker, started in the background, fetches them through it too).
 const RULES_FILES = ["/rules-worker.js", "/rules.zip", ...["pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm",
   "python_stdlib.zip", "pyodide-lock.json"].map((file) => `/static/pyodide/${file}`)];
 let rulesKept = false;
@@ -322,10 +368,13 @@ function keepSetup() {
     .catch(() => { rulesKept = false; });
 }
 
-// The rules started on this device once the connection is lost, by a page that records the game; once they are
-// ready, the page shows the game from them.
+// The rules started on this device, by a page that records the game: in the background once the page is shown,
+// where the page can work with no connection (`mayGoOffline`), else once the connection is lost. Python in the
+// browser takes seconds to start: the header says when the rules are ready; with no connection, the page then
+// shows the game from them.
 function startRules() {
   if (rulesWorker || !recordsGame || !window.Worker) return;
+  showRules("starting");
   rulesWorker = new Worker("/rules-worker.js");
   rulesWorker.onmessage = (message) => {
     const settle = rulesAnswers.get(message.data.id);
@@ -333,15 +382,51 @@ function startRules() {
     settle(message.data);
   };
   rulesWorker.onerror = () => { // the rules stopped here: every question waiting is answered so, none is asked again
-    document.body.dataset.rules = "unavailable";
+    showRules("unavailable");
     tableHolds = null;
     for (const settle of rulesAnswers.values()) settle({ error: "the rules on this device stopped" });
     rulesAnswers.clear();
   };
   askRules({}).then((answer) => {
-    document.body.dataset.rules = answer.ready ? "ready" : "unavailable";
+    showRules(answer.ready ? "ready" : "unavailable");
     showHereOffline();
   });
+}
+
+// Where a service worker can keep the page (over https, or on the machine itself), a page that records the game
+// may go on with no connection: its rules start once it is shown, when the browser is idle, behind the first tap.
+function mayGoOffline() {
+  return window.isSecureContext && "serviceWorker" in navigator;
+}
+
+function startRulesInTheBackground() {
+  if (!recordsGame || !mayGoOffline() || rulesWorker) return;
+  if (window.requestIdleCallback) requestIdleCallback(startRules, { timeout: 2000 });
+  else setTimeout(startRules, 0);
+}
+
+const RULES_SAID = {
+  starting: "rules on this device: starting…",
+  ready: "rules on this device: ready for use offline",
+  unavailable: "rules on this device: unavailable (entries made offline wait unchecked)",
+};
+
+// Where the rules on this device stand (`starting`, `ready`, `unavailable`), said in the header.
+function showRules(stands) {
+  document.body.dataset.rules = stands;
+  const status = document.getElementById("rules-status");
+  status.hidden = false;
+  status.dataset.rules = stands;
+  status.textContent = RULES_SAID[stands];
+}
+
+// A seat's device says whose seat it follows: the seat the view was made for.
+function showWhose(view) {
+  if (!("seat" in view)) return; // drawn by the rules on this device, for one who records the game
+  const whose = document.getElementById("whose");
+  whose.hidden = !view.seat;
+  whose.textContent = view.seat ? `${view.seat}'s seat` : "";
+  document.body.dataset.seat = view.seat || "";
 }
 
 // With no connection, the game shown from the rules here once they are ready and hold the game.
@@ -464,13 +549,80 @@ async function positionHere(kept) {
 }
 
 function drawnHere(answer) {
-  const { actions, advice, ...view } = answer.position;
-  return { view, legal: { actions, advice }, recent: null, choices: answer.choices, here: true };
+  const { actions, advice, state, ...view } = answer.position;
+  return { view, legal: { actions, advice }, state, recent: null, choices: answer.choices, here: true };
 }
 
 async function choicesHere(held) {
   const answer = await askTable({ choices: held.map((entry) => entry.word) });
   return answer && answer.choices;
+}
+
+// What the rules here last drew with no words entered (the position, the state and the words that may come next),
+// on the game as the server last gave it and the entries waiting: kept on the device, sealed (AES-GCM) under a key
+// made from the game's token, so that a page opened again with no connection shows at once what the entries
+// waiting lead to, before its rules are ready again, and a page without the token reads nothing of it.
+const DRAWN = `evo-ledger-drawn:${GAME}`;
+let drawnLast = null; // the drawing the rules here made last with no words entered
+let drawnKeeping = Promise.resolve(); // drawings are kept one at a time, in the order drawn
+
+// The last drawing kept, once nothing under way changes what it follows (an entry judged, kept, or entered again).
+function keepDrawnSoon() {
+  if (!drawnLast || !shownHere || drawnUnjudged || keeping.length || reentering || !queued.length) return;
+  const { view, legal, state, choices } = drawnLast;
+  const kept = { version, after: queued.map((entry) => entry.text), shown: { view, legal, state, choices } };
+  drawnKeeping = drawnKeeping.then(() => sealDrawn(kept)).catch(() => null);
+}
+
+async function drawnSeal() {
+  if (!token() || !window.crypto || !crypto.subtle) return null;
+  const made = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`evo-ledger: the drawing kept for ${token()}`));
+  return crypto.subtle.importKey("raw", made, "AES-GCM", false, ["encrypt", "decrypt"]);
+}
+
+function inBase64(bytes) {
+  let text = "";
+  for (const byte of bytes) text += String.fromCharCode(byte);
+  return btoa(text);
+}
+
+function outOfBase64(text) { return Uint8Array.from(atob(text), (char) => char.charCodeAt(0)); }
+
+async function sealDrawn(kept) {
+  const seal = await drawnSeal();
+  if (!seal) return;
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const body = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, seal, new TextEncoder().encode(JSON.stringify(kept)));
+  localStorage.setItem(DRAWN, JSON.stringify({ iv: inBase64(iv), body: inBase64(new Uint8Array(body)) }));
+  document.body.dataset.drawnKept = String(kept.after.length); // how many entries waiting the drawing kept follows
+}
+
+// The drawing kept, if it follows the game as the page has it now: the server's version and every entry waiting.
+async function drawnKept() {
+  const stored = localStorage.getItem(DRAWN);
+  const seal = stored && await drawnSeal();
+  if (!seal) return null;
+  try {
+    const { iv, body } = JSON.parse(stored);
+    const opened = await crypto.subtle.decrypt({ name: "AES-GCM", iv: outOfBase64(iv) }, seal, outOfBase64(body));
+    const kept = JSON.parse(new TextDecoder().decode(opened));
+    const follows = kept.version === version && kept.after.length === queued.length
+      && kept.after.every((text, at) => text === queued[at].text);
+    return follows ? kept.shown : null;
+  } catch (error) {
+    return null; // sealed under another token
+  }
+}
+
+// With no connection and entries waiting, before the rules here are ready: the position the server last gave is
+// behind the entries, so the page shows what they lead to as it kept it, or else offers no words until the rules
+// are ready (an action typed meanwhile waits unchecked), never words for an entry already waiting.
+async function behindTheQueue(shown, kept) {
+  const drawn = kept.length ? null : await drawnKept();
+  if (drawn) return { ...drawn, recent: null, here: false, kept: true };
+  say("the entries waiting here lead on from this position: the words that follow them come once the rules on this "
+    + "device are ready; an action typed meanwhile waits unchecked", "told");
+  return { ...shown, choices: { words: kept.map((entry) => entry.word), forced: [], next: [], complete: false } };
 }
 
 // The entry kept on the device behind those already waiting (its key and time kept too: if the server did store
@@ -524,7 +676,10 @@ async function keptHere(text, sending, drawn, judging) {
   showQueue();
   await sync();
   const last = queued[queued.length - 1] === entry; // not an entry entered again before others
-  if (drawn) return;
+  if (drawn) {
+    keepDrawnSoon(); // what it leads to, drawn ahead, now follows the entries waiting
+    return;
+  }
   if (judged && last && onDevice()) showPosition(judged.shown, [], ++composing); // what it leads to, drawn here
   else if (onDevice()) await refresh();
   else idle();
@@ -548,7 +703,7 @@ async function sync(asked = false) {
       }
       online(true);
       if (answer.ok) await stored(entry, answer.body.version);
-      else stopped = await whyStopped(entry, answer);
+      else stopped = whyStopped(entry, answer);
     }
   } finally {
     syncing = false;
@@ -572,14 +727,17 @@ async function expectNext(stands) {
   await keepEntry(queued[0]);
 }
 
-async function whyStopped(entry, answer) {
-  if (answer.body.code === "version_conflict") {
-    const meanwhile = await api(gamePath(`/events?after=${entry.expected}`));
-    const theirs = meanwhile.events.map((event) => event.text).join("; ");
-    return { entry, kind: "conflict", text: `another device recorded meanwhile: ${theirs}. Waiting here: ${entry.text}` };
-  }
+function whyStopped(entry, answer) {
+  if (answer.body.code === "version_conflict") return { entry, kind: "conflict", text: overtakenHere(entry, answer.body) };
   const ruling = answer.body.ruling ? ` [${answer.body.ruling}]` : "";
   return { entry, kind: "refused", text: `refused${ruling}: ${entry.text}: ${answer.body.message}` };
+}
+
+// An entry another device's overtook, as the entries waiting show it: what the other recorded, and this one, not
+// recorded, for its person to decide.
+function overtakenHere(entry, conflict) {
+  return `another device recorded meanwhile: ${recordedBefore(conflict)}. Waiting here: ${entry.text}, not recorded: `
+    + "keep it (sent on the game as it now stands), re-enter it or drop it";
 }
 
 // The recorder's answer to a waiting entry the server would not take: keep it (sent again on the game as it now
@@ -642,23 +800,30 @@ function showAdvice(advice) {
   button.title = `${advice.reason} [${advice.ruling}]`;
 }
 
+// The latest events, the latest first, each numbered once: by the list, with its own number in the log.
 function listRecent(events) {
   const items = events.slice(-RECENT).reverse().map((event) =>
-    element("li", { "data-event": String(event.number) }, `${event.number}. ${event.text}`));
+    element("li", { "data-event": String(event.number), value: String(event.number) }, event.text));
   document.getElementById("recent").replaceChildren(...items);
 }
 
 // Another device's entry: the position and the choices drawn again; words entered here that no longer lead to a
-// legal action are dropped, and the page says what was recorded meanwhile.
+// legal action are taken back, saying so and what was recorded meanwhile. A tap on `record` (or a word) made since
+// the entry arrived is left alone: its own answer is what the page tells.
 async function recordedElsewhere(event) {
   if (recording || syncing || event.number <= version) return; // this page's: its answer redraws the page
   busy();
   const before = version;
   await refresh();
-  if (!entered.length || offered.next.length || offered.complete) return;
+  const shown = composing;
+  if (recording || !entered.length || offered.next.length || offered.complete) return;
   const meanwhile = await api(gamePath(`/events?after=${before}`));
+  if (recording || shown !== composing) return;
+  const theirs = listed(meanwhile.events);
+  const taken = words();
   entered = [];
-  say(`another device recorded: ${meanwhile.events.map((recorded) => recorded.text).join("; ")}. Here is what may come now.`, "told");
+  showEntry();
+  say(`another device recorded: ${theirs}. No legal action begins "${taken}" now: its words are taken back.`, "told");
   await compose();
 }
 
@@ -860,6 +1025,9 @@ async function forgetAndOpenAgain() {
 // keys), and every answer of the game the service worker kept.
 async function forgetDevice(shown) {
   localStorage.removeItem(KEPT);
+  await drawnKeeping;
+  localStorage.removeItem(DRAWN);
+  localStorage.removeItem(HEARD);
   sessionStorage.removeItem(TOKEN_KEY); // and any token this tab's other pages were given in their form
   ownToken = { token: "", until: 0 };
   for (const key of shown) await forgetEntry(key);
@@ -962,11 +1130,13 @@ async function start() {
   document.getElementById("replay-link").href = `/games/${encodeURIComponent(GAME)}`;
   const summary = await api(gamePath(""));
   players = summary.players.map((player) => player.name);
+  ruleset = summary.ruleset;
   document.getElementById("broadcast-delay").value = String(summary.broadcast_delay);
   document.getElementById("seats-record").checked = seatsRecord = summary.seats_record;
   online(navigator.onLine);
   await refresh();
   showHereOffline();
+  startRulesInTheBackground();
   showDevices().catch(lost);
   follow();
   await sync();

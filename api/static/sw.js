@@ -10,14 +10,15 @@ const CACHE = "evo-ledger-record-2"; // the first kept answers to tokens unseale
 const SHELL = "/static/record.html"; // the recording page, whatever game's address opened it
 const ASSETS = [
   SHELL, "/static/common.css", "/static/traits-board.css", "/static/record.css", "/static/favicon.svg",
-  "/static/api.js", "/static/queue.js", "/static/traits-board.js", "/static/board.js", "/static/record.js",
+  "/static/api.js", "/static/queue.js", "/static/traits-board.js", "/static/board.js", "/static/players.js",
+  "/static/record.js",
 ];
 const RECORD_PAGE = /^\/games\/[^/]+\/record$/;
 // The rules as the recording page's worker runs them on the device: kept once the worker has loaded them.
 const RULES = /^\/(rules-worker\.js|rules\.zip|static\/pyodide\/[^/]+)$/;
 // What the recording page reads of its game; its stream is never kept, nor the choices after words entered (the
 // page opened again asks for those after none).
-const GAME_READ = /^\/v1\/games\/[^/]+(\/(view|legal|events|choices|co-recorders|setup))?$/;
+const GAME_READ = /^\/v1\/games\/[^/]+(\/(view|state|legal|events|choices|co-recorders|setup))?$/;
 const KEPT_UNTIL = "Evo-Ledger-Kept-Until"; // of a request, as the page sends it, and of an answer kept sealed
 const FORGET = "/sw/forget";
 

@@ -36,6 +36,9 @@ async function show(number) {
   document.getElementById("table").replaceChildren(...view.table.map((line) => element("li", {}, line)));
   document.getElementById("players").replaceChildren(...view.players.map((line, seat) =>
     element("li", { style: `color: ${PLAYER_COLOURS[seat % PLAYER_COLOURS.length]}` }, line)));
+  // The trait-card table draws each location and each species' board whole: their lines are not said again.
+  const drawnWhole = Boolean(view.layout && view.layout.kind === "traits");
+  document.getElementById("table").hidden = document.getElementById("players").hidden = drawnWhole;
   markCurrent(document.querySelector(`#event-list li[data-event="${at}"]`));
   history.replaceState(null, "", `?at=${at}` + (perspective ? `&as=${encodeURIComponent(perspective)}` : ""));
   showPerspectives(view.perspectives);
@@ -305,17 +308,47 @@ async function start() {
   loadAudit();
   const asked = Number(new URLSearchParams(location.search).get("at")) || latest;
   await show(asked);
+  showBroadcast(summary, (await viewAt(at)).perspectives);
   document.body.dataset.ready = "true";
 }
 
-// A game broadcast with a delay is not shown before its first event is that old: the page looks again meanwhile.
+// A game broadcast with a delay is not shown before its first event is that old: the page says when that is, as
+// the API tells a reader without a token, and looks again meanwhile; nothing else of the game is told before then.
 function startOrWait() {
   start().catch((error) => {
     const waits = error.code === "not_yet_broadcast";
-    const again = waits ? `: looking again every ${WAIT_SECONDS} seconds` : "";
-    document.getElementById("headline").textContent = error.message + again;
-    if (waits) setTimeout(startOrWait, WAIT_SECONDS * 1000);
+    document.getElementById("headline").textContent = waits
+      ? "broadcast with a delay: none of it is that old yet" : error.message;
+    if (!waits) return;
+    const { broadcast_starts_at: starts, broadcast_delay: minutes } = error.problem;
+    const note = document.getElementById("broadcast");
+    note.hidden = false;
+    note.dataset.starts = starts;
+    note.textContent = `spectators follow this game ${minutes} minutes behind the table: the broadcast starts at `
+      + `${clockWhen(starts)}, and this page shows it then (it looks again every ${WAIT_SECONDS} seconds)`;
+    document.body.dataset.ready = "waiting";
+    setTimeout(startOrWait, WAIT_SECONDS * 1000);
   });
+}
+
+// A time as this device's clock says it, with its day unless it is today.
+function clockWhen(iso) {
+  const when = new Date(iso);
+  const today = when.toDateString() === new Date().toDateString();
+  return today ? when.toLocaleTimeString() : when.toLocaleString();
+}
+
+// A spectator (a reader the game offers no perspective) of a game broadcast with a delay is told that it sees the
+// game as it stood that long ago.
+function showBroadcast(summary, perspectives) {
+  const note = document.getElementById("broadcast");
+  const behind = summary.broadcast_delay > 0 && summary.status === "ongoing" && !perspectives.length;
+  note.hidden = !behind;
+  delete note.dataset.starts;
+  if (behind) {
+    note.textContent = `spectators follow this game ${summary.broadcast_delay} minutes behind the table: `
+      + "it is shown as it stood then";
+  }
 }
 
 const WAIT_SECONDS = 5;

@@ -5,7 +5,9 @@ end. The rules mark what is hidden: an action only its player sees until it is r
 them (`RuleViolation.public`). This module turns what the ledger answers into what a reader may see: the log's
 hidden actions and hashes (`visibility`, `withheld_from`; readers who see alike share a `Sight`), the legal
 actions (`legal_for`) and the words that may come next in one (`choices_for`, `forced_choices_for`), refusals
-(`refusal_for`), and branches (`branch_for`). The API and the command line both answer through it."""
+(`refusal_for`), and branches (`branch_for`); and how much of a game broadcast with a delay a reader without a
+token is shown, and from when (`broadcast_horizon`, `broadcast_starts`). The API and the command line both answer
+through it."""
 
 from __future__ import annotations
 
@@ -89,6 +91,12 @@ def broadcast_horizon(ledger: Ledger, game: Game, minutes: float, now: datetime)
     if minutes <= 0 or game.rules.outcome(game.state) is not None:
         return None
     return ledger.last_stored_by(game, now - timedelta(minutes=minutes))
+
+
+def broadcast_starts(game: Game, minutes: float) -> datetime:
+    """When a reader without a token is first shown a game broadcast `minutes` behind the table: once its first
+    event (its setup) is that old, as `broadcast_horizon` counts it."""
+    return game.created_on + timedelta(minutes=minutes)
 
 
 def undone_by(ledger: Ledger, game_id: UUID, version: int) -> frozenset[int]:

@@ -9,8 +9,8 @@ applied.
 
 A `Table` keeps a game's state as actions are entered one by one, and answers what the recording page shows of it
 to those who record the game (who see every hidden fact), as the server answers them: the position
-(`GET /v1/games/{id}/view`), the legal actions and the rules' advice (`/legal`), and the words that may come next
-(`/choices?forced=true`).
+(`GET /v1/games/{id}/view`) with the state (`/state`), the legal actions and the rules' advice (`/legal`), and the
+words that may come next (`/choices?forced=true`).
 """
 
 from __future__ import annotations
@@ -108,7 +108,8 @@ class Table:
         return answer
 
     def position(self) -> dict[str, Any]:
-        """The position as `/view` gives it, and the legal actions and the rules' advice as `/legal` does."""
+        """The position as `/view` gives it, with the state as `/state` does, and the legal actions and the rules'
+        advice as `/legal` does."""
         return position_of(self.rules, self.state)
 
     def choices(self, words: Sequence[str]) -> dict[str, Any]:
@@ -150,8 +151,8 @@ class Table:
 
 
 def position_of(rules: AnyRuleset, state: Any) -> dict[str, Any]:
-    """The position on `state` as `/view` gives it to those who record the game, and the legal actions and the
-    rules' advice as `/legal` does."""
+    """The position on `state` as `/view` gives it to those who record the game, with the state as `/state` gives it
+    to them, and the legal actions and the rules' advice as `/legal` does."""
     view, picture = rules.view(state), layout(rules, state, ALL_SEATS)
     return {
         "headline": view.headline,
@@ -161,6 +162,7 @@ def position_of(rules: AnyRuleset, state: Any) -> dict[str, Any]:
         "players": list(view.players),
         "table": list(view.table),
         "layout": plain(asdict(picture)) if picture is not None else None,
+        "state": plain(rules.snapshot_state(state)),
         "actions": [rules.format_action(action) for action in rules.legal_actions(state)],
         "advice": advice_in_notation(rules, state),
     }

@@ -150,3 +150,25 @@ def test_only_the_recorders_own_token_sets_a_delay_and_a_delay_is_minutes_of_a_d
         assert refused.status_code == 422 and "minutes" in refused.text, minutes
     assert delay(client, game, recorder, 0.5).status_code == 200
     assert client.get(f"/v1/games/{game}", headers=recorder).json()["broadcast_delay"] == 0.5
+
+
+def test_a_spectator_shown_nothing_yet_is_told_when_the_broadcast_starts_and_is_shown_the_game_then(
+    client: TestClient,
+) -> None:
+    """Before its first event is as old as the delay, every route tells a reader without a token the same: when the
+    broadcast starts (`broadcast_starts_at`: that first event's time and the delay) and the delay, and nothing else;
+    from that moment on it is shown the game as it stood then. A seat reads it as it stands all along."""
+    game, recorder, ann = new_game(client)
+    assert delay(client, game, recorder, DELAY).status_code == 200
+    stands = recorded(client, game, recorder, ACTIONS[:SHOWN])
+    starts = stored_at(client, game, recorder, 1) + timedelta(minutes=DELAY)
+    for route in (*READ_ROUTES, "?as=public", "?as=zed"):
+        told = client.get(f"/v1/games/{game}{route}").json()
+        assert set(told) == {"code", "message", "broadcast_starts_at", "broadcast_delay"}, route
+        assert told["code"] == "not_yet_broadcast" and told["broadcast_delay"] == DELAY, route
+        assert datetime.fromisoformat(told["broadcast_starts_at"]) == starts, route
+    assert client.get(f"/v1/games/{game}", headers=ann).json()["version"] == stands
+    watch_at(client, starts - timedelta(microseconds=1))
+    assert client.get(f"/v1/games/{game}/view").json()["code"] == "not_yet_broadcast"
+    watch_at(client, starts)
+    assert client.get(f"/v1/games/{game}/view").json()["version"] == 1

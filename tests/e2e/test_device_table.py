@@ -1,6 +1,6 @@
 """The game as the recording page's rules keep it on the device (`evo_ledger.rules.judge.Table`), opened from
-`GET /v1/games/{id}/setup`: its position, legal actions, advice and next words equal the server's answers to the
-recorder, all through a hand-made game of each ruleset; the setup is the recorders' alone."""
+`GET /v1/games/{id}/setup`: its position, state, legal actions, advice and next words equal the server's answers
+to the recorder, all through a hand-made game of each ruleset; the setup is the recorders' alone."""
 
 from __future__ import annotations
 
@@ -45,8 +45,9 @@ def asked(client: TestClient, path: str, headers: dict[str, str], **params: Any)
 def served_position(client: TestClient, game: str, recorder: dict[str, str]) -> dict[str, Any]:
     view = asked(client, f"/v1/games/{game}/view", recorder)
     legal = asked(client, f"/v1/games/{game}/legal", recorder)
+    state = asked(client, f"/v1/games/{game}/state", recorder)["state"]
     shown = {key: view[key] for key in ("headline", "round", "phase", "step", "players", "table", "layout")}
-    return {**shown, "actions": legal["actions"], "advice": legal["advice"]}
+    return {**shown, "state": state, "actions": legal["actions"], "advice": legal["advice"]}
 
 
 def served_choices(client: TestClient, game: str, recorder: dict[str, str], words: list[str]) -> dict[str, Any]:

@@ -51,3 +51,19 @@ def test_a_player_may_not_take_a_name_a_game_file_line_begins_with(client: TestC
     players = [{"name": "ann"}, {"name": "hidden"}, {"name": "cat"}]
     refused = client.post("/v1/games", json={"kit": "standin-e2-3p", "players": players})
     assert refused.status_code == 422 and "'hidden' cannot be a player's name" in refused.text
+
+
+def test_the_view_names_the_seat_it_was_made_for(client: TestClient) -> None:
+    """A seat's token is answered as its seat, and so is the recorder reading as a seat; the recorder and the public
+    are answered as no seat, and so is a seat reading as the public."""
+    game, readers = seated_game(client)
+    for headers, perspective, seat in (
+        (readers["ann"], "", "ann"),
+        (readers["recorder"], "cat", "cat"),
+        (readers["recorder"], "", None),
+        (readers["public"], "", None),
+        (readers["ann"], "public", None),
+    ):
+        asked = {"as": perspective} if perspective else {}
+        view = client.get(f"/v1/games/{game}/view", params=asked, headers=headers).json()
+        assert view["seat"] == seat, (headers, perspective)

@@ -93,10 +93,14 @@ def test_a_spectators_poll_of_a_delayed_game_reads_as_many_events_of_a_long_game
 
 
 def listed_reads(client: TestClient, player: str, listed: int) -> int:
-    """The events read answering a spectator's list of the games `player` plays, which lists `listed` of them."""
+    """The events read answering a spectator's list of the games `player` plays, which lists `listed` of them (a
+    player in no game the spectator may see yet is unknown to it)."""
 
     def told(answer: Any) -> None:
-        assert answer.status_code == 200 and len(answer.json()["games"]) == listed, answer.text
+        if listed == 0:
+            assert answer.status_code == 404 and answer.json()["code"] == "unknown_player", answer.text
+        else:
+            assert answer.status_code == 200 and len(answer.json()["games"]) == listed, answer.text
 
     return counted_again(client, lambda: client.get("/v1/games", params={"player": player}), told)
 

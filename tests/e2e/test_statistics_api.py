@@ -116,10 +116,8 @@ def test_die_faces_are_kept_per_recorder(client: TestClient) -> None:
     [roll] = csv_rows
     by_recorder = client.get("/v1/statistics/dice", params={"recorder": roll["recorder"], "ruleset": "evo2"}).json()
     assert by_recorder["by_purpose"] == {"combat": {"horn": 0, "horn=": 0, "horn+": 1, "horn++": 0, "x": 0}}
-    assert (
-        client.get("/v1/statistics/dice", params={"recorder": "someone-else", "ruleset": "evo2"}).json()["fit"]["rolls"]
-        == 0
-    )
+    someone_else = client.get("/v1/statistics/dice", params={"recorder": "someone-else", "ruleset": "evo2"})
+    assert someone_else.status_code == 404 and someone_else.json()["code"] == "unknown_recorder"
 
 
 def test_an_evo1_game_has_standings_per_turn_and_its_auctions_and_a_traits_game_has_no_auctions(

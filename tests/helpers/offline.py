@@ -3,10 +3,13 @@ hand-made games entered with no connection."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
+from starlette.types import Receive, Scope, Send
 
 from evo_ledger.game.notation import parse_game
 from tests.helpers.phone import PHONE, new_game, settled
@@ -14,10 +17,12 @@ from tests.helpers.phone import PHONE, new_game, settled
 WAITING = "(count) => document.body.dataset.waiting === String(count) && document.body.dataset.ready === 'true'"
 
 
-def opened_offline_ready(browser: Any, base: str, file: Path, played: int = 0) -> tuple[Any, Any, str, str]:
-    """The recording page of a new game set up as `file` says, its first `played` actions recorded, on a phone,
-    read once through its service worker (which keeps the answers and the rules): the context, the page, the game
-    and its recorder token."""
+def opened_offline_ready(
+    browser: Any, base: str, file: Path, played: int = 0, device: dict[str, Any] = PHONE
+) -> tuple[Any, Any, str, str]:
+    """The recording page of a new game set up as `file` says, its first `played` actions recorded, on a phone
+    (`device`), read once through its service worker (which keeps the answers and the rules): the context, the page,
+    the game and its recorder token."""
     parsed = parse_game(file.read_text())
     game, token = new_game(base, parsed)
     if played:
@@ -26,7 +31,7 @@ def opened_offline_ready(browser: Any, base: str, file: Path, played: int = 0) -
             f"{base}/v1/games/{game}/actions", json={"actions": actions}, headers={"Authorization": f"Bearer {token}"}
         )
         assert recorded.status_code == 200, recorded.text
-    context = browser.new_context(**PHONE)
+    context = browser.new_context(**device)
     page = context.new_page()
     page.goto(f"{base}/games/{game}/record#token={token}")
     settled(page)
@@ -65,3 +70,23 @@ HAND_MADE = {
 
 
 SHOWN_HERE = "() => document.body.dataset.shown === 'here' && document.body.dataset.ready === 'true'"
+RULES_READY = "#rules-status[data-rules=ready]"
+
+
+class HeldBack:
+    """The app, whose answers to requests for `path` are held until the test lets them through (`release`): the
+    rules' bundle, say, to hold the rules on a device from being ready for as long as a test needs."""
+
+    def __init__(self, app: Any, path: str) -> None:
+        self.app = app
+        self.state = app.state  # what the server that serves it reads its deadlines from
+        self.path = path
+        self.released = threading.Event()
+
+    def release(self) -> None:
+        self.released.set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == self.path:
+            await anyio.to_thread.run_sync(self.released.wait)
+        await self.app(scope, receive, send)

@@ -16,6 +16,33 @@ PHONE: dict[str, Any] = {
     "is_mobile": True,
     "device_scale_factor": 2,
 }
+# A phone of today's common size, held upright, where the pages' layouts are checked to fit.
+PHONE_390: dict[str, Any] = {**PHONE, "viewport": {"width": 390, "height": 844}}
+
+
+# The page's width as laid out, and each element's left and right edges, for the selectors given (every match).
+WIDTHS = """(selectors) => ({
+    inner: innerWidth,
+    scrolled: document.scrollingElement.scrollWidth,
+    boxes: selectors.map((selector) => [...document.querySelectorAll(selector)].map((found) => {
+        const box = found.getBoundingClientRect();
+        return [box.left, box.right, box.width];
+    })),
+})"""
+
+
+def fits_the_width(page: Any, *selectors: str) -> None:
+    """The page fits the viewport's width, as a phone lays it out: it is not zoomed out to a wider page (a mobile
+    browser widens the page to fit what runs off its edge), nothing scrolls sideways, and each element each
+    selector matches (at least one) lies within the width, with a width of its own."""
+    width = page.viewport_size["width"]
+    found = page.evaluate(WIDTHS, list(selectors))
+    assert found["inner"] == width, f"the page is laid out {found['inner']} px wide on a {width} px screen"
+    assert found["scrolled"] <= width, f"the page scrolls sideways: {found['scrolled']} px on a {width} px screen"
+    for selector, boxes in zip(selectors, found["boxes"], strict=True):
+        assert boxes, f"nothing on the page matches {selector}"
+        outside = [box for box in boxes if box[0] < 0 or box[1] > width + 0.5 or box[2] <= 0]
+        assert not outside, f"{selector}: {len(outside)} of {len(boxes)} beyond the {width} px width: {outside[:3]}"
 
 
 GOLDEN = {

@@ -7,18 +7,32 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
 import uvicorn
 
 from api import ApiSettings, create_app
+from api.deps import utc_now
 from evo_ledger.cli.request_deadlines import served_as_the_server_serves
 from evo_ledger.settings import Settings
 
 ADMIN = "admin-secret"
 WAIT = 20.0
+
+
+class MovedClock:
+    """The server's clock, moved on by the test: what a broadcast's delay is counted back from."""
+
+    def __init__(self) -> None:
+        self.ahead = timedelta(0)
+
+    def __call__(self) -> datetime:
+        return utc_now() + self.ahead
+
+    def move_on(self, by: timedelta) -> None:
+        self.ahead += by
 
 
 @contextmanager
@@ -28,8 +42,10 @@ def running_server(
     streams_per_client: int = 16,
     projections: bool = True,
     clock: Callable[[], datetime] | None = None,
+    adapted: Callable[[Any], None] = lambda app: None,
 ) -> Iterator[str]:
-    """A server on `database`, served in a thread: its base URL. With `clock`, the server's clock is that one."""
+    """A server on `database`, served in a thread: its base URL. With `clock`, the server's clock is that one;
+    `adapted` changes the app before it serves (a test's middleware)."""
     settings = ApiSettings(
         store=Settings(database),
         admin_token=ADMIN,
@@ -40,6 +56,7 @@ def running_server(
     app = create_app(settings)
     if clock is not None:
         app.state.clock = clock
+    adapted(app)
     with serving(app, loop) as base:
         yield base
 
