@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from tests.helpers.browser import CHROMIUM, FLAGS, INSTALL
-from tests.helpers.servers import running_server
+from tests.helpers.servers import MovedClock, running_server
 
 TIMEOUT_MS = 20_000
 expect.set_options(timeout=TIMEOUT_MS)
@@ -37,6 +37,14 @@ def browser() -> Iterator[Any]:
 def server(tmp_path: Path) -> Iterator[str]:
     with running_server(str(tmp_path / "viewer.sqlite")) as base:
         yield base
+
+
+@pytest.fixture
+def clocked_server(tmp_path: Path) -> Iterator[tuple[str, MovedClock]]:
+    """A server as `server` is, whose clock the test moves on."""
+    clock = MovedClock()
+    with running_server(str(tmp_path / "clocked.sqlite"), clock=clock) as base:
+        yield base, clock
 
 
 @pytest.fixture

@@ -42,7 +42,7 @@ from tests.helpers.phone import (
     settled,
     tap_action,
 )
-from tests.helpers.servers import MovedClock, running_server, serving
+from tests.helpers.servers import MovedClock, serving
 from tests.helpers.traits_pages import ACTIONS as TRAITS_ACTIONS
 from tests.helpers.traits_pages import TRAITS_GAME, seated_traits_game
 
@@ -172,13 +172,6 @@ ON_THIS_CLOCK = """(at) => {
     const when = new Date(at);
     return when.toDateString() === new Date().toDateString() ? when.toLocaleTimeString() : when.toLocaleString();
 }"""
-
-
-@pytest.fixture
-def clocked_server(tmp_path: Path) -> Iterator[tuple[str, MovedClock]]:
-    clock = MovedClock()
-    with running_server(str(tmp_path / "clocked.sqlite"), clock=clock) as base:
-        yield base, clock
 
 
 def test_phones_a_delayed_games_page_says_when_its_broadcast_starts_then_shows_what_a_spectator_may_see(

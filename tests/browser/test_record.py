@@ -25,7 +25,7 @@ from tests.helpers.phone import (
     tap_action,
     tap_words,
 )
-from tests.helpers.servers import ADMIN, MovedClock, running_server
+from tests.helpers.servers import ADMIN, MovedClock
 from tests.helpers.traits_pages import ACTIONS, seated_traits_game
 
 pytestmark = pytest.mark.slow(reason="drives Chromium: the quick tier's one browser test is test_smoke")
@@ -213,14 +213,6 @@ def test_record_a_seats_device_joined_by_its_link_shows_that_seats_hand_alone(br
 
 # Of the server's clock, which the test moves on: however slow the machine, no event gets that old by itself.
 DELAY_MINUTES = 10
-
-
-@pytest.fixture
-def clocked_server(tmp_path: Path) -> Iterator[tuple[str, MovedClock]]:
-    """A server as `server` is, whose clock the test moves on."""
-    clock = MovedClock()
-    with running_server(str(tmp_path / "clocked.sqlite"), clock=clock) as base:
-        yield base, clock
 
 
 def test_record_an_anonymous_viewer_of_a_delayed_game_never_sees_an_event_younger_than_the_delay(
