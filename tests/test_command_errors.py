@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from eventsourcing.persistence import OperationalError
+from eventsourcing.sqlite import SQLiteAggregateRecorder
 
 from evo_ledger.cli.ledger_commands import EXIT_BAD_INPUT
 from evo_ledger.cli.main import main
@@ -205,3 +207,24 @@ def test_the_installed_command_refuses_with_its_lines_alone(inputs: Inputs) -> N
         lines = done.stderr.strip().splitlines()
         assert done.returncode == EXIT_BAD_INPUT and len(lines) == 1 and named in lines[0], (case, done.stderr)
         assert done.stdout == "", (case, done.stdout)
+
+
+@pytest.mark.parametrize("url", ["postgresql://localhost:abc/evo", "postgresql://localhost:99999/evo"])
+def test_a_postgresql_url_with_no_port_number_is_named(url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    [line] = said(["games", "--database", url], capsys)
+    assert line.startswith("evo-ledger games: EVO_LEDGER_DATABASE: not a PostgreSQL URL (") and url in line
+
+
+def test_a_store_that_refuses_a_write_once_opened_is_named(
+    inputs: Inputs, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file only readable opens, then refuses the first write (as the library says it): one line naming it."""
+
+    def refused(*_: object, **__: object) -> None:
+        raise OperationalError("attempt to write a readonly database")
+
+    monkeypatch.setattr(SQLiteAggregateRecorder, "insert_events", refused)
+    [line] = said(["note", "last", "a note", "--database", inputs.ledger], capsys)
+    assert line == (
+        f"evo-ledger note: SQLite file {inputs.ledger}: cannot be used: attempt to write a readonly database"
+    )

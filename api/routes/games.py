@@ -212,7 +212,8 @@ def list_games(
 ) -> schemas.GameList:
     """Public games (and private ones for the admin), oldest first, filtered, `limit` a page; `next_cursor`
     gives the next page (null on the last). A ruleset that is not installed is refused with 404 `unknown_ruleset`,
-    and a player no game the caller may see names with 404 `unknown_player`."""
+    and a player no game the list would show the caller (the public games; the private too for the admin) names
+    with 404 `unknown_player`."""
     if ruleset is not None:
         known_ruleset(ruleset)
     admin = is_admin(request, token)

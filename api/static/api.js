@@ -43,7 +43,8 @@ function dropExpiredKept() {
     let kept = null;
     try { kept = JSON.parse(localStorage.getItem(key)); } catch (error) { kept = null; }
     if (kept && typeof kept === "object" && Number.isFinite(kept.until) && kept.until <= Date.now()) {
-      localStorage.removeItem(key);
+      const keptGame = key.slice("evo-ledger-record:".length);
+      for (const what of ["record", "drawn", "heard"]) localStorage.removeItem(`evo-ledger-${what}:${keptGame}`);
     }
   }
 }

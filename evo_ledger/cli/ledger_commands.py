@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any, TextIO
 from uuid import UUID
 
+from eventsourcing.persistence import PersistenceError
+
 from evo_ledger.app.access import AccessNotVouched, CoRecorderTaken
 from evo_ledger.app.audit import CLEAN
 from evo_ledger.app.disputes import ExplanationReport, NotExplainable, WhatIfReport
@@ -49,6 +51,7 @@ from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.text import NotationError
 from evo_ledger.rules.words import counted
 from evo_ledger.settings import Settings, SettingsError
+from evo_ledger.store.recorders import reason_in
 
 EXIT_OK = 0
 EXIT_REFUSED = 1  # the rules, a check or an audit said no
@@ -169,7 +172,12 @@ def add_share_command(commands: Any) -> None:
         help="the address the phones open the server at (default: this machine's network address and port "
         f"{DEFAULT_PORT}, as `serve --host 0.0.0.0` announces it)",
     )
-    share.add_argument("--seats", action="store_true", help="also each seat's own link, with its token issued anew")
+    share.add_argument("--seats", action="store_true", help="also each seat's own link, with its token")
+    share.add_argument(
+        "--reissue-seats",
+        action="store_true",
+        help="with --seats, where seats have links already: a new one each (the links before read no more)",
+    )
 
 
 def add_audit_commands(commands: Any) -> None:
@@ -240,6 +248,10 @@ def run_ledger_command(args: argparse.Namespace, out: TextIO | None = None) -> i
     except AccessNotVouched as error:
         print(f"evo-ledger {args.command}: {error}", file=sys.stderr)
         return EXIT_REFUSED
+    except PersistenceError as error:  # opened, then refused a read or a write (a file only readable, a lost server)
+        store = Settings.for_database(args.database).described
+        print(f"evo-ledger {args.command}: {store}: cannot be used: {reason_in(error)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except BrokenPipeError:
         raise
     except BAD_INPUT as error:
@@ -541,7 +553,7 @@ def export(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def share(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    share_game(ledger, game_of(ledger, args.game), args.url, args.seats, out)
+    share_game(ledger, game_of(ledger, args.game), args.url, args.seats, out, args.reissue_seats)
     return EXIT_OK
 
 

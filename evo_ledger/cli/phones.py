@@ -3,7 +3,6 @@ recording page with a token that records it (and, if asked, each seat's own link
 
 from __future__ import annotations
 
-import itertools
 import socket
 import textwrap
 from collections.abc import Sequence
@@ -88,22 +87,31 @@ def issue_recording_token(ledger: Ledger, game_id: UUID) -> Issued:
         if let_go:
             said += f" ({counted(let_go, 'co-recorder')} let in before it were let go)"
         return Issued(token, said)
-    added = ledger.change_access(game_id, lambda held: held.add_co_recorder(free_name(held), token))
-    name = added.co_recorder_of(token)
-    said = f"a co-recorder's token, {name!r}: the phone that opens the link records the game beside its recorder,"
-    said += " whose token records on (the recorder lets it go under the recording page's other devices)"
+    shared_before = [key for key, held in access.co_recorders.items() if held.name == SHARED_NAME]
+
+    def share_anew(held: GameAccess) -> None:
+        for key in shared_before:
+            held.revoke_co_recorder(key)
+        held.add_co_recorder(SHARED_NAME, token)
+
+    ledger.change_access(game_id, share_anew)
+    said = f"a co-recorder's token, {SHARED_NAME!r}: the phone that opens the link records the game beside its"
+    said += " recorder, whose token records on (the recorder lets it go under the recording page's other devices)"
+    if shared_before:
+        said += "; the link an earlier share gave records no more"
     return Issued(token, said)
 
 
-def free_name(access: GameAccess) -> str:
-    """The co-recorder's name: SHARED_NAME, numbered where the game has a co-recorder of that name already."""
-    taken = {held.name for held in access.co_recorders.values()}
-    numbered = (f"{SHARED_NAME} {number}" for number in itertools.count(2))
-    return next(name for name in itertools.chain([SHARED_NAME], numbered) if name not in taken)
-
-
-def issue_seat_tokens(ledger: Ledger, game_id: UUID, seats: Sequence[str]) -> dict[str, str]:
-    """A token for each seat, issued anew (each seat's token before reads no more), in one change of the access."""
+def issue_seat_tokens(ledger: Ledger, game_id: UUID, seats: Sequence[str], again: bool) -> dict[str, str]:
+    """A token for each seat, in one change of the access; ShareError where seats have tokens already, unless
+    `again` (each seat's token before then reads no more)."""
+    access = ledger.access(game_id)
+    held = sorted(access.seat_digests) if access is not None else []
+    if held and not again:
+        raise ShareError(
+            f"--seats: {', '.join(held)} have their links already: --reissue-seats gives each seat a new one, and the"
+            " links they have read no more"
+        )
     issued = {seat: new_token() for seat in seats}
 
     def issue(access: GameAccess) -> None:
@@ -114,7 +122,9 @@ def issue_seat_tokens(ledger: Ledger, game_id: UUID, seats: Sequence[str]) -> di
     return issued
 
 
-def share_game(ledger: Ledger, game_id: UUID, url: str | None, seats: bool, out: TextIO) -> None:
+def share_game(
+    ledger: Ledger, game_id: UUID, url: str | None, seats: bool, out: TextIO, reissue_seats: bool = False
+) -> None:
     """`evo-ledger share`: the address the phones open (`url`, or the one `serve --host 0.0.0.0` announces), the
     recording link with a token issued for it, the link as a QR code drawn in the terminal, and each seat's link if
     asked."""
@@ -125,6 +135,7 @@ def share_game(ledger: Ledger, game_id: UUID, url: str | None, seats: bool, out:
     print(f"game {game_id}: {game.ruleset_name} on {game.kit_name}, {', '.join(game.player_names)}", file=out)
     where = "" if url is not None else " (as `serve --host 0.0.0.0` serves; --url names another address)"
     print(f"phones open     {address}{where}", file=out)
+    seat_tokens = issue_seat_tokens(ledger, game_id, game.player_names, reissue_seats) if seats else {}
     recording = issue_recording_token(ledger, game_id)
     link = recording_link(address, game_id, recording.token)
     print(f"recording link  {link}", file=out)
@@ -133,7 +144,8 @@ def share_game(ledger: Ledger, game_id: UUID, url: str | None, seats: bool, out:
 
     segno.make(link, error="m").terminal(out=out, compact=True)
     if seats:
-        for seat, token in issue_seat_tokens(ledger, game_id, game.player_names).items():
+        for seat, token in seat_tokens.items():
             print(f"seat {seat}: {recording_link(address, game_id, token)}", file=out)
-        said = "each seat's link shows its player that seat's hidden facts alone; the link it had before reads no more"
+        said = "each seat's link shows its player that seat's hidden facts alone"
+        said += "; the link it had before reads no more" if reissue_seats else ""
         print(textwrap.fill(said, WIDTH, initial_indent=INDENT, subsequent_indent=INDENT), file=out)

@@ -120,14 +120,18 @@ def persistence_env(settings: Settings) -> dict[str, str]:
 
 
 def postgres_env(url: str) -> dict[str, str]:
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:  # a port that is not a number from 0 to 65535, a bracket left open
+        raise SettingsError(f"{DATABASE_VARIABLE}: not a PostgreSQL URL ({error}): {url!r}") from None
     if not parts.hostname or not parts.path.strip("/"):
         raise SettingsError(f"{DATABASE_VARIABLE}: a PostgreSQL URL needs a host and a database name: {url!r}")
     return {
         "PERSISTENCE_MODULE": f"{__name__}:{LedgerPostgresFactory.__name__}",
         "POSTGRES_DBNAME": unquote(parts.path.strip("/")),
         "POSTGRES_HOST": parts.hostname,
-        "POSTGRES_PORT": str(parts.port or 5432),
+        "POSTGRES_PORT": str(port or 5432),
         "POSTGRES_USER": unquote(parts.username or os.environ.get("USER") or "postgres"),
         "POSTGRES_PASSWORD": unquote(parts.password or ""),
         "POSTGRES_LOCK_TIMEOUT": str(LOCK_TIMEOUT_SECONDS),

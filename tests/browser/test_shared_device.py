@@ -239,10 +239,14 @@ def test_forget_any_page_of_the_site_drops_what_a_device_kept_for_a_game_past_it
     page = phone.new_page()
     page.goto(f"{server}/")  # the games list
     page.evaluate(
-        "for (const [game, left] of [['old', -1], ['new', 1e6]]) localStorage.setItem(`evo-ledger-record:${game}`, "
-        "JSON.stringify({ token: 't', hours: 1, until: Date.now() + left }))"
+        "for (const [game, left] of [['old', -1], ['new', 1e6]]) {"
+        "  localStorage.setItem(`evo-ledger-record:${game}`,"
+        "    JSON.stringify({ token: 't', hours: 1, until: Date.now() + left }));"
+        "  for (const what of ['drawn', 'heard']) localStorage.setItem(`evo-ledger-${what}:${game}`, 'kept');"
+        "}"
     )
     page.reload()
     page.wait_for_load_state()
-    assert page.evaluate("localStorage.getItem('evo-ledger-record:old')") is None
-    assert page.evaluate("localStorage.getItem('evo-ledger-record:new')") is not None
+    for what in ("record", "drawn", "heard"):  # the token, what the phone's rules drew, when the server answered
+        assert page.evaluate(f"localStorage.getItem('evo-ledger-{what}:old')") is None, what
+        assert page.evaluate(f"localStorage.getItem('evo-ledger-{what}:new')") is not None, what

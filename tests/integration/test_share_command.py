@@ -71,18 +71,21 @@ def test_a_game_begun_at_the_command_line_gets_a_recorder_token_that_records_it(
     assert isinstance(appended(ledger, game_id, "not-the-token", "climate cw"), RecorderRefused)
 
 
-def test_a_game_with_a_recorder_lets_the_phone_in_beside_it(ledger: Ledger, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_game_with_a_recorder_lets_the_phone_in_beside_it_one_shared_link_at_a_time(
+    ledger: Ledger, capsys: pytest.CaptureFixture[str]
+) -> None:
     database = ledger.settings.database
     game_id = ledger.create_game("evo2", "standin-e2-3p", list(PLAYERS), recorder_token="the-recorders").game_id
-    first, second = (recording_token(shared(database, capsys))[1] for _ in range(2))
+    first = recording_token(shared(database, capsys))[1]
+    again = shared(database, capsys)
+    second = recording_token(again)[1]
+    assert "the link an earlier share gave records no more" in " ".join(again.split())
     access = ledger.access(game_id)
     assert access is not None
-    assert {held.name for held in access.co_recorders.values()} == {
-        "shared from the command line",
-        "shared from the command line 2",
-    }
-    for token, action in (("the-recorders", "order ann ben cat"), (first, "climate cw"), (second, "draw legs")):
+    assert [held.name for held in access.co_recorders.values()] == ["shared from the command line"]
+    for token, action in (("the-recorders", "order ann ben cat"), (second, "climate cw")):
         assert isinstance(appended(ledger, game_id, token, action), Receipt), token
+    assert not isinstance(appended(ledger, game_id, first, "draw legs"), Receipt)  # one shared link at a time
 
 
 def test_the_phones_open_the_address_serve_announces_unless_told_another(
@@ -107,6 +110,19 @@ def test_each_seat_gets_a_link_whose_token_reads_as_that_seat(
         found = LINK.search(line)
         assert found is not None and UUID(found[2]) == game_id, line
         assert access.seat_of(found[3]) == seat
+
+
+def test_seats_with_links_keep_them_unless_told_to_reissue(
+    database: str, ledger: Ledger, capsys: pytest.CaptureFixture[str]
+) -> None:
+    started(database, capsys)
+    game_id, _ = recording_token(shared(database, capsys, "--seats"))
+    kept = ledger.access(game_id)
+    assert main(["share", "last", "--database", database, "--url", URL, "--seats"]) == EXIT_BAD_INPUT
+    assert "--reissue-seats gives each seat a new one" in capsys.readouterr().err
+    assert ledger.access(game_id) == kept  # nothing was issued
+    out = shared(database, capsys, "--seats", "--reissue-seats")
+    assert "the link it had before reads no more" in " ".join(out.split())
 
 
 def test_the_link_opens_the_servers_recording_page(database: str, capsys: pytest.CaptureFixture[str]) -> None:
