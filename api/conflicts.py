@@ -10,11 +10,12 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from api import schemas
-from api.deps import latest_for, reader, token_of
+from api.deps import reader, token_of
 from api.errors import ApiError, problem
 from api.routes.events import page_in
 from evo_ledger.app.access import HiddenGame
 from evo_ledger.app.ledger import Ledger, UnknownGame, VersionConflict
+from evo_ledger.app.readers import NotYetBroadcast, latest_for
 
 CODE: Final = "version_conflict"
 
@@ -28,7 +29,7 @@ def overtaken(request: Request, conflict: VersionConflict) -> JSONResponse:
     does not see the game (an import racing another of the same game)."""
     try:
         told = told_to_caller(request, conflict)
-    except (ApiError, HiddenGame, UnknownGame):
+    except (ApiError, HiddenGame, UnknownGame, NotYetBroadcast):
         told = None
     if told is None:
         return problem(409, CODE, str(conflict))

@@ -22,7 +22,14 @@ from evo_ledger.app.access import (
 )
 from evo_ledger.app.disputes import NotExplainable
 from evo_ledger.app.ledger import Contention, GameReferenceError, IdempotencyKeyReused, ReplacedGame, UnknownGame
-from evo_ledger.app.readers import HiddenEvent, HiddenFacts
+from evo_ledger.app.readers import (
+    DelayedBroadcast,
+    HiddenEvent,
+    HiddenFacts,
+    NotYetBroadcast,
+    PerspectiveRefused,
+    UnknownPerspective,
+)
 from evo_ledger.app.transfer import BundleError, IllegalAction
 from evo_ledger.app.writer import WriterProcessLost
 from evo_ledger.game.aggregate import GameTooLong, NothingToUndo, UnknownEvent
@@ -75,6 +82,9 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
     KitError: (422, "kit_error"),
     BundleError: (422, "bundle_error"),
     HiddenEvent: (404, "hidden_event"),
+    DelayedBroadcast: (409, "delayed_broadcast"),
+    UnknownPerspective: (422, "unknown_perspective"),
+    PerspectiveRefused: (403, "perspective_refused"),
     GameTooLong: (422, "game_too_long"),
     NothingToUndo: (422, "nothing_to_undo"),
     CoRecorderTaken: (409, "co_recorder_exists"),
@@ -102,6 +112,11 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(HiddenFacts)
     def hidden_facts(_: Request, error: HiddenFacts) -> JSONResponse:
         return problem(403, error.code, str(error))
+
+    @app.exception_handler(NotYetBroadcast)
+    def not_yet_broadcast(_: Request, error: NotYetBroadcast) -> JSONResponse:
+        extra = {"broadcast_starts_at": error.starts, "broadcast_delay": error.delay}
+        return problem(404, error.code, str(error), **extra)
 
     @app.exception_handler(RuleViolation)
     def rule_violation(_: Request, violation: RuleViolation) -> JSONResponse:

@@ -56,6 +56,6 @@ def open_streams(request: Request) -> OpenStreams:
 
 def client_of(request: Request, reader: Reader) -> str:
     """Whom a stream is counted against: the token the game knows it by, or the address it comes from."""
-    if reader.token is not None and (reader.sees_all or reader.seat is not None):
-        return f"token {token_digest(reader.token)}"
+    if reader.known_token is not None:
+        return f"token {token_digest(reader.known_token)}"
     return f"address {request.client.host if request.client is not None else 'unknown'}"

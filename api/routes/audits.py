@@ -9,12 +9,12 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 
 from api import schemas
-from api.deps import LedgerDep, Reader, ReaderDep, live_only
+from api.deps import LedgerDep, Reader, ReaderDep
 from api.errors import ApiError
 from api.whole_log_reads import TOO_MANY_ANSWER, AuditAsked, AuditCache, KeptAudit, whole_log_read
 from evo_ledger.app.audit import CanonicalReport
 from evo_ledger.app.ledger import Ledger
-from evo_ledger.app.readers import Visibility, branch_for, check_shown, report_for, sight_of, visibility
+from evo_ledger.app.readers import audit_for, branch_for, check_live, explanation_for, sight_of
 from evo_ledger.game.aggregate import Game
 
 router = APIRouter(prefix=schemas.API_PREFIX, tags=["audit"], responses=schemas.PROBLEMS)
@@ -49,7 +49,7 @@ def audit(
     that are not kept (429 `too_many_whole_log_reads`), and the server makes at most
     `ApiSettings.whole_log_reads_at_once` audits and exports at once, for any reader but the admin (429
     `whole_log_reads_busy`)."""
-    live_only(reader, ledger, "audits")
+    check_live(reader, ledger, "audits")
     game = ledger.game(reader.game_id)
     asked = AuditAsked(game.id, ledger.audit_basis(game.id), event, expect_head, sight_of(reader, game))
     audits: AuditCache = request.app.state.audits
@@ -70,20 +70,6 @@ def made_audit(reader: Reader, ledger: Ledger, game: Game, asked: AuditAsked, au
     return made
 
 
-def audit_for(
-    reader: Reader, ledger: Ledger, game: Game, up_to: int | None, expect_head: str | None
-) -> CanonicalReport:
-    """The audit as the reader may be given it (`visibility`)."""
-    seen = visibility(reader, ledger, game)
-    if expect_head in seen.withheld_hashes:
-        expect_head = NO_HASH  # a hash withheld from the reader is answered as any wrong guess of it would be
-    return report_for(ledger.audit(game.id, up_to=up_to, expect_head=expect_head), seen)
-
-
-NO_HASH = "0" * 64
-"""A head no event carries."""
-
-
 EventNumber = Annotated[
     int, Path(ge=1, le=schemas.MAX_EVENT_NUMBER, description="the event's version in the game's log")
 ]
@@ -97,8 +83,8 @@ EventNumber = Annotated[
 def explain(reader: ReaderDep, ledger: LedgerDep, event: EventNumber) -> Response:
     """Why the rules decided as they did about the part of the game (a combat, a survival phase...) the event
     belongs to: every number they used, as data and in words. 422 `not_explainable` for any other event."""
-    seen = not_hidden(reader, ledger, event)
-    return report_response(report_for(ledger.explain(reader.game_id, event), seen))
+    check_live(reader, ledger, "explanations")
+    return report_response(explanation_for(reader, ledger, ledger.game(reader.game_id), event))
 
 
 @router.get(
@@ -121,18 +107,8 @@ def what_if(
     refused with 403 `hidden_facts`; a refusal in the branch is told as the reader may see it."""
     if (replace is None) == (not drop):
         raise ApiError(422, "invalid_request", "give either replace=ACTION or drop=true")
-    live_only(reader, ledger, "branches")
+    check_live(reader, ledger, "branches")
     return report_response(branch_for(reader, ledger, ledger.game(reader.game_id), event, replace))
-
-
-def not_hidden(reader: Reader, ledger: Ledger, event: int) -> Visibility:
-    """What the reader may see of the game, refused (404 `hidden_event`) if `event` is an action hidden from it:
-    that is neither explained nor branched from for it. A game broadcast with a delay is explained to a reader
-    without a token once the game ends (409 `delayed_broadcast`)."""
-    live_only(reader, ledger, "explanations")
-    seen = visibility(reader, ledger, ledger.game(reader.game_id))
-    check_shown(seen, event)
-    return seen
 
 
 def report_response(report: CanonicalReport) -> Response:

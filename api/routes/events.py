@@ -6,7 +6,7 @@ anyone else such an action shows only whose it is, in every one of these."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Container
+from collections.abc import AsyncIterator
 from dataclasses import asdict
 from typing import Annotated, Any
 
@@ -19,29 +19,27 @@ from fastapi.responses import Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from api import schemas
-from api.deps import (
-    LedgerDep,
-    Reader,
-    ReaderDep,
-    game_seen_by,
-    latest_for,
-    live_only,
-    lost_access,
-    shown_version,
-    token_of,
-    with_access,
-)
+from api.deps import LedgerDep, Reader, ReaderDep, game_seen_by, token_of
 from api.errors import ApiError
 from api.open_streams import client_of, open_streams
 from api.whole_log_reads import TOO_MANY_ANSWER, whole_log_read
-from evo_ledger.app.access import leave_out, new_token
+from evo_ledger.app.access import new_token
 from evo_ledger.app.ledger import Ledger, Receipt
-from evo_ledger.app.readers import Visibility, hidden_from, layout_for, reads_hidden, sentence_for, visibility
+from evo_ledger.app.readers import (
+    ShownEvent,
+    check_live,
+    events_for,
+    latest_for,
+    layout_for,
+    lost_access,
+    shown_version,
+    state_for,
+    visibility,
+    with_access,
+)
 from evo_ledger.app.transfer import bundle_game, export_bundle, export_notation, notation_game, store_game
 from evo_ledger.game.aggregate import Game
 from evo_ledger.game.codec import pack
-from evo_ledger.rules import AnyRuleset
-from evo_ledger.rules.contract import hidden_information
 
 router = APIRouter(prefix=schemas.API_PREFIX, tags=["events"], responses=schemas.PROBLEMS)
 MSGPACK = "application/msgpack"
@@ -51,23 +49,17 @@ ACCESS_CHECK_SECONDS = 1.0
 MAX_DIGITS = 40
 
 
-def event_out(
-    event: Any, rules: AnyRuleset, shown: Container[int] | None, withheld_from: int | None = None
-) -> schemas.Event:
-    """The event as JSON, with the sentence the log gives it; with `shown`, a hidden action not among those
-    versions shows only whose it is; from event `withheld_from` on, hashes are left out (`Visibility`)."""
-    fields = {k: v for k, v in vars(event).items() if k not in ("originator_id", "originator_version", "timestamp")}
-    seen = Visibility(shown, {})
-    hidden = hidden_from(seen, event)
-    fields = leave_out(fields, event.originator_version, hidden, withheld_from)
+def event_out(shown: ShownEvent) -> schemas.Event:
+    """The event as JSON, as the readers give it to its reader (`events_for`), with the sentence the log gives it."""
+    event = shown.event
     return schemas.Event(
         number=event.originator_version,
         kind=type(event).__name__,
         topic=get_topic(type(event)),
         timestamp=event.timestamp.isoformat(),
-        text=sentence_for(seen, event, rules),
-        fields=jsonable_encoder(fields),
-        hidden=hidden,
+        text=shown.text,
+        fields=jsonable_encoder(shown.fields),
+        hidden=shown.hidden,
     )
 
 
@@ -89,9 +81,7 @@ def page_of(ledger: Ledger, reader: Reader, after: int, limit: int) -> schemas.E
 def page_in(ledger: Ledger, reader: Reader, game: Game, after: int, limit: int) -> schemas.EventPage:
     """The events of `game` (as the reader may see it: `latest_for`) after `after`, each as it is shown to the
     reader."""
-    seen = visibility(reader, ledger, game)
-    stored = ledger.game_events(reader.game_id, up_to=game.version, after=after, limit=limit)
-    events = [event_out(e, game.rules, seen.shown, seen.withheld_from) for e in stored]
+    events = [event_out(shown) for shown in events_for(reader, ledger, game, after, limit)]
     more = bool(events) and events[-1].number < game.version
     return schemas.EventPage(events=events, next_after=events[-1].number if more else None)
 
@@ -162,12 +152,6 @@ def state(
     latest = latest_for(reader, ledger)
     game = game_at(ledger, latest, at)
     view = game.rules.view(game.state)
-    if reads_hidden(reader, latest):
-        data = game.rules.snapshot_state(game.state)
-    elif reader.seat is not None:
-        data = hidden_information(game.rules).seat_state(game.state, reader.seat)
-    else:
-        data = hidden_information(game.rules).public_state(game.state)
     return schemas.State(
         version=game.version,
         headline=view.headline,
@@ -177,7 +161,7 @@ def state(
         players=list(view.players),
         occupants=dict(view.occupants),
         result=schemas.result_of(game.rules.outcome(game.state)),
-        state=jsonable_encoder(data),
+        state=jsonable_encoder(state_for(reader, latest, game)),
     )
 
 
@@ -271,7 +255,7 @@ def export(
     `delayed_broadcast`). A reader without a token is limited in the exports it asks for (429
     `too_many_whole_log_reads`), and the server makes at most `ApiSettings.whole_log_reads_at_once` audits and
     exports at once, for any reader but the admin (429 `whole_log_reads_busy`)."""
-    live_only(reader, ledger, "exports")
+    check_live(reader, ledger, "exports")
     with whole_log_read(request, reader, "exports"):
         return exported(reader, ledger, format)
 
@@ -280,11 +264,11 @@ def exported(reader: Reader, ledger: Ledger, format: str) -> Response:
     """The export as the reader may be given it, made whole before it is sent: its slot among the whole-log reads
     at once is given back before the answer's first byte leaves."""
     seen = visibility(reader, ledger, ledger.game(reader.game_id))
-    headers = {"Evo-Left-Out": " ".join(map(str, sorted(seen.hidden)))} if seen.hidden else {}
+    headers = {"Evo-Left-Out": " ".join(map(str, seen.left_out))} if seen.left_out else {}
     if format == "notation":
         text = export_notation(ledger, reader.game_id, shown=seen.shown)
         return Response(text, media_type="text/plain", headers=headers)
-    bundle = export_bundle(ledger, reader.game_id, left_out=set(seen.hidden), withheld_from=seen.withheld_from)
+    bundle = export_bundle(ledger, reader.game_id, seen)
     return Response(bundle, media_type=MSGPACK, headers=headers)
 
 

@@ -15,7 +15,6 @@ from pydantic import AfterValidator, BeforeValidator
 from api import schemas
 from api.deps import (
     LedgerDep,
-    Reader,
     ReaderDep,
     TokenDep,
     game_id_of,
@@ -23,16 +22,14 @@ from api.deps import (
     join_link,
     json_body,
     known_ruleset,
-    latest_for,
     recorder,
     require_admin,
     token_of,
-    with_access,
 )
 from api.errors import ApiError
 from evo_ledger.app.access import HiddenGame, check_recorder, new_token
 from evo_ledger.app.ledger import AppendRequest, Idempotency, Ledger
-from evo_ledger.app.readers import legal_for, withheld_from
+from evo_ledger.app.readers import PUBLIC, Perspective, game_listed, head_hash_for, latest_for, legal_for
 from evo_ledger.app.writer import NewGame, Writer
 from evo_ledger.game.aggregate import Game
 from evo_ledger.rules import marked_seats
@@ -225,8 +222,11 @@ def list_games(
             continue  # told apart by its setup: the game is not read
         if known.get(setup.originator_id, status) != status:
             continue  # told apart by the read tables, which have followed the whole log
-        summary = listed(ledger, setup.originator_id, admin, request.app.state.clock)
-        if summary is None or (summary.private and not admin) or (status is not None and summary.status != status):
+        game = game_listed(ledger, setup.originator_id, admin, request.app.state.clock)
+        if game is None:
+            continue
+        summary = summarise(ledger, game)
+        if status is not None and summary.status != status:
             continue
         if len(found) == limit:  # one more matches: there is a next page
             more = True
@@ -240,24 +240,11 @@ def list_games(
 
 def player_seen(ledger: Ledger, player: str, admin: bool, clock: Any) -> bool:
     """Whether a game the list shows the caller names the player (only the games that name it are read)."""
-    for _, setup in ledger.started_setups():
-        if set_up_as(setup, None, player, None, None):
-            summary = listed(ledger, setup.originator_id, admin, clock)
-            if summary is not None and (admin or not summary.private):
-                return True
-    return False
-
-
-def listed(ledger: Ledger, game_id: UUID, admin: bool, clock: Any) -> schemas.Summary | None:
-    """The game as the list shows it: as it stands to the admin; to others as a reader without a token sees it
-    (a game broadcast with a delay as it stood that long ago, and none of it before its first event is that old)."""
-    if admin:
-        return summarise(ledger, ledger.game(game_id))
-    spectator = with_access(Reader(game_id, sees_all=False, clock=clock), ledger.access(game_id))
-    try:
-        return summarise(ledger, latest_for(spectator, ledger))
-    except ApiError:
-        return None
+    return any(
+        set_up_as(setup, None, player, None, None)
+        and game_listed(ledger, setup.originator_id, admin, clock) is not None
+        for _, setup in ledger.started_setups()
+    )
 
 
 def set_up_as(
@@ -287,12 +274,11 @@ def game_summary(reader: ReaderDep, ledger: LedgerDep) -> schemas.Summary:
     return summarise(ledger, latest_for(reader, ledger), reader)
 
 
-def summarise(ledger: Ledger, game: Game, reader: Reader | None = None) -> schemas.Summary:
-    """The game as a reader (the public if None) sees it: the head hash is left out where a hidden action could
-    be tried from it."""
+def summarise(ledger: Ledger, game: Game, reader: Perspective = PUBLIC) -> schemas.Summary:
+    """The game as a reader (the public if none is named) sees it: the head hash is left out where a hidden action
+    could be tried from it (`head_hash_for`)."""
     outcome, view = game.rules.outcome(game.state), game.rules.view(game.state)
     access = ledger.access(game.id)
-    withheld = withheld_from(reader or Reader(game.id, sees_all=False), ledger, game)
     return schemas.Summary(
         game_id=str(game.id),
         ruleset=game.ruleset_name,
@@ -301,7 +287,7 @@ def summarise(ledger: Ledger, game: Game, reader: Reader | None = None) -> schem
         kit_hash=game.kit_hash,
         players=game.players,
         version=game.version,
-        head_hash=game.head_hash if withheld is None else None,
+        head_hash=head_hash_for(reader, ledger, game),
         status="over" if outcome is not None else "ongoing",
         headline=view.headline,
         round=view.round,

@@ -10,11 +10,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, Request
 
 from api import schemas
-from api.deps import LedgerDep, ReaderDep, TokenDep, game_id_of, is_admin, join_link, latest_for, recorder
+from api.deps import LedgerDep, ReaderDep, TokenDep, game_id_of, is_admin, join_link, recorder
 from api.errors import ApiError
 from evo_ledger.app.access import GameAccess, new_token
 from evo_ledger.app.ledger import Ledger, Receipt
-from evo_ledger.app.readers import choices_for, forced_choices_for
+from evo_ledger.app.readers import check_records_game, choices_for, forced_choices_for, latest_for
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.kits import builtin_kit_names, load_kit_document, ruleset_of_kit
 
@@ -219,8 +219,7 @@ def game_setup(reader: ReaderDep, ledger: LedgerDep) -> schemas.GameSetup:
     """The game's setup and effective actions, for the recording page to judge entries on the device when the
     server cannot be reached. It holds every hidden fact (a card drawn, a peek), so only those who record the game
     (the recorder, a co-recorder, the admin) read it."""
-    if not reader.holder_sees_all:
-        raise ApiError(403, "token_refused", "a game's setup and actions are given to those who record the game")
+    check_records_game(reader, "a game's setup and actions are given to those who record the game")
     game = latest_for(reader, ledger)
     return schemas.GameSetup(
         ruleset=game.ruleset_name,
@@ -237,8 +236,7 @@ def game_setup(reader: ReaderDep, ledger: LedgerDep) -> schemas.GameSetup:
 def list_co_recorders(reader: ReaderDep, ledger: LedgerDep) -> schemas.CoRecorderList:
     """The co-recorders, each by its id and name, for a reader who records the game (the recorder, a co-recorder,
     the admin)."""
-    if not reader.holder_sees_all:
-        raise ApiError(403, "token_refused", "the co-recorders are listed to those who record the game")
+    check_records_game(reader, "the co-recorders are listed to those who record the game")
     access = ledger.access(reader.game_id)
     return co_recorders_of(access) if access is not None else schemas.CoRecorderList(co_recorders=[])
 

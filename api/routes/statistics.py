@@ -14,10 +14,10 @@ from fastapi.responses import StreamingResponse
 from sqlalchemy import Connection
 
 from api import schemas
-from api.deps import LedgerDep, Reader, ReaderDep, TokenDep, held_back_to, is_admin, known_ruleset
+from api.deps import LedgerDep, Reader, ReaderDep, TokenDep, is_admin, known_ruleset
 from api.errors import ApiError
 from evo_ledger.app.ledger import Ledger
-from evo_ledger.app.readers import undone_by
+from evo_ledger.app.readers import rows_as_of
 from evo_ledger.rules import rulesets
 from evo_ledger.rules.base import Statistic
 from evo_ledger.rules.contract import reading as reading_of
@@ -82,11 +82,11 @@ def game_report(request: Request, ledger: Ledger, reader: Reader, report: str) -
         queries.report_parts(setup.ruleset, report)
     except queries.NoSuchReport as error:
         raise ApiError(404, f"no_{report}", str(error)) from None
-    held = held_back_to(reader, ledger, ledger.game(reader.game_id))
-    if held is None:
+    cut = rows_as_of(reader, ledger)
+    if cut is None:
         answer, fresh = read(request, lambda c: queries.game_report(c, game_id, setup.ruleset, report))
         return {**answer, **fresh}
-    as_of = queries.AsOf(held, undone_by(ledger, reader.game_id, held))
+    as_of = queries.AsOf(*cut)
     answer, _ = read(request, lambda c: queries.game_report(c, game_id, setup.ruleset, report, as_of))
     return {**answer, "position": None, "log_position": None}
 

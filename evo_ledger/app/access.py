@@ -66,26 +66,6 @@ class TokenRequired(RecorderRefused):
     code = "token_required"
 
 
-# What a reader who may not see a hidden action is shown in its place, after whose action it is.
-HIDDEN = "hidden until revealed"
-
-
-def hidden_in_place(player: str) -> str:
-    return f"{player}: {HIDDEN}"
-
-
-def leave_out(fields: dict[str, Any], version: int, hidden: bool, withheld_from: int | None) -> dict[str, Any]:
-    """An event's fields as a reader who may not see everything gets them: a `hidden` action shows only whose it
-    is (its salt left out too), and from event `withheld_from` on the hashes are left out."""
-    if hidden:
-        fields.update(notation=hidden_in_place(fields["visible_only_to"]), action_salt=None)
-    if withheld_from is not None and version >= withheld_from:
-        fields["hash"] = None
-        if version > withheld_from:
-            fields["prev_hash"] = None
-    return fields
-
-
 class HiddenGame(LookupError):
     """A private game, to a caller who may not see it: told as an unknown game is."""
 

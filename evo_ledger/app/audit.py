@@ -12,15 +12,14 @@ JSON, the same bytes for the same log on every database and every run, and carri
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Self
+from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import Mapper, StoredEvent
 
-from evo_ledger.app.access import hidden_in_place
 from evo_ledger.game.aggregate import GENESIS, Game, commitment_holds, stored_hash
 from evo_ledger.game.checkpoints import REFUSALS, WITHOUT_A_KEY, Signed
 from evo_ledger.game.codec import MsgpackTranscoder, canonical_bytes, digest, unpack_sealed
@@ -620,28 +619,6 @@ class CanonicalReport:
     @property
     def canonical(self) -> bytes:
         return canonical_bytes({**self.data, "report_hash": self.hash})
-
-    def left_out(self, hidden: Mapping[int, tuple[str, str]], hashes: Collection[str]) -> Self:
-        """The report for a reader who may not see the hidden actions `hidden` (event: its player and notation)
-        nor the `hashes` withheld from it: each left out wherever it stands, and said to be left out."""
-        if not hidden and not hashes:
-            return self
-        shown = {notation: hidden_in_place(player) for player, notation in hidden.values()}
-
-        def redact(value: Any) -> Any:
-            if isinstance(value, dict):
-                return {key: redact(item) for key, item in value.items()}
-            if isinstance(value, list):
-                return [redact(item) for item in value]
-            if isinstance(value, str):
-                if value in hashes:
-                    return None
-                for notation, replacement in shown.items():
-                    value = value.replace(notation, replacement)
-            return value
-
-        left = {"hidden_actions": sorted(hidden), "hashes_withheld": bool(hashes)}
-        return type(self)({**redact(self.data), "left_out": left})
 
 
 class AuditReport(CanonicalReport):

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from evo_ledger.app.access import hidden_in_place
 from evo_ledger.app.audit import CanonicalReport
+from evo_ledger.app.readers import hidden_in_place
 from evo_ledger.game.aggregate import Game
 from evo_ledger.rules.base import Outcome, RuleViolation, Step
 from evo_ledger.rules.contract import Explanations, explain, is_chance

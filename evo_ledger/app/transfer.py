@@ -28,8 +28,9 @@ from eventsourcing.domain import EventSourcingError
 from eventsourcing.persistence import Mapper, StoredEvent
 from eventsourcing.utils import TopicError
 
-from evo_ledger.app.access import HIDDEN, GameAccess, leave_out
+from evo_ledger.app.access import GameAccess
 from evo_ledger.app.ledger import Ledger, Receipt
+from evo_ledger.app.readers import Visibility, hidden_line, narrowed_rows
 from evo_ledger.game.aggregate import (
     CHECK_ON_FOLD,
     GENESIS,
@@ -78,24 +79,17 @@ class BundleError(ValueError):
     """A bundle that cannot be imported: unreadable, or its events do not verify."""
 
 
-def export_bundle(
-    ledger: Ledger, game_id: UUID, left_out: Container[int] = (), withheld_from: int | None = None
-) -> bytes:
-    """The game's stored events with their hashes. For a reader who may not see everything: the hidden actions
-    `left_out` show whose they are only (their salt left out too), and the hashes from `withheld_from` on are left
-    out; such a bundle says so and is not imported until they are revealed."""
+def export_bundle(ledger: Ledger, game_id: UUID, seen: Visibility | None = None) -> bytes:
+    """The game's stored events with their hashes. For a reader who may not see everything (`seen`), narrowed as
+    the readers narrow a bundle's rows (`narrowed_rows`): such a bundle names the hidden actions it leaves out and
+    is not imported until they are revealed."""
     ledger.game(game_id)  # an unknown game raises
     events = ledger.stored_events(game_id)
     rows: list[list[Any]] = [[event.topic, event.originator_version, unsealed_bytes(event.state)] for event in events]
     bundle: dict[str, Any] = {"format": BUNDLE_FORMAT, "version": BUNDLE_VERSION, "game": str(game_id), "events": rows}
-    if left_out or withheld_from is not None:
-        transcoder = ledger.mapper.transcoder
-        for row in rows:
-            _, version, state = row
-            if version in left_out or (withheld_from is not None and version >= withheld_from):
-                fields = leave_out(transcoder.decode(state), version, version in left_out, withheld_from)
-                row[2] = transcoder.encode(fields)
-        bundle["left_out"] = [row[1] for row in rows if row[1] in left_out]
+    left_out = narrowed_rows(rows, seen, ledger.mapper.transcoder) if seen is not None else None
+    if left_out is not None:
+        bundle["left_out"] = left_out
     return pack(bundle)
 
 
@@ -300,8 +294,8 @@ def export_notation(ledger: Ledger, game_id: UUID, shown: Container[int] | None 
     """The game as a notation file: its actions in the order recorded, and its undos, corrections, notes and
     whether its hidden facts are kept hidden at its end as revision lines, so that importing it gives the same
     events.
-    With `shown`, an action the rules keep hidden (a card drawn, a peek) that is not among those versions is a
-    comment naming only its player.
+    With `shown` (the hidden actions its reader sees), an action hidden from its reader is the line the readers
+    give it (`hidden_line`).
 
     The header names the game's kit and pins its hash; a bundle carries the kit's whole content."""
     game = ledger.game(game_id)
@@ -309,20 +303,17 @@ def export_notation(ledger: Ledger, game_id: UUID, shown: Container[int] | None 
         game.ruleset_name, game.ruleset_version, game.kit_name, game.kit_hash, tuple(game.player_names), game.options
     )
     events = ledger.game_events(game_id, up_to=game.version)
-    lines = [line for event in events if (line := _line_of(event, shown)) is not None]
+    lines = [line for event in events if (line := hidden_line(event, shown) or _line_of(event)) is not None]
     ids = ", ".join(f"{p['name']}={p['id']}" for p in game.players)
     outcome = game.rules.outcome(game.state)
     return format_game(header, lines, outcome, comments=[f"game {game_id}", f"players: {ids}"])
 
 
-def _line_of(event: Any, shown: Container[int] | None) -> str | None:
-    """The event's line, None for what the rules derive; with `shown`, a hidden action not among those versions is
-    a comment naming its player."""
-    if isinstance(event, Game.ActionRecorded | Game.ActionCorrected):
-        if shown is not None and event.visible_only_to is not None and event.originator_version not in shown:
-            return f"# {HIDDEN}: an action of {event.visible_only_to}"
-        if isinstance(event, Game.ActionCorrected):
-            return format_correction(event.notation, event.reason)
+def _line_of(event: Any) -> str | None:
+    """The event's line, None for what the rules derive."""
+    if isinstance(event, Game.ActionCorrected):
+        return format_correction(event.notation, event.reason)
+    if isinstance(event, Game.ActionRecorded):
         return str(event.notation)
     if isinstance(event, Game.ActionsUndone):
         return format_undo(len(event.versions), event.reason)

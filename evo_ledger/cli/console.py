@@ -12,6 +12,7 @@ from typing import TextIO
 from uuid import UUID
 
 from evo_ledger.app.ledger import Ledger, Receipt, VersionConflict
+from evo_ledger.app.readers import RECORDER, legal_for
 from evo_ledger.cli import terminal
 from evo_ledger.cli.views import event_line, headline, print_position, terminal_width
 from evo_ledger.game.aggregate import NothingToUndo
@@ -159,8 +160,7 @@ class PlaySession:
             self.say(event_line(event, self.game.rules, terminal_width(self.out)))
 
     def legal_actions(self) -> Iterator[str]:
-        rules = self.game.rules
-        return (rules.format_action(action) for action in rules.legal_actions(self.game.state))
+        return iter(legal_for(RECORDER, self.game))
 
 
 def leading_number(text: str) -> tuple[int | None, str]:

@@ -28,9 +28,8 @@ from evo_ledger.app.readers import (
     HiddenFacts,
     Seen,
     branch_for,
-    check_shown,
+    explanation_for,
     reader_named,
-    report_for,
     sentence_for,
     visibility,
 )
@@ -498,9 +497,7 @@ def checkpoint(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 def explain(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     game_id = game_of(ledger, args.game)
     game = ledger.game(game_id)
-    seen = visibility(reader_of(game, args), ledger, game)
-    check_shown(seen, args.event)
-    return _write_report(report_for(ledger.explain(game_id, args.event), seen), args.json, out)
+    return _write_report(explanation_for(reader_of(game, args), ledger, game, args.event), args.json, out)
 
 
 def what_if(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:

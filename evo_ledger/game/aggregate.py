@@ -486,30 +486,6 @@ class Game(Aggregate):
         those who could not see them during play; it stands from then on, also after the end."""
         self.trigger_event(self.EndRevealSet, reveal_at_end=bool(reveal))
 
-    def mark(self) -> GameMark:
-        """Where the game stands now, for `restore` to come back to when a change fails half-way."""
-        return GameMark(
-            self.version,
-            self.modified_on,
-            self.head_hash,
-            self.state,
-            list(self.history),
-            len(self.annotations),
-            len(self.pending_events),
-            len(self.snapshots_due),
-            self.reveal_at_end,
-        )
-
-    def restore(self, mark: GameMark) -> None:
-        """Back to `mark`: the events triggered since then are dropped, unsaved."""
-        self.version, self.modified_on, self.head_hash, self.state = mark[:4]
-        self.history = list(mark.history)
-        del self.annotations[mark.annotations :]
-        del self.pending_events[mark.pending :]
-        del self.snapshots_due[mark.snapshots :]
-        self.reveal_at_end = mark.reveal_at_end
-        self._prepared = None
-
     def _prepare(self, state: Any, notation: str | Mapping[str, Any]) -> tuple[Any, Transition[Any]]:
         """The action checked on `state`, its transition kept for the fold of the event about to be triggered."""
         if isinstance(notation, str):
@@ -655,18 +631,6 @@ class Game(Aggregate):
         game.state = game._rules.restore_state(game.kit, data["state"])
         game._prepared = None
         return game
-
-
-class GameMark(NamedTuple):
-    version: int
-    modified_on: datetime
-    head_hash: str
-    state: Any
-    history: list[tuple[int, str, Any]]
-    annotations: int
-    pending: int
-    snapshots: int
-    reveal_at_end: bool
 
 
 class GameSnapshot(Snapshot):

@@ -1,0 +1,86 @@
+"""The eventsourcing application under the ledger: the store it opens, how it encodes and seals events, and how it
+saves games with the snapshots they took."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import Application
+from eventsourcing.persistence import InternalError, Mapper, Transcoder
+
+from evo_ledger.game.aggregate import Game
+from evo_ledger.game.codec import MsgpackTranscoder
+from evo_ledger.game.seal import Sealer
+from evo_ledger.settings import Settings
+from evo_ledger.store.game_logs import GameLogs
+from evo_ledger.store.mapper import SealingMapper
+from evo_ledger.store.recorders import persistence_env, store_opening
+
+CACHED_GAMES = 256
+STARTUP_ATTEMPTS = 5
+
+
+def fold_events(game: Any, events: Iterable[Any]) -> Any:
+    """Each event applied in turn, without the library's own projector, which checks a typing protocol per event
+    (pays for: bench.ledger_speed full fold)."""
+    for event in events:
+        game = event.mutate(game)
+    return game
+
+
+class LedgerApplication(Application[UUID]):
+    """The library's application, opened on the store the settings name, with the games it reads last cached."""
+
+    def __init__(self, settings: Settings | None = None, **env: str) -> None:
+        settings = settings or Settings.from_environment()
+        self.settings = settings
+        self.game_logs = GameLogs(settings.log_cache_events) if settings.log_cache_events else None
+        full_env = {
+            **persistence_env(settings),
+            "AGGREGATE_CACHE_MAXSIZE": str(CACHED_GAMES),
+            "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
+            "IS_SNAPSHOTTING_ENABLED": "y",
+            **env,
+        }
+        with store_opening(settings):
+            self._open(full_env)
+
+    def _open(self, env: dict[str, str]) -> None:
+        for attempt in range(STARTUP_ATTEMPTS):
+            try:
+                super().__init__(env=env)
+                return
+            except InternalError as error:
+                # PostgreSQL refuses one of two servers creating the same tables at the same moment.
+                if "concurrently" not in str(error) or attempt == STARTUP_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+
+    def construct_transcoder(self) -> Transcoder:
+        return MsgpackTranscoder()
+
+    def construct_mapper(self) -> Mapper[UUID]:
+        return SealingMapper(transcoder=self.construct_transcoder(), sealer=self.sealer)
+
+    @cached_property
+    def sealer(self) -> Sealer | None:
+        key = self.settings.seal_key
+        return None if key is None else Sealer(key)
+
+    def save(self, *objs: Any, **kwargs: Any) -> list[Any]:
+        """Store the games' new events in one transaction, then the snapshots they took on the way (the library
+        takes none itself: it would fold each game again to take one)."""
+        recordings = super().save(*objs, **kwargs)
+        games = [game for game in objs if isinstance(game, Game)]
+        self.store_snapshots([snapshot for game in games for snapshot in game.snapshots_due])
+        for game in games:
+            game.snapshots_due.clear()
+        return recordings
+
+    def store_snapshots(self, snapshots: Sequence[Any]) -> None:
+        if self.snapshots is not None and snapshots:
+            self.snapshots.put(list(snapshots))

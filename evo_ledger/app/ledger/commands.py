@@ -1,0 +1,292 @@
+"""The ledger's commands: every change, each made through the writer path (`WriterPath._commit`) and appended to
+the log. An append to a game returns a receipt (the game's new version and head hash) that a recorder can keep as
+proof of what it wrote.
+
+Nothing is ever updated in place: a mistake is undone or corrected by a new event, and who may write to a game
+changes by an event of its access.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.persistence import StoredEvent
+
+from evo_ledger.app.access import GameAccess, check_recorders_own
+from evo_ledger.app.ledger.values import (
+    ANYONE,
+    AppendRequest,
+    Idempotency,
+    Outcome,
+    Receipt,
+    Recorder,
+    ReplacedGame,
+    VersionConflict,
+)
+from evo_ledger.app.ledger.writer_path import Change, Made, WriterPath
+from evo_ledger.app.selfplay import marked_options, player_names, self_play_of
+from evo_ledger.game.aggregate import Game, seed_commitment
+from evo_ledger.game.checkpoints import (
+    CHECKPOINT_LOG_ID,
+    CheckpointError,
+    CheckpointIndex,
+    Examined,
+    Examiner,
+    next_checkpoint,
+    published,
+)
+from evo_ledger.game.notation import REVISION_KEYS
+from evo_ledger.game.seal import Sealer
+from evo_ledger.rules import AnyRuleset, get_ruleset
+from evo_ledger.rules.base import OptionValue, SetupError, resolve_options
+from evo_ledger.rules.kits import load_kit_document, ruleset_for_kit
+
+CHECKPOINT_RACE = "another checkpoint was taken at the same moment: take it again"
+
+
+class Commands(WriterPath):
+    """Every change: games created, generated and recorded; undos, corrections and notes; whether hidden facts
+    are shown at the end; who may write to a game; checkpoints taken; games imported."""
+
+    def create_game(
+        self,
+        ruleset: str | None,
+        kit: str,
+        players: Sequence[str | tuple[str, str | None]],
+        options: Mapping[str, OptionValue] | None = None,
+        recorder_token: str | None = None,
+        seat_tokens: Mapping[str, str] | None = None,
+        reveal_at_end: bool = True,
+    ) -> Receipt:
+        """A new game: `players` in seat order, each a name or (name, stable id); with a recorder token, only
+        its holder may append (its digest is stored with the game's first event, in one transaction); with seat
+        tokens (by player), each reads what its seat may see. The ruleset is the one the kit names; a `ruleset`
+        given must be that one. Without `reveal_at_end`, the game's second event keeps its hidden facts from
+        those who could not see them during play also once it is over (`set_reveal_at_end`)."""
+        make = partial(self.new_game, ruleset, kit, players, options, recorder_token, seat_tokens, reveal_at_end)
+        return self._append(Change.starting(make))
+
+    def new_game(
+        self,
+        ruleset: str | None,
+        kit: str,
+        players: Sequence[str | tuple[str, str | None]],
+        options: Mapping[str, OptionValue] | None = None,
+        recorder_token: str | None = None,
+        seat_tokens: Mapping[str, str] | None = None,
+        reveal_at_end: bool = True,
+    ) -> list[Any]:
+        """A new game as `create_game` makes it, not yet stored: the game, then its access if it has one."""
+        document, loaded = load_kit_document(kit)
+        seats = [(p, None) if isinstance(p, str) else p for p in players]
+        reserved = sorted({name for name, _ in seats} & set(REVISION_KEYS))
+        if reserved:
+            raise SetupError(f"{reserved[0]!r} cannot be a player's name: a game file's line of its own begins with it")
+        rules = ruleset_for_kit(document, kit, ruleset)
+        game = Game.start(rules, document, loaded, seats, options or {}, sealed=self.sealer is not None)
+        if not reveal_at_end:
+            game.set_reveal_at_end(False)
+        granted = recorder_token is not None or bool(seat_tokens)
+        return [game, *([GameAccess.grant(game.id, recorder_token, seat_tokens)] if granted else [])]
+
+    def generate_game(
+        self,
+        players: int,
+        bot: str = "sensible",
+        seed: int | None = None,
+        *,
+        ruleset: str,
+        marked: Mapping[str, int] | None = None,
+    ) -> Receipt:
+        """A whole game played by the ruleset's seeded bots (the `Bots` capability) and stored in one transaction.
+        Its first event commits to the chance generator, a secret salt and the seed (a random one unless given);
+        its last reveals them, so that an audit can draw every roll again. `marked`: for an option naming seats,
+        how many of the last seats it names (seats the rules run play the rules' own decisions)."""
+        seed = secrets.randbits(63) if seed is None else seed
+        play = partial(self._generated, get_ruleset(ruleset), players, bot, seed, secrets.token_hex(16), marked or {})
+        return self._append(Change.starting(lambda: [play()]))
+
+    def _generated(
+        self, rules: AnyRuleset, players: int, bot: str, seed: int, salt: str, marked: Mapping[str, int]
+    ) -> Game:
+        bots = self_play_of(rules, players, bot)
+        document, kit = load_kit_document(bots.default_kit(players))
+        names = player_names(players)
+        options = marked_options(names, marked)
+        commitment = seed_commitment(bots.generator, salt, seed)
+        seats = [(name, None) for name in names]
+        game = Game.start(rules, document, kit, seats, options, commitment=commitment, sealed=self.sealer is not None)
+        for action, _ in bots.play(kit, names, seed, bot, resolve_options(rules.options, options)):
+            game.record(rules.format_action(action))
+        game.reveal_seed(bots.generator, salt, seed)
+        return game
+
+    def record(
+        self,
+        game_id: UUID,
+        notations: str | Sequence[str],
+        expected_version: int | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Receipt:
+        """Append one action or a batch, all or nothing: an illegal action in the batch appends none of them.
+
+        With an idempotency key, a request already answered gets its answer again and appends nothing."""
+        batch = [notations] if isinstance(notations, str) else list(notations)
+        return self._append(Change.recording(AppendRequest(game_id, batch, expected_version, idempotency)))
+
+    def record_many(self, requests: Sequence[AppendRequest | Callable[[], list[Any]]]) -> list[Outcome]:
+        """Many appends, to one game or several, and new games (each given as what makes it, as `new_game` does),
+        committed in one transaction (one sync to disk): for each, its receipt or the error that refused it, as if
+        each had been made alone, in turn."""
+        outcomes: list[Outcome] = self._commit([Change.of(item) for item in requests])
+        return outcomes
+
+    def undo(
+        self, game_id: UUID, count: int, reason: str, expected_version: int | None = None, by: Recorder = ANYONE
+    ) -> Receipt:
+        change = Change(game_id, expected_version, lambda game: game.undo(count, reason), **by.change_fields())
+        return self._append(change)
+
+    def correct(
+        self,
+        game_id: UUID,
+        notation: str,
+        reason: str,
+        expected_version: int | None = None,
+        by: Recorder = ANYONE,
+        entered_at: str | None = None,
+    ) -> Receipt:
+        def correction(game: Game) -> None:
+            game.correct(notation, reason, entered_at)
+
+        return self._append(Change(game_id, expected_version, correction, **by.change_fields()))
+
+    def annotate(
+        self, game_id: UUID, about: int, text: str, expected_version: int | None = None, by: Recorder = ANYONE
+    ) -> Receipt:
+        change = Change(game_id, expected_version, lambda game: game.annotate(about, text), **by.change_fields())
+        return self._append(change)
+
+    def set_reveal_at_end(self, game_id: UUID, reveal: bool, by: Recorder = ANYONE) -> Receipt:
+        """Whether, once the game is over, its hidden facts are shown to every reader (`reveal`) or kept from those
+        who could not see them during play: an event of the game's log, which stands from then on (also after the
+        end). `by` says who may set it (with `token_required`, only the recorder's own token, as for every change
+        of how the game is read). Setting what stands appends nothing."""
+
+        def change(game: Game) -> None:
+            if game.reveal_at_end != reveal:
+                game.set_reveal_at_end(reveal)
+
+        return self._append(Change(game_id, None, change, **by.change_fields(), recorders_own=True))
+
+    def grant_recorder(self, game_id: UUID, token: str) -> int:
+        """Make `token` the game's recorder token, in place of any it had, letting go of every co-recorder: how
+        many were let go."""
+
+        def granted() -> Made[int]:
+            access = self._access_to_change(game_id)
+            if access is None:
+                self.game(game_id)  # an unknown game raises
+                return Made(0, [GameAccess.grant(game_id, token)])
+            let_go = len(access.co_recorders)
+            access.replace_token(token)
+            return Made(let_go, [access])
+
+        return self._make(game_id, granted)
+
+    def change_recorders(
+        self, game_id: UUID, change: Callable[[GameAccess], None], token: str | None, admin: bool = False
+    ) -> GameAccess:
+        """Issue or revoke co-recorders, issue seats' tokens, set a broadcast's delay: the recorder's own token (or
+        the admin) alone may."""
+
+        def changed() -> Made[GameAccess]:
+            access = self._access_to_change(game_id)
+            if access is None:
+                self.game(game_id)  # an unknown game raises before any token is judged
+            if not admin:
+                check_recorders_own(game_id, access, token)
+            return self._access_changed(game_id, access, change)
+
+        return self._make(game_id, changed)
+
+    def change_access(self, game_id: UUID, change: Callable[[GameAccess], None]) -> GameAccess:
+        """Change who may see or write to the game (a game started without a recorder token gets its access
+        here, still without one)."""
+        return self._make(game_id, lambda: self._access_changed(game_id, self._access_to_change(game_id), change))
+
+    def _access_changed(
+        self, game_id: UUID, access: GameAccess | None, change: Callable[[GameAccess], None]
+    ) -> Made[GameAccess]:
+        if access is None:
+            self.game(game_id)  # an unknown game raises
+            access = GameAccess.grant(game_id, None)
+        change(access)
+        return Made(access, [access])
+
+    def take_checkpoint(self, acknowledge: int | None = None) -> tuple[dict[str, Any], bool]:
+        """A checkpoint of every game event stored since the last that the seal key vouches for, signed with it
+        and appended to the checkpoint log, naming the events it could not vouch for unsigned; with none stored
+        since, the last checkpoint. `acknowledge`: the events checkpoints up to that number could not vouch for
+        were looked into (a checkpoint is signed to say so, also with nothing stored since). Returns it as it is
+        published, and whether it is new."""
+        with self._checkpoints_lock:
+            index = self.checkpoint_index()
+            last = index.last
+            after = last.signed["position"] if last is not None else 0
+            examined = self._examined_since(index, after)
+            if not (examined.events or examined.refused or examined.accesses) and acknowledge is None:
+                if last is None:
+                    raise CheckpointError("no game event is stored yet: there is nothing to sign")
+                return published(last), False
+            taking = next_checkpoint(
+                index,
+                examined.events,
+                max(examined.position, after),
+                refused=examined.refused,
+                acknowledge=acknowledge,
+                accesses=examined.accesses,
+            )
+            self._make(CHECKPOINT_LOG_ID, lambda: Made(None, taking), CheckpointError(CHECKPOINT_RACE))
+            taken = self.checkpoint_index().last
+            assert taken is not None
+            return published(taken), True
+
+    def _examined_since(self, index: CheckpointIndex, after: int) -> Examined:
+        """The log after position `after`, examined for the next checkpoint (evo_ledger.game.checkpoints)."""
+        sealer = Sealer(self._checkpoint_key())
+        examiner = Examiner(sealer, index.last is None, self._stored_between, index, self._last_stored)
+        if not index.signs_access_heads:
+            examiner.also_records(self._access_records())
+        return examiner.examine(self.notifications_after(after))
+
+    def save_games(self, games: Sequence[Game], expected: int = 0, also: Sequence[Any] = ()) -> list[Receipt]:
+        """The games' new events stored in one transaction, with those of the aggregates `also` given;
+        `expected` is the version the games were changed from."""
+        conflict = VersionConflict(games[0].id, expected, None)
+        return self._make(games[0].id, lambda: Made([Receipt.of(game) for game in games], [*games, *also]), conflict)
+
+    def insert_stored_events(self, events: Sequence[StoredEvent], snapshots: Sequence[StoredEvent] = ()) -> None:
+        """Write events exactly as given, in one transaction, then their snapshots (the imports); never a game a
+        checkpoint has named (ReplacedGame): it was stored here, and deleted since."""
+        if not events:
+            return
+        first = UUID(str(events[0].originator_id))
+        started = [event.originator_id for event in events if event.originator_version == 1]
+
+        def inserted() -> Made[None]:
+            if self.sealer is not None:
+                self._check_never_checkpointed(started)
+            return Made(None, inserted=events, snapshots=snapshots)
+
+        self._make(first, inserted, VersionConflict(first, events[0].originator_version, None))
+
+    def _check_never_checkpointed(self, game_ids: Sequence[UUID | str]) -> None:
+        index = self.checkpoint_index()
+        for game_id in game_ids:
+            if index.covered_of(str(game_id)) > 0:
+                raise ReplacedGame(UUID(str(game_id)))

@@ -1,0 +1,357 @@
+"""The writer path: every change the ledger makes is committed by `WriterPath._commit`, alone or with others in one
+transaction, each answered as if it had been made alone, in turn.
+
+A change is an append to a game, checked by its rules, by its recorder's token and against the version it expects;
+or records made afresh each time the change is tried: a new game with its access, an access changed, a checkpoint,
+an import's events. A refused append leaves nothing behind: its game is dropped from the commit and from the
+cache, and the next read folds it again from the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
+from dataclasses import dataclass, field, replace
+from typing import Any, Generic, TypeVar, cast
+from uuid import UUID, uuid4
+
+from eventsourcing.persistence import IntegrityError, StoredEvent
+
+from evo_ledger.app.access import (
+    AnsweredAppend,
+    GameAccess,
+    NotOwnAction,
+    answer_id,
+    check_recorder,
+    check_recorders_own,
+    recording_seat,
+)
+from evo_ledger.app.ledger.queries import Queries
+from evo_ledger.app.ledger.values import (
+    RETRIES_ON_CONFLICT,
+    AppendRequest,
+    Contention,
+    Idempotency,
+    Receipt,
+    VersionConflict,
+)
+from evo_ledger.game.aggregate import Game
+from evo_ledger.rules.structured import ActionDataError
+from evo_ledger.rules.text import NotationError
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Made(Generic[T]):
+    """What a change other than an append to a stored game makes, afresh each time it is tried: its answer, and what
+    it stores: aggregates or events saved (a new game first, then its access; an access changed; a checkpoint), or
+    stored events inserted as they are given, then their snapshots (an import's, committed alone)."""
+
+    answer: T
+    saved: Sequence[Any] = ()
+    inserted: Sequence[StoredEvent] = ()
+    snapshots: Sequence[StoredEvent] = ()
+
+    @staticmethod
+    def new_game(aggregates: list[Any]) -> Made[Receipt]:
+        """A new game and the aggregates stored beside it (its access)."""
+        return Made(Receipt.of(aggregates[0]), aggregates)
+
+
+def no_change(game: Game) -> None:
+    """The append of a change that makes records of its own instead."""
+
+
+@dataclass(frozen=True)
+class Change:
+    game_id: UUID
+    expected: int | None
+    change: Callable[[Game], object]
+    idempotency: Idempotency | None = None
+    token: str | None = None
+    token_required: bool = False
+    # For records made in place of an append to a stored game: what makes them, each time the change is tried.
+    makes: Callable[[], Made[Any]] | None = None
+    # What the change gets when the store refuses it, in place of being made again.
+    conflict: Exception | None = None
+    # For an append: its actions, which a seat's token may append where they are its player's own.
+    actions: tuple[Any, ...] | None = None
+    # For a change of how the game is read: the recorder's own token alone makes it, a co-recorder's does not.
+    recorders_own: bool = False
+
+    @property
+    def made_again(self) -> bool:
+        """Whether the change is made again when the store refuses it: one that expects no version and names no
+        conflict of its own is made on the records as they then stand."""
+        return self.expected is None and self.conflict is None
+
+    @classmethod
+    def of(cls, item: AppendRequest | Callable[[], list[Any]]) -> Change:
+        return cls.recording(item) if isinstance(item, AppendRequest) else cls.starting(item)
+
+    @classmethod
+    def starting(cls, make: Callable[[], list[Any]]) -> Change:
+        """A new game, made by `make` with the aggregates stored beside it."""
+        return cls.making(uuid4(), lambda: Made.new_game(make()))
+
+    @classmethod
+    def making(cls, record_id: UUID, makes: Callable[[], Made[Any]], conflict: Exception | None = None) -> Change:
+        return cls(record_id, None, no_change, makes=makes, conflict=conflict)
+
+    @classmethod
+    def recording(cls, request: AppendRequest) -> Change:
+        actions, entered_at = list(request.actions), request.entered_at
+        return cls(
+            request.game_id,
+            request.expected_version,
+            lambda game: game.record_all(actions, entered_at),
+            request.idempotency,
+            request.recorder_token,
+            request.token_required,
+            actions=tuple(actions),
+        )
+
+    def by_seat(self, seat: str) -> Change:
+        """The append made with a seat's token: refused unless each of its actions is the seat's own."""
+        actions, record = self.actions or (), self.change
+
+        def own_then_record(game: Game) -> object:
+            for action in actions:
+                check_own(game, seat, action)
+            return record(game)
+
+        return replace(self, change=own_then_record)
+
+
+def check_own(game: Game, seat: str, action: Any) -> None:
+    """Refuse an action appended with a seat's token that is not its player's own (the table's actions, which
+    name no player, included). An action the rules cannot read is left to them to refuse, whoever appends it."""
+    rules = game.rules
+    try:
+        parsed = rules.parse_action(action) if isinstance(action, str) else rules.action_from_data(action)
+    except (NotationError, ActionDataError):
+        return
+    if rules.action_data(parsed).get("player") != seat:
+        shown = rules.format_action(parsed)
+        raise NotOwnAction(game.id, f"{seat}'s token appends {seat}'s own actions only, not {shown!r}")
+
+
+@dataclass
+class _Pending:
+    """What a commit holds until it is stored: the games changed and the answers to idempotent appends (each by
+    id, for the changes after them), what else is saved beside them, and stored events inserted as given."""
+
+    games: dict[UUID, Game] = field(default_factory=dict)
+    answers: dict[UUID, AnsweredAppend] = field(default_factory=dict)
+    beside: list[Any] = field(default_factory=list)
+    inserted: list[StoredEvent] = field(default_factory=list)
+    snapshots: list[StoredEvent] = field(default_factory=list)
+    # A game dropped after changes earlier in the commit: they are lost with it, and the commit is made again.
+    changes_lost: bool = False
+
+    def add(self, made: Made[Any]) -> None:
+        for saved in made.saved:
+            if isinstance(saved, Game):
+                self.games[saved.id] = saved
+            else:
+                self.beside.append(saved)
+        self.inserted += made.inserted
+        self.snapshots += made.snapshots
+
+    def saved(self) -> list[Any]:
+        """What `Application.save` stores of the commit."""
+        return [*self.games.values(), *self.answers.values(), *self.beside]
+
+    def holds_changes(self) -> bool:
+        return bool(self.answers or self.beside or self.inserted) or any(g.pending_events for g in self.games.values())
+
+
+class WriterPath(Queries):
+    """The one way the ledger writes: changes made in turn, then stored together (`_commit`)."""
+
+    def _append(self, change: Change) -> Receipt:
+        return cast(Receipt, self._committed(change))
+
+    def _make(self, record_id: UUID, makes: Callable[[], Made[T]], conflict: Exception | None = None) -> T:
+        """What `makes` makes, stored; its answer. Unless it names a `conflict`, it is made again when another
+        writer stored first."""
+        return cast(T, self._committed(Change.making(record_id, makes, conflict)))
+
+    def _committed(self, change: Change) -> object:
+        [outcome] = self._commit([change])
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    def _commit(self, changes: Sequence[Change], retries: int = RETRIES_ON_CONFLICT) -> list[Any]:
+        """Make each change in turn and store what they made in one transaction: for each, its answer or the
+        error that refused it.
+
+        If the store refuses the transaction (another process appended to one of the games, or two changes carry
+        one idempotency key), each change is made again alone, so that each gets the answer it would have had; a
+        change that names no expected version is made again on the game as it now stands, `retries` times."""
+        try:
+            accesses = self.accesses({change.game_id for change in changes if change.token_required})
+        except Exception as error:
+            if len(changes) > 1:  # one game's access the key does not vouch for refuses that game's changes alone
+                return self._each_alone(changes)
+            return [error]
+        pending = _Pending()
+        outcomes = self._make_each(changes, accesses, pending)
+        if pending.changes_lost and len(changes) > 1:
+            return self._each_alone(changes)
+        return self._stored(changes, outcomes, pending, retries) if pending.holds_changes() else outcomes
+
+    def _make_each(
+        self, changes: Sequence[Change], accesses: Mapping[UUID, GameAccess | None], pending: _Pending
+    ) -> list[Any]:
+        """Each change made in turn into `pending`, until changes to a game are lost (`_drop`): its answer, or the
+        error that refused it. Nothing unstored is left in the cache when the commit goes no further."""
+        outcomes: list[Any] = []
+        try:
+            for change in changes:
+                outcomes.append(self._outcome(change, accesses, pending))
+                if pending.changes_lost:
+                    break
+        finally:
+            if pending.changes_lost or len(outcomes) < len(changes):
+                self._forget_all(pending.games)
+        return outcomes
+
+    def _outcome(self, change: Change, accesses: Mapping[UUID, GameAccess | None], pending: _Pending) -> Any:
+        try:
+            made = self._checked(change, accesses[change.game_id]) if change.token_required else change
+            return self._apply(made, pending)
+        except Exception as error:
+            return error
+
+    def _stored(self, changes: Sequence[Change], outcomes: list[Any], pending: _Pending, retries: int) -> list[Any]:
+        """The outcomes once what the changes made is stored; if the store refuses it, what `_commit` says."""
+        try:
+            self._store(pending)
+        except IntegrityError:
+            self._forget_all(pending.games)
+            return self._each_alone(changes) if len(changes) > 1 else self._refused_alone(changes[0], retries)
+        except Exception as error:
+            self._forget_all(pending.games)
+            return [outcome if isinstance(outcome, Exception) else error for outcome in outcomes]
+        return outcomes
+
+    def _each_alone(self, changes: Sequence[Change]) -> list[Any]:
+        return [outcome for change in changes for outcome in self._commit([change])]
+
+    def _refused_alone(self, change: Change, retries: int) -> list[Any]:
+        """What a change the store refused gets: made again on the records as they now stand, if it may be."""
+        conflict = self._conflict(change)
+        if not isinstance(conflict, VersionConflict) or not change.made_again:
+            return [conflict]
+        return self._commit([change], retries - 1) if retries else [Contention(change.game_id)]
+
+    def _store(self, pending: _Pending) -> None:
+        """What a commit made, in one transaction: the games, the answers and what is saved beside them; or the
+        stored events of an import, inserted as they are given, then their snapshots."""
+        if pending.inserted:
+            self.recorder.insert_events(pending.inserted)
+            if self.snapshots is not None and pending.snapshots:
+                self.snapshots.recorder.insert_events(pending.snapshots)
+        saved = pending.saved()
+        if saved:
+            self.save(*saved)
+
+    def _apply(self, change: Change, pending: _Pending) -> Any:
+        """One change made: its records made afresh, or an append to its game."""
+        if change.makes is not None:
+            made = change.makes()
+            pending.add(made)
+            return made.answer
+        if change.idempotency is not None:
+            given = self._given(change.game_id, change.idempotency, pending)
+            if given is not None:
+                return given
+        return self._append_to(change, pending)
+
+    def _append_to(self, change: Change, pending: _Pending) -> Receipt:
+        """An append made to its game, kept in the commit for the changes after it, as its answer is; a refused
+        one is rolled back (`_drop`)."""
+        game = pending.games.get(change.game_id) or self._current(change.game_id, change.expected)
+        pending.games[game.id] = game
+        if change.expected is not None and change.expected != game.version:
+            raise VersionConflict(game.id, change.expected, game.version)
+        earlier = len(game.pending_events)
+        try:
+            change.change(game)
+        except BaseException:
+            self._drop(game, pending, earlier)
+            raise
+        if change.idempotency is not None:
+            key, request = change.idempotency.key, change.idempotency.request
+            answer = AnsweredAppend.answer(game.id, key, request, game.version, game.head_hash)
+            pending.answers[answer.id] = answer
+        return Receipt.of(game)
+
+    def _drop(self, game: Game, pending: _Pending, earlier: int) -> None:
+        """Roll back a refused change by rebuilding its game: it is dropped from the commit and from the cache, so
+        that the next read folds it again from the store. `earlier` events of changes made to it before in the
+        commit go with it, and the commit is made again change by change."""
+        del pending.games[game.id]
+        self._forget(game.id)
+        pending.changes_lost = pending.changes_lost or earlier > 0
+
+    def _given(self, game_id: UUID, idempotency: Idempotency, pending: _Pending) -> Receipt | None:
+        """The answer an append with this key was given already, in this commit or stored."""
+        answer = pending.answers.get(answer_id(game_id, idempotency.key))
+        return self._answer_to(idempotency, answer) if answer else self.answered(game_id, idempotency)
+
+    def _current(self, game_id: UUID, expected: int | None) -> Game:
+        """A recorder that says which version it expects gets the cached game as it is when it stands there: the
+        store's unique key on (game, version) refuses an append on a stale game, so no read is needed first (the
+        repository would ask the store for newer events; pays for: bench.ledger_speed appends, one action a save).
+        Otherwise the game is read as the store has it, so the rules judge the action on the real game."""
+        cached = self._cached(game_id) if expected is not None else None
+        return cached if cached is not None and cached.version == expected else self.game(game_id)
+
+    def _checked(self, change: Change, access: GameAccess | None) -> Change:
+        """The change, once its token is found to make it: the recorder's own for a change of how the game is read,
+        a recorder's (or a co-recorder's), or a seat's appending its own actions where the recorder lets seats
+        record."""
+        if access is None:
+            self.game(change.game_id)  # an unknown game raises
+        if change.recorders_own:
+            check_recorders_own(change.game_id, access, change.token)
+            return change
+        if change.actions is None:
+            check_recorder(change.game_id, access, change.token)
+            return change
+        seat = recording_seat(change.game_id, access, change.token)
+        return change if seat is None else change.by_seat(seat)
+
+    def _conflict(self, change: Change) -> Any:
+        """What a change refused by the store gets: the conflict it names, the answer to the same request if it
+        was answered meanwhile, or a version conflict."""
+        if change.conflict is not None:
+            return change.conflict
+        if change.idempotency is not None:
+            with suppress(Exception):
+                if (answered := self.answered(change.game_id, change.idempotency)) is not None:
+                    return answered
+        return VersionConflict(change.game_id, change.expected, None)
+
+    def _forget_all(self, games: Mapping[UUID, Game]) -> None:
+        for game_id in games:
+            self._forget(game_id)
+
+    def _cached(self, game_id: UUID) -> Game | None:
+        if self.repository.cache is None:
+            return None
+        try:
+            game = self.repository.cache.get(game_id)
+        except KeyError:
+            return None
+        return game if isinstance(game, Game) else None
+
+    def _forget(self, game_id: UUID) -> None:
+        """Drop a cached game whose unsaved changes must not be seen again."""
+        if self.repository.cache is not None:
+            with suppress(KeyError):
+                self.repository.cache.get(game_id, evict=True)
