@@ -19,7 +19,7 @@ from starlette.routing import Mount, Route
 from api import ApiSettings, create_app
 from evo_ledger.settings import Settings
 from projections.schema import TABLES
-from tests.helpers.api import HAND_GAME
+from tests.helpers.api import HAND_GAME, client_for
 from tests.helpers.servers import ADMIN
 from tests.helpers.support import ROOT, ROUND_ONE_AUCTION
 from tests.helpers.tokens import bearer
@@ -135,14 +135,9 @@ def new_game(client: TestClient) -> Game:
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     database = Path(tmp_path_factory.mktemp("roles")) / "ledger.sqlite"
-    settings = ApiSettings(
-        store=Settings(str(database)),
-        admin_token=ADMIN,
-        follow_projections=False,
-        writer_process=False,
-        tls_authority=b"an authority's certificate",
-    )
-    with TestClient(create_app(settings)) as test_client:
+    authority = b"an authority's certificate"
+    served = client_for(str(database), follow_projections=False, writer_process=False, tls_authority=authority)
+    with served as test_client:
         yield test_client
 
 
