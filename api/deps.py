@@ -145,7 +145,7 @@ def reader(
 def game_seen_by(request: Request, game: UUID, token: str | None) -> bool:
     """Whether the game is seen to exist by the holder of `token` (None: the public)."""
     ledger: Ledger = request.app.state.ledger
-    return sees_game(ledger.access(game), token, is_admin(request, token))
+    return sees_game(ledger.vouched.access(game), token, is_admin(request, token))
 
 
 ReaderDep = Annotated[Reader, Depends(reader)]

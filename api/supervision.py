@@ -95,7 +95,7 @@ class CheckpointSigner:
 
     async def sign(self) -> None:
         try:
-            taken, new = await run_in_threadpool(self.ledger.take_checkpoint)
+            taken, new = await run_in_threadpool(self.ledger.commands.take_checkpoint)
         except CheckpointError as error:
             self.failure = str(error)
             log.warning("no checkpoint was signed: %s", error)
@@ -107,7 +107,7 @@ class CheckpointSigner:
         self.last, self.failure = taken, None
         if new:
             log.info("checkpoint signed: %s", json.dumps(taken, sort_keys=True))
-            unvouched = await run_in_threadpool(self.ledger.unvouched_by_last_checkpoint)
+            unvouched = await run_in_threadpool(self.ledger.vouched.unvouched_by_last_checkpoint)
             if unvouched:
                 log.warning("%s", unvouched_words(taken["number"], unvouched))
 
@@ -119,7 +119,7 @@ class CheckpointSigner:
         for the admin only, as a game may be private; the events; the checkpoint; the reason, and in words;
         `unvouched_count`). Until the checkpoint log was first read (the first checkpoint is being taken), it is
         degraded, `acknowledged` and `unvouched_count` null."""
-        self.seen = self.ledger.unvouched_unless_signing(wait=False) or self.seen
+        self.seen = self.ledger.vouched.unvouched_unless_signing(wait=False) or self.seen
         acknowledged, unvouched = self.seen or (None, [])
         last = self.last or {}
         body = {

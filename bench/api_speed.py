@@ -79,10 +79,10 @@ def in_process_rate(database: str, seconds: float) -> float:
     with Ledger(Settings(database)) as ledger:
         events, started = 0, time.perf_counter()
         while time.perf_counter() - started < seconds:
-            receipt = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+            receipt = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
             first = receipt.version
             for line in GAME:
-                receipt = ledger.record(receipt.game_id, line, expected_version=receipt.version)
+                receipt = ledger.commands.record(receipt.game_id, line, expected_version=receipt.version)
                 if time.perf_counter() - started >= seconds:
                     break
             events += receipt.version - first

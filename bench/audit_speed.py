@@ -22,12 +22,14 @@ ROUNDS = 5
 def measure(label: str, database: str) -> None:
     with Ledger(Settings(database)) as ledger:
         game = long_game()
-        ledger.save_games([game])
+        ledger.commands.save_games([game])
         game_id = game.id
-        events = ledger.receipt(game_id).version
-        floor = best(lambda: [ledger.mapper.transcoder.decode(s.state) for s in ledger.stored_events(game_id)])
-        audit = best(lambda: ledger.audit(game_id))
-        verdict = ledger.audit(game_id).verdict
+        events = ledger.queries.receipt(game_id).version
+        floor = best(
+            lambda: [ledger.store.mapper.transcoder.decode(s.state) for s in ledger.queries.stored_events(game_id)]
+        )
+        audit = best(lambda: ledger.queries.audit(game_id))
+        verdict = ledger.queries.audit(game_id).verdict
     print(f"{label}: a game of {events} events, audit verdict {verdict}")
     print(f"  read and decode (floor)   {events / floor:10,.0f} events/s")
     print(f"  audit                     {events / audit:10,.0f} events/s  = {floor / audit:.2f}x the floor")

@@ -92,15 +92,15 @@ def ratio(switch: Switch, timed: Callable[[], float]) -> float:
 def full_fold(database: str) -> float:
     game = long_game()
     with Ledger(Settings(database)) as ledger:
-        ledger.save_games([game])
+        ledger.commands.save_games([game])
     with Ledger(replace(Settings(database), log_cache_events=0), IS_SNAPSHOTTING_ENABLED="n") as ledger:
-        switch = library_method(ledger.recorder, "select_events")
-        return ratio(switch, lambda: wall(lambda: ledger.game(game.id, version=game.version)))
+        switch = library_method(ledger.store.recorder, "select_events")
+        return ratio(switch, lambda: wall(lambda: ledger.queries.game(game.id, version=game.version)))
 
 
 def appends(database: str) -> float:
     with Ledger(Settings(database)) as ledger:
-        switch = library_method(ledger.recorder, "insert_events")
+        switch = library_method(ledger.store.recorder, "insert_events")
 
         def timed() -> float:
             with no_collection():
@@ -113,11 +113,13 @@ def token_checked_appends(database: str) -> float:
     """One action an append, each checked against the game's recorder token and committed alone, as the server's
     writer does for a single recorder."""
     with Ledger(Settings(database)) as ledger:
-        switch = instance_switch(ledger.recorder, "select_changed_since", partial(changed_since, ledger.recorder))
+        switch = instance_switch(
+            ledger.store.recorder, "select_changed_since", partial(changed_since, ledger.store.recorder)
+        )
 
         def timed() -> float:
             token = new_token()
-            receipt = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"], recorder_token=token)
+            receipt = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"], recorder_token=token)
             return wall(lambda: append_each(ledger, receipt, token))
 
         return ratio(switch, timed)
@@ -125,7 +127,9 @@ def token_checked_appends(database: str) -> float:
 
 def append_each(ledger: Ledger, receipt: Receipt, token: str) -> None:
     for line in GAME_LINES:
-        [outcome] = ledger.record_many([AppendRequest(receipt.game_id, [line], receipt.version, None, token, True)])
+        [outcome] = ledger.commands.record_many(
+            [AppendRequest(receipt.game_id, [line], receipt.version, None, token, True)]
+        )
         receipt = cast(Receipt, outcome)
 
 
@@ -137,7 +141,7 @@ def catch_up(database: str) -> float:
         store_games(ledger, "traits", 60)
         store = ReadStore(settings)
         try:
-            switch = instance_switch(ledger.recorder, "select_notifications_after", None)
+            switch = instance_switch(ledger.store.recorder, "select_notifications_after", None)
             return ratio(switch, lambda: wall(lambda: rebuild(ledger, store)))
         finally:
             store.close()

@@ -109,11 +109,11 @@ def timed(work: Callable[[], int]) -> tuple[int, float]:
 
 def record_game(ledger: Ledger, lines: list[str]) -> tuple[int, int, float]:
     """A new game recorded one action a save: saves, events and seconds (the game's creation not counted)."""
-    receipt = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    receipt = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
     start = receipt.version
     started = time.perf_counter()
     for line in lines:
-        receipt = ledger.record(receipt.game_id, line, expected_version=receipt.version)
+        receipt = ledger.commands.record(receipt.game_id, line, expected_version=receipt.version)
     return len(lines), receipt.version - start, time.perf_counter() - started
 
 
@@ -140,7 +140,7 @@ def prepared_alone(ledger: Ledger, texts: list[str]) -> float:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        events, seconds = timed(lambda: sum(len(notation_game(ledger.mapper, text).events) for text in texts))
+        events, seconds = timed(lambda: sum(len(notation_game(ledger.store.mapper, text).events) for text in texts))
     finally:
         if collecting:
             gc.enable()
@@ -184,16 +184,16 @@ Latency = tuple[float, float]
 
 def fold_and_at(settings: Settings, game: Game, samples: int) -> tuple[float, float, int, Latency, Latency]:
     with Ledger(settings) as ledger:
-        ledger.save_games([game])
+        ledger.commands.save_games([game])
     from_store = replace(settings, log_cache_events=0)
     with Ledger(from_store, IS_SNAPSHOTTING_ENABLED="n") as plain:
-        events, cold = timed(lambda: plain.game(game.id, version=game.version).version)
-        warm = min(timed(lambda: plain.game(game.id, version=game.version).version)[1] for _ in range(5))
+        events, cold = timed(lambda: plain.queries.game(game.id, version=game.version).version)
+        warm = min(timed(lambda: plain.queries.game(game.id, version=game.version).version)[1] for _ in range(5))
     with Ledger(from_store) as ledger:
         stored = game_at_random_events(ledger, game, samples)
     with Ledger(settings) as ledger:
         for version in [*range(SNAPSHOT_INTERVAL - 1, game.version, SNAPSHOT_INTERVAL), game.version]:
-            ledger.game(game.id, version=version)  # a viewer that has stepped through the game once
+            ledger.queries.game(game.id, version=version)  # a viewer that has stepped through the game once
         held = game_at_random_events(ledger, game, samples)
     return events / cold, events / warm, events, stored, held
 
@@ -205,7 +205,7 @@ def game_at_random_events(ledger: Ledger, game: Game, samples: int) -> Latency:
     for _ in range(samples):
         version = rng.randint(1, game.version)
         started = time.perf_counter()
-        ledger.game(game.id, version=version)
+        ledger.queries.game(game.id, version=version)
         latencies.append((time.perf_counter() - started) * 1000)
     latencies.sort()
     return statistics.median(latencies), latencies[max(0, int(len(latencies) * 0.99) - 1)]

@@ -38,7 +38,7 @@ BOTS = ("sensible", "random", "random", "random", "random")
 
 def store_games(ledger: Ledger, ruleset: str, games: int) -> int:
     """Stores `games` games of the ruleset; the events they added to the log."""
-    before = ledger.recorder.max_notification_id() or 0
+    before = ledger.store.recorder.max_notification_id() or 0
     counts = PLAYERS[ruleset]
     texts = []
     for seed in range(DISTINCT_GAMES):
@@ -46,7 +46,7 @@ def store_games(ledger: Ledger, ruleset: str, games: int) -> int:
         texts.append(play_game(players, seed, "sensible", ruleset, None, list(BOTS[:players])).text())
     wanted = [texts[index % DISTINCT_GAMES] for index in range(games)]
     import_notations(ledger, wanted, workers=None, again=True)
-    return (ledger.recorder.max_notification_id() or 0) - before
+    return (ledger.store.recorder.max_notification_id() or 0) - before
 
 
 def insert_floor(store: ReadStore, rows: int) -> float:

@@ -41,7 +41,7 @@ def stored_games(database: str) -> dict[str, str]:
     `database`: their ids, by ruleset."""
     with Ledger(Settings(database)) as ledger:
         game = long_game()
-        ledger.save_games([game])
+        ledger.commands.save_games([game])
         traits = import_notation(ledger, play_game(4, 1, "sensible", "traits").text())
         return {"evo2": str(game.id), "traits": str(traits.game_id)}
 

@@ -33,7 +33,7 @@ from eventsourcing.projection import BaseProjectionRunner, Projection
 from eventsourcing.utils import get_topic
 from sqlalchemy import insert
 
-from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.ledger import Ledger, LedgerApplication
 from evo_ledger.app.processes import end_process, run_beside_server, server_context
 from evo_ledger.game.aggregate import kit_of
 from evo_ledger.rules import get_ruleset
@@ -121,7 +121,7 @@ class Projector:
     def catch_up(self, progress: Progress | None = None) -> int:
         """Every event stored so far applied; returns how many were read. `progress(position, last)` is told after
         each page."""
-        last = self.ledger.recorder.max_notification_id() or 0
+        last = self.ledger.store.recorder.max_notification_id() or 0
         read = 0
         while True:
             page = self._notifications_after(self.position)
@@ -134,7 +134,7 @@ class Projector:
 
     def _notifications_after(self, position: int) -> Sequence[Notification]:
         """The next page of the log, its originator ids as text where the store gives them so (a fast path)."""
-        recorder = self.ledger.recorder
+        recorder = self.ledger.store.recorder
         as_text = getattr(recorder, "select_notifications_after", None)
         if as_text is not None:
             page: Sequence[Notification] = as_text(position, self.page)
@@ -159,7 +159,11 @@ class Projector:
 
     def _notifications_written(self, page: Sequence[Notification]) -> Written:
         def handle_all(batch: Batch) -> None:
-            to_domain_event, wants, handle = self.ledger.mapper.to_domain_event, self.model.wants, self.model.handle
+            to_domain_event, wants, handle = (
+                self.ledger.store.mapper.to_domain_event,
+                self.model.wants,
+                self.model.handle,
+            )
             model = self.model
             for notification in page:
                 topic = notification.topic
@@ -252,11 +256,11 @@ class Projector:
         return True
 
     def _kit_of_game(self, game_id: str) -> Any:
-        [started] = self.ledger.game_events(UUID(game_id), up_to=1)
+        [started] = self.ledger.queries.game_events(UUID(game_id), up_to=1)
         return kit_of(get_ruleset(started.ruleset), started.kit_document, started.kit_hash)
 
     def _options_of_game(self, game_id: str) -> dict[str, Any]:
-        [started] = self.ledger.game_events(UUID(game_id), up_to=1)
+        [started] = self.ledger.queries.game_events(UUID(game_id), up_to=1)
         return dict(started.options)
 
     def follow(self, stop: StopSignal, poll_seconds: float = POLL_SECONDS) -> None:
@@ -343,10 +347,10 @@ class LiveProjection(Projection[ReadPosition]):
             self.view.projector.apply_events(pending)
 
 
-def followed_ledger(settings: Settings) -> type[Ledger]:
+def followed_ledger(settings: Settings) -> type[LedgerApplication]:
     """The ledger as the library's runner makes it (from an environment it does not need here)."""
 
-    class FollowedLedger(Ledger):
+    class FollowedLedger(LedgerApplication):
         name = APPLICATION
 
         def __init__(self, env: Any = None) -> None:

@@ -92,8 +92,8 @@ def test_every_line_of_the_shipped_games_logs_reads_without_a_data_dump(tmp_path
     try:
         for path in REPLAYS:
             game_id = import_notation(ledger, path.read_text()).game_id
-            rules = ledger.game(game_id).rules
-            for event in ledger.game_events(game_id):
+            rules = ledger.queries.game(game_id).rules
+            for event in ledger.queries.game_events(game_id):
                 line = event_line(event, rules)
                 assert not DUMPED.search(line), (path.name, line)
     finally:
@@ -104,7 +104,7 @@ def test_a_long_line_wraps_at_word_boundaries_under_its_text(tmp_path: Any) -> N
     ledger = Ledger(Settings(str(tmp_path / "wrap.sqlite")))
     try:
         game_id = import_notation(ledger, (ROOT / "replays" / "evo1-hand-3p.evo").read_text()).game_id
-        rules, events = ledger.game(game_id).rules, list(ledger.game_events(game_id))
+        rules, events = ledger.queries.game(game_id).rules, list(ledger.queries.game_events(game_id))
     finally:
         ledger.close()
     longest = max(events, key=lambda event: len(event_line(event, rules)))

@@ -77,7 +77,7 @@ class Terminal(io.StringIO):
 def test_show_colours_a_terminal_and_writes_plain_text_elsewhere(tmp_path: Any) -> None:
     ledger = Ledger(Settings(str(tmp_path / "show.sqlite")))
     try:
-        game = ledger.game(import_notation(ledger, EVO1_GAME.read_text()).game_id, version=60)
+        game = ledger.queries.game(import_notation(ledger, EVO1_GAME.read_text()).game_id, version=60)
     finally:
         ledger.close()
     plain, coloured = io.StringIO(), Terminal()

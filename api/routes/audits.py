@@ -50,8 +50,8 @@ def audit(
     `ApiSettings.whole_log_reads_at_once` audits and exports at once, for any reader but the admin (429
     `whole_log_reads_busy`)."""
     check_live(reader, ledger, "audits")
-    game = ledger.game(reader.game_id)
-    asked = AuditAsked(game.id, ledger.audit_basis(game.id), event, expect_head, sight_of(reader, game))
+    game = ledger.queries.game(reader.game_id)
+    asked = AuditAsked(game.id, ledger.queries.audit_basis(game.id), event, expect_head, sight_of(reader, game))
     audits: AuditCache = request.app.state.audits
     kept = audits.get(asked)
     if kept is None:
@@ -65,7 +65,7 @@ def made_audit(reader: Reader, ledger: Ledger, game: Game, asked: AuditAsked, au
     game as the reader's sight of it was taken."""
     report = audit_for(reader, ledger, game, asked.up_to, asked.expect_head)
     made = KeptAudit(report.canonical, report.hash)
-    if asked.basis.version == game.version and ledger.audit_basis(game.id) == asked.basis:
+    if asked.basis.version == game.version and ledger.queries.audit_basis(game.id) == asked.basis:
         audits.keep(asked, made)
     return made
 
@@ -84,7 +84,7 @@ def explain(reader: ReaderDep, ledger: LedgerDep, event: EventNumber) -> Respons
     """Why the rules decided as they did about the part of the game (a combat, a survival phase...) the event
     belongs to: every number they used, as data and in words. 422 `not_explainable` for any other event."""
     check_live(reader, ledger, "explanations")
-    return report_response(explanation_for(reader, ledger, ledger.game(reader.game_id), event))
+    return report_response(explanation_for(reader, ledger, ledger.queries.game(reader.game_id), event))
 
 
 @router.get(
@@ -108,7 +108,7 @@ def what_if(
     if (replace is None) == (not drop):
         raise ApiError(422, "invalid_request", "give either replace=ACTION or drop=true")
     check_live(reader, ledger, "branches")
-    return report_response(branch_for(reader, ledger, ledger.game(reader.game_id), event, replace))
+    return report_response(branch_for(reader, ledger, ledger.queries.game(reader.game_id), event, replace))
 
 
 def report_response(report: CanonicalReport) -> Response:

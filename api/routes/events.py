@@ -66,7 +66,7 @@ def event_out(shown: ShownEvent) -> schemas.Event:
 def poll(ledger: Ledger, reader: Reader, sent: int) -> tuple[str | None, schemas.EventPage | None]:
     """One look at a followed game, in one thread hop: why the reader lost its access, if it did; else the page
     of events after `sent`, or None when the game has none (an idle stream reads no event)."""
-    access = ledger.access(reader.game_id)
+    access = ledger.vouched.access(reader.game_id)
     lost = lost_access(reader, access)
     reader = with_access(reader, access)  # a delay set since the stream began holds back what follows
     if lost is not None or shown_version(reader, ledger) <= sent:
@@ -139,7 +139,7 @@ def game_at(ledger: Ledger, latest: Game, at: int | None) -> Game:
     """The game after event `at`, 404 `unknown_event` past the `latest` the reader may see."""
     if at is not None and at > latest.version:
         raise ApiError(404, "unknown_event", f"the game has events 1 to {latest.version}, not {at}")
-    return ledger.game(latest.id, version=at) if at is not None else latest
+    return ledger.queries.game(latest.id, version=at) if at is not None else latest
 
 
 @router.get("/games/{game_id}/state", response_model=schemas.State, operation_id="state")
@@ -263,7 +263,7 @@ def export(
 def exported(reader: Reader, ledger: Ledger, format: str) -> Response:
     """The export as the reader may be given it, made whole before it is sent: its slot among the whole-log reads
     at once is given back before the answer's first byte leaves."""
-    seen = visibility(reader, ledger, ledger.game(reader.game_id))
+    seen = visibility(reader, ledger, ledger.queries.game(reader.game_id))
     headers = {"Evo-Left-Out": " ".join(map(str, seen.left_out))} if seen.left_out else {}
     if format == "notation":
         text = export_notation(ledger, reader.game_id, shown=seen.shown)
@@ -311,13 +311,13 @@ def stored_import(request: Request, kind: str, body: bytes, caller: str | None) 
     ledger: Ledger = request.app.state.ledger
     token = new_token()
     if kind == MSGPACK:
-        return store_game(ledger, bundle_game(ledger.mapper, body), recorder_token=token), token
+        return store_game(ledger, bundle_game(ledger.store.mapper, body), recorder_token=token), token
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         raise ApiError(422, "game_file_error", "a game file is UTF-8 text") from None
-    receipt = store_game(ledger, notation_game(ledger.mapper, text, files=False), recorder_token=token)
+    receipt = store_game(ledger, notation_game(ledger.store.mapper, text, files=False), recorder_token=token)
     if receipt.already_stored and not game_seen_by(request, receipt.game_id, caller):
-        copy = notation_game(ledger.mapper, text, again=True, files=False)
+        copy = notation_game(ledger.store.mapper, text, again=True, files=False)
         receipt = store_game(ledger, copy, recorder_token=token)
     return receipt, token

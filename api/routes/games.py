@@ -108,7 +108,7 @@ async def append(request: Request) -> Response:
         if not is_admin(request, token):
             raise
         # The admin sees every game: it is told why it may not append.
-        access = await run_in_threadpool(request.app.state.ledger.access, game_id)
+        access = await run_in_threadpool(request.app.state.ledger.vouched.access, game_id)
         check_recorder(game_id, access, token, sees_private=True)
         raise
     headers = {}
@@ -156,7 +156,7 @@ def projection_wait_of(request: Request) -> float | None:
 def projections_reach_log(request: Request, timeout: float) -> bool:
     """Whether the read tables include every event stored so far, within `timeout` seconds."""
     ledger: Ledger = request.app.state.ledger
-    return wait_until(request.app.state.read_store, ledger.recorder.max_notification_id() or 0, timeout)
+    return wait_until(request.app.state.read_store, ledger.store.recorder.max_notification_id() or 0, timeout)
 
 
 @router.post(
@@ -217,7 +217,7 @@ def list_games(
     found: list[schemas.Summary] = []
     last, more = 0, False
     known = statuses(request) if status is not None else {}
-    for position, setup in ledger.started_setups(after=int(cursor or 0)):
+    for position, setup in ledger.queries.started_setups(after=int(cursor or 0)):
         if not set_up_as(setup, ruleset, player, started_from, started_to):
             continue  # told apart by its setup: the game is not read
         if known.get(setup.originator_id, status) != status:
@@ -243,7 +243,7 @@ def player_seen(ledger: Ledger, player: str, admin: bool, clock: Any) -> bool:
     return any(
         set_up_as(setup, None, player, None, None)
         and game_listed(ledger, setup.originator_id, admin, clock) is not None
-        for _, setup in ledger.started_setups()
+        for _, setup in ledger.queries.started_setups()
     )
 
 
@@ -265,7 +265,7 @@ def statuses(request: Request) -> dict[UUID, str]:
     store: ReadStore = request.app.state.read_store
     with store.engine.connect() as connection:
         found = queries.game_statuses(connection)
-        followed = position_in(connection) >= (request.app.state.ledger.recorder.max_notification_id() or 0)
+        followed = position_in(connection) >= (request.app.state.ledger.store.recorder.max_notification_id() or 0)
     return {UUID(game_id): status for game_id, status in found} if followed else {}
 
 
@@ -278,7 +278,7 @@ def summarise(ledger: Ledger, game: Game, reader: Perspective = PUBLIC) -> schem
     """The game as a reader (the public if none is named) sees it: the head hash is left out where a hidden action
     could be tried from it (`head_hash_for`)."""
     outcome, view = game.rules.outcome(game.state), game.rules.view(game.state)
-    access = ledger.access(game.id)
+    access = ledger.vouched.access(game.id)
     return schemas.Summary(
         game_id=str(game.id),
         ruleset=game.ruleset_name,
@@ -327,7 +327,7 @@ def issue_recorder_token(game_id: str, ledger: LedgerDep, request: Request) -> s
     how many)."""
     game = game_id_of(game_id)
     token = new_token()
-    let_go = ledger.grant_recorder(game, token)
+    let_go = ledger.commands.grant_recorder(game, token)
     request.app.state.appends.appended(game)  # the game's streams read their access again
     link, qr = join_link(request, game, token)
     return schemas.RecorderToken(
@@ -345,7 +345,7 @@ def set_reveal_at_end(
     read: a co-recorder's or a seat's token is refused with 403 `token_refused`, no token with 401
     `token_required`. Setting what stands appends nothing."""
     game = game_id_of(game_id)
-    receipt = ledger.set_reveal_at_end(game, body.reveal_at_end, recorder(request, token))
+    receipt = ledger.commands.set_reveal_at_end(game, body.reveal_at_end, recorder(request, token))
     request.app.state.appends.appended(game)  # wakes the game's streams and the read tables
     return schemas.RevealAtEndSet(**schemas.Receipt.of(receipt).model_dump(), reveal_at_end=body.reveal_at_end)
 
@@ -358,6 +358,6 @@ def set_reveal_at_end(
 )
 def set_privacy(game_id: str, body: schemas.Privacy, ledger: LedgerDep, request: Request) -> schemas.Privacy:
     game = game_id_of(game_id)
-    ledger.change_access(game, lambda access: access.set_private(body.private))
+    ledger.commands.change_access(game, lambda access: access.set_private(body.private))
     request.app.state.appends.appended(game)  # the game's streams read their access again
     return body

@@ -31,7 +31,7 @@ def health(request: Request, token: TokenDep) -> JSONResponse:
     writer: dict[str, Any] = state.writer.health()
     read_tables: dict[str, Any] = state.supervisor.health()
     store: ReadStore = state.read_store
-    position, log_position = store.position(), state.ledger.recorder.max_notification_id() or 0
+    position, log_position = store.position(), state.ledger.store.recorder.max_notification_id() or 0
     read_tables |= {"position": position, "log_position": log_position, "lag": max(0, log_position - position)}
     admin = is_admin(request, token)
     set_aside = [
@@ -47,6 +47,6 @@ def health(request: Request, token: TokenDep) -> JSONResponse:
         degraded, body["checkpoints"] = signer.health(admin)
         if degraded:
             body["status"], ok = "degraded", False
-    elif state.ledger.sealer is None:
+    elif state.ledger.store.sealer is None:
         body["checkpoints"] = NO_TAMPER_EVIDENCE
     return JSONResponse(body, status_code=200 if ok else 503)

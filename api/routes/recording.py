@@ -78,7 +78,7 @@ def undo(game_id: str, body: schemas.Undo, ledger: LedgerDep, token: TokenDep, r
     """Undo the last `count` actions, with a reason: an event of the log (`ActionsUndone`), the actions kept in
     it, marked undone."""
     game = game_id_of(game_id)
-    receipt = ledger.undo(game, body.count, body.reason, body.expected_version, recorder(request, token))
+    receipt = ledger.commands.undo(game, body.count, body.reason, body.expected_version, recorder(request, token))
     return revised(request, receipt)
 
 
@@ -90,7 +90,7 @@ def correct(
     latest action stood, and refused with its ruling as an append is."""
     game = game_id_of(game_id)
     entered_at = schemas.entered_at_text(body.entered_at)
-    receipt = ledger.correct(
+    receipt = ledger.commands.correct(
         game, body.action, body.reason, body.expected_version, recorder(request, token), entered_at
     )
     return revised(request, receipt)
@@ -100,7 +100,7 @@ def correct(
 def add_note(game_id: str, body: schemas.Note, ledger: LedgerDep, token: TokenDep, request: Request) -> schemas.Receipt:
     """A note about one of the game's events (a disputed roll, a rule looked up): an event of the log."""
     game = game_id_of(game_id)
-    receipt = ledger.annotate(game, body.event, body.text, body.expected_version, recorder(request, token))
+    receipt = ledger.commands.annotate(game, body.event, body.text, body.expected_version, recorder(request, token))
     return revised(request, receipt)
 
 
@@ -141,7 +141,7 @@ def issue_seat_token(
     game, issued = game_id_of(game_id), new_token()
 
     def issue(access: GameAccess) -> None:  # once the token is found to be the recorder's
-        players = ledger.game(game).player_names
+        players = ledger.queries.game(game).player_names
         if seat not in players:
             raise ApiError(422, "unknown_seat", f"{seat[:64]!r} is not a seat of the game ({', '.join(players)})")
         access.issue_seat_token(seat, issued)
@@ -191,7 +191,7 @@ def changed_by_recorder(
 ) -> GameAccess:
     """A change to who records the game or how it is read, by the recorder's own token (or the admin's); the
     game's streams, the writer's held accesses and the read tables read it at once."""
-    access = ledger.change_recorders(game_id_of(game_id), change, token, is_admin(request, token))
+    access = ledger.commands.change_recorders(game_id_of(game_id), change, token, is_admin(request, token))
     request.app.state.appends.appended(access.game_id)
     return access
 
@@ -237,7 +237,7 @@ def list_co_recorders(reader: ReaderDep, ledger: LedgerDep) -> schemas.CoRecorde
     """The co-recorders, each by its id and name, for a reader who records the game (the recorder, a co-recorder,
     the admin)."""
     check_records_game(reader, "the co-recorders are listed to those who record the game")
-    access = ledger.access(reader.game_id)
+    access = ledger.vouched.access(reader.game_id)
     return co_recorders_of(access) if access is not None else schemas.CoRecorderList(co_recorders=[])
 
 

@@ -35,7 +35,7 @@ def read(request: Request, query: Callable[[Connection], T]) -> tuple[T, dict[st
     with store.engine.connect() as connection:
         answer = query(connection)
         position = position_in(connection)
-    log_position = request.app.state.ledger.recorder.max_notification_id() or 0  # None: an empty log
+    log_position = request.app.state.ledger.store.recorder.max_notification_id() or 0  # None: an empty log
     return answer, {"position": position, "log_position": log_position}
 
 
@@ -77,7 +77,7 @@ def game_report(request: Request, ledger: Ledger, reader: Reader, report: str) -
     """A report from the read tables, as the reader may see the game: a broadcast's delay holds back the rows
     written after the last event it shows, and the undos that came after it."""
     game_id = str(reader.game_id)
-    [setup] = ledger.game_events(reader.game_id, up_to=1)
+    [setup] = ledger.queries.game_events(reader.game_id, up_to=1)
     try:
         queries.report_parts(setup.ruleset, report)
     except queries.NoSuchReport as error:

@@ -83,11 +83,11 @@ def export_bundle(ledger: Ledger, game_id: UUID, seen: Visibility | None = None)
     """The game's stored events with their hashes. For a reader who may not see everything (`seen`), narrowed as
     the readers narrow a bundle's rows (`narrowed_rows`): such a bundle names the hidden actions it leaves out and
     is not imported until they are revealed."""
-    ledger.game(game_id)  # an unknown game raises
-    events = ledger.stored_events(game_id)
+    ledger.queries.game(game_id)  # an unknown game raises
+    events = ledger.queries.stored_events(game_id)
     rows: list[list[Any]] = [[event.topic, event.originator_version, unsealed_bytes(event.state)] for event in events]
     bundle: dict[str, Any] = {"format": BUNDLE_FORMAT, "version": BUNDLE_VERSION, "game": str(game_id), "events": rows}
-    left_out = narrowed_rows(rows, seen, ledger.mapper.transcoder) if seen is not None else None
+    left_out = narrowed_rows(rows, seen, ledger.store.mapper.transcoder) if seen is not None else None
     if left_out is not None:
         bundle["left_out"] = left_out
     return pack(bundle)
@@ -275,11 +275,11 @@ def notation_game(
 def store_game(ledger: Ledger, game: PreparedGame, recorder_token: str | None = None) -> Receipt:
     """One prepared game stored in one transaction, with its recorder token's digest if one is given; a game the
     ledger holds already is not stored again (its receipt says so)."""
-    if ledger.stored_among([game.receipt.game_id]):
+    if ledger.queries.stored_among([game.receipt.game_id]):
         return _already(ledger, game.receipt)
     access = [GameAccess.grant(game.receipt.game_id, recorder_token)] if recorder_token is not None else []
-    granted = [imported_by(ledger.mapper, event) for aggregate in access for event in aggregate.collect_events()]
-    ledger.insert_stored_events([*game.events, *granted], game.snapshots)
+    granted = [imported_by(ledger.store.mapper, event) for aggregate in access for event in aggregate.collect_events()]
+    ledger.commands.insert_stored_events([*game.events, *granted], game.snapshots)
     return game.receipt
 
 
@@ -298,11 +298,11 @@ def export_notation(ledger: Ledger, game_id: UUID, shown: Container[int] | None 
     give it (`hidden_line`).
 
     The header names the game's kit and pins its hash; a bundle carries the kit's whole content."""
-    game = ledger.game(game_id)
+    game = ledger.queries.game(game_id)
     header = Header(
         game.ruleset_name, game.ruleset_version, game.kit_name, game.kit_hash, tuple(game.player_names), game.options
     )
-    events = ledger.game_events(game_id, up_to=game.version)
+    events = ledger.queries.game_events(game_id, up_to=game.version)
     lines = [line for event in events if (line := hidden_line(event, shown) or _line_of(event)) is not None]
     ids = ", ".join(f"{p['name']}={p['id']}" for p in game.players)
     outcome = game.rules.outcome(game.state)
@@ -354,13 +354,13 @@ def import_batches(
 
     `workers` processes prepare the batches ahead (all the machine's cores when None); a batch that fails in a
     worker is prepared again here, so that the error raised is the item's own."""
-    for group, prepared in _prepared_batches(ledger.mapper, prepare, in_batches(items, batch), workers):
+    for group, prepared in _prepared_batches(ledger.store.mapper, prepare, in_batches(items, batch), workers):
         with _cycle_collector_paused():
             if prepared is None:
-                games = [_unpacked(*_packed(prepare(ledger.mapper, item))) for item in group]
+                games = [_unpacked(*_packed(prepare(ledger.store.mapper, item))) for item in group]
             else:
                 games = unpacked_games(prepared)
-            stored = ledger.stored_among(game.receipt.game_id for game in games)
+            stored = ledger.queries.stored_among(game.receipt.game_id for game in games)
             new = list(
                 {game.receipt.game_id: game for game in reversed(games) if game.receipt.game_id not in stored}.values()
             )
@@ -368,14 +368,14 @@ def import_batches(
             stored |= {game.receipt.game_id for game in new}
             if new:
                 events = [event for game in new for event in game.events]
-                ledger.insert_stored_events(events, [stored for game in new for stored in game.snapshots])
+                ledger.commands.insert_stored_events(events, [stored for game in new for stored in game.snapshots])
         first = {id(game) for game in new}
         yield [game.receipt if id(game) in first else _already(ledger, game.receipt) for game in games]
 
 
 def _already(ledger: Ledger, receipt: Receipt) -> Receipt:
     """The receipt of a game found stored already: as the ledger has it."""
-    return replace(ledger.receipt(receipt.game_id), already_stored=True)
+    return replace(ledger.queries.receipt(receipt.game_id), already_stored=True)
 
 
 def _import(

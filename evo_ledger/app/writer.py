@@ -46,7 +46,7 @@ SentGroup = Sequence[tuple["Written", "asyncio.Future[Receipt]"]]
 
 @dataclass(frozen=True)
 class NewGame:
-    """A game to create (`Ledger.create_game`), sent to a writer like an append."""
+    """A game to create (`Commands.create_game`), sent to a writer like an append."""
 
     ruleset: str | None
     kit: str
@@ -57,9 +57,9 @@ class NewGame:
     reveal_at_end: bool = True
 
     def maker(self, ledger: Ledger) -> Callable[[], list[Any]]:
-        """What makes the game and its access for `ledger` to store (`Ledger.new_game`)."""
+        """What makes the game and its access for `ledger` to store (`Commands.new_game`)."""
         return partial(
-            ledger.new_game,
+            ledger.commands.new_game,
             self.ruleset,
             self.kit,
             self.players,
@@ -422,7 +422,9 @@ def record_appends(settings: Settings, connection: Connection) -> None:
 def carried_out(ledger: Ledger, items: Sequence[Written]) -> list[Outcome]:
     """Each item's outcome, in order: the appends and the new games committed together, in one transaction."""
     try:
-        return ledger.record_many([item if isinstance(item, AppendRequest) else item.maker(ledger) for item in items])
+        return ledger.commands.record_many(
+            [item if isinstance(item, AppendRequest) else item.maker(ledger) for item in items]
+        )
     except Exception as error:  # the ledger answers each item itself; this is a failure of the whole
         return [error] * len(items)
 

@@ -42,7 +42,7 @@ class PlaySession:
         self.read = read
         self.out = out
         self.console = terminal.console_for(out)
-        self.game = ledger.game(game_id)
+        self.game = ledger.queries.game(game_id)
         self.commands: dict[str, Callable[[str], None]] = {
             "undo": self.undo,
             "note": self.note,
@@ -91,7 +91,7 @@ class PlaySession:
         terminal.say(self.console, text, style)
 
     def record(self, line: str) -> None:
-        self.change(lambda: self.ledger.record(self.game_id, line, expected_version=self.game.version))
+        self.change(lambda: self.ledger.commands.record(self.game_id, line, expected_version=self.game.version))
 
     def refused(self, violation: RuleViolation) -> None:
         self.say(f"refused {violation}; nothing was recorded", terminal.REFUSED)
@@ -102,8 +102,8 @@ class PlaySession:
 
     def acknowledge(self, receipt: Receipt, before: int) -> None:
         """Say what was stored: the events after `before`, each with its number, and the receipt's head hash."""
-        self.game = self.ledger.game(self.game_id)
-        for event in self.ledger.game_events(self.game_id, after=before):
+        self.game = self.ledger.queries.game(self.game_id)
+        for event in self.ledger.queries.game_events(self.game_id, after=before):
             self.say(event_line(event, self.game.rules, terminal_width(self.out)))
         self.say(f"stored: event {receipt.version}, head {receipt.head_hash[:16]}", terminal.STORED)
         if self.game.rules.outcome(self.game.state) is not None:
@@ -111,7 +111,7 @@ class PlaySession:
 
     def reload(self, message: str) -> None:
         self.say(message)
-        self.game = self.ledger.game(self.game_id)
+        self.game = self.ledger.queries.game(self.game_id)
 
     def command(self, text: str) -> None:
         name, _, rest = text.partition(" ")
@@ -126,14 +126,16 @@ class PlaySession:
         if not reason:
             self.say("say why: :undo [N] REASON")
             return
-        self.change(lambda: self.ledger.undo(self.game_id, count or 1, reason, expected_version=self.game.version))
+        self.change(
+            lambda: self.ledger.commands.undo(self.game_id, count or 1, reason, expected_version=self.game.version)
+        )
 
     def note(self, rest: str) -> None:
         about, text = leading_number(rest)
         if not text:
             self.say("what is the note? :note [EVENT] TEXT")
             return
-        self.change(lambda: self.ledger.annotate(self.game_id, about or self.game.version, text))
+        self.change(lambda: self.ledger.commands.annotate(self.game_id, about or self.game.version, text))
 
     def change(self, append: Callable[[], Receipt]) -> None:
         """Append, then say what was stored, or why nothing was."""
@@ -156,7 +158,7 @@ class PlaySession:
 
     def log(self, rest: str) -> None:
         count, _ = leading_number(rest)
-        for event in self.ledger.game_events(self.game_id)[-(count or 10) :]:
+        for event in self.ledger.queries.game_events(self.game_id)[-(count or 10) :]:
             self.say(event_line(event, self.game.rules, terminal_width(self.out)))
 
     def legal_actions(self) -> Iterator[str]:

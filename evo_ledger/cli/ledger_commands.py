@@ -276,9 +276,9 @@ def game_of(ledger: Ledger, reference: str) -> UUID:
     database (the game started last where none is remembered)."""
     if reference.strip().lower() == "last":
         game_id = remembered(ledger.settings)
-        if game_id is not None and ledger.stored_among([game_id]):
+        if game_id is not None and ledger.queries.stored_among([game_id]):
             return game_id
-    game_id = ledger.find_game(reference)
+    game_id = ledger.queries.find_game(reference)
     remember(ledger.settings, game_id)
     return game_id
 
@@ -332,7 +332,7 @@ def new_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     options = dict(parse_named_option(text) for text in args.option)
     marks = {spec.seat_mark: getattr(args, f"mark_{spec.seat_mark}") for spec in seat_options().values()}
     options.update(marked_seats(marks))
-    receipt = ledger.create_game(args.ruleset, args.kit, players, options, reveal_at_end=not args.keep_hidden)
+    receipt = ledger.commands.create_game(args.ruleset, args.kit, players, options, reveal_at_end=not args.keep_hidden)
     remember(ledger.settings, receipt.game_id)
     print(f"game {receipt.game_id}", file=out)
     print_receipt(receipt, out)
@@ -341,7 +341,7 @@ def new_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 def generate(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     marked = marked_counts(args)
-    receipt = ledger.generate_game(args.players, args.bot, args.seed, ruleset=args.ruleset, marked=marked)
+    receipt = ledger.commands.generate_game(args.players, args.bot, args.seed, ruleset=args.ruleset, marked=marked)
     remember(ledger.settings, receipt.game_id)
     print(f"game {receipt.game_id}", file=out)
     print_receipt(receipt, out)
@@ -374,22 +374,22 @@ def parse_named_option(text: str) -> tuple[str, Any]:
 
 def record(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     game_id = game_of(ledger, args.game)
-    before = ledger.receipt(game_id).version
-    receipt = ledger.record(game_id, args.actions, expected_version=args.expect)
+    before = ledger.queries.receipt(game_id).version
+    receipt = ledger.commands.record(game_id, args.actions, expected_version=args.expect)
     print_events(ledger, receipt, before, out)
     return EXIT_OK
 
 
 def undo(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    receipt = ledger.undo(game_of(ledger, args.game), args.count, args.reason)
+    receipt = ledger.commands.undo(game_of(ledger, args.game), args.count, args.reason)
     print_events(ledger, receipt, receipt.version - 1, out)
     return EXIT_OK
 
 
 def hidden_at_end(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     game_id = game_of(ledger, args.game)
-    before = ledger.receipt(game_id).version
-    receipt = ledger.set_reveal_at_end(game_id, args.setting == "shown")
+    before = ledger.queries.receipt(game_id).version
+    receipt = ledger.commands.set_reveal_at_end(game_id, args.setting == "shown")
     if receipt.version == before:
         print(f"the game says '{format_hidden(args.setting == 'shown')}' already: nothing was stored", file=out)
     else:
@@ -399,9 +399,9 @@ def hidden_at_end(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 def note(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     game_id = game_of(ledger, args.game)
-    about = args.about or ledger.receipt(game_id).version
+    about = args.about or ledger.queries.receipt(game_id).version
     try:
-        receipt = ledger.annotate(game_id, about, args.text)
+        receipt = ledger.commands.annotate(game_id, about, args.text)
     except ValueError as error:
         raise CommandError(f"--about {about}: {error}") from None
     print_events(ledger, receipt, receipt.version - 1, out)
@@ -409,8 +409,8 @@ def note(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def print_events(ledger: Ledger, receipt: Receipt, after: int, out: TextIO) -> None:
-    rules, width = ledger.game(receipt.game_id).rules, terminal_width(out)
-    for event in ledger.game_events(receipt.game_id, after=after):
+    rules, width = ledger.queries.game(receipt.game_id).rules, terminal_width(out)
+    for event in ledger.queries.game_events(receipt.game_id, after=after):
         print(event_line(event, rules, width), file=out)
     print_receipt(receipt, out)
 
@@ -422,19 +422,19 @@ def print_receipt(receipt: Receipt, out: TextIO) -> None:
 def show(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     """The position names no hidden fact: it is the same for every reader (`--as` is checked all the same)."""
     game_id = game_of(ledger, args.game)
-    reader_of(ledger.game(game_id), args)
-    latest = ledger.receipt(game_id).version
+    reader_of(ledger.queries.game(game_id), args)
+    latest = ledger.queries.receipt(game_id).version
     if args.at is not None and not 1 <= args.at <= latest:
         raise CommandError(f"--at {args.at}: the game has events 1 to {latest}")
-    print_position(ledger.game(game_id, version=args.at), out)
+    print_position(ledger.queries.game(game_id, version=args.at), out)
     return EXIT_OK
 
 
 def log(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     game_id = game_of(ledger, args.game)
-    game = ledger.game(game_id)
+    game = ledger.queries.game(game_id)
     seen, width = visibility(reader_of(game, args), ledger, game), terminal_width(out)
-    for event in ledger.game_events(game_id):
+    for event in ledger.queries.game_events(game_id):
         print(event_line(event, game.rules, width, sentence_for(seen, event, game.rules)), file=out)
     return EXIT_OK
 
@@ -444,7 +444,7 @@ def audit_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     if args.event is not None and args.event < 1:
         raise CommandError(f"--event {args.event}: events are numbered from 1")
     kept = [kept_checkpoint(path) for path in args.checkpoint]
-    report = ledger.audit(game_id, up_to=args.event, expect_head=args.expect_head, kept=kept)
+    report = ledger.queries.audit(game_id, up_to=args.event, expect_head=args.expect_head, kept=kept)
     if args.json:
         out.write(report.canonical.decode() + "\n")
     else:
@@ -473,15 +473,15 @@ def no_constant(name: str) -> Any:
 
 def checkpoint(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     try:
-        taken, new = ledger.take_checkpoint(acknowledge=args.acknowledge)
+        taken, new = ledger.commands.take_checkpoint(acknowledge=args.acknowledge)
     except CheckpointError as error:
         raise CommandError(str(error)) from None
     how = "signed" if new else "(nothing stored since it was signed)"
     print(f"checkpoint {taken['number']} {how}: the log up to position {taken['position']}", file=sys.stderr)
-    unvouched = ledger.unvouched_by_last_checkpoint()
+    unvouched = ledger.vouched.unvouched_by_last_checkpoint()
     if unvouched:
         print(unvouched_words(taken["number"], unvouched), file=sys.stderr)
-    acknowledged, waiting = ledger.unvouched_since_acknowledged()
+    acknowledged, waiting = ledger.vouched.unvouched_since_acknowledged()
     if waiting:
         events = counted(sum(run.count for run in waiting), "event")
         print(
@@ -496,13 +496,13 @@ def checkpoint(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 def explain(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     game_id = game_of(ledger, args.game)
-    game = ledger.game(game_id)
+    game = ledger.queries.game(game_id)
     return _write_report(explanation_for(reader_of(game, args), ledger, game, args.event), args.json, out)
 
 
 def what_if(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     game_id = game_of(ledger, args.game)
-    game = ledger.game(game_id)
+    game = ledger.queries.game(game_id)
     return _write_report(branch_for(reader_of(game, args), ledger, game, args.event, args.replace), args.json, out)
 
 
@@ -512,8 +512,8 @@ def _write_report(report: ExplanationReport | WhatIfReport, as_json: bool, out: 
 
 
 def games(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
-    for game_id in ledger.game_ids():
-        game = ledger.game(game_id)
+    for game_id in ledger.queries.game_ids():
+        game = ledger.queries.game(game_id)
         players = ", ".join(game.player_names)
         print(f"{game_id}  {game.ruleset_name} {game.kit_name}  {players}  {counted(game.version, 'event')}", file=out)
     return EXIT_OK

@@ -78,10 +78,10 @@ class Issued:
 def issue_recording_token(ledger: Ledger, game_id: UUID) -> Issued:
     """The game's recorder token, where it has none; else a co-recorder's, beside the recorder's, which records on
     as before: a phone that records the game already is never locked out."""
-    access = ledger.access(game_id)
+    access = ledger.vouched.access(game_id)
     token = new_token()
     if access is None or access.token_digest is None:
-        let_go = ledger.grant_recorder(game_id, token)
+        let_go = ledger.commands.grant_recorder(game_id, token)
         said = "the game's recorder token, issued now: the phone that opens the link records the game, and lets"
         said += " other phones and the seats in"
         if let_go:
@@ -94,7 +94,7 @@ def issue_recording_token(ledger: Ledger, game_id: UUID) -> Issued:
             held.revoke_co_recorder(key)
         held.add_co_recorder(SHARED_NAME, token)
 
-    ledger.change_access(game_id, share_anew)
+    ledger.commands.change_access(game_id, share_anew)
     said = f"a co-recorder's token, {SHARED_NAME!r}: the phone that opens the link records the game beside its"
     said += " recorder, whose token records on (the recorder lets it go under the recording page's other devices)"
     if shared_before:
@@ -105,7 +105,7 @@ def issue_recording_token(ledger: Ledger, game_id: UUID) -> Issued:
 def issue_seat_tokens(ledger: Ledger, game_id: UUID, seats: Sequence[str], again: bool) -> dict[str, str]:
     """A token for each seat, in one change of the access; ShareError where seats have tokens already, unless
     `again` (each seat's token before then reads no more)."""
-    access = ledger.access(game_id)
+    access = ledger.vouched.access(game_id)
     held = sorted(access.seat_digests) if access is not None else []
     if held and not again:
         raise ShareError(
@@ -118,7 +118,7 @@ def issue_seat_tokens(ledger: Ledger, game_id: UUID, seats: Sequence[str], again
         for seat, token in issued.items():
             access.issue_seat_token(seat, token)
 
-    ledger.change_access(game_id, issue)
+    ledger.commands.change_access(game_id, issue)
     return issued
 
 
@@ -129,8 +129,8 @@ def share_game(
     recording link with a token issued for it, the link as a QR code drawn in the terminal, and each seat's link if
     asked."""
     address = address_given(url) if url is not None else phones_address()
-    game = ledger.game(game_id)
-    if game.sealed and ledger.sealer is None:
+    game = ledger.queries.game(game_id)
+    if game.sealed and ledger.store.sealer is None:
         raise ShareError(f"game {game_id} is sealed: share it with {SEAL_KEY_VARIABLE} set, as the server has it")
     print(f"game {game_id}: {game.ruleset_name} on {game.kit_name}, {', '.join(game.player_names)}", file=out)
     where = "" if url is not None else " (as `serve --host 0.0.0.0` serves; --url names another address)"

@@ -40,7 +40,7 @@ def run_projections(ledger: Ledger, store: ReadStore, args: argparse.Namespace, 
     if args.rebuild:
         store.reset()
     projector = Projector(ledger, store, args.page)
-    with ProgressBar(ledger.recorder.max_notification_id() or 0, "events", sys.stderr) as progress:
+    with ProgressBar(ledger.store.recorder.max_notification_id() or 0, "events", sys.stderr) as progress:
         read = projector.catch_up(lambda done, _: progress.update(done))
     seconds = time.perf_counter() - started
     rate = f", {read / seconds:,.0f} events/s" if read and seconds > 0 else ""

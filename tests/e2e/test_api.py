@@ -294,7 +294,7 @@ def test_the_admin_issues_a_new_recorder_token_and_makes_games_private(client: T
 
 def test_a_game_started_without_a_recorder_token_can_be_made_private_and_given_one(client: TestClient) -> None:
     ledger = client.app.state.ledger  # type: ignore[attr-defined]
-    game = str(ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id)
+    game = str(ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id)
     admin = {"Authorization": f"Bearer {ADMIN}"}
     assert append(client, game, admin, "order ann ben cat").json()["code"] == "no_recorder"
     assert client.put(f"/v1/games/{game}/privacy", json={"private": True}, headers=admin).status_code == 200
@@ -330,7 +330,7 @@ def test_a_game_is_audited_over_http_with_the_command_lines_report(client: TestC
     answer = client.get(f"/v1/games/{game}/audit", params={"expect_head": head})
     assert answer.status_code == 200 and answer.json()["verdict"] == "clean"
     ledger = client.app.state.ledger  # type: ignore[attr-defined]
-    assert answer.content == ledger.audit(UUID(game), expect_head=head).canonical
+    assert answer.content == ledger.queries.audit(UUID(game), expect_head=head).canonical
     assert answer.headers["X-Report-Hash"] == answer.json()["report_hash"]
     partial = client.get(f"/v1/games/{game}/audit", params={"event": 40}).json()
     assert partial["events_audited"] == 40
@@ -361,13 +361,13 @@ def test_an_event_is_explained_and_branched_over_http_with_the_command_lines_rep
     imported = client.post("/v1/games/import", content=HAND_GAME, headers={"Content-Type": "text/plain"}).json()
     game = imported["game_id"]
     ledger = client.app.state.ledger  # type: ignore[attr-defined]
-    roll = next(e.originator_version for e in ledger.game_events(UUID(game)) if type(e).__name__ == "DieRolled")
+    roll = next(e.originator_version for e in ledger.queries.game_events(UUID(game)) if type(e).__name__ == "DieRolled")
     explained = client.get(f"/v1/games/{game}/events/{roll}/explanation")
     assert explained.status_code == 200 and explained.json()["kind"] == "combat"
-    assert explained.content == ledger.explain(UUID(game), roll).canonical
+    assert explained.content == ledger.queries.explain(UUID(game), roll).canonical
     assert explained.headers["X-Report-Hash"] == explained.json()["report_hash"]
     branch = client.get(f"/v1/games/{game}/events/{roll}/what-if", params={"replace": "roll x"})
-    assert branch.status_code == 200 and branch.content == ledger.what_if(UUID(game), roll, "roll x").canonical
+    assert branch.status_code == 200 and branch.content == ledger.queries.what_if(UUID(game), roll, "roll x").canonical
     dropped = client.get(f"/v1/games/{game}/events/{roll}/what-if", params={"drop": True}).json()
     assert dropped["change"]["becomes"] is None
     refusals = {

@@ -20,8 +20,8 @@ def test_the_game_list_reads_only_the_games_it_lists(client: TestClient) -> None
     for _ in range(2):  # ongoing
         client.post("/v1/games", json={"kit": "standin-e2-3p", "players": [{"name": n} for n in ("dan", "eve", "fay")]})
     ledger = client.app.state.ledger  # type: ignore[attr-defined]
-    assert wait_until(client.app.state.read_store, ledger.recorder.max_notification_id(), 60)  # type: ignore[attr-defined]
-    folds = Counted(ledger, "game")
+    assert wait_until(client.app.state.read_store, ledger.store.recorder.max_notification_id(), 60)  # type: ignore[attr-defined]
+    folds = Counted(ledger.queries, "game")
     expected = {"ruleset=toy": 0, "player=dan": 2, "status=ongoing": 2, "status=over": 3}
     for query, listed in expected.items():
         folds.count = 0

@@ -78,7 +78,7 @@ def test_a_private_game_answers_as_an_unknown_one_to_a_reader_who_may_not_see_it
 
 def test_the_games_are_listed_a_page_at_a_time_with_a_cursor(client: TestClient) -> None:
     ledger = client.app.state.ledger  # type: ignore[attr-defined]
-    made = [str(ledger.create_game(None, "standin-e2-3p", ["ann", "ben", "cat"]).game_id) for _ in range(105)]
+    made = [str(ledger.commands.create_game(None, "standin-e2-3p", ["ann", "ben", "cat"]).game_id) for _ in range(105)]
     first = client.get("/v1/games").json()
     assert [g["game_id"] for g in first["games"]] == made[:100] and first["next_cursor"]
     rest = client.get("/v1/games", params={"cursor": first["next_cursor"]}).json()

@@ -98,16 +98,18 @@ def test_a_hidden_action_stored_before_commitments_has_its_hashes_withheld(tmp_p
 
 
 def test_a_revealed_action_is_verified_by_the_audit_against_its_commitment(ledger: Ledger) -> None:
-    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
-    ledger.record(game, [*ROUND_ONE_AUCTION, f"cat drew {HELD_CARD}", f"cat play {HELD_CARD} no_attacks for round"])
-    assert ledger.audit(game).verdict == "clean"
-    drawn = next(e for e in ledger.game_events(game) if getattr(e, "visible_only_to", None))
+    game = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.commands.record(
+        game, [*ROUND_ONE_AUCTION, f"cat drew {HELD_CARD}", f"cat play {HELD_CARD} no_attacks for round"]
+    )
+    assert ledger.queries.audit(game).verdict == "clean"
+    drawn = next(e for e in ledger.queries.game_events(game) if getattr(e, "visible_only_to", None))
     assert drawn.action_commitment == hidden_commitment(drawn.action_salt, drawn.notation)
     tamperer = Tamperer(ledger, game)
     topic, state = tamperer.stored(drawn.originator_version)
-    fields = ledger.mapper.transcoder.decode(state)
+    fields = ledger.store.mapper.transcoder.decode(state)
     tamperer.write(
-        drawn.originator_version, topic, ledger.mapper.transcoder.encode({**fields, "notation": "cat drew Nest"})
+        drawn.originator_version, topic, ledger.store.mapper.transcoder.encode({**fields, "notation": "cat drew Nest"})
     )
-    hashes = ledger.audit(game).check("hashes")
+    hashes = ledger.queries.audit(game).check("hashes")
     assert hashes["event"] == drawn.originator_version and "does not match its commitment" in hashes["detail"]

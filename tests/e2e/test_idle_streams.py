@@ -50,7 +50,7 @@ def test_idle_streams_read_no_event_and_leave_threads_to_other_requests(served: 
     game_file = (ROOT / "replays" / "evo1-selfplay-5p-seed22-experienced.evo").read_text()
     long_game = httpx.post(f"{base}/v1/games/import", content=game_file, headers={"Content-Type": "text/plain"}).json()
     other = httpx.post(f"{base}/v1/games", json={"kit": "standin-e2-3p", "players": [{"name": n} for n in "abc"]})
-    reads = Counted(app.state.ledger, "game_events")
+    reads = Counted(app.state.ledger.queries, "game_events")
     opened, stop = threading.Semaphore(0), threading.Event()
     url = f"{base}/v1/games/{long_game['game_id']}/stream"
     streams = [

@@ -40,7 +40,7 @@ def test_a_public_reader_reading_as_the_public_is_not_told_it_lost_access(client
     assert answer.status_code == 200
     # The stream's check, asked directly: a live stream never ends in a test client.
     public = narrowed(Reader(UUID(game), sees_all=False), "public", ["ann", "ben", "cat"])
-    assert not public.narrowed and lost_access(public, app_of(client).state.ledger.access(UUID(game))) is None
+    assert not public.narrowed and lost_access(public, app_of(client).state.ledger.vouched.access(UUID(game))) is None
 
 
 def app_of(client: TestClient) -> Any:

@@ -56,7 +56,7 @@ def bundle_said(client: TestClient, game: str, headers: dict[str, str]) -> str:
     """A bundle export as its reader gets it: its events decoded, and the events it says it leaves out."""
     got = client.get(f"/v1/games/{game}/export?format=bundle", headers=headers)
     bundle = unpack(got.content)
-    decode = client.app.state.ledger.mapper.transcoder.decode  # type: ignore[attr-defined]
+    decode = client.app.state.ledger.store.mapper.transcoder.decode  # type: ignore[attr-defined]
     rows = [[topic, version, decode(state)] for topic, version, state in bundle["events"]]
     said = {"left_out": bundle.get("left_out"), "header": got.headers.get("Evo-Left-Out"), "events": rows}
     return set_aside(json.dumps(said, default=str, sort_keys=True))

@@ -152,11 +152,13 @@ def test_two_servers_lose_and_repeat_nothing_while_their_processes_are_killed(tm
         with Ledger(Settings(url)) as ledger:
             for recorder in recorders:
                 recorded = [
-                    e.notation for e in ledger.game_events(UUID(recorder.game)) if isinstance(e, Game.ActionRecorded)
+                    e.notation
+                    for e in ledger.queries.game_events(UUID(recorder.game))
+                    if isinstance(e, Game.ActionRecorded)
                 ]
                 assert recorded == recorder.actions  # nothing lost, nothing twice
                 assert set(recorder.statuses) <= {200, 503}, recorder.statuses
-            lasts = {recorder.game: ledger.receipt(UUID(recorder.game)).version for recorder in recorders}
+            lasts = {recorder.game: ledger.queries.receipt(UUID(recorder.game)).version for recorder in recorders}
         for viewer in viewers:
             viewer.last = lasts[viewer.game]
         for viewer in viewers:

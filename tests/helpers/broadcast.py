@@ -39,7 +39,7 @@ def stored_at(client: TestClient, game: str, recorder: dict[str, str], event: in
 def caught_up(client: TestClient) -> None:
     """The read tables have followed the whole log."""
     ledger = client.app.state.ledger  # type: ignore[attr-defined]
-    assert wait_until(client.app.state.read_store, ledger.recorder.max_notification_id() or 0, 120)  # type: ignore[attr-defined]
+    assert wait_until(client.app.state.read_store, ledger.store.recorder.max_notification_id() or 0, 120)  # type: ignore[attr-defined]
 
 
 def watch_at(client: TestClient, moment: datetime) -> None:

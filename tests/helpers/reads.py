@@ -11,7 +11,7 @@ from evo_ledger.app.ledger import Ledger
 
 class EventReads:
     """The events read while counting: each row the store returns for an aggregate's events (a game's, its
-    snapshots', its access's) or for the log, and each event `Ledger.game_events` hands out, read or held."""
+    snapshots', its access's) or for the log, and each event `Queries.game_events` hands out, read or held."""
 
     def __init__(self) -> None:
         self.count = 0
@@ -34,7 +34,8 @@ COUNTED = ("game_events", "select_events", "select_notifications")
 def events_read(ledger: Ledger) -> Iterator[EventReads]:
     """Counts the events `ledger` reads in the block (`EventReads`)."""
     reads = EventReads()
-    owners: list[Any] = [ledger, ledger.recorder, *([ledger.snapshots.recorder] if ledger.snapshots else [])]
+    snapshots = [ledger.store.snapshots.recorder] if ledger.store.snapshots else []
+    owners: list[Any] = [ledger.queries, ledger.store.recorder, *snapshots]
     replaced = [(owner, name) for owner in owners for name in COUNTED if hasattr(owner, name)]
     for owner, name in replaced:
         setattr(owner, name, reads.counted(getattr(owner, name)))

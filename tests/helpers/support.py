@@ -157,7 +157,7 @@ def serve_process(options: Sequence[str], env: Mapping[str, str], cwd: Path | No
 
 
 class Counted:
-    """Counts the calls of an object's method, put in its place (`Counted(ledger, "game")`)."""
+    """Counts the calls of an object's method, put in its place (`Counted(ledger.queries, "game")`)."""
 
     def __init__(self, owner: Any, name: str) -> None:
         self.count = 0
@@ -174,13 +174,13 @@ def game_whose_seats_share_a_player(ledger: Ledger, monkeypatch: pytest.MonkeyPa
     play and climate: the read tables key the order's rows by player, and cannot apply it (event 3)."""
     with monkeypatch.context() as unchecked:
         unchecked.setattr(game_module, "check_distinct_players", lambda seats: None)
-        receipt = ledger.create_game("evo2", "standin-e2-3p", [("ann", "same"), ("ben", "same"), "cat"])
-    ledger.record(receipt.game_id, ["order ann ben cat", "climate cw"])
+        receipt = ledger.commands.create_game("evo2", "standin-e2-3p", [("ann", "same"), ("ben", "same"), "cat"])
+    ledger.commands.record(receipt.game_id, ["order ann ben cat", "climate cw"])
     return str(receipt.game_id)
 
 
 def log_position(ledger: Ledger, game_id: str, version: int) -> int:
     """The position in the global log of the game's event `version`."""
-    notifications = ledger.recorder.select_notifications(start=1, limit=100_000)
+    notifications = ledger.store.recorder.select_notifications(start=1, limit=100_000)
     [position] = [n.id for n in notifications if (str(n.originator_id), n.originator_version) == (game_id, version)]
     return position

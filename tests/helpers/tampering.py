@@ -27,7 +27,7 @@ class Tamperer:
     def __init__(self, ledger: Ledger, game_id: UUID) -> None:
         self.database, self.game_id = ledger.settings.database, game_id
         self.postgres = self.database.startswith("postgresql://")
-        self.table: str = ledger.recorder.events_table_name  # type: ignore[attr-defined]
+        self.table: str = ledger.store.recorder.events_table_name  # type: ignore[attr-defined]
 
     def execute(self, statement: str, *params: Any) -> list[Any]:
         statement = statement.replace("{table}", self.table)
@@ -65,17 +65,17 @@ class Tamperer:
 
 def rehash_from(ledger: Ledger, tamperer: Tamperer, version: int, change: dict[str, Any]) -> None:
     """Change event `version`, then make its hash and every later one's again, as a forger without the key would."""
-    previous = ledger.mapper.transcoder.decode(tamperer.stored(version - 1)[1])["hash"]
-    for at in range(version, ledger.receipt(tamperer.game_id).version + 1):
+    previous = ledger.store.mapper.transcoder.decode(tamperer.stored(version - 1)[1])["hash"]
+    for at in range(version, ledger.queries.receipt(tamperer.game_id).version + 1):
         topic, state = tamperer.stored(at)
-        fields = ledger.mapper.transcoder.decode(state)
+        fields = ledger.store.mapper.transcoder.decode(state)
         if at == version:
             fields.update(change)
         fields["prev_hash"] = previous
         del fields["hash"]
         fields["hash"] = previous = stored_hash(topic, tamperer.game_id, at, fields)
         old_seal = state[len(unsealed_bytes(state)) :]  # kept: a forger cannot make a new one
-        tamperer.write(at, topic, ledger.mapper.transcoder.encode(fields) + old_seal)
+        tamperer.write(at, topic, ledger.store.mapper.transcoder.encode(fields) + old_seal)
 
 
 def strip_every_seal(tamperer: Tamperer, last: int) -> None:
@@ -89,7 +89,7 @@ def forge_without_the_key(ledger: Ledger, game_id: UUID, note: int, text: str) -
     first event made to say it was never sealed, the note at event `note` made to say `text`, every hash made
     again, and the game's snapshots deleted. Hashes, chain and seals all hold; the rules cannot check a note."""
     tamperer = Tamperer(ledger, game_id)
-    strip_every_seal(tamperer, ledger.receipt(game_id).version)
+    strip_every_seal(tamperer, ledger.queries.receipt(game_id).version)
     topic, state = tamperer.stored(1)
     first = unpack(state)
     del first["hash"]
@@ -99,7 +99,7 @@ def forge_without_the_key(ledger: Ledger, game_id: UUID, note: int, text: str) -
     rehash_from(ledger, tamperer, 2, {})
     rehash_from(ledger, tamperer, note, {"text": text})
     snapshots = Tamperer(ledger, game_id)
-    snapshots.table = ledger.snapshots.recorder.events_table_name  # type: ignore[union-attr]
+    snapshots.table = ledger.store.snapshots.recorder.events_table_name  # type: ignore[union-attr]
     snapshots.delete(">", 0)
 
 
@@ -125,9 +125,9 @@ def forged_bundle(ledger: Ledger, game_id: UUID, note: int, text: str) -> bytes:
 def delete_game(ledger: Ledger, game_id: UUID) -> None:
     """Every row of the game deleted from the database: its events, its snapshots and who may write to it."""
     for table, key in (
-        (ledger.recorder, game_id),
-        (ledger.snapshots.recorder, game_id),  # type: ignore[union-attr]
-        (ledger.recorder, access_id(game_id)),
+        (ledger.store.recorder, game_id),
+        (ledger.store.snapshots.recorder, game_id),  # type: ignore[union-attr]
+        (ledger.store.recorder, access_id(game_id)),
     ):
         rows = Tamperer(ledger, key)
         rows.table = table.events_table_name  # type: ignore[union-attr]
@@ -138,14 +138,14 @@ KEY = "the server's own secret"
 
 
 def annotate_and_finish(ledger: Ledger, game_id: UUID, actions: list[str]) -> Receipt:
-    ledger.annotate(game_id, 5, "the die rolled under the sofa")
-    return ledger.record(game_id, actions)
+    ledger.commands.annotate(game_id, 5, "the die rolled under the sofa")
+    return ledger.commands.record(game_id, actions)
 
 
 def recorded_with_a_note(ledger: Ledger) -> tuple[Receipt, int]:
     """A game with an annotation in the middle: a fact the rules cannot check, so only a seal protects it."""
     actions = [line.text for line in parse_game(GAME_TEXT).actions]
-    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
-    ledger.record(game, actions[:20])
-    note = ledger.receipt(game).version + 1
+    game = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.commands.record(game, actions[:20])
+    note = ledger.queries.receipt(game).version + 1
     return annotate_and_finish(ledger, game, actions[20:40]), note

@@ -39,5 +39,5 @@ def co_recorder_stored_before_the_rule(client: TestClient, game: str, name: str)
     def add(access: GameAccess) -> None:
         access.trigger_event(GameAccess.CoRecorderAdded, name=name, token_digest=token_digest(token))
 
-    ledger.change_access(UUID(game), add)
+    ledger.commands.change_access(UUID(game), add)
     return bearer(token)

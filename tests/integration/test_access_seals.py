@@ -34,14 +34,14 @@ def sealed(database: str) -> Iterator[Ledger]:
 
 
 def recorded(ledger: Ledger, token: str = "the recorder's token") -> UUID:
-    game = ledger.create_game("evo2", "standin-e2-3p", PLAYERS, recorder_token=token).game_id
-    ledger.record_many([AppendRequest(game, ACTIONS[:5], recorder_token=token, token_required=True)])
+    game = ledger.commands.create_game("evo2", "standin-e2-3p", PLAYERS, recorder_token=token).game_id
+    ledger.commands.record_many([AppendRequest(game, ACTIONS[:5], recorder_token=token, token_required=True)])
     return game
 
 
 def append_with(ledger: Ledger, game: UUID, token: str, done: int = 5) -> Receipt | Exception:
     """The game's action after the first `done` appended with `token`: its receipt, or what refused it."""
-    [outcome] = ledger.record_many(
+    [outcome] = ledger.commands.record_many(
         [AppendRequest(game, ACTIONS[done : done + 1], recorder_token=token, token_required=True)]
     )
     return outcome
@@ -50,13 +50,13 @@ def append_with(ledger: Ledger, game: UUID, token: str, done: int = 5) -> Receip
 def test_a_token_stored_without_the_key_gets_no_append_sealed(sealed: Ledger, database: str) -> None:
     game = recorded(sealed)
     with Ledger(Settings(database)) as forger:
-        forger.grant_recorder(game, FORGER)
-    version = sealed.receipt(game).version
+        forger.commands.grant_recorder(game, FORGER)
+    version = sealed.queries.receipt(game).version
     outcome = append_with(sealed, game, FORGER)
     assert isinstance(outcome, AccessNotVouched)
     assert "its event 2 carries no seal, and the game's record must" in str(outcome)
     assert isinstance(append_with(sealed, game, "the recorder's token"), AccessNotVouched)
-    assert sealed.receipt(game).version == version
+    assert sealed.queries.receipt(game).version == version
 
 
 def test_an_access_replaced_whole_without_the_key_is_refused(sealed: Ledger, database: str) -> None:
@@ -64,9 +64,9 @@ def test_an_access_replaced_whole_without_the_key_is_refused(sealed: Ledger, dat
     rows = Tamperer(sealed, access_id(game))
     rows.delete(">", 0)
     with Ledger(Settings(database)) as forger:
-        forger.grant_recorder(game, FORGER)
+        forger.commands.grant_recorder(game, FORGER)
     with pytest.raises(AccessNotVouched, match="its event 1 carries no seal, and the game's record must"):
-        sealed.access(game)
+        sealed.vouched.access(game)
 
 
 def test_a_sealed_access_event_moved_from_another_game_is_refused(sealed: Ledger, database: str) -> None:
@@ -76,21 +76,21 @@ def test_a_sealed_access_event_moved_from_another_game_is_refused(sealed: Ledger
     mine.write(1, *theirs.stored(1))
     refused = pytest.raises(AccessNotVouched, match="its event 1 names another game than the one it is kept for")
     with Ledger(Settings(database, seal_key=KEY)) as started, refused:
-        started.access(game)
+        started.vouched.access(game)
 
 
 def test_one_games_forged_access_refuses_its_appends_alone(sealed: Ledger, database: str) -> None:
     game, other = recorded(sealed), recorded(sealed, "another recorder's token")
     with Ledger(Settings(database)) as forger:
-        forger.grant_recorder(game, FORGER)
-    forged, honest = sealed.record_many(
+        forger.commands.grant_recorder(game, FORGER)
+    forged, honest = sealed.commands.record_many(
         [
             AppendRequest(game, ACTIONS[5:6], recorder_token=FORGER, token_required=True),
             AppendRequest(other, ACTIONS[5:6], recorder_token="another recorder's token", token_required=True),
         ]
     )
     assert isinstance(forged, AccessNotVouched)
-    assert not isinstance(honest, Exception) and honest.version == sealed.receipt(other).version
+    assert not isinstance(honest, Exception) and honest.version == sealed.queries.receipt(other).version
 
 
 def test_a_game_stored_before_the_key_keeps_its_unsealed_access(database: str) -> None:
@@ -99,12 +99,12 @@ def test_a_game_stored_before_the_key_keeps_its_unsealed_access(database: str) -
         game = recorded(keyless)
     with Ledger(Settings(database, seal_key=KEY)) as sealed:
         assert isinstance(append_with(sealed, game, "the recorder's token"), AccessNotVouched)
-        sealed.take_checkpoint()
+        sealed.commands.take_checkpoint()
         assert not isinstance(append_with(sealed, game, "the recorder's token"), Exception)
-        sealed.grant_recorder(game, "a new token")  # sealed: from now on every access event must be
+        sealed.commands.grant_recorder(game, "a new token")  # sealed: from now on every access event must be
         assert not isinstance(append_with(sealed, game, "a new token", 6), Exception)
     with Ledger(Settings(database)) as forger:
-        forger.grant_recorder(game, FORGER)
+        forger.commands.grant_recorder(game, FORGER)
     with Ledger(Settings(database, seal_key=KEY)) as sealed:
         assert isinstance(append_with(sealed, game, FORGER, 7), AccessNotVouched)
 
@@ -113,9 +113,9 @@ def test_the_api_answers_a_forged_access_with_503_and_stores_nothing(tmp_path: P
     database = str(tmp_path / "forged.sqlite")
     with Ledger(Settings(database, seal_key=KEY)) as ledger:
         game = recorded(ledger)
-        version = ledger.receipt(game).version
+        version = ledger.queries.receipt(game).version
     with Ledger(Settings(database)) as forger:
-        forger.grant_recorder(game, FORGER)
+        forger.commands.grant_recorder(game, FORGER)
     settings = ApiSettings(store=Settings(database, seal_key=KEY), follow_projections=False, writer_process=False)
     with TestClient(create_app(settings)) as client:
         appended = client.post(
@@ -128,7 +128,7 @@ def test_the_api_answers_a_forged_access_with_503_and_stores_nothing(tmp_path: P
     assert "changed without the seal key" in appended.json()["message"]
     assert read.status_code == 503 and read.json()["code"] == "access_not_vouched"
     with Ledger(Settings(database, seal_key=KEY)) as ledger:
-        assert ledger.receipt(game).version == version
+        assert ledger.queries.receipt(game).version == version
 
 
 def test_a_forged_access_naming_another_game_is_refused(sealed: Ledger, database: str) -> None:
@@ -137,8 +137,8 @@ def test_a_forged_access_naming_another_game_is_refused(sealed: Ledger, database
     Tamperer(sealed, access_id(game)).delete(">", 0)
     [granted] = GameAccess.grant(uuid4(), FORGER).collect_events()
     with Ledger(Settings(database)) as forger:
-        stored = forger.mapper.to_stored_event(granted)
-        forger.recorder.insert_events([StoredEvent(access_id(game), 1, stored.topic, stored.state)])
+        stored = forger.store.mapper.to_stored_event(granted)
+        forger.store.recorder.insert_events([StoredEvent(access_id(game), 1, stored.topic, stored.state)])
     with Ledger(Settings(database, seal_key=KEY)) as started:
         outcome = append_with(started, game, FORGER)
     assert isinstance(outcome, AccessNotVouched) and "names another game than the one it is kept for" in str(outcome)
@@ -148,12 +148,12 @@ def test_an_access_an_import_sealed_serves_no_game_recorded_here(sealed: Ledger,
     """The game deleted and imported again gets an access the server seals as imported; the game's recorded
     events put back, that access serves it no more."""
     game = recorded(sealed)
-    saved = list(sealed.recorder.select_events(game))
+    saved = list(sealed.store.recorder.select_events(game))
     bundle = export_bundle(sealed, game)
     delete_game(sealed, game)
-    store_game(sealed, bundle_game(sealed.mapper, bundle), recorder_token=FORGER)
+    store_game(sealed, bundle_game(sealed.store.mapper, bundle), recorder_token=FORGER)
     Tamperer(sealed, game).delete(">", 0)
-    sealed.recorder.insert_events(saved)
+    sealed.store.recorder.insert_events(saved)
     with Ledger(Settings(database, seal_key=KEY)) as started:
         outcome = append_with(started, game, FORGER)
     assert isinstance(outcome, AccessNotVouched) and "carries a seal the key did not make for it" in str(outcome)
@@ -163,7 +163,7 @@ def test_an_imported_game_is_recorded_on_with_the_token_its_import_gave(sealed: 
     game = recorded(sealed)
     bundle = export_bundle(sealed, game)
     delete_game(sealed, game)
-    store_game(sealed, bundle_game(sealed.mapper, bundle), recorder_token="the importer's token")
+    store_game(sealed, bundle_game(sealed.store.mapper, bundle), recorder_token="the importer's token")
     with Ledger(Settings(database, seal_key=KEY)) as started:
         assert not isinstance(append_with(started, game, "the importer's token"), Exception)
 
@@ -173,9 +173,9 @@ def test_an_answer_kept_for_an_idempotency_key_without_the_key_is_refused(sealed
     game = recorded(sealed)
     asked = Idempotency("tablet-7:42", "the request's digest")
     with Ledger(Settings(database)) as forger:
-        forger.save(AnsweredAppend.answer(game, asked.key, asked.request, 999, "ab" * 32))
+        forger.store.save(AnsweredAppend.answer(game, asked.key, asked.request, 999, "ab" * 32))
     request = AppendRequest(game, ACTIONS[5:6], idempotency=asked, recorder_token="the recorder's token")
-    [outcome] = sealed.record_many([replace(request, token_required=True)])
+    [outcome] = sealed.commands.record_many([replace(request, token_required=True)])
     assert isinstance(outcome, AccessNotVouched)
     assert "the answer kept for an append's idempotency key was changed without the seal key" in str(outcome)
 
@@ -184,9 +184,9 @@ def test_an_access_cut_back_after_a_checkpoint_signed_it_is_refused(sealed: Ledg
     """Its last event (a co-recorder let go) deleted: the co-recorder would record again; the checkpoint signed
     the record's head, so the record shows it was cut back."""
     game = recorded(sealed)
-    sealed.change_access(game, lambda access: access.add_co_recorder("ben's phone", "ben's token"))
-    sealed.change_access(game, lambda access: access.revoke_co_recorder(2))
-    sealed.take_checkpoint()
+    sealed.commands.change_access(game, lambda access: access.add_co_recorder("ben's phone", "ben's token"))
+    sealed.commands.change_access(game, lambda access: access.revoke_co_recorder(2))
+    sealed.commands.take_checkpoint()
     Tamperer(sealed, access_id(game)).delete(">", 2)
     with Ledger(Settings(database, seal_key=KEY)) as started:
         outcome = append_with(started, game, "ben's token")
@@ -197,11 +197,11 @@ def test_an_access_cut_back_after_a_checkpoint_signed_it_is_refused(sealed: Ledg
 def test_an_access_deleted_after_a_checkpoint_signed_it_is_refused(sealed: Ledger, database: str) -> None:
     """A private game whose record is deleted would read as public: the checkpoint that signed it says no."""
     game = recorded(sealed)
-    sealed.change_access(game, lambda access: access.set_private(True))
-    sealed.take_checkpoint()
+    sealed.commands.change_access(game, lambda access: access.set_private(True))
+    sealed.commands.take_checkpoint()
     Tamperer(sealed, access_id(game)).delete(">", 0)
     with Ledger(Settings(database, seal_key=KEY)) as started, pytest.raises(AccessNotVouched, match="deleted"):
-        started.access(game)
+        started.vouched.access(game)
 
 
 def test_an_older_access_event_moved_up_the_log_never_lowers_the_signed_head(tmp_path: Path) -> None:
@@ -210,15 +210,15 @@ def test_an_older_access_event_moved_up_the_log_never_lowers_the_signed_head(tmp
     database = str(tmp_path / "moved.sqlite")
     with Ledger(Settings(database, seal_key=KEY)) as ledger:
         game = recorded(ledger)
-        ledger.change_access(game, lambda access: access.add_co_recorder("ben's phone", "ben's token"))
-        ledger.change_access(game, lambda access: access.revoke_co_recorder(2))
-        ledger.take_checkpoint()
+        ledger.commands.change_access(game, lambda access: access.add_co_recorder("ben's phone", "ben's token"))
+        ledger.commands.change_access(game, lambda access: access.revoke_co_recorder(2))
+        ledger.commands.take_checkpoint()
         record = Tamperer(ledger, access_id(game))
         moved = (
             "UPDATE {table} SET rowid=(SELECT max(rowid)+1 FROM {table}) WHERE originator_id=? AND originator_version=2"
         )
         record.execute(moved, record.key)
-        ledger.take_checkpoint()
+        ledger.commands.take_checkpoint()
         record.delete(">", 2)
     with Ledger(Settings(database, seal_key=KEY)) as started:
         outcome = append_with(started, game, "ben's token")
@@ -230,7 +230,7 @@ def test_a_crafted_row_of_version_0_is_never_signed(tmp_path: Path) -> None:
     database = str(tmp_path / "zero.sqlite")
     with Ledger(Settings(database, seal_key=KEY)) as ledger:
         game = recorded(ledger)
-        topic = ledger.recorder.select_events(game, lte=1)[0].topic
+        topic = ledger.store.recorder.select_events(game, lte=1)[0].topic
         rows = Tamperer(ledger, uuid4())
         rows.execute(
             "INSERT INTO {table} (originator_id, originator_version, topic, state) VALUES (?, 0, ?, ?)",
@@ -238,11 +238,11 @@ def test_a_crafted_row_of_version_0_is_never_signed(tmp_path: Path) -> None:
             topic,
             b"x",
         )
-        ledger.take_checkpoint()
+        ledger.commands.take_checkpoint()
     with Ledger(Settings(database, seal_key=KEY)) as started:
-        assert started.checkpoint_index().faults == []
-        started.annotate(game, 2, "a later note")
-        assert started.take_checkpoint()[1]
+        assert started.vouched.checkpoint_index().faults == []
+        started.commands.annotate(game, 2, "a later note")
+        assert started.commands.take_checkpoint()[1]
 
 
 def test_the_first_checkpoint_to_sign_heads_signs_every_records_also_one_stored_before_the_key(
@@ -252,10 +252,10 @@ def test_the_first_checkpoint_to_sign_heads_signs_every_records_also_one_stored_
     deleting it (which would make the game public) shows."""
     with Ledger(Settings(database)) as keyless:
         game = recorded(keyless)
-        keyless.change_access(game, lambda access: access.set_private(True))
+        keyless.commands.change_access(game, lambda access: access.set_private(True))
     with Ledger(Settings(database, seal_key=KEY)) as sealed:
-        sealed.take_checkpoint()
-        assert sealed.checkpoint_index().head_of(str(access_id(game))).version == 2
+        sealed.commands.take_checkpoint()
+        assert sealed.vouched.checkpoint_index().head_of(str(access_id(game))).version == 2
         Tamperer(sealed, access_id(game)).delete(">", 0)
     with Ledger(Settings(database, seal_key=KEY)) as started, pytest.raises(AccessNotVouched, match="deleted"):
-        started.access(game)
+        started.vouched.access(game)

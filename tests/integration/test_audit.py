@@ -33,13 +33,13 @@ def recorded(ledger: Ledger) -> Iterator[Receipt]:
 
 
 def first_roll(ledger: Ledger, game_id: UUID) -> int:
-    rolls = [e.originator_version for e in ledger.game_events(game_id) if type(e).__name__ == "DieRolled"]
+    rolls = [e.originator_version for e in ledger.queries.game_events(game_id) if type(e).__name__ == "DieRolled"]
     first: int = rolls[0]
     return first
 
 
 def test_an_untouched_game_audits_clean_with_its_receipt(ledger: Ledger, recorded: Receipt) -> None:
-    report = ledger.audit(recorded.game_id, expect_head=recorded.head_hash)
+    report = ledger.queries.audit(recorded.game_id, expect_head=recorded.head_hash)
     assert report.verdict == CLEAN and report.data["first_divergence"] is None
     assert {c["check"]: c["verdict"] for c in report.data["checks"]} == {
         "sequence": "pass",
@@ -60,10 +60,10 @@ def test_an_event_edited_in_the_database_is_named(ledger: Ledger, recorded: Rece
     version = first_roll(ledger, recorded.game_id)
     tamperer = Tamperer(ledger, recorded.game_id)
     topic, state = tamperer.stored(version)
-    fields = ledger.mapper.transcoder.decode(state)
+    fields = ledger.store.mapper.transcoder.decode(state)
     fields["notation"] = "roll x" if fields["notation"] != "roll x" else "roll horn"
-    tamperer.write(version, topic, ledger.mapper.transcoder.encode(fields))
-    report = ledger.audit(recorded.game_id)
+    tamperer.write(version, topic, ledger.store.mapper.transcoder.encode(fields))
+    report = ledger.queries.audit(recorded.game_id)
     assert report.verdict == DAMAGED
     assert report.data["first_divergence"]["check"] == "hashes"
     assert report.data["first_divergence"]["event"] == version
@@ -72,7 +72,7 @@ def test_an_event_edited_in_the_database_is_named(ledger: Ledger, recorded: Rece
 
 def test_a_dropped_event_is_named(ledger: Ledger, recorded: Receipt) -> None:
     Tamperer(ledger, recorded.game_id).delete("=", 100)
-    report = ledger.audit(recorded.game_id)
+    report = ledger.queries.audit(recorded.game_id)
     assert report.data["first_divergence"]["check"] == "sequence"
     assert report.data["first_divergence"]["event"] == 100
     assert "event 100 is missing" in report.data["first_divergence"]["detail"]
@@ -83,17 +83,17 @@ def test_two_events_swapped_are_named_at_the_first(ledger: Ledger, recorded: Rec
     fifty, fifty_one = tamperer.stored(50), tamperer.stored(51)
     tamperer.write(50, *fifty_one)
     tamperer.write(51, *fifty)
-    report = ledger.audit(recorded.game_id)
+    report = ledger.queries.audit(recorded.game_id)
     assert report.verdict == DAMAGED
     assert (report.data["first_divergence"]["check"], report.data["first_divergence"]["event"]) == ("hashes", 50)
 
 
 def test_events_cut_off_the_end_are_found_with_the_receipt(ledger: Ledger, recorded: Receipt) -> None:
-    actions = [e.originator_version for e in ledger.game_events(recorded.game_id) if hasattr(e, "notation")]
+    actions = [e.originator_version for e in ledger.queries.game_events(recorded.game_id) if hasattr(e, "notation")]
     last_kept = actions[-2] - 1  # the last two actions and what they caused: the log still reads as a whole
     Tamperer(ledger, recorded.game_id).delete(">", last_kept)
-    assert ledger.audit(recorded.game_id).verdict == CLEAN  # without the receipt, nothing shows the cut
-    report = ledger.audit(recorded.game_id, expect_head=recorded.head_hash)
+    assert ledger.queries.audit(recorded.game_id).verdict == CLEAN  # without the receipt, nothing shows the cut
+    report = ledger.queries.audit(recorded.game_id, expect_head=recorded.head_hash)
     assert report.verdict == DAMAGED
     divergence = report.data["first_divergence"]
     assert (divergence["check"], divergence["event"]) == ("head", last_kept + 1)
@@ -102,11 +102,11 @@ def test_events_cut_off_the_end_are_found_with_the_receipt(ledger: Ledger, recor
 
 def test_a_consequence_changed_and_hashed_again_is_found_by_the_rules(ledger: Ledger, recorded: Receipt) -> None:
     """Without a key to seal them, hashes can be made again; the rules still derive what the log should say."""
-    events = ledger.game_events(recorded.game_id)
+    events = ledger.queries.game_events(recorded.game_id)
     settled = next(e for e in events if type(e).__name__ == "AuctionSettled")
     tamperer = Tamperer(ledger, recorded.game_id)
     rehash_from(ledger, tamperer, settled.originator_version, {"data": {**settled.data, "winner": "nobody"}})
-    report = ledger.audit(recorded.game_id)
+    report = ledger.queries.audit(recorded.game_id)
     assert report.check("hashes")["verdict"] == "pass" and report.check("chain")["verdict"] == "pass"
     divergence = report.data["first_divergence"]
     assert (divergence["check"], divergence["event"]) == ("rules", settled.originator_version)
@@ -127,7 +127,7 @@ def test_every_golden_game_audits_clean_with_the_same_report_on_every_database_a
                 if setting == url:
                     import_bundles(ledger, [bundle])
                 for _ in range(2):
-                    reports.append(ledger.audit(receipt.game_id, expect_head=receipt.head_hash))
+                    reports.append(ledger.queries.audit(receipt.game_id, expect_head=receipt.head_hash))
     assert all(report.verdict == CLEAN for report in reports)
     assert len({report.canonical for report in reports}) == 1
     assert reports[0].data["game"] == str(receipt.game_id)
@@ -136,17 +136,17 @@ def test_every_golden_game_audits_clean_with_the_same_report_on_every_database_a
 def test_an_undone_die_roll_is_reported_as_a_re_roll(ledger: Ledger) -> None:
     actions = [line.text for line in parse_game(GAME_TEXT).actions]
     first_roll_at = next(i for i, text in enumerate(actions) if text.startswith("roll "))
-    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
-    ledger.record(game, actions[: first_roll_at + 1])
-    undone = ledger.receipt(game).version
-    while type(ledger.game_events(game, after=undone - 1)[0]).__name__ != "DieRolled":
+    game = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.commands.record(game, actions[: first_roll_at + 1])
+    undone = ledger.queries.receipt(game).version
+    while type(ledger.queries.game_events(game, after=undone - 1)[0]).__name__ != "DieRolled":
         undone -= 1
-    ledger.undo(game, 1, "the die fell off the table")
-    ledger.record(game, actions[first_roll_at])
-    report = ledger.audit(game)
+    ledger.commands.undo(game, 1, "the die fell off the table")
+    ledger.commands.record(game, actions[first_roll_at])
+    report = ledger.queries.audit(game)
     assert report.verdict == CLEAN
     [roll] = report.data["undone_rolls"]
-    undo_event = next(e for e in ledger.game_events(game) if type(e).__name__ == "ActionsUndone")
+    undo_event = next(e for e in ledger.queries.game_events(game) if type(e).__name__ == "ActionsUndone")
     assert roll == {
         "event": undone,
         "roll": actions[first_roll_at],
@@ -166,10 +166,10 @@ def test_a_sealed_game_audits_clean_and_with_another_key_fails_at_its_first_even
     sealed_ledger: Ledger, database: str
 ) -> None:
     receipt, _ = recorded_with_a_note(sealed_ledger)
-    report = sealed_ledger.audit(receipt.game_id, expect_head=receipt.head_hash)
+    report = sealed_ledger.queries.audit(receipt.game_id, expect_head=receipt.head_hash)
     assert report.verdict == CLEAN and report.check("seals") == {**report.check("seals"), "verdict": "pass"}
     with Ledger(Settings(database, seal_key="a guess")) as other:
-        wrong = other.audit(receipt.game_id)
+        wrong = other.queries.audit(receipt.game_id)
     assert (wrong.data["first_divergence"]["check"], wrong.data["first_divergence"]["event"]) == ("seals", 1)
 
 
@@ -178,8 +178,8 @@ def test_an_edit_hashed_again_is_found_only_with_the_key(sealed_ledger: Ledger, 
     tamperer = Tamperer(sealed_ledger, receipt.game_id)
     rehash_from(sealed_ledger, tamperer, note, {"text": "nothing happened"})
     with Ledger(Settings(database)) as keyless:
-        assert keyless.audit(receipt.game_id).verdict == CLEAN  # hashes, chain and rules all hold
-    report = sealed_ledger.audit(receipt.game_id)
+        assert keyless.queries.audit(receipt.game_id).verdict == CLEAN  # hashes, chain and rules all hold
+    report = sealed_ledger.queries.audit(receipt.game_id)
     assert report.verdict == DAMAGED
     divergence = report.data["first_divergence"]
     assert (divergence["check"], divergence["event"]) == ("seals", note)
@@ -195,7 +195,7 @@ def test_a_game_stripped_of_every_seal_is_damaged_for_an_audit_with_the_key(seal
     for version in range(1, receipt.version + 1):
         topic, state = tamperer.stored(version)
         tamperer.write(version, topic, unsealed_bytes(state))
-    report = sealed_ledger.audit(receipt.game_id)
+    report = sealed_ledger.queries.audit(receipt.game_id)
     assert report.verdict == DAMAGED
     assert report.check("seals")["event"] == 1
     assert "the game says it was stored with a seal key" in report.check("seals")["detail"]
@@ -206,7 +206,7 @@ def test_a_seal_taken_off_an_event_is_named(sealed_ledger: Ledger) -> None:
     tamperer = Tamperer(sealed_ledger, receipt.game_id)
     topic, state = tamperer.stored(note)
     tamperer.write(note, topic, unsealed_bytes(state))
-    report = sealed_ledger.audit(receipt.game_id)
+    report = sealed_ledger.queries.audit(receipt.game_id)
     assert report.check("seals")["event"] == note and report.verdict == DAMAGED
     assert (
         f"event {note} carries no seal: the game says it was stored with a seal key" == report.check("seals")["detail"]
@@ -216,13 +216,13 @@ def test_a_seal_taken_off_an_event_is_named(sealed_ledger: Ledger) -> None:
 def test_events_stored_before_the_key_was_set_are_left_unsealed(database: str) -> None:
     actions = [line.text for line in parse_game(GAME_TEXT).actions]
     with Ledger(Settings(database)) as keyless:
-        game = keyless.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
-        before = keyless.record(game, actions[:10]).version
-        assert keyless.audit(game).check("seals")["detail"] == "no seal key was given"
+        game = keyless.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+        before = keyless.commands.record(game, actions[:10]).version
+        assert keyless.queries.audit(game).check("seals")["detail"] == "no seal key was given"
     with Ledger(Settings(database, seal_key=KEY)) as sealed:
-        assert sealed.audit(game).check("seals")["verdict"] == "not run"
-        sealed.record(game, actions[10:20])
-        report = sealed.audit(game)
+        assert sealed.queries.audit(game).check("seals")["verdict"] == "not run"
+        sealed.commands.record(game, actions[10:20])
+        report = sealed.queries.audit(game)
     assert report.verdict == CLEAN
     assert report.check("seals")["detail"] == f"events 1 to {before} were stored before the key was set"
 
@@ -235,10 +235,10 @@ def test_bundles_leave_seals_behind_and_the_importer_seals_what_it_accepts(
     assert all(not seal_of(state) for _, _, state in unpack(bundle)["events"])
     with Ledger(Settings(str(tmp_path / "elsewhere.sqlite"), seal_key="another server's key")) as elsewhere:
         import_bundles(elsewhere, [bundle])
-        assert elsewhere.audit(receipt.game_id).check("seals")["verdict"] == "pass"
+        assert elsewhere.queries.audit(receipt.game_id).check("seals")["verdict"] == "pass"
         assert export_bundle(elsewhere, receipt.game_id) == bundle
     sealed_events = [[t, v, s] for t, v, s in unpack(bundle)["events"]]
-    sealed_events[0][2] = sealed_ledger.stored_events(receipt.game_id)[0].state
+    sealed_events[0][2] = sealed_ledger.queries.stored_events(receipt.game_id)[0].state
     with pytest.raises(BundleError, match="event 1 carries a server's seal"):
         import_bundles(sealed_ledger, [pack({**unpack(bundle), "events": sealed_events})])
 
@@ -248,15 +248,15 @@ def seal_of(state: bytes) -> bytes | None:
 
 
 def test_a_generated_game_reveals_its_committed_seed_and_every_roll_is_drawn_again(ledger: Ledger) -> None:
-    receipt = ledger.generate_game(3, seed=10, ruleset="evo2")
-    first, last = ledger.game_events(receipt.game_id)[0], ledger.game_events(receipt.game_id)[-1]
+    receipt = ledger.commands.generate_game(3, seed=10, ruleset="evo2")
+    first, last = ledger.queries.game_events(receipt.game_id)[0], ledger.queries.game_events(receipt.game_id)[-1]
     assert type(last).__name__ == "SeedRevealed" and last.seed == 10 and last.generator == CHANCE_GENERATOR
     assert first.commitment == seed_commitment(CHANCE_GENERATOR, last.salt, 10)
-    report = ledger.audit(receipt.game_id, expect_head=receipt.head_hash)
+    report = ledger.queries.audit(receipt.game_id, expect_head=receipt.head_hash)
     assert report.verdict == CLEAN
     chance = report.check("chance")
     assert chance["verdict"] == "pass" and chance["detail"].endswith("chance actions drawn again from seed 10")
-    assert ledger.audit(receipt.game_id).canonical == ledger.audit(receipt.game_id).canonical
+    assert ledger.queries.audit(receipt.game_id).canonical == ledger.queries.audit(receipt.game_id).canonical
 
 
 def test_a_game_whose_rolls_are_not_those_of_its_revealed_seed_is_named_at_the_first(ledger: Ledger) -> None:
@@ -269,10 +269,10 @@ def test_a_game_whose_rolls_are_not_those_of_its_revealed_seed_is_named_at_the_f
     game = Game.start(RULES, document, kit, [(name, None) for name in names], {}, commitment=commitment)
     game.record_all(played)
     game.reveal_seed(CHANCE_GENERATOR, "salt", 10)
-    ledger.save_games([game])
+    ledger.commands.save_games([game])
     differs = next(i for i, (a, b) in enumerate(zip(claimed, played, strict=False)) if a != b)
     version = game.history[differs][0]
-    report = ledger.audit(game.id)
+    report = ledger.queries.audit(game.id)
     assert report.check("rules")["verdict"] == "pass" and report.verdict == DAMAGED
     assert (report.data["first_divergence"]["check"], report.data["first_divergence"]["event"]) == ("chance", version)
     assert (
@@ -296,7 +296,7 @@ def test_a_seed_is_revealed_only_at_the_end_and_only_as_committed() -> None:
 
 
 def test_a_game_played_at_a_table_has_no_chance_to_check(ledger: Ledger, recorded: Receipt) -> None:
-    chance = ledger.audit(recorded.game_id).check("chance")
+    chance = ledger.queries.audit(recorded.game_id).check("chance")
     assert (chance["verdict"], chance["detail"]) == (
         "not run",
         "the game was played at a table: its chance is in the log",
@@ -307,9 +307,9 @@ def test_an_edited_snapshot_is_named_by_the_audit_which_never_trusts_one(databas
     ledger = Ledger(Settings(database))
     try:
         game_id = import_notation(ledger, (ROOT / "replays" / "hand-3p-first-game.evo").read_text()).game_id
-        assert ledger.audit(game_id).check("snapshots")["verdict"] == "pass"
+        assert ledger.queries.audit(game_id).check("snapshots")["verdict"] == "pass"
         snapshots = Tamperer(ledger, game_id)
-        snapshots.table = ledger.snapshots.recorder.events_table_name  # type: ignore[union-attr]
+        snapshots.table = ledger.store.snapshots.recorder.events_table_name  # type: ignore[union-attr]
         topic, state = snapshots.stored(SNAPSHOT_INTERVAL)
         fields = unpack(state)
         fields["state"]["state"]["players"]["ann"][1] += 50  # 50 MP more for ann at event 100
@@ -318,8 +318,10 @@ def test_an_edited_snapshot_is_named_by_the_audit_which_never_trusts_one(databas
         ledger.close()
     ledger = Ledger(Settings(database))
     try:
-        assert ledger.game(game_id, version=SNAPSHOT_INTERVAL + 1).state.players["ann"].mp >= 50  # the snapshot is read
-        report = ledger.audit(game_id)
+        assert (
+            ledger.queries.game(game_id, version=SNAPSHOT_INTERVAL + 1).state.players["ann"].mp >= 50
+        )  # the snapshot is read
+        report = ledger.queries.audit(game_id)
         assert report.verdict == "damaged" and report.check("snapshots")["event"] == SNAPSHOT_INTERVAL
         assert report.check("rules")["verdict"] == "pass"  # the fold from the first event never read it
     finally:

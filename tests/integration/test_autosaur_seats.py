@@ -38,7 +38,7 @@ def test_AS_01_the_command_line_marks_a_seat_an_autosaur(tmp_path: Path) -> None
     )
     assert code == 0
     with Ledger(Settings(database)) as ledger:
-        [game_id] = ledger.game_ids()
+        [game_id] = ledger.queries.game_ids()
         assert "autosaurs rex" in export_notation(ledger, game_id).splitlines()
 
 
@@ -95,9 +95,9 @@ OUTBID_LINES = [
 
 
 def placing_game(ledger: Ledger) -> UUID:
-    game_id = ledger.create_game(None, str(TINY), ["ann", "ben", "cat"], {"autosaurs": "cat"}).game_id
+    game_id = ledger.commands.create_game(None, str(TINY), ["ann", "ben", "cat"], {"autosaurs": "cat"}).game_id
     for line in SETUP:
-        ledger.record(game_id, line)
+        ledger.commands.record(game_id, line)
     return game_id
 
 
@@ -115,7 +115,7 @@ def test_AS_18_play_offers_the_autosaurs_decision_and_enter_records_it(tmp_path:
         assert PlaySession(ledger, game_id, read, out).run() == 0
         assert "the algorithm [AS-03]" in prompts[0] and "(Enter records cat birth D2)" in prompts[0]
         assert "C3 out on key 2" in prompts[0]
-        assert ledger.game(game_id).state.board["D2"] == "cat"
+        assert ledger.queries.game(game_id).state.board["D2"] == "cat"
 
 
 def test_AS_18_the_legal_actions_offer_the_autosaurs_decision(tmp_path: Path) -> None:
@@ -131,16 +131,16 @@ def test_AS_18_the_legal_actions_offer_the_autosaurs_decision(tmp_path: Path) ->
 def test_AS_18_the_audit_lists_a_deviation_and_ranks_it_below_damage(tmp_path: Path) -> None:
     with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
         followed = placing_game(ledger)
-        ledger.record(followed, "cat birth D2")
-        assert ledger.audit(followed).verdict == "clean"
+        ledger.commands.record(followed, "cat birth D2")
+        assert ledger.queries.audit(followed).verdict == "clean"
         deviated = placing_game(ledger)
-        ledger.record(deviated, "cat birth C3")
-        report = ledger.audit(deviated)
+        ledger.commands.record(deviated, "cat birth C3")
+        report = ledger.queries.audit(deviated)
         assert report.verdict == "deviations"
         [deviation] = report.data["deviations"]
-        assert (deviation["event"], deviation["ruling"]) == (ledger.game(deviated).version, "AS-03")
+        assert (deviation["event"], deviation["ruling"]) == (ledger.queries.game(deviated).version, "AS-03")
         assert "deviation: event" in report.text() and "[AS-03]" in report.text()
-        assert "deviations" not in ledger.audit(followed).data  # a clean log's report is as it was
+        assert "deviations" not in ledger.queries.audit(followed).data  # a clean log's report is as it was
 
 
 def test_AS_18_check_names_the_as_id_of_a_deviation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -155,8 +155,8 @@ def test_AS_18_check_names_the_as_id_of_a_deviation(tmp_path: Path, capsys: pyte
 def test_AS_07_explain_shows_each_candidate_and_the_key_that_left_it_out(tmp_path: Path) -> None:
     with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
         game_id = placing_game(ledger)
-        ledger.record(game_id, "cat birth C3")
-        text = ledger.explain(game_id, ledger.game(game_id).version).text()
+        ledger.commands.record(game_id, "cat birth C3")
+        text = ledger.queries.explain(game_id, ledger.queries.game(game_id).version).text()
         assert "cat, an Autosaur, placed its second dinosaur at the setup [AS-03]" in text
         assert "D2: best." in text and "C3: out on key 2: ideal zone before hot or cold." in text
         assert "Recorded: C3, a deviation [AS-18]." in text
@@ -166,9 +166,9 @@ def test_AS_15_explain_shows_the_roll_and_the_rule_that_made_the_bid(tmp_path: P
     with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
         game_id = placing_game(ledger)
         for line in OUTBID_LINES:
-            ledger.record(game_id, line)
-        rolled = ledger.record(game_id, "roll 2").version
-        explained = ledger.explain(game_id, rolled)
+            ledger.commands.record(game_id, line)
+        rolled = ledger.commands.record(game_id, "roll 2").version
+        explained = ledger.queries.explain(game_id, rolled)
         assert explained.data["kind"] == "autosaur" and (
             explained.data["data"]["row"],
             explained.data["data"]["roll"],
@@ -194,10 +194,10 @@ def test_AS_18_self_play_with_autosaur_seats_follows_the_algorithm_and_repeats_b
 
 def test_AS_13_the_chance_check_draws_the_autosaurs_rolls_again_from_the_seed(tmp_path: Path) -> None:
     with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
-        receipt = ledger.generate_game(3, "sensible", 4, ruleset="evo1", marked={"autosaurs": 2})
-        report = ledger.audit(receipt.game_id)
+        receipt = ledger.commands.generate_game(3, "sensible", 4, ruleset="evo1", marked={"autosaurs": 2})
+        report = ledger.queries.audit(receipt.game_id)
         assert report.verdict == "clean" and report.check("chance")["verdict"] == "pass"
-        events = ledger.game_events(receipt.game_id)
+        events = ledger.queries.game_events(receipt.game_id)
         causes = [event.cause for event in events if type(event).__name__ == "AutosaurRolled"]
         assert len(causes) > 10 and all(events[cause - 1].notation.startswith("roll") for cause in causes)
         assert report.check("chance")["detail"].endswith("chance actions drawn again from seed 4")
@@ -225,8 +225,8 @@ def test_AS_18_the_hand_worked_game_checks_clean_and_a_birth_moved_off_the_algor
     with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
         kept = import_notation(ledger, text, HAND_GAME.parent).game_id
         moved = import_notation(ledger, changed.read_text(), HAND_GAME.parent).game_id
-        assert ledger.audit(kept).verdict == "clean"
-        report = ledger.audit(moved)
+        assert ledger.queries.audit(kept).verdict == "clean"
+        report = ledger.queries.audit(moved)
         assert report.verdict == "deviations"
         assert [entry["ruling"] for entry in report.data["deviations"]] == ["AS-07"]
 

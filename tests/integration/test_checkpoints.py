@@ -64,14 +64,14 @@ def sealed(database: str) -> Iterator[Ledger]:
 def checkpointed(ledger: Ledger) -> tuple[UUID, int, int]:
     """A sealed game with a note in the middle, signed by a checkpoint: its id, its note's event, its last."""
     receipt, note = recorded_with_a_note(ledger)
-    ledger.take_checkpoint()
+    ledger.commands.take_checkpoint()
     return receipt.game_id, note, receipt.version
 
 
 def audited(database: str, game_id: UUID, kept: Sequence[dict[str, Any]] = ()) -> Any:
     """The audit with the key, as an auditor's own process makes it: the checkpoint log read afresh."""
     with Ledger(Settings(database, seal_key=KEY)) as auditor:
-        return auditor.audit(game_id, kept=kept)
+        return auditor.queries.audit(game_id, kept=kept)
 
 
 def named(database: str, game_id: UUID) -> tuple[str, Any]:
@@ -83,19 +83,19 @@ def named(database: str, game_id: UUID) -> tuple[str, Any]:
 def test_a_checkpoint_signs_each_games_new_events_and_follows_the_one_before(sealed: Ledger, database: str) -> None:
     first, _ = recorded_with_a_note(sealed)
     second = import_notation(sealed, GAME_TEXT)
-    checkpoint, new = sealed.take_checkpoint()
+    checkpoint, new = sealed.commands.take_checkpoint()
     assert new and checkpoint["number"] == 1 and checkpoint["previous"] is None
     assert str(first.game_id) not in json.dumps(checkpoint) and first.head_hash not in json.dumps(checkpoint)
-    heads = {game: entry[:2] for game, entry in sealed.checkpoint_index().checkpoints[0].games.items()}
+    heads = {game: entry[:2] for game, entry in sealed.vouched.checkpoint_index().checkpoints[0].games.items()}
     assert heads == {
         str(first.game_id): [first.version, first.head_hash],
         str(second.game_id): [second.version, second.head_hash],
     }
-    assert sealed.take_checkpoint() == (checkpoint, False)  # nothing stored since: the same checkpoint
-    later = sealed.annotate(first.game_id, 3, "a later note")
-    following, new = sealed.take_checkpoint()
+    assert sealed.commands.take_checkpoint() == (checkpoint, False)  # nothing stored since: the same checkpoint
+    later = sealed.commands.annotate(first.game_id, 3, "a later note")
+    following, new = sealed.commands.take_checkpoint()
     assert new and following["number"] == 2 and following["previous"] == checkpoint["signature"]
-    assert list(sealed.checkpoint_index().checkpoints[1].games) == [str(first.game_id)]
+    assert list(sealed.vouched.checkpoint_index().checkpoints[1].games) == [str(first.game_id)]
     report = audited(database, first.game_id, kept=[checkpoint, following])
     assert report.verdict == "clean"
     assert report.check("checkpoints")["detail"] == f"events 1 to {later.version} are as checkpoints signed them"
@@ -104,12 +104,12 @@ def test_a_checkpoint_signs_each_games_new_events_and_follows_the_one_before(sea
 def test_a_checkpoint_needs_the_key_and_something_to_sign(database: str, tmp_path: Path) -> None:
     with Ledger(Settings(database)) as keyless:
         with pytest.raises(CheckpointError, match="set EVO_LEDGER_SEAL_KEY"):
-            keyless.take_checkpoint()
+            keyless.commands.take_checkpoint()
         game_id = import_notation(keyless, GAME_TEXT).game_id
-        assert keyless.audit(game_id).check("checkpoints")["verdict"] == "not run"
+        assert keyless.queries.audit(game_id).check("checkpoints")["verdict"] == "not run"
     empty = Settings(str(tmp_path / "empty.sqlite"), seal_key=KEY)
     with Ledger(empty) as ledger, pytest.raises(CheckpointError, match="nothing to sign"):
-        ledger.take_checkpoint()
+        ledger.commands.take_checkpoint()
 
 
 def test_an_event_edited_in_place_is_named(sealed: Ledger, database: str) -> None:
@@ -147,14 +147,14 @@ def test_seals_stripped_are_named_by_the_checkpoint_too(sealed: Ledger, database
 def forged_since_a_checkpoint(ledger: Ledger) -> tuple[UUID, int]:
     """A checkpoint taken, then a game stored and forged without the key: its id and its last event."""
     import_notation(ledger, GAME_TEXT)
-    ledger.take_checkpoint()
+    ledger.commands.take_checkpoint()
     receipt, note = recorded_with_a_note(ledger)
     forge_without_the_key(ledger, receipt.game_id, note, "nothing happened")
     return receipt.game_id, receipt.version
 
 
 def unvouched(ledger: Ledger) -> list[tuple[str, int, int, str]]:
-    return [(run.game_id, run.first, run.last, run.reason) for run in ledger.unvouched_by_last_checkpoint()]
+    return [(run.game_id, run.first, run.last, run.reason) for run in ledger.vouched.unvouched_by_last_checkpoint()]
 
 
 def test_a_game_forged_since_the_last_checkpoint_is_named_and_none_of_it_signed(sealed: Ledger, database: str) -> None:
@@ -163,9 +163,9 @@ def test_a_game_forged_since_the_last_checkpoint_is_named_and_none_of_it_signed(
     holding. The next checkpoint signs none of its events, and names them; the audit with the key names the game
     at its first event, and says which events no checkpoint covers and why."""
     game_id, last = forged_since_a_checkpoint(sealed)
-    checkpoint, new = sealed.take_checkpoint()
+    checkpoint, new = sealed.commands.take_checkpoint()
     assert new and checkpoint["number"] == 2 and str(game_id) not in json.dumps(checkpoint)
-    assert str(game_id) not in sealed.checkpoint_index().checkpoints[1].games
+    assert str(game_id) not in sealed.vouched.checkpoint_index().checkpoints[1].games
     assert unvouched(sealed) == [(str(game_id), 1, last, "unsealed")]
     report = audited(database, game_id)
     assert report.verdict == "damaged"
@@ -188,7 +188,7 @@ def test_an_event_changed_since_the_last_checkpoint_is_named_and_the_others_sign
     sealed: Ledger, database: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import_notation(sealed, GAME_TEXT)
-    sealed.take_checkpoint()
+    sealed.commands.take_checkpoint()
     receipt, note = recorded_with_a_note(sealed)
     tamperer = Tamperer(sealed, receipt.game_id)
     topic, state = tamperer.stored(note)
@@ -199,7 +199,7 @@ def test_an_event_changed_since_the_last_checkpoint_is_named_and_the_others_sign
     assert main(["checkpoint", "--database", database]) == 0
     assert f"game {receipt.game_id} event {note} (seal: its seal does not match it" in capsys.readouterr().err
     assert unvouched(sealed) == [(str(receipt.game_id), note, note, "seal")]
-    head = sealed.checkpoint_index().checkpoints[1].games[str(receipt.game_id)]
+    head = sealed.vouched.checkpoint_index().checkpoints[1].games[str(receipt.game_id)]
     assert head[:2] == [receipt.version, receipt.head_hash]  # the events after it are the server's, and signed
     report = audited(database, receipt.game_id)
     assert report.check("checkpoints")["event"] == note
@@ -215,17 +215,17 @@ def test_events_stored_before_the_key_are_named_by_the_first_checkpoint_and_the_
     the first checkpoint names them without signing them, and the audit lists them without calling them damaged."""
     actions = [line.text for line in parse_game(GAME_TEXT).actions]
     with Ledger(Settings(database)) as keyless:
-        game = keyless.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
-        before = keyless.record(game, actions[:10]).version
+        game = keyless.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+        before = keyless.commands.record(game, actions[:10]).version
     with Ledger(Settings(database, seal_key=KEY)) as sealed:
-        sealed.take_checkpoint()
+        sealed.commands.take_checkpoint()
         assert unvouched(sealed) == [(str(game), 1, before, "stored without a key")]
-        report = sealed.audit(game)
+        report = sealed.queries.audit(game)
         assert report.verdict == "clean" and report.check("checkpoints")["verdict"] == "not run"
         detail = report.check("checkpoints")["detail"]
         assert detail == "no checkpoint could vouch for the game's events: not_covered says why"
-        last = sealed.record(game, actions[10:20]).version
-        sealed.take_checkpoint()
+        last = sealed.commands.record(game, actions[10:20]).version
+        sealed.commands.take_checkpoint()
         assert unvouched(sealed) == []
     report = audited(database, game)
     assert report.verdict == "clean"
@@ -243,7 +243,7 @@ def test_a_game_forged_after_a_sealed_one_is_never_taken_for_one_stored_before_t
     import_notation(sealed, GAME_TEXT)
     receipt, note = recorded_with_a_note(sealed)
     forge_without_the_key(sealed, receipt.game_id, note, "nothing happened")
-    sealed.take_checkpoint()
+    sealed.commands.take_checkpoint()
     assert unvouched(sealed) == [(str(receipt.game_id), 1, receipt.version, "unsealed")]
     assert audited(database, receipt.game_id).verdict == "damaged"
 
@@ -254,13 +254,13 @@ def test_a_game_deleted_and_imported_forged_in_its_place_is_named_as_imported(se
     imports, and the next checkpoint signs it, but as imported: the audit with the key says which events the
     server was handed whole, so the forgery never passes for the game recorded on it."""
     import_notation(sealed, GAME_TEXT)
-    sealed.take_checkpoint()
+    sealed.commands.take_checkpoint()
     receipt, note = recorded_with_a_note(sealed)
     forged = forged_bundle(sealed, receipt.game_id, note, "nothing happened")
     delete_game(sealed, receipt.game_id)
     import_bundles(sealed, [forged])
-    sealed.take_checkpoint()
-    signed = read_events(list(sealed.recorder.select_events(signed_events_id(receipt.game_id, 2))))
+    sealed.commands.take_checkpoint()
+    signed = read_events(list(sealed.store.recorder.select_events(signed_events_id(receipt.game_id, 2))))
     assert signed is not None and {sealed_as for _, _, sealed_as in signed} == {"imported"}
     report = audited(database, receipt.game_id)
     assert report.data["imported"] == [[1, receipt.version]]
@@ -274,7 +274,7 @@ def test_a_checkpointed_game_deleted_is_never_imported_in_its_place(sealed: Ledg
     delete_game(sealed, game_id)
     with pytest.raises(ReplacedGame, match=f"game {game_id} was stored on this server and a checkpoint names it"):
         import_bundles(sealed, [bundle])
-    assert sealed.stored_among([game_id]) == set()
+    assert sealed.queries.stored_among([game_id]) == set()
 
 
 def test_a_checkpointed_game_put_back_as_imported_is_named_at_its_first_event(
@@ -286,9 +286,9 @@ def test_a_checkpointed_game_put_back_as_imported_is_named_at_its_first_event(
     bundle = export_bundle(sealed, game_id)
     with Ledger(Settings(str(tmp_path / "elsewhere.sqlite"), seal_key=KEY)) as elsewhere:
         import_bundles(elsewhere, [bundle])
-        imported = list(elsewhere.recorder.select_events(game_id))
+        imported = list(elsewhere.store.recorder.select_events(game_id))
     Tamperer(sealed, game_id).delete(">", 0)
-    sealed.recorder.insert_events(imported)
+    sealed.store.recorder.insert_events(imported)
     report = audited(database, game_id)
     assert report.verdict == "damaged" and report.data["imported"] == [[1, last]]
     assert named(database, game_id)[1] == (
@@ -303,15 +303,15 @@ def test_an_imported_tail_put_after_recorded_events_is_refused(sealed: Ledger, d
     (elsewhere, under the key): an import is of a whole game, so an imported seal after a recorded one is never
     vouched for, nor passes the audit."""
     receipt, _ = recorded_with_a_note(sealed)
-    sealed.take_checkpoint()
-    sealed.annotate(receipt.game_id, 3, "a genuine later note")
+    sealed.commands.take_checkpoint()
+    sealed.commands.annotate(receipt.game_id, 3, "a genuine later note")
     forged = forged_bundle(sealed, receipt.game_id, receipt.version + 1, "ben conceded the game here")
     with Ledger(Settings(str(tmp_path / "elsewhere.sqlite"), seal_key=KEY)) as elsewhere:
         import_bundles(elsewhere, [forged])
-        tail = list(elsewhere.recorder.select_events(receipt.game_id, gt=receipt.version))
+        tail = list(elsewhere.store.recorder.select_events(receipt.game_id, gt=receipt.version))
     Tamperer(sealed, receipt.game_id).delete(">", receipt.version)
-    sealed.recorder.insert_events(tail)
-    sealed.take_checkpoint()
+    sealed.store.recorder.insert_events(tail)
+    sealed.commands.take_checkpoint()
     assert unvouched(sealed) == [(str(receipt.game_id), receipt.version + 1, receipt.version + 1, "imported")]
     report = audited(database, receipt.game_id)
     assert report.verdict == "damaged" and report.check("seals")["event"] == receipt.version + 1
@@ -324,9 +324,9 @@ def test_a_forged_event_hidden_before_the_last_checkpoints_position_is_examined(
     database = str(tmp_path / "low.sqlite")
     with Ledger(Settings(database, seal_key=KEY)) as ledger:
         receipt, _ = recorded_with_a_note(ledger)
-        ledger.take_checkpoint()
+        ledger.commands.take_checkpoint()
         with Ledger(Settings(database)) as forger:
-            forger.annotate(receipt.game_id, 3, "ben conceded the game here")
+            forger.commands.annotate(receipt.game_id, 3, "ben conceded the game here")
         forged = receipt.version + 1
         tamperer = Tamperer(ledger, receipt.game_id)
         [(low,)] = tamperer.execute("SELECT min(rowid) FROM {table}")
@@ -334,8 +334,8 @@ def test_a_forged_event_hidden_before_the_last_checkpoints_position_is_examined(
         tamperer.execute(
             "UPDATE {table} SET rowid=? WHERE originator_id=? AND originator_version=?", low, tamperer.key, forged
         )
-        ledger.annotate(receipt.game_id, 4, "a genuine note on top")
-        ledger.take_checkpoint()
+        ledger.commands.annotate(receipt.game_id, 4, "a genuine note on top")
+        ledger.commands.take_checkpoint()
         assert unvouched(ledger) == [(str(receipt.game_id), forged, forged, "unsealed")]
 
 
@@ -357,9 +357,9 @@ def test_a_checkpoint_of_an_earlier_version_still_holds_and_is_followed(
     fields["signed"]["version"] = version
     fields["signature"] = signature_of(KEY, fields["signed"])
     log.write(FIRST_CHECKPOINT_ROW, topic, pack(fields))
-    sealed.annotate(game_id, 2, "a later note")
+    sealed.commands.annotate(game_id, 2, "a later note")
     with Ledger(Settings(database, seal_key=KEY)) as server:
-        taken, new = server.take_checkpoint()
+        taken, new = server.commands.take_checkpoint()
     assert new and taken["version"] == 4 and taken["previous"] == fields["signature"] and taken["acknowledged"] == 0
     assert audited(database, game_id).verdict == "clean"
 
@@ -374,9 +374,9 @@ def test_events_cut_off_the_end_are_named_without_a_receipt(sealed: Ledger, data
 
 def test_an_edited_snapshot_is_named(sealed: Ledger, database: str) -> None:
     game_id = import_notation(sealed, GAME_TEXT).game_id
-    sealed.take_checkpoint()
+    sealed.commands.take_checkpoint()
     snapshots = Tamperer(sealed, game_id)
-    snapshots.table = sealed.snapshots.recorder.events_table_name  # type: ignore[union-attr]
+    snapshots.table = sealed.store.snapshots.recorder.events_table_name  # type: ignore[union-attr]
     topic, state = snapshots.stored(SNAPSHOT_INTERVAL)
     fields = unpack(unsealed_bytes(state))
     fields["state"]["state"]["players"]["ann"][1] += 50
@@ -391,7 +391,7 @@ def test_signed_events_rewritten_to_match_a_forgery_are_named(sealed: Ledger, da
     each step is named, the last because only the key signs a checkpoint."""
     game_id, note, _ = checkpointed(sealed)
     rehash_from(sealed, Tamperer(sealed, game_id), note, {"text": "nothing happened"})
-    forged = [[e.originator_version, e.hash, True] for e in sealed.game_events(game_id)]
+    forged = [[e.originator_version, e.hash, True] for e in sealed.queries.game_events(game_id)]
     record = Tamperer(sealed, signed_events_id(game_id, 1))
     topic, state = record.stored(1)
     fields = unpack(unsealed_bytes(state))
@@ -417,7 +417,7 @@ def test_a_fault_in_the_checkpoint_log_hides_no_forgery(sealed: Ledger, database
     its first event, an untouched one only by the fault."""
     game_id, note, _ = checkpointed(sealed)
     untouched = import_notation(sealed, GAME_TEXT).game_id
-    sealed.take_checkpoint()
+    sealed.commands.take_checkpoint()
     rehash_from(sealed, Tamperer(sealed, game_id), note, {"text": "nothing happened"})
     log = Tamperer(sealed, CHECKPOINT_LOG_ID)
     log.write(FIRST_CHECKPOINT_ROW + 1, *log.stored(FIRST_CHECKPOINT_ROW))  # the first checkpoint again
@@ -454,8 +454,8 @@ def test_a_crafted_checkpoint_row_is_a_fault_never_an_error(sealed: Ledger, data
         f"row {FIRST_CHECKPOINT_ROW} of the checkpoint log is not a checkpoint",
     )
     with Ledger(Settings(database, seal_key=KEY)) as server, pytest.raises(CheckpointError, match="without the key"):
-        sealed.annotate(game_id, 2, "a later note")
-        server.take_checkpoint()  # no checkpoint is signed over a log changed without the key
+        sealed.commands.annotate(game_id, 2, "a later note")
+        server.commands.take_checkpoint()  # no checkpoint is signed over a log changed without the key
 
 
 @pytest.mark.parametrize("events", [b"\xc1", pack({"events": [["x", 1, 2]]}), pack({"events": {"a": 1}})])
@@ -474,15 +474,15 @@ def test_a_checkpoint_lost_to_another_leaves_no_trace_and_the_next_follows_the_w
     sealed: Ledger, database: str
 ) -> None:
     game_id, _, _ = checkpointed(sealed)
-    stale = copy.deepcopy(sealed.checkpoint_index())
+    stale = copy.deepcopy(sealed.vouched.checkpoint_index())
     with Ledger(Settings(database, seal_key=KEY)) as other:
-        other.annotate(game_id, 2, "noted on the other server")
-        won, _ = other.take_checkpoint()
+        other.commands.annotate(game_id, 2, "noted on the other server")
+        won, _ = other.commands.take_checkpoint()
     events = {str(game_id): [[999, "0" * 64, True]]}
     with pytest.raises(IntegrityError):
-        sealed.save(*next_checkpoint(stale, events, 10**6))  # the stale one cannot be appended
-    sealed.annotate(game_id, 3, "noted here")
-    taken, new = sealed.take_checkpoint()
+        sealed.store.save(*next_checkpoint(stale, events, 10**6))  # the stale one cannot be appended
+    sealed.commands.annotate(game_id, 3, "noted here")
+    taken, new = sealed.commands.take_checkpoint()
     assert new and taken["number"] == 3 and taken["previous"] == won["signature"]
     assert audited(database, game_id).verdict == "clean"
 
@@ -491,30 +491,30 @@ def test_take_checkpoint_tells_a_checkpoint_lost_to_another_server_as_a_checkpoi
     sealed: Ledger, database: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     game_id, _, _ = checkpointed(sealed)
-    sealed.annotate(game_id, 2, "noted here")
-    read_log = sealed.notifications_after
+    sealed.commands.annotate(game_id, 2, "noted here")
+    read_log = sealed.store.notifications_after
     won: list[dict[str, Any]] = []
     with Ledger(Settings(database, seal_key=KEY)) as other:
-        other.annotate(game_id, 3, "noted on the other server")
+        other.commands.annotate(game_id, 3, "noted on the other server")
 
         def read_while_the_other_signs(after: int, topics: Sequence[str] = ()) -> Iterator[Any]:
             """The other server signs once this one has read the checkpoint log and before it appends to it."""
             if not won:
-                won.append(other.take_checkpoint()[0])
+                won.append(other.commands.take_checkpoint()[0])
             return read_log(after, topics)
 
-        monkeypatch.setattr(sealed, "notifications_after", read_while_the_other_signs)
+        monkeypatch.setattr(sealed.store, "notifications_after", read_while_the_other_signs)
         with pytest.raises(CheckpointError, match="another checkpoint was taken at the same moment: take it again"):
-            sealed.take_checkpoint()
+            sealed.commands.take_checkpoint()
     monkeypatch.undo()
     assert won and won[0]["number"] == 2
-    assert sealed.take_checkpoint() == (won[0], False), "the winner signed both notes: nothing is left to sign"
+    assert sealed.commands.take_checkpoint() == (won[0], False), "the winner signed both notes: nothing is left to sign"
     assert audited(database, game_id).verdict == "clean"
 
 
 def test_a_checkpoint_kept_elsewhere_shows_a_checkpoint_log_that_was_cut(sealed: Ledger, database: str) -> None:
     game_id, note, _ = checkpointed(sealed)
-    kept, _ = sealed.take_checkpoint()
+    kept, _ = sealed.commands.take_checkpoint()
     rehash_from(sealed, Tamperer(sealed, game_id), note, {"text": "nothing happened"})
     Tamperer(sealed, CHECKPOINT_LOG_ID).delete(">", 0)  # the whole checkpoint log
     Tamperer(sealed, signed_events_id(game_id, 1)).delete(">", 0)
@@ -546,7 +546,7 @@ def test_a_crafted_checkpoint_file_is_refused_as_bad_input(
 
 def test_a_kept_checkpoint_whose_signature_is_not_the_keys_is_named(sealed: Ledger, database: str) -> None:
     game_id, _, _ = checkpointed(sealed)
-    kept, _ = sealed.take_checkpoint()
+    kept, _ = sealed.commands.take_checkpoint()
     report = audited(database, game_id, kept=[{**kept, "signature": "é"}, {**kept, "number": True}])
     assert report.check("checkpoints")["detail"] == "the checkpoint kept elsewhere numbered 1 is not signed by the key"
 
@@ -561,10 +561,10 @@ def test_a_server_with_a_seal_key_signs_a_checkpoint_as_it_starts_and_at_its_int
         game = created.json()["game_id"]
         ledger = client.app.state.ledger  # type: ignore[attr-defined]
         deadline = time.monotonic() + 30
-        while game not in ledger.checkpoint_index().naming and time.monotonic() < deadline:
+        while game not in ledger.vouched.checkpoint_index().naming and time.monotonic() < deadline:
             time.sleep(0.05)
         health = client.get("/health").json()
-        assert ledger.checkpoint_index().naming[str(before)] == [1]  # signed as the server started
+        assert ledger.vouched.checkpoint_index().naming[str(before)] == [1]  # signed as the server started
     assert health["checkpoints"]["last"] >= 2 and health["checkpoints"]["failure"] is None
     report = audited(database, UUID(game))
     assert report.check("checkpoints")["detail"] == "events 1 to 1 are as checkpoints signed them"
@@ -603,9 +603,9 @@ def test_health_stays_degraded_past_later_checkpoints_until_an_admin_acknowledge
     database = str(tmp_path / "forged.sqlite")
     with Ledger(Settings(database, seal_key=KEY)) as ledger:
         forged_since_a_checkpoint(ledger)
-        ledger.take_checkpoint()
+        ledger.commands.take_checkpoint()
         recorded_with_a_note(ledger)
-        ledger.take_checkpoint()  # checkpoint 3 vouches for every event it examined
+        ledger.commands.take_checkpoint()  # checkpoint 3 vouches for every event it examined
         assert unvouched(ledger) == []
     settings = ApiSettings(
         store=Settings(database, seal_key=KEY), admin_token=ADMIN, follow_projections=False, writer_process=False
@@ -631,17 +631,17 @@ def test_health_stays_degraded_past_later_checkpoints_until_an_admin_acknowledge
         "unvouched_count": 0,
     }
     with Ledger(Settings(database, seal_key=KEY)) as ledger:
-        index = ledger.checkpoint_index()
+        index = ledger.vouched.checkpoint_index()
         assert [checkpoint.signed["acknowledged"] for checkpoint in index.checkpoints] == [0, 0, 0, 3]
         with pytest.raises(CheckpointError, match="--acknowledge 2: a checkpoint from 3"):
-            ledger.take_checkpoint(acknowledge=2)
+            ledger.commands.take_checkpoint(acknowledge=2)
 
 
 def test_health_is_degraded_until_it_has_read_the_checkpoint_log(sealed: Ledger) -> None:
     """While the first checkpoint is being taken (the log not yet read), /health does not say all is well."""
     forged_since_a_checkpoint(sealed)
     signer = CheckpointSigner(sealed, 3600)
-    with sealed._checkpoints_lock:  # a checkpoint being taken holds it
+    with sealed.vouched.checkpoints_lock:  # a checkpoint being taken holds it
         degraded, said = threading_call(lambda: signer.health(admin=False))
     assert degraded and said["unvouched_count"] is None and said["acknowledged"] is None
     degraded, said = signer.health(admin=False)

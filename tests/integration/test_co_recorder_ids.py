@@ -18,8 +18,8 @@ def stored_as_always(ledger: Ledger, tokens: dict[str, str]) -> GameAccess:
     for name, token in tokens.items():
         access.trigger_event(GameAccess.CoRecorderAdded, name=name, token_digest=token_digest(token))
     access.trigger_event(GameAccess.TokenReplaced, token_digest=token_digest(new_token()))
-    ledger.save(access)
-    read = ledger.access(access.game_id)
+    ledger.store.save(access)
+    read = ledger.vouched.access(access.game_id)
     assert read is not None
     return read
 
@@ -31,8 +31,8 @@ def test_co_recorders_stored_before_ids_read_with_ids_and_keep_their_meaning(led
     assert all(access.co_recorder_of(token) == name for name, token in tokens.items()), "still in, as stored"
     access.revoke_co_recorder(3)
     access.add_co_recorder("ben's tablet", new_token())
-    ledger.save(access)
-    read = ledger.access(access.game_id)
+    ledger.store.save(access)
+    read = ledger.vouched.access(access.game_id)
     assert read is not None
     assert {held.id: held.name for held in read.co_recorders.values()} == {2: "ben's phone", 4: "..", 7: "ben's tablet"}
     assert read.co_recorder_of(tokens["a/b"]) is None
@@ -42,10 +42,10 @@ def test_replacing_the_token_now_lets_each_co_recorder_go_with_an_event_of_its_o
     tokens = {"ben's phone": new_token(), "a/b": new_token()}
     access = stored_as_always(ledger, tokens)
     access.replace_token(new_token())
-    ledger.save(access)
-    read = ledger.access(access.game_id)
+    ledger.store.save(access)
+    read = ledger.vouched.access(access.game_id)
     assert read is not None and read.co_recorders == {}
-    stored = ledger.recorder.select_events(access_id(access.game_id))
+    stored = ledger.store.recorder.select_events(access_id(access.game_id))
     assert [event.topic.rpartition(".")[2] for event in stored] == [
         "Granted",
         "CoRecorderAdded",

@@ -31,14 +31,14 @@ def hand_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Ledger
 
 
 def version_of(ledger: Ledger, game_id: UUID, kind: str, nth: int = 0) -> int:
-    found = [e.originator_version for e in ledger.game_events(game_id) if type(e).__name__ == kind]
+    found = [e.originator_version for e in ledger.queries.game_events(game_id) if type(e).__name__ == kind]
     version: int = found[nth]
     return version
 
 
 def explained(hand_game: tuple[Ledger, Receipt], kind: str, nth: int = 0) -> dict[str, Any]:
     ledger, receipt = hand_game
-    data: dict[str, Any] = ledger.explain(receipt.game_id, version_of(ledger, receipt.game_id, kind, nth)).data
+    data: dict[str, Any] = ledger.queries.explain(receipt.game_id, version_of(ledger, receipt.game_id, kind, nth)).data
     return data
 
 
@@ -76,7 +76,9 @@ def test_a_lost_attack_is_explained_from_the_attack_its_roll_or_its_combat_alike
     """ben (1 horn) attacks back against cat's 2: fewer horns win only on horn; the die shows x."""
     ledger, receipt = hand_game
     combat = version_of(ledger, receipt.game_id, "CombatResolved", 1)
-    reports = [ledger.explain(receipt.game_id, version).data["data"] for version in (combat - 2, combat - 1, combat)]
+    reports = [
+        ledger.queries.explain(receipt.game_id, version).data["data"] for version in (combat - 2, combat - 1, combat)
+    ]
     assert reports[0] == reports[1] == reports[2]
     data = reports[0]
     assert (data["attacker"], data["defender"], data["source"], data["target"]) == ("ben", "cat", "E3", "E2")
@@ -107,12 +109,12 @@ def test_an_undone_roll_of_a_combat_is_reported_as_a_re_roll(tmp_path: Path) -> 
     actions = [line.text for line in parse_game(GAME_TEXT).actions]
     roll_at = next(i for i, text in enumerate(actions) if text.startswith("roll "))
     with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
-        game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
-        ledger.record(game, [*actions[:roll_at], "roll x"])
-        undone = ledger.receipt(game).version - 1  # the roll, then the combat it decided
-        ledger.undo(game, 1, "the die fell off the table")
-        combat = ledger.record(game, actions[roll_at]).version
-        data = ledger.explain(game, combat).data["data"]
+        game = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+        ledger.commands.record(game, [*actions[:roll_at], "roll x"])
+        undone = ledger.queries.receipt(game).version - 1  # the roll, then the combat it decided
+        ledger.commands.undo(game, 1, "the die fell off the table")
+        combat = ledger.commands.record(game, actions[roll_at]).version
+        data = ledger.queries.explain(game, combat).data["data"]
     assert data["undone_rolls"] == [{"event": undone, "roll": "roll x"}]
     assert data["face"] == "horn+"
 
@@ -122,7 +124,7 @@ def test_a_survival_phase_is_explained_player_by_player_E2_12(hand_game: tuple[L
     thermoregulation keeps one beach dinosaur, he keeps F2 and loses the other four."""
     ledger, receipt = hand_game
     forced = version_of(ledger, receipt.game_id, "DinosaursPerished", 4)
-    report = ledger.explain(receipt.game_id, forced).data
+    report = ledger.queries.explain(receipt.game_id, forced).data
     assert report["kind"] == "survival"
     none: dict[str, list[str]] = {"hot": [], "cold": [], "deadly": []}
     nothing_kept = {"hot": 0, "cold": 0, "deadly": 0}
@@ -171,11 +173,11 @@ def test_a_survival_phase_is_explained_player_by_player_E2_12(hand_game: tuple[L
 
 def test_every_event_of_a_survival_phase_gives_the_same_explanation(hand_game: tuple[Ledger, Receipt]) -> None:
     ledger, receipt = hand_game
-    events = ledger.game_events(receipt.game_id)
+    events = ledger.queries.game_events(receipt.game_id)
     round_three = [e.originator_version for e in events if type(e).__name__ == "DinosaursPerished"][3:6]
     choices = [e.originator_version for e in events if type(e).__name__ == "SurvivalChosen"]
     last_choice = max(version for version in choices if version < round_three[-1])
-    reports = [ledger.explain(receipt.game_id, version).data for version in [*round_three, last_choice]]
+    reports = [ledger.queries.explain(receipt.game_id, version).data for version in [*round_three, last_choice]]
     assert all(report["data"] == reports[0]["data"] and report["kind"] == "survival" for report in reports)
 
 
@@ -201,9 +203,11 @@ def test_an_auction_is_explained_bid_by_bid_with_its_discounts_E2_07(hand_game: 
     assert "  ann takes eggs for 3 MP: the bid 4 less 1 for 1 vials." in report["words"]
     ledger, receipt = hand_game
     [outbid] = [
-        e for e in ledger.game_events(receipt.game_id) if type(e).__name__ == "BidOutbid" and e.data["round"] == 4
+        e
+        for e in ledger.queries.game_events(receipt.game_id)
+        if type(e).__name__ == "BidOutbid" and e.data["round"] == 4
     ]
-    assert ledger.explain(receipt.game_id, outbid.originator_version).data["data"] == report["data"]
+    assert ledger.queries.explain(receipt.game_id, outbid.originator_version).data["data"] == report["data"]
 
 
 def test_a_climate_reveal_is_explained_by_the_pile_and_the_round_E2_04(hand_game: tuple[Ledger, Receipt]) -> None:
@@ -226,17 +230,17 @@ def test_events_with_nothing_to_explain_are_refused_by_name(hand_game: tuple[Led
     with pytest.raises(
         NotExplainable, match=f"event {moved} \\(DinosaurMoved\\) is not part of anything the evo2 rules explain"
     ):
-        ledger.explain(receipt.game_id, moved)
+        ledger.queries.explain(receipt.game_id, moved)
     with pytest.raises(NotExplainable, match=f"the game has events 1 to {receipt.version}, not 0"):
-        ledger.explain(receipt.game_id, 0)
+        ledger.queries.explain(receipt.game_id, 0)
     with pytest.raises(NotExplainable, match="event 1 \\(Started\\) is not in the game as it stands"):
-        ledger.explain(receipt.game_id, 1)
+        ledger.queries.explain(receipt.game_id, 1)
 
 
 def test_a_what_if_replaying_the_same_action_changes_nothing(hand_game: tuple[Ledger, Receipt]) -> None:
     ledger, receipt = hand_game
     roll = version_of(ledger, receipt.game_id, "DieRolled")
-    report = ledger.what_if(receipt.game_id, roll, "roll horn+").data
+    report = ledger.queries.what_if(receipt.game_id, roll, "roll horn+").data
     assert report["branch"]["stopped_at"] is None and report["recorded"]["before_event"] is None
     recorded = {k: v for k, v in report["recorded"].items() if k != "before_event"}
     assert {k: v for k, v in report["branch"].items() if k in recorded} == recorded
@@ -246,16 +250,16 @@ def test_a_what_if_replaying_the_same_action_changes_nothing(hand_game: tuple[Le
 def test_a_what_if_with_another_roll_plays_on_until_the_rules_stop_it(hand_game: tuple[Ledger, Receipt]) -> None:
     ledger, receipt = hand_game
     roll = version_of(ledger, receipt.game_id, "DieRolled")
-    before = ledger.receipt(receipt.game_id)
-    report = ledger.what_if(receipt.game_id, roll, "roll x").data
-    assert ledger.receipt(receipt.game_id) == before  # the log is never touched
+    before = ledger.queries.receipt(receipt.game_id)
+    report = ledger.queries.what_if(receipt.game_id, roll, "roll x").data
+    assert ledger.queries.receipt(receipt.game_id) == before  # the log is never touched
     assert report["change"] == {"event": roll, "was": "roll horn+", "becomes": "roll x"}
     stop = report["branch"]["stopped_at"]
     assert stop["event"] == roll + 3 and stop["action"] == "ben attack E3 E2"  # cat never took E2
     assert stop["reason"].startswith("[E2-10] E2 holds one of the attacker's own dinosaurs")
     # The recorded game is read at the same point: just before the action the branch stopped at.
     assert report["recorded"]["before_event"] == stop["event"] and report["recorded"]["over"] is False
-    at_stop = ledger.game(receipt.game_id, stop["event"] - 1)
+    at_stop = ledger.queries.game(receipt.game_id, stop["event"] - 1)
     assert [[row.player, *row.score] for row in at_stop.rules.standings(at_stop.state).standings] == [
         [row["player"], *row["score"]] for row in report["recorded"]["standings"]
     ]
@@ -266,22 +270,22 @@ def test_a_what_if_refuses_an_illegal_replacement_and_a_consequence(hand_game: t
     ledger, receipt = hand_game
     roll = version_of(ledger, receipt.game_id, "DieRolled")
     with pytest.raises(NotExplainable, match="'ann pass' is not legal where the event stood"):
-        ledger.what_if(receipt.game_id, roll, "ann pass")
+        ledger.queries.what_if(receipt.game_id, roll, "ann pass")
     with pytest.raises(NotExplainable, match=f"event {roll + 1} is a consequence: change the action at event {roll}"):
-        ledger.what_if(receipt.game_id, roll + 1, None)
+        ledger.queries.what_if(receipt.game_id, roll + 1, None)
 
 
 def test_dropping_a_survival_choice_stops_the_branch_where_one_is_owed(hand_game: tuple[Ledger, Receipt]) -> None:
     ledger, receipt = hand_game
     choice = version_of(ledger, receipt.game_id, "SurvivalChosen")
-    report = ledger.what_if(receipt.game_id, choice, None).data
+    report = ledger.queries.what_if(receipt.game_id, choice, None).data
     assert report["change"]["becomes"] is None
     assert report["branch"]["stopped_at"]["reason"].startswith("[E2-12]")
 
 
 def test_the_steps_fold_to_the_game_as_recorded(hand_game: tuple[Ledger, Receipt]) -> None:
     ledger, receipt = hand_game
-    game: Game = ledger.game(receipt.game_id)
+    game: Game = ledger.queries.game(receipt.game_id)
     steps = game_steps(game)
     assert len(steps) == len(game.history)
     assert RULES.snapshot_state(step(steps[-1].before, game.history[-1][1]).state) == RULES.snapshot_state(game.state)

@@ -26,8 +26,8 @@ GAME_LINES = [line.text for line in parse_game((ROOT / "replays" / "selfplay-5p-
 
 def test_sqlite_commits_are_durable_wal_with_synchronous_full(tmp_path: Path) -> None:
     ledger = Ledger(Settings(str(tmp_path / "ledger.sqlite")))
-    ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
-    datastore = ledger.factory.datastore  # type: ignore[attr-defined]
+    ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    datastore = ledger.store.factory.datastore  # type: ignore[attr-defined]
     with datastore.transaction(commit=False) as cursor:
         cursor.execute("PRAGMA journal_mode")
         journal = cursor.fetchone()[0]
@@ -40,7 +40,7 @@ def test_sqlite_commits_are_durable_wal_with_synchronous_full(tmp_path: Path) ->
 @ON_POSTGRES
 def test_postgres_commits_are_durable() -> None:
     with fresh_postgres_database() as url, Ledger(Settings(url)) as ledger, psycopg.connect(url) as connection:
-        ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+        ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
         assert connection.execute("SHOW synchronous_commit").fetchone() == ("on",)
         assert connection.execute("SHOW fsync").fetchone() == ("on",)
 
@@ -48,36 +48,36 @@ def test_postgres_commits_are_durable() -> None:
 @ON_POSTGRES
 def test_postgres_appends_wait_for_the_table_lock_that_keeps_notification_ids_in_commit_order() -> None:
     with fresh_postgres_database() as url, Ledger(Settings(url)) as ledger:
-        game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+        game = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
         appended = threading.Event()
 
         def append() -> None:
-            ledger.record(game, list(ROUND_ONE_AUCTION))
+            ledger.commands.record(game, list(ROUND_ONE_AUCTION))
             appended.set()
 
         writer = threading.Thread(target=append)
         with psycopg.connect(url) as holder:  # a lock that lets plain inserts through, not the append's
-            holder.execute(f'LOCK TABLE "{ledger.recorder.events_table_name}" IN ROW SHARE MODE')  # type: ignore[attr-defined]
+            holder.execute(f'LOCK TABLE "{ledger.store.recorder.events_table_name}" IN ROW SHARE MODE')  # type: ignore[attr-defined]
             writer.start()
             assert not appended.wait(0.5)
         writer.join(timeout=10)
-        assert appended.is_set() and ledger.receipt(game).version > 1
+        assert appended.is_set() and ledger.queries.receipt(game).version > 1
 
 
 def test_two_recorders_at_the_same_version_one_wins_one_conflicts(database: str) -> None:
     setup = Ledger(Settings(database))
-    game = setup.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
-    version = setup.record(game, list(ROUND_ONE_AUCTION)).version
+    game = setup.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    version = setup.commands.record(game, list(ROUND_ONE_AUCTION)).version
     setup.close()
     start = threading.Barrier(2, timeout=30)
     outcomes: dict[str, object] = {}
 
     def recorder(name: str, action: str) -> None:
         ledger = Ledger(Settings(database))
-        ledger.game(game)
+        ledger.queries.game(game)
         start.wait()
         try:
-            outcomes[name] = ledger.record(game, action, expected_version=version)
+            outcomes[name] = ledger.commands.record(game, action, expected_version=version)
         except VersionConflict as conflict:
             outcomes[name] = conflict
         finally:
@@ -96,7 +96,7 @@ def test_two_recorders_at_the_same_version_one_wins_one_conflicts(database: str)
     # The loser saw the winner's event either before appending, or only when its insert was refused.
     assert conflicts[0].expected == version and conflicts[0].actual in (None, version + 1)
     check = Ledger(Settings(database))
-    events = check.game_events(game)
+    events = check.queries.game_events(game)
     assert [e.originator_version for e in events] == list(range(1, len(events) + 1))
     moves = [e.notation for e in events if type(e).__name__ == "DinosaurMoved"]
     assert len(moves) == 1 and events[-1].originator_version == version + 1
@@ -111,7 +111,7 @@ from evo_ledger.settings import Settings
 ledger = Ledger(Settings(sys.argv[1]))
 game = UUID(sys.argv[2])
 for line in sys.stdin:
-    receipt = ledger.record(game, line.strip())
+    receipt = ledger.commands.record(game, line.strip())
     print(receipt.version, receipt.head_hash, flush=True)
 """
 
@@ -123,7 +123,7 @@ def parse_receipt(line: str) -> tuple[int, str]:
 
 def test_a_writer_killed_mid_stream_loses_no_acknowledged_event(database: str, tmp_path: Path) -> None:
     ledger = Ledger(Settings(database))
-    game = ledger.create_game("evo2", "standin-e2-5p", ["ann", "ben", "cat", "dan", "eve"]).game_id
+    game = ledger.commands.create_game("evo2", "standin-e2-5p", ["ann", "ben", "cat", "dan", "eve"]).game_id
     ledger.close()
     writer = subprocess.Popen(
         [sys.executable, "-c", WRITER, database, str(game)],
@@ -145,7 +145,7 @@ def test_a_writer_killed_mid_stream_loses_no_acknowledged_event(database: str, t
     receipts.extend(parse_receipt(line) for line in writer.stdout.read().splitlines())
     assert len(receipts) >= 60
     after = Ledger(Settings(database))
-    stored = {event.originator_version: event.hash for event in after.game_events(game)}
+    stored = {event.originator_version: event.hash for event in after.queries.game_events(game)}
     for version, head in receipts:
         assert stored[version] == head, f"acknowledged event {version} was lost or changed"
     assert sorted(stored) == list(range(1, len(stored) + 1))
@@ -154,33 +154,33 @@ def test_a_writer_killed_mid_stream_loses_no_acknowledged_event(database: str, t
 
 def test_receipts_are_plain_data_a_client_can_keep(tmp_path: Path) -> None:
     ledger = Ledger(Settings(str(tmp_path / "ledger.sqlite")))
-    receipt = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    receipt = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
     kept = json.dumps({"game": str(receipt.game_id), "version": receipt.version, "head": receipt.head_hash})
-    assert json.loads(kept)["head"] == ledger.receipt(receipt.game_id).head_hash
+    assert json.loads(kept)["head"] == ledger.queries.receipt(receipt.game_id).head_hash
     ledger.close()
 
 
 def test_a_ledger_whose_cached_game_is_stale_never_appends_on_it(database: str) -> None:
     first, second = Ledger(Settings(database)), Ledger(Settings(database))
-    game = first.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
-    stale = second.record(game, "order ann ben cat").version  # the second ledger caches the game here
-    moved = first.record(game, ["climate cw", "draw legs"]).version
+    game = first.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    stale = second.commands.record(game, "order ann ben cat").version  # the second ledger caches the game here
+    moved = first.commands.record(game, ["climate cw", "draw legs"]).version
     with pytest.raises(VersionConflict):
-        second.record(game, "climate cw", expected_version=stale)
-    second.record(game, "draw eggs", expected_version=moved)  # it reads the game afresh
-    first.record(game, "ann bid 1 eggs")  # no expected version: the first reads afresh too
+        second.commands.record(game, "climate cw", expected_version=stale)
+    second.commands.record(game, "draw eggs", expected_version=moved)  # it reads the game afresh
+    first.commands.record(game, "ann bid 1 eggs")  # no expected version: the first reads afresh too
     with pytest.raises(VersionConflict):
-        second.record(game, "ben bid 2 eggs", expected_version=second.receipt(game).version - 1)
-    versions = [e.originator_version for e in second.game_events(game)]
+        second.commands.record(game, "ben bid 2 eggs", expected_version=second.queries.receipt(game).version - 1)
+    versions = [e.originator_version for e in second.queries.game_events(game)]
     assert versions == list(range(1, len(versions) + 1))
-    assert [type(e).__name__ for e in second.game_events(game)].count("BidPlaced") == 1
+    assert [type(e).__name__ for e in second.queries.game_events(game)].count("BidPlaced") == 1
     first.close()
     second.close()
 
 
 def test_the_processes_a_server_starts_stop_when_it_is_killed_with_sigkill(database: str) -> None:
     with Ledger(Settings(database)) as ledger:
-        ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+        ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
     server = subprocess.Popen(
         [sys.executable, "-c", SERVER_PROCESSES, database], stdout=subprocess.PIPE, text=True, env=child_env()
     )

@@ -40,16 +40,16 @@ def ledger(database: str) -> Iterator[Ledger]:
 
 
 def test_a_game_on_an_evo1_kit_is_an_evo1_game_and_refuses_by_its_rulings(ledger: Ledger) -> None:
-    game_id = ledger.create_game(None, "standin-e1-3p", PLAYERS).game_id
-    game = ledger.game(game_id)
+    game_id = ledger.commands.create_game(None, "standin-e1-3p", PLAYERS).game_id
+    game = ledger.queries.game(game_id)
     assert game.rules.name == "evo1" and game.state.seats["ann"].mp == 10
     with pytest.raises(RuleViolation, match=r"\[E1-02\]"):
-        ledger.record(game_id, "start ann A3 ben H2 cat A1")
-    ledger.record(game_id, LINES)
-    outcome = ledger.game(game_id).rules.outcome(ledger.game(game_id).state)
+        ledger.commands.record(game_id, "start ann A3 ben H2 cat A1")
+    ledger.commands.record(game_id, LINES)
+    outcome = ledger.queries.game(game_id).rules.outcome(ledger.queries.game(game_id).state)
     assert outcome is not None and outcome.winners == ("cat",)
     with pytest.raises(Exception, match=r"E1-01"):
-        ledger.create_game(None, "standin-e1-3p", ["ann", "ben", "cat", "dan"])
+        ledger.commands.create_game(None, "standin-e1-3p", ["ann", "ben", "cat", "dan"])
 
 
 def test_an_evo1_game_goes_out_and_back_in_and_audits_clean(ledger: Ledger) -> None:
@@ -58,14 +58,14 @@ def test_an_evo1_game_goes_out_and_back_in_and_audits_clean(ledger: Ledger) -> N
     assert "ruleset evo1 2" in text and "result 1 cat 44/10, 2 ann 42/7, 3 ben 32/7" in text
     again = import_notation(ledger, text, again=True).game_id
     assert export_notation(ledger, again).split("# game")[0] == text.split("# game")[0]
-    assert ledger.audit(receipt.game_id).verdict == "clean"
+    assert ledger.queries.audit(receipt.game_id).verdict == "clean"
 
 
 def test_a_combat_names_the_faces_that_win_E1_09(ledger: Ledger) -> None:
     game_id = import_notation(ledger, HAND_GAME).game_id
-    events = list(ledger.game_events(game_id))
+    events = list(ledger.queries.game_events(game_id))
     attack = next(n for n, e in enumerate(events, start=1) if getattr(e, "notation", None) == ATTACK)
-    report = ledger.explain(game_id, attack + 1)
+    report = ledger.queries.explain(game_id, attack + 1)
     assert report.data["kind"] == "combat"
     assert report.data["data"]["winning_faces"] == [1, 2, 3, 4] and report.data["data"]["face"] == 3
     assert any("wins on 1-4" in line for line in report.data["words"])
@@ -101,8 +101,8 @@ def test_hidden_cards_reach_only_their_seat_through_the_api(database: str) -> No
 def test_an_evo1_game_is_recorded_through_play_with_tab_completion(tmp_path: Path) -> None:
     database = str(tmp_path / "evo1.sqlite")
     ledger = Ledger(Settings(database))
-    game_id = ledger.create_game(None, "standin-e1-3p", PLAYERS).game_id
-    ledger.record(game_id, LINES[:10])
+    game_id = ledger.commands.create_game(None, "standin-e1-3p", PLAYERS).game_id
+    ledger.commands.record(game_id, LINES[:10])
     env = {**child_env(), "EVO_LEDGER_DATABASE": database, "TERM": "xterm"}
     terminal = Terminal(str(EVO_LEDGER), "play", "last", env=env)
     try:
@@ -118,15 +118,15 @@ def test_an_evo1_game_is_recorded_through_play_with_tab_completion(tmp_path: Pat
         assert terminal.process.wait(timeout=30) == 0
     finally:
         terminal.close()
-    assert ledger.game(game_id).state.tiebreaks["ann"] == (4,)
+    assert ledger.queries.game(game_id).state.tiebreaks["ann"] == (4,)
     ledger.close()
 
 
 def explained(ledger: Ledger, game_id: UUID, notation: str, after: int = 0) -> dict[str, Any]:
     """The explanation of the event the action `notation` made (the first at or after event `after`)."""
-    events = list(ledger.game_events(game_id))
+    events = list(ledger.queries.game_events(game_id))
     event = next(n for n, e in enumerate(events, start=1) if n > after and getattr(e, "notation", None) == notation)
-    return ledger.explain(game_id, event).data
+    return ledger.queries.explain(game_id, event).data
 
 
 def test_a_survival_an_auction_with_bids_above_6_and_a_climate_roll_are_explained_E1_11_E1_16_E1_06(
@@ -143,9 +143,9 @@ def test_a_survival_an_auction_with_bids_above_6_and_a_climate_roll_are_explaine
     assert {"player": "ann", "amount": 7, "target": "mutant"} in auction["data"]["bids"]
     assert "cat won row 3 (mutant) at 8 and paid 8 [E1-19]." in auction["words"]
     assert "ann won row 1 (foot) at 3 and paid 2, 1 off for mutants bought before [E1-19]." in auction["words"]
-    events = list(ledger.game_events(game_id))
+    events = list(ledger.queries.game_events(game_id))
     changed = next(n for n, event in enumerate(events, start=1) if type(event).__name__ == "ClimateChanged")
-    climate = ledger.explain(game_id, changed).data
+    climate = ledger.queries.explain(game_id, changed).data
     assert climate["kind"] == "climate" and climate["data"]["colour"] == "green"
     assert climate["words"][0] == "ben rolled the climate die: 3 moves the marker one position clockwise [E1-06]."
 
@@ -160,7 +160,7 @@ def test_an_initiative_decided_by_rolls_again_is_explained_E1_05(ledger: Ledger)
 
 def explained_turn_start(ledger: Ledger, game_id: UUID, turn: int) -> int:
     """The event at which `turn` begins: the last event of the turn before it."""
-    events = list(ledger.game_events(game_id))
+    events = list(ledger.queries.game_events(game_id))
     ends = [n for n, event in enumerate(events, start=1) if type(event).__name__ == "AuctionSettled"]
     return ends[turn - 2]
 

@@ -38,8 +38,8 @@ def test_bots_play_whole_games_for_every_table_E1_01(players: int, bot: str) -> 
 
 
 def test_a_generated_game_passes_the_chance_check(ledger: Ledger) -> None:
-    receipt = ledger.generate_game(4, seed=3, ruleset="evo1")
-    report = ledger.audit(receipt.game_id)
+    receipt = ledger.commands.generate_game(4, seed=3, ruleset="evo1")
+    report = ledger.queries.audit(receipt.game_id)
     chance = report.check("chance")
     assert report.verdict == "clean" and chance["verdict"] == "pass", chance
     assert chance["detail"].endswith("drawn again from seed 3")
@@ -69,9 +69,9 @@ def test_a_die_face_edited_and_the_game_hashed_again_is_named_by_the_chance_chec
     game = Game.start(rules, document, kit, [(name, None) for name in names], {}, commitment=commitment)
     game.record_all(forged)
     game.reveal_seed(CHANCE_GENERATOR, "salt", 5)
-    ledger.save_games([game])
+    ledger.commands.save_games([game])
     version = game.history[forged_at][0]
-    report = ledger.audit(game.id)
+    report = ledger.queries.audit(game.id)
     assert report.check("rules")["verdict"] == "pass" and report.verdict == "damaged"
     assert (report.data["first_divergence"]["check"], report.data["first_divergence"]["event"]) == ("chance", version)
     assert (
@@ -103,8 +103,8 @@ def test_a_heat_stroke_die_edited_after_cards_were_played_is_named_by_the_chance
     game = Game.start(rules, document, kit, [(name, None) for name in names], {}, commitment=commitment)
     game.record_all(forged)
     game.reveal_seed(CHANCE_GENERATOR, "salt", 39)
-    ledger.save_games([game])
-    report = ledger.audit(game.id)
+    ledger.commands.save_games([game])
+    report = ledger.queries.audit(game.id)
     assert report.check("rules")["verdict"] == "pass"
     assert report.data["first_divergence"] == {**report.data["first_divergence"], "check": "chance"}
     assert report.data["first_divergence"]["event"] == game.history[forged_at][0]

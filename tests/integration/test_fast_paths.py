@@ -44,7 +44,7 @@ def test_a_games_events_read_on_postgresql_are_the_librarys(
     stored_game: tuple[Ledger, UUID], gt: int | None, lte: int | None, desc: bool, limit: int | None, as_text: bool
 ) -> None:
     ledger, game_id = stored_game
-    recorder = ledger.recorder
+    recorder = ledger.store.recorder
     originator_id: Any = str(game_id) if as_text else game_id
     library = types.MethodType(PostgresApplicationRecorder.select_events, recorder)
     options: dict[str, Any] = {"gt": gt, "lte": lte, "desc": desc, "limit": limit}
@@ -55,7 +55,7 @@ def test_a_games_events_read_on_postgresql_are_the_librarys(
 def test_a_page_of_the_log_with_text_ids_is_the_librarys_on_sqlite(tmp_path: Path) -> None:
     with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
         import_notations(ledger, [GAME])
-        recorder: Any = ledger.recorder
+        recorder: Any = ledger.store.recorder
         last = recorder.max_notification_id()
         library = recorder.select_notifications(start=1, limit=last, inclusive_of_start=False)
         ours = recorder.select_notifications_after(1, last)
@@ -70,8 +70,8 @@ def test_the_accesses_changed_since_a_position_on_postgresql_are_those_the_libra
     stored_game: tuple[Ledger, UUID],
 ) -> None:
     ledger, game_id = stored_game
-    recorder: Any = ledger.recorder
-    ledger.grant_recorder(game_id, new_token())
+    recorder: Any = ledger.store.recorder
+    ledger.commands.grant_recorder(game_id, new_token())
     last = recorder.max_notification_id()
     for position in (None, 0, 1, last - 1, last):
         assert recorder.select_changed_since(position, ACCESS_TOPICS) == changed_since(

@@ -34,7 +34,7 @@ def reported(ledger: Ledger, path: Path, report: str) -> tuple[Any, dict[str, An
     try:
         Projector(ledger, store).catch_up()
         with store.engine.connect() as connection:
-            game = ledger.game(game_id)
+            game = ledger.queries.game(game_id)
             return game, queries.game_report(connection, str(game_id), game.ruleset_name, report)
     finally:
         store.close()
@@ -64,7 +64,7 @@ def test_every_evo1_games_auction_history_has_its_logs_bids(ledger: Ledger, path
     assert bids, "a shipped evo1 game holds an auction every turn"
     assert [(row["name"], row["amount"], row["target"]) for row in history["bids"]] == bids
     settled = game.rules.vocabulary.consequences["auction_settled"]
-    turns = {event.data["turn"] for event in ledger.game_events(game.id) if type(event).__name__ == settled}
+    turns = {event.data["turn"] for event in ledger.queries.game_events(game.id) if type(event).__name__ == settled}
     assert {row["round"] for row in history["results"]} == turns
 
 
@@ -81,7 +81,7 @@ def test_autosaur_seats_are_counted_apart_from_players_seats_as_the_games_end_AS
     expected: Counter[tuple[bool, str]] = Counter()
     for path in EVO1:
         game_id = import_notation(ledger, path.read_text(), path.parent).game_id
-        game = ledger.game(game_id)
+        game = ledger.queries.game(game_id)
         autosaurs = set(autosaurs_of(game.options.get("autosaurs")))
         outcome = game.rules.outcome(game.state)
         assert outcome is not None, path.name

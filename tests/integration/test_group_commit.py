@@ -32,16 +32,16 @@ PLAYERS = ["ann", "ben", "cat"]
 
 
 def new_game(ledger: Ledger, token: str | None = None) -> Receipt:
-    return ledger.create_game("evo2", "standin-e2-3p", PLAYERS, recorder_token=token)
+    return ledger.commands.create_game("evo2", "standin-e2-3p", PLAYERS, recorder_token=token)
 
 
 def notations(ledger: Ledger, receipt: Receipt) -> list[str]:
-    return [e.notation for e in ledger.game_events(receipt.game_id) if hasattr(e, "notation")]
+    return [e.notation for e in ledger.queries.game_events(receipt.game_id) if hasattr(e, "notation")]
 
 
 def test_appends_to_several_games_commit_together_with_their_own_receipts(ledger: Ledger) -> None:
     one, two = new_game(ledger), new_game(ledger)
-    outcomes = ledger.record_many(
+    outcomes = ledger.commands.record_many(
         [
             AppendRequest(one.game_id, ["order ann ben cat"], expected_version=1),
             AppendRequest(two.game_id, ["order cat ben ann", "climate cw"]),
@@ -53,14 +53,14 @@ def test_appends_to_several_games_commit_together_with_their_own_receipts(ledger
         (two.game_id, 5),
         (one.game_id, 5),
     ]
-    assert outcomes[0].head_hash == ledger.game(one.game_id, version=3).head_hash  # type: ignore[union-attr]
+    assert outcomes[0].head_hash == ledger.queries.game(one.game_id, version=3).head_hash  # type: ignore[union-attr]
     assert notations(ledger, one) == ["order ann ben cat", "climate acw"]
-    assert ledger.receipt(two.game_id) == outcomes[1]
+    assert ledger.queries.receipt(two.game_id) == outcomes[1]
 
 
 def test_a_refused_append_leaves_its_game_as_it_was_for_the_appends_after_it(ledger: Ledger) -> None:
     game = new_game(ledger)
-    outcomes = ledger.record_many(
+    outcomes = ledger.commands.record_many(
         [
             AppendRequest(game.game_id, ["order ann ben cat"]),
             AppendRequest(game.game_id, ["climate cw", "draw legs", "draw eggs", "ann bid 9 legs"]),  # E2-07
@@ -78,7 +78,7 @@ def test_a_refused_append_leaves_its_game_as_it_was_for_the_appends_after_it(led
 
 def test_two_appends_at_one_version_in_one_group_get_one_success_and_one_conflict(ledger: Ledger) -> None:
     game = new_game(ledger)
-    first, second = ledger.record_many(
+    first, second = ledger.commands.record_many(
         [
             AppendRequest(game.game_id, ["order ann ben cat"], expected_version=1),
             AppendRequest(game.game_id, ["order cat ben ann"], expected_version=1),
@@ -91,7 +91,7 @@ def test_two_appends_at_one_version_in_one_group_get_one_success_and_one_conflic
 def test_a_request_repeated_in_one_group_with_its_idempotency_key_is_stored_once(ledger: Ledger) -> None:
     game = new_game(ledger)
     retry = AppendRequest(game.game_id, ["order ann ben cat"], idempotency=Idempotency("k1", "digest"))
-    outcomes = ledger.record_many([retry, retry, AppendRequest(game.game_id, ["climate cw"])])
+    outcomes = ledger.commands.record_many([retry, retry, AppendRequest(game.game_id, ["climate cw"])])
     assert outcomes[0] == outcomes[1] and isinstance(outcomes[0], Receipt)
     assert isinstance(outcomes[2], Receipt) and outcomes[2].version == 5
     assert notations(ledger, game) == ["order ann ben cat", "climate cw"]
@@ -100,9 +100,9 @@ def test_a_request_repeated_in_one_group_with_its_idempotency_key_is_stored_once
 def test_a_group_the_store_refuses_is_answered_append_by_append(database: str) -> None:
     with Ledger(Settings(database)) as mine, Ledger(Settings(database)) as other:
         game, bystander = new_game(mine), new_game(mine)
-        mine.record(game.game_id, "order ann ben cat")  # now cached at version 3
-        other.record(game.game_id, "climate cw")  # behind its back: version 5 in the store
-        outcomes = mine.record_many(
+        mine.commands.record(game.game_id, "order ann ben cat")  # now cached at version 3
+        other.commands.record(game.game_id, "climate cw")  # behind its back: version 5 in the store
+        outcomes = mine.commands.record_many(
             [
                 AppendRequest(game.game_id, ["climate acw"], expected_version=3),
                 AppendRequest(bystander.game_id, ["order ann ben cat"]),
@@ -117,7 +117,7 @@ def test_only_the_recorder_token_appends_when_one_is_required(ledger: Ledger) ->
     token = new_token()
     game = new_game(ledger, token)
     open_game = new_game(ledger)
-    outcomes = ledger.record_many(
+    outcomes = ledger.commands.record_many(
         [
             AppendRequest(game.game_id, ["order ann ben cat"], token_required=True),
             AppendRequest(game.game_id, ["order ann ben cat"], recorder_token="guess", token_required=True),
@@ -138,13 +138,13 @@ def test_a_token_replaced_by_another_server_is_refused_at_once_by_one_that_held_
     lost, issued = new_token(), new_token()
     with Ledger(Settings(database)) as writing, Ledger(Settings(database)) as admin:
         game, open_game = new_game(writing, lost), new_game(writing)
-        [first, _] = writing.record_many(
+        [first, _] = writing.commands.record_many(
             [with_token(game, "order ann ben cat", lost), with_token(open_game, "order ann ben cat", lost)]
         )  # both games' accesses now held, the open game's as having none
         assert isinstance(first, Receipt)
-        admin.grant_recorder(game.game_id, issued)
-        admin.grant_recorder(open_game.game_id, issued)
-        refused, taken, opened = writing.record_many(
+        admin.commands.grant_recorder(game.game_id, issued)
+        admin.commands.grant_recorder(open_game.game_id, issued)
+        refused, taken, opened = writing.commands.record_many(
             [
                 with_token(game, "climate cw", lost),
                 with_token(game, "climate cw", issued),
@@ -160,33 +160,33 @@ def test_held_accesses_are_not_read_again_until_one_changes(ledger: Ledger) -> N
     games = [new_game(ledger, token) for _ in range(3)]
     accesses = {access_id(game.game_id) for game in games}
     read: list[UUID] = []
-    select_events = ledger.recorder.select_events
+    select_events = ledger.store.recorder.select_events
 
     def counted(originator_id: Any, **options: Any) -> Any:
         if originator_id in accesses:
             read.append(originator_id)
         return select_events(originator_id, **options)
 
-    ledger.recorder.select_events = counted  # type: ignore[method-assign]
+    ledger.store.recorder.select_events = counted  # type: ignore[method-assign]
     for action in ("order ann ben cat", "climate cw"):
-        outcomes = ledger.record_many([with_token(game, action, token) for game in games])
+        outcomes = ledger.commands.record_many([with_token(game, action, token) for game in games])
         assert all(isinstance(outcome, Receipt) for outcome in outcomes)
     assert sorted(read) == sorted(accesses)
-    ledger.grant_recorder(games[0].game_id, token)  # the same token again: an access event all the same
+    ledger.commands.grant_recorder(games[0].game_id, token)  # the same token again: an access event all the same
     read.clear()
-    ledger.record_many([with_token(game, "draw legs", token) for game in games])
+    ledger.commands.record_many([with_token(game, "draw legs", token) for game in games])
     assert read == [access_id(games[0].game_id)]
 
 
 def test_the_store_names_the_accesses_changed_since_a_position_and_up_to_its_last_event(ledger: Ledger) -> None:
-    changed_since = ledger.recorder.select_changed_since  # type: ignore[attr-defined]
+    changed_since = ledger.store.recorder.select_changed_since  # type: ignore[attr-defined]
     assert changed_since(None, ACCESS_TOPICS) == (0, set())  # an empty log
     first = new_game(ledger, new_token())
     start, _ = changed_since(None, ACCESS_TOPICS)
     assert start > 0
     second = new_game(ledger, new_token())
     new_game(ledger)  # a game without a recorder token has no access
-    ledger.grant_recorder(first.game_id, new_token())
+    ledger.commands.grant_recorder(first.game_id, new_token())
     last, changed = changed_since(start, ACCESS_TOPICS)
     assert changed == {access_id(first.game_id), access_id(second.game_id)}
     assert changed_since(last, ACCESS_TOPICS) == (last, set())
@@ -197,22 +197,22 @@ def test_the_store_names_the_accesses_changed_since_a_position_and_up_to_its_las
 def test_appends_that_need_no_token_ask_the_store_nothing_about_accesses(ledger: Ledger) -> None:
     game = new_game(ledger, new_token())
     asked: list[Any] = []
-    ledger.recorder.select_changed_since = lambda *args: asked.append(args)  # type: ignore[attr-defined]
-    ledger.record(game.game_id, "order ann ben cat", expected_version=game.version)
-    ledger.record_many([AppendRequest(game.game_id, ["climate cw"])])
+    ledger.store.recorder.select_changed_since = lambda *args: asked.append(args)  # type: ignore[attr-defined]
+    ledger.commands.record(game.game_id, "order ann ben cat", expected_version=game.version)
+    ledger.commands.record_many([AppendRequest(game.game_id, ["climate cw"])])
     assert asked == []
 
 
 def test_the_writer_commits_concurrent_appends_in_fewer_transactions_and_loses_none(ledger: Ledger) -> None:
     games = [new_game(ledger).game_id for _ in range(8)]
     commits: list[int] = []
-    record_many = ledger.record_many
+    record_many = ledger.commands.record_many
 
     def counted(requests: Any) -> Any:
         commits.append(len(requests))
         return record_many(requests)
 
-    ledger.record_many = counted  # type: ignore[method-assign]
+    ledger.commands.record_many = counted  # type: ignore[method-assign]
     acknowledged: list[Receipt] = []
     writer = GroupWriter(ledger, committed=acknowledged.append)
 
@@ -230,8 +230,10 @@ def test_the_writer_commits_concurrent_appends_in_fewer_transactions_and_loses_n
     assert sum(commits) == len(games) * len(ROUND_ONE_AUCTION) == len(acknowledged)
     assert len(commits) < sum(commits)
     for game_id in games:
-        assert [e.notation for e in ledger.game_events(game_id) if hasattr(e, "notation")] == list(ROUND_ONE_AUCTION)
-    assert {receipt.head_hash for receipt in acknowledged} >= {ledger.receipt(g).head_hash for g in games}
+        assert [e.notation for e in ledger.queries.game_events(game_id) if hasattr(e, "notation")] == list(
+            ROUND_ONE_AUCTION
+        )
+    assert {receipt.head_hash for receipt in acknowledged} >= {ledger.queries.receipt(g).head_hash for g in games}
     with pytest.raises(RuntimeError):
         writer.submit(AppendRequest(games[0], ["ann pass"]))
 
@@ -275,7 +277,7 @@ def test_appends_cross_to_the_writing_process_with_their_keys_tokens_and_data(da
     assert isinstance(reused, IdempotencyKeyReused) and reused.key == "k1"
     assert isinstance(refused, RecorderRefused)
     with Ledger(Settings(database)) as ledger:
-        assert ledger.receipt(game) == climate
+        assert ledger.queries.receipt(game) == climate
         assert notations(ledger, climate) == ["order ann ben cat", "climate cw"]
 
 
@@ -311,7 +313,7 @@ def test_a_writing_process_that_dies_is_replaced_and_no_acknowledged_append_is_l
     assert len(receipts) == len(ROUND_ONE_AUCTION)
     assert all(isinstance(o, WriterProcessLost) for o in outcomes if not isinstance(o, Receipt))
     with Ledger(Settings(database)) as ledger:
-        assert ledger.receipt(game) == receipts[-1]
+        assert ledger.queries.receipt(game) == receipts[-1]
         assert notations(ledger, receipts[-1]) == list(ROUND_ONE_AUCTION)
 
 
@@ -380,7 +382,7 @@ def test_new_games_and_appends_sent_together_are_answered_in_order(database: str
     assert isinstance(created, Receipt) and created.version == 1 and created.game_id != game
     assert isinstance(refused, KitError)
     with Ledger(Settings(database)) as ledger:
-        access = ledger.access(created.game_id)
+        access = ledger.vouched.access(created.game_id)
         assert access is not None and access.admits(token)
 
 
@@ -398,20 +400,20 @@ def test_the_writer_thread_creates_games_as_it_commits_appends(ledger: Ledger) -
 
     created, ordered = asyncio.run(write())
     assert created.version == 1 and ordered.version > 1
-    access = ledger.access(created.game_id)
+    access = ledger.vouched.access(created.game_id)
     assert access is not None and access.admits(token)
 
 
 def test_new_games_and_appends_of_a_group_are_stored_in_one_transaction(ledger: Ledger) -> None:
     game = new_game(ledger)
     saves: list[int] = []
-    save = ledger.save
+    save = ledger.store.save
 
     def counted(*aggregates: Any, **options: Any) -> Any:
         saves.append(len(aggregates))
         return save(*aggregates, **options)
 
-    ledger.save = counted  # type: ignore[method-assign]
+    ledger.store.save = counted  # type: ignore[method-assign]
     token = new_token()
     outcomes = carried_out(
         ledger,
@@ -424,4 +426,4 @@ def test_new_games_and_appends_of_a_group_are_stored_in_one_transaction(ledger: 
     assert all(isinstance(outcome, Receipt) for outcome in outcomes)
     assert saves == [3]  # the game appended to, the new game and its access
     created = outcomes[1]
-    assert isinstance(created, Receipt) and ledger.game(created.game_id).version == 1
+    assert isinstance(created, Receipt) and ledger.queries.game(created.game_id).version == 1

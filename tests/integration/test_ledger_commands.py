@@ -50,7 +50,7 @@ def test_an_illegal_action_is_refused_with_its_ruling_and_stores_nothing(
     status, out, err = run(capsys, database, "record", "last", "order ann ben cat", "ann bid 2 eggs")
     assert status == 1 and out == "" and err.startswith("refused: [E2-01]")
     with Ledger(Settings(database)) as ledger:
-        assert ledger.receipt(ledger.find_game("last")).version == 1
+        assert ledger.queries.receipt(ledger.queries.find_game("last")).version == 1
 
 
 def test_a_stale_expected_version_is_refused(database: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -150,8 +150,8 @@ def test_a_game_is_audited_from_the_command_line(database: str, capsys: pytest.C
     assert re.search(r"pass +head +.*the receipt's head is event 7 of 8", out)
     status, out, _ = run(capsys, database, "audit", "last", "--json", "--event", "3")
     with Ledger(Settings(database)) as ledger:
-        game_id = next(ledger.game_ids())
-        assert out.encode() == ledger.audit(game_id, up_to=3).canonical + b"\n"
+        game_id = next(ledger.queries.game_ids())
+        assert out.encode() == ledger.queries.audit(game_id, up_to=3).canonical + b"\n"
     status, _, err = run(capsys, database, "audit", "last", "--event", "0")
     assert status == 2 and "--event 0" in err
 
@@ -165,8 +165,10 @@ def test_a_generated_game_is_sealed_by_the_key_in_the_environment_and_explained(
     status, out, _ = run(capsys, database, "audit", "last")
     assert status == 0 and re.search(r"pass +seals ", out) and re.search(r"pass +chance .*from seed 10", out)
     with Ledger(Settings(database)) as ledger:
-        game_id = next(ledger.game_ids())
-        combat = next(e.originator_version for e in ledger.game_events(game_id) if type(e).__name__ == "CombatResolved")
+        game_id = next(ledger.queries.game_ids())
+        combat = next(
+            e.originator_version for e in ledger.queries.game_events(game_id) if type(e).__name__ == "CombatResolved"
+        )
     status, out, _ = run(capsys, database, "explain", "last", str(combat))
     assert status == 0 and f"event {combat} of game {game_id}: combat" in out
     status, out, _ = run(capsys, database, "what-if", "last", str(combat - 1), "--drop", "--json")

@@ -76,17 +76,17 @@ def test_a_game_is_recorded_to_its_end_through_a_terminal(round_nine: tuple[str,
         assert terminal.process.wait(timeout=TIMEOUT) == 0
     finally:
         terminal.close()
-    game_id = ledger.find_game("last")
+    game_id = ledger.queries.find_game("last")
     report = check_game(parse_game(export_notation(ledger, game_id)))
     assert report.refused is None and report.result_mismatch is None
     assert report.outcome == check_game(HAND_GAME).outcome
-    undone = [event for event in ledger.game_events(game_id) if isinstance(event, Game.ActionsUndone)]
+    undone = [event for event in ledger.queries.game_events(game_id) if isinstance(event, Game.ActionsUndone)]
     assert [event.reason for event in undone] == ["misread the token"]
 
 
 def test_killing_the_session_loses_no_recorded_action(round_nine: tuple[str, Ledger, list[ActionLine]]) -> None:
     database, ledger, rest = round_nine
-    game_id = ledger.find_game("last")
+    game_id = ledger.queries.find_game("last")
     imported = len(actions_of(ledger, game_id))
     terminal = play(database)
     acknowledged = []
@@ -100,7 +100,7 @@ def test_killing_the_session_loses_no_recorded_action(round_nine: tuple[str, Led
         terminal.close()
     reopened = Ledger(Settings(database))
     try:
-        assert reopened.receipt(game_id).version >= acknowledged[-1]
+        assert reopened.queries.receipt(game_id).version >= acknowledged[-1]
         recorded = actions_of(reopened, game_id)[imported:]
         assert recorded in ([line.text for line in rest[:8]], [line.text for line in rest[:9]])
     finally:
@@ -108,4 +108,4 @@ def test_killing_the_session_loses_no_recorded_action(round_nine: tuple[str, Led
 
 
 def actions_of(ledger: Ledger, game_id: UUID) -> list[str]:
-    return [event.notation for event in ledger.game_events(game_id) if isinstance(event, Game.ActionRecorded)]
+    return [event.notation for event in ledger.queries.game_events(game_id) if isinstance(event, Game.ActionRecorded)]

@@ -75,9 +75,9 @@ def ledger(url: str) -> Iterator[Ledger]:
 
 def recorder_and_first_event(ledger: Ledger) -> tuple[PostgresOneStatementAppend, StoredEvent]:
     """The ledger's recorder, and the first event of a new game."""
-    game = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
-    assert isinstance(ledger.recorder, PostgresOneStatementAppend)
-    return ledger.recorder, ledger.stored_events(game.game_id)[0]
+    game = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    assert isinstance(ledger.store.recorder, PostgresOneStatementAppend)
+    return ledger.store.recorder, ledger.queries.stored_events(game.game_id)[0]
 
 
 def test_an_append_prepares_its_statement_again_on_a_connection_that_lost_it(ledger: Ledger) -> None:
@@ -88,7 +88,7 @@ def test_an_append_prepares_its_statement_again_on_a_connection_that_lost_it(led
         pooled.execute("DEALLOCATE ALL")
         after = recorder.appended(pooled, columns(copies[1], first))
     assert len(before) == len(after) == 1 and after[0] > before[0]
-    assert [ledger.stored_events(copy)[0].state for copy in copies] == [first.state] * 2
+    assert [ledger.queries.stored_events(copy)[0].state for copy in copies] == [first.state] * 2
 
 
 def test_a_refused_append_raises_what_psycopg_would(ledger: Ledger) -> None:

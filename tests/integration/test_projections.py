@@ -198,10 +198,10 @@ def hand_actions_up_to_first_roll() -> list[str]:
 def test_an_undone_roll_is_counted_apart_and_what_followed_from_it_is_left_out(
     ledger: Ledger, store: ReadStore
 ) -> None:
-    started = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
-    ledger.record(started.game_id, hand_actions_up_to_first_roll())
-    ledger.undo(started.game_id, 1, "the die fell off the table")
-    ledger.record(started.game_id, "roll x")
+    started = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    ledger.commands.record(started.game_id, hand_actions_up_to_first_roll())
+    ledger.commands.undo(started.game_id, 1, "the die fell off the table")
+    ledger.commands.record(started.game_id, "roll x")
     Projector(ledger, store).catch_up()
     with store.engine.connect() as connection:
         dice = queries.die_faces(connection, "evo2", game_id=str(started.game_id))
@@ -215,10 +215,12 @@ def test_an_undone_roll_is_counted_apart_and_what_followed_from_it_is_left_out(
 
 
 def test_a_corrected_bid_is_replaced_in_the_auction_history(ledger: Ledger, store: ReadStore) -> None:
-    started = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
-    ledger.record(started.game_id, ["order ann ben cat", "climate cw", "draw legs", "draw eggs", "ann bid 2 eggs"])
-    ledger.correct(started.game_id, "ann bid 1 legs", "she pointed at legs")
-    ledger.record(started.game_id, "ben bid 3 eggs")
+    started = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    ledger.commands.record(
+        started.game_id, ["order ann ben cat", "climate cw", "draw legs", "draw eggs", "ann bid 2 eggs"]
+    )
+    ledger.commands.correct(started.game_id, "ann bid 1 legs", "she pointed at legs")
+    ledger.commands.record(started.game_id, "ben bid 3 eggs")
     Projector(ledger, store).catch_up()
     with store.engine.connect() as connection:
         bids = queries.game_report(connection, str(started.game_id), "evo2", "auctions")["bids"]
@@ -237,9 +239,9 @@ def loaded_roll(self: Any) -> Roll:
 def test_a_fair_die_is_not_flagged_and_a_loaded_one_is(
     ledger: Ledger, store: ReadStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fair = [ledger.generate_game(4, seed=seed, ruleset="evo2").game_id for seed in range(6)]
+    fair = [ledger.commands.generate_game(4, seed=seed, ruleset="evo2").game_id for seed in range(6)]
     monkeypatch.setattr(selfplay.Table, "roll", loaded_roll)
-    loaded = [ledger.generate_game(4, seed=seed, ruleset="evo2").game_id for seed in range(6)]
+    loaded = [ledger.commands.generate_game(4, seed=seed, ruleset="evo2").game_id for seed in range(6)]
     Projector(ledger, store).catch_up()
     with store.engine.connect() as connection:
         fits = {
@@ -271,9 +273,9 @@ def test_a_runner_killed_at_random_points_ends_with_the_tables_of_a_rebuild(
     in it; each killed runner and the one that finishes start as processes of their own, and the tables are then
     rebuilt from the log to be compared."""
     for seed in range(16):
-        ledger.generate_game(4, seed=seed, ruleset="evo2")
+        ledger.commands.generate_game(4, seed=seed, ruleset="evo2")
     import_hand_game(ledger)
-    last = ledger.recorder.max_notification_id() or 0
+    last = ledger.store.recorder.max_notification_id() or 0
     rng = random.Random(8)
     killed_at = []
     for _ in range(3):
@@ -328,10 +330,10 @@ def project_until_killed(settings: Settings, pages: int) -> None:
 
 
 def test_each_game_of_one_transaction_has_its_own_row_written(ledger: Ledger, store: ReadStore) -> None:
-    games = [ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id for _ in range(3)]
+    games = [ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id for _ in range(3)]
     lines = [line.text for line in parse_game(HAND_GAME.read_text()).actions]
     for count, game_id in enumerate(games, start=1):
-        ledger.record(game_id, lines[: 10 * count])
+        ledger.commands.record(game_id, lines[: 10 * count])
     Projector(ledger, store).catch_up()  # every event of the three games in one page
     with store.engine.connect() as connection:
         written = {row.game_id: row.actions for row in connection.execute(select(GAMES.c.game_id, GAMES.c.actions))}
@@ -343,7 +345,7 @@ def test_redelivered_events_change_nothing(ledger: Ledger, store: ReadStore) -> 
     projector = Projector(ledger, store)
     projector.catch_up()
     before = dump(store)
-    [started] = ledger.game_events(UUID(game_id), up_to=1)
+    [started] = ledger.queries.game_events(UUID(game_id), up_to=1)
     projector.apply_events([(started, 1)])  # the first event again, as a subscription may deliver it
     stale = Projector(ledger, store)
     stale.position = 0  # a second runner that read the position before the first moved it
@@ -369,7 +371,7 @@ def following(ledger: Ledger, store: ReadStore) -> Iterator[None]:
 def test_following_the_log_applies_events_as_they_are_stored(ledger: Ledger, store: ReadStore) -> None:
     with following(ledger, store):
         game_id = import_hand_game(ledger)
-        assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=20)
+        assert wait_until(store, ledger.store.recorder.max_notification_id() or 0, timeout=20)
         with store.engine.connect() as connection:
             assert queries.game_report(connection, game_id, "evo2", "standings")["final"][0]["name"] == "ann"
 
@@ -377,13 +379,13 @@ def test_following_the_log_applies_events_as_they_are_stored(ledger: Ledger, sto
 def test_an_event_the_tables_cannot_apply_is_set_aside_and_the_games_after_it_are_applied(
     ledger: Ledger, store: ReadStore, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    earlier = str(ledger.generate_game(3, seed=1, ruleset="evo2").game_id)
+    earlier = str(ledger.commands.generate_game(3, seed=1, ruleset="evo2").game_id)
     broken = game_whose_seats_share_a_player(ledger, monkeypatch)
     later = import_hand_game(ledger)
     projector = Projector(ledger, store)
     with caplog.at_level(logging.ERROR):
         projector.catch_up()
-    assert store.position() == ledger.recorder.max_notification_id()
+    assert store.position() == ledger.store.recorder.max_notification_id()
     [set_aside] = store.set_aside()
     position = log_position(ledger, broken, UNAPPLIED_EVENT)
     assert (set_aside.game_id, set_aside.event, set_aside.position) == (broken, UNAPPLIED_EVENT, position)
@@ -394,8 +396,8 @@ def test_an_event_the_tables_cannot_apply_is_set_aside_and_the_games_after_it_ar
     with store.engine.connect() as connection:
         events = {row.game_id: row.events for row in connection.execute(select(GAMES.c.game_id, GAMES.c.events))}
         assert queries.game_report(connection, later, "evo2", "standings")["final"][0]["name"] == "ann"
-    assert events[broken] == ledger.game(UUID(broken)).version  # its events after the one set aside are applied
-    assert events[earlier] == ledger.game(UUID(earlier)).version
+    assert events[broken] == ledger.queries.game(UUID(broken)).version  # its events after the one set aside are applied
+    assert events[earlier] == ledger.queries.game(UUID(earlier)).version
     caught_up = dump(store)
     rebuild(ledger, store)
     assert dump(store) == caught_up and store.set_aside() == [set_aside]
@@ -406,7 +408,7 @@ def test_a_runner_killed_around_an_event_it_sets_aside_ends_with_the_tables_of_a
 ) -> None:
     """Killed as it writes each transaction from the page before the event's to the one after it: the page that
     fails, each event of it alone, and the one that sets the event aside."""
-    ledger.generate_game(3, seed=2, ruleset="evo2")
+    ledger.commands.generate_game(3, seed=2, ruleset="evo2")
     broken = game_whose_seats_share_a_player(ledger, monkeypatch)
     import_hand_game(ledger)
     position = log_position(ledger, broken, UNAPPLIED_EVENT)
@@ -419,7 +421,7 @@ def test_a_runner_killed_around_an_event_it_sets_aside_ends_with_the_tables_of_a
         project_command(ledger.settings), check=False, capture_output=True, text=True, env=child_env()
     )
     assert finished.returncode == 0, finished.stderr
-    assert store.position() == ledger.recorder.max_notification_id()
+    assert store.position() == ledger.store.recorder.max_notification_id()
     caught_up, set_aside = dump(store), store.set_aside()
     assert [(s.game_id, s.event) for s in set_aside] == [(broken, UNAPPLIED_EVENT)]
     rebuild(ledger, store)
@@ -431,8 +433,8 @@ def test_events_delivered_live_are_set_aside_as_those_read_from_the_log(
 ) -> None:
     broken = game_whose_seats_share_a_player(ledger, monkeypatch)
     later = import_hand_game(ledger)
-    notifications = ledger.recorder.select_notifications(start=1, limit=10_000)
-    delivered = [(ledger.mapper.to_domain_event(n), n.id) for n in notifications]
+    notifications = ledger.store.recorder.select_notifications(start=1, limit=10_000)
+    delivered = [(ledger.store.mapper.to_domain_event(n), n.id) for n in notifications]
     projector = Projector(ledger, store)
     for start in range(0, len(delivered), 50):
         projector.apply_events(delivered[: start + 50])  # what was delivered already is delivered again
@@ -450,11 +452,11 @@ def test_following_the_log_sets_aside_an_event_it_cannot_apply_and_goes_on(
 ) -> None:
     """On PostgreSQL, the events stored once the follower caught up are delivered by the library's runner."""
     with following(ledger, store):
-        ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
-        assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=20)
+        ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+        assert wait_until(store, ledger.store.recorder.max_notification_id() or 0, timeout=20)
         broken = game_whose_seats_share_a_player(ledger, monkeypatch)
         later = import_hand_game(ledger)
-        assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=20)
+        assert wait_until(store, ledger.store.recorder.max_notification_id() or 0, timeout=20)
         assert [(s.game_id, s.event) for s in store.set_aside()] == [(broken, UNAPPLIED_EVENT)]
         with store.engine.connect() as connection:
             assert queries.game_report(connection, later, "evo2", "standings")["final"][0]["name"] == "ann"
@@ -486,9 +488,9 @@ def test_on_sqlite_a_nudge_from_the_server_wakes_the_runner_between_polls(tmp_pa
         game_id = UUID(import_hand_game(ledger))
         for appended in range(2):
             if appended:
-                ledger.annotate(game_id, 2, "a note")
+                ledger.commands.annotate(game_id, 2, "a note")
             server_end.send_bytes(b"")
-            assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=30)
+            assert wait_until(store, ledger.store.recorder.max_notification_id() or 0, timeout=30)
     finally:
         server_end.close()
         follower.join(timeout=30)
@@ -501,7 +503,7 @@ def test_the_project_command_catches_up_rebuilds_and_names_what_it_cannot_use(
     ledger: Ledger, store: ReadStore, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import_hand_game(ledger)
-    last = ledger.recorder.max_notification_id()
+    last = ledger.store.recorder.max_notification_id()
     assert main(["project", "--database", ledger.settings.database]) == 0
     assert capsys.readouterr().out.startswith(f"read tables at event {last} of the log: {last} events applied")
     caught_up = dump(store)
@@ -518,15 +520,15 @@ def test_the_project_command_catches_up_rebuilds_and_names_what_it_cannot_use(
 def test_writing_the_read_tables_of_a_sqlite_ledger_never_holds_the_ledgers_write_lock(tmp_path: Path) -> None:
     settings = Settings(str(tmp_path / "games.sqlite"))
     ledger, store = Ledger(settings), ReadStore(settings)
-    receipt = ledger.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    receipt = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
     assert Path(read_tables_file(settings.database)) == tmp_path / "games.read.sqlite"
     with store.writing.begin() as held:  # BEGIN IMMEDIATE: the read tables' write lock, as a page being written
         held.execute(select(func.count()).select_from(BIDS))
         started = time.monotonic()
-        receipt = ledger.record(receipt.game_id, "order ann ben cat", expected_version=receipt.version)
+        receipt = ledger.commands.record(receipt.game_id, "order ann ben cat", expected_version=receipt.version)
         assert time.monotonic() - started < 1.0  # in the ledger's own file it waited for the lock
     rebuild(ledger, store)
-    assert store.position() == ledger.recorder.max_notification_id()
+    assert store.position() == ledger.store.recorder.max_notification_id()
     store.close()
     ledger.close()
 
@@ -534,8 +536,8 @@ def test_writing_the_read_tables_of_a_sqlite_ledger_never_holds_the_ledgers_writ
 def test_read_tables_written_by_another_version_are_built_again_and_say_ongoing(
     ledger: Ledger, store: ReadStore
 ) -> None:
-    game = ledger.create_game(None, "standin-e2-3p", ["ann", "ben", "cat"]).game_id
-    ledger.record(game, "order ann ben cat")
+    game = ledger.commands.create_game(None, "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.commands.record(game, "order ann ben cat")
     Projector(ledger, store).catch_up()
     with store.writing.begin() as connection:
         assert connection.execute(select(GAMES.c.status)).scalar_one() == "ongoing"
@@ -555,8 +557,8 @@ def test_read_tables_written_by_another_version_are_built_again_and_say_ongoing(
 def test_a_read_table_added_since_the_log_was_followed_has_the_tables_built_again(
     ledger: Ledger, store: ReadStore
 ) -> None:
-    game = ledger.create_game(None, "standin-e2-3p", ["ann", "ben", "cat"]).game_id
-    ledger.record(game, "order ann ben cat")
+    game = ledger.commands.create_game(None, "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+    ledger.commands.record(game, "order ann ben cat")
     Projector(ledger, store).catch_up()
     assert counts(store)["read_turn_order"] == 3
     TURN_ORDER.drop(store.engine)  # as a version before the table was written left them
@@ -593,13 +595,13 @@ def test_on_postgres_events_whose_notification_the_follower_missed_are_followed(
         ledger = Ledger(Settings(url))
         store = ReadStore(ledger.settings)
         try:
-            game = ledger.generate_game(3, seed=1, ruleset="evo2").game_id
+            game = ledger.commands.generate_game(3, seed=1, ruleset="evo2").game_id
             with following(ledger, store), psycopg.connect(url, autocommit=True) as connection:
                 assert listening(connection), "the follower never listened for notifications"
-                ledger.generate_game(3, seed=2, ruleset="evo2")  # notified: read once the first read is done
-                assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=20)
-                copy_without_notification(connection, ledger.recorder, game)
-                assert wait_until(store, ledger.recorder.max_notification_id() or 0, timeout=20)
+                ledger.commands.generate_game(3, seed=2, ruleset="evo2")  # notified: read once the first read is done
+                assert wait_until(store, ledger.store.recorder.max_notification_id() or 0, timeout=20)
+                copy_without_notification(connection, ledger.store.recorder, game)
+                assert wait_until(store, ledger.store.recorder.max_notification_id() or 0, timeout=20)
         finally:
             store.close()
             ledger.close()

@@ -110,8 +110,8 @@ def test_an_ending_undone_and_a_game_made_private_rate_the_games_again_as_a_rebu
         projector = Projector(ledger, store)
         projector.catch_up()
         assert len(rated_rows(store)) == 10
-        ledger.change_access(receipts[1].game_id, lambda access: access.set_private(True))
-        ledger.undo(receipts[3].game_id, 1, "the last top-up was misread")
+        ledger.commands.change_access(receipts[1].game_id, lambda access: access.set_private(True))
+        ledger.commands.undo(receipts[3].game_id, 1, "the last top-up was misread")
         projector.catch_up()
         after = rated_rows(store)
         assert {row[1] for row in after} == {str(r.game_id) for r in (receipts[0], receipts[2], receipts[4])}

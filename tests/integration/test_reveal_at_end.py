@@ -33,15 +33,15 @@ PLAYERS = ["ann", "ben", "cat"]
 
 
 def finished(ledger: Ledger, reveal_at_end: bool = True) -> UUID:
-    game_id = ledger.create_game(None, "standin-e1-3p", PLAYERS, reveal_at_end=reveal_at_end).game_id
-    ledger.record(game_id, ACTIONS)
+    game_id = ledger.commands.create_game(None, "standin-e1-3p", PLAYERS, reveal_at_end=reveal_at_end).game_id
+    ledger.commands.record(game_id, ACTIONS)
     return game_id
 
 
 def settings_of(ledger: Ledger, game_id: UUID) -> list[tuple[int, bool]]:
     return [
         (event.originator_version, event.reveal_at_end)
-        for event in ledger.game_events(game_id)
+        for event in ledger.queries.game_events(game_id)
         if isinstance(event, Game.EndRevealSet)
     ]
 
@@ -49,29 +49,32 @@ def settings_of(ledger: Ledger, game_id: UUID) -> list[tuple[int, bool]]:
 def test_a_game_that_keeps_its_hidden_facts_says_so_in_its_second_event_and_its_audit(ledger: Ledger) -> None:
     shown, kept = finished(ledger), finished(ledger, reveal_at_end=False)
     assert settings_of(ledger, shown) == [] and settings_of(ledger, kept) == [(2, False)]
-    [event] = [e for e in ledger.game_events(kept) if isinstance(e, Game.EndRevealSet)]
-    assert type(event).TOPIC == "evo-ledger:Game.EndRevealSet" and event.prev_hash == ledger.game(kept, 1).head_hash
-    assert ledger.game(kept).version == ledger.game(shown).version + 1
-    assert reads_hidden(PUBLIC, ledger.game(shown)) and not reads_hidden(PUBLIC, ledger.game(kept))
-    assert reads_hidden(Seen(sees_all=True), ledger.game(kept))
-    hidden = visibility(Seen(seat="ben"), ledger, ledger.game(kept)).hidden
+    [event] = [e for e in ledger.queries.game_events(kept) if isinstance(e, Game.EndRevealSet)]
+    assert (
+        type(event).TOPIC == "evo-ledger:Game.EndRevealSet"
+        and event.prev_hash == ledger.queries.game(kept, 1).head_hash
+    )
+    assert ledger.queries.game(kept).version == ledger.queries.game(shown).version + 1
+    assert reads_hidden(PUBLIC, ledger.queries.game(shown)) and not reads_hidden(PUBLIC, ledger.queries.game(kept))
+    assert reads_hidden(Seen(sees_all=True), ledger.queries.game(kept))
+    hidden = visibility(Seen(seat="ben"), ledger, ledger.queries.game(kept)).hidden
     assert {owner for owner, _ in hidden.values()} == {"ann", "cat"}  # ben still sees his own cards
-    report = ledger.audit(kept)
+    report = ledger.queries.audit(kept)
     assert report.verdict == CLEAN and report.data["reveal_at_end_set"] == [{"event": 2, "reveal_at_end": False}]
     assert "hidden facts at the end: event 2 keeps them from readers who could not see them" in report.text()
-    assert report.canonical == ledger.audit(kept).canonical
-    assert "reveal_at_end_set" not in ledger.audit(shown).data  # a report without the event is as it was
+    assert report.canonical == ledger.queries.audit(kept).canonical
+    assert "reveal_at_end_set" not in ledger.queries.audit(shown).data  # a report without the event is as it was
 
 
 def test_the_recorder_changes_it_after_the_end_and_the_latest_stands(ledger: Ledger) -> None:
     game_id = finished(ledger, reveal_at_end=False)
-    at_end = ledger.receipt(game_id).version
-    assert ledger.set_reveal_at_end(game_id, True).version == at_end + 1
-    assert reads_hidden(PUBLIC, ledger.game(game_id))
-    assert ledger.set_reveal_at_end(game_id, True).version == at_end + 1  # what stands appends nothing
-    assert ledger.set_reveal_at_end(game_id, False).version == at_end + 2
-    assert not reads_hidden(PUBLIC, ledger.game(game_id))  # hidden again from then on
-    report = ledger.audit(game_id)
+    at_end = ledger.queries.receipt(game_id).version
+    assert ledger.commands.set_reveal_at_end(game_id, True).version == at_end + 1
+    assert reads_hidden(PUBLIC, ledger.queries.game(game_id))
+    assert ledger.commands.set_reveal_at_end(game_id, True).version == at_end + 1  # what stands appends nothing
+    assert ledger.commands.set_reveal_at_end(game_id, False).version == at_end + 2
+    assert not reads_hidden(PUBLIC, ledger.queries.game(game_id))  # hidden again from then on
+    report = ledger.queries.audit(game_id)
     assert report.verdict == CLEAN
     assert report.data["reveal_at_end_set"] == [
         {"event": 2, "reveal_at_end": False},
@@ -84,26 +87,26 @@ def test_an_edited_setting_fails_the_hash_check_and_made_again_the_chain_check(l
     game_id = finished(ledger, reveal_at_end=False)
     tamperer = Tamperer(ledger, game_id)
     topic, state = tamperer.stored(2)
-    fields = ledger.mapper.transcoder.decode(state)
-    tamperer.write(2, topic, ledger.mapper.transcoder.encode({**fields, "reveal_at_end": True}))
-    report = ledger.audit(game_id)
+    fields = ledger.store.mapper.transcoder.decode(state)
+    tamperer.write(2, topic, ledger.store.mapper.transcoder.encode({**fields, "reveal_at_end": True}))
+    report = ledger.queries.audit(game_id)
     assert report.verdict == DAMAGED
     assert (report.data["first_divergence"]["check"], report.data["first_divergence"]["event"]) == ("hashes", 2)
     # Its own hash made again: the next event no longer carries it.
     edited = {**fields, "reveal_at_end": True}
     del edited["hash"]
     edited["hash"] = stored_hash(topic, game_id, 2, edited)
-    tamperer.write(2, topic, ledger.mapper.transcoder.encode(edited))
-    report = ledger.audit(game_id)
+    tamperer.write(2, topic, ledger.store.mapper.transcoder.encode(edited))
+    report = ledger.queries.audit(game_id)
     assert report.verdict == DAMAGED and report.check("hashes")["verdict"] == "pass"
     assert (report.data["first_divergence"]["check"], report.data["first_divergence"]["event"]) == ("chain", 3)
 
 
 def test_a_setting_made_again_with_every_later_hash_is_shown_by_the_receipt_and_the_snapshots(ledger: Ledger) -> None:
     game_id = finished(ledger, reveal_at_end=False)
-    head = ledger.receipt(game_id).head_hash
+    head = ledger.queries.receipt(game_id).head_hash
     rehash_from(ledger, Tamperer(ledger, game_id), 2, {"reveal_at_end": True})
-    report = ledger.audit(game_id, expect_head=head)
+    report = ledger.queries.audit(game_id, expect_head=head)
     assert report.verdict == DAMAGED
     assert report.check("hashes")["verdict"] == report.check("chain")["verdict"] == "pass"
     assert report.check("head")["verdict"] == report.check("snapshots")["verdict"] == "fail"
@@ -113,9 +116,9 @@ def test_a_setting_made_again_with_every_later_hash_is_shown_by_the_receipt_and_
 def test_snapshots_keep_the_setting_and_one_edited_is_named(database: str) -> None:
     with Ledger(Settings(database)) as ledger:
         game_id = finished(ledger, reveal_at_end=False)
-        assert ledger.audit(game_id).check("snapshots")["verdict"] == "pass"
+        assert ledger.queries.audit(game_id).check("snapshots")["verdict"] == "pass"
         snapshots = Tamperer(ledger, game_id)
-        snapshots.table = ledger.snapshots.recorder.events_table_name  # type: ignore[union-attr]
+        snapshots.table = ledger.store.snapshots.recorder.events_table_name  # type: ignore[union-attr]
         topic, state = snapshots.stored(SNAPSHOT_INTERVAL)
         fields = unpack(state)
         assert fields["state"]["reveal_at_end"] is False
@@ -124,7 +127,7 @@ def test_snapshots_keep_the_setting_and_one_edited_is_named(database: str) -> No
         fields["state"]["reveal_at_end"] = True
         snapshots.write(SNAPSHOT_INTERVAL, topic, pack(fields))
     with Ledger(Settings(database)) as ledger:
-        report = ledger.audit(game_id)
+        report = ledger.queries.audit(game_id)
         assert report.verdict == DAMAGED and report.check("snapshots")["event"] == SNAPSHOT_INTERVAL
         # A snapshot taken before the setting existed has none: it reads as showing them.
         del fields["state"]["reveal_at_end"]
@@ -143,12 +146,12 @@ def test_games_stored_before_the_setting_existed_show_their_hidden_facts_once_ov
     stored_ledger: Ledger, database: str
 ) -> None:
     for name in NAMES:
-        game = stored_ledger.game(game_id_of(name))
+        game = stored_ledger.queries.game(game_id_of(name))
         assert game.reveal_at_end is True and settings_of(stored_ledger, game.id) == []
-        assert "reveal_at_end_set" not in stored_ledger.audit(game.id).data
+        assert "reveal_at_end_set" not in stored_ledger.queries.audit(game.id).data
     with Ledger(Settings(database)) as ledger:
         [receipt] = import_bundles(ledger, [(FIXTURES / "evo1-v1-hand.msgpack").read_bytes()])
-        game = ledger.game(receipt.game_id)
+        game = ledger.queries.game(receipt.game_id)
         assert game.rules.outcome(game.state) is not None and game.reveal_at_end is True
         seen = visibility(PUBLIC, ledger, game)
         assert seen.shown is None and not seen.hidden  # every card drawn, none played, shown to the public
@@ -157,15 +160,15 @@ def test_games_stored_before_the_setting_existed_show_their_hidden_facts_once_ov
 
 def test_a_bundle_carries_the_setting(ledger: Ledger, tmp_path: Path) -> None:
     game_id = finished(ledger, reveal_at_end=False)
-    ledger.set_reveal_at_end(game_id, True)
-    ledger.set_reveal_at_end(game_id, False)
+    ledger.commands.set_reveal_at_end(game_id, True)
+    ledger.commands.set_reveal_at_end(game_id, False)
     bundle = export_bundle(ledger, game_id)
     with Ledger(Settings(str(tmp_path / "other.sqlite"))) as other:
         import_bundles(other, [bundle])
         assert settings_of(other, game_id) == settings_of(ledger, game_id)
-        assert other.game(game_id).reveal_at_end is False
+        assert other.queries.game(game_id).reveal_at_end is False
         assert export_bundle(other, game_id) == bundle
-        assert other.audit(game_id).canonical == ledger.audit(game_id).canonical
+        assert other.queries.audit(game_id).canonical == ledger.queries.audit(game_id).canonical
 
 
 def events_of(ledger: Ledger, game_id: UUID) -> list[tuple[Any, ...]]:
@@ -173,14 +176,14 @@ def events_of(ledger: Ledger, game_id: UUID) -> list[tuple[Any, ...]]:
     ignored = {"originator_id", "timestamp", "hash", "prev_hash", "action_salt", "action_commitment"}
     return [
         (type(event).__name__, sorted((k, repr(v)) for k, v in vars(event).items() if k not in ignored))
-        for event in ledger.game_events(game_id)
+        for event in ledger.queries.game_events(game_id)
     ]
 
 
 def test_a_game_file_keeps_the_setting_in_place_and_imports_to_the_same_events(ledger: Ledger) -> None:
     game_id = finished(ledger, reveal_at_end=False)
-    ledger.annotate(game_id, 40, "a note after the setting keeps its event")
-    ledger.set_reveal_at_end(game_id, True)
+    ledger.commands.annotate(game_id, 40, "a note after the setting keeps its event")
+    ledger.commands.set_reveal_at_end(game_id, True)
     text = export_notation(ledger, game_id)
     lines = text.splitlines()
     assert lines[lines.index("players ann ben cat") + 1] == "hidden kept"  # the game's second event

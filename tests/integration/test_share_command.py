@@ -50,7 +50,9 @@ def recording_token(out: str) -> tuple[UUID, str]:
 
 
 def appended(ledger: Ledger, game_id: UUID, token: str, action: str) -> Receipt | Exception:
-    [outcome] = ledger.record_many([AppendRequest(game_id, [action], recorder_token=token, token_required=True)])
+    [outcome] = ledger.commands.record_many(
+        [AppendRequest(game_id, [action], recorder_token=token, token_required=True)]
+    )
     return outcome
 
 
@@ -75,12 +77,14 @@ def test_a_game_with_a_recorder_lets_the_phone_in_beside_it_one_shared_link_at_a
     ledger: Ledger, capsys: pytest.CaptureFixture[str]
 ) -> None:
     database = ledger.settings.database
-    game_id = ledger.create_game("evo2", "standin-e2-3p", list(PLAYERS), recorder_token="the-recorders").game_id
+    game_id = ledger.commands.create_game(
+        "evo2", "standin-e2-3p", list(PLAYERS), recorder_token="the-recorders"
+    ).game_id
     first = recording_token(shared(database, capsys))[1]
     again = shared(database, capsys)
     second = recording_token(again)[1]
     assert "the link an earlier share gave records no more" in " ".join(again.split())
-    access = ledger.access(game_id)
+    access = ledger.vouched.access(game_id)
     assert access is not None
     assert [held.name for held in access.co_recorders.values()] == ["shared from the command line"]
     for token, action in (("the-recorders", "order ann ben cat"), (second, "climate cw")):
@@ -103,7 +107,7 @@ def test_each_seat_gets_a_link_whose_token_reads_as_that_seat(
     started(database, capsys)
     out = shared(database, capsys, "--seats")
     game_id, _ = recording_token(out)
-    access = ledger.access(game_id)
+    access = ledger.vouched.access(game_id)
     assert access is not None
     for seat in PLAYERS:
         [line] = [line for line in out.splitlines() if line.startswith(f"seat {seat}: ")]
@@ -117,10 +121,10 @@ def test_seats_with_links_keep_them_unless_told_to_reissue(
 ) -> None:
     started(database, capsys)
     game_id, _ = recording_token(shared(database, capsys, "--seats"))
-    kept = ledger.access(game_id)
+    kept = ledger.vouched.access(game_id)
     assert main(["share", "last", "--database", database, "--url", URL, "--seats"]) == EXIT_BAD_INPUT
     assert "--reissue-seats gives each seat a new one" in capsys.readouterr().err
-    assert ledger.access(game_id) == kept  # nothing was issued
+    assert ledger.vouched.access(game_id) == kept  # nothing was issued
     out = shared(database, capsys, "--seats", "--reissue-seats")
     assert "the link it had before reads no more" in " ".join(out.split())
 

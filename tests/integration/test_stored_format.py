@@ -48,7 +48,7 @@ def stored_ledger(tmp_path: Path) -> Iterator[Ledger]:
 @pytest.mark.parametrize("name", NAMES)
 def test_a_game_stored_earlier_audits_clean_and_exports_the_same_bytes(stored_ledger: Ledger, name: str) -> None:
     game_id = game_id_of(name)
-    assert stored_ledger.audit(game_id).verdict == "clean"
+    assert stored_ledger.queries.audit(game_id).verdict == "clean"
     assert export_bundle(stored_ledger, game_id) == (FIXTURES / f"{name}.msgpack").read_bytes()
     assert export_notation(stored_ledger, game_id) == notation_export_of(name)
 
@@ -56,9 +56,9 @@ def test_a_game_stored_earlier_audits_clean_and_exports_the_same_bytes(stored_le
 def test_games_stored_earlier_replay_at_every_event(stored_ledger: Ledger) -> None:
     for name in NAMES:
         game_id = game_id_of(name)
-        last = stored_ledger.game(game_id).version
+        last = stored_ledger.queries.game(game_id).version
         for version in range(1, last + 1):
-            assert stored_ledger.game(game_id, version).version == version
+            assert stored_ledger.queries.game(game_id, version).version == version
 
 
 def test_bundles_exported_earlier_import_audit_clean_and_export_the_same_bytes(database: str) -> None:
@@ -68,7 +68,7 @@ def test_bundles_exported_earlier_import_audit_clean_and_export_the_same_bytes(d
         receipts = import_bundles(ledger, bundles)
         for name, receipt, bundle in zip(NAMES, receipts, bundles, strict=True):
             assert receipt.game_id == game_id_of(name)
-            assert ledger.audit(receipt.game_id).verdict == "clean"
+            assert ledger.queries.audit(receipt.game_id).verdict == "clean"
             assert export_bundle(ledger, receipt.game_id) == bundle
     finally:
         ledger.close()
@@ -81,12 +81,12 @@ def test_an_evo1_game_of_version_1_replays_under_version_1_and_exports_the_same_
     try:
         bundle = (FIXTURES / "evo1-v1-hand.msgpack").read_bytes()
         (receipt,) = import_bundles(ledger, [bundle])
-        game = ledger.game(receipt.game_id)
+        game = ledger.queries.game(receipt.game_id)
         assert (game.ruleset_version, game.rules.version) == ("1", "1")
-        assert ledger.audit(receipt.game_id).verdict == "clean"
+        assert ledger.queries.audit(receipt.game_id).verdict == "clean"
         assert export_bundle(ledger, receipt.game_id) == bundle
         assert export_notation(ledger, receipt.game_id) == (FIXTURES / "evo1-v1-hand.evo").read_text()
         for version in range(1, game.version + 1):
-            assert ledger.game(receipt.game_id, version).version == version
+            assert ledger.queries.game(receipt.game_id, version).version == version
     finally:
         ledger.close()

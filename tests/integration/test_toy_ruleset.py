@@ -40,7 +40,7 @@ def toy_ledger(database: str) -> Iterator[Ledger]:
 
 
 def new_toy_game(ledger: Ledger) -> UUID:
-    return ledger.create_game(None, "toy-2p", ["ann", "ben"]).game_id
+    return ledger.commands.create_game(None, "toy-2p", ["ann", "ben"]).game_id
 
 
 def test_the_toy_ruleset_is_found_through_its_entry_point_with_its_kit() -> None:
@@ -51,40 +51,40 @@ def test_the_toy_ruleset_is_found_through_its_entry_point_with_its_kit() -> None
 def test_a_toy_game_is_recorded_replayed_and_refused_by_its_own_rules(toy_ledger: Ledger) -> None:
     game_id = new_toy_game(toy_ledger)
     with pytest.raises(RuleViolation, match=r"\[TOY-1\] it is ann's turn, not ben's"):
-        toy_ledger.record(game_id, "ben roll 3")
-    toy_ledger.record(game_id, WHOLE_GAME)
-    game = toy_ledger.game(game_id)
+        toy_ledger.commands.record(game_id, "ben roll 3")
+    toy_ledger.commands.record(game_id, WHOLE_GAME)
+    game = toy_ledger.queries.game(game_id)
     outcome = game.rules.outcome(game.state)
     assert outcome is not None and outcome.winners == ("ann",)
-    kinds = [type(event).__name__ for event in toy_ledger.game_events(game_id)]
+    kinds = [type(event).__name__ for event in toy_ledger.queries.game_events(game_id)]
     assert kinds.count("TurnScored") == 2 and kinds.count("TurnLost") == 1 and kinds[-1] == "TurnScored"
-    topics = {stored.topic for stored in toy_ledger.stored_events(game_id)}
+    topics = {stored.topic for stored in toy_ledger.queries.stored_events(game_id)}
     assert "evo-ledger:toy.DieRolled" in topics and "evo-ledger:toy.TurnHeld" in topics
-    assert toy_ledger.game(game_id, 3).state.at_stake == 11
+    assert toy_ledger.queries.game(game_id, 3).state.at_stake == 11
 
 
 def test_a_hold_with_nothing_at_stake_and_an_action_after_the_win_are_refused_TOY_2_TOY_3(toy_ledger: Ledger) -> None:
     game_id = new_toy_game(toy_ledger)
     with pytest.raises(RuleViolation, match=r"\[TOY-2\] there is nothing at stake to hold"):
-        toy_ledger.record(game_id, "ann hold")
-    toy_ledger.record(game_id, WHOLE_GAME)
+        toy_ledger.commands.record(game_id, "ann hold")
+    toy_ledger.commands.record(game_id, WHOLE_GAME)
     with pytest.raises(RuleViolation, match=r"\[TOY-3\] the game is won"):
-        toy_ledger.record(game_id, "ann roll 2")
-    assert toy_ledger.game(game_id).version == 1 + len(WHOLE_GAME) + 3  # nothing stored by a refusal
+        toy_ledger.commands.record(game_id, "ann roll 2")
+    assert toy_ledger.queries.game(game_id).version == 1 + len(WHOLE_GAME) + 3  # nothing stored by a refusal
 
 
 def test_a_toy_game_is_undone_corrected_and_audited_clean(toy_ledger: Ledger) -> None:
     game_id = new_toy_game(toy_ledger)
-    toy_ledger.record(game_id, ["ann roll 5", "ann roll 2"])
-    toy_ledger.undo(game_id, 1, "misread the die")
-    toy_ledger.correct(game_id, "ann roll 6", "it was a six")
-    assert toy_ledger.game(game_id).state.at_stake == 6
-    assert toy_ledger.audit(game_id).verdict == "clean"
+    toy_ledger.commands.record(game_id, ["ann roll 5", "ann roll 2"])
+    toy_ledger.commands.undo(game_id, 1, "misread the die")
+    toy_ledger.commands.correct(game_id, "ann roll 6", "it was a six")
+    assert toy_ledger.queries.game(game_id).state.at_stake == 6
+    assert toy_ledger.queries.audit(game_id).verdict == "clean"
 
 
 def test_a_toy_game_goes_out_and_back_in_as_notation_and_as_a_bundle(toy_ledger: Ledger) -> None:
     game_id = new_toy_game(toy_ledger)
-    toy_ledger.record(game_id, WHOLE_GAME)
+    toy_ledger.commands.record(game_id, WHOLE_GAME)
     text = export_notation(toy_ledger, game_id)
     assert "ruleset toy 1" in text and "result 1 ann 14, 2 ben 0" in text
     copy = import_notation(toy_ledger, text, again=True).game_id
@@ -93,30 +93,32 @@ def test_a_toy_game_goes_out_and_back_in_as_notation_and_as_a_bundle(toy_ledger:
 
 def test_a_toy_bundle_imports_into_another_ledger(toy_ledger: Ledger, tmp_path: Path) -> None:
     game_id = new_toy_game(toy_ledger)
-    toy_ledger.record(game_id, WHOLE_GAME)
+    toy_ledger.commands.record(game_id, WHOLE_GAME)
     bundle = export_bundle(toy_ledger, game_id)
     other = Ledger(Settings(str(tmp_path / "other.sqlite")))
     try:
         [receipt] = import_bundles(other, [bundle])
-        assert other.audit(receipt.game_id).verdict == "clean" and export_bundle(other, receipt.game_id) == bundle
+        assert (
+            other.queries.audit(receipt.game_id).verdict == "clean" and export_bundle(other, receipt.game_id) == bundle
+        )
     finally:
         other.close()
 
 
 def test_what_the_toy_lacks_is_refused_as_absent(toy_ledger: Ledger) -> None:
     game_id = new_toy_game(toy_ledger)
-    toy_ledger.record(game_id, WHOLE_GAME[:3])
+    toy_ledger.commands.record(game_id, WHOLE_GAME[:3])
     with pytest.raises(NotExplainable, match="the toy rules explain none of their decisions"):
-        toy_ledger.explain(game_id, 2)
+        toy_ledger.queries.explain(game_id, 2)
     with pytest.raises(NoSelfPlay, match="ruleset 'toy' has no bots"):
-        toy_ledger.generate_game(2, seed=3, ruleset="toy")
+        toy_ledger.commands.generate_game(2, seed=3, ruleset="toy")
 
 
 def test_a_toy_game_fills_the_generic_read_tables_and_an_undo_takes_its_result_back(
     toy_ledger: Ledger, database: str
 ) -> None:
     game_id = new_toy_game(toy_ledger)
-    toy_ledger.record(game_id, WHOLE_GAME)
+    toy_ledger.commands.record(game_id, WHOLE_GAME)
     store = ReadStore(Settings(database))
     try:
         projector = Projector(toy_ledger, store)
@@ -125,7 +127,7 @@ def test_a_toy_game_fills_the_generic_read_tables_and_an_undo_takes_its_result_b
             results = connection.execute(select(RESULTS.c.rank, RESULTS.c.name, RESULTS.c.score)).all()
             assert sorted(results) == [(1, "ann", 14), (2, "ben", 0)]
             assert connection.execute(select(GAMES.c.status)).scalar_one() == "over"
-        toy_ledger.undo(game_id, 1, "ann had not held")
+        toy_ledger.commands.undo(game_id, 1, "ann had not held")
         projector.catch_up()
         with store.engine.connect() as connection:
             assert connection.execute(select(GAMES.c.status)).scalar_one() == "ongoing"
@@ -168,5 +170,5 @@ def test_a_toy_game_is_recorded_through_play(tmp_path: Path) -> None:
         assert terminal.process.wait(timeout=30) == 0
     finally:
         terminal.close()
-    assert ledger.game(ledger.find_game("last")).rules.name == "toy"
+    assert ledger.queries.game(ledger.queries.find_game("last")).rules.name == "toy"
     ledger.close()

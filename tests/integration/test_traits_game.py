@@ -35,13 +35,13 @@ def ledger(database: str) -> Iterator[Ledger]:
 
 
 def test_a_game_on_the_trait_card_kit_is_recorded_and_refused_by_its_rulings_TR_11(ledger: Ledger) -> None:
-    game_id = ledger.create_game(None, "standin-traits", PLAYERS).game_id
-    assert ledger.game(game_id).rules.name == "traits"
-    ledger.record(game_id, LINES[:30])
+    game_id = ledger.commands.create_game(None, "standin-traits", PLAYERS).game_id
+    assert ledger.queries.game(game_id).rules.name == "traits"
+    ledger.commands.record(game_id, LINES[:30])
     with pytest.raises(RuleViolation, match=r"\[TR-11\] Hunt Species is not defined"):
-        ledger.record(game_id, "ann hunt_species square")
-    ledger.record(game_id, LINES[30:])
-    game = ledger.game(game_id)
+        ledger.commands.record(game_id, "ann hunt_species square")
+    ledger.commands.record(game_id, LINES[30:])
+    game = ledger.queries.game(game_id)
     outcome = game.rules.outcome(game.state)
     assert outcome is not None and outcome.winners == ("ann", "ben")
 
@@ -52,7 +52,7 @@ def test_the_hand_worked_game_goes_out_and_back_in_and_audits_clean(ledger: Ledg
     assert "ruleset traits 1" in text and "result 1 ann -11, 1 ben -11" in text
     again = import_notation(ledger, text, again=True).game_id
     assert export_notation(ledger, again).split("# game")[0] == text.split("# game")[0]
-    assert ledger.audit(receipt.game_id).verdict == "clean"
+    assert ledger.queries.audit(receipt.game_id).verdict == "clean"
 
 
 def test_check_show_and_log_speak_the_trait_card_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -73,8 +73,8 @@ def test_check_show_and_log_speak_the_trait_card_game(tmp_path: Path, capsys: py
 def test_a_generation_is_recorded_through_play_with_tab_completion(tmp_path: Path) -> None:
     database = str(tmp_path / "traits.sqlite")
     ledger = Ledger(Settings(database))
-    game_id = ledger.create_game(None, "standin-traits", PLAYERS).game_id
-    ledger.record(game_id, LINES[:22])  # the setup and ann's active population
+    game_id = ledger.commands.create_game(None, "standin-traits", PLAYERS).game_id
+    ledger.commands.record(game_id, LINES[:22])  # the setup and ann's active population
     env = {**child_env(), "EVO_LEDGER_DATABASE": database, "TERM": "xterm"}
     terminal = Terminal(str(EVO_LEDGER), "play", "last", env=env)
     try:
@@ -90,7 +90,7 @@ def test_a_generation_is_recorded_through_play_with_tab_completion(tmp_path: Pat
         assert terminal.process.wait(timeout=30) == 0
     finally:
         terminal.close()
-    assert sum(ledger.game(game_id).state.species["circle"].future.values()) == 3
+    assert sum(ledger.queries.game(game_id).state.species["circle"].future.values()) == 3
     ledger.close()
 
 
@@ -163,11 +163,11 @@ def test_the_what_if_of_a_random_pick_replays_the_game_with_the_other_pick_TR_18
     """Natural selection's pick between two untouched adaptations, the other way: the game plays on until a later
     record no longer fits, and the standings of both are set side by side."""
     game_id = import_notation(ledger, HAND_GAME).game_id
-    events = list(ledger.game_events(game_id))
+    events = list(ledger.queries.game_events(game_id))
     drop = next(
         n for n, e in enumerate(events, start=1) if getattr(e, "notation", None) == "drop circle bountiful-size-1"
     )
-    report = ledger.what_if(game_id, drop, "drop circle speed-for-size").data
+    report = ledger.queries.what_if(game_id, drop, "drop circle speed-for-size").data
     assert report["change"] == {
         "event": drop,
         "was": "drop circle bountiful-size-1",

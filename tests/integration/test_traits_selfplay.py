@@ -37,8 +37,8 @@ def test_bots_play_whole_games_for_2_to_4_players_TR_03(players: int, bot: str) 
 
 
 def test_a_generated_game_passes_the_chance_check_TR_23(ledger: Ledger) -> None:
-    receipt = ledger.generate_game(3, seed=3, ruleset="traits")
-    report = ledger.audit(receipt.game_id)
+    receipt = ledger.commands.generate_game(3, seed=3, ruleset="traits")
+    report = ledger.queries.audit(receipt.game_id)
     chance = report.check("chance")
     assert report.verdict == "clean" and chance["verdict"] == "pass", chance
     assert chance["detail"].endswith("drawn again from seed 3")
@@ -69,8 +69,8 @@ def test_a_random_fact_edited_and_hashed_again_is_named_by_the_chance_check_TR_2
     game = Game.start(rules, document, kit, [(name, None) for name in names], {}, commitment=commitment)
     game.record_all(forged)
     game.reveal_seed(CHANCE_GENERATOR, "salt", 5)
-    ledger.save_games([game])
-    report = ledger.audit(game.id)
+    ledger.commands.save_games([game])
+    report = ledger.queries.audit(game.id)
     assert report.check("rules")["verdict"] == "pass"
     assert report.data["first_divergence"]["check"] == "chance"
     assert report.data["first_divergence"]["event"] == game.history[at][0]

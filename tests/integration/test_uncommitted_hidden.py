@@ -32,10 +32,10 @@ def peek(tmp_path: Path) -> Iterator[tuple[str, UUID]]:
     shutil.copyfile(FIXTURES / "games.sqlite", copy)
     game_id = game_id_of("peek")
     with Ledger(Settings(str(copy))) as ledger:
-        game = ledger.game(game_id)
+        game = ledger.queries.game(game_id)
         for number in range(SNAPSHOT_INTERVAL):
             game.annotate(1, f"note {number}")
-        ledger.save_games([game])
+        ledger.commands.save_games([game])
     yield str(copy), game_id
 
 
@@ -43,7 +43,7 @@ def snapshot_changed(database: str, game_id: UUID, change: dict[str, object], dr
     """The game's snapshot at SNAPSHOT_INTERVAL rewritten in the database, with `change` and without `dropped`."""
     with Ledger(Settings(database)) as ledger:
         snapshots = Tamperer(ledger, game_id)
-        snapshots.table = ledger.snapshots.recorder.events_table_name  # type: ignore[union-attr]
+        snapshots.table = ledger.store.snapshots.recorder.events_table_name  # type: ignore[union-attr]
         topic, state = snapshots.stored(SNAPSHOT_INTERVAL)
         fields = unpack(state)
         fields["state"] = {key: value for key, value in {**fields["state"], **change}.items() if key != dropped}
@@ -53,7 +53,7 @@ def snapshot_changed(database: str, game_id: UUID, change: dict[str, object], dr
 def withheld_as_the_log_tells(ledger: Ledger, game_id: UUID) -> dict[str, int | None]:
     """For every reader, the first event whose hash it is not given, as the game tells it; checked against the
     log's answer."""
-    game = ledger.game(game_id)
+    game = ledger.queries.game(game_id)
     readers = {"public": PUBLIC, "recorder": RECORDER} | {seat: Seen(seat=seat) for seat in game.player_names}
     told = {who: withheld_from(reader, ledger, game) for who, reader in readers.items()}
     assert told == {who: visibility(reader, ledger, game).withheld_from for who, reader in readers.items()}
@@ -63,7 +63,7 @@ def withheld_as_the_log_tells(ledger: Ledger, game_id: UUID) -> dict[str, int | 
 def test_the_game_keeps_them_and_tells_what_the_log_tells_without_reading_it(peek: tuple[str, UUID]) -> None:
     database, game_id = peek
     with Ledger(Settings(database)) as ledger:
-        game = ledger.game(game_id)  # from its snapshot
+        game = ledger.queries.game(game_id)  # from its snapshot
         [(peeked, owner)] = game.uncommitted_hidden or []
         assert owner == PEEKER and game.version > SNAPSHOT_INTERVAL
         with events_read(ledger) as reads:
@@ -71,21 +71,21 @@ def test_the_game_keeps_them_and_tells_what_the_log_tells_without_reading_it(pee
         assert reads.count == 0
         told = withheld_as_the_log_tells(ledger, game_id)
         assert told == {"public": peeked, "recorder": None, "ann": None, "ben": peeked, "cat": peeked}
-        assert ledger.audit(game_id).check("snapshots")["verdict"] == "pass"
+        assert ledger.queries.audit(game_id).check("snapshots")["verdict"] == "pass"
 
 
 def test_a_snapshot_taken_before_games_kept_them_leaves_the_answer_to_the_log(peek: tuple[str, UUID]) -> None:
     database, game_id = peek
     snapshot_changed(database, game_id, {}, dropped="uncommitted_hidden")
     with Ledger(Settings(database)) as ledger:
-        assert ledger.game(game_id).uncommitted_hidden is None
+        assert ledger.queries.game(game_id).uncommitted_hidden is None
         assert withheld_as_the_log_tells(ledger, game_id)["public"] is not None
-        assert ledger.audit(game_id).check("snapshots")["verdict"] == "pass"
+        assert ledger.queries.audit(game_id).check("snapshots")["verdict"] == "pass"
 
 
 def test_a_snapshot_that_leaves_them_out_is_named_by_the_audit(peek: tuple[str, UUID]) -> None:
     database, game_id = peek
     snapshot_changed(database, game_id, {"uncommitted_hidden": []})
     with Ledger(Settings(database)) as ledger:
-        report = ledger.audit(game_id)
+        report = ledger.queries.audit(game_id)
         assert report.verdict == "damaged" and report.check("snapshots")["event"] == SNAPSHOT_INTERVAL

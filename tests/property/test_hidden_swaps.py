@@ -203,7 +203,7 @@ def replacements(client: TestClient, game: str, event: int) -> list[str]:
     if event < 2:
         return []
     ledger = client.app.state.ledger  # type: ignore[attr-defined]
-    return legal_for(PUBLIC, ledger.game(UUID(game), version=event - 1))[:1]
+    return legal_for(PUBLIC, ledger.queries.game(UUID(game), version=event - 1))[:1]
 
 
 def probes(swap: Swap) -> list[str]:
@@ -266,7 +266,7 @@ def answers(client: TestClient, game: Recorded, swap: Swap, public_moves: dict[i
 def bundle_text(client: TestClient, answer: Any) -> str:
     """A bundle with each stored event decoded, as text: its ids, hashes, salts and times can then be set aside
     (in the packed bytes they are runs of hex that `set_aside` cannot tell from the rest)."""
-    transcoder = client.app.state.ledger.mapper.transcoder  # type: ignore[attr-defined]
+    transcoder = client.app.state.ledger.store.mapper.transcoder  # type: ignore[attr-defined]
     bundle = msgpack.unpackb(answer.content)
     bundle["events"] = [[topic, version, transcoder.decode(state)] for topic, version, state in bundle["events"]]
     return json.dumps(bundle, sort_keys=True, default=str)
@@ -289,7 +289,7 @@ def read_side(client: TestClient, ruleset: str) -> dict[str, list[str]]:
     """Every read table as CSV, every statistic of the ruleset and those of every ruleset, once the read tables
     have followed the whole log."""
     ledger = client.app.state.ledger  # type: ignore[attr-defined]
-    assert wait_until(client.app.state.read_store, ledger.recorder.max_notification_id() or 0, 120)  # type: ignore[attr-defined]
+    assert wait_until(client.app.state.read_store, ledger.store.recorder.max_notification_id() or 0, 120)  # type: ignore[attr-defined]
     admin = {"Authorization": f"Bearer {ADMIN}"}
     tables = {table.name: client.get(f"/v1/tables/{table.name}.csv", headers=admin).text for table in READ_TABLES}
     statistics = {name: client.get(f"/v1/statistics/{name}", params={"ruleset": ruleset}).text for name in STATISTICS}

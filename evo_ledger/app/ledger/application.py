@@ -4,13 +4,14 @@ saves games with the snapshots they took."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import suppress
 from functools import cached_property
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import Application
-from eventsourcing.persistence import InternalError, Mapper, Transcoder
+from eventsourcing.persistence import InternalError, Mapper, Notification, Transcoder
 
 from evo_ledger.game.aggregate import Game
 from evo_ledger.game.codec import MsgpackTranscoder
@@ -22,6 +23,7 @@ from evo_ledger.store.recorders import persistence_env, store_opening
 
 CACHED_GAMES = 256
 STARTUP_ATTEMPTS = 5
+NOTIFICATION_PAGE = 1000
 
 
 def fold_events(game: Any, events: Iterable[Any]) -> Any:
@@ -33,7 +35,11 @@ def fold_events(game: Any, events: Iterable[Any]) -> Any:
 
 
 class LedgerApplication(Application[UUID]):
-    """The library's application, opened on the store the settings name, with the games it reads last cached."""
+    """The library's application, opened on the store the settings name, with the games it reads last cached: what
+    the ledger's queries read and its commands write through."""
+
+    # The store's tables and the read tables' positions are named after it: part of what is stored.
+    name = "Ledger"
 
     def __init__(self, settings: Settings | None = None, **env: str) -> None:
         settings = settings or Settings.from_environment()
@@ -84,3 +90,29 @@ class LedgerApplication(Application[UUID]):
     def store_snapshots(self, snapshots: Sequence[Any]) -> None:
         if self.snapshots is not None and snapshots:
             self.snapshots.put(list(snapshots))
+
+    def notifications_after(self, after: int, topics: Sequence[str] = ()) -> Iterator[Notification]:
+        """The log after position `after` (only the `topics` named, if any), read a page at a time."""
+        start = after + 1
+        while True:
+            page = self.recorder.select_notifications(start=start, limit=NOTIFICATION_PAGE, topics=topics)
+            yield from page
+            if len(page) < NOTIFICATION_PAGE:
+                return
+            start = page[-1].id + 1
+
+    def cached_game(self, game_id: UUID) -> Game | None:
+        """The game as the repository's cache holds it, if it does."""
+        if self.repository.cache is None:
+            return None
+        try:
+            game = self.repository.cache.get(game_id)
+        except KeyError:
+            return None
+        return game if isinstance(game, Game) else None
+
+    def forget_game(self, game_id: UUID) -> None:
+        """Drop a cached game whose unsaved changes must not be seen again."""
+        if self.repository.cache is not None:
+            with suppress(KeyError):
+                self.repository.cache.get(game_id, evict=True)

@@ -1,4 +1,4 @@
-"""The ledger's commands: every change, each made through the writer path (`WriterPath._commit`) and appended to
+"""The ledger's commands: every change, each made through the writer path (`WriterPath.commit`) and appended to
 the log. An append to a game returns a receipt (the game's new version and head hash) that a recorder can keep as
 proof of what it wrote.
 
@@ -17,6 +17,8 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 
 from evo_ledger.app.access import GameAccess, check_recorders_own
+from evo_ledger.app.ledger.application import LedgerApplication
+from evo_ledger.app.ledger.queries import Queries
 from evo_ledger.app.ledger.values import (
     ANYONE,
     AppendRequest,
@@ -27,6 +29,7 @@ from evo_ledger.app.ledger.values import (
     ReplacedGame,
     VersionConflict,
 )
+from evo_ledger.app.ledger.vouched import VouchedReads
 from evo_ledger.app.ledger.writer_path import Change, Made, WriterPath
 from evo_ledger.app.selfplay import marked_options, player_names, self_play_of
 from evo_ledger.game.aggregate import Game, seed_commitment
@@ -48,9 +51,15 @@ from evo_ledger.rules.kits import load_kit_document, ruleset_for_kit
 CHECKPOINT_RACE = "another checkpoint was taken at the same moment: take it again"
 
 
-class Commands(WriterPath):
+class Commands:
     """Every change: games created, generated and recorded; undos, corrections and notes; whether hidden facts
     are shown at the end; who may write to a game; checkpoints taken; games imported."""
+
+    def __init__(self, store: LedgerApplication, queries: Queries, vouched: VouchedReads) -> None:
+        self.store = store
+        self.queries = queries
+        self.vouched = vouched
+        self.writer = WriterPath(store, queries, vouched)
 
     def create_game(
         self,
@@ -68,7 +77,7 @@ class Commands(WriterPath):
         given must be that one. Without `reveal_at_end`, the game's second event keeps its hidden facts from
         those who could not see them during play also once it is over (`set_reveal_at_end`)."""
         make = partial(self.new_game, ruleset, kit, players, options, recorder_token, seat_tokens, reveal_at_end)
-        return self._append(Change.starting(make))
+        return self.writer.append(Change.starting(make))
 
     def new_game(
         self,
@@ -87,7 +96,7 @@ class Commands(WriterPath):
         if reserved:
             raise SetupError(f"{reserved[0]!r} cannot be a player's name: a game file's line of its own begins with it")
         rules = ruleset_for_kit(document, kit, ruleset)
-        game = Game.start(rules, document, loaded, seats, options or {}, sealed=self.sealer is not None)
+        game = Game.start(rules, document, loaded, seats, options or {}, sealed=self.store.sealer is not None)
         if not reveal_at_end:
             game.set_reveal_at_end(False)
         granted = recorder_token is not None or bool(seat_tokens)
@@ -108,7 +117,7 @@ class Commands(WriterPath):
         how many of the last seats it names (seats the rules run play the rules' own decisions)."""
         seed = secrets.randbits(63) if seed is None else seed
         play = partial(self._generated, get_ruleset(ruleset), players, bot, seed, secrets.token_hex(16), marked or {})
-        return self._append(Change.starting(lambda: [play()]))
+        return self.writer.append(Change.starting(lambda: [play()]))
 
     def _generated(
         self, rules: AnyRuleset, players: int, bot: str, seed: int, salt: str, marked: Mapping[str, int]
@@ -119,7 +128,9 @@ class Commands(WriterPath):
         options = marked_options(names, marked)
         commitment = seed_commitment(bots.generator, salt, seed)
         seats = [(name, None) for name in names]
-        game = Game.start(rules, document, kit, seats, options, commitment=commitment, sealed=self.sealer is not None)
+        game = Game.start(
+            rules, document, kit, seats, options, commitment=commitment, sealed=self.store.sealer is not None
+        )
         for action, _ in bots.play(kit, names, seed, bot, resolve_options(rules.options, options)):
             game.record(rules.format_action(action))
         game.reveal_seed(bots.generator, salt, seed)
@@ -136,20 +147,20 @@ class Commands(WriterPath):
 
         With an idempotency key, a request already answered gets its answer again and appends nothing."""
         batch = [notations] if isinstance(notations, str) else list(notations)
-        return self._append(Change.recording(AppendRequest(game_id, batch, expected_version, idempotency)))
+        return self.writer.append(Change.recording(AppendRequest(game_id, batch, expected_version, idempotency)))
 
     def record_many(self, requests: Sequence[AppendRequest | Callable[[], list[Any]]]) -> list[Outcome]:
         """Many appends, to one game or several, and new games (each given as what makes it, as `new_game` does),
         committed in one transaction (one sync to disk): for each, its receipt or the error that refused it, as if
         each had been made alone, in turn."""
-        outcomes: list[Outcome] = self._commit([Change.of(item) for item in requests])
+        outcomes: list[Outcome] = self.writer.commit([Change.of(item) for item in requests])
         return outcomes
 
     def undo(
         self, game_id: UUID, count: int, reason: str, expected_version: int | None = None, by: Recorder = ANYONE
     ) -> Receipt:
         change = Change(game_id, expected_version, lambda game: game.undo(count, reason), **by.change_fields())
-        return self._append(change)
+        return self.writer.append(change)
 
     def correct(
         self,
@@ -163,13 +174,13 @@ class Commands(WriterPath):
         def correction(game: Game) -> None:
             game.correct(notation, reason, entered_at)
 
-        return self._append(Change(game_id, expected_version, correction, **by.change_fields()))
+        return self.writer.append(Change(game_id, expected_version, correction, **by.change_fields()))
 
     def annotate(
         self, game_id: UUID, about: int, text: str, expected_version: int | None = None, by: Recorder = ANYONE
     ) -> Receipt:
         change = Change(game_id, expected_version, lambda game: game.annotate(about, text), **by.change_fields())
-        return self._append(change)
+        return self.writer.append(change)
 
     def set_reveal_at_end(self, game_id: UUID, reveal: bool, by: Recorder = ANYONE) -> Receipt:
         """Whether, once the game is over, its hidden facts are shown to every reader (`reveal`) or kept from those
@@ -181,22 +192,22 @@ class Commands(WriterPath):
             if game.reveal_at_end != reveal:
                 game.set_reveal_at_end(reveal)
 
-        return self._append(Change(game_id, None, change, **by.change_fields(), recorders_own=True))
+        return self.writer.append(Change(game_id, None, change, **by.change_fields(), recorders_own=True))
 
     def grant_recorder(self, game_id: UUID, token: str) -> int:
         """Make `token` the game's recorder token, in place of any it had, letting go of every co-recorder: how
         many were let go."""
 
         def granted() -> Made[int]:
-            access = self._access_to_change(game_id)
+            access = self.vouched.access_to_change(game_id)
             if access is None:
-                self.game(game_id)  # an unknown game raises
+                self.queries.game(game_id)  # an unknown game raises
                 return Made(0, [GameAccess.grant(game_id, token)])
             let_go = len(access.co_recorders)
             access.replace_token(token)
             return Made(let_go, [access])
 
-        return self._make(game_id, granted)
+        return self.writer.make(game_id, granted)
 
     def change_recorders(
         self, game_id: UUID, change: Callable[[GameAccess], None], token: str | None, admin: bool = False
@@ -205,25 +216,27 @@ class Commands(WriterPath):
         the admin) alone may."""
 
         def changed() -> Made[GameAccess]:
-            access = self._access_to_change(game_id)
+            access = self.vouched.access_to_change(game_id)
             if access is None:
-                self.game(game_id)  # an unknown game raises before any token is judged
+                self.queries.game(game_id)  # an unknown game raises before any token is judged
             if not admin:
                 check_recorders_own(game_id, access, token)
             return self._access_changed(game_id, access, change)
 
-        return self._make(game_id, changed)
+        return self.writer.make(game_id, changed)
 
     def change_access(self, game_id: UUID, change: Callable[[GameAccess], None]) -> GameAccess:
         """Change who may see or write to the game (a game started without a recorder token gets its access
         here, still without one)."""
-        return self._make(game_id, lambda: self._access_changed(game_id, self._access_to_change(game_id), change))
+        return self.writer.make(
+            game_id, lambda: self._access_changed(game_id, self.vouched.access_to_change(game_id), change)
+        )
 
     def _access_changed(
         self, game_id: UUID, access: GameAccess | None, change: Callable[[GameAccess], None]
     ) -> Made[GameAccess]:
         if access is None:
-            self.game(game_id)  # an unknown game raises
+            self.queries.game(game_id)  # an unknown game raises
             access = GameAccess.grant(game_id, None)
         change(access)
         return Made(access, [access])
@@ -234,8 +247,8 @@ class Commands(WriterPath):
         since, the last checkpoint. `acknowledge`: the events checkpoints up to that number could not vouch for
         were looked into (a checkpoint is signed to say so, also with nothing stored since). Returns it as it is
         published, and whether it is new."""
-        with self._checkpoints_lock:
-            index = self.checkpoint_index()
+        with self.vouched.checkpoints_lock:
+            index = self.vouched.checkpoint_index()
             last = index.last
             after = last.signed["position"] if last is not None else 0
             examined = self._examined_since(index, after)
@@ -251,24 +264,26 @@ class Commands(WriterPath):
                 acknowledge=acknowledge,
                 accesses=examined.accesses,
             )
-            self._make(CHECKPOINT_LOG_ID, lambda: Made(None, taking), CheckpointError(CHECKPOINT_RACE))
-            taken = self.checkpoint_index().last
+            self.writer.make(CHECKPOINT_LOG_ID, lambda: Made(None, taking), CheckpointError(CHECKPOINT_RACE))
+            taken = self.vouched.checkpoint_index().last
             assert taken is not None
             return published(taken), True
 
     def _examined_since(self, index: CheckpointIndex, after: int) -> Examined:
         """The log after position `after`, examined for the next checkpoint (evo_ledger.game.checkpoints)."""
-        sealer = Sealer(self._checkpoint_key())
-        examiner = Examiner(sealer, index.last is None, self._stored_between, index, self._last_stored)
+        sealer = Sealer(self.vouched.checkpoint_key())
+        examiner = Examiner(sealer, index.last is None, self.vouched.stored_between, index, self.vouched.last_stored)
         if not index.signs_access_heads:
-            examiner.also_records(self._access_records())
-        return examiner.examine(self.notifications_after(after))
+            examiner.also_records(self.vouched.access_records())
+        return examiner.examine(self.store.notifications_after(after))
 
     def save_games(self, games: Sequence[Game], expected: int = 0, also: Sequence[Any] = ()) -> list[Receipt]:
         """The games' new events stored in one transaction, with those of the aggregates `also` given;
         `expected` is the version the games were changed from."""
         conflict = VersionConflict(games[0].id, expected, None)
-        return self._make(games[0].id, lambda: Made([Receipt.of(game) for game in games], [*games, *also]), conflict)
+        return self.writer.make(
+            games[0].id, lambda: Made([Receipt.of(game) for game in games], [*games, *also]), conflict
+        )
 
     def insert_stored_events(self, events: Sequence[StoredEvent], snapshots: Sequence[StoredEvent] = ()) -> None:
         """Write events exactly as given, in one transaction, then their snapshots (the imports); never a game a
@@ -279,14 +294,14 @@ class Commands(WriterPath):
         started = [event.originator_id for event in events if event.originator_version == 1]
 
         def inserted() -> Made[None]:
-            if self.sealer is not None:
+            if self.store.sealer is not None:
                 self._check_never_checkpointed(started)
             return Made(None, inserted=events, snapshots=snapshots)
 
-        self._make(first, inserted, VersionConflict(first, events[0].originator_version, None))
+        self.writer.make(first, inserted, VersionConflict(first, events[0].originator_version, None))
 
     def _check_never_checkpointed(self, game_ids: Sequence[UUID | str]) -> None:
-        index = self.checkpoint_index()
+        index = self.vouched.checkpoint_index()
         for game_id in game_ids:
             if index.covered_of(str(game_id)) > 0:
                 raise ReplacedGame(UUID(str(game_id)))

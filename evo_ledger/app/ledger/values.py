@@ -53,7 +53,7 @@ ActionInput = str | Mapping[str, Any]
 
 @dataclass(frozen=True)
 class AppendRequest:
-    """One append among many committed together (`Ledger.record_many`): actions in notation or as data, all or
+    """One append among many committed together (`Commands.record_many`): actions in notation or as data, all or
     none; with `token_required`, only the holder of the game's recorder token may make it; `entered_at`, when
     they were entered at the table (ISO 8601, UTC), if the recording device said."""
 

@@ -1,4 +1,4 @@
-"""The writer path: every change the ledger makes is committed by `WriterPath._commit`, alone or with others in one
+"""The writer path: every change the ledger makes is committed by `WriterPath.commit`, alone or with others in one
 transaction, each answered as if it had been made alone, in turn.
 
 A change is an append to a game, checked by its rules, by its recorder's token and against the version it expects;
@@ -26,6 +26,7 @@ from evo_ledger.app.access import (
     check_recorders_own,
     recording_seat,
 )
+from evo_ledger.app.ledger.application import LedgerApplication
 from evo_ledger.app.ledger.queries import Queries
 from evo_ledger.app.ledger.values import (
     RETRIES_ON_CONFLICT,
@@ -35,6 +36,7 @@ from evo_ledger.app.ledger.values import (
     Receipt,
     VersionConflict,
 )
+from evo_ledger.app.ledger.vouched import VouchedReads, answer_to
 from evo_ledger.game.aggregate import Game
 from evo_ledger.rules.structured import ActionDataError
 from evo_ledger.rules.text import NotationError
@@ -167,24 +169,29 @@ class _Pending:
         return bool(self.answers or self.beside or self.inserted) or any(g.pending_events for g in self.games.values())
 
 
-class WriterPath(Queries):
-    """The one way the ledger writes: changes made in turn, then stored together (`_commit`)."""
+class WriterPath:
+    """The one way the ledger writes: changes made in turn, then stored together (`commit`)."""
 
-    def _append(self, change: Change) -> Receipt:
+    def __init__(self, store: LedgerApplication, queries: Queries, vouched: VouchedReads) -> None:
+        self.store = store
+        self.queries = queries
+        self.vouched = vouched
+
+    def append(self, change: Change) -> Receipt:
         return cast(Receipt, self._committed(change))
 
-    def _make(self, record_id: UUID, makes: Callable[[], Made[T]], conflict: Exception | None = None) -> T:
+    def make(self, record_id: UUID, makes: Callable[[], Made[T]], conflict: Exception | None = None) -> T:
         """What `makes` makes, stored; its answer. Unless it names a `conflict`, it is made again when another
         writer stored first."""
         return cast(T, self._committed(Change.making(record_id, makes, conflict)))
 
     def _committed(self, change: Change) -> object:
-        [outcome] = self._commit([change])
+        [outcome] = self.commit([change])
         if isinstance(outcome, Exception):
             raise outcome
         return outcome
 
-    def _commit(self, changes: Sequence[Change], retries: int = RETRIES_ON_CONFLICT) -> list[Any]:
+    def commit(self, changes: Sequence[Change], retries: int = RETRIES_ON_CONFLICT) -> list[Any]:
         """Make each change in turn and store what they made in one transaction: for each, its answer or the
         error that refused it.
 
@@ -192,7 +199,7 @@ class WriterPath(Queries):
         one idempotency key), each change is made again alone, so that each gets the answer it would have had; a
         change that names no expected version is made again on the game as it now stands, `retries` times."""
         try:
-            accesses = self.accesses({change.game_id for change in changes if change.token_required})
+            accesses = self.vouched.accesses({change.game_id for change in changes if change.token_required})
         except Exception as error:
             if len(changes) > 1:  # one game's access the key does not vouch for refuses that game's changes alone
                 return self._each_alone(changes)
@@ -227,7 +234,7 @@ class WriterPath(Queries):
             return error
 
     def _stored(self, changes: Sequence[Change], outcomes: list[Any], pending: _Pending, retries: int) -> list[Any]:
-        """The outcomes once what the changes made is stored; if the store refuses it, what `_commit` says."""
+        """The outcomes once what the changes made is stored; if the store refuses it, what `commit` says."""
         try:
             self._store(pending)
         except IntegrityError:
@@ -239,25 +246,25 @@ class WriterPath(Queries):
         return outcomes
 
     def _each_alone(self, changes: Sequence[Change]) -> list[Any]:
-        return [outcome for change in changes for outcome in self._commit([change])]
+        return [outcome for change in changes for outcome in self.commit([change])]
 
     def _refused_alone(self, change: Change, retries: int) -> list[Any]:
         """What a change the store refused gets: made again on the records as they now stand, if it may be."""
         conflict = self._conflict(change)
         if not isinstance(conflict, VersionConflict) or not change.made_again:
             return [conflict]
-        return self._commit([change], retries - 1) if retries else [Contention(change.game_id)]
+        return self.commit([change], retries - 1) if retries else [Contention(change.game_id)]
 
     def _store(self, pending: _Pending) -> None:
         """What a commit made, in one transaction: the games, the answers and what is saved beside them; or the
         stored events of an import, inserted as they are given, then their snapshots."""
         if pending.inserted:
-            self.recorder.insert_events(pending.inserted)
-            if self.snapshots is not None and pending.snapshots:
-                self.snapshots.recorder.insert_events(pending.snapshots)
+            self.store.recorder.insert_events(pending.inserted)
+            if self.store.snapshots is not None and pending.snapshots:
+                self.store.snapshots.recorder.insert_events(pending.snapshots)
         saved = pending.saved()
         if saved:
-            self.save(*saved)
+            self.store.save(*saved)
 
     def _apply(self, change: Change, pending: _Pending) -> Any:
         """One change made: its records made afresh, or an append to its game."""
@@ -295,28 +302,28 @@ class WriterPath(Queries):
         that the next read folds it again from the store. `earlier` events of changes made to it before in the
         commit go with it, and the commit is made again change by change."""
         del pending.games[game.id]
-        self._forget(game.id)
+        self.store.forget_game(game.id)
         pending.changes_lost = pending.changes_lost or earlier > 0
 
     def _given(self, game_id: UUID, idempotency: Idempotency, pending: _Pending) -> Receipt | None:
         """The answer an append with this key was given already, in this commit or stored."""
         answer = pending.answers.get(answer_id(game_id, idempotency.key))
-        return self._answer_to(idempotency, answer) if answer else self.answered(game_id, idempotency)
+        return answer_to(idempotency, answer) if answer else self.vouched.answered(game_id, idempotency)
 
     def _current(self, game_id: UUID, expected: int | None) -> Game:
         """A recorder that says which version it expects gets the cached game as it is when it stands there: the
         store's unique key on (game, version) refuses an append on a stale game, so no read is needed first (the
         repository would ask the store for newer events; pays for: bench.ledger_speed appends, one action a save).
         Otherwise the game is read as the store has it, so the rules judge the action on the real game."""
-        cached = self._cached(game_id) if expected is not None else None
-        return cached if cached is not None and cached.version == expected else self.game(game_id)
+        cached = self.store.cached_game(game_id) if expected is not None else None
+        return cached if cached is not None and cached.version == expected else self.queries.game(game_id)
 
     def _checked(self, change: Change, access: GameAccess | None) -> Change:
         """The change, once its token is found to make it: the recorder's own for a change of how the game is read,
         a recorder's (or a co-recorder's), or a seat's appending its own actions where the recorder lets seats
         record."""
         if access is None:
-            self.game(change.game_id)  # an unknown game raises
+            self.queries.game(change.game_id)  # an unknown game raises
         if change.recorders_own:
             check_recorders_own(change.game_id, access, change.token)
             return change
@@ -333,25 +340,10 @@ class WriterPath(Queries):
             return change.conflict
         if change.idempotency is not None:
             with suppress(Exception):
-                if (answered := self.answered(change.game_id, change.idempotency)) is not None:
+                if (answered := self.vouched.answered(change.game_id, change.idempotency)) is not None:
                     return answered
         return VersionConflict(change.game_id, change.expected, None)
 
     def _forget_all(self, games: Mapping[UUID, Game]) -> None:
         for game_id in games:
-            self._forget(game_id)
-
-    def _cached(self, game_id: UUID) -> Game | None:
-        if self.repository.cache is None:
-            return None
-        try:
-            game = self.repository.cache.get(game_id)
-        except KeyError:
-            return None
-        return game if isinstance(game, Game) else None
-
-    def _forget(self, game_id: UUID) -> None:
-        """Drop a cached game whose unsaved changes must not be seen again."""
-        if self.repository.cache is not None:
-            with suppress(KeyError):
-                self.repository.cache.get(game_id, evict=True)
+            self.store.forget_game(game_id)

@@ -39,12 +39,12 @@ class DelayedBroadcast(PermissionError):
 
 def broadcast_horizon(ledger: Ledger, game: Game, minutes: float, now: datetime) -> int | None:
     """The last event a reader without a token may see of a game broadcast `minutes` behind the table, at `now`:
-    the last one stored at least that long ago (0: none yet), asked of the store by time (`Ledger.last_stored_by`:
+    the last one stored at least that long ago (0: none yet), asked of the store by time (`Queries.last_stored_by`:
     a few of the game's events are read, however long it is). None where nothing is held back: no delay, or the
     game is over (the delay ends with it)."""
     if minutes <= 0 or game.rules.outcome(game.state) is not None:
         return None
-    return ledger.last_stored_by(game, now - timedelta(minutes=minutes))
+    return ledger.queries.last_stored_by(game, now - timedelta(minutes=minutes))
 
 
 def broadcast_starts(game: Game, minutes: float) -> datetime:
@@ -69,7 +69,7 @@ def held_back_to(reader: Reader, ledger: Ledger, game: Game) -> int | None:
 
 def shown_version(reader: Reader, ledger: Ledger) -> int:
     """The game's last event the reader may see now (0: none yet, for a game broadcast with a delay)."""
-    game = ledger.game(reader.game_id)
+    game = ledger.queries.game(reader.game_id)
     horizon = held_back_to(reader, ledger, game)
     return game.version if horizon is None else horizon
 
@@ -78,19 +78,19 @@ def latest_for(reader: Reader, ledger: Ledger) -> Game:
     """The game as the reader may see it now: as it stands, or, for a reader without a token of a game broadcast
     with a delay, as it stood that long ago until the game ends (NotYetBroadcast before its first event is that
     old). Every answer about a game starts here."""
-    game = ledger.game(reader.game_id)
+    game = ledger.queries.game(reader.game_id)
     horizon = held_back_to(reader, ledger, game)
     if horizon is None or horizon == game.version:
         return game
     if horizon == 0:
         raise NotYetBroadcast(game, reader.broadcast_delay)
-    return ledger.game(reader.game_id, version=horizon)
+    return ledger.queries.game(reader.game_id, version=horizon)
 
 
 def check_live(reader: Reader, ledger: Ledger, what: str) -> None:
     """Refuse `what` (audits, branches...: answers that read the whole log as it stands) to a reader a broadcast's
     delay is for, until the game ends."""
-    if held_back_to(reader, ledger, ledger.game(reader.game_id)) is not None:
+    if held_back_to(reader, ledger, ledger.queries.game(reader.game_id)) is not None:
         raise DelayedBroadcast(f"{what} of a game broadcast with a delay come once it ends")
 
 
@@ -98,7 +98,7 @@ def undone_by(ledger: Ledger, game_id: UUID, version: int) -> frozenset[int]:
     """The actions undone or corrected by the game's events up to `version` (a read table's rows as they stood
     then: those undone later were not yet)."""
     undone: set[int] = set()
-    for event in ledger.game_events(game_id, up_to=version):
+    for event in ledger.queries.game_events(game_id, up_to=version):
         if isinstance(event, Game.ActionsUndone):
             undone.update(event.versions)
         elif isinstance(event, Game.ActionCorrected):
@@ -109,5 +109,5 @@ def undone_by(ledger: Ledger, game_id: UUID, version: int) -> frozenset[int]:
 def rows_as_of(reader: Reader, ledger: Ledger) -> tuple[int, frozenset[int]] | None:
     """Where the read tables' rows of the game are cut for the reader: the last event a broadcast's delay shows it,
     and the actions undone by then; None where it reads the rows as they stand."""
-    held = held_back_to(reader, ledger, ledger.game(reader.game_id))
+    held = held_back_to(reader, ledger, ledger.queries.game(reader.game_id))
     return None if held is None else (held, undone_by(ledger, reader.game_id, held))

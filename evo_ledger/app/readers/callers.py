@@ -27,9 +27,9 @@ def reader_for(
     game is unknown (HiddenGame) to one who may not see it; a game broadcast with a delay, to a reader without a
     token before its first event is that old (NotYetBroadcast), before a perspective asked for could name its
     seats."""
-    access = ledger.access(game_id)
+    access = ledger.vouched.access(game_id)
     if access is None:
-        ledger.game(game_id)  # an unknown game raises
+        ledger.queries.game(game_id)  # an unknown game raises
     sees_all = admin or (access is not None and access.admits(token))
     seat = access.seat_of(token) if access is not None and not sees_all else None
     if not may_see(access, sees_all, seat):
@@ -37,8 +37,8 @@ def reader_for(
     holder = Reader(game_id, sees_all, seat, admin, token, holder_sees_all=sees_all, holder_seat=seat, clock=clock)
     holder = with_access(holder, access)
     if holder.anonymous and holder.broadcast_delay and shown_version(holder, ledger) == 0:
-        raise NotYetBroadcast(ledger.game(game_id), holder.broadcast_delay)
-    return holder if perspective is None else narrowed(holder, perspective, ledger.game(game_id).player_names)
+        raise NotYetBroadcast(ledger.queries.game(game_id), holder.broadcast_delay)
+    return holder if perspective is None else narrowed(holder, perspective, ledger.queries.game(game_id).player_names)
 
 
 def sees_game(access: GameAccess | None, token: str | None, admin: bool) -> bool:
@@ -52,8 +52,8 @@ def game_listed(ledger: Ledger, game_id: UUID, admin: bool, clock: Clock) -> Gam
     sees it (a game broadcast with a delay as it stood that long ago), and not at all where it is private or none
     of it is that old yet."""
     if admin:
-        return ledger.game(game_id)
-    access = ledger.access(game_id)
+        return ledger.queries.game(game_id)
+    access = ledger.vouched.access(game_id)
     if access is not None and access.private:
         return None
     try:

@@ -49,7 +49,7 @@ def visibility(reader: Perspective, ledger: Ledger, game: Game) -> Visibility:
     shown = set(game.revealed_versions())
     hidden: dict[int, tuple[str, str]] = {}
     withheld_from, withheld = None, set()
-    for event in ledger.game_events(game.id, up_to=game.version):
+    for event in ledger.queries.game_events(game.id, up_to=game.version):
         version, owner = event.originator_version, getattr(event, "visible_only_to", None)
         if owner is not None and version not in shown:
             if owner == reader.seat:
@@ -137,5 +137,5 @@ def events_for(reader: Perspective, ledger: Ledger, game: Game, after: int, limi
     """The events of `game` (as the reader may see it: `latest_for`) after `after`, at most `limit`, each as it is
     given to the reader."""
     seen = visibility(reader, ledger, game)
-    stored = ledger.game_events(game.id, up_to=game.version, after=after, limit=limit)
+    stored = ledger.queries.game_events(game.id, up_to=game.version, after=after, limit=limit)
     return [shown_event(seen, event, game.rules) for event in stored]

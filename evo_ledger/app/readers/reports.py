@@ -72,7 +72,7 @@ def audit_for(
     seen = visibility(reader, ledger, game)
     if expect_head in seen.withheld_hashes:
         expect_head = NO_HASH
-    return report_for(ledger.audit(game.id, up_to=up_to, expect_head=expect_head), seen)
+    return report_for(ledger.queries.audit(game.id, up_to=up_to, expect_head=expect_head), seen)
 
 
 def explanation_for(reader: Perspective, ledger: Ledger, game: Game, event: int) -> ExplanationReport:
@@ -80,7 +80,7 @@ def explanation_for(reader: Perspective, ledger: Ledger, game: Game, event: int)
     hidden from it."""
     seen = visibility(reader, ledger, game)
     check_shown(seen, event)
-    return report_for(ledger.explain(game.id, event), seen)
+    return report_for(ledger.queries.explain(game.id, event), seen)
 
 
 def branch_for(reader: Perspective, ledger: Ledger, game: Game, event: int, replacement: str | None) -> WhatIfReport:
@@ -98,7 +98,7 @@ def branch_for(reader: Perspective, ledger: Ledger, game: Game, event: int, repl
     def told(violation: RuleViolation) -> str:
         return str(refusal_for(reader, game, violation))
 
-    return report_for(ledger.what_if(game.id, event, replacement, told, hidden), seen)
+    return report_for(ledger.queries.what_if(game.id, event, replacement, told, hidden), seen)
 
 
 def check_public_replacement(reader: Perspective, ledger: Ledger, game: Game, event: int, replacement: str) -> None:
@@ -110,7 +110,7 @@ def check_public_replacement(reader: Perspective, ledger: Ledger, game: Game, ev
     # A draw or a peek rests on every hand and pile the reader may not see.
     if hidden.visible_only_to(action) is not None:
         raise HiddenFacts(f"a what-if with the hidden action {replacement!r} is for the recorder")
-    state = ledger.game(game.id, version=event - 1).state if event > 1 else None
+    state = ledger.queries.game(game.id, version=event - 1).state if event > 1 else None
     owner = hidden.rests_on(state, action) if state is not None else None
     if owner not in (None, reader.seat):
         raise HiddenFacts(
