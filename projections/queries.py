@@ -19,7 +19,7 @@ from sqlalchemy import Connection, Select, Table, and_, case, false, func, selec
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import GameReport, GameRows, Measure, Statistic
 from evo_ledger.rules.contract import reading as reading_of
-from projections.schema import DIE_TABLES, GAMES, RESULTS, TABLES, column_values, shown_to_public
+from projections.schema import GAMES, RESULTS, column_values, die_tables, shown_to_public, tables
 from projections.stats import die_fit
 
 Row = dict[str, Any]
@@ -49,7 +49,7 @@ def game_report(connection: Connection, game_id: str, ruleset: str, report: str,
     stood `as_of` an event."""
     answer: Row = {"game_id": game_id, "ruleset": ruleset}
     for name, part in report_parts(ruleset, report).items():
-        table = TABLES[part.table]
+        table = tables()[part.table]
         columns = [column for column in table.columns if column.name not in BOOKKEEPING]
         answer[name] = _rows(
             connection,
@@ -125,8 +125,8 @@ def die_faces(
 ) -> Row:
     """The ruleset's die's faces (of one game, one recorder's games, or all) by what the roll was for, the rolls
     later undone apart, and the fit against a fair die of the rolls that stand, in all and for each purpose."""
-    spec = DIE_TABLES[ruleset]
-    table, faces = TABLES[spec.name], dict(Counter(column_values(spec.name, "face")))
+    spec = die_tables()[ruleset]
+    table, faces = tables()[spec.name], dict(Counter(column_values(spec.name, "face")))
     conditions = [_visible(table, include_private)]
     if game_id is not None:
         conditions.append(table.c.game_id == game_id)
@@ -195,7 +195,7 @@ def game_summaries(connection: Connection, include_private: bool = False) -> lis
 def ruleset_statistic(connection: Connection, statistic: Statistic, include_private: bool = False) -> list[Row]:
     """A ruleset's own statistic (its reading's `statistics`): the rows that stand of its table, grouped and
     measured as it says."""
-    table = TABLES[statistic.table]
+    table = tables()[statistic.table]
     groups = [table.c[name] for name in statistic.by]
     measures = [_measured(table, measure).label(name) for name, measure in statistic.measures.items()]
     query = select(*groups, *measures).where(_effective(table, include_private)).group_by(*groups).order_by(*groups)
@@ -248,7 +248,7 @@ def csv_value(value: Any) -> Any:
 
 def table_csv(connection: Connection, name: str, include_private: bool = False) -> Iterator[str]:
     """A read table as CSV (a header, then its rows in key order), in chunks."""
-    table = TABLES[name]
+    table = tables()[name]
     columns: Sequence[str] = [column.name for column in table.columns]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")

@@ -26,7 +26,7 @@ from evo_ledger.rules.base import ReadAmend, ReadItem, ReadOrder, ReadResult, Re
 from evo_ledger.rules.contract import Reading
 from projections.folded import FoldedOutcome, reading_for
 from projections.ratings import rate_endings, refresh_ratings
-from projections.schema import FACT_TABLES, GAME_PLAYERS, GAMES, RESULTS, TABLES, TURN_ORDER
+from projections.schema import GAME_PLAYERS, GAMES, RESULTS, TURN_ORDER, fact_tables, tables
 
 ACTION_TOPICS = frozenset(
     ruleset.vocabulary.topic(fact) for ruleset in rulesets().values() for fact in ruleset.vocabulary.facts
@@ -315,9 +315,9 @@ class ReadModel:
         version, cause, _ = where
         for item in items:
             if isinstance(item, ReadRow):
-                batch.insert(TABLES[item.table], fact_row(context, version, cause, item.values))
+                batch.insert(tables()[item.table], fact_row(context, version, cause, item.values))
             elif isinstance(item, ReadAmend):
-                batch.amend(TABLES[item.table], context.game_id, item.event, **item.changes)
+                batch.amend(tables()[item.table], context.game_id, item.event, **item.changes)
             elif isinstance(item, ReadOrder):
                 for place, name in enumerate(item.order, 1):
                     batch.insert(
@@ -345,7 +345,7 @@ class ReadModel:
         self.ratings_remade = self.ratings_remade or context.row["status"] == "over"
         batch.flush()
         connection, game_id = batch.connection, context.game_id
-        for table in FACT_TABLES:
+        for table in fact_tables():
             connection.execute(
                 update(table).where(table.c.game_id == game_id, table.c.action.in_(versions)).values(undone=True)
             )
@@ -354,8 +354,8 @@ class ReadModel:
         if isinstance(reading, FoldedOutcome):
             reading.undone(context, len(versions))
         else:
-            tables = [TABLES[spec.name] for spec in reading.tables]
-            context.memory = reading.restored({table.name: standing(connection, table, game_id) for table in tables})
+            own = [tables()[spec.name] for spec in reading.tables]
+            context.memory = reading.restored({table.name: standing(connection, table, game_id) for table in own})
         if not standing(connection, RESULTS, game_id):
             context.row.update(status="ongoing", ended_at=None, ended_position=None)
 

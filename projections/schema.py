@@ -10,6 +10,7 @@ declares (its read models: `ReadModels.reading`), built here from their plain de
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from sqlalchemy import (
@@ -179,23 +180,52 @@ RATINGS_NOW = Table(
 """Each player's latest rating in each ruleset, and the game it follows (its id and number): where the next
 ending's rating starts."""
 
-RULESET_SPECS = {
-    spec.name: spec for ruleset in rulesets().values() if (reading := reading_of(ruleset)) for spec in reading.tables
-}
-RULESET_TABLES = {name: ruleset_table(spec) for name, spec in RULESET_SPECS.items()}
-FACT_TABLES = (RESULTS, TURN_ORDER, *RULESET_TABLES.values())
-READ_TABLES = (GAMES, GAME_PLAYERS, *FACT_TABLES, RATINGS, RATINGS_NOW)
-TABLES = {table.name: table for table in READ_TABLES}
-DIE_TABLES = {
-    name: spec
-    for name, ruleset in rulesets().items()
-    if (reading := reading_of(ruleset))
-    for spec in reading.tables
-    if spec.die is not None
-}
-"""Each ruleset's table of die rolls, by the ruleset's name (a ruleset that rolls no die has none)."""
+
+@cache
+def ruleset_specs() -> dict[str, ReadTable]:
+    """The tables the installed rulesets' readings declare, by name (the rulesets are loaded when first asked)."""
+    return {
+        spec.name: spec
+        for ruleset in rulesets().values()
+        if (reading := reading_of(ruleset))
+        for spec in reading.tables
+    }
+
+
+@cache
+def ruleset_tables() -> dict[str, Table]:
+    """The rulesets' read tables, made once (and so added to `metadata`)."""
+    return {name: ruleset_table(spec) for name, spec in ruleset_specs().items()}
+
+
+def fact_tables() -> tuple[Table, ...]:
+    """The tables of facts read from the games' events: every ruleset's, its results and turn order."""
+    return (RESULTS, TURN_ORDER, *ruleset_tables().values())
+
+
+def read_tables() -> tuple[Table, ...]:
+    """Every read table the projections write."""
+    return (GAMES, GAME_PLAYERS, *fact_tables(), RATINGS, RATINGS_NOW)
+
+
+@cache
+def tables() -> dict[str, Table]:
+    """Every read table, by name."""
+    return {table.name: table for table in read_tables()}
+
+
+@cache
+def die_tables() -> dict[str, ReadTable]:
+    """Each ruleset's table of die rolls, by the ruleset's name (a ruleset that rolls no die has none)."""
+    return {
+        name: spec
+        for name, ruleset in rulesets().items()
+        if (reading := reading_of(ruleset))
+        for spec in reading.tables
+        if spec.die is not None
+    }
 
 
 def column_values(table: str, column: str) -> tuple[str, ...]:
     """The values a ruleset's column takes, as its reading declares them."""
-    return next(spec.values for spec in RULESET_SPECS[table].columns if spec.name == column)
+    return next(spec.values for spec in ruleset_specs()[table].columns if spec.name == column)

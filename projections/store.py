@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, func, insert, inspect, select, update
+from sqlalchemy import Connection, Engine, Table, create_engine, event, func, insert, inspect, select, update
 from sqlalchemy.engine import Inspector, make_url
 from sqlalchemy.exc import DBAPIError
 
 from evo_ledger.settings import CONNECT_TIMEOUT_SECONDS, LOCK_TIMEOUT_SECONDS, Settings
-from projections.schema import POSITIONS, READ_TABLES, SET_ASIDE, metadata
+from projections.schema import POSITIONS, SET_ASIDE, metadata, read_tables
 
 # The read tables' position is kept under this name, which carries the version of what their rows mean: rows
 # written by another version (a status word changed, say) are built again from the log.
@@ -30,8 +30,12 @@ PROJECTION = "read_tables/6"
 APPLICATION = "Ledger"
 CREATE_ATTEMPTS = 5
 # What a rebuild, or a version whose rows mean something else, drops.
-EVERY_TABLE = (*READ_TABLES, SET_ASIDE, POSITIONS)
 log = logging.getLogger(__name__)
+
+
+def every_table() -> tuple[Table, ...]:
+    """Every table the read store keeps: the read tables, the games set aside and the positions."""
+    return (*read_tables(), SET_ASIDE, POSITIONS)
 
 
 class PositionMoved(RuntimeError):
@@ -125,12 +129,13 @@ class ReadStore:
         start."""
         for attempt in range(CREATE_ATTEMPTS):
             try:
+                every = every_table()  # the rulesets' tables made first, so that `metadata` holds them
                 found = inspect(self.engine)
                 existing = set(found.get_table_names())
                 if not self._columns_match(found, existing) or not self._version_matches(existing):
                     log.warning("the read tables were written by another version: they are built again from the log")
-                    metadata.drop_all(self.writing, tables=EVERY_TABLE)
-                    existing -= {table.name for table in EVERY_TABLE}
+                    metadata.drop_all(self.writing, tables=every)
+                    existing -= {table.name for table in every}
                 missing = [table for table in metadata.sorted_tables if table.name not in existing]
                 metadata.create_all(self.writing, tables=missing, checkfirst=False)
                 self._start_position()
@@ -145,10 +150,10 @@ class ReadStore:
         missing beside the others (a table added since would lack the rows of the log already followed). The events
         set aside may be missing: a version before them set none aside. The tables are read in one question each
         for their columns and their keys."""
-        written = {table.name for table in READ_TABLES} & existing
-        if written and len(written) < len(READ_TABLES):
+        written = {table.name for table in read_tables()} & existing
+        if written and len(written) < len(read_tables()):
             return False
-        tables = [table for table in (*READ_TABLES, SET_ASIDE) if table.name in existing]
+        tables = [table for table in (*read_tables(), SET_ASIDE) if table.name in existing]
         if not tables:
             return True
         names = [table.name for table in tables]
@@ -179,7 +184,7 @@ class ReadStore:
 
     def reset(self) -> None:
         """The read tables dropped and made again, empty, at position 0."""
-        metadata.drop_all(self.writing, tables=EVERY_TABLE)
+        metadata.drop_all(self.writing, tables=every_table())
         self.create()
 
     def position(self) -> int:

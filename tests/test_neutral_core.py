@@ -9,7 +9,7 @@ import re
 import pytest
 
 from evo_ledger.rules import rulesets
-from projections.schema import RULESET_SPECS
+from projections.schema import ruleset_specs
 from tests.helpers.modules import imports, shipped_packages, source, walk
 
 RULING_ID = re.compile(r"\b(?:E2|E1|AS|TR)-\d\d\b")
@@ -42,7 +42,7 @@ def test_a_core_module_imports_no_ruleset_and_names_no_fact(module: str) -> None
     assert not named_rulesets, f"{module} imports {sorted(named_rulesets)}"
     text = source(module)
     named = sorted(
-        word for word in vocabulary_words() | set(RULESET_SPECS) if re.search(rf"\b{re.escape(word)}\b", text)
+        word for word in vocabulary_words() | set(ruleset_specs()) if re.search(rf"\b{re.escape(word)}\b", text)
     )
     assert not named, f"{module} names {named}"
     rulings = sorted(set(RULING_ID.findall(text)))

@@ -22,7 +22,7 @@ from evo_ledger.rules import rulesets
 from evo_ledger.rules.base import Statistic
 from evo_ledger.rules.contract import reading as reading_of
 from projections import outcomes, queries, ratings, strengths
-from projections.schema import DIE_TABLES, TABLES
+from projections.schema import die_tables, tables
 from projections.store import ReadStore, position_in
 
 router = APIRouter(prefix=schemas.API_PREFIX, tags=["statistics"], responses=schemas.PROBLEMS)
@@ -227,10 +227,9 @@ def die_faces(
     or a recorder the read tables do not show is refused with 404 `unknown_game` or `unknown_recorder`, and a game
     of another ruleset with 422 `wrong_ruleset`."""
     known_ruleset(ruleset)
-    if ruleset not in DIE_TABLES:
-        raise ApiError(
-            404, "no_dice", f"ruleset: {ruleset[:80]} rolls no die; the rulesets with dice are {', '.join(DIE_TABLES)}"
-        )
+    if ruleset not in die_tables():
+        with_dice = ", ".join(die_tables())
+        raise ApiError(404, "no_dice", f"ruleset: {ruleset[:80]} rolls no die; the rulesets with dice are {with_dice}")
     admin = is_admin(request, token)
     if game_id is not None:
         check_game_shown(request, game_id, ruleset, admin)
@@ -309,8 +308,8 @@ def table_csv(
     table: Annotated[str, Path(description="a read table's name, as in the documented schema")],
 ) -> StreamingResponse:
     """A read table as CSV, rows in key order (rows of private games for the admin only)."""
-    if table not in TABLES:
-        raise ApiError(404, "unknown_table", f"no read table {table!r}: the tables are {', '.join(TABLES)}")
+    if table not in tables():
+        raise ApiError(404, "unknown_table", f"no read table {table!r}: the tables are {', '.join(tables())}")
     store: ReadStore = request.app.state.read_store
     admin = is_admin(request, token)
 

@@ -29,6 +29,7 @@ from evo_ledger.rules.base import DEVIATION, OPEN_TIE, RuleViolation
 from evo_ledger.rules.contract import at_version, is_chance, self_play
 from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.text import NotationError
+from evo_ledger.store.mapper import SealingMapper
 
 REPORT_FORMAT = "evo-ledger audit"
 REPORT_VERSION = 6
@@ -39,8 +40,8 @@ UNDERIVED = frozenset(
     {"originator_id", "originator_version", "timestamp", "hash", "prev_hash", "action_salt", "action_commitment"}
 )
 NOTED = {DEVIATION: "deviations", OPEN_TIE: "open_ties"}
-# The library's mapper, reading stored events as the ledger's does (seals are read past).
-READER: Mapper[UUID] = Mapper(transcoder=MsgpackTranscoder())
+# The ledger's mapper, reading stored events as the ledger's does (seals are read past).
+READER: Mapper[UUID] = SealingMapper(transcoder=MsgpackTranscoder())
 # What an event that says whether a finished game's hidden facts are shown to every reader says, in words.
 REVEAL_AT_END_WORDS = {
     True: "shows them to every reader once the game is over",

@@ -20,7 +20,7 @@ from functools import cached_property
 from typing import Any, ClassVar, NamedTuple, cast
 from uuid import UUID
 
-from eventsourcing.domain import Aggregate, OriginatorIDError, OriginatorVersionError, Snapshot
+from eventsourcing.domain import Aggregate, Snapshot
 from eventsourcing.utils import register_topic
 
 from evo_ledger.game.codec import digest
@@ -149,21 +149,6 @@ class Game(Aggregate):
     class Event(Aggregate.Event):
         prev_hash: str
         hash: str
-
-        def mutate(self, aggregate: Any) -> Any:
-            """The library's checks and changes (this event is the game's and its next), the game's id compared by
-            identity before equality, and its version read once. The first event (None given) is the library's."""
-            if aggregate is None:
-                return super().mutate(aggregate)
-            game_id = aggregate.id
-            if self.originator_id is not game_id and self.originator_id != game_id:
-                raise OriginatorIDError(self.originator_id, game_id)
-            if self.originator_version != aggregate.version + 1:
-                raise OriginatorVersionError(self.originator_version, aggregate.version + 1)
-            self.apply(aggregate)
-            aggregate.version = self.originator_version
-            aggregate.modified_on = self.timestamp
-            return aggregate
 
         def apply(self, aggregate: Any) -> None:
             aggregate.head_hash = self.hash
@@ -404,7 +389,7 @@ class Game(Aggregate):
 
     def trigger_event(self, event_class: type[Any], **kwargs: Any) -> None:
         """Every event after the first is chained: it carries the head hash before it and its own hash."""
-        timestamp = datetime.now(UTC)
+        timestamp = event_class.create_timestamp().astimezone(UTC)
         version = self.version + 1
         if version > MAX_GAME_EVENTS:
             raise GameTooLong(self.id_text)
@@ -668,6 +653,7 @@ CORE_EVENTS = frozenset(
     name for name, value in vars(Game).items() if isinstance(value, type) and issubclass(value, Aggregate.Event)
 )
 _GAME_EVENT_TOPICS = {topic_of(name) for name in CORE_EVENTS}
+_ALL_REGISTERED = False
 
 
 def events_of(vocabulary: Vocabulary) -> VocabularyEvents:
@@ -695,16 +681,18 @@ def _event_class(vocabulary: Vocabulary, name: str, base: type[Any]) -> Any:
 
 
 def register_vocabularies() -> None:
-    """Every installed ruleset's events, registered before any stored event is read."""
+    """Every installed ruleset's events registered (the rulesets loaded, once): done before a stored event whose
+    topic is not yet known is read."""
+    global _ALL_REGISTERED  # noqa: PLW0603 - once per process
     for ruleset in rulesets().values():
         events_of(ruleset.vocabulary)
+    _ALL_REGISTERED = True
 
 
 def is_game_event_topic(topic: str) -> bool:
-    """Whether a game's stored event may have this topic: one of the game's own events' or of a registered
-    ruleset vocabulary's. A topic from outside the ledger is looked up here before it is resolved (resolving an
-    unknown one would import a module)."""
+    """Whether a game's stored event may have this topic: one of the game's own events' or of an installed
+    ruleset vocabulary's (registered here if it was not yet). A topic from outside the ledger is looked up here
+    before it is resolved (resolving an unknown one would import a module)."""
+    if topic not in _GAME_EVENT_TOPICS and not _ALL_REGISTERED:
+        register_vocabularies()
     return topic in _GAME_EVENT_TOPICS
-
-
-register_vocabularies()

@@ -157,15 +157,21 @@ def _json_default(value: Any) -> str:
     raise CodecError(f"cannot hash a {type(value).__name__}: {value!r}")
 
 
-# Sorted keys, no spaces, no NaN, and no check for circular values (hashed values are trees): made once.
-_CANONICAL = json.encoder.c_make_encoder(  # type: ignore[attr-defined]
-    None, _json_default, json.encoder.encode_basestring, None, ":", ",", True, False, False
+# Sorted keys, no spaces, text as it is (not escaped to ASCII), no NaN, and no check for circular values (hashed
+# values are trees): made once.
+_CANONICAL = json.JSONEncoder(
+    ensure_ascii=False,
+    check_circular=False,
+    allow_nan=False,
+    sort_keys=True,
+    separators=(",", ":"),
+    default=_json_default,
 )
 
 
 def canonical_bytes(value: Any) -> bytes:
     """The bytes hashes are taken over: JSON with sorted keys and no spaces (tuples as lists, times as ISO text)."""
-    return "".join(_CANONICAL(value, 0)).encode("utf-8")
+    return _CANONICAL.encode(value).encode("utf-8")
 
 
 def digest(value: Any) -> str:

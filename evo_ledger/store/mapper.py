@@ -7,6 +7,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import Mapper, StoredEvent
 
+from evo_ledger.game.aggregate import is_game_event_topic
 from evo_ledger.game.seal import IMPORTED, RECORDED, Sealer, SealKind
 
 
@@ -19,6 +20,11 @@ class SealingMapper(Mapper[UUID]):
 
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         return self.sealed(super().to_stored_event(domain_event))
+
+    def to_domain_event(self, stored_event: StoredEvent) -> Any:
+        """The library's decoding, once the rulesets' event topics are registered (they load when first needed)."""
+        is_game_event_topic(stored_event.topic)
+        return super().to_domain_event(stored_event)
 
     def sealed(self, stored: StoredEvent, kind: SealKind = RECORDED) -> StoredEvent:
         """An unsealed stored event as this mapper stores it (`kind`: recorded here, or imported)."""

@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from evo_ledger.game.notation import parse_game
-from projections.schema import TABLES
+from projections.schema import tables
 from tests.helpers.api import PLAYERS, client_for
 from tests.helpers.broadcast import (
     ACTIONS,
@@ -72,7 +72,7 @@ def public_statistics(client: TestClient) -> dict[str, str]:
         *(f"/v1/statistics/{name}?ruleset=evo2" for name in ("scores", "profiles", "calibration", "seat-advantage")),
         *(f"/v1/statistics/{name}?ruleset=evo2" for name in ("batch-ratings", "skill")),
         *(f"/v1/rulesets/evo2/statistics/{name}" for name in ("genes", "genes-offered", "combats", "survival")),
-        *(f"/v1/tables/{table}.csv" for table in TABLES),
+        *(f"/v1/tables/{table}.csv" for table in tables()),
     ]
     told = {}
     for path in paths:

@@ -28,7 +28,7 @@ from evo_ledger.game import aggregate as game_module
 from evo_ledger.game.aggregate import stored_hash
 from evo_ledger.game.codec import EXT_DATETIME, EXT_TUPLE, EXT_UUID, MAX_DEPTH, CodecError, pack, unpack, unpack_input
 from evo_ledger.rules.kits import KitError, builtin_kit_names, canonical_hash, load_kit_document, parse_kit
-from projections.schema import READ_TABLES
+from projections.schema import read_tables
 from tests.helpers.api import HAND_GAME, client_for, new_game
 from tests.helpers.servers import ADMIN
 from tests.helpers.support import EVO_LEDGER, child_env, serve_process
@@ -370,7 +370,7 @@ def test_csv_cells_that_would_start_a_formula_are_escaped(client: TestClient) ->
     )
     cells = [
         cell
-        for table in READ_TABLES
+        for table in read_tables()
         for row in csv.reader(io.StringIO(client.get(f"/v1/tables/{table.name}.csv").text))
         for cell in row
     ]

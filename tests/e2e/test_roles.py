@@ -18,7 +18,7 @@ from starlette.routing import Mount, Route
 
 from api import ApiSettings, create_app
 from evo_ledger.settings import Settings
-from projections.schema import TABLES
+from projections.schema import tables
 from tests.helpers.api import HAND_GAME, client_for
 from tests.helpers.servers import ADMIN
 from tests.helpers.support import ROOT, ROUND_ONE_AUCTION
@@ -107,7 +107,7 @@ class Game:
             "ruling_id": "E2-07",
             "ruleset": "evo2",
             "name": "genes",
-            "table": next(iter(TABLES)),
+            "table": next(iter(tables())),
             "path": "common.css",
         }
         return route.partition(" ")[2].format(**values)

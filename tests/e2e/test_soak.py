@@ -23,7 +23,7 @@ from evo_ledger.app.selfplay import play_game
 from evo_ledger.game.aggregate import Game
 from evo_ledger.settings import Settings
 from projections.runner import Projector
-from projections.schema import READ_TABLES
+from projections.schema import read_tables
 from projections.store import ReadStore
 from tests.helpers.databases import ON_POSTGRES, fresh_postgres_database, require_postgres
 from tests.helpers.servers import running_server
@@ -111,7 +111,7 @@ def table_rows(store: ReadStore) -> dict[str, list[tuple[Any, ...]]]:
     with store.engine.connect() as connection:
         return {
             table.name: sorted((tuple(row) for row in connection.execute(select(table))), key=repr)
-            for table in READ_TABLES
+            for table in read_tables()
         }
 
 

@@ -14,13 +14,13 @@ from evo_ledger.app.transfer import import_notation
 from evo_ledger.rules import rulesets
 from evo_ledger.rules.contract import reading as reading_of
 from projections.runner import rebuild
-from projections.schema import POSITIONS, READ_TABLES
+from projections.schema import POSITIONS, read_tables
 from projections.store import ReadStore
 from tests.helpers.support import ROOT
 
 PAGE = (ROOT / "docs" / "projections.md").read_text()
 SECTIONS = dict(re.findall(r"^### `(\w+)`(.*?)(?=^##)", PAGE + "\n##", flags=re.MULTILINE | re.DOTALL))
-TABLES = (POSITIONS, *READ_TABLES)
+TABLES = (POSITIONS, *read_tables())
 
 
 def examples(section: str) -> list[str]:

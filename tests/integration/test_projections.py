@@ -38,13 +38,13 @@ from evo_ledger.store.recorders import LedgerPostgresApplicationRecorder
 from projections import queries
 from projections.readmodel import ReadModel
 from projections.runner import Projector, ServerGone, rebuild, wait_until
-from projections.schema import GAMES, POSITIONS, READ_TABLES, TABLES, TURN_ORDER, column_values
+from projections.schema import GAMES, POSITIONS, TURN_ORDER, column_values, read_tables, tables
 from projections.stats import FAIR, LOADED, NOT_ENOUGH_DATA, DieFit, die_fit
 from projections.store import ReadStore, read_tables_file
 from tests.helpers.databases import ON_POSTGRES, fresh_postgres_database
 from tests.helpers.support import ROOT, child_env, game_whose_seats_share_a_player, log_position
 
-BIDS, COMBATS = TABLES["read_bids"], TABLES["read_combats"]
+BIDS, COMBATS = tables()["read_bids"], tables()["read_combats"]
 EVO2_STATISTICS = Evo2Reading.statistics
 # The event of a game whose seats share a player that the read tables cannot apply, and the errors it raises there.
 UNAPPLIED_EVENT = 3
@@ -62,7 +62,7 @@ def store(ledger: Ledger) -> Iterator[ReadStore]:
 
 def counts(store: ReadStore) -> dict[str, int]:
     with store.engine.connect() as connection:
-        return {t.name: connection.execute(select(func.count()).select_from(t)).scalar_one() for t in READ_TABLES}
+        return {t.name: connection.execute(select(func.count()).select_from(t)).scalar_one() for t in read_tables()}
 
 
 def dump(store: ReadStore) -> dict[str, list[tuple[Any, ...]]]:
@@ -70,7 +70,7 @@ def dump(store: ReadStore) -> dict[str, list[tuple[Any, ...]]]:
     with store.engine.connect() as connection:
         tables = {
             t.name: [tuple(row) for row in connection.execute(select(t).order_by(*t.primary_key.columns))]
-            for t in READ_TABLES
+            for t in read_tables()
         }
     return {**tables, "position": [(store.position(),)]}
 

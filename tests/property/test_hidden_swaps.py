@@ -35,7 +35,7 @@ from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.contract import hidden_information
 from evo_ledger.rules.kits import load_kit
 from projections.runner import wait_until
-from projections.schema import READ_TABLES
+from projections.schema import read_tables
 from tests.helpers.api import client_for
 from tests.helpers.hidden import Recorded, set_aside, streamed
 from tests.helpers.servers import ADMIN
@@ -291,7 +291,7 @@ def read_side(client: TestClient, ruleset: str) -> dict[str, list[str]]:
     ledger = client.app.state.ledger  # type: ignore[attr-defined]
     assert wait_until(client.app.state.read_store, ledger.store.recorder.max_notification_id() or 0, 120)  # type: ignore[attr-defined]
     admin = {"Authorization": f"Bearer {ADMIN}"}
-    tables = {table.name: client.get(f"/v1/tables/{table.name}.csv", headers=admin).text for table in READ_TABLES}
+    tables = {table.name: client.get(f"/v1/tables/{table.name}.csv", headers=admin).text for table in read_tables()}
     statistics = {name: client.get(f"/v1/statistics/{name}", params={"ruleset": ruleset}).text for name in STATISTICS}
     own = client.get(f"/v1/rulesets/{ruleset}/statistics").json()["statistics"]
     statistics |= {s["name"]: client.get(f"/v1/rulesets/{ruleset}/statistics/{s['name']}").text for s in own}
