@@ -16,7 +16,7 @@ from evo_ledger.app.audit import CanonicalReport
 from evo_ledger.app.readers import hidden_in_place
 from evo_ledger.game.aggregate import Game
 from evo_ledger.rules.base import Outcome, RuleViolation, Step
-from evo_ledger.rules.contract import Explanations, explain, is_chance
+from evo_ledger.rules.contract import Explanations, explain, has, is_chance
 from evo_ledger.rules.text import NotationError
 from evo_ledger.rules.words import counted
 
@@ -93,7 +93,7 @@ def explain_event(game: Game, events: Sequence[Any], version: int) -> Explanatio
     """Why the rules decided as they did about the part of the game that event `version` belongs to (a combat, a
     survival phase, an auction...)."""
     index = effective_index(game, events, version)
-    if not isinstance(game.rules, Explanations):
+    if not has(game.rules, Explanations):
         raise NotExplainable(f"the {game.rules.name} rules explain none of their decisions")
     explanation = explain(game.rules, game_steps(game), index)
     if explanation is None:

@@ -6,6 +6,9 @@ as if it had the plain default named beside the protocol: nothing hidden, no cha
 no read tables of its own, no board (picture or text), no advice, replays through `apply`, no earlier versions,
 actions entered a word at a time from the listed legal actions.
 
+A ruleset may be written over `evo_ledger.rules.defaults.BaseRuleset`, which gives a default for every member that
+can have one: it writes only what its game decides.
+
 Beside its code, a ruleset's package may ship `kits/*.json` (its built-in kits) and `rulings.toml` (what each
 ruling id it names means); the core finds both by the package's name.
 """
@@ -44,6 +47,10 @@ KitT = TypeVar("KitT", bound="Kit")
 KitT_contra = TypeVar("KitT_contra", bound="Kit", contravariant=True)
 StateT_contra = TypeVar("StateT_contra", contravariant=True)
 ActionT_contra = TypeVar("ActionT_contra", contravariant=True)
+F = TypeVar("F", bound=Callable[..., Any])
+# The marks a base class's members carry (`contract_default`, `contract_required`).
+CONTRACT_DEFAULT = "contract_default"
+CONTRACT_REQUIRED = "contract_required"
 
 
 class Kit(Protocol):
@@ -255,12 +262,14 @@ ALL_SEATS = "*"
 
 @runtime_checkable
 class Board(Protocol[StateT_contra]):
-    """A picture of the position the viewer draws. Default: none (the viewer shows the view's words)."""
+    """A picture of the position the viewer and the recording page draw. Default: none (the pages show the view's
+    words)."""
 
     def layout(self, state: StateT_contra, seat: str | None) -> Any:
-        """The position as a picture is drawn: a dataclass of plain values whose `kind` names the drawing (the
-        hex island's is `hex-island`). Hidden facts in it are those of `seat` alone (every seat's for
-        `ALL_SEATS`, none for None)."""
+        """The position as a board is drawn: an `evo_ledger.rules.boards.BoardLayout` (spaces on a grid and the
+        pieces on them, what a tap on a space enters, a legend, panels), which the pages draw with no code of the
+        ruleset's own. Hidden facts in it are those of `seat` alone (every seat's for `ALL_SEATS`, none for
+        None)."""
 
 
 @runtime_checkable
@@ -345,12 +354,15 @@ _FOUND: dict[tuple[type, type], bool] = {}
 
 def has(rules: object, capability: type) -> bool:
     """Whether the ruleset has the capability, found with `isinstance` once for its class (a capability is
-    methods its class writes): every member written, none merely inherited from the protocol's declaration."""
+    methods its class writes): every member written or a base class's default, at least one written, none merely
+    inherited from the protocol's declaration."""
     key = (type(rules), capability)
     found = _FOUND.get(key)
     if found is None:
-        whole = all(written(rules, capability, member) for member in protocol_methods(capability))
-        found = _FOUND[key] = isinstance(rules, capability) and whole
+        members = protocol_methods(capability)
+        whole = all(available(rules, capability, member) for member in members)
+        own = any(written(rules, capability, member) for member in members)
+        found = _FOUND[key] = isinstance(rules, capability) and whole and own
     return found
 
 
@@ -376,6 +388,7 @@ def reading(rules: AnyRuleset) -> Reading | None:
 
 
 def layout(rules: AnyRuleset, state: object, seat: str | None = None) -> Any:
+    """The position as the ruleset draws it for `seat` (a `BoardLayout`); None for a ruleset with no board."""
     return cast(Board[Any], rules).layout(state, seat) if has(rules, Board) else None
 
 
@@ -475,16 +488,16 @@ def package_of(rules: object) -> str | None:
 def contract_problems(rules: object) -> list[str]:
     """What keeps `rules` from keeping the contract: a member of the core it lacks, a capability it writes in
     part, a member whose parameters are not the contract's."""
-    problems = [f"no {member}" for member in CORE_MEMBERS if not written(rules, Ruleset, member)]
+    problems = [f"no {member}" for member in CORE_MEMBERS if not available(rules, Ruleset, member)]
     for capability in CAPABILITIES:
         members = protocol_methods(capability)
         done = [member for member in members if written(rules, capability, member)]
-        if done and len(done) < len(members):
-            missing = ", ".join(member for member in members if member not in done)
+        missing = ", ".join(member for member in members if not available(rules, capability, member))
+        if done and missing:
             problems.append(f"{capability.__name__} in part: {', '.join(done)} without {missing}")
     for protocol in (Ruleset, *CAPABILITIES):
         for member in protocol_methods(protocol):
-            if written(rules, protocol, member) and not takes_as_contract(getattr(rules, member), protocol, member):
+            if available(rules, protocol, member) and not takes_as_contract(getattr(rules, member), protocol, member):
                 problems.append(f"{member} does not take the contract's {contract_parameters(protocol, member)}")
     return problems
 
@@ -494,9 +507,29 @@ def protocol_methods(protocol: type) -> list[str]:
 
 
 def written(rules: object, protocol: type, member: str) -> bool:
-    """Whether the ruleset has the member of its own (not the protocol's empty declaration, inherited)."""
+    """Whether the ruleset has the member of its own: not the protocol's empty declaration, nor a base class's
+    default or place for it (`contract_default`, `contract_required`), inherited."""
     found = getattr(type(rules), member, getattr(rules, member, None))
-    return found is not None and found is not vars(protocol).get(member)
+    marked = getattr(found, CONTRACT_DEFAULT, False) or getattr(found, CONTRACT_REQUIRED, False)
+    return found is not None and found is not vars(protocol).get(member) and not marked
+
+
+def available(rules: object, protocol: type, member: str) -> bool:
+    """Whether the ruleset has the member: written, or a base class's default."""
+    return written(rules, protocol, member) or getattr(getattr(type(rules), member, None), CONTRACT_DEFAULT, False)
+
+
+def contract_default(method: F) -> F:
+    """Marks a base class's default for a member of the contract (evo_ledger.rules.defaults): a ruleset that
+    inherits it has not written the member, and has a capability only where it writes one of its members."""
+    setattr(method, CONTRACT_DEFAULT, True)
+    return method
+
+
+def contract_required(method: F) -> F:
+    """Marks a base class's place for a member of the core that each ruleset writes: inherited, it is missing."""
+    setattr(method, CONTRACT_REQUIRED, True)
+    return method
 
 
 def contract_parameters(protocol: type, member: str) -> str:

@@ -160,7 +160,7 @@ def test_a_toy_game_is_recorded_through_play(tmp_path: Path) -> None:
     env = {**child_env(), "EVO_LEDGER_DATABASE": database, "TERM": "xterm"}
     terminal = Terminal(str(EVO_LEDGER), "play", "last", env=env)
     try:
-        terminal.expect(r"ann to roll or hold")
+        terminal.expect(r"ann to roll")
         terminal.expect(r"\n> ")
         for line in WHOLE_GAME:
             terminal.type(line + "\n")
