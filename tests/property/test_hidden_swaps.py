@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -29,6 +29,7 @@ from fastapi.testclient import TestClient
 
 from evo_ledger.app.readers import PUBLIC, legal_for
 from evo_ledger.app.selfplay import play_game
+from evo_ledger.game.aggregate import Game
 from evo_ledger.game.checker import check_game
 from evo_ledger.game.notation import parse_game
 from evo_ledger.rules import get_ruleset
@@ -84,12 +85,21 @@ STATISTICS = (
 @dataclass(frozen=True)
 class Swap:
     """A hidden action swapped: the game as recorded and as swapped, both cut at the same action; the hidden
-    action's event and player."""
+    action's place among the actions, its player, and its event once recorded (an action's consequences are events
+    of their own, so the two differ)."""
 
     recorded: list[str]
     swapped: list[str]
-    event: int
+    index: int
     owner: str
+    event: int = 0
+
+    def recorded_at(self, client: TestClient, game: str) -> Swap:
+        """The swap, with the event that recorded its hidden action in `game`."""
+        ledger = client.app.state.ledger  # type: ignore[attr-defined]
+        events = ledger.queries.game_events(UUID(game))
+        facts = [event.originator_version for event in events if isinstance(event, Game.ActionRecorded)]
+        return replace(self, event=facts[self.index])
 
 
 def hand_made() -> list[tuple[str, list[str]]]:
@@ -143,7 +153,7 @@ def swaps(ruleset: str, header: str, actions: list[str]) -> Iterator[Swap]:
             swapped = [*actions[:index], other, *actions[index + 1 : end]]
             cut = legal_prefix(header, swapped)
             if cut > index:
-                yield Swap(actions[:cut], swapped[:cut], index + 2, owner)  # event 1 is the game's setup
+                yield Swap(actions[:cut], swapped[:cut], index, owner)
                 break
 
 
@@ -332,6 +342,8 @@ def test_a_swapped_hidden_fact_changes_no_answer_a_reader_who_may_not_see_it_get
     for header, actions in games:
         for swap in spread(ruleset, list(swaps(ruleset, header, actions))):
             pair = (recorded(first, header, swap.recorded), recorded(second, header, swap.swapped))
+            swap = swap.recorded_at(first, pair[0].game)
+            assert swap.recorded_at(second, pair[1].game) == swap
             moves = {event: replacements(first, pair[0].game, event) for event in (swap.event - 1, swap.event + 1)}
             told = [answers(client, game, swap, moves) for client, game in zip(servers, pair, strict=True)]
             differing = [name for name in told[0] if told[0][name] != told[1][name]]
