@@ -47,14 +47,15 @@ def ruleset_package(module: str) -> str | None:
 
 
 def add_package(bundle: zipfile.ZipFile, name: str) -> None:
-    """A package's files (or a module's one file) at their import paths, with the packages above it."""
+    """A package's files (or a module's one file) at their import paths, with the packages above it (once, where
+    another package shares them)."""
     module = import_module(name)
     depth = len(name.split("."))
     path = Path(module.__file__ or "")
     base = path.parents[depth] if hasattr(module, "__path__") else path.parents[depth - 1]
     for above in range(1, depth):
         init = Path(base, *name.split(".")[:above], "__init__.py")
-        if init.is_file():
+        if init.is_file() and init.relative_to(base).as_posix() not in bundle.namelist():
             bundle.write(init, init.relative_to(base).as_posix())
     if not hasattr(module, "__path__"):
         bundle.write(path, path.relative_to(base).as_posix())

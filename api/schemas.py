@@ -610,8 +610,8 @@ class PositionView(BaseModel):
     players: list[str] = Field(description="each player's line")
     table: list[str] = Field(description="what lies on the table besides the board, a line each")
     layout: dict[str, Any] | None = Field(
-        description="the picture of the position, for a game whose rules draw one: its `kind` names the drawing "
-        "(docs/api.md describes each)"
+        description="the board, for a game whose rules draw one, as data any page draws: spaces on a `grid` with "
+        "the `pieces` on them and what a tap on each enters, a `legend`, `groups` of panels (docs/api.md)"
     )
     result: list[dict[str, Any]] | None
     perspectives: list[str] = Field(

@@ -5,6 +5,13 @@
 // the view's line for each player.
 "use strict";
 
+// Each name once, with how many times it comes, in the order they first come: [["agility", 3], ["size", 1]].
+function tallied(names) {
+  const counts = new Map();
+  for (const name of names) counts.set(name, (counts.get(name) || 0) + 1);
+  return [...counts];
+}
+
 function cardsCounted(count, kind) { return `${count} ${kind}${count === 1 ? "" : "s"}`; }
 
 // What a player holds: the cards named, each once with its number, and the others by their count.
@@ -39,8 +46,10 @@ const SEATS_IN_STATE = {
   },
 };
 
+// A player's colour: that of what they own on the board (their species, or themselves) where the board names its
+// owners; else their seat's.
 function playerColour(layout, players, name, species) {
-  if (layout && layout.kind === "traits") return speciesColour(layout, species);
+  if (layout && layout.owners.length) return ownerColour(layout, species ?? name);
   return PLAYER_COLOURS[players.indexOf(name) % PLAYER_COLOURS.length];
 }
 

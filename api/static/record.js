@@ -206,8 +206,8 @@ function show({ view, legal, recent, state }) {
   for (const part of document.querySelectorAll("section.entry, #tools")) part.hidden = !(recordsGame || recordsOwn);
   document.getElementById("headline").textContent = view.headline;
   showWhose(view);
-  drawBoard(document.getElementById("board"), view.layout, players, { panel: true });
-  drawZones(document.getElementById("zones"), view.layout);
+  drawBoard(document.getElementById("board"), view.layout, { playersPanel: true });
+  drawLegend(document.getElementById("legend"), view.layout);
   drawPlayers(document.getElementById("players"), ruleset, state, view, players);
   showAdvice(legal.advice);
   document.getElementById("completions").replaceChildren(...legal.actions.map((action) => element("option", { value: action })));
@@ -248,9 +248,9 @@ function showEntry() {
   document.getElementById("back-word").disabled = !entered.some((entry) => !entry.forced);
   document.getElementById("choices").replaceChildren(...offered.next.map((word) =>
     element("button", { class: "choice", "data-word": word }, word)));
-  const spaces = new Set(offered.next);
-  for (const space of document.querySelectorAll("#board polygon.space")) {
-    space.classList.toggle("offered", spaces.has(space.dataset.space));
+  const next = new Set(offered.next);
+  for (const space of document.querySelectorAll("#board .space[data-tap]")) {
+    space.classList.toggle("offered", tapOffered(space.dataset.tap, next));
   }
 }
 
@@ -856,8 +856,8 @@ document.getElementById("choices").addEventListener("click", (event) => {
   if (button) choose(button.dataset.word);
 });
 document.getElementById("board").addEventListener("click", (event) => {
-  const space = event.target.closest("[data-space]");
-  if (space) choose(space.dataset.space);
+  const space = event.target.closest("[data-tap]");
+  if (space) choose(space.dataset.tap);
 });
 document.getElementById("back-word").addEventListener("click", takeBack);
 document.getElementById("record").addEventListener("click", () => record(words()).catch(lost));

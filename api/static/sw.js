@@ -9,8 +9,8 @@
 const CACHE = "evo-ledger-record-2"; // the first kept answers to tokens unsealed: dropped as this one starts
 const SHELL = "/static/record.html"; // the recording page, whatever game's address opened it
 const ASSETS = [
-  SHELL, "/static/common.css", "/static/traits-board.css", "/static/record.css", "/static/favicon.svg",
-  "/static/api.js", "/static/queue.js", "/static/traits-board.js", "/static/board.js", "/static/players.js",
+  SHELL, "/static/common.css", "/static/boards.css", "/static/record.css", "/static/favicon.svg",
+  "/static/api.js", "/static/queue.js", "/static/boards.js", "/static/players.js",
   "/static/record.js",
 ];
 const RECORD_PAGE = /^\/games\/[^/]+\/record$/;

@@ -31,13 +31,13 @@ async function show(number) {
   document.getElementById("at").value = at;
   document.getElementById("of").textContent = `of ${latest}`;
   showRounds(view.round);
-  drawBoard(document.getElementById("board"), view.layout, players);
-  drawZones(document.getElementById("zones"), view.layout);
+  drawBoard(document.getElementById("board"), view.layout);
+  drawLegend(document.getElementById("legend"), view.layout);
   document.getElementById("table").replaceChildren(...view.table.map((line) => element("li", {}, line)));
   document.getElementById("players").replaceChildren(...view.players.map((line, seat) =>
     element("li", { style: `color: ${PLAYER_COLOURS[seat % PLAYER_COLOURS.length]}` }, line)));
-  // The trait-card table draws each location and each species' board whole: their lines are not said again.
-  const drawnWhole = Boolean(view.layout && view.layout.kind === "traits");
+  // A board that says all the table's and the players' lines say: they are not said again.
+  const drawnWhole = Boolean(view.layout && view.layout.says_all);
   document.getElementById("table").hidden = document.getElementById("players").hidden = drawnWhole;
   markCurrent(document.querySelector(`#event-list li[data-event="${at}"]`));
   history.replaceState(null, "", `?at=${at}` + (perspective ? `&as=${encodeURIComponent(perspective)}` : ""));

@@ -107,7 +107,9 @@ class Outcome:
 class StateView:
     """A position as a person at the table reads it: what is awaited, each player's line, who stands where, and
     what lies on the table besides the board (the climate and its zones, the genes up for auction and their
-    bids)."""
+    bids). It is public: every reader is given it as it is, so it names nothing the rules keep from a player (a
+    hand only by its count, no card drawn, no peek); a fact some may not see belongs in the state, which
+    `HiddenInformation` gives each reader as it may see it."""
 
     headline: str
     players: tuple[str, ...]

@@ -40,6 +40,7 @@ from evo_ledger.rules.base import (
     Transition,
     Vocabulary,
 )
+from evo_ledger.rules.boards import BoardLayout
 
 StateT = TypeVar("StateT")
 ActionT = TypeVar("ActionT")
@@ -121,7 +122,8 @@ class Ruleset(Protocol[StateT, ActionT, KitT]):
         """The state `snapshot_state` gave `data` for, on the same kit."""
 
     def view(self, state: StateT) -> StateView:
-        """The position in words: its round, phase and step, a line a player, the occupant of each space."""
+        """The position in words: its round, phase and step, a line a player, the occupant of each space. Public:
+        every reader is given it, so it names nothing the rules keep hidden (`StateView`)."""
 
     def describe(self, kind: str, data: Mapping[str, Any]) -> str:
         """A consequence of `kind` with its `data`, as a sentence a player would say."""
@@ -265,7 +267,7 @@ class Board(Protocol[StateT_contra]):
     """A picture of the position the viewer and the recording page draw. Default: none (the pages show the view's
     words)."""
 
-    def layout(self, state: StateT_contra, seat: str | None) -> Any:
+    def layout(self, state: StateT_contra, seat: str | None) -> BoardLayout:
         """The position as a board is drawn: an `evo_ledger.rules.boards.BoardLayout` (spaces on a grid and the
         pieces on them, what a tap on a space enters, a legend, panels), which the pages draw with no code of the
         ruleset's own. Hidden facts in it are those of `seat` alone (every seat's for `ALL_SEATS`, none for
@@ -387,7 +389,7 @@ def reading(rules: AnyRuleset) -> Reading | None:
     return cast(ReadModels, rules).reading() if has(rules, ReadModels) else None
 
 
-def layout(rules: AnyRuleset, state: object, seat: str | None = None) -> Any:
+def layout(rules: AnyRuleset, state: object, seat: str | None = None) -> BoardLayout | None:
     """The position as the ruleset draws it for `seat` (a `BoardLayout`); None for a ruleset with no board."""
     return cast(Board[Any], rules).layout(state, seat) if has(rules, Board) else None
 

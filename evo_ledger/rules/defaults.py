@@ -42,6 +42,7 @@ from evo_ledger.rules.base import (
     Transition,
     Vocabulary,
 )
+from evo_ledger.rules.boards import BoardLayout
 from evo_ledger.rules.contract import contract_default, contract_required, listed_next_words
 from evo_ledger.rules.kits import PlainKit, plain_kit
 from evo_ledger.rules.structured import ActionForm, kind_of
@@ -244,7 +245,7 @@ class BaseRuleset(Generic[StateT, ActionT, KitT]):
         return None
 
     @contract_default
-    def layout(self, state: StateT, seat: str | None) -> Any:
+    def layout(self, state: StateT, seat: str | None) -> BoardLayout | None:
         return None
 
     @contract_default

@@ -50,6 +50,7 @@ pytestmark = pytest.mark.slow(reason="drives Chromium: the quick tier's one brow
 
 EVO2 = [line.text for line in parse_game(GOLDEN["evo2"].read_text()).actions]
 TIMES = "\N{MULTIPLICATION SIGN}"  # the sign the pages write between a trait and how many of its cards there are
+PLACES, SPECIES = ".board-panel[data-place]", ".board-panel[data-species]"  # the trait-card table's panels
 RULES_START_MS = 120_000  # Python in the browser starts in seconds, many on a busy machine
 
 
@@ -118,7 +119,7 @@ def test_phones_the_recording_page_shows_each_players_colour_points_and_cards_an
         unnamed = f"{cards - len(named)} {'more ' if named else ''}event card{'s' * (cards - len(named) != 1)}"
         said = [*named, *([unnamed] if cards > len(named) else [])]
         assert row["holds"] == (f"holds {', '.join(said)}" if said else "holds nothing"), row
-        dinosaur = page.locator(f"#board circle.dino[data-occupant='{row['name']}']").first
+        dinosaur = page.locator(f"#board circle.piece[data-owner='{row['name']}']").first
         assert row["colour"] == hex_to_rgb(dinosaur.get_attribute("fill") or ""), "the panel's colour is the board's"
     events = httpx.get(f"{server}/v1/games/{game}/events?after=0&limit=1000").json()["events"]
     latest = [(event["number"], event["text"]) for event in reversed(events)][:8]
@@ -158,7 +159,7 @@ def test_phones_a_seats_page_says_whose_seat_it_is_and_lists_that_seats_hand_alo
             if who == "ann":
                 expect(whose).to_have_text("ann's seat")
                 expect(whose).to_be_visible()
-                fits_the_width(page, "header", "#whose", "#players li", ".place", ".species")
+                fits_the_width(page, "header", "#whose", "#players li", PLACES, SPECIES)
             else:
                 expect(whose).to_be_hidden()
     finally:
@@ -297,15 +298,15 @@ def test_phones_the_trait_card_table_tells_genomes_by_counts_and_each_fact_once(
     the board; on the recording page, each player's points and hand in the players' panel, not on the boards."""
     stored = imported(server, TRAITS_GAME)
     game = stored["game_id"]
-    layout = httpx.get(f"{server}/v1/games/{game}/view").json()["layout"]
+    state = httpx.get(f"{server}/v1/games/{game}/state").json()["state"]
     page = phone.new_page()
     page.goto(f"{server}/games/{game}")
     page.wait_for_selector("body[data-ready=true]")
-    for species in layout["species"]:
-        assert len(species["future"]) == 42
+    for name, species in state["species"].items():
         counts = Counter(species["future"])
-        told = ", ".join(f"{trait} {TIMES}{n}" if n > 1 else trait for trait, n in counts.items())
-        future = page.locator(f".species[data-species='{species['name']}'] .future")
+        assert counts.total() == 42
+        told = ", ".join(f"{trait} {TIMES}{n}" if n > 1 else trait for trait, n in sorted(counts.items()))
+        future = page.locator(f"{SPECIES}[data-species='{name}'] [data-future]")
         expect(future).to_have_text(f"Future Genome (42): {told}")
         words = re.findall(r"[a-z]+", (future.text_content() or "").split(":", 1)[1])
         assert len(words) == len(set(words)), f"a trait told twice: {words}"
@@ -313,16 +314,17 @@ def test_phones_the_trait_card_table_tells_genomes_by_counts_and_each_fact_once(
     assert page.locator("body").inner_text().count(headline) == 1, "the headline is said once"
     expect(page.locator("#table")).to_be_hidden()
     expect(page.locator("#players")).to_be_hidden()
-    fits_the_width(page, "header", ".place", ".species", ".species .future", ".controls")
+    fits_the_width(page, "header", PLACES, SPECIES, f"{SPECIES} [data-future]", ".controls")
     recording = open_recording(phone, server, game, stored["recorder_token"])
-    for species in layout["species"]:
-        expect(recording.locator(f"#players li[data-player='{species['player']}'] .points")).to_have_text(
-            f"{species['points']} points"
+    for player in state["plays"]:
+        expect(recording.locator(f"#players li[data-player='{player}'] .points")).to_have_text(
+            f"{state['points'][player]} points"
         )
-    boards = recording.locator(".species").all_inner_texts()
+    boards = recording.locator(SPECIES).all_inner_texts()
     assert boards and not any("points" in board for board in boards), "each player's points are the panel's"
-    assert recording.locator(".species .hand").count() == 0, "the hands are the panel's"
-    fits_the_width(recording, "header", ".place", ".species", "#players li")
+    hands = recording.locator(f"{SPECIES} [data-hand], {SPECIES} [data-hand-count]")
+    assert hands.count() == 0, "the hands are the panel's"
+    fits_the_width(recording, "header", PLACES, SPECIES, "#players li")
 
 
 # Each point of the charts' datasets drawn as circles at a value of 1 (100%): how far its top lies below the

@@ -16,17 +16,18 @@ from tests.helpers.pages import imported, open_viewer
 from tests.helpers.traits_pages import ACTIONS, TRAITS_GAME, seated_traits_game
 
 pytestmark = pytest.mark.slow(reason="drives Chromium: the quick tier's one browser test is test_smoke")
+SPECIES = ".board-panel[data-species]"  # a species' board
 
 
 def drawn_locations(page: Any) -> dict[str, dict[str, dict[str, int]]]:
     """Each location drawn: its cards, and the survival tokens on each by species."""
     found: dict[str, dict[str, dict[str, int]]] = {}
-    for place in page.locator(".place").all():
+    for place in page.locator(".board-panel[data-place]").all():
         cards = {}
         for card in place.locator(".card").all():
             tokens = {
-                token.get_attribute("data-species"): int(token.get_attribute("data-count"))
-                for token in card.locator(".survival-token").all()
+                token.get_attribute("data-owner"): int(token.get_attribute("data-count"))
+                for token in card.locator(".token").all()
             }
             cards[card.get_attribute("data-card")] = tokens
         found[place.get_attribute("data-place")] = cards
@@ -46,7 +47,7 @@ def state_locations(server: str, game: str, event: int, headers: dict[str, str] 
 
 def table_matches_state(page: Any, server: str, game: str, event: int) -> None:
     expect(page.locator("#at")).to_have_value(str(event))
-    expect(page.locator(".traits-board")).to_be_visible()
+    expect(page.locator(".board-panels")).to_be_visible()
     assert drawn_locations(page) == state_locations(server, game, event)
 
 
@@ -59,7 +60,7 @@ def test_a_traits_game_is_stepped_by_keys_and_by_millennium_with_its_table_as_th
     for event in range(41, 46):
         page.keyboard.press("ArrowRight")
         table_matches_state(page, server, game, event)
-    assert page.locator(".population").count() > 0 and page.locator(".species").count() == 2
+    assert page.locator(".token[data-state]").count() > 0 and page.locator(SPECIES).count() == 2
     state = httpx.get(f"{server}/v1/games/{game}/state", params={"at": 45}).json()["state"]
     held = {name: species["hand"] for name, species in state["species"].items() if species["hand"]}
     assert held and hands(page) == {
@@ -88,9 +89,9 @@ def read_as(page: Any, perspective: str) -> None:
 def hands(page: Any) -> dict[str, str]:
     """The hands drawn as cards, by species."""
     return {
-        species.get_attribute("data-species"): species.locator(".hand").get_attribute("data-hand")
-        for species in page.locator(".species").all()
-        if species.locator(".hand[data-hand]").count()
+        species.get_attribute("data-species"): species.locator("[data-hand]").get_attribute("data-hand")
+        for species in page.locator(SPECIES).all()
+        if species.locator("[data-hand]").count()
     }
 
 
@@ -104,21 +105,21 @@ def test_a_hand_is_drawn_only_for_a_token_that_may_see_it_and_the_perspective_st
 ) -> None:
     game, readers = seated_traits_game(server, ACTIONS.index("ann active lake"))  # both hands are full
     open_viewer(page, server, game)
-    expect(page.locator(".traits-board")).to_be_visible()
+    expect(page.locator(".board-panels")).to_be_visible()
     assert hands(page) == {}
     assert page.locator("#perspective").is_hidden()
     use_token(page, readers["ann"])
-    expect(page.locator(".species[data-species=circle] .hand[data-hand]")).to_be_visible()
+    expect(page.locator(f"{SPECIES}[data-species=circle] [data-hand]")).to_be_visible()
     assert hands(page) == {"circle": seat_hand(server, game, readers["ann"], "circle")}
     options = page.locator("#perspective option").all()
     assert sorted(option.get_attribute("value") for option in options) == ["", "public"]
     read_as(page, "public")
-    expect(page.locator(".hand[data-hand]")).to_have_count(0)
+    expect(page.locator(f"{SPECIES} [data-hand]")).to_have_count(0)
     use_token(page, readers["recorder"])
     read_as(page, "")
-    expect(page.locator(".hand[data-hand]")).to_have_count(2)
+    expect(page.locator(f"{SPECIES} [data-hand]")).to_have_count(2)
     read_as(page, "ben")
-    expect(page.locator(".species[data-species=square] .hand[data-hand]")).to_be_visible()
+    expect(page.locator(f"{SPECIES}[data-species=square] [data-hand]")).to_be_visible()
     assert hands(page) == {"square": seat_hand(server, game, readers["ben"], "square")}
     page.keyboard.press("Home")
     expect(page.locator("#at")).to_have_value("1")

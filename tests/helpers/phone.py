@@ -93,7 +93,7 @@ SETTLED_FOR = """async ([action, after, patience]) => {
         advice: advice.hidden ? null : advice.dataset.action, message: message.hidden ? "" : message.textContent };
     const next = action[held.length];
     const spot = next === undefined ? document.getElementById("record")
-        : document.querySelector(`#board polygon.space.offered[data-space="${next}"]`)
+        : document.querySelector(`#board .space.offered[data-tap="${next}"]`)
         || document.querySelector(`#choices button[data-word="${next}"]`);
     if (spot) {
         spot.scrollIntoView({ block: "nearest" });

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from evo_ledger.rules.base import StateView
+from evo_ledger.rules.boards import BoardLayout
 from evo_ledger.rules.evo1 import auction, board, modifiers
 from evo_ledger.rules.evo1.kit import Kit, zone
 from evo_ledger.rules.evo1.state import Phase, State
 from evo_ledger.rules.hexisland.kitmap import board_spaces, render_map
-from evo_ledger.rules.hexisland.layout import AuctionItem, Layout
+from evo_ledger.rules.hexisland.layout import AuctionItem, Island, island_board
 from evo_ledger.rules.words import counted, spoken
 
 ZONES = ("ideal", "hot", "cold", "deadly")
@@ -46,8 +47,8 @@ def where(state: State) -> tuple[int, str, str]:
     return state.turn, state.phase, awaited(state)
 
 
-def layout(state: State, seat: str | None = None) -> Layout:
-    """The island, its zones and the auction: nothing hidden is drawn, whoever the `seat`."""
+def layout(state: State, seat: str | None = None) -> BoardLayout:
+    """The island as a board, its zones and the auction: nothing hidden is drawn, whoever the `seat`."""
     kit = state.kit
     colour = kit.chart[state.climate_position]
     zones = {terrain: zone(kit.terrains, colour, terrain) for terrain in kit.terrains}
@@ -59,7 +60,9 @@ def layout(state: State, seat: str | None = None) -> Layout:
         )
         for row in range(1, state.rows_due + 1)
     )
-    return Layout(kit.terrains, zones, board_spaces(kit, state.board, kit.start_beaches), auction)
+    players = tuple(seat.name for seat in sorted(state.seats.values(), key=lambda seat: seat.seat))
+    spaces = board_spaces(kit, state.board, kit.start_beaches)
+    return island_board(Island(kit.terrains, zones, spaces, auction, players))
 
 
 def table_lines(state: State) -> tuple[str, ...]:

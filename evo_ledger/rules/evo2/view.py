@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from evo_ledger.rules.base import StateView
+from evo_ledger.rules.boards import BoardLayout
 from evo_ledger.rules.evo2 import auction, survival
 from evo_ledger.rules.evo2.state import ATTACK_ROLL, ESCAPE, Pending, Phase, PlayerState, State
 from evo_ledger.rules.hexisland.kitmap import board_spaces
-from evo_ledger.rules.hexisland.layout import AuctionItem, Layout
+from evo_ledger.rules.hexisland.layout import AuctionItem, Island, island_board
 from evo_ledger.rules.words import counted
 
 # Genes every species starts with on its sheet, shown as totals.
@@ -42,8 +43,8 @@ def where(state: State) -> tuple[int, str, str]:
     return state.round, state.phase, awaited(state)
 
 
-def layout(state: State, seat: str | None = None) -> Layout:
-    """The island, its zones and the auction: nothing hidden is drawn, whoever the `seat`."""
+def layout(state: State, seat: str | None = None) -> BoardLayout:
+    """The island as a board, its zones and the auction: nothing hidden is drawn, whoever the `seat`."""
     kit = state.kit
     starts = [space for marks in kit.start_marks.values() for space in marks]
     auction: tuple[AuctionItem, ...] = ()
@@ -57,7 +58,8 @@ def layout(state: State, seat: str | None = None) -> Layout:
             for column in range(1, len(state.lab) + 2)
         )
     zones = dict(kit.climate.positions[state.climate_position])
-    return Layout(kit.terrains, zones, board_spaces(kit, state.board, starts), auction)
+    players = tuple(player.name for player in sorted(state.players.values(), key=lambda player: player.seat))
+    return island_board(Island(kit.terrains, zones, board_spaces(kit, state.board, starts), auction, players))
 
 
 def table_lines(state: State) -> tuple[str, ...]:
