@@ -13,11 +13,13 @@ from pydantic import BaseModel, ValidationError
 
 from api.errors import ApiError
 from evo_ledger.app.ledger import Ledger, Recorder
-from evo_ledger.app.readers import Reader, lost_access, narrowed, reader_for, sees_game, utc_now
+from evo_ledger.app.readers import Caller, Reader, lost_access, narrowed, reader_for, sees_game, utc_now
 from evo_ledger.rules import rulesets
 
 Body = TypeVar("Body", bound=BaseModel)
 __all__ = [
+    "Caller",
+    "CallerDep",
     "LedgerDep",
     "PerspectiveQuery",
     "Reader",
@@ -25,6 +27,7 @@ __all__ = [
     "TokenDep",
     "bearer_token",
     "body_error",
+    "caller",
     "game_id_of",
     "game_seen_by",
     "is_admin",
@@ -93,6 +96,14 @@ TokenDep = Annotated[str | None, Depends(bearer_token)]
 def is_admin(request: Request, token: str | None) -> bool:
     admin: str | None = request.app.state.settings.admin_token
     return admin is not None and token is not None and secrets.compare_digest(token.encode(), admin.encode())
+
+
+async def caller(request: Request, token: TokenDep) -> Caller:
+    """The caller of what is answered across games, as the readers take it: the admin, or another."""
+    return Caller(admin=is_admin(request, token))
+
+
+CallerDep = Annotated[Caller, Depends(caller)]
 
 
 def recorder(request: Request, token: str | None) -> Recorder:

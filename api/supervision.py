@@ -13,6 +13,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 
 from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.readers import Caller, game_named_for
 from evo_ledger.app.writer import Writer
 from evo_ledger.game.checkpoints import CheckpointError, Unvouched, unvouched_words
 from projections.runner import BackgroundProjection
@@ -111,12 +112,12 @@ class CheckpointSigner:
             if unvouched:
                 log.warning("%s", unvouched_words(taken["number"], unvouched))
 
-    def health(self, admin: bool) -> tuple[bool, dict[str, Any]]:
+    def health(self, caller: Caller) -> tuple[bool, dict[str, Any]]:
         """Whether checkpoints leave the server degraded (the last attempt to sign one failed, or one since the
         last acknowledged could not vouch for every event it examined), and what `/health` says of them: the last
         signed (its number and position), why the last attempt failed, if it did, the last acknowledged, and the
         events the checkpoints after it could not vouch for (`unvouched`, the first 20 runs of them: by their game
-        for the admin only, as a game may be private; the events; the checkpoint; the reason, and in words;
+        as the readers name it to the caller, `game_named_for`; the events; the checkpoint; the reason, and in words;
         `unvouched_count`). Until the checkpoint log was first read (the first checkpoint is being taken), it is
         degraded, `acknowledged` and `unvouched_count` null."""
         self.seen = self.ledger.vouched.unvouched_unless_signing(wait=False) or self.seen
@@ -128,13 +129,12 @@ class CheckpointSigner:
             "position": last.get("position"),
             "failure": self.failure,
             "acknowledged": acknowledged,
-            "unvouched": [unvouched_shown(run, admin) for run in unvouched[:UNVOUCHED_SHOWN]],
+            "unvouched": [unvouched_shown(run, caller) for run in unvouched[:UNVOUCHED_SHOWN]],
             "unvouched_count": sum(run.count for run in unvouched) if self.seen is not None else None,
         }
         return self.failure is not None or self.seen is None or bool(unvouched), body
 
 
-def unvouched_shown(run: Unvouched, admin: bool) -> dict[str, Any]:
-    game = {"game_id": run.game_id} if admin else {}
+def unvouched_shown(run: Unvouched, caller: Caller) -> dict[str, Any]:
     shown = {"events": [run.first, run.last], "checkpoint": run.checkpoint, "reason": run.reason, "why": run.why}
-    return game | shown
+    return game_named_for(caller, run.game_id) | shown

@@ -26,18 +26,20 @@ from api.whole_log_reads import TOO_MANY_ANSWER, whole_log_read
 from evo_ledger.app.access import new_token
 from evo_ledger.app.ledger import Ledger, Receipt
 from evo_ledger.app.readers import (
+    Export,
     ShownEvent,
+    bundle_for,
     check_live,
     events_for,
+    game_file_for,
     latest_for,
     layout_for,
     lost_access,
     shown_version,
     state_for,
-    visibility,
     with_access,
 )
-from evo_ledger.app.transfer import bundle_game, export_bundle, export_notation, notation_game, store_game
+from evo_ledger.app.transfer import bundle_game, notation_game, store_game
 from evo_ledger.game.aggregate import Game
 from evo_ledger.game.codec import pack
 
@@ -261,15 +263,16 @@ def export(
 
 
 def exported(reader: Reader, ledger: Ledger, format: str) -> Response:
-    """The export as the reader may be given it, made whole before it is sent: its slot among the whole-log reads
-    at once is given back before the answer's first byte leaves."""
-    seen = visibility(reader, ledger, ledger.queries.game(reader.game_id))
-    headers = {"Evo-Left-Out": " ".join(map(str, seen.left_out))} if seen.left_out else {}
+    """The export as the readers make it for the reader (`game_file_for`, `bundle_for`), made whole before it is
+    sent: its slot among the whole-log reads at once is given back before the answer's first byte leaves."""
+    game = ledger.queries.game(reader.game_id)
+    export: Export[str] | Export[bytes]
     if format == "notation":
-        text = export_notation(ledger, reader.game_id, shown=seen.shown)
-        return Response(text, media_type="text/plain", headers=headers)
-    bundle = export_bundle(ledger, reader.game_id, seen)
-    return Response(bundle, media_type=MSGPACK, headers=headers)
+        export, media_type = game_file_for(reader, ledger, game), "text/plain"
+    else:
+        export, media_type = bundle_for(reader, ledger, game), MSGPACK
+    headers = {"Evo-Left-Out": " ".join(map(str, export.left_out))} if export.left_out else {}
+    return Response(export.content, media_type=media_type, headers=headers)
 
 
 @router.post(

@@ -14,11 +14,12 @@ from pydantic import AfterValidator, BeforeValidator
 
 from api import schemas
 from api.deps import (
+    CallerDep,
     LedgerDep,
     ReaderDep,
     TokenDep,
     game_id_of,
-    is_admin,
+    game_seen_by,
     join_link,
     json_body,
     known_ruleset,
@@ -29,7 +30,7 @@ from api.deps import (
 from api.errors import ApiError
 from evo_ledger.app.access import HiddenGame, check_recorder, new_token
 from evo_ledger.app.ledger import AppendRequest, Idempotency, Ledger
-from evo_ledger.app.readers import PUBLIC, Perspective, game_listed, head_hash_for, latest_for, legal_for
+from evo_ledger.app.readers import PUBLIC, Caller, Perspective, game_listed, head_hash_for, latest_for, legal_for
 from evo_ledger.app.writer import NewGame, Writer
 from evo_ledger.game.aggregate import Game
 from evo_ledger.rules import marked_seats
@@ -105,17 +106,20 @@ async def append(request: Request) -> Response:
     try:
         receipt = schemas.Receipt.of(await writer.append(appended))
     except HiddenGame:
-        if not is_admin(request, token):
-            raise
-        # The admin sees every game: it is told why it may not append.
-        access = await run_in_threadpool(request.app.state.ledger.vouched.access, game_id)
-        check_recorder(game_id, access, token, sees_private=True)
+        await run_in_threadpool(check_recorder_seen, request, game_id, token)
         raise
     headers = {}
     if wait_for_projections is not None:
         caught_up = await run_in_threadpool(projections_reach_log, request, wait_for_projections)
         headers[PROJECTIONS_HEADER] = "caught-up" if caught_up else "behind"
     return Response(receipt.model_dump_json(), media_type="application/json", headers=headers)
+
+
+def check_recorder_seen(request: Request, game_id: UUID, token: str | None) -> None:
+    """Why a caller refused as one that does not see the game may not append (`check_recorder`), where it sees the
+    game all the same (the admin sees every game); nothing where it does not."""
+    if game_seen_by(request, game_id, token):
+        check_recorder(game_id, request.app.state.ledger.vouched.access(game_id), token)
 
 
 def check_action_sizes(actions: Sequence[str | schemas.ActionData]) -> None:
@@ -196,7 +200,7 @@ IsoDate = Annotated[date, BeforeValidator(iso_date_only), AfterValidator(schemas
 def list_games(
     request: Request,
     ledger: LedgerDep,
-    token: TokenDep,
+    caller: CallerDep,
     ruleset: str | None = None,
     player: Annotated[str | None, Query(description="a player's name or stable id")] = None,
     status: Annotated[str | None, Query(pattern="^(ongoing|over)$")] = None,
@@ -213,7 +217,6 @@ def list_games(
     with 404 `unknown_player`."""
     if ruleset is not None:
         known_ruleset(ruleset)
-    admin = is_admin(request, token)
     found: list[schemas.Summary] = []
     last, more = 0, False
     known = statuses(request) if status is not None else {}
@@ -222,7 +225,7 @@ def list_games(
             continue  # told apart by its setup: the game is not read
         if known.get(setup.originator_id, status) != status:
             continue  # told apart by the read tables, which have followed the whole log
-        game = game_listed(ledger, setup.originator_id, admin, request.app.state.clock)
+        game = game_listed(ledger, setup.originator_id, caller, request.app.state.clock)
         if game is None:
             continue
         summary = summarise(ledger, game)
@@ -233,16 +236,16 @@ def list_games(
             break
         found.append(summary)
         last = position
-    if player is not None and not found and not player_seen(ledger, player, admin, request.app.state.clock):
+    if player is not None and not found and not player_seen(ledger, player, caller, request.app.state.clock):
         raise ApiError(404, "unknown_player", f"player: no game names {player[:80]!r}, by name or stable id")
     return schemas.GameList(games=found, next_cursor=str(last) if more else None)
 
 
-def player_seen(ledger: Ledger, player: str, admin: bool, clock: Any) -> bool:
+def player_seen(ledger: Ledger, player: str, caller: Caller, clock: Any) -> bool:
     """Whether a game the list shows the caller names the player (only the games that name it are read)."""
     return any(
         set_up_as(setup, None, player, None, None)
-        and game_listed(ledger, setup.originator_id, admin, clock) is not None
+        and game_listed(ledger, setup.originator_id, caller, clock) is not None
         for _, setup in ledger.queries.started_setups()
     )
 

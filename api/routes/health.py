@@ -3,14 +3,14 @@ aside."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from api.deps import TokenDep, is_admin
+from api.deps import CallerDep
 from api.supervision import NO_TAMPER_EVIDENCE
+from evo_ledger.app.readers import game_named_for
 from projections.store import ReadStore
 
 router = APIRouter(tags=["health"])
@@ -18,24 +18,24 @@ SET_ASIDE_SHOWN = 20
 
 
 @router.get("/health", operation_id="health")
-def health(request: Request, token: TokenDep) -> JSONResponse:
+def health(request: Request, caller: CallerDep) -> JSONResponse:
     """`ok` (200) while the writer and the read tables' process run and the tables have set no event aside,
     `degraded` (503) otherwise; the read tables' `position` in the log, the log's, the `lag` between them, and the
     events set aside (`set_aside`, the first 20 by their position in the log, and `set_aside_count`): each by its
-    game (for the admin only: a game may be private), its version there, its position and the type of the error
-    that stopped it. With a seal key, the last
-    checkpoint signed, the last an admin acknowledged and the events the checkpoints after it could not vouch for
-    (`checkpoints`), and `degraded` while signing one fails or until an admin acknowledges those events
-    (`evo-ledger checkpoint --acknowledge`); without one, that the server offers no tamper evidence."""
+    game as the readers name it to the caller (`game_named_for`: to the admin only, as a game may be private), its
+    version there, its position and the type of the error that stopped it. With a seal key, the last checkpoint
+    signed, the last an admin acknowledged and the events the checkpoints after it could not vouch for
+    (`checkpoints`, their games named alike), and `degraded` while signing one fails or until an admin
+    acknowledges those events (`evo-ledger checkpoint --acknowledge`); without one, that the server offers no
+    tamper evidence."""
     state = request.app.state
     writer: dict[str, Any] = state.writer.health()
     read_tables: dict[str, Any] = state.supervisor.health()
     store: ReadStore = state.read_store
     position, log_position = store.position(), state.ledger.store.recorder.max_notification_id() or 0
     read_tables |= {"position": position, "log_position": log_position, "lag": max(0, log_position - position)}
-    admin = is_admin(request, token)
     set_aside = [
-        {name: value for name, value in asdict(event).items() if admin or name != "game_id"}
+        game_named_for(caller, event.game_id) | {"event": event.event, "position": event.position, "error": event.error}
         for event in store.set_aside(SET_ASIDE_SHOWN)
     ]
     read_tables |= {"set_aside": set_aside, "set_aside_count": store.set_aside_count() if set_aside else 0}
@@ -44,7 +44,7 @@ def health(request: Request, token: TokenDep) -> JSONResponse:
     body = {"status": "ok" if ok else "degraded", "writer": writer, "read_tables": read_tables}
     signer = state.checkpoints
     if signer is not None:
-        degraded, body["checkpoints"] = signer.health(admin)
+        degraded, body["checkpoints"] = signer.health(caller)
         if degraded:
             body["status"], ok = "degraded", False
     elif state.ledger.store.sealer is None:

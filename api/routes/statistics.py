@@ -1,7 +1,8 @@
 """The read tables over HTTP: standings, auction histories, statistics, and every table as CSV.
 
-They follow the log a moment behind it; each answer says the position in the log it includes. Private games are
-left out unless the caller holds the admin token (a game's own endpoints follow the game's access rules).
+They follow the log a moment behind it; each answer says the position in the log it includes. Whether private
+games' rows count for the caller is the readers' to say (`private_rows_for`: for the admin alone), and a game's
+own reports are cut as its reader may see the game (`rows_as_of`).
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from fastapi.responses import StreamingResponse
 from sqlalchemy import Connection
 
 from api import schemas
-from api.deps import LedgerDep, Reader, ReaderDep, TokenDep, is_admin, known_ruleset
+from api.deps import CallerDep, LedgerDep, Reader, ReaderDep, known_ruleset
 from api.errors import ApiError
 from evo_ledger.app.ledger import Ledger
-from evo_ledger.app.readers import rows_as_of
+from evo_ledger.app.readers import Caller, private_rows_for, rows_as_of
 from evo_ledger.rules import rulesets
 from evo_ledger.rules.base import Statistic
 from evo_ledger.rules.contract import reading as reading_of
@@ -92,10 +93,10 @@ def game_report(request: Request, ledger: Ledger, reader: Reader, report: str) -
 
 
 @router.get("/statistics/players", response_model=schemas.Rows[schemas.PlayerRecord], operation_id="player_records")
-def player_records(request: Request, token: TokenDep) -> dict[str, Any]:
+def player_records(request: Request, caller: CallerDep) -> dict[str, Any]:
     """Per ruleset and player, by stable id, over the games they finished: games, wins, and the mean and best
     score (the ruleset's first tie-breaker: MP, points)."""
-    return rows(request, lambda c: queries.player_records(c, is_admin(request, token)))
+    return rows(request, lambda c: queries.player_records(c, private_rows_for(caller)))
 
 
 def ruleset_query(
@@ -115,60 +116,60 @@ def player_ratings(request: Request, ruleset: RulesetQuery) -> dict[str, Any]:
 
 
 @router.get("/statistics/seats", response_model=schemas.Rows[schemas.SeatWins], operation_id="seat_wins")
-def seat_wins(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
+def seat_wins(request: Request, caller: CallerDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per number of players and seat, over the ruleset's finished games: the win rate (a shared first place is a
     win) and its Wilson 95% interval."""
-    return rows(request, lambda c: outcomes.seat_wins(c, ruleset, is_admin(request, token)))
+    return rows(request, lambda c: outcomes.seat_wins(c, ruleset, private_rows_for(caller)))
 
 
 @router.get(
     "/statistics/first-places", response_model=schemas.Rows[schemas.FirstPlaceWins], operation_id="first_place_wins"
 )
-def first_place_wins(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
+def first_place_wins(request: Request, caller: CallerDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per number of players and place in the order of play each game opened with (evo2's initiative draw,
     evo1's first initiative, the traits start player and those to their left), over the ruleset's finished games:
     the win rate and its Wilson 95% interval."""
-    return rows(request, lambda c: outcomes.first_place_wins(c, ruleset, is_admin(request, token)))
+    return rows(request, lambda c: outcomes.first_place_wins(c, ruleset, private_rows_for(caller)))
 
 
 @router.get("/statistics/lengths", response_model=schemas.Rows[schemas.GameLength], operation_id="game_lengths")
-def game_lengths(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
+def game_lengths(request: Request, caller: CallerDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per number of players and kit, over the ruleset's finished games: how many rounds and events they ran."""
-    return rows(request, lambda c: outcomes.game_lengths(c, ruleset, is_admin(request, token)))
+    return rows(request, lambda c: outcomes.game_lengths(c, ruleset, private_rows_for(caller)))
 
 
 @router.get("/statistics/scores", response_model=schemas.Rows[schemas.ScoreMargin], operation_id="score_margins")
-def score_margins(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
+def score_margins(request: Request, caller: CallerDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per number of players, over the ruleset's finished games: the winning and mean scores, and the margin (the
     winner's score less the runner-up's)."""
-    return rows(request, lambda c: outcomes.score_margins(c, ruleset, is_admin(request, token)))
+    return rows(request, lambda c: outcomes.score_margins(c, ruleset, private_rows_for(caller)))
 
 
 @router.get("/statistics/profiles", response_model=schemas.Rows[schemas.Profile], operation_id="player_profiles")
-def player_profiles(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
+def player_profiles(request: Request, caller: CallerDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per player, over the ruleset's finished games: games, wins, mean place, and its rating's ordinal after each
     rated game, in order, with the numbers of those games among the ruleset's rated games."""
-    return rows(request, lambda c: outcomes.profiles(c, ruleset, is_admin(request, token)))
+    return rows(request, lambda c: outcomes.profiles(c, ruleset, private_rows_for(caller)))
 
 
-def visible_games(request: Request, token: str | None, ruleset: str) -> Callable[[Connection], list[strengths.Game]]:
-    admin = is_admin(request, token)
-    return lambda connection: strengths.finished_games(connection, ruleset, admin)
+def visible_games(caller: Caller, ruleset: str) -> Callable[[Connection], list[strengths.Game]]:
+    private_rows = private_rows_for(caller)
+    return lambda connection: strengths.finished_games(connection, ruleset, private_rows)
 
 
 @router.get("/statistics/calibration", response_model=schemas.Calibration, operation_id="rating_calibration")
-def rating_calibration(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
+def rating_calibration(request: Request, caller: CallerDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """How well the incremental ratings predicted each finished game before it was played (OpenSkill's win
     chances): the log loss and Brier score of all games and of the later half, beside a prediction without skill,
     and the reliability curve (the predictions in tenths against the share of them that won)."""
-    games, fresh = read(request, visible_games(request, token, ruleset))
+    games, fresh = read(request, visible_games(caller, ruleset))
     return {"ruleset": ruleset, **strengths.calibration(games), **fresh}
 
 
 @router.get("/statistics/seat-advantage", response_model=schemas.SeatAdvantage, operation_id="seat_advantage")
 def seat_advantage(
     request: Request,
-    token: TokenDep,
+    caller: CallerDep,
     ruleset: RulesetQuery,
     by: Annotated[
         Literal["seat", "place"], Query(description="the seat at the table, or the place in the opening order")
@@ -178,23 +179,23 @@ def seat_advantage(
     accounted for: Plackett-Luce with both fitted together, per number of players and seat, the effect against the
     first seat and the chance of winning at a table of equally strong players, each with its 95% interval, beside
     the raw win rate."""
-    games, fresh = read(request, visible_games(request, token, ruleset))
+    games, fresh = read(request, visible_games(caller, ruleset))
     return {"ruleset": ruleset, **strengths.seat_advantage(games, by), **fresh}
 
 
 @router.get("/statistics/batch-ratings", response_model=schemas.Rows[schemas.BatchRating], operation_id="batch_ratings")
-def batch_ratings(request: Request, token: TokenDep, ruleset: RulesetQuery) -> dict[str, Any]:
+def batch_ratings(request: Request, caller: CallerDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Each player's strength fitted to the ruleset's whole history at once, the same whatever the games' order (for
     a club's season), as an OpenSkill mu and sigma beside the incremental rating of the same games and the
     difference; the highest batch ordinal (mu - 3 sigma) first."""
-    games, fresh = read(request, visible_games(request, token, ruleset))
+    games, fresh = read(request, visible_games(caller, ruleset))
     return {"rows": strengths.batch_ratings(games), **fresh}
 
 
 @router.get("/statistics/skill", response_model=schemas.Skill, operation_id="skill_and_luck")
 def skill_and_luck(
     request: Request,
-    token: TokenDep,
+    caller: CallerDep,
     ruleset: RulesetQuery,
     min_games: Annotated[int, Query(ge=1, le=10_000, description="the games a player needs to be counted")] = 5,
 ) -> dict[str, Any]:
@@ -203,20 +204,20 @@ def skill_and_luck(
     decided by the strengths of the ruleset's sensible and random bots (measured in a seeded set of their games);
     the skill share is the share of bots' games at which the benchmark is as spread as the real games."""
     gap = strengths.bot_gap(ruleset)
-    games, fresh = read(request, visible_games(request, token, ruleset))
+    games, fresh = read(request, visible_games(caller, ruleset))
     return {"ruleset": ruleset, **strengths.skill(games, gap, min_games), **fresh}
 
 
 @router.get("/statistics/rulesets", response_model=schemas.Rows[schemas.RulesetCount], operation_id="ruleset_counts")
-def ruleset_counts(request: Request, token: TokenDep) -> dict[str, Any]:
+def ruleset_counts(request: Request, caller: CallerDep) -> dict[str, Any]:
     """Per ruleset: the games recorded, those finished, and the different players who sat at them."""
-    return rows(request, lambda c: outcomes.ruleset_counts(c, is_admin(request, token)))
+    return rows(request, lambda c: outcomes.ruleset_counts(c, private_rows_for(caller)))
 
 
 @router.get("/statistics/dice", response_model=schemas.DieFaces, operation_id="die_faces")
 def die_faces(
     request: Request,
-    token: TokenDep,
+    caller: CallerDep,
     ruleset: Annotated[str, Query(description="the ruleset whose die is counted")],
     game_id: Annotated[str | None, Query(description="one game's rolls")] = None,
     recorder: Annotated[str | None, Query(max_length=16, description="one recorder's rolls")] = None,
@@ -230,37 +231,37 @@ def die_faces(
     if ruleset not in die_tables():
         with_dice = ", ".join(die_tables())
         raise ApiError(404, "no_dice", f"ruleset: {ruleset[:80]} rolls no die; the rulesets with dice are {with_dice}")
-    admin = is_admin(request, token)
+    private_rows = private_rows_for(caller)
     if game_id is not None:
-        check_game_shown(request, game_id, ruleset, admin)
+        check_game_shown(request, game_id, ruleset, private_rows)
     if recorder is not None:
-        check_recorder_shown(request, recorder, admin)
-    answer, fresh = read(request, lambda c: queries.die_faces(c, ruleset, game_id, recorder, admin))
+        check_recorder_shown(request, recorder, private_rows)
+    answer, fresh = read(request, lambda c: queries.die_faces(c, ruleset, game_id, recorder, private_rows))
     return {**answer, **fresh}
 
 
-def check_game_shown(request: Request, game_id: str, ruleset: str, admin: bool) -> None:
+def check_game_shown(request: Request, game_id: str, ruleset: str, private_rows: bool) -> None:
     store: ReadStore = request.app.state.read_store
     with store.engine.connect() as connection:
-        shown = queries.shown_ruleset(connection, game_id, admin)
+        shown = queries.shown_ruleset(connection, game_id, private_rows)
     if shown is None:  # a private game is told as an unknown one
         raise ApiError(404, "unknown_game", f"game_id: the read tables hold no game {game_id[:80]!r}")
     if shown != ruleset:
         raise ApiError(422, "wrong_ruleset", f"game_id: game {game_id} is a game of {shown}, not of {ruleset}")
 
 
-def check_recorder_shown(request: Request, recorder: str, admin: bool) -> None:
+def check_recorder_shown(request: Request, recorder: str, private_rows: bool) -> None:
     store: ReadStore = request.app.state.read_store
     with store.engine.connect() as connection:
-        shown = queries.recorder_shown(connection, recorder, admin)
+        shown = queries.recorder_shown(connection, recorder, private_rows)
     if not shown:
         raise ApiError(404, "unknown_recorder", f"recorder: the read tables hold no game recorded by {recorder!r}")
 
 
 @router.get("/statistics/games", response_model=schemas.Rows[schemas.GameSummary], operation_id="game_statistics")
-def game_statistics(request: Request, token: TokenDep) -> dict[str, Any]:
+def game_statistics(request: Request, caller: CallerDep) -> dict[str, Any]:
     """Per game: its ruleset, players, status, and length in rounds, effective actions and events."""
-    return rows(request, lambda c: queries.game_summaries(c, is_admin(request, token)))
+    return rows(request, lambda c: queries.game_summaries(c, private_rows_for(caller)))
 
 
 def statistics_of(ruleset: str) -> Mapping[str, Statistic]:
@@ -281,7 +282,7 @@ def ruleset_statistics(ruleset: str) -> dict[str, Any]:
 @router.get(
     "/rulesets/{ruleset}/statistics/{name}", response_model=schemas.RulesetStatistic, operation_id="ruleset_statistic"
 )
-def ruleset_statistic(ruleset: str, name: str, request: Request, token: TokenDep) -> dict[str, Any]:
+def ruleset_statistic(ruleset: str, name: str, request: Request, caller: CallerDep) -> dict[str, Any]:
     """One of the ruleset's own statistics over its games (private ones for the admin only): evo2's `genes`,
     `genes-offered`, `combats` and `survival`; evo1's `autosaurs`, `cards`, `combats` and `genes`; the trait-card game's
     `actions`, `traits` and `extinctions`."""
@@ -292,7 +293,7 @@ def ruleset_statistic(ruleset: str, name: str, request: Request, token: TokenDep
         raise ApiError(
             404, "unknown_statistic", f"{ruleset[:80]} has no statistic {name[:80]!r}; its statistics: {known}"
         )
-    answer = rows(request, lambda c: queries.ruleset_statistic(c, statistic, is_admin(request, token)))
+    answer = rows(request, lambda c: queries.ruleset_statistic(c, statistic, private_rows_for(caller)))
     return {"ruleset": ruleset, "statistic": name, "means": statistic.means, **answer}
 
 
@@ -304,18 +305,18 @@ def ruleset_statistic(ruleset: str, name: str, request: Request, token: TokenDep
 )
 def table_csv(
     request: Request,
-    token: TokenDep,
+    caller: CallerDep,
     table: Annotated[str, Path(description="a read table's name, as in the documented schema")],
 ) -> StreamingResponse:
     """A read table as CSV, rows in key order (rows of private games for the admin only)."""
     if table not in tables():
         raise ApiError(404, "unknown_table", f"no read table {table!r}: the tables are {', '.join(tables())}")
     store: ReadStore = request.app.state.read_store
-    admin = is_admin(request, token)
+    private_rows = private_rows_for(caller)
 
     def chunks() -> Iterator[str]:
         with store.engine.connect() as connection:
-            yield from queries.table_csv(connection, table, admin)
+            yield from queries.table_csv(connection, table, private_rows)
 
     headers = {"Content-Disposition": f'attachment; filename="{table}.csv"'}
     return StreamingResponse(chunks(), media_type="text/csv", headers=headers)

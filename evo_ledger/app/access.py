@@ -70,11 +70,9 @@ class HiddenGame(LookupError):
     """A private game, to a caller who may not see it: told as an unknown game is."""
 
 
-def check_recorder(game_id: UUID, access: GameAccess | None, token: str | None, sees_private: bool = False) -> None:
-    """Only the holder of the game's recorder token appends to it; to anyone else a private game is unknown,
-    unless it `sees_private` (the admin)."""
-    if access is not None and access.private and not sees_private and not access.admits(token):
-        raise HiddenGame(f"no game {game_id}")
+def check_recorder(game_id: UUID, access: GameAccess | None, token: str | None) -> None:
+    """Only the holder of the game's recorder token appends to it. Whether a caller refused is told that a private
+    game exists is the readers' rule (`evo_ledger.app.readers.check_seen`), asked before this."""
     if access is None or access.token_digest is None:
         raise NoRecorderToken(game_id, f"game {game_id} has no recorder token: the admin can issue one")
     if token is None:

@@ -2,7 +2,8 @@
 
 A bundle holds a game's stored events exactly as the store has them (topic, version, state bytes, with their
 hashes inside), so importing a bundle and exporting it again gives the same bytes. A bundle is verified before
-anything is written: its hash chain must hold and every action must be legal where it stands.
+anything is written: its hash chain must hold and every action must be legal where it stands. A game goes out
+whole as the readers export it for its recorder (`evo_ledger.app.readers.exports`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 import pickle
 import threading
 from collections import deque
-from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
@@ -30,7 +31,7 @@ from eventsourcing.utils import TopicError
 
 from evo_ledger.app.access import GameAccess
 from evo_ledger.app.ledger import Ledger, Receipt
-from evo_ledger.app.readers import Visibility, hidden_line, narrowed_rows
+from evo_ledger.app.readers import BUNDLE_FORMAT, BUNDLE_VERSION, RECORDER, bundle_for, game_file_for
 from evo_ledger.game.aggregate import (
     CHECK_ON_FOLD,
     GENESIS,
@@ -46,30 +47,22 @@ from evo_ledger.game.aggregate import (
     stored_hash,
 )
 from evo_ledger.game.checker import load_pinned_kit_document
-from evo_ledger.game.codec import CodecError, check_depth, digest, pack, unpack_input, unpack_sealed
+from evo_ledger.game.codec import CodecError, check_depth, digest, unpack_input, unpack_sealed
 from evo_ledger.game.notation import (
     ActionLine,
     GameFile,
     GameFileError,
-    Header,
     Revision,
-    format_correction,
-    format_game,
-    format_hidden,
-    format_note,
-    format_undo,
     parse_game,
     read_game_text,
 )
-from evo_ledger.game.seal import IMPORTED, unsealed_bytes
+from evo_ledger.game.seal import IMPORTED
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import RuleViolation, SetupError
 from evo_ledger.rules.kits import canonical_hash
 from evo_ledger.rules.text import NotationError
 from evo_ledger.store.mapper import imported_by, sealed_by
 
-BUNDLE_FORMAT = "evo-ledger-bundle"
-BUNDLE_VERSION = 1
 BUNDLE_SUFFIX = ".msgpack"
 IMPORT_BATCH = 25
 T = TypeVar("T")
@@ -79,18 +72,9 @@ class BundleError(ValueError):
     """A bundle that cannot be imported: unreadable, or its events do not verify."""
 
 
-def export_bundle(ledger: Ledger, game_id: UUID, seen: Visibility | None = None) -> bytes:
-    """The game's stored events with their hashes. For a reader who may not see everything (`seen`), narrowed as
-    the readers narrow a bundle's rows (`narrowed_rows`): such a bundle names the hidden actions it leaves out and
-    is not imported until they are revealed."""
-    ledger.queries.game(game_id)  # an unknown game raises
-    events = ledger.queries.stored_events(game_id)
-    rows: list[list[Any]] = [[event.topic, event.originator_version, unsealed_bytes(event.state)] for event in events]
-    bundle: dict[str, Any] = {"format": BUNDLE_FORMAT, "version": BUNDLE_VERSION, "game": str(game_id), "events": rows}
-    left_out = narrowed_rows(rows, seen, ledger.store.mapper.transcoder) if seen is not None else None
-    if left_out is not None:
-        bundle["left_out"] = left_out
-    return pack(bundle)
+def export_bundle(ledger: Ledger, game_id: UUID) -> bytes:
+    """The game's stored events with their hashes, whole: the bundle its recorder is given (`bundle_for`)."""
+    return bundle_for(RECORDER, ledger, ledger.queries.game(game_id)).content
 
 
 def read_bundle(data: bytes) -> list[StoredEvent]:
@@ -290,38 +274,10 @@ def import_bundles(
     return _import(ledger, bundle_game, bundles, batch, workers)
 
 
-def export_notation(ledger: Ledger, game_id: UUID, shown: Container[int] | None = None) -> str:
-    """The game as a notation file: its actions in the order recorded, and its undos, corrections, notes and
-    whether its hidden facts are kept hidden at its end as revision lines, so that importing it gives the same
-    events.
-    With `shown` (the hidden actions its reader sees), an action hidden from its reader is the line the readers
-    give it (`hidden_line`).
-
-    The header names the game's kit and pins its hash; a bundle carries the kit's whole content."""
-    game = ledger.queries.game(game_id)
-    header = Header(
-        game.ruleset_name, game.ruleset_version, game.kit_name, game.kit_hash, tuple(game.player_names), game.options
-    )
-    events = ledger.queries.game_events(game_id, up_to=game.version)
-    lines = [line for event in events if (line := hidden_line(event, shown) or _line_of(event)) is not None]
-    ids = ", ".join(f"{p['name']}={p['id']}" for p in game.players)
-    outcome = game.rules.outcome(game.state)
-    return format_game(header, lines, outcome, comments=[f"game {game_id}", f"players: {ids}"])
-
-
-def _line_of(event: Any) -> str | None:
-    """The event's line, None for what the rules derive."""
-    if isinstance(event, Game.ActionCorrected):
-        return format_correction(event.notation, event.reason)
-    if isinstance(event, Game.ActionRecorded):
-        return str(event.notation)
-    if isinstance(event, Game.ActionsUndone):
-        return format_undo(len(event.versions), event.reason)
-    if isinstance(event, Game.AnnotationAdded):
-        return format_note(event.about, event.text)
-    if isinstance(event, Game.EndRevealSet):
-        return format_hidden(event.reveal_at_end)
-    return None
+def export_notation(ledger: Ledger, game_id: UUID) -> str:
+    """The game as a notation file, whole: the game file its recorder is given (`game_file_for`), which importing
+    makes the same events of."""
+    return game_file_for(RECORDER, ledger, ledger.queries.game(game_id)).content
 
 
 def import_notation(ledger: Ledger, text: str, base: Path | None = None, again: bool = False) -> Receipt:

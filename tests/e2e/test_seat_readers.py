@@ -37,6 +37,21 @@ def test_a_seat_reads_a_private_game_and_a_stranger_does_not(client: TestClient)
     assert client.get(f"/v1/games/{game}/state", headers=readers["public"]).status_code in (403, 404)
 
 
+def test_a_seat_refused_a_change_of_a_private_game_is_told_why_and_a_stranger_of_no_game(client: TestClient) -> None:
+    """Who sees a private game is one rule for reads and changes alike (`may_see`): a seat, which reads the game,
+    is refused an append or a change of its broadcast as a token that does not record it (403); a token the game
+    does not know is told of no such game (404)."""
+    game, readers = seated_game(client)
+    admin = {"Authorization": "Bearer admin-secret"}
+    assert client.put(f"/v1/games/{game}/privacy", json={"private": True}, headers=admin).status_code == 200
+    stranger = {"Authorization": "Bearer a-token-of-no-game"}
+    for who, told in (("ann", (403, "token_refused")), ("stranger", (404, "unknown_game"))):
+        headers = readers.get(who, stranger)
+        appended = append(client, game, headers, "ann pass")
+        delayed = client.put(f"/v1/games/{game}/broadcast-delay", json={"minutes": 5}, headers=headers)
+        assert [(answer.status_code, answer.json()["code"]) for answer in (appended, delayed)] == [told, told], who
+
+
 def test_a_bundle_that_leaves_out_a_hidden_action_is_refused_by_an_import_saying_why(client: TestClient) -> None:
     game, readers = seated_game(client)
     bundle = client.get(f"/v1/games/{game}/export?format=bundle", headers=readers["ann"])

@@ -227,7 +227,7 @@ def test_beyond_the_reads_at_once_a_token_is_refused_but_not_the_admin_nor_a_kep
     assert client.get(audit, headers=recorder).status_code == 200  # kept from now on
     with (
         held(monkeypatch, audits_routes, "audit_for", not_the_admins) as audits,
-        held(monkeypatch, events_routes, "export_bundle", lambda *_: True) as bundles,
+        held(monkeypatch, events_routes, "bundle_for", lambda *_: True) as bundles,
     ):
         in_flight = [(f"{audit}?event={n}", recorder) for n in range(1, WHOLE_LOG_READS_AT_ONCE)]
         finished = asked_at_once(client, [*in_flight, (f"{export}?format=bundle", recorder)])

@@ -23,6 +23,7 @@ from api.app import ApiSettings, create_app
 from api.supervision import CheckpointSigner
 from evo_ledger.app.audit import IMPORTED_WHY
 from evo_ledger.app.ledger import Ledger, ReplacedGame
+from evo_ledger.app.readers import Caller
 from evo_ledger.app.transfer import export_bundle, import_bundles, import_notation
 from evo_ledger.cli.main import main
 from evo_ledger.game.aggregate import SNAPSHOT_INTERVAL
@@ -642,9 +643,9 @@ def test_health_is_degraded_until_it_has_read_the_checkpoint_log(sealed: Ledger)
     forged_since_a_checkpoint(sealed)
     signer = CheckpointSigner(sealed, 3600)
     with sealed.vouched.checkpoints_lock:  # a checkpoint being taken holds it
-        degraded, said = threading_call(lambda: signer.health(admin=False))
+        degraded, said = threading_call(lambda: signer.health(Caller()))
     assert degraded and said["unvouched_count"] is None and said["acknowledged"] is None
-    degraded, said = signer.health(admin=False)
+    degraded, said = signer.health(Caller())
     assert not degraded and said["unvouched_count"] == 0  # the first checkpoint vouched for all it examined
 
 

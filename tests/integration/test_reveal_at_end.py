@@ -14,7 +14,7 @@ import pytest
 
 from evo_ledger.app.audit import CLEAN, DAMAGED
 from evo_ledger.app.ledger import Ledger
-from evo_ledger.app.readers import PUBLIC, Seen, reads_hidden, visibility
+from evo_ledger.app.readers import PUBLIC, Seen, game_file_for, reads_hidden, visibility
 from evo_ledger.app.transfer import export_bundle, export_notation, import_bundles, import_notation
 from evo_ledger.cli.main import main
 from evo_ledger.game.aggregate import SNAPSHOT_INTERVAL, Game, stored_hash
@@ -155,7 +155,7 @@ def test_games_stored_before_the_setting_existed_show_their_hidden_facts_once_ov
         assert game.rules.outcome(game.state) is not None and game.reveal_at_end is True
         seen = visibility(PUBLIC, ledger, game)
         assert seen.shown is None and not seen.hidden  # every card drawn, none played, shown to the public
-        assert "ann drew heat_stroke" in export_notation(ledger, game.id, shown=seen.shown)
+        assert "ann drew heat_stroke" in game_file_for(PUBLIC, ledger, game).content
 
 
 def test_a_bundle_carries_the_setting(ledger: Ledger, tmp_path: Path) -> None:

@@ -340,10 +340,10 @@ def test_a_swapped_hidden_fact_changes_no_answer_a_reader_who_may_not_see_it_get
     first, second = servers
     compared = 0
     for header, actions in games:
-        for swap in spread(ruleset, list(swaps(ruleset, header, actions))):
-            pair = (recorded(first, header, swap.recorded), recorded(second, header, swap.swapped))
-            swap = swap.recorded_at(first, pair[0].game)
-            assert swap.recorded_at(second, pair[1].game) == swap
+        for found in spread(ruleset, list(swaps(ruleset, header, actions))):
+            pair = (recorded(first, header, found.recorded), recorded(second, header, found.swapped))
+            swap = found.recorded_at(first, pair[0].game)
+            assert found.recorded_at(second, pair[1].game) == swap
             moves = {event: replacements(first, pair[0].game, event) for event in (swap.event - 1, swap.event + 1)}
             told = [answers(client, game, swap, moves) for client, game in zip(servers, pair, strict=True)]
             differing = [name for name in told[0] if told[0][name] != told[1][name]]

@@ -31,6 +31,7 @@ from evo_ledger.app.ledger.values import (
 )
 from evo_ledger.app.ledger.vouched import VouchedReads
 from evo_ledger.app.ledger.writer_path import Change, Made, WriterPath
+from evo_ledger.app.readers import check_seen
 from evo_ledger.app.selfplay import marked_options, player_names, self_play_of
 from evo_ledger.game.aggregate import Game, seed_commitment
 from evo_ledger.game.checkpoints import (
@@ -220,6 +221,7 @@ class Commands:
             if access is None:
                 self.queries.game(game_id)  # an unknown game raises before any token is judged
             if not admin:
+                check_seen(game_id, access, token)
                 check_recorders_own(game_id, access, token)
             return self._access_changed(game_id, access, change)
 

@@ -37,6 +37,7 @@ from evo_ledger.app.ledger.values import (
     VersionConflict,
 )
 from evo_ledger.app.ledger.vouched import VouchedReads, answer_to
+from evo_ledger.app.readers import check_seen
 from evo_ledger.game.aggregate import Game
 from evo_ledger.rules.structured import ActionDataError
 from evo_ledger.rules.text import NotationError
@@ -321,9 +322,10 @@ class WriterPath:
     def _checked(self, change: Change, access: GameAccess | None) -> Change:
         """The change, once its token is found to make it: the recorder's own for a change of how the game is read,
         a recorder's (or a co-recorder's), or a seat's appending its own actions where the recorder lets seats
-        record."""
+        record. A private game is unknown to a token that does not see it (`check_seen`)."""
         if access is None:
             self.queries.game(change.game_id)  # an unknown game raises
+        check_seen(change.game_id, access, change.token)
         if change.recorders_own:
             check_recorders_own(change.game_id, access, change.token)
             return change

@@ -23,8 +23,16 @@ from evo_ledger.app.readers.broadcast import (
     undone_by,
     with_access,
 )
-from evo_ledger.app.readers.callers import game_listed, reader_for, sees_game
-from evo_ledger.app.readers.exports import hidden_line, narrowed_rows
+from evo_ledger.app.readers.callers import (
+    Caller,
+    check_seen,
+    game_listed,
+    game_named_for,
+    private_rows_for,
+    reader_for,
+    sees_game,
+)
+from evo_ledger.app.readers.exports import BUNDLE_FORMAT, BUNDLE_VERSION, Export, bundle_for, game_file_for
 from evo_ledger.app.readers.log import (
     HIDDEN,
     ShownEvent,
@@ -81,11 +89,15 @@ from evo_ledger.app.readers.sight import (
 )
 
 __all__ = [
+    "BUNDLE_FORMAT",
+    "BUNDLE_VERSION",
     "HIDDEN",
     "PUBLIC",
     "PUBLIC_PERSPECTIVE",
     "RECORDER",
+    "Caller",
     "DelayedBroadcast",
+    "Export",
     "HiddenEvent",
     "HiddenFacts",
     "NotYetBroadcast",
@@ -102,20 +114,23 @@ __all__ = [
     "branch_for",
     "broadcast_horizon",
     "broadcast_starts",
+    "bundle_for",
     "check_live",
     "check_public_replacement",
     "check_records_game",
+    "check_seen",
     "check_shown",
     "choices_for",
     "events_for",
     "explanation_for",
     "forced_choices_for",
+    "game_file_for",
     "game_listed",
+    "game_named_for",
     "head_hash_for",
     "held_back_to",
     "hidden_from",
     "hidden_in_place",
-    "hidden_line",
     "latest_for",
     "layout_for",
     "leave_out",
@@ -123,7 +138,7 @@ __all__ = [
     "lost_access",
     "may_see",
     "narrowed",
-    "narrowed_rows",
+    "private_rows_for",
     "reader_for",
     "reader_named",
     "reads_hidden",

@@ -1,10 +1,12 @@
 """Who reads a game, found from the token a caller holds: the reader it is (anyone may read a public game; a
 private one, only its recorder, its seats and the admin), whether it sees the game at all, and the game as the
-list of games shows it."""
+list of games shows it. Beside it, a caller of what is answered across games (`Caller`): the read tables' rows it
+is counted, and what the server's health tells it of a game."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 from uuid import UUID
@@ -42,19 +44,51 @@ def reader_for(
 
 
 def sees_game(access: GameAccess | None, token: str | None, admin: bool) -> bool:
-    """Whether the holder of `token` (None: the public; the `admin`'s or not) sees that the game exists."""
-    sees_all = admin or (access is not None and access.admits(token))
-    return may_see(access, sees_all, access.seat_of(token) if access is not None else None)
+    """Whether the holder of `token` (None: the public; the `admin`'s or not) sees that the game exists (`may_see`):
+    the token is read only for a private game."""
+    if may_see(access, admin, None):
+        return True
+    return access is not None and may_see(access, access.admits(token), access.seat_of(token))
 
 
-def game_listed(ledger: Ledger, game_id: UUID, admin: bool, clock: Clock) -> Game | None:
+def check_seen(game_id: UUID, access: GameAccess | None, token: str | None) -> None:
+    """Refused as an unknown game (HiddenGame) unless the holder of `token` sees that the game exists
+    (`sees_game`): a private game, to a token that neither records it nor is one of its seats'."""
+    if not sees_game(access, token, admin=False):
+        raise HiddenGame(f"no game {game_id}")
+
+
+@dataclass(frozen=True)
+class Caller:
+    """A caller of what is answered across games (the list of games, the statistics and the read tables, the
+    server's health), by the token it holds: the admin, who sees every game, or another, who sees the games that
+    are not private. A private game's recorder and seats read it by its own endpoints (`reader_for`): among every
+    game's rows, the games a token records are not told apart."""
+
+    admin: bool = False
+
+
+def private_rows_for(caller: Caller) -> bool:
+    """Whether the read tables' rows of private games count in what the caller is answered across games (the
+    statistics, a table as CSV, the dice): for the admin alone. It is what the projections' queries take as
+    `include_private`."""
+    return caller.admin
+
+
+def game_named_for(caller: Caller, game_id: str) -> dict[str, str]:
+    """What the server's health (the events the read tables set aside, those no checkpoint vouched for) says to the
+    caller of the game an event is of: its id to the admin; nothing to another, as the game may be private."""
+    return {"game_id": game_id} if caller.admin else {}
+
+
+def game_listed(ledger: Ledger, game_id: UUID, caller: Caller, clock: Clock) -> Game | None:
     """The game as the list of games shows it: as it stands to the admin; to others as a reader without a token
     sees it (a game broadcast with a delay as it stood that long ago), and not at all where it is private or none
     of it is that old yet."""
-    if admin:
+    if caller.admin:
         return ledger.queries.game(game_id)
     access = ledger.vouched.access(game_id)
-    if access is not None and access.private:
+    if not may_see(access, sees_all=False, seat=None):
         return None
     try:
         return latest_for(with_access(Reader(game_id, sees_all=False, clock=clock), access), ledger)

@@ -1,15 +1,95 @@
-"""A game exported for a reader who may not see everything: a game file's line for an action hidden from it, and a
-bundle's stored events with its hidden actions and withheld hashes left out. The exports themselves are written
-by `transfer`, which asks these for every line and every event."""
+"""A game exported for its reader: as a game file, its actions and revisions a line each, an action hidden from the
+reader a comment naming only its player (`game_file_for`); as a bundle, its stored events with their hashes, its
+hidden actions and the hashes withheld from the reader left out (`bundle_for`). The recorder is given the game
+whole, as `transfer` exports it and reads it back in."""
 
 from __future__ import annotations
 
 from collections.abc import Container
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from uuid import UUID
 
 from eventsourcing.persistence import Transcoder
 
-from evo_ledger.app.readers.log import HIDDEN, Visibility, hidden_among, leave_out
+from evo_ledger.app.readers.log import HIDDEN, Visibility, hidden_among, leave_out, visibility
+from evo_ledger.app.readers.sight import Perspective
+from evo_ledger.game.aggregate import Game
+from evo_ledger.game.codec import pack
+from evo_ledger.game.notation import Header, format_correction, format_game, format_hidden, format_note, format_undo
+from evo_ledger.game.seal import unsealed_bytes
+
+if TYPE_CHECKING:
+    from evo_ledger.app.ledger import Ledger
+
+BUNDLE_FORMAT = "evo-ledger-bundle"
+BUNDLE_VERSION = 1
+Content = TypeVar("Content", str, bytes)
+
+
+@dataclass(frozen=True)
+class Export(Generic[Content]):
+    """A game exported for its reader: the game file's text or the bundle's bytes, and the events it leaves out
+    (the hidden actions it shows only whose they are)."""
+
+    content: Content
+    left_out: list[int]
+
+
+def game_file_for(reader: Perspective, ledger: Ledger, game: Game) -> Export[str]:
+    """`game` (as it stands) as a game file for the reader: an action hidden from it is a comment naming only its
+    player (`hidden_line`)."""
+    seen = visibility(reader, ledger, game)
+    return Export(game_file_text(ledger, game, seen.shown), seen.left_out)
+
+
+def bundle_for(reader: Perspective, ledger: Ledger, game: Game) -> Export[bytes]:
+    """`game` (as it stands) as a bundle for the reader: its stored events narrowed as `narrowed_rows` narrows
+    them. A bundle that leaves hidden actions out names them, and is not imported until they are revealed."""
+    seen = visibility(reader, ledger, game)
+    return Export(bundle_bytes(ledger, game.id, seen), seen.left_out)
+
+
+def game_file_text(ledger: Ledger, game: Game, shown: Container[int] | None) -> str:
+    """The game as a game file: its actions in the order recorded, and its undos, corrections, notes and whether
+    its hidden facts are kept hidden at its end as revision lines, so that importing it gives the same events; an
+    action hidden from a reader shown the hidden actions `shown` (None: all) is the line `hidden_line` gives it.
+    The header names the game's kit and pins its hash; a bundle carries the kit's whole content."""
+    header = Header(
+        game.ruleset_name, game.ruleset_version, game.kit_name, game.kit_hash, tuple(game.player_names), game.options
+    )
+    events = ledger.queries.game_events(game.id, up_to=game.version)
+    lines = [line for event in events if (line := hidden_line(event, shown) or line_of(event)) is not None]
+    ids = ", ".join(f"{p['name']}={p['id']}" for p in game.players)
+    outcome = game.rules.outcome(game.state)
+    return format_game(header, lines, outcome, comments=[f"game {game.id}", f"players: {ids}"])
+
+
+def line_of(event: Any) -> str | None:
+    """The event's line in a game file, None for what the rules derive."""
+    if isinstance(event, Game.ActionCorrected):
+        return format_correction(event.notation, event.reason)
+    if isinstance(event, Game.ActionRecorded):
+        return str(event.notation)
+    if isinstance(event, Game.ActionsUndone):
+        return format_undo(len(event.versions), event.reason)
+    if isinstance(event, Game.AnnotationAdded):
+        return format_note(event.about, event.text)
+    if isinstance(event, Game.EndRevealSet):
+        return format_hidden(event.reveal_at_end)
+    return None
+
+
+def bundle_bytes(ledger: Ledger, game_id: UUID, seen: Visibility) -> bytes:
+    """The game's stored events with their hashes, without their seals, narrowed for the reader (`seen`) as
+    `narrowed_rows` narrows them: such a bundle names the hidden actions it leaves out."""
+    events = ledger.queries.stored_events(game_id)
+    rows: list[list[Any]] = [[event.topic, event.originator_version, unsealed_bytes(event.state)] for event in events]
+    packed: dict[str, Any] = {"format": BUNDLE_FORMAT, "version": BUNDLE_VERSION, "game": str(game_id), "events": rows}
+    left_out = narrowed_rows(rows, seen, ledger.store.mapper.transcoder)
+    if left_out is not None:
+        packed["left_out"] = left_out
+    return pack(packed)
 
 
 def hidden_line(event: Any, shown: Container[int] | None) -> str | None:
