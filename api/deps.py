@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import secrets
-from typing import Annotated, TypeVar
+from typing import Annotated
 from uuid import UUID
 
 import segno
 from fastapi import Depends, Header, Query, Request
-from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ValidationError
 
 from api.errors import ApiError
 from evo_ledger.app.ledger import Ledger, Recorder
 from evo_ledger.app.readers import Caller, Reader, lost_access, narrowed, reader_for, sees_game, utc_now
 from evo_ledger.rules import rulesets
 
-Body = TypeVar("Body", bound=BaseModel)
 __all__ = [
     "Caller",
     "CallerDep",
@@ -26,14 +23,11 @@ __all__ = [
     "ReaderDep",
     "TokenDep",
     "bearer_token",
-    "body_error",
     "caller",
     "game_id_of",
     "game_seen_by",
     "is_admin",
-    "is_json",
     "join_link",
-    "json_body",
     "known_ruleset",
     "ledger",
     "lost_access",
@@ -64,29 +58,6 @@ def token_of(authorization: str | None) -> str | None:
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiError(401, "token_required", "the Authorization header must be 'Bearer TOKEN'")
     return token.strip()
-
-
-async def json_body(request: Request, model: type[Body]) -> Body:
-    """The request's JSON body read as `model`, for an endpoint that reads its request itself: refused as a
-    declared body is, with 422 `invalid_request` naming where in the body."""
-    raw = await request.body()
-    if not raw:
-        raise body_error("missing", "Field required")
-    if not is_json(request.headers.get("content-type", "")):
-        raise body_error("not_json", "the body must be JSON, sent with Content-Type: application/json")
-    try:
-        return model.model_validate_json(raw)
-    except ValidationError as error:
-        raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in error.errors()]) from None
-
-
-def body_error(kind: str, message: str) -> RequestValidationError:
-    return RequestValidationError([{"type": kind, "loc": ("body",), "msg": message, "input": None}])
-
-
-def is_json(content_type: str) -> bool:
-    media_type = content_type.partition(";")[0].strip().lower()
-    return media_type == "application/json" or (media_type.startswith("application/") and media_type.endswith("+json"))
 
 
 LedgerDep = Annotated[Ledger, Depends(ledger)]

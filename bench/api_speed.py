@@ -12,6 +12,8 @@ For each database, in one run:
   endpoint alone in a bare FastAPI app take turns for five rounds, so that all meet the same moments of this
   shared machine, and the median round's ratios are given; then, for comparison too, the bare app's endpoint
   with its parameters declared to FastAPI;
+- the append's own reading of its request (`api.fast_paths`) against the same append declared to FastAPI, on the
+  ceiling's server, 32 clients, in turns for five rounds: the ratio of their requests/s, kept at `KEPT_ABOVE`;
 - the state at a random event over HTTP, p50 and p99.
 """
 
@@ -36,7 +38,8 @@ from typing import Any
 
 import httpx
 
-from bench.http_ceiling import DECLARED, NOTHING
+from api.fast_paths import FAST_PATHS, KEPT_ABOVE
+from bench.http_ceiling import DECLARED, DECLARED_APPEND, NOTHING
 from bench.ledger_speed import postgres_database
 from bench.report import reporting
 from evo_ledger.app.ledger import Ledger
@@ -46,6 +49,7 @@ from evo_ledger.settings import Settings
 GAME = [line.text for line in parse_game(Path("replays/hand-3p-first-game.evo").read_text()).actions]
 NEW_GAME = {"kit": "standin-e2-3p", "players": [{"name": n} for n in ("ann", "ben", "cat")]}
 ROUNDS = 5
+APPEND = "/v1/games/{game_id}/actions"
 
 
 def free_port() -> int:
@@ -120,8 +124,11 @@ class Connection:
         self.writer.close()
 
 
-async def client_loop(base: str, deadline: float, latencies: list[float], counts: list[int]) -> None:
-    """One recorder on its own connection: a game of its own, one action a request, a new game when one ends."""
+async def client_loop(
+    base: str, deadline: float, latencies: list[float], counts: list[int], append: str = APPEND
+) -> None:
+    """One recorder on its own connection: a game of its own, one action a request (to `append`), a new game when
+    one ends."""
     connection = await Connection.open(base)
     try:
         while time.perf_counter() < deadline:
@@ -132,7 +139,7 @@ async def client_loop(base: str, deadline: float, latencies: list[float], counts
                     return
                 started = time.perf_counter()
                 status, answer = await connection.post(
-                    f"/v1/games/{game}/actions", {"actions": [line], "expected_version": version}, token
+                    append.format(game_id=game), {"actions": [line], "expected_version": version}, token
                 )
                 latencies.append(time.perf_counter() - started)
                 if status != 200:
@@ -236,13 +243,34 @@ def run(label: str, database: str, seconds: float) -> None:
         declared_loop = partial(ceiling_loop, path=DECLARED.format(game_id="g"))
         declared = asyncio.run(load(declared_loop, bare_base, 32, seconds))[1]
         print(f"  declared to FastAPI, 32     {declared:8,.0f} requests/s (FastAPI reading the request, to compare)")
+        print_fast_path(ceiling_base, seconds)
         p50, p99 = state_latency(base, 200)
         print(f"  state at a random event     p50 {p50:.1f} ms  p99 {p99:.1f} ms")
 
 
+def print_fast_path(base: str, seconds: float) -> None:
+    """The append reading its request by hand against the same append declared to FastAPI, on the ceiling's server
+    (a store of its own), 32 clients, in turns for five rounds."""
+    [fast_path] = FAST_PATHS
+    declared_loop = partial(client_loop, append=DECLARED_APPEND)
+    rounds = [
+        (asyncio.run(load(client_loop, base, 32, seconds))[1], asyncio.run(load(declared_loop, base, 32, seconds))[1])
+        for _ in range(ROUNDS)
+    ]
+    ratios = [own / declared for own, declared in rounds]
+    kept = "kept" if statistics.median(ratios) >= KEPT_ABOVE else f"under {KEPT_ABOVE:.2f}x: not kept"
+    print(f"  {fast_path.name}: {fast_path.pays_for}")
+    print(f"    stands in for {fast_path.replaces}")
+    print(
+        f"    {statistics.median(ratios):.2f}x ({kept}; rounds: {', '.join(f'{ratio:.2f}' for ratio in ratios)})"
+        f", {statistics.median(own for own, _ in rounds):,.0f} against"
+        f" {statistics.median(declared for _, declared in rounds):,.0f} requests/s"
+    )
+
+
 def ceiling_command(port: int, folder: str) -> list[str]:
-    """The service's app with the do-nothing endpoint, on a SQLite store of its own that it never writes (its
-    read tables' process would otherwise follow the appends being measured)."""
+    """The service's app with the do-nothing endpoint, on a SQLite store of its own (its read tables' process would
+    otherwise follow the appends being measured), written only by the fast path's rounds, after the ceiling's."""
     database = str(Path(folder) / "ceiling.sqlite")
     return [sys.executable, "-m", "bench.http_ceiling", "--port", str(port), "--database", database]
 

@@ -9,6 +9,10 @@ the app:
 
     python -m bench.http_ceiling --port 8001 --database ceiling.sqlite
 
+The service's app also serves, at `DECLARED_APPEND`, the real append with its parameters declared to FastAPI,
+which reads them: the appends are measured there against the append's own reading of its request
+(`api.fast_paths`), on this server's store.
+
 For comparison, `app` is the same endpoint alone in a bare FastAPI app, and `DECLARED` the same again with its
 parameters declared to FastAPI, which reads them:
 
@@ -18,16 +22,20 @@ parameters declared to FastAPI, which reads them:
 from __future__ import annotations
 
 import argparse
+from typing import Annotated
 
-from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi import APIRouter, FastAPI, Header, Query, Request, Response
 
 from api import ApiSettings, create_app, schemas
-from api.deps import TokenDep, json_body, token_of
+from api.deps import TokenDep, game_id_of, token_of
+from api.fast_paths import MAX_IDEMPOTENCY_KEY, MAX_PROJECTION_WAIT, AppendRead, json_body
+from api.routes.games import record_append
 from evo_ledger.cli.main import run_server
 from evo_ledger.settings import Settings
 
 NOTHING = "/v1/nothing/games/{game_id}/actions"
 DECLARED = "/v1/declared/games/{game_id}/actions"
+DECLARED_APPEND = "/v1/declared-append/games/{game_id}/actions"
 
 
 async def append_nothing(request: Request) -> Response:
@@ -41,25 +49,42 @@ async def append_nothing_declared(game_id: str, body: schemas.Append, token: Tok
     return schemas.Receipt(game_id=game_id, version=len(body.actions), head_hash="0" * 64)
 
 
+async def append_declared(
+    request: Request,
+    game_id: str,
+    body: schemas.Append,
+    token: TokenDep,
+    idempotency_key: Annotated[str | None, Header(max_length=MAX_IDEMPOTENCY_KEY)] = None,
+    wait_for_projections: Annotated[float | None, Query(ge=0, le=MAX_PROJECTION_WAIT)] = None,
+) -> Response:
+    """The service's append with its parameters declared to FastAPI, which reads them: what the append's own
+    reading of its request (`api.fast_paths`) is measured against."""
+    read = AppendRead(game_id_of(game_id), body, token, idempotency_key, wait_for_projections)
+    return await record_append(request, read)
+
+
 app = FastAPI()
 app.post("/v1/games/{game_id}/actions", response_model=schemas.Receipt)(append_nothing)
 app.post(DECLARED, response_model=schemas.Receipt)(append_nothing_declared)
 
 
 def service_app(database: str) -> FastAPI:
-    """The service's app, with the do-nothing endpoint at NOTHING tried before every other route."""
+    """The service's app, with the do-nothing endpoint at NOTHING and the append declared to FastAPI at
+    DECLARED_APPEND tried before every other route."""
     service = create_app(ApiSettings(store=Settings.for_database(database)))
-    nothing = APIRouter()
-    nothing.post(NOTHING, response_model=schemas.Receipt)(append_nothing)
-    service.include_router(nothing)
-    service.router.routes.insert(0, service.router.routes.pop())
+    added = APIRouter()
+    added.post(NOTHING, response_model=schemas.Receipt)(append_nothing)
+    added.post(DECLARED_APPEND, response_model=schemas.Receipt)(append_declared)
+    service.include_router(added)
+    for _ in added.routes:
+        service.router.routes.insert(0, service.router.routes.pop())
     return service
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--database", required=True, help="the service's database (nothing is written to it)")
+    parser.add_argument("--database", required=True, help="the service's database (the declared appends write it)")
     args = parser.parse_args()
     run_server(service_app(args.database), "127.0.0.1", args.port)
 

@@ -21,13 +21,12 @@ from api.deps import (
     game_id_of,
     game_seen_by,
     join_link,
-    json_body,
     known_ruleset,
     recorder,
     require_admin,
-    token_of,
 )
 from api.errors import ApiError
+from api.fast_paths import APPEND_PARAMETERS, AppendRead, read_append
 from evo_ledger.app.access import HiddenGame, check_recorder, new_token
 from evo_ledger.app.ledger import AppendRequest, Idempotency, Ledger
 from evo_ledger.app.readers import PUBLIC, Caller, Perspective, game_listed, head_hash_for, latest_for, legal_for
@@ -40,37 +39,11 @@ from projections.runner import wait_until
 from projections.store import ReadStore, position_in
 
 router = APIRouter(prefix=schemas.API_PREFIX, tags=["games"], responses=schemas.PROBLEMS)
-MAX_PROJECTION_WAIT = 30.0
 PROJECTIONS_HEADER = "Evo-Projections"
 
 
-MAX_IDEMPOTENCY_KEY = 200
 # The bodies endpoints here read themselves, for the OpenAPI schema's components.
 BODIES_READ = (schemas.Append,)
-APPEND_PARAMETERS = [
-    {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string", "title": "Game Id"}},
-    {
-        "name": "authorization",
-        "in": "header",
-        "required": False,
-        "description": "Bearer TOKEN: the game's recorder token",
-        "schema": {"type": "string"},
-    },
-    {
-        "name": "Idempotency-Key",
-        "in": "header",
-        "required": False,
-        "description": "a retried request with the same key gets the first answer again",
-        "schema": {"type": "string", "maxLength": MAX_IDEMPOTENCY_KEY},
-    },
-    {
-        "name": "wait_for_projections",
-        "in": "query",
-        "required": False,
-        "description": "seconds to wait for the read tables",
-        "schema": {"type": "number", "minimum": 0, "maximum": MAX_PROJECTION_WAIT},
-    },
-]
 
 
 # The append is this router's first route: a request is matched against the routes in turn, and most are appends.
@@ -88,29 +61,28 @@ async def append(request: Request) -> Response:
     says `caught-up`, or `behind` if they did not in time.
 
     The append is recorded by the server's writing process together with the others waiting (group commit).
-    It reads its request itself (what FastAPI would read is documented all the same, and refused alike), without
-    FastAPI's handling of its parameters, body and answer (pays for: bench.api_speed appends against the do-nothing
-    ceiling)."""
-    token = token_of(request.headers.get("authorization"))
-    body = await json_body(request, schemas.Append)
-    idempotency_key, wait_for_projections = idempotency_key_of(request), projection_wait_of(request)
+    It reads its request itself (`api.fast_paths.read_append`: what FastAPI would read is documented all the same,
+    and refused alike)."""
+    return await record_append(request, await read_append(request))
+
+
+async def record_append(request: Request, read: AppendRead) -> Response:
+    """The append read (by hand or by FastAPI) recorded, and answered with its receipt."""
+    body = read.body
     actions = [action if isinstance(action, str) else action.model_dump() for action in body.actions]
     check_action_sizes(body.actions)
-    idempotency = None
-    if idempotency_key is not None:
-        idempotency = Idempotency(idempotency_key, body.digest())
-    game_id = game_id_of(request.path_params["game_id"])
+    idempotency = None if read.idempotency_key is None else Idempotency(read.idempotency_key, body.digest())
     entered_at = schemas.entered_at_text(body.entered_at)
-    appended = AppendRequest(game_id, actions, body.expected_version, idempotency, token, True, entered_at)
+    appended = AppendRequest(read.game_id, actions, body.expected_version, idempotency, read.token, True, entered_at)
     writer: Writer = request.app.state.writer
     try:
         receipt = schemas.Receipt.of(await writer.append(appended))
     except HiddenGame:
-        await run_in_threadpool(check_recorder_seen, request, game_id, token)
+        await run_in_threadpool(check_recorder_seen, request, read.game_id, read.token)
         raise
     headers = {}
-    if wait_for_projections is not None:
-        caught_up = await run_in_threadpool(projections_reach_log, request, wait_for_projections)
+    if read.wait_for_projections is not None:
+        caught_up = await run_in_threadpool(projections_reach_log, request, read.wait_for_projections)
         headers[PROJECTIONS_HEADER] = "caught-up" if caught_up else "behind"
     return Response(receipt.model_dump_json(), media_type="application/json", headers=headers)
 
@@ -131,30 +103,6 @@ def check_action_sizes(actions: Sequence[str | schemas.ActionData]) -> None:
                 "action_too_long",
                 f"body.actions.{index}: an action is at most {schemas.MAX_ACTION_BYTES} bytes, this one {size}",
             )
-
-
-def idempotency_key_of(request: Request) -> str | None:
-    key = request.headers.get("idempotency-key")
-    if key is not None and len(key) > MAX_IDEMPOTENCY_KEY:
-        raise ApiError(422, "invalid_request", f"header.Idempotency-Key: at most {MAX_IDEMPOTENCY_KEY} characters")
-    return key
-
-
-def projection_wait_of(request: Request) -> float | None:
-    if not request.scope["query_string"]:
-        return None
-    text = request.query_params.get("wait_for_projections")
-    if text is None:
-        return None
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = -1.0
-    if not 0 <= seconds <= MAX_PROJECTION_WAIT:  # also refuses nan
-        raise ApiError(
-            422, "invalid_request", f"query.wait_for_projections: a number of seconds from 0 to {MAX_PROJECTION_WAIT}"
-        )
-    return seconds
 
 
 def projections_reach_log(request: Request, timeout: float) -> bool:
