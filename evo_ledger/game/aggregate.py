@@ -375,6 +375,13 @@ class Game(Aggregate):
         """A game started afresh from a stored first event's fields (the audit's game, folded beside the log)."""
         return cls._create(cls.Started, id=game_id, timestamp=timestamp, **fields)
 
+    def __copy__(self) -> Game:
+        """A copy to change while this game stays as it is: its lists are copied and its values are immutable, so
+        that the events a change appends, its history and its notes are the copy's alone."""
+        copied = object.__new__(type(self))
+        copied.__dict__.update({name: list(v) if isinstance(v, list) else v for name, v in self.__dict__.items()})
+        return copied
+
     @cached_property
     def id_text(self) -> str:
         return str(self.id)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import suppress
 from functools import cached_property
 from typing import Any
 from uuid import UUID
@@ -111,8 +110,7 @@ class LedgerApplication(Application[UUID]):
             return None
         return game if isinstance(game, Game) else None
 
-    def forget_game(self, game_id: UUID) -> None:
-        """Drop a cached game whose unsaved changes must not be seen again."""
+    def cache_game(self, game: Game) -> None:
+        """Hold the game, as just stored, in the repository's cache in place of the one it was copied from."""
         if self.repository.cache is not None:
-            with suppress(KeyError):
-                self.repository.cache.get(game_id, evict=True)
+            self.repository.cache.put(game.id, game)

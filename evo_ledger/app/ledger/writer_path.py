@@ -3,14 +3,16 @@ transaction, each answered as if it had been made alone, in turn.
 
 A change is an append to a game, checked by its rules, by its recorder's token and against the version it expects;
 or records made afresh each time the change is tried: a new game with its access, an access changed, a checkpoint,
-an import's events. A refused append leaves nothing behind: its game is dropped from the commit and from the
-cache, and the next read folds it again from the store.
+an import's events. An append is made to a copy of its game, so that the game the cache holds, which readers in
+other threads read, is only ever as stored: the copy takes its place once stored. A refused append leaves nothing
+behind: its copy is dropped.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
+from copy import copy
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar, cast
 from uuid import UUID, uuid4
@@ -215,16 +217,12 @@ class WriterPath:
         self, changes: Sequence[Change], accesses: Mapping[UUID, GameAccess | None], pending: _Pending
     ) -> list[Any]:
         """Each change made in turn into `pending`, until changes to a game are lost (`_drop`): its answer, or the
-        error that refused it. Nothing unstored is left in the cache when the commit goes no further."""
+        error that refused it. The changes are made to copies of the games, never to those the cache holds."""
         outcomes: list[Any] = []
-        try:
-            for change in changes:
-                outcomes.append(self._outcome(change, accesses, pending))
-                if pending.changes_lost:
-                    break
-        finally:
-            if pending.changes_lost or len(outcomes) < len(changes):
-                self._forget_all(pending.games)
+        for change in changes:
+            outcomes.append(self._outcome(change, accesses, pending))
+            if pending.changes_lost:
+                break
         return outcomes
 
     def _outcome(self, change: Change, accesses: Mapping[UUID, GameAccess | None], pending: _Pending) -> Any:
@@ -235,15 +233,16 @@ class WriterPath:
             return error
 
     def _stored(self, changes: Sequence[Change], outcomes: list[Any], pending: _Pending, retries: int) -> list[Any]:
-        """The outcomes once what the changes made is stored; if the store refuses it, what `commit` says."""
+        """The outcomes once what the changes made is stored, and the games changed put in the cache as stored; if
+        the store refuses it, what `commit` says (the cache still holds the games as they were)."""
         try:
             self._store(pending)
         except IntegrityError:
-            self._forget_all(pending.games)
             return self._each_alone(changes) if len(changes) > 1 else self._refused_alone(changes[0], retries)
         except Exception as error:
-            self._forget_all(pending.games)
             return [outcome if isinstance(outcome, Exception) else error for outcome in outcomes]
+        for game in pending.games.values():
+            self.store.cache_game(game)
         return outcomes
 
     def _each_alone(self, changes: Sequence[Change]) -> list[Any]:
@@ -280,9 +279,10 @@ class WriterPath:
         return self._append_to(change, pending)
 
     def _append_to(self, change: Change, pending: _Pending) -> Receipt:
-        """An append made to its game, kept in the commit for the changes after it, as its answer is; a refused
-        one is rolled back (`_drop`)."""
-        game = pending.games.get(change.game_id) or self._current(change.game_id, change.expected)
+        """An append made to a copy of its game (`Game.__copy__`), kept in the commit for the changes after it, as
+        its answer is; a refused one is rolled back (`_drop`). Readers of the game, in other threads, read the game
+        as stored until the commit is."""
+        game = pending.games.get(change.game_id) or copy(self._current(change.game_id, change.expected))
         pending.games[game.id] = game
         if change.expected is not None and change.expected != game.version:
             raise VersionConflict(game.id, change.expected, game.version)
@@ -299,11 +299,10 @@ class WriterPath:
         return Receipt.of(game)
 
     def _drop(self, game: Game, pending: _Pending, earlier: int) -> None:
-        """Roll back a refused change by rebuilding its game: it is dropped from the commit and from the cache, so
-        that the next read folds it again from the store. `earlier` events of changes made to it before in the
-        commit go with it, and the commit is made again change by change."""
+        """Roll back a refused change: its game's copy is dropped from the commit (the game the store and the cache
+        hold was never changed, and the next change to it copies it again). `earlier` events of changes made to
+        it before in the commit go with the copy, and the commit is made again change by change."""
         del pending.games[game.id]
-        self.store.forget_game(game.id)
         pending.changes_lost = pending.changes_lost or earlier > 0
 
     def _given(self, game_id: UUID, idempotency: Idempotency, pending: _Pending) -> Receipt | None:
@@ -345,7 +344,3 @@ class WriterPath:
                 if (answered := self.vouched.answered(change.game_id, change.idempotency)) is not None:
                     return answered
         return VersionConflict(change.game_id, change.expected, None)
-
-    def _forget_all(self, games: Mapping[UUID, Game]) -> None:
-        for game_id in games:
-            self.store.forget_game(game_id)
