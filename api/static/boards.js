@@ -62,7 +62,7 @@ function setTags(made, tags) {
 // has a players' panel, so the lines that say what it says are left out. A page with no layout draws nothing.
 function drawBoard(board, layout, options = {}) {
   if (!layout) { board.replaceChildren(); return; }
-  const parts = [drawnGrid(board, layout), drawnPanels(layout, options)].filter(Boolean);
+  const parts = [drawnGrid(board, layout), keptPanels(board, layout, options)].filter(Boolean);
   if (parts.length !== board.children.length || parts.some((part, index) => board.children[index] !== part)) {
     board.replaceChildren(...parts);
   }
@@ -74,10 +74,30 @@ function drawnGrid(board, layout) {
   const key = `${layout.grid} ${layout.spaces.map((space) => space.id).join(" ")}`;
   let svg = board.querySelector("svg.grid");
   if (!svg || svg.dataset.key !== key) svg = newGrid(grid, layout, key);
-  const centres = new Map(layout.spaces.map((space) => [space.id, grid.centre(space)]));
-  layout.spaces.forEach((space, index) => showSpace(svg.querySelector(".spaces").children[index], space));
-  svg.querySelector(".pieces").replaceChildren(...layout.pieces.flatMap((piece) => drawnPiece(layout, piece, centres)));
+  const groups = svg.querySelector(".spaces").children;
+  layout.spaces.forEach((space, index) => {
+    const drawn = JSON.stringify(space);
+    if (groups[index].dataset.drawn !== drawn) showSpace(groups[index], space, drawn);
+  });
+  const pieces = svg.querySelector(".pieces");
+  const drawnPieces = JSON.stringify([layout.owners, layout.pieces]);
+  if (pieces.dataset.drawn !== drawnPieces) {
+    const centres = new Map(layout.spaces.map((space) => [space.id, grid.centre(space)]));
+    pieces.replaceChildren(...layout.pieces.flatMap((piece) => drawnPiece(layout, piece, centres)));
+    pieces.dataset.drawn = drawnPieces;
+  }
   return svg;
+}
+
+// The panels as drawn for the step before, where this step's are the same; else drawn anew.
+function keptPanels(board, layout, options) {
+  const drawn = JSON.stringify([layout.owners, layout.groups, Boolean(options.playersPanel)]);
+  const kept = board.querySelector(":scope > .board-panels");
+  if (kept && kept.dataset.drawn === drawn) return kept;
+  const earlier = new Map(kept ? [...kept.querySelectorAll(".board-panel")].map((panel) => [panel.dataset.drawn, panel]) : []);
+  const panels = drawnPanels(layout, options, earlier);
+  if (panels) panels.dataset.drawn = drawn;
+  return panels;
 }
 
 function newGrid(grid, layout, key) {
@@ -103,8 +123,10 @@ function newGrid(grid, layout, key) {
   return svg;
 }
 
-// A space's look, words and facts, written on the shape drawn for it.
-function showSpace(group, space) {
+// A space's look, words and facts, written on the shape drawn for it (`drawn`: the space's data, kept on its group
+// so that a step that leaves it as it was changes nothing).
+function showSpace(group, space, drawn) {
+  group.dataset.drawn = drawn;
   const [shape, label] = group.children;
   for (const edge of EDGES) shape.classList.toggle(edge, space.edges.includes(edge));
   shape.setAttribute("fill", space.fill || "#eeeeee");
@@ -129,11 +151,18 @@ function drawnPiece(layout, piece, centres) {
   return [disc, svgElement("text", { x: x.toFixed(1), y: (y + CELL * 0.2).toFixed(1), class: "piece-label" }, piece.label)];
 }
 
-function drawnPanels(layout, options) {
+// The panels, each taken from `earlier` (those drawn for the step before, by their data) where it is the same.
+function drawnPanels(layout, options, earlier = new Map()) {
   if (!layout.groups.length) return null;
   return element("div", { class: "board-panels" }, ...layout.groups.map((group) => element("div",
     { class: "board-panel-group", "data-group": group.name },
-    ...group.panels.map((panel) => drawnPanel(layout, panel, options)))));
+    ...group.panels.map((panel) => {
+      const drawn = JSON.stringify([layout.owners, panel]);
+      const made = earlier.get(drawn) || drawnPanel(layout, panel, options);
+      earlier.delete(drawn);
+      made.dataset.drawn = drawn;
+      return made;
+    }))));
 }
 
 function drawnPanel(layout, panel, options) {
@@ -174,6 +203,9 @@ function drawnTokens(layout, tokens) {
 // The legend beside the board: each entry's swatch and words.
 function drawLegend(legend, layout) {
   const keys = layout ? layout.legend : [];
+  const drawn = JSON.stringify(keys);
+  if (legend.dataset.drawn === drawn) return;
+  legend.dataset.drawn = drawn;
   legend.replaceChildren(...keys.map((key) => element("li",
     { class: [key.struck ? "struck" : "", key.wide ? "wide" : ""].filter(Boolean).join(" "), ...tagged(key.tags) },
     key.swatch ? element("span", { class: "swatch", style: `background: ${key.swatch}` }) : "", key.text)));
