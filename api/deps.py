@@ -11,7 +11,16 @@ from fastapi import Depends, Header, Query, Request
 
 from api.errors import ApiError
 from evo_ledger.app.ledger import Ledger, Recorder
-from evo_ledger.app.readers import Caller, Reader, lost_access, narrowed, reader_for, sees_game, utc_now
+from evo_ledger.app.readers import (
+    Caller,
+    Reader,
+    lost_access,
+    narrowed,
+    reader_for,
+    sees_game,
+    told_already_stored,
+    utc_now,
+)
 from evo_ledger.rules import rulesets
 
 __all__ = [
@@ -26,6 +35,7 @@ __all__ = [
     "caller",
     "game_id_of",
     "game_seen_by",
+    "import_match_told",
     "is_admin",
     "join_link",
     "known_ruleset",
@@ -128,6 +138,13 @@ def game_seen_by(request: Request, game: UUID, token: str | None) -> bool:
     """Whether the game is seen to exist by the holder of `token` (None: the public)."""
     ledger: Ledger = request.app.state.ledger
     return sees_game(ledger.vouched.access(game), token, is_admin(request, token))
+
+
+def import_match_told(request: Request, game: UUID, token: str | None) -> bool:
+    """Whether the holder of `token` (None: the public) is told that the game file it imports is stored already as
+    `game` (`told_already_stored`)."""
+    ledger: Ledger = request.app.state.ledger
+    return told_already_stored(ledger, game, token, is_admin(request, token), request.app.state.clock)
 
 
 ReaderDep = Annotated[Reader, Depends(reader)]

@@ -1,9 +1,11 @@
 """Every route of the API is put to a swap test here, or listed among those that need no swap, with the reason: it
 quotes no game's state, or quotes it only to those who see every hidden fact. The swap: one game recorded in two
-servers, the same but for one hidden value (a card drawn, a peek). Every reader who may not see that value (the
-public and each other seat while the game is live, then a spectator once the game is broadcast with a delay) asks
-both servers every request `questions` makes, reads and refused changes alike, and is answered the same by both:
-status, headers and body, byte for byte once ids, hashes, salts and recording times are set aside.
+servers, the same but for one hidden value (a card drawn, a peek), and moved in again as a game file by each (a
+copy whose id is its file's content's). Every reader who may not see that value (the public and each other seat
+while the game is live, then a spectator once the game is broadcast with a delay) asks both servers every request
+`questions` makes, reads, refused changes and imports of the copy's public game file with each hidden value in
+place alike, and is answered the same by both: status, headers and body, byte for byte once ids, hashes, salts,
+recording times and new games' tokens are set aside.
 
 A request asks the route its path matches, segment for segment, unless a route with more fixed segments matches it
 too (as the app routes it); each route not listed in NEED_NO_SWAP must be asked by every reader. A new route fails
@@ -37,7 +39,9 @@ from tests.helpers.swapped import (
     Question,
     Swap,
     delayed,
+    guessed_files,
     hidden_as_recorded,
+    imported_copy,
     put_side_by_side,
     recorded,
     servers,
@@ -85,7 +89,6 @@ RECORDERS_ONLY = "quotes a game only to those who record it (the recorder, a co-
 STATIC = "a file the package ships"
 NEED_NO_SWAP: dict[str, str] = {
     "POST /v1/games": f"{NO_GAME}: the new game's id, version, head hash and tokens",
-    "POST /v1/games/import": f"{NO_GAME}: the game imported from what its caller holds, by id, version and token",
     f"POST {GAME}/recorder-token": f"{NO_GAME}: a token and its link, to the admin alone",
     f"PUT {GAME}/reveal-at-end": f"{NO_GAME}: a receipt, to the recorder's own token or the admin's",
     f"PUT {GAME}/privacy": f"{NO_GAME}: the setting, to the admin alone",
@@ -117,8 +120,8 @@ NEED_NO_SWAP: dict[str, str] = {
 
 
 def questions(swap: Swap, events: Events, seat: str) -> list[Question]:
-    """Every request asked of both servers: the game's reads, the changes to it that are refused, and the read side
-    (statistics, tables, the list of games); `seat` is the seat a change is made as."""
+    """Every request asked of both servers but the imports: the game's reads, the changes to it that are refused,
+    and the read side (statistics, tables, the list of games); `seat` is the seat a change is made as."""
     return [*game_reads(swap, events), *refused_changes(events.hidden, seat), *read_side()]
 
 
@@ -168,10 +171,19 @@ def read_side() -> list[Question]:
     return [Question("GET", path) for path in paths]
 
 
+def imports(guessed: list[str]) -> list[Question]:
+    """Game files imported: a game file's id is its content's, so that an import of a file with a guess of a hidden
+    action would tell a right one if a game stored already were told to a reader who may not see the action.
+    They are asked after every other question: the games they store, whose ids are drawn apart in each server,
+    would change the order of the read side's rows."""
+    return [Question("POST", "/v1/games/import", game_file=text) for text in guessed]
+
+
 def swapped_answers(swap: Swap, folder: Path) -> Compared:
     """Every question asked of both servers by each reader who may not see the hidden value: the public and each
     other seat while the game is live, then a spectator once both games are broadcast with a delay that shows
-    the hidden action and holds back the next."""
+    the hidden action and holds back the next. Last, each of them imports the first server's copy's game file, as
+    the public is given it, with each hidden value in place: one of them is each server's copy's own content."""
     compared = Compared()
     first, second = servers(folder)
     with first, second:
@@ -186,6 +198,10 @@ def swapped_answers(swap: Swap, folder: Path) -> Compared:
         for held in pair:
             delayed(held, events.hidden)
         put_side_by_side(pair, DELAYED, questions(swap, events, others[0]), events.hidden, compared)
+        copies = [imported_copy(held) for held in pair]
+        guessed = imports(guessed_files(pair[0], copies[0], swap))
+        for reader in (*swap.readers, DELAYED):
+            put_side_by_side(pair, reader, guessed, events.hidden, compared)
     return compared
 
 
@@ -245,7 +261,7 @@ def test_every_route_is_asked_or_said_to_need_no_swap() -> None:
     game = str(uuid4())
     requests = {
         (question.method, urlsplit(question.path.replace("{game_id}", game)).path)
-        for question in questions(SWAPS[0], Events(2, 3, 4), "ann")
+        for question in [*questions(SWAPS[0], Events(2, 3, 4), "ann"), *imports(["a game file"])]
     }
     assert not unasked(requests), (
         f"routes neither asked nor said to need no swap: {unasked(requests)}: ask them in `questions`, or list them "

@@ -19,7 +19,7 @@ from fastapi.responses import Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from api import schemas
-from api.deps import LedgerDep, Reader, ReaderDep, game_seen_by, token_of
+from api.deps import LedgerDep, Reader, ReaderDep, import_match_told, token_of
 from api.errors import ApiError
 from api.open_streams import client_of, open_streams
 from api.whole_log_reads import TOO_MANY_ANSWER, whole_log_read
@@ -295,8 +295,10 @@ async def import_game(request: Request) -> schemas.Created:
     """A whole game, as a game file (text/plain) or a bundle (application/msgpack), every action checked; the
     answer carries the new game's recorder token. A game file names a built-in kit (a bundle carries its kit).
     A game stored already (the same bundle, or a game file with the same ruleset, kit, players, options and
-    actions) is not stored again: 409 `already_stored` names it; a game file of a private game the caller may not
-    see is stored as a new game, as if none were stored."""
+    actions) is not stored again: 409 `already_stored` names it. A game file's game is told stored already only
+    to a caller who sees that game whole as it stands (`told_already_stored`): to any other (a private game it
+    may not see, a game with an action hidden from it or held back by a broadcast's delay) the file is stored as a
+    new game, as if none were stored, so that no import tells whether a guess of what it may not see is right."""
     body = await request.body()
     kind = request.headers.get("content-type", "").split(";")[0].strip()
     if kind not in ("text/plain", MSGPACK):
@@ -320,7 +322,7 @@ def stored_import(request: Request, kind: str, body: bytes, caller: str | None) 
     except UnicodeDecodeError:
         raise ApiError(422, "game_file_error", "a game file is UTF-8 text") from None
     receipt = store_game(ledger, notation_game(ledger.store.mapper, text, files=False), recorder_token=token)
-    if receipt.already_stored and not game_seen_by(request, receipt.game_id, caller):
+    if receipt.already_stored and not import_match_told(request, receipt.game_id, caller):
         copy = notation_game(ledger.store.mapper, text, again=True, files=False)
         receipt = store_game(ledger, copy, recorder_token=token)
     return receipt, token

@@ -29,11 +29,19 @@ from api.errors import ApiError
 from api.fast_paths import APPEND_PARAMETERS, AppendRead, read_append
 from evo_ledger.app.access import HiddenGame, check_recorder, new_token
 from evo_ledger.app.ledger import AppendRequest, Idempotency, Ledger
-from evo_ledger.app.readers import PUBLIC, Caller, Perspective, game_listed, head_hash_for, latest_for, legal_for
+from evo_ledger.app.readers import (
+    PUBLIC,
+    Caller,
+    Perspective,
+    advice_for,
+    game_listed,
+    head_hash_for,
+    latest_for,
+    legal_for,
+)
 from evo_ledger.app.writer import NewGame, Writer
 from evo_ledger.game.aggregate import Game
 from evo_ledger.rules import marked_seats
-from evo_ledger.rules.contract import advice_in_notation
 from projections import queries
 from projections.runner import wait_until
 from projections.store import ReadStore, position_in
@@ -257,11 +265,11 @@ def summarise(ledger: Ledger, game: Game, reader: Perspective = PUBLIC) -> schem
 def legal_actions(reader: ReaderDep, ledger: LedgerDep) -> schemas.LegalActions:
     """The actions the rules allow now, where they can be listed (not card draws or peeks). A reader who may not see
     every hidden fact is not shown the hidden actions, nor those whose legality rests on another seat's hidden
-    facts (a held card, a peek). Where
-    the rules decide themselves for a seat they run (an Autosaur), `advice` offers that decision: recording its
-    first action confirms it."""
+    facts (a held card, a peek). Where the rules decide themselves for a seat they run (an Autosaur), `advice`
+    offers that decision, to a reader its actions are shown to (`advice_for`): recording its first action confirms
+    it."""
     game = latest_for(reader, ledger)
-    offered = advice_in_notation(game.rules, game.state)
+    offered = advice_for(reader, game)
     advice = schemas.Advice(**offered) if offered is not None else None
     return schemas.LegalActions(version=game.version, actions=legal_for(reader, game), advice=advice)
 

@@ -14,7 +14,13 @@ from api.deps import LedgerDep, ReaderDep, TokenDep, game_id_of, is_admin, join_
 from api.errors import ApiError
 from evo_ledger.app.access import GameAccess, new_token
 from evo_ledger.app.ledger import Ledger, Receipt
-from evo_ledger.app.readers import check_records_game, choices_for, forced_choices_for, latest_for
+from evo_ledger.app.readers import (
+    check_records_game,
+    choices_for,
+    forced_choices_for,
+    latest_for,
+    recorded_actions_for,
+)
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.kits import builtin_kit_names, load_kit_document, ruleset_of_kit
 
@@ -217,17 +223,17 @@ def revoke_co_recorder(
 @router.get("/games/{game_id}/setup", response_model=schemas.GameSetup, operation_id="game_setup")
 def game_setup(reader: ReaderDep, ledger: LedgerDep) -> schemas.GameSetup:
     """The game's setup and effective actions, for the recording page to judge entries on the device when the
-    server cannot be reached. It holds every hidden fact (a card drawn, a peek), so only those who record the game
-    (the recorder, a co-recorder, the admin) read it."""
-    check_records_game(reader, "a game's setup and actions are given to those who record the game")
+    server cannot be reached. It holds every hidden fact (a card drawn, a peek), so the readers give it only to
+    those who record the game (the recorder, a co-recorder, the admin: `recorded_actions_for`)."""
     game = latest_for(reader, ledger)
+    actions = recorded_actions_for(reader, game)
     return schemas.GameSetup(
         ruleset=game.ruleset_name,
         ruleset_version=game.ruleset_version,
         kit=game.kit_document,
         players=game.player_names,
         options=dict(game.options),
-        actions=[notation for _, notation, _ in game.history],
+        actions=actions,
         version=game.version,
     )
 

@@ -1,8 +1,9 @@
 """The read tables over HTTP: standings, auction histories, statistics, and every table as CSV.
 
 They follow the log a moment behind it; each answer says the position in the log it includes. Whether private
-games' rows count for the caller is the readers' to say (`private_rows_for`: for the admin alone), and a game's
-own reports are cut as its reader may see the game (`rows_as_of`).
+games' rows count for the caller is the readers' to say (`private_rows_for`: for the admin alone), as is a game
+whose rows do not count for it told unknown (`check_rows_shown`), and a game's own reports are cut as its reader
+may see the game (`rows_as_of`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from api import schemas
 from api.deps import CallerDep, LedgerDep, Reader, ReaderDep, known_ruleset
 from api.errors import ApiError
 from evo_ledger.app.ledger import Ledger
-from evo_ledger.app.readers import Caller, private_rows_for, rows_as_of
+from evo_ledger.app.readers import Caller, check_rows_shown, private_rows_for, rows_as_of
 from evo_ledger.rules import rulesets
 from evo_ledger.rules.base import Statistic
 from evo_ledger.rules.contract import reading as reading_of
@@ -243,9 +244,7 @@ def die_faces(
 def check_game_shown(request: Request, game_id: str, ruleset: str, private_rows: bool) -> None:
     store: ReadStore = request.app.state.read_store
     with store.engine.connect() as connection:
-        shown = queries.shown_ruleset(connection, game_id, private_rows)
-    if shown is None:  # a private game is told as an unknown one
-        raise ApiError(404, "unknown_game", f"game_id: the read tables hold no game {game_id[:80]!r}")
+        shown = check_rows_shown(game_id, queries.shown_ruleset(connection, game_id, private_rows))
     if shown != ruleset:
         raise ApiError(422, "wrong_ruleset", f"game_id: game {game_id} is a game of {shown}, not of {ruleset}")
 

@@ -287,7 +287,8 @@ class Advising(Protocol[StateT_contra]):
     """Seats the rules run (automated opponents). Default: none."""
 
     def advice(self, state: StateT_contra) -> Advice | None:
-        """The decision the rules make now for a seat they run, offered to the recorder; None: nobody's."""
+        """The decision the rules make now for a seat they run, offered to the recorder, and to any reader its
+        actions would be listed for: it rests on no fact a seat keeps hidden (a hand, a peek); None: nobody's."""
 
 
 @runtime_checkable

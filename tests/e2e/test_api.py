@@ -364,10 +364,13 @@ def test_an_event_is_explained_and_branched_over_http_with_the_command_lines_rep
     roll = next(e.originator_version for e in ledger.queries.game_events(UUID(game)) if type(e).__name__ == "DieRolled")
     explained = client.get(f"/v1/games/{game}/events/{roll}/explanation")
     assert explained.status_code == 200 and explained.json()["kind"] == "combat"
-    assert explained.content == ledger.queries.explain(UUID(game), roll).canonical
+    assert explained.content == ledger.queries.explain(ledger.queries.game(UUID(game)), roll).canonical
     assert explained.headers["X-Report-Hash"] == explained.json()["report_hash"]
     branch = client.get(f"/v1/games/{game}/events/{roll}/what-if", params={"replace": "roll x"})
-    assert branch.status_code == 200 and branch.content == ledger.queries.what_if(UUID(game), roll, "roll x").canonical
+    assert (
+        branch.status_code == 200
+        and branch.content == ledger.queries.what_if(ledger.queries.game(UUID(game)), roll, "roll x").canonical
+    )
     dropped = client.get(f"/v1/games/{game}/events/{roll}/what-if", params={"drop": True}).json()
     assert dropped["change"]["becomes"] is None
     refusals = {

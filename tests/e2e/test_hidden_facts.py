@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.readers import HIDDEN
 from evo_ledger.game.aggregate import event_hash, hidden_commitment
 from tests.helpers.api import HELD_CARD, append, client_for, new_game
 from tests.helpers.servers import ADMIN
@@ -20,6 +21,7 @@ from tests.helpers.stored import FIXTURES, game_id_of
 from tests.helpers.support import ROUND_ONE_AUCTION
 from tests.helpers.tampering import Tamperer
 
+TEXT = {"Content-Type": "text/plain"}
 CARD_NAMES = ("Ambush", "Heatwave", "Nest", "Migration", "Drought", "Earthquake", "Stampede", "Volcano")
 CLIMATE_TOKENS = ("cw", "ccw", "acw", "hot", "cold", "meteorite", "2cw", "2acw")
 PEEK_GAME = (
@@ -67,6 +69,34 @@ def test_a_reader_who_may_not_see_a_hidden_action_cannot_recover_it_by_brute_for
     assert recovered(hidden[0], game) == []
     assert actions[-1] not in str(events)
     assert all(actions[-1] not in str(event) for event in client.get(f"/v1/games/{game}/events").json()["events"])
+
+
+@pytest.mark.parametrize("actions", [(*ROUND_ONE_AUCTION, f"cat drew {HELD_CARD}"), PEEK_GAME], ids=["card", "peek"])
+def test_no_import_of_the_public_game_file_tells_whether_a_guess_of_the_hidden_action_is_right(
+    client: TestClient, actions: tuple[str, ...]
+) -> None:
+    """An imported game's id is its game file's content's: the public game file with each guess in the place of the
+    hidden action is imported as a new game, the right guess as any other, and only the recorder, who sees the
+    game whole, is told that the right one is stored already."""
+    game, recorder = new_game(client)
+    assert append(client, game, recorder, *actions).status_code == 200
+    whole = client.get(f"/v1/games/{game}/export", headers=recorder).text
+    moved = client.post("/v1/games/import", content=whole, headers=TEXT)  # a game moved from another server
+    assert moved.status_code == 201, moved.text
+    imported, holder = moved.json()["game_id"], {"Authorization": f"Bearer {moved.json()['recorder_token']}"}
+    public = client.get(f"/v1/games/{imported}/export").text
+    owner = actions[-1].split()[0]
+    in_place = f"# {HIDDEN}: an action of {owner}"
+    assert public.count(in_place) == 1
+    told = {}
+    for guess in candidates(owner):
+        answer = client.post("/v1/games/import", content=public.replace(in_place, guess), headers=TEXT)
+        told[guess] = (answer.status_code, answer.json().get("code"))
+        assert answer.json().get("game_id") != imported
+    assert told[actions[-1]] == (201, None) and list(told.values()).count((201, None)) > 1, told
+    right = public.replace(in_place, actions[-1])
+    again = client.post("/v1/games/import", content=right, headers={**TEXT, **holder})
+    assert (again.status_code, again.json()["code"]) == (409, "already_stored") and imported in again.text
 
 
 def test_a_hidden_action_stored_before_commitments_has_its_hashes_withheld(tmp_path: Path) -> None:

@@ -8,11 +8,12 @@ from dataclasses import dataclass
 
 from fastapi.testclient import TestClient
 
-# Ids, hashes, salts, tokens' digests, recording times, and how far the read tables followed the log.
+# Ids, hashes, salts, tokens' digests, recording times, how far the read tables followed the log, and the recorder
+# token a new game's answer gives (drawn at random).
 SET_ASIDE = re.compile(
     r"\b(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{64}|[0-9a-f]{32}|[0-9a-f]{12}\b"
     r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:\+00:00|Z)?)"
-    r'|"(?:log_)?position": ?\d+'
+    r'|"(?:log_)?position": ?\d+|"recorder_token": ?"[^"]*"'
 )
 
 

@@ -1,6 +1,7 @@
 """One game recorded in two servers, the same but for one hidden value, and what each server answers a reader who
-may not see that value, put side by side: each answer's status, headers and body, ids, hashes, salts and recording
-times set aside and nothing else (a length, a header, an order differs as it would between two answers).
+may not see that value, put side by side: each answer's status, headers and body, ids, hashes, salts, recording
+times and a new game's token set aside and nothing else (a length, a header, an order differs as it would between
+two answers).
 
 The readers: the public and each seat but the hidden action's own while the game is live; then, once the recorder
 delays the broadcast and the server's clock stands where the hidden action is shown and the next one is not, a
@@ -8,6 +9,7 @@ spectator."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -19,6 +21,7 @@ import msgpack
 from fastapi.testclient import TestClient
 from httpx import Response
 
+from evo_ledger.app.readers import HIDDEN
 from tests.helpers.api import PLAYERS, client_for
 from tests.helpers.broadcast import DELAY, caught_up, delay, stored_at, watch_at
 from tests.helpers.hidden import set_aside
@@ -29,6 +32,7 @@ KIT = "standin-e2-3p"
 PUBLIC = "public"
 DELAYED = "delayed broadcast"
 MSGPACK = "application/msgpack"
+GAME_FILE = {"Content-Type": "text/plain"}
 
 
 @dataclass(frozen=True)
@@ -51,11 +55,13 @@ class Swap:
 
 @dataclass(frozen=True)
 class Question:
-    """A request: its method, its path (`{game_id}` stands for the game's id) and its JSON body, if it has one."""
+    """A request: its method, its path (`{game_id}` stands for the game's id) and its JSON body, if it has one, or
+    the game file it sends as text (`game_file`), if it sends one."""
 
     method: str
     path: str
     body: dict[str, Any] | None = None
+    game_file: str | None = None
 
 
 @dataclass(frozen=True)
@@ -120,6 +126,27 @@ def hidden_as_recorded(held: Held) -> str:
     return set_aside(answer.text)
 
 
+def imported_copy(held: Held) -> str:
+    """The game moved in as a game file from another server: its recorder's export imported, as a new game whose id
+    is that of the file's content; the copy's id."""
+    exported = held.client.get(f"/v1/games/{held.game}/export", headers=held.recorder)
+    assert exported.status_code == 200, exported.text
+    answer = held.client.post("/v1/games/import", content=exported.text, headers=GAME_FILE)
+    assert answer.status_code == 201, answer.text
+    copy: str = answer.json()["game_id"]
+    return copy
+
+
+def guessed_files(held: Held, game: str, swap: Swap) -> list[str]:
+    """The game file a reader without a token is given of `game`, with each of the swap's hidden values in the
+    place of the hidden action it shows only whose it is."""
+    public = held.client.get(f"/v1/games/{game}/export")
+    assert public.status_code == 200, public.text
+    in_place = f"# {HIDDEN}: an action of {swap.owner}"
+    assert public.text.count(in_place) == 1, public.text
+    return [public.text.replace(in_place, guess) for guess in swap.hidden]
+
+
 def delayed(held: Held, shown: int) -> None:
     """The game broadcast with a delay, the server's clock set where the spectator sees events up to `shown`."""
     answer = delay(held.client, held.game, held.recorder, DELAY)
@@ -162,7 +189,11 @@ def told(held: Held, reader: str, question: Question, last: int) -> str:
     path, headers = question.path.replace("{game_id}", held.game), held.headers(reader)
     if question.method == "GET" and urlsplit(path).path.endswith("/stream"):
         return streamed(held, path, headers, last)
-    answer = held.client.request(question.method, path, json=question.body, headers=headers)
+    if question.game_file is not None:
+        sent = {**headers, **GAME_FILE}
+        answer = held.client.request(question.method, path, content=question.game_file, headers=sent)
+    else:
+        answer = held.client.request(question.method, path, json=question.body, headers=headers)
     return answer_text(held.client, answer)
 
 
@@ -176,6 +207,8 @@ def put_side_by_side(
         compared.asked.add((reader, question.method, path))
         if first != second:
             body = "" if question.body is None else f" {json.dumps(question.body)}"
+            if question.game_file is not None:
+                body = f" a game file, sha256 {hashlib.sha256(question.game_file.encode()).hexdigest()[:12]}"
             compared.differing[f"{reader}: {question.method} {question.path}{body}"] = (first, second)
 
 

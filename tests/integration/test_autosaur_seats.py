@@ -12,12 +12,15 @@ from fastapi.testclient import TestClient
 
 from api import ApiSettings, create_app
 from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.readers import PUBLIC, RECORDER, Seen, advice_for
 from evo_ledger.app.selfplay import play_game
 from evo_ledger.app.transfer import export_notation, import_notation
 from evo_ledger.cli.console import PlaySession
 from evo_ledger.cli.main import main
 from evo_ledger.game.checker import check_game
 from evo_ledger.game.notation import format_header, parse_game
+from evo_ledger.rules.base import Advice
+from evo_ledger.rules.evo1.actions import PlayCard
 from evo_ledger.settings import Settings
 from tests.helpers.support import ROOT
 
@@ -128,6 +131,22 @@ def test_AS_18_the_legal_actions_offer_the_autosaurs_decision(tmp_path: Path) ->
         assert legal["advice"]["actions"] == ["cat birth D2"] and legal["advice"]["ruling"] == "AS-03"
 
 
+def test_AS_18_the_readers_offer_an_advice_to_a_reader_its_actions_are_shown_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An Autosaur's birth is offered to every reader; an advice whose action rests on a hand (a card's play) only
+    to those who may see the hand: its seat and the recorder."""
+    with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
+        game = ledger.queries.game(placing_game(ledger))
+    birth = advice_for(PUBLIC, game)
+    assert birth is not None and birth["actions"] == ["cat birth D2"] and advice_for(Seen(seat="ben"), game) == birth
+    play = PlayCard("ann", "heat_stroke")
+    monkeypatch.setattr(type(game.rules), "advice", lambda _, state: Advice((play,), "AS-18", "ann's card"))
+    assert advice_for(PUBLIC, game) is None and advice_for(Seen(seat="ben"), game) is None
+    offered = {"actions": [game.rules.format_action(play)], "ruling": "AS-18", "reason": "ann's card"}
+    assert advice_for(Seen(seat="ann"), game) == advice_for(RECORDER, game) == offered
+
+
 def test_AS_18_the_audit_lists_a_deviation_and_ranks_it_below_damage(tmp_path: Path) -> None:
     with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
         followed = placing_game(ledger)
@@ -156,7 +175,8 @@ def test_AS_07_explain_shows_each_candidate_and_the_key_that_left_it_out(tmp_pat
     with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
         game_id = placing_game(ledger)
         ledger.commands.record(game_id, "cat birth C3")
-        text = ledger.queries.explain(game_id, ledger.queries.game(game_id).version).text()
+        game = ledger.queries.game(game_id)
+        text = ledger.queries.explain(game, game.version).text()
         assert "cat, an Autosaur, placed its second dinosaur at the setup [AS-03]" in text
         assert "D2: best." in text and "C3: out on key 2: ideal zone before hot or cold." in text
         assert "Recorded: C3, a deviation [AS-18]." in text
@@ -168,7 +188,7 @@ def test_AS_15_explain_shows_the_roll_and_the_rule_that_made_the_bid(tmp_path: P
         for line in OUTBID_LINES:
             ledger.commands.record(game_id, line)
         rolled = ledger.commands.record(game_id, "roll 2").version
-        explained = ledger.queries.explain(game_id, rolled)
+        explained = ledger.queries.explain(ledger.queries.game(game_id), rolled)
         assert explained.data["kind"] == "autosaur" and (
             explained.data["data"]["row"],
             explained.data["data"]["roll"],

@@ -38,7 +38,9 @@ def version_of(ledger: Ledger, game_id: UUID, kind: str, nth: int = 0) -> int:
 
 def explained(hand_game: tuple[Ledger, Receipt], kind: str, nth: int = 0) -> dict[str, Any]:
     ledger, receipt = hand_game
-    data: dict[str, Any] = ledger.queries.explain(receipt.game_id, version_of(ledger, receipt.game_id, kind, nth)).data
+    data: dict[str, Any] = ledger.queries.explain(
+        ledger.queries.game(receipt.game_id), version_of(ledger, receipt.game_id, kind, nth)
+    ).data
     return data
 
 
@@ -77,7 +79,8 @@ def test_a_lost_attack_is_explained_from_the_attack_its_roll_or_its_combat_alike
     ledger, receipt = hand_game
     combat = version_of(ledger, receipt.game_id, "CombatResolved", 1)
     reports = [
-        ledger.queries.explain(receipt.game_id, version).data["data"] for version in (combat - 2, combat - 1, combat)
+        ledger.queries.explain(ledger.queries.game(receipt.game_id), version).data["data"]
+        for version in (combat - 2, combat - 1, combat)
     ]
     assert reports[0] == reports[1] == reports[2]
     data = reports[0]
@@ -114,7 +117,7 @@ def test_an_undone_roll_of_a_combat_is_reported_as_a_re_roll(tmp_path: Path) -> 
         undone = ledger.queries.receipt(game).version - 1  # the roll, then the combat it decided
         ledger.commands.undo(game, 1, "the die fell off the table")
         combat = ledger.commands.record(game, actions[roll_at]).version
-        data = ledger.queries.explain(game, combat).data["data"]
+        data = ledger.queries.explain(ledger.queries.game(game), combat).data["data"]
     assert data["undone_rolls"] == [{"event": undone, "roll": "roll x"}]
     assert data["face"] == "horn+"
 
@@ -124,7 +127,7 @@ def test_a_survival_phase_is_explained_player_by_player_E2_12(hand_game: tuple[L
     thermoregulation keeps one beach dinosaur, he keeps F2 and loses the other four."""
     ledger, receipt = hand_game
     forced = version_of(ledger, receipt.game_id, "DinosaursPerished", 4)
-    report = ledger.queries.explain(receipt.game_id, forced).data
+    report = ledger.queries.explain(ledger.queries.game(receipt.game_id), forced).data
     assert report["kind"] == "survival"
     none: dict[str, list[str]] = {"hot": [], "cold": [], "deadly": []}
     nothing_kept = {"hot": 0, "cold": 0, "deadly": 0}
@@ -177,7 +180,10 @@ def test_every_event_of_a_survival_phase_gives_the_same_explanation(hand_game: t
     round_three = [e.originator_version for e in events if type(e).__name__ == "DinosaursPerished"][3:6]
     choices = [e.originator_version for e in events if type(e).__name__ == "SurvivalChosen"]
     last_choice = max(version for version in choices if version < round_three[-1])
-    reports = [ledger.queries.explain(receipt.game_id, version).data for version in [*round_three, last_choice]]
+    reports = [
+        ledger.queries.explain(ledger.queries.game(receipt.game_id), version).data
+        for version in [*round_three, last_choice]
+    ]
     assert all(report["data"] == reports[0]["data"] and report["kind"] == "survival" for report in reports)
 
 
@@ -207,7 +213,10 @@ def test_an_auction_is_explained_bid_by_bid_with_its_discounts_E2_07(hand_game: 
         for e in ledger.queries.game_events(receipt.game_id)
         if type(e).__name__ == "BidOutbid" and e.data["round"] == 4
     ]
-    assert ledger.queries.explain(receipt.game_id, outbid.originator_version).data["data"] == report["data"]
+    assert (
+        ledger.queries.explain(ledger.queries.game(receipt.game_id), outbid.originator_version).data["data"]
+        == report["data"]
+    )
 
 
 def test_a_climate_reveal_is_explained_by_the_pile_and_the_round_E2_04(hand_game: tuple[Ledger, Receipt]) -> None:
@@ -230,17 +239,17 @@ def test_events_with_nothing_to_explain_are_refused_by_name(hand_game: tuple[Led
     with pytest.raises(
         NotExplainable, match=f"event {moved} \\(DinosaurMoved\\) is not part of anything the evo2 rules explain"
     ):
-        ledger.queries.explain(receipt.game_id, moved)
+        ledger.queries.explain(ledger.queries.game(receipt.game_id), moved)
     with pytest.raises(NotExplainable, match=f"the game has events 1 to {receipt.version}, not 0"):
-        ledger.queries.explain(receipt.game_id, 0)
+        ledger.queries.explain(ledger.queries.game(receipt.game_id), 0)
     with pytest.raises(NotExplainable, match="event 1 \\(Started\\) is not in the game as it stands"):
-        ledger.queries.explain(receipt.game_id, 1)
+        ledger.queries.explain(ledger.queries.game(receipt.game_id), 1)
 
 
 def test_a_what_if_replaying_the_same_action_changes_nothing(hand_game: tuple[Ledger, Receipt]) -> None:
     ledger, receipt = hand_game
     roll = version_of(ledger, receipt.game_id, "DieRolled")
-    report = ledger.queries.what_if(receipt.game_id, roll, "roll horn+").data
+    report = ledger.queries.what_if(ledger.queries.game(receipt.game_id), roll, "roll horn+").data
     assert report["branch"]["stopped_at"] is None and report["recorded"]["before_event"] is None
     recorded = {k: v for k, v in report["recorded"].items() if k != "before_event"}
     assert {k: v for k, v in report["branch"].items() if k in recorded} == recorded
@@ -251,7 +260,7 @@ def test_a_what_if_with_another_roll_plays_on_until_the_rules_stop_it(hand_game:
     ledger, receipt = hand_game
     roll = version_of(ledger, receipt.game_id, "DieRolled")
     before = ledger.queries.receipt(receipt.game_id)
-    report = ledger.queries.what_if(receipt.game_id, roll, "roll x").data
+    report = ledger.queries.what_if(ledger.queries.game(receipt.game_id), roll, "roll x").data
     assert ledger.queries.receipt(receipt.game_id) == before  # the log is never touched
     assert report["change"] == {"event": roll, "was": "roll horn+", "becomes": "roll x"}
     stop = report["branch"]["stopped_at"]
@@ -270,15 +279,15 @@ def test_a_what_if_refuses_an_illegal_replacement_and_a_consequence(hand_game: t
     ledger, receipt = hand_game
     roll = version_of(ledger, receipt.game_id, "DieRolled")
     with pytest.raises(NotExplainable, match="'ann pass' is not legal where the event stood"):
-        ledger.queries.what_if(receipt.game_id, roll, "ann pass")
+        ledger.queries.what_if(ledger.queries.game(receipt.game_id), roll, "ann pass")
     with pytest.raises(NotExplainable, match=f"event {roll + 1} is a consequence: change the action at event {roll}"):
-        ledger.queries.what_if(receipt.game_id, roll + 1, None)
+        ledger.queries.what_if(ledger.queries.game(receipt.game_id), roll + 1, None)
 
 
 def test_dropping_a_survival_choice_stops_the_branch_where_one_is_owed(hand_game: tuple[Ledger, Receipt]) -> None:
     ledger, receipt = hand_game
     choice = version_of(ledger, receipt.game_id, "SurvivalChosen")
-    report = ledger.queries.what_if(receipt.game_id, choice, None).data
+    report = ledger.queries.what_if(ledger.queries.game(receipt.game_id), choice, None).data
     assert report["change"]["becomes"] is None
     assert report["branch"]["stopped_at"]["reason"].startswith("[E2-12]")
 

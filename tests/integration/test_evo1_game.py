@@ -65,7 +65,7 @@ def test_a_combat_names_the_faces_that_win_E1_09(ledger: Ledger) -> None:
     game_id = import_notation(ledger, HAND_GAME).game_id
     events = list(ledger.queries.game_events(game_id))
     attack = next(n for n, e in enumerate(events, start=1) if getattr(e, "notation", None) == ATTACK)
-    report = ledger.queries.explain(game_id, attack + 1)
+    report = ledger.queries.explain(ledger.queries.game(game_id), attack + 1)
     assert report.data["kind"] == "combat"
     assert report.data["data"]["winning_faces"] == [1, 2, 3, 4] and report.data["data"]["face"] == 3
     assert any("wins on 1-4" in line for line in report.data["words"])
@@ -126,7 +126,7 @@ def explained(ledger: Ledger, game_id: UUID, notation: str, after: int = 0) -> d
     """The explanation of the event the action `notation` made (the first at or after event `after`)."""
     events = list(ledger.queries.game_events(game_id))
     event = next(n for n, e in enumerate(events, start=1) if n > after and getattr(e, "notation", None) == notation)
-    return ledger.queries.explain(game_id, event).data
+    return ledger.queries.explain(ledger.queries.game(game_id), event).data
 
 
 def test_a_survival_an_auction_with_bids_above_6_and_a_climate_roll_are_explained_E1_11_E1_16_E1_06(
@@ -145,7 +145,7 @@ def test_a_survival_an_auction_with_bids_above_6_and_a_climate_roll_are_explaine
     assert "ann won row 1 (foot) at 3 and paid 2, 1 off for mutants bought before [E1-19]." in auction["words"]
     events = list(ledger.queries.game_events(game_id))
     changed = next(n for n, event in enumerate(events, start=1) if type(event).__name__ == "ClimateChanged")
-    climate = ledger.queries.explain(game_id, changed).data
+    climate = ledger.queries.explain(ledger.queries.game(game_id), changed).data
     assert climate["kind"] == "climate" and climate["data"]["colour"] == "green"
     assert climate["words"][0] == "ben rolled the climate die: 3 moves the marker one position clockwise [E1-06]."
 

@@ -109,7 +109,7 @@ def test_what_the_toy_lacks_is_refused_as_absent(toy_ledger: Ledger) -> None:
     game_id = new_toy_game(toy_ledger)
     toy_ledger.commands.record(game_id, WHOLE_GAME[:3])
     with pytest.raises(NotExplainable, match="the toy rules explain none of their decisions"):
-        toy_ledger.queries.explain(game_id, 2)
+        toy_ledger.queries.explain(toy_ledger.queries.game(game_id), 2)
     with pytest.raises(NoSelfPlay, match="ruleset 'toy' has no bots"):
         toy_ledger.commands.generate_game(2, seed=3, ruleset="toy")
 

@@ -167,7 +167,7 @@ def test_the_what_if_of_a_random_pick_replays_the_game_with_the_other_pick_TR_18
     drop = next(
         n for n, e in enumerate(events, start=1) if getattr(e, "notation", None) == "drop circle bountiful-size-1"
     )
-    report = ledger.queries.what_if(game_id, drop, "drop circle speed-for-size").data
+    report = ledger.queries.what_if(ledger.queries.game(game_id), drop, "drop circle speed-for-size").data
     assert report["change"] == {
         "event": drop,
         "was": "drop circle bountiful-size-1",

@@ -21,6 +21,7 @@ from tests.helpers.evo1 import TINY, lines
 RULES = Evo1Ruleset()
 # The people's deal of the ruling files' games; cat, an Autosaur, is dealt none [AS-04].
 DEAL = "\n".join(line for line in lines(RULINGS_DEAL) if line.startswith(("ann drew", "ben drew"))) + "\n"
+PEOPLE = ("ann", "ben")
 # cat starts on D3; no beach is free next to it, so its second dinosaur goes on the best other neighbour [AS-03].
 SETUP = DEAL + "start ann A1 ben D1 cat D3\ncat birth D2\n"
 # Turn 1 up to cat's births: ann and ben roll for initiative (cat, with two dinosaurs, is last), the climate stays
@@ -245,6 +246,21 @@ def test_AS_18_the_rules_offer_each_autosaur_decision_with_what_decided_it() -> 
     rolled = RULES.advice(step(bids, "roll 3").state)
     assert rolled is not None and [RULES.format_action(a) for a in rolled.actions] == ["cat bid 0 row3"]
     assert RULES.advice(play(SETUP)) is None  # the people's turn
+
+
+def test_AS_18_an_autosaurs_decision_rests_on_no_card_a_person_holds() -> None:
+    """The readers offer the decision to every reader its actions would be listed for (`advice_for`): the people's
+    hands, hidden from the other seats, decide none of it. Each decision is the same with ann's and ben's cards
+    dealt the other way round."""
+    hands = {seat: [line.split()[-1] for line in lines(DEAL) if line.startswith(f"{seat} drew")] for seat in PEOPLE}
+    other_hand = dict(zip(PEOPLE, PEOPLE[::-1], strict=True))
+    swapped = "".join(f"{seat} drew {card}\n" for seat in PEOPLE for card in hands[other_hand[seat]])
+    placing = DEAL + "start ann A1 ben D1 cat D3\n"
+    rolled = TO_THE_BIDS + "ann bid 0 row1\nben bid 0 row2\nroll 3\n"
+    for text in (placing, TO_CAT_BIRTHS, rolled):
+        dealt, other_way = play(text), play(text.replace(DEAL, swapped, 1))
+        assert dealt.seats["ann"].hand != other_way.seats["ann"].hand
+        assert RULES.advice(dealt) is not None and RULES.advice(dealt) == RULES.advice(other_way)
 
 
 def test_AS_07_a_tie_left_after_the_seventh_key_is_the_recorders_choice(monkeypatch: pytest.MonkeyPatch) -> None:

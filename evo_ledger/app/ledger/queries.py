@@ -1,7 +1,9 @@
 """The ledger's queries: every read of the games, none of which changes anything.
 
 Games are read through the library's repository (the cached game, fast-forwarded from the store), and at an event
-from the logs held in memory where the settings keep them (`held_log`).
+from the logs held in memory where the settings keep them (`held_log`). A game handed out never changes after: the
+cached game is fast-forwarded on a copy (`fold_on_copy`), which takes its place in the cache, so that an answer
+made from a game reads it as it stood when it was read, whatever is stored or read meanwhile.
 """
 
 from __future__ import annotations
@@ -9,7 +11,9 @@ from __future__ import annotations
 import hashlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from copy import copy
 from datetime import datetime
+from itertools import chain
 from typing import Any, cast
 from uuid import UUID
 
@@ -31,6 +35,17 @@ from evo_ledger.store.game_logs import GameLogs
 AMBIGUOUS_SHOWN = 5
 
 
+def fold_on_copy(game: Any, events: Iterable[Any]) -> Any:
+    """The events folded on a copy of `game` (`Game.__copy__`: its lists copied), which stays as it was; `game`
+    itself where there are none. The library fast-forwards a cached game with it, which would otherwise change the
+    very game an answer in another thread is being made from."""
+    pending = iter(events)
+    first = next(pending, None)
+    if first is None:
+        return game
+    return fold_events(copy(game) if game is not None else None, chain([first], pending))
+
+
 class Queries:
     """Every read of the games: a game as it stands or at any event, its receipt, its events (decoded or as
     stored), the log of all of them, audits, explanations and what-ifs."""
@@ -46,17 +61,22 @@ class Queries:
         return self.store.notifications_after(after, topics)
 
     def game(self, game_id: UUID, version: int | None = None) -> Game:
-        """The game as it stands, or as it stood after event `version`."""
+        """The game as it stands, or as it stood after event `version`: a game no later read or change alters. The
+        cached game brought up to date is a copy (`fold_on_copy`), cached in its place unless a later one is."""
         if version is not None and self.held_log is not None:
             held = self.held_log.game_at(game_id, version)
             if held is None:
                 raise UnknownGame(game_id)
             return held
         try:
-            game: Any = self.store.repository.get(game_id, version=version, projector_func=fold_events)
+            game: Any = self.store.repository.get(game_id, version=version, projector_func=fold_on_copy)
         except AggregateNotFoundError:
             raise UnknownGame(game_id) from None
         assert isinstance(game, Game)
+        if version is None:
+            cached = self.store.cached_game(game_id)
+            if cached is not None and cached.version < game.version:
+                self.store.cache_game(game)
         return game
 
     def receipt(self, game_id: UUID) -> Receipt:
@@ -76,9 +96,9 @@ class Queries:
         held = self.held_log.events_after(game_id, 0, up_to)[after or 0 :]
         return held[:limit] if limit is not None else held
 
-    def stored_events(self, game_id: UUID) -> list[StoredEvent]:
-        """The game's events as the store holds them, seals included."""
-        return list(self.store.recorder.select_events(game_id))
+    def stored_events(self, game_id: UUID, up_to: int | None = None) -> list[StoredEvent]:
+        """The game's events as the store holds them, seals included: those up to version `up_to`, if given."""
+        return list(self.store.recorder.select_events(game_id, lte=up_to))
 
     def last_stored_by(self, game: Game, moment: datetime) -> int:
         """The last of the game's events (up to its version) stored at or before `moment`; 0 if none was. The game
@@ -155,13 +175,17 @@ class Queries:
         up_to: int | None = None,
         expect_head: str | None = None,
         kept: Sequence[Mapping[str, Any]] = (),
+        as_of: int | None = None,
     ) -> AuditReport:
         """The game's stored log checked from its first event: hashes, chain, seals and signed checkpoints (with
         the key; `kept`: checkpoints published elsewhere), rules, the stored snapshots against the fold and, given
-        a receipt's head hash, its end (evo_ledger.app.audit)."""
-        stored = self.stored_events(game_id)
+        a receipt's head hash, its end (evo_ledger.app.audit). With `as_of`, the log as it stood at that event
+        (the game a reader's sight was taken of): nothing stored after it is read."""
+        stored = self.stored_events(game_id, up_to=as_of)
         if not stored:
             raise UnknownGame(game_id)
+        if as_of is not None:
+            up_to = as_of if up_to is None else min(up_to, as_of)
         snapshots = self.store.snapshots.recorder.select_events(game_id) if self.store.snapshots is not None else []
         signed = self._signed_for(game_id, kept) if self.store.settings.seal_key is not None else None
         return audit(game_id, stored, up_to, expect_head, self.store.sealer, snapshots, signed)
@@ -175,22 +199,21 @@ class Queries:
         }
         return signed_for(game_id, index, lists, kept)
 
-    def explain(self, game_id: UUID, event: int) -> ExplanationReport:
-        """Why the rules decided as they did about the part of the game (a combat, a survival phase...) that
-        `event` belongs to (evo_ledger.app.disputes)."""
-        game = self.game(game_id)
-        return explain_event(game, self.game_events(game_id, up_to=game.version), event)
+    def explain(self, game: Game, event: int) -> ExplanationReport:
+        """Why the rules decided as they did about the part of `game` (as it was read: nothing stored after its
+        version is read) that `event` belongs to (a combat, a survival phase...: evo_ledger.app.disputes)."""
+        return explain_event(game, self.game_events(game.id, up_to=game.version), event)
 
     def what_if(
         self,
-        game_id: UUID,
+        game: Game,
         event: int,
         replacement: str | None,
         told: Callable[[RuleViolation], str] = str,
         hidden: Mapping[int, str] | None = None,
     ) -> WhatIfReport:
-        """The game in a branch where the action at `event` is replaced (dropped if None); the log is untouched.
-        For a reader, a refusal in the branch is reported as `told` words it, and the branch stops before the
-        first of the actions `hidden` from it (event: its player)."""
-        game = self.game(game_id)
-        return what_if(game, self.game_events(game_id, up_to=game.version), event, replacement, told, hidden)
+        """`game` (as it was read: nothing stored after its version is read) in a branch where the action at
+        `event` is replaced (dropped if None); the log is untouched. For a reader, a refusal in the branch is
+        reported as `told` words it, and the branch stops before the first of the actions `hidden` from it (event:
+        its player)."""
+        return what_if(game, self.game_events(game.id, up_to=game.version), event, replacement, told, hidden)

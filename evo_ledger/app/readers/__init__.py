@@ -25,14 +25,23 @@ from evo_ledger.app.readers.broadcast import (
 )
 from evo_ledger.app.readers.callers import (
     Caller,
+    check_rows_shown,
     check_seen,
     game_listed,
     game_named_for,
     private_rows_for,
     reader_for,
     sees_game,
+    told_already_stored,
 )
-from evo_ledger.app.readers.exports import BUNDLE_FORMAT, BUNDLE_VERSION, Export, bundle_for, game_file_for
+from evo_ledger.app.readers.exports import (
+    BUNDLE_FORMAT,
+    BUNDLE_VERSION,
+    Export,
+    bundle_for,
+    game_file_for,
+    recorded_actions_for,
+)
 from evo_ledger.app.readers.log import (
     HIDDEN,
     ShownEvent,
@@ -48,6 +57,7 @@ from evo_ledger.app.readers.log import (
     withheld_from,
 )
 from evo_ledger.app.readers.positions import (
+    advice_for,
     choices_for,
     forced_choices_for,
     layout_for,
@@ -110,6 +120,7 @@ __all__ = [
     "Sight",
     "UnknownPerspective",
     "Visibility",
+    "advice_for",
     "audit_for",
     "branch_for",
     "broadcast_horizon",
@@ -118,6 +129,7 @@ __all__ = [
     "check_live",
     "check_public_replacement",
     "check_records_game",
+    "check_rows_shown",
     "check_seen",
     "check_shown",
     "choices_for",
@@ -142,6 +154,7 @@ __all__ = [
     "reader_for",
     "reader_named",
     "reads_hidden",
+    "recorded_actions_for",
     "refusal_for",
     "report_for",
     "rows_as_of",
@@ -151,6 +164,7 @@ __all__ = [
     "shown_version",
     "sight_of",
     "state_for",
+    "told_already_stored",
     "undone_by",
     "utc_now",
     "visibility",

@@ -1,7 +1,8 @@
 """Who reads a game, found from the token a caller holds: the reader it is (anyone may read a public game; a
-private one, only its recorder, its seats and the admin), whether it sees the game at all, and the game as the
-list of games shows it. Beside it, a caller of what is answered across games (`Caller`): the read tables' rows it
-is counted, and what the server's health tells it of a game."""
+private one, only its recorder, its seats and the admin), whether it sees the game at all, whether it is told that
+a game file it imports is stored already, and the game as the list of games shows it. Beside it, a caller of what
+is answered across games (`Caller`): the read tables' rows it is counted, and what the server's health tells it of
+a game."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from evo_ledger.app.access import GameAccess, HiddenGame
-from evo_ledger.app.readers.broadcast import NotYetBroadcast, latest_for, shown_version, with_access
+from evo_ledger.app.readers.broadcast import NotYetBroadcast, held_back_to, latest_for, shown_version, with_access
+from evo_ledger.app.readers.log import visibility
 from evo_ledger.app.readers.reader import Reader, may_see, narrowed
 from evo_ledger.game.aggregate import Game
 
@@ -58,6 +60,22 @@ def check_seen(game_id: UUID, access: GameAccess | None, token: str | None) -> N
         raise HiddenGame(f"no game {game_id}")
 
 
+def told_already_stored(ledger: Ledger, game_id: UUID, token: str | None, admin: bool, clock: Clock) -> bool:
+    """Whether the holder of `token` (the `admin`'s or not), importing a game file whose game is stored already
+    as `game_id`, is told so. A game file's id is its content's, so that telling a match confirms every action
+    the file holds: only a reader who sees the stored game whole as it stands is told (one who sees that it
+    exists, nothing of it held back by a broadcast's delay, no action in it hidden from it). Any other is answered
+    as if none were stored, whether its file matched or not."""
+    try:
+        reader = reader_for(ledger, game_id, token, admin, clock)
+    except (HiddenGame, NotYetBroadcast):
+        return False
+    game = ledger.queries.game(game_id)
+    if held_back_to(reader, ledger, game) not in (None, game.version):
+        return False
+    return not visibility(reader, ledger, game).hidden
+
+
 @dataclass(frozen=True)
 class Caller:
     """A caller of what is answered across games (the list of games, the statistics and the read tables, the
@@ -73,6 +91,15 @@ def private_rows_for(caller: Caller) -> bool:
     statistics, a table as CSV, the dice): for the admin alone. It is what the projections' queries take as
     `include_private`."""
     return caller.admin
+
+
+def check_rows_shown(game_id: str, ruleset: str | None) -> str:
+    """The ruleset of the game whose read tables' rows a caller asks for, as the rows counted for it hold it
+    (`private_rows_for`); where they hold none, the game is unknown to it (HiddenGame): a private game's rows, to
+    a caller they do not count for, are told as those of a game never stored."""
+    if ruleset is None:
+        raise HiddenGame(f"game_id: the read tables hold no game {game_id[:80]!r}")
+    return ruleset
 
 
 def game_named_for(caller: Caller, game_id: str) -> dict[str, str]:

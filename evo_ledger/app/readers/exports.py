@@ -1,18 +1,19 @@
 """A game exported for its reader: as a game file, its actions and revisions a line each, an action hidden from the
 reader a comment naming only its player (`game_file_for`); as a bundle, its stored events with their hashes, its
-hidden actions and the hashes withheld from the reader left out (`bundle_for`). The recorder is given the game
-whole, as `transfer` exports it and reads it back in."""
+hidden actions and the hashes withheld from the reader left out (`bundle_for`); as its effective actions, for the
+recording page of one who records it (`recorded_actions_for`). The recorder is given the game whole, as
+`transfer` exports it and reads it back in."""
 
 from __future__ import annotations
 
 from collections.abc import Container
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
-from uuid import UUID
 
 from eventsourcing.persistence import Transcoder
 
 from evo_ledger.app.readers.log import HIDDEN, Visibility, hidden_among, leave_out, visibility
+from evo_ledger.app.readers.reader import Reader, check_records_game
 from evo_ledger.app.readers.sight import Perspective
 from evo_ledger.game.aggregate import Game
 from evo_ledger.game.codec import pack
@@ -47,7 +48,15 @@ def bundle_for(reader: Perspective, ledger: Ledger, game: Game) -> Export[bytes]
     """`game` (as it stands) as a bundle for the reader: its stored events narrowed as `narrowed_rows` narrows
     them. A bundle that leaves hidden actions out names them, and is not imported until they are revealed."""
     seen = visibility(reader, ledger, game)
-    return Export(bundle_bytes(ledger, game.id, seen), seen.left_out)
+    return Export(bundle_bytes(ledger, game, seen), seen.left_out)
+
+
+def recorded_actions_for(reader: Reader, game: Game) -> list[str]:
+    """`game`'s effective actions in notation, hidden ones included, for the recording page to judge entries on
+    the device when the server cannot be reached: given only to a reader whose token records the game (the
+    recorder, a co-recorder, the admin), whatever it reads as; refused (RecordersOnly) to any other."""
+    check_records_game(reader, "a game's setup and actions are given to those who record the game")
+    return [notation for _, notation, _ in game.history]
 
 
 def game_file_text(ledger: Ledger, game: Game, shown: Container[int] | None) -> str:
@@ -80,12 +89,13 @@ def line_of(event: Any) -> str | None:
     return None
 
 
-def bundle_bytes(ledger: Ledger, game_id: UUID, seen: Visibility) -> bytes:
-    """The game's stored events with their hashes, without their seals, narrowed for the reader (`seen`) as
-    `narrowed_rows` narrows them: such a bundle names the hidden actions it leaves out."""
-    events = ledger.queries.stored_events(game_id)
+def bundle_bytes(ledger: Ledger, game: Game, seen: Visibility) -> bytes:
+    """The game's stored events up to its version (those the reader's sight `seen` was taken of: any stored since
+    are left out), with their hashes, without their seals, narrowed for the reader as `narrowed_rows` narrows
+    them: such a bundle names the hidden actions it leaves out."""
+    events = ledger.queries.stored_events(game.id, up_to=game.version)
     rows: list[list[Any]] = [[event.topic, event.originator_version, unsealed_bytes(event.state)] for event in events]
-    packed: dict[str, Any] = {"format": BUNDLE_FORMAT, "version": BUNDLE_VERSION, "game": str(game_id), "events": rows}
+    packed: dict[str, Any] = {"format": BUNDLE_FORMAT, "version": BUNDLE_VERSION, "game": str(game.id), "events": rows}
     left_out = narrowed_rows(rows, seen, ledger.store.mapper.transcoder)
     if left_out is not None:
         packed["left_out"] = left_out

@@ -1,9 +1,9 @@
 """A position and what may be done from it, as a reader may see them: the state, the picture of the board, the
-legal actions, the words that may come next in one, and a refusal."""
+legal actions, the rules' decision for a seat they run, the words that may come next in one, and a refusal."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from evo_ledger.app.readers.sight import Perspective, reads_hidden
@@ -11,6 +11,7 @@ from evo_ledger.game.aggregate import Game
 from evo_ledger.rules.base import NextWords, RuleViolation
 from evo_ledger.rules.contract import (
     ALL_SEATS,
+    advice_in_notation,
     forced_next_words,
     hidden_information,
     layout,
@@ -36,17 +37,36 @@ def layout_for(reader: Perspective, latest: Game, game: Game) -> Any:
     return layout(game.rules, game.state, ALL_SEATS if reads_hidden(reader, latest) else reader.seat)
 
 
-def legal_for(reader: Perspective, game: Game) -> list[str]:
-    """The legal actions now that follow from what the reader may see: not the hidden actions, nor those whose
-    legality rests on another player's hidden facts (a held card, a peek)."""
-    rules, state = game.rules, game.state
-    everything, hidden = reads_hidden(reader, game), hidden_information(rules)
+def shown_actions(reader: Perspective, game: Game, actions: Iterable[Any]) -> list[Any]:
+    """Those of `actions` (each one that may be taken now) that follow from what the reader may see: every one for
+    a reader who sees every hidden fact; for another, not the hidden actions, nor those whose legality rests on
+    another player's hidden facts (a held card, a peek)."""
+    if reads_hidden(reader, game):
+        return list(actions)
+    hidden, state = hidden_information(game.rules), game.state
     return [
-        rules.format_action(action)
-        for action in rules.legal_actions(state)
-        if everything
-        or (hidden.visible_only_to(action) is None and hidden.rests_on(state, action) in (None, reader.seat))
+        action
+        for action in actions
+        if hidden.visible_only_to(action) is None and hidden.rests_on(state, action) in (None, reader.seat)
     ]
+
+
+def legal_for(reader: Perspective, game: Game) -> list[str]:
+    """The legal actions now that follow from what the reader may see (`shown_actions`)."""
+    rules = game.rules
+    return [rules.format_action(action) for action in shown_actions(reader, game, rules.legal_actions(game.state))]
+
+
+def advice_for(reader: Perspective, game: Game) -> dict[str, Any] | None:
+    """The decision the rules make now for a seat they run (an Autosaur), in notation (`advice_in_notation`), as
+    the reader may be offered it: where every action it offers follows from what the reader may see
+    (`shown_actions`); None otherwise. The rules decide it from facts no seat keeps hidden (`Advising`)."""
+    rules = game.rules
+    offered = advice_in_notation(rules, game.state)
+    if offered is None or reads_hidden(reader, game):
+        return offered
+    actions = [rules.parse_action(words) for words in offered["actions"]]
+    return offered if len(shown_actions(reader, game, actions)) == len(actions) else None
 
 
 def choices_for(reader: Perspective, game: Game, words: Sequence[str]) -> NextWords:

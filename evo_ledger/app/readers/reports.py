@@ -67,28 +67,29 @@ def report_for(report: Report, seen: Visibility) -> Report:
 def audit_for(
     reader: Perspective, ledger: Ledger, game: Game, up_to: int | None, expect_head: str | None
 ) -> CanonicalReport:
-    """The audit as the reader may be given it (`visibility`); a receipt's head it may not have is answered as
-    any wrong guess of it would be."""
+    """The audit of the log as `game` stood (`Queries.audit`'s `as_of`: what is stored after it was read is not
+    read) as the reader may be given it (`visibility`); a receipt's head it may not have is answered as any wrong
+    guess of it would be."""
     seen = visibility(reader, ledger, game)
     if expect_head in seen.withheld_hashes:
         expect_head = NO_HASH
-    return report_for(ledger.queries.audit(game.id, up_to=up_to, expect_head=expect_head), seen)
+    return report_for(ledger.queries.audit(game.id, up_to, expect_head, as_of=game.version), seen)
 
 
 def explanation_for(reader: Perspective, ledger: Ledger, game: Game, event: int) -> ExplanationReport:
-    """The explanation of `event` as the reader may be given it: refused (HiddenEvent) where the event is an action
-    hidden from it."""
+    """The explanation of `event` of `game` (as it was read, its sight taken) as the reader may be given it:
+    refused (HiddenEvent) where the event is an action hidden from it."""
     seen = visibility(reader, ledger, game)
     check_shown(seen, event)
-    return report_for(ledger.queries.explain(game.id, event), seen)
+    return report_for(ledger.queries.explain(game, event), seen)
 
 
 def branch_for(reader: Perspective, ledger: Ledger, game: Game, event: int, replacement: str | None) -> WhatIfReport:
-    """A what-if as the reader may be answered: refused where the event is an action hidden from it (HiddenEvent),
-    or (HiddenFacts) where the replacement is a hidden action or its legality rests on facts hidden from it
-    (another seat's hand, a peek); the branch stopped before the first action hidden from it, whose fate rests on
-    what it hides; a refusal in the branch told by its public part; the hidden actions and hashes it may not see
-    left out."""
+    """A what-if of `game` (as it was read, its sight taken) as the reader may be answered: refused where the event
+    is an action hidden from it (HiddenEvent), or (HiddenFacts) where the replacement is a hidden action or its
+    legality rests on facts hidden from it (another seat's hand, a peek); the branch stopped before the first action
+    hidden from it, whose fate rests on what it hides; a refusal in the branch told by its public part; the hidden
+    actions and hashes it may not see left out."""
     seen = visibility(reader, ledger, game)
     check_shown(seen, event)
     if replacement is not None and not reads_hidden(reader, game):
@@ -98,7 +99,7 @@ def branch_for(reader: Perspective, ledger: Ledger, game: Game, event: int, repl
     def told(violation: RuleViolation) -> str:
         return str(refusal_for(reader, game, violation))
 
-    return report_for(ledger.queries.what_if(game.id, event, replacement, told, hidden), seen)
+    return report_for(ledger.queries.what_if(game, event, replacement, told, hidden), seen)
 
 
 def check_public_replacement(reader: Perspective, ledger: Ledger, game: Game, event: int, replacement: str) -> None:
@@ -110,7 +111,8 @@ def check_public_replacement(reader: Perspective, ledger: Ledger, game: Game, ev
     # A draw or a peek rests on every hand and pile the reader may not see.
     if hidden.visible_only_to(action) is not None:
         raise HiddenFacts(f"a what-if with the hidden action {replacement!r} is for the recorder")
-    state = ledger.queries.game(game.id, version=event - 1).state if event > 1 else None
+    # Read no further than `game`: an event past it is refused by the branch whoever asks.
+    state = ledger.queries.game(game.id, version=event - 1).state if 1 < event <= game.version else None
     owner = hidden.rests_on(state, action) if state is not None else None
     if owner not in (None, reader.seat):
         raise HiddenFacts(
