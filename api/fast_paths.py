@@ -10,6 +10,7 @@ the OpenAPI schema all the same.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from uuid import UUID
@@ -75,8 +76,10 @@ class AppendRead:
 
 async def read_append(request: Request) -> AppendRead:
     """The append's request read by hand (pays for: the line FAST_PATHS names)."""
+    body = await body_or_refusal(request, schemas.Append)  # JSON that does not parse is refused first
     token = token_of(request.headers.get("authorization"))
-    body = await json_body(request, schemas.Append)
+    if isinstance(body, RequestValidationError):  # a body that is not the model's, after the token, as FastAPI
+        raise body
     key = idempotency_key_of(request.headers.get("idempotency-key"))
     wait = projection_wait_of(request)
     return AppendRead(game_id_of(request.path_params["game_id"]), body, token, key, wait)
@@ -85,15 +88,30 @@ async def read_append(request: Request) -> AppendRead:
 async def json_body(request: Request, model: type[Body]) -> Body:
     """The request's JSON body read as `model`: refused as a declared body is, with 422 `invalid_request` naming
     where in the body."""
+    body = await body_or_refusal(request, model)
+    if isinstance(body, RequestValidationError):
+        raise body
+    return body
+
+
+async def body_or_refusal(request: Request, model: type[Body]) -> Body | RequestValidationError:
+    """The request's JSON body read as `model`, or why it is not one (JSON that does not parse is refused at
+    once)."""
     raw = await request.body()
     if not raw:
-        raise body_error("missing", "Field required")
+        return body_error("missing", "Field required")
     if not is_json(request.headers.get("content-type", "")):
-        raise body_error("not_json", "the body must be JSON, sent with Content-Type: application/json")
+        return body_error("not_json", "the body must be JSON, sent with Content-Type: application/json")
+    encoding = json.detect_encoding(raw)  # JSON in UTF-16 or 32, or after a byte order mark, as FastAPI reads it
+    if encoding != "utf-8":
+        raw = raw.decode(encoding, errors="replace").encode("utf-8", errors="surrogatepass")
     try:
         return model.model_validate_json(raw)
     except ValidationError as error:
-        raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in error.errors()]) from None
+        refusal = RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in error.errors()])
+        if any(e["type"] == "json_invalid" for e in error.errors()):
+            raise refusal from None
+        return refusal
 
 
 def body_error(kind: str, message: str) -> RequestValidationError:
@@ -118,7 +136,7 @@ def projection_wait_of(request: Request) -> float | None:
     if text is None:
         return None
     try:
-        seconds = float(text)
+        seconds = float(text) if text.isascii() else -1.0  # float() reads digits of every script; a query does not
     except ValueError:
         seconds = -1.0
     if not 0 <= seconds <= MAX_PROJECTION_WAIT:  # also refuses nan

@@ -10,6 +10,7 @@ declares (its read models: `ReadModels.reading`), built here from their plain de
 
 from __future__ import annotations
 
+import threading
 from functools import cache
 from typing import Any
 
@@ -192,9 +193,18 @@ def ruleset_specs() -> dict[str, ReadTable]:
     }
 
 
-@cache
+_MAKING_TABLES = threading.Lock()
+
+
 def ruleset_tables() -> dict[str, Table]:
-    """The rulesets' read tables, made once (and so added to `metadata`)."""
+    """The rulesets' read tables, made once, whichever thread asks first (and so added to `metadata`, which
+    refuses a table made twice)."""
+    with _MAKING_TABLES:
+        return made_ruleset_tables()
+
+
+@cache
+def made_ruleset_tables() -> dict[str, Table]:
     return {name: ruleset_table(spec) for name, spec in ruleset_specs().items()}
 
 

@@ -63,6 +63,9 @@ def game(client: TestClient) -> tuple[str, str]:
     return created["game_id"], created["recorder_token"]
 
 
+ACTION = "order ann ben cat"
+JSON = {"Content-Type": "application/json"}
+BASIC = {"Authorization": "Basic eA=="}
 REQUESTS: dict[str, dict[str, Any]] = {
     "an action": {"json": {"actions": ["order ann ben cat"]}},
     "a stale version": {"json": {"actions": ["order ann ben cat"], "expected_version": 9}},
@@ -83,6 +86,12 @@ REQUESTS: dict[str, dict[str, Any]] = {
     "no token": {"json": {"actions": ["order ann ben cat"]}, "token": None},
     "a wrong token": {"json": {"actions": ["order ann ben cat"]}, "token": "wrong"},
     "an illegal action": {"json": {"actions": ["ann move A1 A2"]}},
+    "a wait in another script's digits": {"json": {"actions": [ACTION]}, "params": {"wait_for_projections": "\u0663"}},
+    "UTF-16": {"content": f'{{"actions": ["{ACTION}"]}}'.encode("utf-16"), "headers": JSON},
+    "a byte order mark": {"content": f'\ufeff{{"actions": ["{ACTION}"]}}'.encode(), "headers": JSON},
+    "another scheme and JSON that does not parse": {"content": b"{", "headers": {**JSON, **BASIC}, "token": None},
+    "another scheme and no body": {"headers": BASIC, "token": None},
+    "another scheme and a body that is no append": {"json": {"actions": []}, "headers": BASIC, "token": None},
 }
 
 

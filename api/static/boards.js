@@ -48,9 +48,17 @@ function svgElement(tag, attributes, text) {
   return made;
 }
 
-// A layout's tags as data attributes; set last, the renderer's own (data-space, data-tap...) are written after.
+// The data attributes the pages act on: a tag never stands in for one (a tag `tap` would make a space,
+// a card or a line enter its words on a tap).
+const OWN_DATA = new Set(["tap", "space", "drawn"]);
+const TAG_NAME = /^[a-z][a-z0-9-]*$/;
+
+// A layout's tags as data attributes: those named as `boards.py` says (lower case, digits and hyphens), and none
+// of the renderer's own.
 function tagged(tags) {
-  return Object.fromEntries(Object.entries(tags || {}).map(([name, value]) => [`data-${name}`, value]));
+  return Object.fromEntries(Object.entries(tags || {})
+    .filter(([name]) => TAG_NAME.test(name) && !OWN_DATA.has(name))
+    .map(([name, value]) => [`data-${name}`, value]));
 }
 
 function setTags(made, tags) {

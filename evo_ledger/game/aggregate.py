@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
+import threading
 import uuid
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
@@ -661,20 +662,25 @@ CORE_EVENTS = frozenset(
 )
 _GAME_EVENT_TOPICS = {topic_of(name) for name in CORE_EVENTS}
 _ALL_REGISTERED = False
+_REGISTERING = threading.RLock()
 
 
 def events_of(vocabulary: Vocabulary) -> VocabularyEvents:
     """The event classes of a ruleset's vocabulary, each made once with its explicit topic and registered, so
     that a stored event of that topic is read as one."""
     events = _VOCABULARIES.get(vocabulary)
-    if events is None:
-        facts = {name: _event_class(vocabulary, name, Game.ActionRecorded) for name in vocabulary.facts}
-        consequences = {
-            kind: _event_class(vocabulary, name, Game.ConsequenceDerived)
-            for kind, name in vocabulary.consequences.items()
-        }
-        events = _VOCABULARIES[vocabulary] = VocabularyEvents(facts, consequences)
-    return events
+    if events is not None:
+        return events
+    with _REGISTERING:  # one thread makes them: a topic registered twice would be refused
+        events = _VOCABULARIES.get(vocabulary)
+        if events is None:
+            facts = {name: _event_class(vocabulary, name, Game.ActionRecorded) for name in vocabulary.facts}
+            consequences = {
+                kind: _event_class(vocabulary, name, Game.ConsequenceDerived)
+                for kind, name in vocabulary.consequences.items()
+            }
+            events = _VOCABULARIES[vocabulary] = VocabularyEvents(facts, consequences)
+        return events
 
 
 def _event_class(vocabulary: Vocabulary, name: str, base: type[Any]) -> Any:
@@ -691,9 +697,10 @@ def register_vocabularies() -> None:
     """Every installed ruleset's events registered (the rulesets loaded, once): done before a stored event whose
     topic is not yet known is read."""
     global _ALL_REGISTERED  # noqa: PLW0603 - once per process
-    for ruleset in rulesets().values():
-        events_of(ruleset.vocabulary)
-    _ALL_REGISTERED = True
+    with _REGISTERING:
+        for ruleset in rulesets().values():
+            events_of(ruleset.vocabulary)
+        _ALL_REGISTERED = True
 
 
 def is_game_event_topic(topic: str) -> bool:

@@ -5,7 +5,9 @@ members it must write.
 The defaults read the ruleset's plain declarations:
 - `actions`: its action classes (dataclasses). An action is written `[player] word value...`: its player first
   where its first field is `player`, then its word (the class's name in snake case), then its other fields in
-  order, each an `int`, a `str` or a `Literal` of choices. Its data form is `evo_ledger.rules.structured`'s.
+  order, each an `int`, a `str` (one word) or a `Literal` of choices (`check_actions` refuses others). A first
+  word that is the word of an action without a player is that action; any other is a player's name. Its data
+  form is `evo_ledger.rules.structured`'s.
 - `facts`: the name of the event each kind of action records, in the past tense, in the order of `actions`
   (`{Class}Recorded` where none are given); `consequence_kinds`: the kinds of consequence its transitions carry
   (each stored as an event named by its kind in camel case). Once stored, these names keep their meaning.
@@ -16,9 +18,9 @@ The defaults read the ruleset's plain declarations:
 
 Every capability has its plain default here too, as the contract serves a ruleset without it; a ruleset that
 writes any member of a capability has that capability, and takes the defaults for the members it leaves out. Where
-a default would show a hidden fact there is none: a ruleset that hides facts writes `visible_only_to`,
-`public_state` and `seat_state` itself (`reveals` and `rests_on` default to never and nothing). A member a ruleset
-writes itself always wins.
+a default would show a hidden fact there is none: a ruleset that hides facts writes all of `HiddenInformation`
+itself, and its own `outcome` and `view` (their defaults read the legal actions, which may rest on hidden facts:
+`check_hiding` refuses the class otherwise). A member a ruleset writes itself always wins.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from evo_ledger.rules.base import (
     Vocabulary,
 )
 from evo_ledger.rules.boards import BoardLayout
-from evo_ledger.rules.contract import contract_default, contract_required, listed_next_words
+from evo_ledger.rules.contract import CONTRACT_DEFAULT, contract_default, contract_required, listed_next_words
 from evo_ledger.rules.kits import PlainKit, plain_kit
 from evo_ledger.rules.structured import ActionForm, kind_of
 from evo_ledger.rules.text import Words
@@ -56,6 +58,51 @@ PLAYER = "player"
 
 def camel_case(kind: str) -> str:
     return "".join(part.capitalize() for part in kind.split("_"))
+
+
+def has_player(action_class: type) -> bool:
+    written = fields(action_class)
+    return bool(written) and written[0].name == PLAYER
+
+
+def as_tuples(value: Any) -> Any:
+    """A snapshot's value as the state holds it: its lists (JSON's arrays) as tuples, however deep."""
+    if isinstance(value, list):
+        return tuple(map(as_tuples, value))
+    if isinstance(value, dict):
+        return {key: as_tuples(item) for key, item in value.items()}
+    return value
+
+
+def check_actions(actions: Sequence[type]) -> None:
+    """Refuse, when the ruleset's class is made, action classes the default notation cannot write and read back:
+    two with one word, or a field other than the player that is not an `int`, a `str` or a `Literal` of values
+    written apart."""
+    words = [kind_of(action) for action in actions]
+    if len(set(words)) < len(words):
+        raise TypeError(f"two action classes have one word: {sorted(words)}")
+    for action in actions:
+        for field in fields(action)[1 if has_player(action) else 0 :]:
+            hint = typing.get_type_hints(action)[field.name]
+            choices = [str(choice) for choice in typing.get_args(hint)]
+            literal = typing.get_origin(hint) is typing.Literal and len(set(choices)) == len(choices)
+            if hint not in (int, str) and not literal:
+                raise TypeError(f"{action.__name__}.{field.name}: the default notation writes int, str and Literal")
+
+
+# The defaults that read the legal actions, which may rest on hidden facts.
+READ_LEGAL_ACTIONS = ("outcome", "view")
+
+
+def check_hiding(ruleset: type) -> None:
+    """Refuse, when the ruleset's class is made, one that hides facts and keeps a default that reads its legal
+    actions: they may rest on hidden facts (a card drawn that lets a play), and neither the view nor the game's
+    end may tell them."""
+    if not callable(getattr(ruleset, "visible_only_to", None)):
+        return
+    kept = [name for name in READ_LEGAL_ACTIONS if getattr(getattr(ruleset, name), CONTRACT_DEFAULT, False)]
+    if kept:
+        raise TypeError(f"{ruleset.__name__} hides facts, so it writes its own {' and '.join(kept)}")
 
 
 def ranked(scores: Iterable[tuple[str, Sequence[int]]], labels: tuple[str, ...] = ("points",)) -> Outcome:
@@ -88,9 +135,12 @@ class BaseRuleset(Generic[StateT, ActionT, KitT]):
             facts = cls.facts or tuple(f"{action.__name__}Recorded" for action in cls.actions)
             kinds = {kind: camel_case(kind) for kind in cls.consequence_kinds}
             cls.vocabulary = Vocabulary(f"evo-ledger:{cls.name}", facts, kinds)
-        for base in getattr(cls, "__orig_bases__", ()):
-            if typing.get_origin(base) is BaseRuleset:
+        for base in vars(cls).get("__orig_bases__", ()):
+            if typing.get_origin(base) is BaseRuleset and "state_class" not in vars(cls):
                 cls.state_class = typing.get_args(base)[0]
+        if "actions" in vars(cls):
+            check_actions(cls.actions)
+        check_hiding(cls)
 
     # The core: notation and data.
 
@@ -98,8 +148,10 @@ class BaseRuleset(Generic[StateT, ActionT, KitT]):
     def parse_action(self, text: str) -> ActionT:
         words = Words(text)
         first = words.take("an action")
-        player = None if first in self._words else first
-        word = first if player is None else words.choice(self._words, "an action's word")
+        if first in self._words and not has_player(self._words[first]):
+            player, word = None, first
+        else:  # a player's name, even one spelt as an action's word
+            player, word = first, words.choice(self._played, "an action's word")
         action_class = self._words[word]
         values = [self._value(words, field.name, hint) for field, hint in self._fields(action_class)]
         words.end()
@@ -117,21 +169,22 @@ class BaseRuleset(Generic[StateT, ActionT, KitT]):
     @contract_default
     def format_action(self, action: ActionT) -> str:
         values = [str(getattr(action, field.name)) for field, _ in self._fields(type(action))]
-        player = [getattr(action, PLAYER)] if self._has_player(type(action)) else []
+        player = [getattr(action, PLAYER)] if has_player(type(action)) else []
         return " ".join([*player, kind_of(type(action)), *values])
 
     @cached_property
     def _words(self) -> dict[str, type]:
         return {kind_of(action): action for action in self.actions}
 
+    @cached_property
+    def _played(self) -> list[str]:
+        """The words of the actions a player makes (written after the player's name)."""
+        return [word for word, action in self._words.items() if has_player(action)]
+
     def _fields(self, action_class: type) -> list[tuple[Any, Any]]:
         """The fields written after the action's word, with their types."""
         hints = typing.get_type_hints(action_class)
         return [(field, hints[field.name]) for field in fields(action_class) if field.name != PLAYER]
-
-    @staticmethod
-    def _has_player(action_class: type) -> bool:
-        return fields(action_class)[0].name == PLAYER
 
     @cached_property
     def _form(self) -> ActionForm:
@@ -189,7 +242,7 @@ class BaseRuleset(Generic[StateT, ActionT, KitT]):
 
     @contract_default
     def restore_state(self, kit: KitT, data: dict[str, Any]) -> StateT:
-        values = {name: tuple(value) if isinstance(value, list) else value for name, value in data.items()}
+        values = {name: as_tuples(value) for name, value in data.items()}
         state: StateT = self.state_class(kit=kit, **values)
         return state
 
@@ -219,14 +272,6 @@ class BaseRuleset(Generic[StateT, ActionT, KitT]):
         return f"{kind.replace('_', ' ')}: {said}." if said else f"{kind.replace('_', ' ')}."
 
     # Every capability's plain default.
-
-    @contract_default
-    def reveals(self, hidden: ActionT, later: ActionT) -> bool:
-        return False
-
-    @contract_default
-    def rests_on(self, state: StateT, action: ActionT) -> str | None:
-        return None
 
     @contract_default
     def is_chance(self, action: ActionT) -> bool:

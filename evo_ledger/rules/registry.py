@@ -3,6 +3,7 @@ adds one by declaring it (`NAME = "package.module:RulesetClass"`), with no edit 
 
 from __future__ import annotations
 
+import threading
 import warnings
 from collections.abc import Mapping, Sequence
 from functools import cache
@@ -23,10 +24,20 @@ class BadRuleset(TypeError):
     """An entry point of the group that does not give a ruleset of its own name."""
 
 
-@cache
+_LOADING = threading.Lock()
+
+
 def rulesets() -> dict[str, AnyRuleset]:
-    """Every installed ruleset by name, each made once. An entry point whose ruleset cannot be loaded or does not
-    keep the contract is left out, with a warning that says why: the others still serve."""
+    """Every installed ruleset by name, each made once, whichever thread asks first (a ruleset made twice would
+    name its events twice)."""
+    with _LOADING:
+        return installed()
+
+
+@cache
+def installed() -> dict[str, AnyRuleset]:
+    """Every installed ruleset by name. An entry point whose ruleset cannot be loaded or does not keep the contract
+    is left out, with a warning that says why: the others still serve."""
     found: dict[str, AnyRuleset] = {}
     for entry in sorted(entry_points(group=GROUP), key=lambda entry: entry.name):
         try:

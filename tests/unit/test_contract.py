@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from evo_ledger.rules import registry, rulesets
-from evo_ledger.rules.base import NextWords
+from evo_ledger.rules.base import NextWords, Outcome, StateView
 from evo_ledger.rules.contract import (
     CAPABILITIES,
     CORE_MEMBERS,
@@ -32,7 +32,7 @@ from evo_ledger.rules.contract import (
 )
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.rules.registry import BadRuleset, checked
-from tests.toy.ruleset import Hold, Roll, State, ToyRuleset, current
+from tests.toy.ruleset import Hold, Roll, State, ToyRuleset, current, won
 
 TOY = ToyRuleset()
 
@@ -83,7 +83,17 @@ def test_the_listed_words_follow_the_order_met_each_once() -> None:
     assert listed_next_words([*listed, "ann move A1"], ["ann", "move", "A1"]) == NextWords(("B2", "B3"), True)
 
 
-class HiddenRolls(ToyRuleset):
+class OwnEnd(ToyRuleset):
+    """The toy with its own end and view, as a ruleset that hides facts writes them (`check_hiding`)."""
+
+    def outcome(self, state: State) -> Outcome | None:
+        return self.standings(state) if won(state) else None
+
+    def view(self, state: State) -> StateView:
+        return StateView("in play", (), {}, round=1, phase="play", step="")
+
+
+class HiddenRolls(OwnEnd):
     """A roll seen by its player alone until the player holds: the hidden-information capability, added."""
 
     def visible_only_to(self, action: Roll | Hold) -> str | None:
@@ -102,7 +112,7 @@ class HiddenRolls(ToyRuleset):
         return self.snapshot_state(state) if seat == current(state) else self.public_state(state)
 
 
-class HalfHidden(ToyRuleset):
+class HalfHidden(OwnEnd):
     def visible_only_to(self, action: Roll | Hold) -> str | None:
         return action.player
 
@@ -117,7 +127,8 @@ def test_a_capability_is_found_when_every_member_of_it_is_written() -> None:
 
 def test_a_capability_written_in_part_is_refused_rather_than_taken_for_absent() -> None:
     """Half of the hidden information would leave every hidden action public, for ever: refused at load."""
-    with pytest.raises(BadRuleset, match="HiddenInformation in part: visible_only_to without public_state, seat_state"):
+    wanted = "HiddenInformation in part: visible_only_to without reveals, rests_on, public_state, seat_state"
+    with pytest.raises(BadRuleset, match=wanted):
         checked("toy", HalfHidden())
 
 
@@ -157,7 +168,7 @@ def test_a_ruleset_that_cannot_be_loaded_is_left_out_with_a_warning_and_the_othe
     found = [Entry("toy", ToyRuleset), Entry("half", HalfHidden), Entry("gone", broken)]
     monkeypatch.setattr(registry, "entry_points", lambda group: found)
     with pytest.warns(RuntimeWarning) as warned:
-        loaded = registry.rulesets.__wrapped__()
+        loaded = registry.installed.__wrapped__()
     assert list(loaded) == ["toy"]
     messages = sorted(str(warning.message) for warning in warned)
     assert messages[0].startswith("ruleset 'gone' left out: no module named 'gone'")
