@@ -20,7 +20,7 @@ from starlette.routing import BaseRoute, Mount
 from api import conflicts, errors, schemas
 from api.deps import utc_now
 from api.open_streams import OpenStreams
-from api.routes import audits, events, games, health, pages, recording, rules, statistics
+from api.routes import audits, events, games, health, kits, pages, recording, rules, statistics
 from api.supervision import CheckpointSigner, Supervisor
 from api.whole_log_reads import AddressLimit, AuditCache, ReadsAtOnce
 from evo_ledger.app.ledger import Ledger, Receipt
@@ -49,6 +49,7 @@ def checkpoint_seconds(text: str) -> float:
 MAX_BODY_BYTES = 1_000_000
 WHOLE_LOG_READS_PER_MINUTE = 30
 WHOLE_LOG_READS_AT_ONCE = 4
+KITS_PER_CALLER = 20
 HEAD_SECONDS = 10.0
 BODY_SECONDS = 60.0
 
@@ -79,6 +80,9 @@ class ApiSettings:
     whole_log_reads_at_once: int | None = WHOLE_LOG_READS_AT_ONCE
     """The audits and exports the server makes at once, for any reader but the admin (None: no cap): one more is
     refused at once, so that these reads, seconds each on a long game, leave the other endpoints their threads."""
+    kits_per_caller: int | None = KITS_PER_CALLER
+    """The kits stored on the server a caller (by its address) may hold at once, those the admin removed not
+    counted (None: no limit); the admin is held to none."""
     follow_projections: bool = True
     writer_process: bool = True
     worker_threads: int | None = None
@@ -212,7 +216,7 @@ def served_routes() -> list[BaseRoute]:
     then health, the pages and their files; FastAPI's schema comes after. Each is the route its router made, served
     as it is: an included router's routes would be made again for every app, at its first requests. So the app's
     own defaults (`dependencies`, `dependency_overrides`, a router's startup handlers) do not reach them."""
-    routers = (games, events, audits, statistics, rules, recording, health, pages)
+    routers = (games, events, audits, statistics, rules, recording, kits, health, pages)
     files = Mount("/static", app=pages.static_files(), name="static")
     return [*(route for module in routers for route in module.router.routes), files]
 

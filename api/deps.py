@@ -21,11 +21,13 @@ from evo_ledger.app.readers import (
     told_already_stored,
     utc_now,
 )
+from evo_ledger.app.stored_kits import UNCOUNTED, KitCaller, caller_key
 from evo_ledger.rules import rulesets
 
 __all__ = [
     "Caller",
     "CallerDep",
+    "KitCallerDep",
     "LedgerDep",
     "PerspectiveQuery",
     "Reader",
@@ -38,6 +40,7 @@ __all__ = [
     "import_match_told",
     "is_admin",
     "join_link",
+    "kit_caller",
     "known_ruleset",
     "ledger",
     "lost_access",
@@ -85,6 +88,20 @@ async def caller(request: Request, token: TokenDep) -> Caller:
 
 
 CallerDep = Annotated[Caller, Depends(caller)]
+
+
+async def kit_caller(request: Request, token: TokenDep) -> KitCaller:
+    """Who stores a kit, as its stored kits are counted: the admin is held to no count; any other caller is the
+    address it comes from, by its digest (`caller_key`), held to `ApiSettings.kits_per_caller`. A token names no
+    caller here: no record ties a token to kits, and any text is a token, so one caller could count as many."""
+    if is_admin(request, token):
+        return UNCOUNTED
+    settings = request.app.state.settings
+    address = request.client.host if request.client is not None else "unknown"
+    return KitCaller(caller_key(address, settings.store.seal_key), settings.kits_per_caller)
+
+
+KitCallerDep = Annotated[KitCaller, Depends(kit_caller)]
 
 
 def recorder(request: Request, token: str | None) -> Recorder:

@@ -30,6 +30,7 @@ from evo_ledger.app.readers import (
     PerspectiveRefused,
     UnknownPerspective,
 )
+from evo_ledger.app.stored_kits import InvalidKit, KitBuiltIn, KitInUse, KitTooLarge, TooManyKits, UnknownKit
 from evo_ledger.app.transfer import BundleError, IllegalAction
 from evo_ledger.app.writer import WriterProcessLost
 from evo_ledger.game.aggregate import GameTooLong, NothingToUndo, UnknownEvent
@@ -95,6 +96,12 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
     WriterProcessLost: (503, "writer_restarted"),
     AccessNotVouched: (503, "access_not_vouched"),
     ReplacedGame: (409, "checkpointed_game"),
+    InvalidKit: (422, "invalid_kit"),
+    KitTooLarge: (413, "kit_too_large"),
+    TooManyKits: (409, "too_many_kits"),
+    UnknownKit: (404, "unknown_kit"),
+    KitInUse: (409, "kit_in_use"),
+    KitBuiltIn: (409, "kit_built_in"),
 }
 
 

@@ -23,6 +23,7 @@ from pydantic.json_schema import models_json_schema
 
 from evo_ledger.app.access import MAX_CO_RECORDER_NAME, co_recorder_name_problem
 from evo_ledger.app.ledger import Receipt as LedgerReceipt
+from evo_ledger.app.stored_kits import KIT_HASH, is_kit_hash
 from evo_ledger.game.codec import CodecError, check_depth
 from evo_ledger.rules import rulesets, seat_options
 from evo_ledger.rules.base import Outcome
@@ -92,6 +93,8 @@ class Player(BaseModel):
 KITS = builtin_kit_names()
 RULESET_NAMES: list[JsonValue] = list(sorted(rulesets()))
 KIT_NAMES: list[JsonValue] = list(KITS)
+# A kit a new game names: a built-in kit's name, or the hash of a kit built in or stored (`GET /v1/kits` lists both).
+KIT_REFERENCE: dict[str, JsonValue] = {"anyOf": [{"enum": KIT_NAMES}, {"pattern": f"^{KIT_HASH.pattern}$"}]}
 
 
 class NewGame(BaseModel):
@@ -101,7 +104,11 @@ class NewGame(BaseModel):
         description="the ruleset, checked against the kit's (the kit's if left out)",
         json_schema_extra={"enum": [*RULESET_NAMES, None]},
     )
-    kit: str = Field(description="a built-in kit: it names its ruleset", json_schema_extra={"enum": KIT_NAMES})
+    kit: str = Field(
+        description="a built-in kit's name, or a kit's hash (`sha256:...`, as `GET /v1/kits` lists it): a kit built "
+        "in or stored on the server; it names its ruleset",
+        json_schema_extra=KIT_REFERENCE,
+    )
     players: list[Player] = Field(
         min_length=MIN_PLAYERS, max_length=MAX_PLAYERS, description="in seat order, as many as the kit seats"
     )
@@ -113,6 +120,8 @@ class NewGame(BaseModel):
     @classmethod
     def known(cls, name: str | None, info: ValidationInfo) -> str | None:
         known = RULESET_NAMES if info.field_name == "ruleset" else KIT_NAMES
+        if info.field_name == "kit" and name is not None and is_kit_hash(name):
+            return name  # a stored kit's hash: the ledger finds it, or refuses it (404 `unknown_kit`)
         if name is not None and name not in known:
             raise ValueError(f"no {info.field_name} {name!r}; known: {', '.join(map(str, known))}")
         return name
@@ -369,14 +378,18 @@ class Choices(BaseModel):
 
 
 class KitSummary(BaseModel):
-    """A built-in kit, as a new game's form offers it: the ruleset it names, how many players it seats, and the
-    words that mark a seat with a seat option (`autosaur`)."""
+    """A kit, built in or stored, as a new game's form offers it: how a new game names it, the ruleset it names,
+    how many players it seats, the words that mark a seat with a seat option (`autosaur`), its name and content
+    hash, and whether it is stored on the server."""
 
-    kit: str
+    kit: str = Field(description="what a new game's `kit` names it by: a built-in kit's name, a stored kit's hash")
     ruleset: str
     min_players: int
     max_players: int
     seat_marks: list[str]
+    name: str = Field(description="the name its document gives it")
+    kit_hash: str = Field(description="its content hash: `sha256:` and the SHA-256 of its canonical JSON")
+    stored: bool = Field(description="false for a kit built in, true for one stored on the server")
 
 
 class KitList(BaseModel):

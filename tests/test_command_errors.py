@@ -23,9 +23,11 @@ from tests.helpers.support import ROOT, child_env
 
 EVO_LEDGER = Path(sys.executable).parent / "evo-ledger"
 REPLAY = str(ROOT / "replays" / "hand-3p-first-game.evo")
+KIT_FILE = str(ROOT / "tests" / "rulings" / "tiny-3p.json")
 # Each command that opens the ledger, as the examples run it: only the database it is given is wrong.
 ON_A_DATABASE = {
     "new": ["new", "--kit", "standin-e2-3p", "--players", "ann", "ben", "cat"],
+    "kit": ["kit", KIT_FILE, "--store"],
     "record": ["record", "last", "order ann ben cat"],
     "undo": ["undo", "last", "--reason", "misread the die"],
     "note": ["note", "last", "a note"],

@@ -1,5 +1,6 @@
 """The pages people open in a browser: the games at `/`, the replay viewer at `/games/{id}`, the recording page
-at `/games/{id}/record` (with its service worker at `/sw.js`), the dashboard at `/dashboard`, and their assets
+at `/games/{id}/record` (with its service worker at `/sw.js`), the kit editor at `/kits/new`, the dashboard at
+`/dashboard`, and their assets
 under `/static`, every one shipped inside the package (no page or asset loads anything from another host). The
 pages read the public `/v1` API, with the reader's token where one is given."""
 
@@ -113,6 +114,12 @@ def viewer_page(game_id: str) -> HTMLResponse:
 @router.get("/games/{game_id}/record", response_class=HTMLResponse)
 def recording_page(game_id: str) -> HTMLResponse:
     return page("record.html")
+
+
+@router.get("/kits/new", response_class=HTMLResponse)
+def kit_editor_page() -> HTMLResponse:
+    """The kit editor: a new kit, or a copy of the one `?from=` names (a kit's name or hash)."""
+    return page("kits.html")
 
 
 @router.get("/ca.crt")

@@ -1,6 +1,5 @@
-"""What recording at the table needs beside the append: the kits a game may be set up with, an action offered a
-word at a time, and the record's revisions (an undo, a correction, a note), each made by the game's recorder token
-(or the admin's)."""
+"""What recording at the table needs beside the append: an action offered a word at a time, and the record's
+revisions (an undo, a correction, a note), each made by the game's recorder token (or the admin's)."""
 
 from __future__ import annotations
 
@@ -21,8 +20,6 @@ from evo_ledger.app.readers import (
     latest_for,
     recorded_actions_for,
 )
-from evo_ledger.rules import get_ruleset
-from evo_ledger.rules.kits import builtin_kit_names, load_kit_document, ruleset_of_kit
 
 router = APIRouter(prefix=schemas.API_PREFIX, tags=["recording"], responses=schemas.PROBLEMS)
 REVISED: dict[int | str, dict[str, Any]] = {
@@ -32,30 +29,6 @@ REVISED: dict[int | str, dict[str, Any]] = {
     409: {"model": schemas.Problem, "description": "the game is no longer at `expected_version` (`version_conflict`)"},
 }
 CHANGED = {**REVISED, **schemas.VERSION_CONFLICT}  # a revision, made on the version it names
-
-
-@router.get("/kits", response_model=schemas.KitList, operation_id="list_kits")
-def list_kits() -> schemas.KitList:
-    """The built-in kits a new game may be set up with (`POST /v1/games`), by name."""
-    return schemas.KitList(kits=[kit_summary(name) for name in builtin_kit_names()])
-
-
-def kit_summary(name: str) -> schemas.KitSummary:
-    document, _ = load_kit_document(name)
-    ruleset = ruleset_of_kit(document, name)
-    fewest, most = seats_of(document.get("players"))
-    marks = [spec.seat_mark for spec in get_ruleset(ruleset).options if spec.seat_mark]
-    return schemas.KitSummary(kit=name, ruleset=ruleset, min_players=fewest, max_players=most, seat_marks=marks)
-
-
-def seats_of(players: Any) -> tuple[int, int]:
-    """How many players a kit seats, as its document says (a count, or `min` and `max`); a game's bounds where
-    it says neither."""
-    if isinstance(players, int):
-        return players, players
-    if isinstance(players, dict) and isinstance(players.get("min"), int) and isinstance(players.get("max"), int):
-        return players["min"], players["max"]
-    return schemas.MIN_PLAYERS, schemas.MAX_PLAYERS
 
 
 @router.get("/games/{game_id}/choices", response_model=schemas.Choices, operation_id="choices")

@@ -41,7 +41,7 @@ let kits = [];
 async function loadKits() {
   kits = (await api("/v1/kits")).kits;
   document.getElementById("kit").replaceChildren(...kits.map((kit) => element("option", { value: kit.kit },
-    `${kit.kit} (${kit.ruleset}, ${kit.min_players === kit.max_players ? kit.min_players : `${kit.min_players}-${kit.max_players}`} players)`)));
+    `${kit.stored ? `${kit.name} ${kit.kit.slice(0, 15)}…` : kit.kit} (${kit.ruleset}, ${kit.min_players === kit.max_players ? kit.min_players : `${kit.min_players}-${kit.max_players}`} players)`)));
   showMarks();
 }
 

@@ -1,19 +1,24 @@
-// The recording page's service worker: the page, its assets and the game's latest answers kept on the device, so
-// that the page opens and shows the game with no connection. Each is asked of the server first and kept as it
+// The recording page's and the kit editor's service worker: the pages, their assets and the game's latest answers
+// kept on the device, so that the recording page opens and shows the game with no connection, and the kit editor
+// opens with the kits it copies from. Each is asked of the server first and kept as it
 // answers; with no connection, the kept answer is given. A game's answers are kept per reader (by a digest of the
 // token asked with), one for each address, so that one reader's answer is never given to another. An answer to a
 // token is kept only while the device keeps that token (until the time the page sends with it), sealed under a key
 // made from the token, so that a page without it reads nothing of it; it is dropped once that time has passed, and
 // every answer of a game is dropped when the device forgets the game (POST /sw/forget?game=ID).
 "use strict";
-const CACHE = "evo-ledger-record-2"; // the first kept answers to tokens unsealed: dropped as this one starts
+const CACHE = "evo-ledger-record-3"; // the first kept answers to tokens unsealed: dropped as this one starts
 const SHELL = "/static/record.html"; // the recording page, whatever game's address opened it
+const KIT_EDITOR = "/static/kits.html"; // the kit editor, whatever kit its address copies
 const ASSETS = [
   SHELL, "/static/common.css", "/static/boards.css", "/static/record.css", "/static/favicon.svg",
   "/static/api.js", "/static/queue.js", "/static/boards.js", "/static/players.js",
-  "/static/record.js",
+  "/static/record.js", KIT_EDITOR, "/static/kits.css", "/static/kits.js",
 ];
 const RECORD_PAGE = /^\/games\/[^/]+\/record$/;
+const KIT_EDITOR_PAGE = "/kits/new";
+// The kits the kit editor reads (the list, and each kit's document by its hash): public, kept as any asset.
+const KIT_READ = /^\/v1\/kits(\/sha256:[0-9a-f]{64})?$/;
 // The rules as the recording page's worker runs them on the device: kept once the worker has loaded them.
 const RULES = /^\/(rules-worker\.js|rules\.zip|static\/pyodide\/[^/]+)$/;
 // What the recording page reads of its game; its stream is never kept, nor the choices after words entered (the
@@ -44,6 +49,8 @@ self.addEventListener("fetch", (event) => {
   if (request.method !== "GET") return;
   sweepNowAndThen(event);
   if (RECORD_PAGE.test(url.pathname)) event.respondWith(askedFirst(request, SHELL));
+  else if (url.pathname === KIT_EDITOR_PAGE) event.respondWith(askedFirst(request, KIT_EDITOR));
+  else if (KIT_READ.test(url.pathname)) event.respondWith(askedFirst(request, url.pathname));
   else if (ASSETS.includes(url.pathname) || RULES.test(url.pathname)) event.respondWith(askedFirst(request, url.pathname));
   else if (GAME_READ.test(url.pathname) && !url.searchParams.get("words")) {
     event.respondWith(readerOf(request).then((reader) => askedFirst(request, reader.key, event, reader)));

@@ -34,6 +34,7 @@ from evo_ledger.app.readers import (
     visibility,
 )
 from evo_ledger.app.selfplay import NoSelfPlay, bot_names
+from evo_ledger.app.stored_kits import InvalidKit, KitTooLarge, UnknownKit
 from evo_ledger.app.transfer import BUNDLE_SUFFIX, ImportFileError, export_bundle, export_notation, import_files
 from evo_ledger.cli.console import PlaySession, completer
 from evo_ledger.cli.last_game import remember, remembered
@@ -46,7 +47,7 @@ from evo_ledger.game.checkpoints import CHECKPOINT_FORMAT, CheckpointError, unvo
 from evo_ledger.game.notation import GameFileError, format_hidden, parse_option_value
 from evo_ledger.rules import UnknownRuleset, marked_seats, rulesets, seat_options
 from evo_ledger.rules.base import RuleViolation, SetupError
-from evo_ledger.rules.kits import KitError
+from evo_ledger.rules.kits import KitError, load_kit_document
 from evo_ledger.rules.text import NotationError
 from evo_ledger.rules.words import counted
 from evo_ledger.settings import Settings, SettingsError
@@ -63,7 +64,9 @@ HIDDEN_SETTINGS = ("kept", "shown")
 def add_ledger_commands(commands: Any) -> None:
     """The ledger's subcommands, added to the command line's parser."""
     new = _command(commands, "new", "start a game and print its id")
-    new.add_argument("--kit", required=True, help="a built-in kit's name or a kit JSON file")
+    new.add_argument(
+        "--kit", required=True, help="a built-in kit's name, a kit JSON file, or a kit's hash (sha256:...) as stored"
+    )
     new.add_argument("--players", nargs="+", required=True, metavar="NAME", help="in seat order; NAME=ID keeps an id")
     new.add_argument("--ruleset", help="the ruleset, checked against the kit's (default: the kit's)")
     new.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a ruleset option")
@@ -304,6 +307,9 @@ BAD_INPUT = (
     GameSetupError,
     ImportFileError,
     KitError,
+    InvalidKit,
+    KitTooLarge,
+    UnknownKit,
     SetupError,
     UnknownRuleset,
     SettingsError,
@@ -336,6 +342,20 @@ def new_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     remember(ledger.settings, receipt.game_id)
     print(f"game {receipt.game_id}", file=out)
     print_receipt(receipt, out)
+    return EXIT_OK
+
+
+def store_kit(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    """`kit FILE --store`, once the kit is checked: it is stored by its hash, or said to be stored or built in
+    already (nothing is stored then)."""
+    document, _ = load_kit_document(args.kit)
+    kept = ledger.commands.store_kit(document)
+    if kept.built_in is not None:
+        print(f"built in already as {kept.built_in}: nothing stored", file=out)
+    elif kept.already:
+        print(f"stored already as {kept.kit_hash}: nothing stored", file=out)
+    else:
+        print(f"stored as {kept.kit_hash}", file=out)
     return EXIT_OK
 
 
@@ -567,6 +587,7 @@ def play(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 COMMANDS: dict[str, Callable[[Ledger, argparse.Namespace, TextIO], int]] = {
     "new": new_game,
+    "kit": store_kit,
     "generate": generate,
     "record": record,
     "undo": undo,

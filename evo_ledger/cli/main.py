@@ -86,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     kit.add_argument(
         "kit", nargs="?", metavar="NAME-OR-PATH", help="a built-in kit's name or a JSON file; none lists them"
     )
+    kit.add_argument(
+        "--store",
+        action="store_true",
+        help="store the kit in the database, once checked: a game starts on it by its hash (`new --kit sha256:...`)",
+    )
+    kit.add_argument("--database", help="a SQLite file or a postgresql:// URL (default: EVO_LEDGER_DATABASE)")
     rules = commands.add_parser(
         "rules",
         help="what a ruling id means, as the rules refuse an action by it",
@@ -184,7 +190,11 @@ def run(argv: Sequence[str] | None = None) -> int:
             return EXIT_BAD_INPUT
         return EXIT_OK
     if args.command == "kit":
-        return show_kit(args.kit, sys.stdout)
+        if args.store and args.kit is None:
+            print("evo-ledger kit: --store: name the kit file to store", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        shown = show_kit(args.kit, sys.stdout)
+        return run_ledger_command(args) if args.store and shown == EXIT_OK else shown
     if args.command == "rules":
         return show_rules(args.ruling, sys.stdout)
     if args.command == "serve":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -25,8 +26,18 @@ from evo_ledger.rules.registry import UnknownRuleset, get_ruleset, rulesets
 RULESET_KEYS = ("ruleset", "edition")
 
 
+# A kit error's message as `KitReader.fail` writes it: the kit's label, then the field, then what is wrong.
+FIELD_OF_MESSAGE = re.compile(r"""^kit (?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"): ([A-Za-z_][\w.\[\]-]*): """)
+
+
 class KitError(ValueError):
-    """A kit that cannot be used; the message names the kit, the field and what is wrong."""
+    """A kit that cannot be used; the message names the kit, the field and what is wrong. `field` is the field it
+    names (`spaces[3].terrain`, `start_marks.2`), given or read from the message; None where it names none."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        found = FIELD_OF_MESSAGE.match(message)
+        self.field = field if field is not None else (found.group(1) if found else None)
 
 
 def canonical_hash(document: Mapping[str, Any]) -> str:
@@ -76,6 +87,16 @@ def builtin_kits(ruleset: AnyRuleset) -> dict[str, Traversable]:
 
 def builtin_kit_names() -> list[str]:
     return sorted(_builtin_kits())
+
+
+def builtin_kit_of_hash(kit_hash: str) -> str | None:
+    """The name of the built-in kit whose content hash is `kit_hash`, if one is."""
+    return _builtin_hashes().get(kit_hash)
+
+
+@cache
+def _builtin_hashes() -> dict[str, str]:
+    return {canonical_hash(json.loads(_builtin_kit_text(name))): name for name in _builtin_kits()}
 
 
 def load_kit(reference: str) -> Any:

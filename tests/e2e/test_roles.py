@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from starlette.routing import Mount, Route
 
 from api import ApiSettings, create_app
+from evo_ledger.rules.kits import canonical_hash, load_kit_document
 from evo_ledger.settings import Settings
 from projections.schema import tables
 from tests.helpers.api import HAND_GAME, client_for
@@ -71,6 +72,7 @@ class Asked:
 
 
 RULESET = {"ruleset": "toy"}  # the statistics that weigh bots play a few of its games, quickly
+BUILT_IN_KIT = load_kit_document("standin-e2-3p")[0]
 ASKED = {
     "POST /v1/games": Asked(json={"kit": "standin-e2-3p", "players": [{"name": n} for n in ("ann", "ben", "cat")]}),
     "POST /v1/games/import": Asked(text=HAND_GAME),
@@ -84,6 +86,7 @@ ASKED = {
     "PUT /v1/games/{game_id}/seats-record": Asked(json={"allowed": True}),
     "PUT /v1/games/{game_id}/reveal-at-end": Asked(json={"reveal_at_end": False}),
     "PUT /v1/games/{game_id}/privacy": Asked(json={"private": True}),
+    "POST /v1/kits": Asked(json={**BUILT_IN_KIT, "name": "roles-island"}),
     **{route: Asked(query=RULESET) for route in ROUTES if route.startswith("GET /v1/statistics/")},
     "GET /v1/statistics/dice": Asked(query={"ruleset": "evo2"}),  # the toy rolls no die
 }
@@ -109,6 +112,7 @@ class Game:
             "name": "genes",
             "table": next(iter(tables())),
             "path": "common.css",
+            "kit_hash": canonical_hash(BUILT_IN_KIT),
         }
         return route.partition(" ")[2].format(**values)
 

@@ -15,9 +15,13 @@ from schemathesis.config import SchemathesisConfig
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 from schemathesis.specs.openapi.stateful import OpenAPIStateMachine
 
+from evo_ledger.app.stored_kits import is_kit_hash
+from evo_ledger.rules.kits import builtin_kit_names, canonical_hash, load_kit_document
 from tests.helpers.servers import ADMIN, running_server
 
-ATTEMPTS = 3
+# About half the walks from a seed reach an append judged by the rules, and which half depends on the process the
+# walk runs in (the tests it ran before): six walks miss it together about once in sixty runs, three once in eight.
+ATTEMPTS = 6
 # The walk follows the links the schema gives, never links schemathesis infers from answers such as the game list's:
 # the list grows with the games the walk has made, so a walk drawn again would follow other links.
 SCHEMA_LINKS_ONLY = SchemathesisConfig.from_dict({"phases": {"stateful": {"inference": {"algorithms": []}}}})
@@ -60,18 +64,32 @@ def held_back_for_the_whole_walk(case: Any) -> None:
         case.body = {**case.body, "minutes": 24 * 60}
 
 
+BUILT_IN_HASHES = [canonical_hash(load_kit_document(name)[0]) for name in builtin_kit_names()]
+
+
+def kits_the_server_has(case: Any) -> None:
+    """A new game's kit may be named by its hash, and a hash names a kit only where the server has one: a hash the
+    walk draws names a built-in kit's (chosen by its digits), so that the games the walk creates are made."""
+    kit = case.body.get("kit") if isinstance(case.body, dict) else None
+    if case.operation.path == "/v1/games" and isinstance(kit, str) and is_kit_hash(kit):
+        case.body = {**case.body, "kit": BUILT_IN_HASHES[int(kit.removeprefix("sha256:"), 16) % len(BUILT_IN_HASHES)]}
+
+
 @pytest.mark.parametrize("walk", WALKS)
 def test_no_sequence_of_linked_calls_gets_a_server_error_or_breaks_the_schema(base_url: str, walk: Walk) -> None:
     """A walk through the API's linked operations, each step a request to a real server with arguments drawn from
     the schema, until the walk has reached the operations that read a game."""
-    # The rules reference's two reads and the kits link to nothing and take no game: the walk spends its steps on
-    # the games.
+    # The rules reference's two reads and the kits (listed, stored, read and removed) link to nothing and take no
+    # game: the walk spends its steps on the games.
     schema = (
         schemathesis.openapi.from_url(f"{base_url}/openapi.json", config=SCHEMA_LINKS_ONLY)
         .exclude(operation_id="stream")
         .exclude(operation_id="list_rulings")
         .exclude(operation_id="get_ruling")
         .exclude(operation_id="list_kits")
+        .exclude(operation_id="store_kit")
+        .exclude(operation_id="get_kit")
+        .exclude(operation_id="remove_kit")
     )
     tokens: dict[str, str] = {}
     answers: Counter[tuple[str, int]] = Counter()
@@ -83,6 +101,7 @@ def test_no_sequence_of_linked_calls_gets_a_server_error_or_breaks_the_schema(ba
             if token is not None:
                 case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
             held_back_for_the_whole_walk(case)
+            kits_the_server_has(case)
 
         def validate_response(self, response: Any, case: Any, *args: Any, **kwargs: Any) -> None:
             # A schema-valid action may still be one the rules refuse: 422 is then the right answer.

@@ -33,6 +33,18 @@ from evo_ledger.app.ledger.vouched import VouchedReads
 from evo_ledger.app.ledger.writer_path import Change, Made, WriterPath
 from evo_ledger.app.readers import check_seen
 from evo_ledger.app.selfplay import marked_options, player_names, self_play_of
+from evo_ledger.app.stored_kits import (
+    UNCOUNTED,
+    KeptKit,
+    KitCaller,
+    StoredKit,
+    built_in,
+    checked_kit,
+    is_kit_hash,
+    removed,
+    stored,
+    stored_kit_id,
+)
 from evo_ledger.game.aggregate import Game, seed_commitment
 from evo_ledger.game.checkpoints import (
     CHECKPOINT_LOG_ID,
@@ -54,7 +66,7 @@ CHECKPOINT_RACE = "another checkpoint was taken at the same moment: take it agai
 
 class Commands:
     """Every change: games created, generated and recorded; undos, corrections and notes; whether hidden facts
-    are shown at the end; who may write to a game; checkpoints taken; games imported."""
+    are shown at the end; who may write to a game; checkpoints taken; games imported; kits stored and removed."""
 
     def __init__(self, store: LedgerApplication, queries: Queries, vouched: VouchedReads) -> None:
         self.store = store
@@ -76,7 +88,8 @@ class Commands:
         its holder may append (its digest is stored with the game's first event, in one transaction); with seat
         tokens (by player), each reads what its seat may see. The ruleset is the one the kit names; a `ruleset`
         given must be that one. Without `reveal_at_end`, the game's second event keeps its hidden facts from
-        those who could not see them during play also once it is over (`set_reveal_at_end`)."""
+        those who could not see them during play also once it is over (`set_reveal_at_end`). `kit`: a built-in
+        kit's name, a kit file's path, or the hash of a kit built in or stored here (`Queries.kit_document`)."""
         make = partial(self.new_game, ruleset, kit, players, options, recorder_token, seat_tokens, reveal_at_end)
         return self.writer.append(Change.starting(make))
 
@@ -90,8 +103,9 @@ class Commands:
         seat_tokens: Mapping[str, str] | None = None,
         reveal_at_end: bool = True,
     ) -> list[Any]:
-        """A new game as `create_game` makes it, not yet stored: the game, then its access if it has one."""
-        document, loaded = load_kit_document(kit)
+        """A new game as `create_game` makes it, not yet stored: the game, then its access if it has one, and the
+        record of the stored kit it starts on where it is that kit's first game."""
+        document, loaded = self.queries.kit_document(kit)
         seats = [(p, None) if isinstance(p, str) else p for p in players]
         reserved = sorted({name for name, _ in seats} & set(REVISION_KEYS))
         if reserved:
@@ -101,7 +115,14 @@ class Commands:
         if not reveal_at_end:
             game.set_reveal_at_end(False)
         granted = recorder_token is not None or bool(seat_tokens)
-        return [game, *([GameAccess.grant(game.id, recorder_token, seat_tokens)] if granted else [])]
+        access = [GameAccess.grant(game.id, recorder_token, seat_tokens)] if granted else []
+        return [game, *access, *self._first_use(kit)]
+
+    def _first_use(self, kit: str) -> list[StoredKit]:
+        """The stored kit's record, marked used by its first game (none for a built-in kit, or one used before),
+        to be stored with the game: a kit removed meanwhile refuses the game, and a removal meanwhile is refused."""
+        record = self.queries.stored_kit(kit) if is_kit_hash(kit) else None
+        return [record] if record is not None and record.mark_used() else []
 
     def generate_game(
         self,
@@ -242,6 +263,34 @@ class Commands:
             access = GameAccess.grant(game_id, None)
         change(access)
         return Made(access, [access])
+
+    def store_kit(self, document: Any, caller: KitCaller = UNCOUNTED) -> KeptKit:
+        """Store a kit document, checked by its ruleset and its size (`checked_kit`), as a record of its own,
+        counted on the caller's shelf in the same transaction (`stored`). A kit stored already, or built in, is
+        answered as it stands, and nothing is stored; two storing it at once meet on its record."""
+        kit_hash, checked = checked_kit(document)
+        known = built_in(kit_hash, checked)
+        if known is not None:
+            return known
+
+        def kept() -> Made[KeptKit]:
+            shelf = self.queries.kit_shelf(caller.key) if caller.key is not None else None
+            answer, changed = stored(kit_hash, checked, caller, self.queries.stored_kit(kit_hash), shelf)
+            return Made(answer, changed)
+
+        return self.writer.make(stored_kit_id(kit_hash), kept)
+
+    def remove_kit(self, kit_hash: str) -> None:
+        """Remove a stored kit no game was started on (an event of its record), and take it off the shelf of the
+        caller that stored it (`removed`)."""
+
+        def gone() -> Made[None]:
+            record = self.queries.stored_kit(kit_hash)
+            storer = record.stored_by if record is not None else None
+            shelf = self.queries.kit_shelf(storer) if storer is not None else None
+            return Made(None, removed(kit_hash, record, shelf))
+
+        self.writer.make(stored_kit_id(kit_hash), gone)
 
     def take_checkpoint(self, acknowledge: int | None = None) -> tuple[dict[str, Any], bool]:
         """A checkpoint of every game event stored since the last that the seal key vouches for, signed with it

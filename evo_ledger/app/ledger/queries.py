@@ -26,9 +26,19 @@ from evo_ledger.app.ledger.application import LedgerApplication, fold_events
 from evo_ledger.app.ledger.held_log import HeldLogReader
 from evo_ledger.app.ledger.values import AuditBasis, GameReferenceError, Receipt, UnknownGame
 from evo_ledger.app.ledger.vouched import VouchedReads
-from evo_ledger.game.aggregate import Game
+from evo_ledger.app.stored_kits import (
+    STORED_KIT_TOPICS,
+    KitShelf,
+    StoredKit,
+    document_of,
+    is_kit_hash,
+    shelf_id,
+    stored_kit_id,
+)
+from evo_ledger.game.aggregate import Game, kit_of
 from evo_ledger.game.checkpoints import CHECKPOINT_LOG_ID, Signed, read_events, signed_events_id, signed_for
 from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.kits import builtin_kit_of_hash, load_kit_document, ruleset_for_kit
 from evo_ledger.store.game_logs import GameLogs
 
 # The games an ambiguous beginning of an id is told to match, at the most.
@@ -46,9 +56,15 @@ def fold_on_copy(game: Any, events: Iterable[Any]) -> Any:
     return fold_events(copy(game) if game is not None else None, chain([first], pending))
 
 
+def folded_record(store: LedgerApplication, record_id: UUID) -> Any:
+    """A record beside the games (a stored kit, a caller's shelf) folded afresh from its stored events, never
+    from a cache: a copy of its own, for a change to be made to it; None where it has none."""
+    return fold_events(None, map(store.mapper.to_domain_event, store.recorder.select_events(record_id)))
+
+
 class Queries:
     """Every read of the games: a game as it stands or at any event, its receipt, its events (decoded or as
-    stored), the log of all of them, audits, explanations and what-ifs."""
+    stored), the log of all of them, audits, explanations and what-ifs; and the kits games start on."""
 
     def __init__(self, store: LedgerApplication, vouched: VouchedReads) -> None:
         self.store = store
@@ -139,6 +155,42 @@ class Queries:
 
     def _started_notifications(self, after: int) -> Iterator[Notification]:
         return self.store.notifications_after(after, topics=[Game.Started.TOPIC])
+
+    def kit_document(self, reference: str) -> tuple[dict[str, Any], Any]:
+        """The kit a game may start on, as its document and the kit it describes: a built-in kit by its name or
+        its hash, a kit stored here by its hash (`UnknownKit` where none is), or a kit file by its path."""
+        if not is_kit_hash(reference):
+            return load_kit_document(reference)
+        name = builtin_kit_of_hash(reference)
+        if name is not None:
+            return load_kit_document(name)
+        document = document_of(self.stored_kit(reference), reference)
+        return document, kit_of(ruleset_for_kit(document, reference), document, reference)
+
+    def stored_kit(self, kit_hash: str) -> StoredKit | None:
+        """A stored kit's record as the store holds it now, removed or not (None: never stored)."""
+        found: StoredKit | None = folded_record(self.store, stored_kit_id(kit_hash))
+        return found
+
+    def kit_shelf(self, caller: str) -> KitShelf | None:
+        """The stored kits a caller (by its key) holds (None: it never stored one)."""
+        found: KitShelf | None = folded_record(self.store, shelf_id(caller))
+        return found
+
+    def stored_kits(self) -> dict[str, dict[str, Any]]:
+        """The kits stored now, their documents by hash, in the order each was first stored: the log's events that
+        store and remove kits, read in order."""
+        kits: dict[UUID, tuple[str, dict[str, Any]]] = {}
+        removed: set[UUID] = set()
+        for notification in self.store.notifications_after(0, STORED_KIT_TOPICS):
+            event = self.store.mapper.to_domain_event(notification)
+            if isinstance(event, StoredKit.Stored):
+                kits[event.originator_id] = (event.kit_hash, event.document)
+            elif isinstance(event, StoredKit.Removed):
+                removed.add(event.originator_id)
+            else:
+                removed.discard(event.originator_id)
+        return dict(kit for key, kit in kits.items() if key not in removed)
 
     def find_game(self, reference: str) -> UUID:
         """A game by its id, a unique beginning of its id, or `last`: the game started last."""

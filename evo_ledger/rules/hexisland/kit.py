@@ -203,10 +203,10 @@ def _parse_start_marks(
         reader.fail("start_marks", f"needs exactly the seats {sorted(expected, key=int)}, got {sorted(marks)}")
     owner: dict[str, int] = {}
     result: dict[int, tuple[str, ...]] = {}
-    for seat_text, entry in marks.items():
+    for seat_text in marks:
         seat = int(seat_text)
         where = f"start_marks.{seat}"
-        ids = reader.sequence(entry, where)
+        ids = reader.strings(marks, seat_text, where="start_marks")
         for space_id in ids:
             if space_id not in spaces:
                 reader.fail(where, f"{space_id!r} is not a space of the island")
