@@ -232,7 +232,10 @@ def checked_kit(document: Any) -> tuple[str, dict[str, Any]]:
     number = next(_numbers_out_of_range(document), None)
     if number is not None:
         raise InvalidKit(f"kit: document: {str(number)[:40]} is not a number a kit holds (finite, within 64 bits)")
-    size = len(json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+    try:
+        size = len(json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidKit("kit: document: a string holds a lone surrogate (\\ud800 to \\udfff): no text") from None
     if size > MAX_STORED_KIT_BYTES:
         over = f"{size:,} bytes as canonical JSON, over the {MAX_STORED_KIT_BYTES:,} a stored kit may be"
         raise KitTooLarge(f"kit: its document is {over}")
@@ -295,14 +298,17 @@ def stored(
     return KeptKit(kit_hash, record.document, None, already=False), changed
 
 
-def removed(kit_hash: str, record: StoredKit | None, shelf: KitShelf | None) -> list[Aggregate]:
+def removed(
+    kit_hash: str, record: StoredKit | None, shelf: KitShelf | None, game_on_it: bool = False
+) -> list[Aggregate]:
     """The records removing the kit changes: its own, and the shelf of the caller that stored it. A built-in kit
-    (KitBuiltIn), a kit not stored (UnknownKit) and one a game was started on (KitInUse) are refused."""
+    (KitBuiltIn), a kit not stored (UnknownKit) and one a game was started on (KitInUse: marked so when a game
+    was started on it here, or `game_on_it`, a game the log holds on it, imported whole) are refused."""
     if builtin_kit_of_hash(kit_hash) is not None:
         raise KitBuiltIn(f"kit {kit_hash} is built in: it ships with its ruleset and is not removed")
     if record is None or record.removed:
         raise UnknownKit(f"no kit stored has the hash {kit_hash[:80]!r}")
-    if record.used:
+    if record.used or game_on_it:
         raise KitInUse(f"kit {kit_hash}: a game was started on it, so it stays")
     record.remove()
     if shelf is None:

@@ -42,7 +42,10 @@ class KitError(ValueError):
 
 def canonical_hash(document: Mapping[str, Any]) -> str:
     canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    try:
+        return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    except UnicodeEncodeError:
+        raise KitError("kit: a string holds a lone surrogate (\\ud800 to \\udfff), which is no text") from None
 
 
 def ruleset_of_kit(document: Any, label: str = "kit") -> str:

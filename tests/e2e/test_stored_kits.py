@@ -201,3 +201,27 @@ def test_only_the_admin_removes_a_kit(client: TestClient) -> None:
     assert (recorder.status_code, recorder.json()["code"]) == (403, "token_refused")
     assert log_length(client) == before
     assert client.get(f"/v1/kits/{kit_hash}").status_code == 200
+
+
+def test_a_kit_with_a_string_that_is_no_text_is_refused_and_stores_nothing(client: TestClient) -> None:
+    """JSON's escapes reach a lone surrogate, which no UTF-8 text holds: refused, never a server error."""
+    before = log_length(client)
+    body = json.dumps(island()).replace('"our-island"', '"our-\\ud800island"')
+    refused = client.post("/v1/kits", content=body, headers={"Content-Type": "application/json"})
+    assert (refused.status_code, refused.json()["code"]) == (422, "invalid_kit")
+    assert "lone surrogate" in refused.json()["message"] and log_length(client) == before
+
+
+def test_a_kit_a_game_imported_whole_was_started_on_stays(client: TestClient, tmp_path: Any) -> None:
+    """A game started elsewhere on the same kit, and imported here as a bundle, keeps the kit as a game started here
+    does."""
+    kit_hash = client.post("/v1/kits", json=island()).json()["kit_hash"]
+    with client_for(str(tmp_path / "elsewhere.sqlite")) as elsewhere:
+        assert elsewhere.post("/v1/kits", json=island()).json()["kit_hash"] == kit_hash
+        created = elsewhere.post("/v1/games", json={"kit": kit_hash, "players": PLAYERS}).json()
+        recorder = bearer(created["recorder_token"])
+        bundle = elsewhere.get(f"/v1/games/{created['game_id']}/export?format=bundle", headers=recorder).content
+    imported = client.post("/v1/games/import", content=bundle, headers={"Content-Type": "application/msgpack"})
+    assert imported.status_code == 201, imported.text
+    refused = client.delete(f"/v1/kits/{kit_hash}", headers=bearer(ADMIN))
+    assert (refused.status_code, refused.json()["code"]) == (409, "kit_in_use")

@@ -288,7 +288,8 @@ class Commands:
             record = self.queries.stored_kit(kit_hash)
             storer = record.stored_by if record is not None else None
             shelf = self.queries.kit_shelf(storer) if storer is not None else None
-            return Made(None, removed(kit_hash, record, shelf))
+            game_on_it = record is not None and not record.used and self.queries.game_on_kit(kit_hash)
+            return Made(None, removed(kit_hash, record, shelf, game_on_it))
 
         self.writer.make(stored_kit_id(kit_hash), gone)
 

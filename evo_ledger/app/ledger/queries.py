@@ -149,6 +149,11 @@ class Queries:
         its position: a game's ruleset, players and start, read without folding the game."""
         return ((n.id, self.store.mapper.to_domain_event(n)) for n in self._started_notifications(after))
 
+    def game_on_kit(self, kit_hash: str) -> bool:
+        """Whether a game the log holds was started on the kit (one imported whole included), read from the games'
+        first events."""
+        return any(started.kit_hash == kit_hash for _, started in self.started_setups())
+
     def started_games(self, after: int = 0) -> Iterator[tuple[int, UUID]]:
         """The games started after position `after` of the log, in order: each with its start's position."""
         return ((n.id, UUID(str(n.originator_id))) for n in self._started_notifications(after))
