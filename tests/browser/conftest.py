@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from tests.helpers.browser import CHROMIUM, FLAGS, INSTALL
+from tests.helpers.phone import PHONE_390
 from tests.helpers.servers import MovedClock, running_server
 
 TIMEOUT_MS = 20_000
@@ -45,6 +46,14 @@ def clocked_server(tmp_path: Path) -> Iterator[tuple[str, MovedClock]]:
     clock = MovedClock()
     with running_server(str(tmp_path / "clocked.sqlite"), clock=clock) as base:
         yield base, clock
+
+
+@pytest.fixture
+def phone(browser: Any) -> Iterator[Any]:
+    """A browser context at a phone's 390x844 (a module may give its own `phone`)."""
+    context = browser.new_context(**PHONE_390)
+    yield context
+    context.close()
 
 
 @pytest.fixture

@@ -5,27 +5,15 @@ Slow: drives Chromium, and the kit editor's checks run in Python in the browser,
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.helpers.offline import cut_off
-from tests.helpers.phone import PHONE_390
+from tests.helpers.offline import RULES_READY, RULES_START_MS, cut_off
 
 pytestmark = pytest.mark.slow(reason="drives Chromium; the kit editor's rules start in Python in the browser")
-
-RULES_START_MS = 120_000  # Python in the browser starts in seconds, many on a busy machine
-RULES_READY = "#rules-status[data-rules=ready]"
-
-
-@pytest.fixture
-def phone(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(**PHONE_390)
-    yield context
-    context.close()
 
 
 def stored_names(server: str) -> list[str]:

@@ -10,7 +10,6 @@ import re
 import struct
 import time
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -23,19 +22,10 @@ from evo_ledger.app.selfplay import self_play_of
 from evo_ledger.rules.base import OptionValue
 from evo_ledger.rules.kits import parse_kit
 from evo_ledger.rules.registry import get_ruleset
-from tests.helpers.phone import PHONE_390, fits_the_width, settled, tap_action
+from tests.helpers.offline import RULES_READY, RULES_START_MS
+from tests.helpers.phone import fits_the_width, settled, tap_action
 
 pytestmark = pytest.mark.slow(reason="drives Chromium; the kit editor's rules start in Python in the browser")
-
-RULES_START_MS = 120_000  # Python in the browser starts in seconds, many on a busy machine
-RULES_READY = "#rules-status[data-rules=ready]"
-
-
-@pytest.fixture
-def phone(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(**PHONE_390)
-    yield context
-    context.close()
 
 
 def small_png(path: Path) -> Path:

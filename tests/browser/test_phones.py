@@ -25,6 +25,7 @@ from evo_ledger.game.notation import parse_game
 from evo_ledger.settings import Settings
 from tests.helpers.offline import (
     RULES_READY,
+    RULES_START_MS,
     SHOWN_HERE,
     WAITING,
     HeldBack,
@@ -51,14 +52,6 @@ pytestmark = pytest.mark.slow(reason="drives Chromium: the quick tier's one brow
 EVO2 = [line.text for line in parse_game(GOLDEN["evo2"].read_text()).actions]
 TIMES = "\N{MULTIPLICATION SIGN}"  # the sign the pages write between a trait and how many of its cards there are
 PLACES, SPECIES = ".board-panel[data-place]", ".board-panel[data-species]"  # the trait-card table's panels
-RULES_START_MS = 120_000  # Python in the browser starts in seconds, many on a busy machine
-
-
-@pytest.fixture
-def phone(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(**PHONE_390)
-    yield context
-    context.close()
 
 
 def bearer(token: str) -> dict[str, str]:

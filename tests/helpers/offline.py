@@ -71,6 +71,7 @@ HAND_MADE = {
 
 SHOWN_HERE = "() => document.body.dataset.shown === 'here' && document.body.dataset.ready === 'true'"
 RULES_READY = "#rules-status[data-rules=ready]"
+RULES_START_MS = 120_000  # Python in the browser starts in seconds, many on a busy machine
 
 
 class HeldBack:
