@@ -19,7 +19,7 @@ from sqlalchemy import Connection, Select, Table, and_, case, false, func, selec
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import GameReport, GameRows, Measure, Statistic
 from evo_ledger.rules.contract import reading as reading_of
-from projections.schema import GAMES, RESULTS, column_values, die_tables, shown_to_public, tables
+from projections.schema import GAME_PLAYERS, GAMES, RESULTS, column_values, die_tables, shown_to_public, tables
 from projections.stats import die_fit
 
 Row = dict[str, Any]
@@ -83,11 +83,16 @@ def _rows(connection: Connection, query: Select[Any]) -> list[Row]:
 
 
 def _visible(table: Table, include_private: bool) -> Any:
-    """Rows of games that are public (or any, with `include_private`)."""
+    """Rows of games that are public (or any, with `include_private`); of the people's and competitions' own
+    tables, every row but the stable ids that sat only at games not shown."""
     if include_private:
         return True
     public = select(GAMES.c.game_id).where(shown_to_public())
-    return table.c.game_id.in_(public)
+    if "game_id" in table.c:
+        return table.c.game_id.in_(public)
+    if "player_id" in table.c:
+        return table.c.player_id.in_(select(GAME_PLAYERS.c.player_id).where(GAME_PLAYERS.c.game_id.in_(public)))
+    return True
 
 
 def _effective(table: Table, include_private: bool) -> Any:

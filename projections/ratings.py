@@ -26,6 +26,12 @@ class Placing:
     player_id: str
     name: str
     rank: int
+    person_id: str = ""
+
+    @property
+    def person(self) -> str:
+        """The person who sat: the stable id's own where no person's record claims it."""
+        return self.person_id or self.player_id
 
 
 def finished_games(connection: Connection, only: Collection[str] | None = None) -> Iterator[Placing]:
@@ -70,29 +76,30 @@ def rate_endings(connection: Connection, game_ids: Collection[str]) -> None:
     for ruleset, in_ruleset in groupby(finished_games(connection, game_ids), key=lambda placing: placing.ruleset):
         placings = list(in_ruleset)
         done = connection.execute(select(func.max(RATINGS.c.game)).where(RATINGS.c.ruleset == ruleset)).scalar()
-        current = latest_ratings(connection, ruleset, {placing.player_id for placing in placings})
+        current = latest_ratings(connection, ruleset, {placing.person for placing in placings})
         for number, (game_id, places) in enumerate(groupby(placings, key=lambda p: p.game_id), start=(done or 0) + 1):
             rows.extend(rate_game(ruleset, game_id, number, list(places), current))
     write_ratings(connection, rows)
 
 
-def latest_ratings(connection: Connection, ruleset: str, players: Collection[str]) -> dict[str, PlackettLuceRating]:
-    query = select(RATINGS_NOW.c.player_id, RATINGS_NOW.c.mu, RATINGS_NOW.c.sigma).where(
-        RATINGS_NOW.c.ruleset == ruleset, RATINGS_NOW.c.player_id.in_(sorted(players))
+def latest_ratings(connection: Connection, ruleset: str, people: Collection[str]) -> dict[str, PlackettLuceRating]:
+    query = select(RATINGS_NOW.c.person_id, RATINGS_NOW.c.mu, RATINGS_NOW.c.sigma).where(
+        RATINGS_NOW.c.ruleset == ruleset, RATINGS_NOW.c.person_id.in_(sorted(people))
     )
-    return {player: MODEL.rating(mu=mu, sigma=sigma) for player, mu, sigma in connection.execute(query)}
+    return {person: MODEL.rating(mu=mu, sigma=sigma) for person, mu, sigma in connection.execute(query)}
 
 
 def rate_game(
     ruleset: str, game_id: str, number: int, places: Sequence[Placing], current: dict[str, PlackettLuceRating]
 ) -> Iterator[dict[str, Any]]:
-    teams = [[current.get(place.player_id) or MODEL.rating()] for place in places]
+    teams = [[current.get(place.person) or MODEL.rating()] for place in places]
     rated = MODEL.rate(teams, ranks=[place.rank for place in places]) if len(places) > 1 else teams
     for place, [rating] in zip(places, rated, strict=True):
-        current[place.player_id] = rating
+        current[place.person] = rating
         yield {
             "ruleset": ruleset,
             "game_id": game_id,
+            "person_id": place.person,
             "player_id": place.player_id,
             "game": number,
             "name": place.name,
@@ -112,25 +119,25 @@ def refresh_ratings(connection: Connection) -> None:
 
 
 def write_ratings(connection: Connection, rows: list[dict[str, Any]], replacing: bool = True) -> None:
-    """New rows of the ratings table, and each player's latest rating (`replacing` the one it had)."""
+    """New rows of the ratings table, and each person's latest rating (`replacing` the one it had)."""
     if not rows:
         return
     connection.execute(insert(RATINGS), rows)
-    latest = {(row["ruleset"], row["player_id"]): row for row in rows}
+    latest = {(row["ruleset"], row["person_id"]): row for row in rows}
     if replacing:
-        keys = [and_(RATINGS_NOW.c.ruleset == rs, RATINGS_NOW.c.player_id == player) for rs, player in latest]
+        keys = [and_(RATINGS_NOW.c.ruleset == rs, RATINGS_NOW.c.person_id == person) for rs, person in latest]
         connection.execute(delete(RATINGS_NOW).where(or_(*keys)))
-    columns = ("ruleset", "player_id", "game_id", "game", "mu", "sigma")
+    columns = ("ruleset", "person_id", "player_id", "game_id", "game", "mu", "sigma")
     now = [{key: row[key] for key in columns} for row in latest.values()]
     connection.execute(insert(RATINGS_NOW), now)
 
 
 def standings(connection: Connection, ruleset: str) -> list[dict[str, Any]]:
-    """Each player's latest rating in the ruleset, the highest ordinal first, with how many games it rests on."""
+    """Each person's latest rating in the ruleset, the highest ordinal first, with how many games it rests on."""
     counted = (
-        select(RATINGS.c.player_id, func.count().label("games"))
+        select(RATINGS.c.person_id, func.count().label("games"))
         .where(RATINGS.c.ruleset == ruleset)
-        .group_by(RATINGS.c.player_id)
+        .group_by(RATINGS.c.person_id)
         .subquery()
     )
     query = (
@@ -140,10 +147,10 @@ def standings(connection: Connection, ruleset: str) -> list[dict[str, Any]]:
             and_(
                 RATINGS_NOW.c.ruleset == RATINGS.c.ruleset,
                 RATINGS_NOW.c.game_id == RATINGS.c.game_id,
-                RATINGS_NOW.c.player_id == RATINGS.c.player_id,
+                RATINGS_NOW.c.person_id == RATINGS.c.person_id,
             ),
         )
-        .join(counted, counted.c.player_id == RATINGS.c.player_id)
+        .join(counted, counted.c.person_id == RATINGS.c.person_id)
         .where(RATINGS.c.ruleset == ruleset)
         .order_by(RATINGS.c.ordinal.desc(), RATINGS.c.name)
     )

@@ -26,6 +26,7 @@ from evo_ledger.rules.base import ReadAmend, ReadItem, ReadOrder, ReadResult, Re
 from evo_ledger.rules.contract import Reading
 from projections.folded import FoldedOutcome, reading_for
 from projections.ratings import rate_endings, refresh_ratings
+from projections.records import READERS as RECORD_READERS
 from projections.schema import GAME_PLAYERS, GAMES, RESULTS, TURN_ORDER, fact_tables, tables
 
 ACTION_TOPICS = frozenset(
@@ -185,7 +186,7 @@ class ReadModel:
         self.position = 0
         """The log position of the event being handled (the runner sets it)."""
         self.topics = ruleset_topics()
-        self.decoded = frozenset({*self.topics, *UNDOING_TOPICS, *ACCESS_TOPICS, Game.Started.TOPIC})
+        self.decoded = frozenset({*self.topics, *UNDOING_TOPICS, *ACCESS_TOPICS, *RECORD_READERS, Game.Started.TOPIC})
 
     def wants(self, topic: str) -> bool:
         """Whether events of `topic` must be decoded (the others only count towards their game's length)."""
@@ -204,6 +205,9 @@ class ReadModel:
             self._started(batch, event)
         elif topic in ACCESS_TOPICS:
             self._access(batch, topic, originator, event)
+        elif topic in RECORD_READERS:
+            batch.flush()
+            self.ratings_remade = RECORD_READERS[topic](batch.connection, event) or self.ratings_remade
         elif topic.startswith(GAME_TOPIC_PREFIX) or topic in self.topics or topic in ACTION_TOPICS:
             context = self._context(batch, originator)
             if context is None:
@@ -255,6 +259,8 @@ class ReadModel:
             "recorder": None,
             "private": False,
             "broadcast_delay": 0.0,
+            "withdrawn": False,
+            "withdrawn_reason": None,
             "status": "ongoing",
             "rounds": 0,
             "events": 1,

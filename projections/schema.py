@@ -108,6 +108,10 @@ GAMES = Table(
     Column("private", Boolean, nullable=False, default=False),
     # How many minutes behind the table readers without a token follow the game until it ends (0: live).
     Column("broadcast_delay", Float, nullable=False, default=0),
+    # A game withdrawn by its recorder or the admin (a test game, an abandoned one): kept in the log and in
+    # audits, left out of standings, ratings and statistics, and out of lists unless asked for.
+    Column("withdrawn", Boolean, nullable=False, default=False),
+    Column("withdrawn_reason", String()),
     Column("status", String(), nullable=False),
     Column("rounds", Integer, nullable=False),
     Column("events", Integer, nullable=False),
@@ -156,7 +160,8 @@ RATINGS = Table(
     metadata,
     Column("ruleset", String(), primary_key=True),
     _game_id(),
-    Column("player_id", String(), primary_key=True),
+    Column("person_id", String(), primary_key=True),
+    Column("player_id", String(), nullable=False),
     Column("game", Integer, nullable=False),
     Column("name", String(), nullable=False),
     Column("place", Integer, nullable=False),
@@ -164,22 +169,70 @@ RATINGS = Table(
     Column("sigma", Float, nullable=False),
     Column("ordinal", Float, nullable=False),
 )
-"""Each player's rating after each rated game (projections/ratings.py): `game` counts the ruleset's rated games
-from 1, in the order they ended; `ordinal` is mu - 3 sigma."""
+"""Each person's rating after each rated game (projections/ratings.py), and the stable id (`player_id`) they sat
+under in it: `game` counts the ruleset's rated games from 1, in the order they ended; `ordinal` is mu - 3 sigma."""
 Index("read_ratings_by_game", RATINGS.c.ruleset, RATINGS.c.game)
 
 RATINGS_NOW = Table(
     "read_ratings_now",
     metadata,
     Column("ruleset", String(), primary_key=True),
-    Column("player_id", String(), primary_key=True),
+    Column("person_id", String(), primary_key=True),
+    Column("player_id", String(), nullable=False),
     Column("game_id", String(36), nullable=False),
     Column("game", Integer, nullable=False),
     Column("mu", Float, nullable=False),
     Column("sigma", Float, nullable=False),
 )
-"""Each player's latest rating in each ruleset, and the game it follows (its id and number): where the next
+"""Each person's latest rating in each ruleset, and the game it follows (its id and number): where the next
 ending's rating starts."""
+
+PEOPLE = Table(
+    "read_people",
+    metadata,
+    Column("person_id", String(), primary_key=True),
+    Column("name", String(), nullable=False),
+    Column("merged_into", String()),
+)
+"""The people with a record of their own (projections/people.py): each one named, renamed, merged into another
+(`merged_into`) or split. A stable id no person's record claims is a person of its own, whose id is that stable id
+and whose name is the one it last sat under."""
+
+PERSON_SEATS = Table(
+    "read_person_seats",
+    metadata,
+    Column("player_id", String(), primary_key=True),
+    Column("person_id", String(), nullable=False, index=True),
+)
+"""The stable ids linked to a person other than their own: a stable id without a row here is its own person."""
+
+COMPETITIONS = Table(
+    "read_competitions",
+    metadata,
+    Column("competition_id", String(36), primary_key=True),
+    Column("kind", String(), nullable=False),
+    Column("name", String(), nullable=False),
+    Column("season", String()),
+    Column("scoring", String(), nullable=False),
+    Column("points", String(), nullable=False),
+    Column("created_at", String(), nullable=False),
+)
+"""Club nights, league seasons and tournaments (projections/competitions.py): the scoring their standings use
+(`places` with the `points` each place gives, as a JSON list, or the games' own `scores`)."""
+
+COMPETITION_GAMES = Table(
+    "read_competition_games",
+    metadata,
+    Column("competition_id", String(36), primary_key=True),
+    _game_id(),
+    Column("round", Integer),
+    Column("table_name", String()),
+)
+"""The games of each competition, with the round and the table the organiser gave each."""
+
+
+RECORD_TABLES = (PEOPLE, PERSON_SEATS, COMPETITIONS, COMPETITION_GAMES)
+"""The tables of the records kept beside the games: people and competitions."""
 
 
 @cache
@@ -215,7 +268,7 @@ def fact_tables() -> tuple[Table, ...]:
 
 def read_tables() -> tuple[Table, ...]:
     """Every read table the projections write."""
-    return (GAMES, GAME_PLAYERS, *fact_tables(), RATINGS, RATINGS_NOW)
+    return (GAMES, GAME_PLAYERS, *fact_tables(), RATINGS, RATINGS_NOW, *RECORD_TABLES)
 
 
 @cache

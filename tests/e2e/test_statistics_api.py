@@ -10,7 +10,7 @@ import re
 from fastapi.testclient import TestClient
 
 from evo_ledger.game.notation import parse_game
-from projections.schema import read_tables
+from projections.schema import RECORD_TABLES, read_tables
 from tests.helpers.api import HAND_GAME, append, new_game
 from tests.helpers.servers import ADMIN
 from tests.helpers.statistics import WAIT, caught_up, import_hand_game
@@ -100,7 +100,7 @@ def test_every_read_table_exports_as_csv(client: TestClient) -> None:
         assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/csv")
         rows = list(csv.reader(io.StringIO(answer.text)))
         assert rows[0] == [column.name for column in table.columns]
-        assert len(rows) > 1, table.name
+        assert len(rows) > 1 or table in RECORD_TABLES, table.name
     unknown = client.get("/v1/tables/stored_events.csv")
     assert unknown.status_code == 404 and unknown.json()["code"] == "unknown_table"
 

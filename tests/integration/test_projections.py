@@ -105,6 +105,10 @@ def test_the_hand_made_game_fills_every_table_with_the_counts_its_comments_give(
         "read_climate": 9,  # the meteorite moves no wheel
         "read_ratings": 3,  # a rating for each of the three players
         "read_ratings_now": 3,
+        "read_people": 0,  # no person has a record of their own: each stable id is its own person
+        "read_person_seats": 0,
+        "read_competitions": 0,
+        "read_competition_games": 0,
         "read_turn_order": 10 * 3,  # the draw before round 1, then each of rounds 1 to 9's auctions
         **{
             table: 0
