@@ -20,7 +20,19 @@ from starlette.routing import BaseRoute, Mount
 from api import conflicts, errors, schemas
 from api.deps import utc_now
 from api.open_streams import OpenStreams
-from api.routes import audits, events, games, health, kits, pages, recording, rules, statistics
+from api.routes import (
+    audits,
+    competitions,
+    events,
+    games,
+    health,
+    kits,
+    pages,
+    people,
+    recording,
+    rules,
+    statistics,
+)
 from api.supervision import CheckpointSigner, Supervisor
 from api.whole_log_reads import AddressLimit, AuditCache, ReadsAtOnce
 from evo_ledger.app.ledger import Ledger, Receipt
@@ -216,7 +228,7 @@ def served_routes() -> list[BaseRoute]:
     then health, the pages and their files; FastAPI's schema comes after. Each is the route its router made, served
     as it is: an included router's routes would be made again for every app, at its first requests. So the app's
     own defaults (`dependencies`, `dependency_overrides`, a router's startup handlers) do not reach them."""
-    routers = (games, events, audits, statistics, rules, recording, kits, health, pages)
+    routers = (games, events, audits, statistics, rules, recording, kits, competitions, people, health, pages)
     files = Mount("/static", app=pages.static_files(), name="static")
     return [*(route for module in routers for route in module.router.routes), files]
 

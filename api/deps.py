@@ -10,6 +10,7 @@ import segno
 from fastapi import Depends, Header, Query, Request
 
 from api.errors import ApiError
+from evo_ledger.app.competitions import Organiser, UnknownCompetition
 from evo_ledger.app.ledger import Ledger, Recorder
 from evo_ledger.app.readers import (
     Caller,
@@ -29,12 +30,15 @@ __all__ = [
     "CallerDep",
     "KitCallerDep",
     "LedgerDep",
+    "Organiser",
+    "OrganiserDep",
     "PerspectiveQuery",
     "Reader",
     "ReaderDep",
     "TokenDep",
     "bearer_token",
     "caller",
+    "competition_id_of",
     "game_id_of",
     "game_seen_by",
     "import_match_told",
@@ -45,9 +49,11 @@ __all__ = [
     "ledger",
     "lost_access",
     "narrowed",
+    "organiser_for",
     "reader",
     "recorder",
     "require_admin",
+    "require_keeper",
     "token_of",
     "utc_now",
 ]
@@ -109,11 +115,33 @@ def recorder(request: Request, token: str | None) -> Recorder:
     return Recorder(token, token_required=not is_admin(request, token))
 
 
+def organiser_for(request: Request, token: str | None) -> Organiser:
+    """Who changes a competition: the holder of `token` (the ledger checks it is the competition's organiser's), or
+    the admin."""
+    return Organiser(token, admin=is_admin(request, token))
+
+
+async def organiser(request: Request, token: TokenDep) -> Organiser:
+    return organiser_for(request, token)
+
+
+OrganiserDep = Annotated[Organiser, Depends(organiser)]
+
+
 def require_admin(request: Request, token: TokenDep) -> None:
     if token is None:
         raise ApiError(401, "token_required", "this needs the admin token")
     if not is_admin(request, token):
         raise ApiError(403, "token_refused", "the token is not the admin token")
+
+
+def require_keeper(request: Request, ledger: LedgerDep, token: TokenDep) -> None:
+    """A change to the people's records: made by a keeper of the club's records, the admin or the organiser of a
+    competition (its organiser token names the competition it is checked against)."""
+    if token is None:
+        raise ApiError(401, "token_required", "this needs a keeper's token: the admin's or a competition organiser's")
+    if not is_admin(request, token) and ledger.competitions.organised_by(token) is None:
+        raise ApiError(403, "token_refused", "the token is not a keeper's: the admin's or a competition organiser's")
 
 
 def game_id_of(game_id: str) -> UUID:
@@ -122,6 +150,14 @@ def game_id_of(game_id: str) -> UUID:
     except ValueError:
         whole = "the API takes a game's whole id (a UUID), as `/v1/games` lists it"
         raise ApiError(404, "unknown_game", f"no game {game_id[:80]!r}: {whole}") from None
+
+
+def competition_id_of(competition_id: str) -> UUID:
+    """A competition's id as a path or a body names it: an id that is no UUID names no competition."""
+    try:
+        return UUID(competition_id)
+    except ValueError:
+        raise UnknownCompetition(f"no competition {competition_id[:80]!r}: a competition's id is a UUID") from None
 
 
 def known_ruleset(ruleset: str) -> str:

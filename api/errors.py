@@ -13,15 +13,38 @@ from starlette.exceptions import HTTPException
 
 from evo_ledger.app.access import (
     AccessNotVouched,
+    AlreadyWithdrawn,
     CoRecorderNameRefused,
     CoRecorderTaken,
     HiddenGame,
+    NotWithdrawn,
     RecorderRefused,
     TokenRequired,
     UnknownCoRecorder,
+    WithdrawalReasonRefused,
+)
+from evo_ledger.app.competitions import (
+    GameInCompetition,
+    GameNotInCompetition,
+    InvalidCompetition,
+    OrganiserTokenRefused,
+    OrganiserTokenRequired,
+    UnknownCompetition,
+    UnknownSeason,
 )
 from evo_ledger.app.disputes import NotExplainable
 from evo_ledger.app.ledger import Contention, GameReferenceError, IdempotencyKeyReused, ReplacedGame, UnknownGame
+from evo_ledger.app.people import (
+    InvalidPersonName,
+    InvalidSeatId,
+    MergeCycle,
+    MergeIntoItself,
+    OwnSeatId,
+    PersonMerged,
+    SeatIdLinked,
+    SeatIdNotLinked,
+    UnknownPerson,
+)
 from evo_ledger.app.readers import (
     DelayedBroadcast,
     HiddenEvent,
@@ -91,6 +114,9 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
     CoRecorderTaken: (409, "co_recorder_exists"),
     CoRecorderNameRefused: (422, "invalid_request"),
     UnknownCoRecorder: (404, "unknown_co_recorder"),
+    WithdrawalReasonRefused: (422, "invalid_request"),
+    AlreadyWithdrawn: (409, "already_withdrawn"),
+    NotWithdrawn: (409, "not_withdrawn"),
     UnknownEvent: (422, "unknown_event"),
     NotExplainable: (422, "not_explainable"),
     WriterProcessLost: (503, "writer_restarted"),
@@ -102,6 +128,22 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
     UnknownKit: (404, "unknown_kit"),
     KitInUse: (409, "kit_in_use"),
     KitBuiltIn: (409, "kit_built_in"),
+    InvalidPersonName: (422, "invalid_request"),
+    InvalidSeatId: (422, "invalid_request"),
+    UnknownPerson: (404, "unknown_person"),
+    MergeIntoItself: (422, "merge_into_itself"),
+    PersonMerged: (409, "person_merged"),
+    MergeCycle: (409, "merge_cycle"),
+    SeatIdLinked: (409, "seat_id_linked"),
+    SeatIdNotLinked: (409, "seat_id_not_linked"),
+    OwnSeatId: (409, "own_seat_id"),
+    InvalidCompetition: (422, "invalid_request"),
+    UnknownCompetition: (404, "unknown_competition"),
+    UnknownSeason: (404, "unknown_season"),
+    GameInCompetition: (409, "game_in_competition"),
+    GameNotInCompetition: (404, "game_not_in_competition"),
+    OrganiserTokenRequired: (401, "token_required"),
+    OrganiserTokenRefused: (403, "token_refused"),
 }
 
 

@@ -7,7 +7,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, Generic, Literal, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import (
     AwareDatetime,
@@ -15,13 +15,28 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
+    StrictInt,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 from pydantic.json_schema import models_json_schema
 
-from evo_ledger.app.access import MAX_CO_RECORDER_NAME, co_recorder_name_problem
+from evo_ledger.app.access import (
+    MAX_CO_RECORDER_NAME,
+    MAX_WITHDRAWAL_REASON,
+    co_recorder_name_problem,
+    withdrawal_reason_problem,
+)
+from evo_ledger.app.competitions import (
+    MAX_NAME,
+    MAX_PLACES,
+    MAX_POINTS,
+    MAX_ROUND,
+    MAX_SEASON,
+    MAX_TABLE,
+    text_problem,
+)
 from evo_ledger.app.ledger import Receipt as LedgerReceipt
 from evo_ledger.app.stored_kits import KIT_HASH, is_kit_hash
 from evo_ledger.game.codec import CodecError, check_depth
@@ -97,6 +112,35 @@ KIT_NAMES: list[JsonValue] = list(KITS)
 KIT_REFERENCE: dict[str, JsonValue] = {"anyOf": [{"enum": KIT_NAMES}, {"pattern": f"^{KIT_HASH.pattern}$"}]}
 
 
+COMPETITION_ID = "a competition's id, as `POST /v1/competitions` answered it"
+GAME_ROUND = "the round of the competition the game is in, counted from 1"
+GAME_TABLE = "the table the game is played at, in words (`A`, `the long table`)"
+
+
+def text_checked(value: str | None, most: int) -> str | None:
+    """A name, a season label or a table as a competition holds it (`text_problem`; None where none is given),
+    refused naming the problem."""
+    problem = None if value is None else text_problem(value, most)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+class CompetitionEntry(BaseModel):
+    """A new game's entry in a competition, made with the organiser's token (or the admin's) as the request's
+    bearer token, and stored with the game in one transaction."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(max_length=64, description=COMPETITION_ID)
+    round: int | None = Field(default=None, ge=1, le=MAX_ROUND, description=GAME_ROUND)
+    table: str | None = Field(default=None, min_length=1, max_length=MAX_TABLE, description=GAME_TABLE)
+
+    @field_validator("table")
+    @classmethod
+    def table_as_the_rule_says(cls, table: str | None) -> str | None:
+        return text_checked(table, MAX_TABLE)
+
+
 class NewGame(BaseModel):
     model_config = ConfigDict(extra="forbid")
     ruleset: str | None = Field(
@@ -115,6 +159,11 @@ class NewGame(BaseModel):
     options: dict[str, bool | int | str] = Field(default_factory=dict, description="the ruleset's named options")
     seat_tokens: bool = Field(default=False, description="issue a token per seat: each reads what its seat may see")
     reveal_at_end: bool = Field(default=True, description=REVEAL_AT_END + "; the recorder may change it later")
+    competition: CompetitionEntry | None = Field(
+        default=None,
+        description="the competition the game is entered in, with its organiser's token (or the admin's) as the "
+        "request's bearer token: the game and its entry are stored together, or neither",
+    )
 
     @field_validator("ruleset", "kit")
     @classmethod
@@ -245,6 +294,36 @@ class SeatsRecord(BaseModel):
     allowed: bool
 
 
+WITHDRAWN = "left out of standings, ratings, statistics and the game list; its log and its audits keep it"
+
+
+class Withdrawal(BaseModel):
+    """Why the game is withdrawn (a test game, an abandoned one), or reinstated."""
+
+    model_config = ConfigDict(extra="forbid")
+    reason: str = Field(
+        min_length=1,
+        max_length=MAX_WITHDRAWAL_REASON,
+        description="why, in words: no control or invisible character, not only spaces",
+    )
+
+    @field_validator("reason")
+    @classmethod
+    def reason_as_the_rule_says(cls, reason: str) -> str:
+        problem = withdrawal_reason_problem(reason)
+        if problem is not None:
+            raise ValueError(problem)
+        return reason
+
+
+class WithdrawalSet(BaseModel):
+    """The game after it was withdrawn or reinstated: whether it is withdrawn now, and the reason given."""
+
+    game_id: str
+    withdrawn: bool = Field(description=WITHDRAWN)
+    reason: str
+
+
 class RevealAtEnd(BaseModel):
     model_config = ConfigDict(extra="forbid")
     reveal_at_end: bool = Field(description=REVEAL_AT_END)
@@ -308,6 +387,8 @@ class Summary(BaseModel):
         0, description="how many minutes behind the table a reader without a token follows the game until it ends"
     )
     seats_record: bool = Field(False, description="whether each seat's token may append its player's own actions")
+    withdrawn: bool = Field(False, description=f"whether the game is withdrawn: {WITHDRAWN}")
+    withdrawn_reason: str | None = Field(None, description="why it is withdrawn; null while it is not")
     started_at: str
     result: list[dict[str, Any]] | None
 
@@ -638,6 +719,10 @@ class PositionView(BaseModel):
 
 
 # The read tables' answers: each says the position in the log it includes.
+PERSON_ID = (
+    "the person, whose stable ids' games count together (`/v1/people`): a stable id no person's record claims is a "
+    "person of its own, with that id"
+)
 T = TypeVar("T")
 
 
@@ -660,7 +745,8 @@ class GameReport(BaseModel):
 
 class PlayerRecord(BaseModel):
     ruleset: str
-    player_id: str
+    person_id: str = Field(description=PERSON_ID)
+    player_id: str = Field(description="the least of the stable ids the person sat under")
     name: str
     games: int
     wins: int
@@ -669,7 +755,8 @@ class PlayerRecord(BaseModel):
 
 
 class Rating(BaseModel):
-    player_id: str
+    person_id: str = Field(description=PERSON_ID)
+    player_id: str = Field(description="the stable id the person sat under at their latest rated game")
     name: str
     games: int
     mu: float
@@ -718,7 +805,8 @@ class ScoreMargin(BaseModel):
 
 
 class Profile(BaseModel):
-    player_id: str
+    person_id: str = Field(description=PERSON_ID)
+    player_id: str = Field(description="the least of the stable ids the person sat under")
     name: str
     games: int
     wins: int
@@ -854,7 +942,8 @@ class BatchRating(BaseModel):
     """A player's strength fitted to the whole history at once, with its 95% interval, as an OpenSkill mu and
     sigma, beside the incremental rating of the same games; `difference` is the batch mu less the incremental."""
 
-    player_id: str
+    person_id: str = Field(description=PERSON_ID)
+    player_id: str = Field(description="the stable id the person sat under at their latest game counted")
     name: str
     games: int
     strength: float
@@ -869,6 +958,51 @@ class BatchRating(BaseModel):
     difference: float
     rank: int
     incremental_rank: int
+
+
+PERSON_NAME = "the person's name: 1 to 80 printable characters once trimmed"
+STABLE_IDS = "stable ids, as seats carry them (`players[].id` of a new game; derived from the name where none is given)"
+
+
+class NewPerson(BaseModel):
+    """A person registered afresh, under a new id, with stable ids linked to it."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(description=PERSON_NAME)
+    link: list[str] = Field(default_factory=list, description=f"{STABLE_IDS} to link to the person")
+
+
+class PersonChange(BaseModel):
+    """A person renamed (where `name` is given) and stable ids linked to it, in one change."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str | None = Field(default=None, description=PERSON_NAME)
+    link: list[str] = Field(default_factory=list, description=f"{STABLE_IDS} to link to the person")
+
+
+class PersonMerge(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    into: str = Field(max_length=200, description="the person that takes the stable ids of the one merged")
+
+
+class PersonSplit(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    seat_id: str = Field(max_length=200, description="the stable id that goes back to its own person")
+
+
+class PersonOut(BaseModel):
+    """A person: a record's (`recorded`), or a stable id no record claims, whose own person it is."""
+
+    person_id: str
+    name: str = Field(description="the record's name, else the name the stable id last sat under")
+    seat_ids: list[str] = Field(description="the person's stable ids the caller is told of")
+    games: int = Field(description="the games the person's stable ids sat at that the caller is told of")
+    merged_into: str | None = Field(description="the person it was merged into (null: it stands)")
+    recorded: bool = Field(description="whether the person has a record of its own")
+
+
+class PeopleList(Fresh):
+    people: list[PersonOut] = Field(description="by name")
 
 
 class BotGap(BaseModel):
@@ -898,3 +1032,91 @@ class Skill(Fresh):
     benchmarks: list[SkillBenchmark]
     bots: BotGap | None
     skill_share: float | None
+
+
+CompetitionKind = Literal["night", "season", "tournament"]
+CompetitionScoring = Literal["places", "scores"]
+PlacePoints = Annotated[StrictInt, Field(ge=-MAX_POINTS, le=MAX_POINTS)]
+KIND = "`night` (a club night), `season` (a league season) or `tournament`"
+SCORING = (
+    "how the standings count a game: `places` gives each place the `points` listed for it (0 beyond the list; "
+    "players sharing places share those places' points equally), `scores` sums the games' own scores"
+)
+POINTS = "the points each place gives, the first place's first: whole numbers (only with `places` scoring)"
+
+
+class NewCompetition(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: CompetitionKind = Field(description=KIND)
+    name: str = Field(min_length=1, max_length=MAX_NAME, description="what the club calls it")
+    season: str | None = Field(
+        default=None, min_length=1, max_length=MAX_SEASON, description="the season it belongs to (`2026 autumn`)"
+    )
+    scoring: CompetitionScoring = Field(default="places", description=SCORING)
+    points: list[PlacePoints] | None = Field(
+        default=None, min_length=1, max_length=MAX_PLACES, description=POINTS + "; [3, 2, 1, 0] if left out"
+    )
+
+    @field_validator("name", "season")
+    @classmethod
+    def text_as_the_rule_says(cls, text: str | None, info: ValidationInfo) -> str | None:
+        return text_checked(text, MAX_NAME if info.field_name == "name" else MAX_SEASON)
+
+    @model_validator(mode="after")
+    def points_only_for_places(self) -> NewCompetition:
+        if self.scoring == "scores" and self.points is not None:
+            raise ValueError("points: a competition counting the games' own `scores` gives no points")
+        return self
+
+
+class CompetitionSummary(BaseModel):
+    competition_id: str
+    kind: str = Field(description=KIND)
+    name: str
+    season: str | None
+    scoring: str = Field(description=SCORING)
+    points: list[int] = Field(description=POINTS + "; empty with `scores` scoring")
+    created_at: str
+
+
+class CompetitionOpened(CompetitionSummary):
+    organiser_token: str = Field(
+        description="shown once: its holder (or the admin) adds the competition's games and takes them out; it "
+        "begins with the competition's id"
+    )
+
+
+class CompetitionList(BaseModel):
+    competitions: list[CompetitionSummary]
+
+
+class CompetitionGame(BaseModel):
+    """A game of a competition, where it sits in it."""
+
+    model_config = ConfigDict(extra="forbid")
+    game_id: str = Field(max_length=64, description="the game's whole id (a UUID)")
+    round: int | None = Field(default=None, ge=1, le=MAX_ROUND, description=GAME_ROUND)
+    table: str | None = Field(default=None, min_length=1, max_length=MAX_TABLE, description=GAME_TABLE)
+
+    @field_validator("table")
+    @classmethod
+    def table_as_the_rule_says(cls, table: str | None) -> str | None:
+        return text_checked(table, MAX_TABLE)
+
+
+class CompetitionStanding(BaseModel):
+    place: int = Field(description="shared by rows equal in points, wins, score and games")
+    person_id: str = Field(description="the person: the one a stable id is linked to, else the stable id")
+    name: str
+    games: int
+    wins: int = Field(description="first places, shared ones included")
+    points: float
+    score: int = Field(description="the sum of the games' own scores")
+
+
+class Competition(CompetitionSummary, Fresh):
+    """A competition, its games that the caller sees, and its standings from the read tables (as far as
+    `position` of `log_position` events)."""
+
+    games: list[CompetitionGame] = Field(description="in the order they were added")
+    standings: list[CompetitionStanding]

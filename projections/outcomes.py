@@ -1,16 +1,27 @@
 """What every ruleset's finished games say, whatever their rules: the win rate of each seat, with its Wilson 95%
 interval, and of each place in the order of play a game opens with, how long games run and by what margin
 they are won, by the number of players, and each player's profile. Read from `read_games`, `read_game_players`,
-`read_results`, `read_turn_order` and `read_ratings`; private games only for the admin."""
+`read_results`, `read_turn_order` and `read_ratings`; private games only for the admin, withdrawn games for no
+one."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from sqlalchemy import Connection, and_, case, func, select, true
+from sqlalchemy import Connection, and_, case, func, select
 
-from projections.schema import GAME_PLAYERS, GAMES, RATINGS, RESULTS, TURN_ORDER, shown_to_public
+from projections.people import results_by_person
+from projections.schema import (
+    GAME_PLAYERS,
+    GAMES,
+    PUBLIC_GAMES,
+    RATINGS,
+    RESULTS,
+    TURN_ORDER,
+    Scope,
+    counted_games,
+)
 
 Z_95 = 1.959963984540054
 Row = dict[str, Any]
@@ -27,26 +38,26 @@ def wilson(wins: int, games: int, z: float = Z_95) -> tuple[float, float]:
     return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)
 
 
-def finished(ruleset: str, include_private: bool) -> Any:
-    condition = and_(GAMES.c.ruleset == ruleset, GAMES.c.status == "over")
-    return condition if include_private else and_(condition, GAMES.c.private.is_(False))
+def finished(ruleset: str, scope: Scope) -> Any:
+    """The ruleset's finished games that the statistics count (`counted_games`)."""
+    return and_(GAMES.c.ruleset == ruleset, GAMES.c.status == "over", counted_games(scope))
 
 
-def seat_wins(connection: Connection, ruleset: str, include_private: bool = False) -> list[Row]:
+def seat_wins(connection: Connection, ruleset: str, scope: Scope = PUBLIC_GAMES) -> list[Row]:
     """Per number of players and seat: games finished, wins (a shared first place is a win), the win rate and its
     Wilson 95% interval."""
     query = (
         _wins_by(GAME_PLAYERS.c.seat)
         .join(GAME_PLAYERS, GAME_PLAYERS.c.game_id == GAMES.c.game_id)
         .join(RESULTS, _result_of(GAME_PLAYERS.c.player_id))
-        .where(finished(ruleset, include_private))
+        .where(finished(ruleset, scope))
         .group_by(GAMES.c.players, GAME_PLAYERS.c.seat)
         .order_by(GAMES.c.players, GAME_PLAYERS.c.seat)
     )
     return _win_rates(connection, query, "seat")
 
 
-def first_place_wins(connection: Connection, ruleset: str, include_private: bool = False) -> list[Row]:
+def first_place_wins(connection: Connection, ruleset: str, scope: Scope = PUBLIC_GAMES) -> list[Row]:
     """Per number of players and place in the order of play the game opened with (`read_turn_order`'s first
     rows that stand): games finished, wins, the win rate and its Wilson 95% interval."""
     opening = (
@@ -60,7 +71,7 @@ def first_place_wins(connection: Connection, ruleset: str, include_private: bool
         .join(opening, opening.c.game_id == GAMES.c.game_id)
         .join(TURN_ORDER, and_(TURN_ORDER.c.game_id == GAMES.c.game_id, TURN_ORDER.c.event == opening.c.event))
         .join(RESULTS, _result_of(TURN_ORDER.c.player_id))
-        .where(finished(ruleset, include_private))
+        .where(finished(ruleset, scope))
         .group_by(GAMES.c.players, TURN_ORDER.c.place)
         .order_by(GAMES.c.players, TURN_ORDER.c.place)
     )
@@ -95,7 +106,7 @@ def _win_rates(connection: Connection, query: Any, by: str) -> list[Row]:
     return rows
 
 
-def game_lengths(connection: Connection, ruleset: str, include_private: bool = False) -> list[Row]:
+def game_lengths(connection: Connection, ruleset: str, scope: Scope = PUBLIC_GAMES) -> list[Row]:
     """Per number of players and kit: games finished, and their rounds and events, mean, least and most."""
     query = (
         select(
@@ -107,7 +118,7 @@ def game_lengths(connection: Connection, ruleset: str, include_private: bool = F
             func.max(GAMES.c.rounds).label("most_rounds"),
             func.avg(GAMES.c.events).label("mean_events"),
         )
-        .where(finished(ruleset, include_private))
+        .where(finished(ruleset, scope))
         .group_by(GAMES.c.players, GAMES.c.kit)
         .order_by(GAMES.c.players, GAMES.c.kit)
     )
@@ -117,14 +128,14 @@ def game_lengths(connection: Connection, ruleset: str, include_private: bool = F
     ]
 
 
-def score_margins(connection: Connection, ruleset: str, include_private: bool = False) -> list[Row]:
+def score_margins(connection: Connection, ruleset: str, scope: Scope = PUBLIC_GAMES) -> list[Row]:
     """Per number of players, over the ruleset's finished games: the winners' and everyone's mean score (the
     ruleset's first score), and the margin, the winner's score less the runner-up's, mean, least and most (0 for
     a shared win)."""
     query = (
         select(GAMES.c.game_id, GAMES.c.players, RESULTS.c.score)
         .join(RESULTS, and_(RESULTS.c.game_id == GAMES.c.game_id, RESULTS.c.undone.is_(False)))
-        .where(finished(ruleset, include_private))
+        .where(finished(ruleset, scope))
         .order_by(GAMES.c.players, GAMES.c.game_id, RESULTS.c.rank, RESULTS.c.score.desc())
     )
     by_game: dict[tuple[int, str], list[int]] = {}
@@ -151,46 +162,48 @@ def score_margins(connection: Connection, ruleset: str, include_private: bool = 
     return rows
 
 
-def profiles(connection: Connection, ruleset: str, include_private: bool = False) -> list[Row]:
-    """Per player, over the ruleset's finished games: games, wins, mean place, and the ordinal of its rating after
-    each rated game, in order, with those games' numbers among the ruleset's rated games (private games are never
-    rated)."""
-    won = case((RESULTS.c.rank == 1, 1), else_=0)
+def profiles(connection: Connection, ruleset: str, scope: Scope = PUBLIC_GAMES) -> list[Row]:
+    """Per person (`results_by_person`: a stable id no record claims is its own person), over the ruleset's finished
+    games: games, wins, mean place, and the ordinal of its rating after each rated game, in order, with those games'
+    numbers among the ruleset's rated games (private games are never rated)."""
+    results = results_by_person()
+    won = case((results.c.rank == 1, 1), else_=0)
     query = (
         select(
-            RESULTS.c.player_id,
-            func.max(RESULTS.c.name).label("name"),
+            results.c.person_id,
+            func.min(results.c.player_id).label("player_id"),
+            func.max(results.c.person_name).label("name"),
             func.count().label("games"),
             func.sum(won).label("wins"),
-            func.avg(RESULTS.c.rank).label("mean_place"),
+            func.avg(results.c.rank).label("mean_place"),
         )
-        .join(GAMES, GAMES.c.game_id == RESULTS.c.game_id)
-        .where(finished(ruleset, include_private), RESULTS.c.undone.is_(False))
-        .group_by(RESULTS.c.player_id)
-        .order_by(func.count().desc(), RESULTS.c.player_id)
+        .join(GAMES, GAMES.c.game_id == results.c.game_id)
+        .where(finished(ruleset, scope), results.c.undone.is_(False))
+        .group_by(results.c.person_id)
+        .order_by(func.count().desc(), results.c.person_id)
     )
     ordinals: dict[str, list[float]] = {}
     games: dict[str, list[int]] = {}
-    rated = select(RATINGS.c.player_id, RATINGS.c.game, RATINGS.c.ordinal).where(RATINGS.c.ruleset == ruleset)
-    for player, game, ordinal in connection.execute(rated.order_by(RATINGS.c.game)):
-        ordinals.setdefault(player, []).append(ordinal)
-        games.setdefault(player, []).append(game)
+    rated = select(RATINGS.c.person_id, RATINGS.c.game, RATINGS.c.ordinal).where(RATINGS.c.ruleset == ruleset)
+    for person, game, ordinal in connection.execute(rated.order_by(RATINGS.c.game)):
+        ordinals.setdefault(person, []).append(ordinal)
+        games.setdefault(person, []).append(game)
     return [
         {
             **row,
             "wins": int(row["wins"]),
             "mean_place": float(row["mean_place"]),
-            "ratings": ordinals.get(row["player_id"], []),
-            "rated_games": games.get(row["player_id"], []),
+            "ratings": ordinals.get(row["person_id"], []),
+            "rated_games": games.get(row["person_id"], []),
         }
         for row in connection.execute(query).mappings()
     ]
 
 
-def ruleset_counts(connection: Connection, include_private: bool = False) -> list[Row]:
+def ruleset_counts(connection: Connection, scope: Scope = PUBLIC_GAMES) -> list[Row]:
     """Per ruleset: games recorded, games finished, and the different players who sat at them."""
     over = case((GAMES.c.status == "over", 1), else_=0)
-    visible = true() if include_private else shown_to_public()
+    visible = counted_games(scope)
     players = (
         select(GAMES.c.ruleset, func.count(func.distinct(GAME_PLAYERS.c.player_id)).label("players"))
         .join(GAME_PLAYERS, GAME_PLAYERS.c.game_id == GAMES.c.game_id)

@@ -1,7 +1,8 @@
 """Every read of the read tables: what the API and the CSV export serve.
 
-Statistics leave out what was undone (undone rolls are counted apart) and, unless asked for, private games and
-games broadcast with a delay while they go on.
+Statistics leave out what was undone (undone rolls are counted apart), withdrawn games and, unless asked for,
+private games and games broadcast with a delay while they go on (`counted_games`). A table's CSV keeps the rows of
+withdrawn games: `read_games` says which they are.
 """
 
 from __future__ import annotations
@@ -19,7 +20,19 @@ from sqlalchemy import Connection, Select, Table, and_, case, false, func, selec
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import GameReport, GameRows, Measure, Statistic
 from evo_ledger.rules.contract import reading as reading_of
-from projections.schema import GAME_PLAYERS, GAMES, RESULTS, column_values, die_tables, shown_to_public, tables
+from projections.people import people_shown, results_by_person
+from projections.schema import (
+    GAME_PLAYERS,
+    GAMES,
+    PEOPLE,
+    PUBLIC_GAMES,
+    Scope,
+    column_values,
+    counted_games,
+    die_tables,
+    shown_to_public,
+    tables,
+)
 from projections.stats import die_fit
 
 Row = dict[str, Any]
@@ -92,32 +105,42 @@ def _visible(table: Table, include_private: bool) -> Any:
         return table.c.game_id.in_(public)
     if "player_id" in table.c:
         return table.c.player_id.in_(select(GAME_PLAYERS.c.player_id).where(GAME_PLAYERS.c.game_id.in_(public)))
+    if table is PEOPLE:
+        return people_shown(public)
     return True
 
 
-def _effective(table: Table, include_private: bool) -> Any:
-    return and_(~table.c.undone, _visible(table, include_private))
+def _counted(table: Table, scope: Scope) -> Any:
+    """Rows of the games the statistics count (`counted_games`)."""
+    return table.c.game_id.in_(select(GAMES.c.game_id).where(counted_games(scope)))
 
 
-def player_records(connection: Connection, include_private: bool = False) -> list[Row]:
-    """Per ruleset and player (by stable id) over the games they finished: games, wins (shared first places count),
-    and the mean and best score (the ruleset's first tie-breaker: MP, points)."""
-    table = RESULTS
+def _effective(table: Table, scope: Scope) -> Any:
+    """Rows that stand, of the games the statistics count."""
+    return and_(~table.c.undone, _counted(table, scope))
+
+
+def player_records(connection: Connection, scope: Scope = PUBLIC_GAMES) -> list[Row]:
+    """Per ruleset and person (`results_by_person`: a stable id no record claims is its own person) over the games
+    they finished: games, wins (shared first places count), and the mean and best score (the ruleset's first
+    tie-breaker: MP, points)."""
+    table = results_by_person()
     return _rows(
         connection,
         select(
             GAMES.c.ruleset,
-            table.c.player_id,
-            func.max(table.c.name).label("name"),
+            table.c.person_id,
+            func.min(table.c.player_id).label("player_id"),
+            func.max(table.c.person_name).label("name"),
             func.count().label("games"),
             func.sum(case((table.c.rank == 1, 1), else_=0)).label("wins"),
             func.avg(table.c.score).label("mean_score"),
             func.max(table.c.score).label("best_score"),
         )
         .join(GAMES, GAMES.c.game_id == table.c.game_id)
-        .where(_effective(table, include_private))
-        .group_by(GAMES.c.ruleset, table.c.player_id)
-        .order_by(GAMES.c.ruleset, func.count().desc(), table.c.player_id),
+        .where(~table.c.undone, counted_games(scope))
+        .group_by(GAMES.c.ruleset, table.c.person_id)
+        .order_by(GAMES.c.ruleset, func.count().desc(), table.c.person_id),
     )
 
 
@@ -126,13 +149,13 @@ def die_faces(
     ruleset: str,
     game_id: str | None = None,
     recorder: str | None = None,
-    include_private: bool = False,
+    scope: Scope = PUBLIC_GAMES,
 ) -> Row:
     """The ruleset's die's faces (of one game, one recorder's games, or all) by what the roll was for, the rolls
     later undone apart, and the fit against a fair die of the rolls that stand, in all and for each purpose."""
     spec = die_tables()[ruleset]
     table, faces = tables()[spec.name], dict(Counter(column_values(spec.name, "face")))
-    conditions = [_visible(table, include_private)]
+    conditions = [_counted(table, scope)]
     if game_id is not None:
         conditions.append(table.c.game_id == game_id)
     if recorder is not None:
@@ -177,8 +200,9 @@ def fit_row(observed: Mapping[str, int], faces: Mapping[str, int]) -> Row:
     }
 
 
-def game_summaries(connection: Connection, include_private: bool = False) -> list[Row]:
-    """Per game: its ruleset, players, status and length (rounds, effective actions, events)."""
+def game_summaries(connection: Connection, scope: Scope = PUBLIC_GAMES) -> list[Row]:
+    """Per game the statistics count (`counted_games`): its ruleset, players, status and length (rounds, effective
+    actions, events)."""
     return _rows(
         connection,
         select(
@@ -192,18 +216,18 @@ def game_summaries(connection: Connection, include_private: bool = False) -> lis
             GAMES.c.events,
             (GAMES.c.actions - GAMES.c.actions_undone).label("actions"),
         )
-        .where(_visible(GAMES, include_private))
+        .where(counted_games(scope))
         .order_by(GAMES.c.started_at, GAMES.c.game_id),
     )
 
 
-def ruleset_statistic(connection: Connection, statistic: Statistic, include_private: bool = False) -> list[Row]:
+def ruleset_statistic(connection: Connection, statistic: Statistic, scope: Scope = PUBLIC_GAMES) -> list[Row]:
     """A ruleset's own statistic (its reading's `statistics`): the rows that stand of its table, grouped and
     measured as it says."""
     table = tables()[statistic.table]
     groups = [table.c[name] for name in statistic.by]
     measures = [_measured(table, measure).label(name) for name, measure in statistic.measures.items()]
-    query = select(*groups, *measures).where(_effective(table, include_private)).group_by(*groups).order_by(*groups)
+    query = select(*groups, *measures).where(_effective(table, scope)).group_by(*groups).order_by(*groups)
     return [{name: _plain(value) for name, value in row.items()} for row in _rows(connection, query)]
 
 
@@ -229,6 +253,12 @@ def shown_ruleset(connection: Connection, game_id: str, include_private: bool) -
     query = select(GAMES.c.ruleset).where(GAMES.c.game_id == game_id, _visible(GAMES, include_private))
     found: str | None = connection.execute(query).scalar_one_or_none()
     return found
+
+
+def is_withdrawn(connection: Connection, game_id: str) -> bool:
+    """Whether the read tables hold the game as withdrawn (its rows count in no statistic)."""
+    query = select(GAMES.c.withdrawn).where(GAMES.c.game_id == game_id)
+    return bool(connection.execute(query).scalar_one_or_none())
 
 
 def recorder_shown(connection: Connection, recorder: str, include_private: bool) -> bool:

@@ -1,11 +1,12 @@
 """Each player's Weng-Lin rating (Plackett-Luce, the `openskill` package) per ruleset, from every finished game
-that is not private, in the order of their end events in the log, shared places as ties. Games as they end are
-rated on from the players' latest ratings; an ending undone or a game's privacy changed makes the tables again from
-the results, so that they are always what a rebuild from zero gives."""
+that is neither private nor withdrawn, in the order of their end events in the log, shared places as ties. Games as
+they end are rated on from the players' latest ratings; an ending undone, or a game's privacy or withdrawal changed,
+makes the tables again from the results, so that they are always what a rebuild from zero gives."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections import Counter
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
@@ -13,7 +14,8 @@ from typing import Any
 from openskill.models import PlackettLuce, PlackettLuceRating
 from sqlalchemy import Connection, and_, delete, func, insert, or_, select
 
-from projections.schema import GAMES, RATINGS, RATINGS_NOW, RESULTS
+from projections.people import named_person, person_of, seat_of_person
+from projections.schema import GAMES, PEOPLE, PERSON_SEATS, RATINGS, RATINGS_NOW, RESULTS, Scope, counted_games
 
 MODEL = PlackettLuce()
 
@@ -35,9 +37,13 @@ class Placing:
 
 
 def finished_games(connection: Connection, only: Collection[str] | None = None) -> Iterator[Placing]:
-    """Every place of every finished public game (of `only`, when given), in the order of their end events in the
-    log."""
-    where = and_(GAMES.c.status == "over", GAMES.c.private.is_(False), RESULTS.c.undone.is_(False))
+    """Every place of every finished public game not withdrawn (of `only`, when given), in the order of their end
+    events in the log: each the place of a person (`read_person_seats`), named as the person's record names them,
+    else as they sat. A person seated twice at one table (two of its stable ids) is placed once, at the better of
+    its places."""
+    where = and_(
+        GAMES.c.status == "over", GAMES.c.private.is_(False), GAMES.c.withdrawn.is_(False), RESULTS.c.undone.is_(False)
+    )
     if only is not None:
         where = and_(where, GAMES.c.game_id.in_(sorted(only)))
     query = (
@@ -46,16 +52,28 @@ def finished_games(connection: Connection, only: Collection[str] | None = None) 
             GAMES.c.game_id,
             GAMES.c.ended_position,
             RESULTS.c.player_id,
-            RESULTS.c.name,
+            func.coalesce(PEOPLE.c.name, RESULTS.c.name),
             RESULTS.c.rank,
+            person_of(RESULTS.c.player_id),
         )
         .join(RESULTS, RESULTS.c.game_id == GAMES.c.game_id)
+        .outerjoin(PERSON_SEATS, seat_of_person(RESULTS.c.player_id))
+        .outerjoin(PEOPLE, named_person(RESULTS.c.player_id))
         .where(where)
         .order_by(GAMES.c.ruleset, GAMES.c.ended_position, RESULTS.c.rank, RESULTS.c.player_id)
     )
     # Players sharing a place in the order of their ids as Python compares them, whatever the database's collation.
     placings = sorted((Placing(*row) for row in connection.execute(query)), key=in_order_ended)
-    yield from placings
+    yield from each_person_once(placings)
+
+
+def each_person_once(placings: Iterable[Placing]) -> Iterator[Placing]:
+    """The placings in their order, each person's first in each game only (its better place)."""
+    placed: set[tuple[str, str]] = set()
+    for placing in placings:
+        if (placing.game_id, placing.person) not in placed:
+            placed.add((placing.game_id, placing.person))
+            yield placing
 
 
 def in_order_ended(placing: Placing) -> tuple[str, int, str, int, str]:
@@ -133,7 +151,8 @@ def write_ratings(connection: Connection, rows: list[dict[str, Any]], replacing:
 
 
 def standings(connection: Connection, ruleset: str) -> list[dict[str, Any]]:
-    """Each person's latest rating in the ruleset, the highest ordinal first, with how many games it rests on."""
+    """Each person's latest rating in the ruleset, the highest ordinal first, with how many games it rests on, the
+    stable id they sat under at the latest and the name they are rated under there."""
     counted = (
         select(RATINGS.c.person_id, func.count().label("games"))
         .where(RATINGS.c.ruleset == ruleset)
@@ -141,7 +160,15 @@ def standings(connection: Connection, ruleset: str) -> list[dict[str, Any]]:
         .subquery()
     )
     query = (
-        select(RATINGS.c.player_id, RATINGS.c.name, counted.c.games, RATINGS.c.mu, RATINGS.c.sigma, RATINGS.c.ordinal)
+        select(
+            RATINGS.c.person_id,
+            RATINGS.c.player_id,
+            RATINGS.c.name,
+            counted.c.games,
+            RATINGS.c.mu,
+            RATINGS.c.sigma,
+            RATINGS.c.ordinal,
+        )
         .join(
             RATINGS_NOW,
             and_(
@@ -155,3 +182,19 @@ def standings(connection: Connection, ruleset: str) -> list[dict[str, Any]]:
         .order_by(RATINGS.c.ordinal.desc(), RATINGS.c.name)
     )
     return [dict(row) for row in connection.execute(query).mappings()]
+
+
+def scoped_standings(connection: Connection, ruleset: str, scope: Scope) -> list[dict[str, Any]]:
+    """Each person's rating made from zero from the ruleset's games of the scope alone (a competition's, a
+    season's) that `finished_games` rates, in the order they ended: the highest ordinal first, as `standings` gives
+    the ratings of every game."""
+    in_scope = select(GAMES.c.game_id).where(GAMES.c.ruleset == ruleset, counted_games(scope))
+    game_ids = list(connection.execute(in_scope).scalars())
+    latest: dict[str, dict[str, Any]] = {}
+    games: Counter[str] = Counter()
+    for row in ratings(finished_games(connection, only=game_ids)):
+        latest[row["person_id"]] = row
+        games[row["person_id"]] += 1
+    shown = ("person_id", "player_id", "name", "mu", "sigma", "ordinal")
+    rows = [{**{key: row[key] for key in shown}, "games": games[person]} for person, row in latest.items()]
+    return sorted(rows, key=lambda row: (-row["ordinal"], row["name"]))

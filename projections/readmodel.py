@@ -39,6 +39,7 @@ ACCESS_TOPICS = frozenset(
         GameAccess.TokenReplaced.TOPIC,
         GameAccess.PrivacySet.TOPIC,
         GameAccess.BroadcastDelaySet.TOPIC,
+        GameAccess.WithdrawalSet.TOPIC,
     }
 )
 UNDOING_TOPICS = frozenset({Game.ActionsUndone.TOPIC, Game.ActionCorrected.TOPIC})
@@ -227,7 +228,7 @@ class ReadModel:
 
     def finish(self, batch: Batch) -> None:
         """The games' rows as they stand now, written before the position is, and the ratings of the games that
-        ended (made again from the results when an ending was undone or a game's privacy changed)."""
+        ended (made again from the results when an ending was undone, or a game's privacy or withdrawal changed)."""
         batch.flush()
         rows = [self.games[game_id].written_row() for game_id in sorted(self.dirty)]
         if rows:
@@ -291,6 +292,10 @@ class ReadModel:
                 context.row["recorder"] = recorder_of(event.token_digest)
             elif topic == GameAccess.BroadcastDelaySet.TOPIC:
                 context.row["broadcast_delay"] = float(event.minutes)
+            elif topic == GameAccess.WithdrawalSet.TOPIC:
+                context.row["withdrawn"] = bool(event.withdrawn)
+                context.row["withdrawn_reason"] = str(event.reason) if event.withdrawn else None
+                self.ratings_remade = True
             else:
                 context.row["private"] = bool(event.private)
                 self.ratings_remade = True

@@ -11,6 +11,9 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from projections.competitions import READERS as COMPETITION_READERS
+from projections.people import READERS as PEOPLE_READERS
+
 RecordReader = Callable[[Connection, Any], bool]
 
-READERS: dict[str, RecordReader] = {}
+READERS: dict[str, RecordReader] = {**COMPETITION_READERS, **PEOPLE_READERS}

@@ -11,6 +11,7 @@ declares (its read models: `ReadModels.reading`), built here from their plain de
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -28,6 +29,7 @@ from sqlalchemy import (
     Text,
     and_,
     or_,
+    select,
 )
 
 from evo_ledger.rules import rulesets
@@ -126,6 +128,41 @@ def shown_to_public() -> ColumnElement[bool]:
     """The games whose rows every reader gets: not private, and not broadcast with a delay while they go on (a
     table's rows are as the game stands now, which such a game's public may not see yet)."""
     return and_(~GAMES.c.private, or_(GAMES.c.broadcast_delay == 0, GAMES.c.status != "ongoing"))
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The games a statistic counts: whether private games' rows count (`include_private`, as the readers say for
+    the caller), and, where given, only the games of one competition (by its id) or of the competitions of one
+    season (by its label)."""
+
+    include_private: bool = False
+    competition: str | None = None
+    season: str | None = None
+
+
+PUBLIC_GAMES = Scope()
+"""Every game shown to the public, of any competition or none."""
+
+
+def counted_games(scope: Scope) -> ColumnElement[bool]:
+    """The games every statistic counts (the one condition they share): those not withdrawn, and of them only those
+    shown to the public (`shown_to_public`) unless private games' rows count, and only the scope's competition's or
+    season's, where it names one."""
+    conditions: list[ColumnElement[bool]] = [GAMES.c.withdrawn.is_(False)]
+    if not scope.include_private:
+        conditions.append(shown_to_public())
+    if scope.competition is not None:
+        entered = COMPETITION_GAMES.c.competition_id == scope.competition
+        conditions.append(GAMES.c.game_id.in_(select(COMPETITION_GAMES.c.game_id).where(entered)))
+    if scope.season is not None:
+        in_season = (
+            select(COMPETITION_GAMES.c.game_id)
+            .join(COMPETITIONS, COMPETITIONS.c.competition_id == COMPETITION_GAMES.c.competition_id)
+            .where(COMPETITIONS.c.season == scope.season)
+        )
+        conditions.append(GAMES.c.game_id.in_(in_season))
+    return and_(*conditions)
 
 
 GAME_PLAYERS = Table(

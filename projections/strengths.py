@@ -1,5 +1,6 @@
 """What the results say once the players' strengths are weighed, for every ruleset, from the games a reader may see
-(`read_games`, `read_results`, `read_game_players`, `read_turn_order`; private games only for the admin), computed
+(`read_games`, `read_results`, `read_game_players`, `read_turn_order`; private games only for the admin, withdrawn
+games for no one: `outcomes.finished`), computed
 when asked: how well the incremental ratings predicted each game before it was played (calibration), what a seat
 or a place in the opening order is worth with the players' strengths fitted beside it, the ratings made again in
 one fit over the whole history, and how much of the results skill explains against chance and against bots of
@@ -24,8 +25,18 @@ from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.contract import self_play
 from projections.luce import SCALE, Z_95, Fit, Ints, Seat, fit, fit_choices, ordered_choices
 from projections.outcomes import finished, wilson
+from projections.people import named_person, person_of, seat_of_person
 from projections.ratings import MODEL, Placing, rate_game
-from projections.schema import GAME_PLAYERS, GAMES, RESULTS, TURN_ORDER
+from projections.schema import (
+    GAME_PLAYERS,
+    GAMES,
+    PEOPLE,
+    PERSON_SEATS,
+    PUBLIC_GAMES,
+    RESULTS,
+    TURN_ORDER,
+    Scope,
+)
 
 Row = dict[str, Any]
 BINS = 10
@@ -45,7 +56,8 @@ STRONG, WEAK = "sensible", "random"
 @dataclass(frozen=True)
 class Seated:
     """A player's result in a finished game, with its seat and its place in the order of play the game opened
-    with (None where the game set no order)."""
+    with (None where the game set no order). The player is a person (`player_id`: a stable id no record claims is
+    its own person), who sat under the stable id `seat_id` (empty: the person's own, `player_id`)."""
 
     game_id: str
     player_id: str
@@ -53,29 +65,49 @@ class Seated:
     rank: int
     seat: int
     place: int | None
+    seat_id: str = ""
 
 
 Game = tuple[Seated, ...]
 
 
-def finished_games(connection: Connection, ruleset: str, include_private: bool = False) -> list[Game]:
-    """The ruleset's finished games the reader may see, in the order they ended, each seat's result."""
+def finished_games(connection: Connection, ruleset: str, scope: Scope = PUBLIC_GAMES) -> list[Game]:
+    """The ruleset's finished games the statistics count for the reader (`outcomes.finished`), in the order they
+    ended, each seat's result as its person's (named as the person's record names them, else as they sat); a person
+    seated twice at one table (two of its stable ids) counts once, at its better place."""
     query = (
-        select(GAMES.c.game_id, RESULTS.c.player_id, RESULTS.c.name, RESULTS.c.rank, GAME_PLAYERS.c.seat)
+        select(
+            GAMES.c.game_id,
+            person_of(RESULTS.c.player_id),
+            func.coalesce(PEOPLE.c.name, RESULTS.c.name),
+            RESULTS.c.rank,
+            GAME_PLAYERS.c.seat,
+            RESULTS.c.player_id,
+        )
         .join(RESULTS, and_(RESULTS.c.game_id == GAMES.c.game_id, RESULTS.c.undone.is_(False)))
         .join(
             GAME_PLAYERS,
             and_(GAME_PLAYERS.c.game_id == GAMES.c.game_id, GAME_PLAYERS.c.player_id == RESULTS.c.player_id),
         )
-        .where(finished(ruleset, include_private))
+        .outerjoin(PERSON_SEATS, seat_of_person(RESULTS.c.player_id))
+        .outerjoin(PEOPLE, named_person(RESULTS.c.player_id))
+        .where(finished(ruleset, scope))
         .order_by(GAMES.c.ended_position, GAMES.c.game_id, RESULTS.c.rank, RESULTS.c.player_id)
     )
-    places = opening_places(connection, ruleset, include_private)
+    places = opening_places(connection, ruleset, scope)
     seats = [
-        Seated(game_id, player, name, rank, seat, places.get((game_id, player)))
-        for game_id, player, name, rank, seat in connection.execute(query)
+        Seated(game_id, person, name, rank, seat, places.get((game_id, seat_id)), seat_id)
+        for game_id, person, name, rank, seat, seat_id in connection.execute(query)
     ]
-    return [tuple(game) for _, game in groupby(seats, key=lambda seated: seated.game_id)]
+    return [each_person_once(game) for _, game in groupby(seats, key=lambda seated: seated.game_id)]
+
+
+def each_person_once(seats: Iterable[Seated]) -> Game:
+    """A game's seats in their order, each person's first only (its better place)."""
+    kept: dict[str, Seated] = {}
+    for seated in seats:
+        kept.setdefault(seated.player_id, seated)
+    return tuple(kept.values())
 
 
 def in_place_order(games: Sequence[Game]) -> list[Game]:
@@ -84,7 +116,7 @@ def in_place_order(games: Sequence[Game]) -> list[Game]:
     return [tuple(sorted(game, key=lambda seated: (seated.rank, seated.player_id))) for game in games]
 
 
-def opening_places(connection: Connection, ruleset: str, include_private: bool) -> dict[tuple[str, str], int]:
+def opening_places(connection: Connection, ruleset: str, scope: Scope) -> dict[tuple[str, str], int]:
     """Each player's place in the order of play each finished game opened with (`read_turn_order`'s first rows
     that stand), by game and player. (Read apart, and the first order picked by a window, so that no database
     plans a join against an aggregate row by row.)"""
@@ -97,7 +129,7 @@ def opening_places(connection: Connection, ruleset: str, include_private: bool) 
         )
         .where(
             TURN_ORDER.c.undone.is_(False),
-            TURN_ORDER.c.game_id.in_(select(GAMES.c.game_id).where(finished(ruleset, include_private))),
+            TURN_ORDER.c.game_id.in_(select(GAMES.c.game_id).where(finished(ruleset, scope))),
         )
         .subquery()
     )
@@ -300,6 +332,7 @@ def batch_ratings(games: Sequence[Game]) -> list[Row]:
     fitted = fit(seats, strengths_in(players))
     now = incremental(games)
     names = {s.player_id: s.name for game in games for s in game}
+    latest_seat_ids = {s.player_id: s.seat_id or s.player_id for game in games for s in game}
     counts = Counter(s.player_id for game in games for s in game)
     rows: list[Row] = []
     for player, index in players.items():
@@ -310,7 +343,8 @@ def batch_ratings(games: Sequence[Game]) -> list[Row]:
         rating = now.get(player) or MODEL.rating()
         rows.append(
             {
-                "player_id": player,
+                "person_id": player,
+                "player_id": latest_seat_ids[player],
                 "name": names[player],
                 "games": counts[player],
                 "strength": fitted.strengths[index],

@@ -269,8 +269,9 @@ ALLOWED = (
     ),
     Allowed(
         "projections.schema",
-        frozenset({"private"}),
-        "the games table keeps whether each game is private, and `shown_to_public` filters on it in SQL",
+        frozenset({"private", "include_private"}),
+        "the games table keeps whether each game is private, and `shown_to_public` filters on it in SQL, as does "
+        "`counted_games`, the statistics' one condition, unless the readers say private games' rows count",
     ),
     Allowed(
         "projections.readmodel",
@@ -283,14 +284,9 @@ ALLOWED = (
         "the read tables' rows of private games are left out in SQL unless the readers say they count",
     ),
     Allowed(
-        "projections.outcomes",
-        frozenset({"include_private", "private"}),
-        "the read tables' rows of private games are left out in SQL unless the readers say they count",
-    ),
-    Allowed(
-        "projections.strengths",
+        "projections.competitions",
         frozenset({"include_private"}),
-        "the read tables' rows of private games are left out in SQL unless the readers say they count",
+        "a competition's standings leave out private games' rows in SQL unless the readers say they count",
     ),
     Allowed(
         "projections.ratings",

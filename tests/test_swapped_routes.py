@@ -82,11 +82,14 @@ READS = (
     "/auctions",
 )
 STATISTIC = re.compile(r"GET /v1/statistics/[\w-]+")
-LIST_FILTERS = ("", "?player=cat", f"?ruleset={RULESET}", "?status=ongoing")
+LIST_FILTERS = ("", "?player=cat", f"?ruleset={RULESET}", "?status=ongoing", "?withdrawn=include")
 GAME = "/v1/games/{game_id}"  # a request's path: the game's id in the place of `{game_id}`
+# The people behind the seats, the game's among them: names, stable ids and games counted.
+PEOPLE_READS = ("/v1/people", "/v1/people?q=cat", "/v1/people/cat@club")
 NO_GAME = "quotes no game's state or events"
 RECORDERS_ONLY = "quotes a game only to those who record it (the recorder, a co-recorder, the admin): they see it all"
 STATIC = "a file the package ships"
+PERSON_CHANGED = f"{NO_GAME}: a person's name, stable ids and games counted, to a keeper alone"
 NEED_NO_SWAP: dict[str, str] = {
     "POST /v1/games": f"{NO_GAME}: the new game's id, version, head hash and tokens",
     f"POST {GAME}/recorder-token": f"{NO_GAME}: a token and its link, to the admin alone",
@@ -94,6 +97,10 @@ NEED_NO_SWAP: dict[str, str] = {
     f"PUT {GAME}/privacy": f"{NO_GAME}: the setting, to the admin alone",
     f"PUT {GAME}/broadcast-delay": f"{NO_GAME}: the setting, to the recorder's own token or the admin's",
     f"PUT {GAME}/seats-record": f"{NO_GAME}: the setting, to the recorder's own token or the admin's",
+    f"POST {GAME}/withdraw": f"{NO_GAME}: whether it is withdrawn and the reason given, to the recorder's own token "
+    "or the admin's",
+    f"POST {GAME}/reinstate": f"{NO_GAME}: whether it is withdrawn and the reason given, to the recorder's own token "
+    "or the admin's",
     f"POST {GAME}/co-recorders": f"{NO_GAME}: a co-recorder's id, token and link",
     f"GET {GAME}/co-recorders": f"{NO_GAME}: the co-recorders' ids and names, to those who record the game",
     f"DELETE {GAME}/co-recorders/{{co_recorder_id}}": f"{NO_GAME}: the co-recorders left",
@@ -107,11 +114,25 @@ NEED_NO_SWAP: dict[str, str] = {
     "POST /v1/kits": f"{NO_GAME}: a kit's hash and summary; a kit quotes no game's hidden state",
     "GET /v1/kits/{kit_hash}": f"{NO_GAME}: a kit's document, built in or stored, which no game's hidden state is in",
     "DELETE /v1/kits/{kit_hash}": f"{NO_GAME}: nothing, to the admin alone",
+    "POST /v1/competitions": f"{NO_GAME}: the new competition's fields and its organiser token",
+    "GET /v1/competitions": f"{NO_GAME}: the competitions' fields",
+    "GET /v1/competitions/{competition_id}": "the competition's fields, its games' ids with their rounds and tables, "
+    "and standings counted from the results of its games over (places and scores, as `read_results` gives the same "
+    "caller); no hidden value reaches them, and the swap's game is in no competition",
+    "POST /v1/competitions/{competition_id}/games": f"{NO_GAME}: the game's id, round and table, to the organiser or "
+    "the admin; a private game is told unknown by the readers (`check_seen`)",
+    "DELETE /v1/competitions/{competition_id}/games/{game_id}": f"{NO_GAME}: nothing, to the organiser or the admin",
+    "POST /v1/people": PERSON_CHANGED,
+    "PATCH /v1/people/{person_id}": PERSON_CHANGED,
+    "POST /v1/people/{person_id}/merge": PERSON_CHANGED,
+    "POST /v1/people/{person_id}/split": PERSON_CHANGED,
     "GET /health": f"{NO_GAME}: the server's processes and the events the read tables set aside, by type",
     "GET /docs": STATIC,
     "GET /": STATIC,
     "GET /dashboard": STATIC,
     "GET /kits/new": STATIC,
+    "GET /people": f"{STATIC}: the people's page, which reads them through the routes above",
+    "GET /competitions/{competition_id}": f"{STATIC}: a competition's page, which reads it through the routes above",
     "GET /games/{game_id}": f"{STATIC}: the viewer, which reads the game through the routes above",
     "GET /games/{game_id}/record": f"{STATIC}: the recording page, which reads the game through the routes above",
     "GET /ca.crt": f"{NO_GAME}: the certificate of the table's authority",
@@ -162,7 +183,7 @@ def refused_changes(hidden: int, seat: str) -> list[Question]:
 
 def read_side() -> list[Question]:
     """Every statistic (each the app serves under `/v1/statistics/`, and the game's ruleset's own), every read
-    table, the list of games by each filter."""
+    table, the list of games by each filter, and the people."""
     declared = reading(get_ruleset(RULESET))
     own = declared.statistics if declared is not None else {}
     every_ruleset = sorted(route.partition(" ")[2] for route in served_routes() if STATISTIC.fullmatch(route))
@@ -171,6 +192,7 @@ def read_side() -> list[Question]:
         *(f"/v1/rulesets/{RULESET}/statistics/{name}" for name in own),
         *(f"/v1/tables/{name}.csv" for name in tables()),
         *(f"/v1/games{query}" for query in LIST_FILTERS),
+        *PEOPLE_READS,
     ]
     return [Question("GET", path) for path in paths]
 

@@ -16,8 +16,11 @@ from api import schemas
 from api.deps import (
     CallerDep,
     LedgerDep,
+    Organiser,
+    OrganiserDep,
     ReaderDep,
     TokenDep,
+    competition_id_of,
     game_id_of,
     game_seen_by,
     join_link,
@@ -28,11 +31,13 @@ from api.deps import (
 from api.errors import ApiError
 from api.fast_paths import APPEND_PARAMETERS, AppendRead, read_append
 from evo_ledger.app.access import HiddenGame, check_recorder, new_token
+from evo_ledger.app.competitions import GameEntry, Placement
 from evo_ledger.app.ledger import AppendRequest, Idempotency, Ledger
 from evo_ledger.app.readers import (
     PUBLIC,
     Caller,
     Perspective,
+    WithdrawnListed,
     advice_for,
     game_listed,
     head_hash_for,
@@ -126,18 +131,30 @@ def projections_reach_log(request: Request, timeout: float) -> bool:
     operation_id="create_game",
     responses=schemas.GAME_CREATED,
 )
-async def create_game(body: schemas.NewGame, request: Request) -> schemas.Created:
+async def create_game(body: schemas.NewGame, request: Request, organiser: OrganiserDep) -> schemas.Created:
     """A new game; the answer carries its recorder token, which is shown only here. It is stored by the server's
     writer, as appends are: one process writes the server's games. With `reveal_at_end` false, its second event
-    keeps its hidden facts from readers who could not see them during play, also once it is over."""
+    keeps its hidden facts from readers who could not see them during play, also once it is over. With
+    `competition`, the game is entered in that competition in the same transaction, by its organiser's token (or
+    the admin's) as the bearer token: 401 `token_required` without one, 403 `token_refused` for another, 404
+    `unknown_competition`; a refused entry stores no game."""
     token = new_token()
     players = [(p.name, p.id) for p in body.players]
     seats = {p.name: new_token() for p in body.players} if body.seat_tokens else None
     marks = {mark: [p.name for p in body.players if mark in p.marks()] for mark in schemas.SEAT_MARKS}
     options = {**body.options, **marked_seats(marks)}
+    entry = competition_entry(body.competition, organiser)
     writer: Writer = request.app.state.writer
-    receipt = await writer.create(NewGame(body.ruleset, body.kit, players, options, token, seats, body.reveal_at_end))
+    new = NewGame(body.ruleset, body.kit, players, options, token, seats, body.reveal_at_end, entry)
+    receipt = await writer.create(new)
     return schemas.Created.given(receipt, token, seats)
+
+
+def competition_entry(entry: schemas.CompetitionEntry | None, organiser: Organiser) -> GameEntry | None:
+    """A new game's entry in a competition, as the ledger takes it (None: the game is entered in none)."""
+    if entry is None:
+        return None
+    return GameEntry(competition_id_of(entry.id), Placement(entry.round, entry.table), organiser)
 
 
 def iso_date_only(value: object) -> object:
@@ -166,11 +183,16 @@ def list_games(
     cursor: Annotated[
         str | None, Query(pattern=r"^[0-9]{1,18}$", description="a page's `next_cursor`: the games after it")
     ] = None,
+    withdrawn: Annotated[
+        WithdrawnListed,
+        Query(description="withdrawn games: left out (`exclude`), listed too (`include`) or alone (`only`)"),
+    ] = "exclude",
 ) -> schemas.GameList:
     """Public games (and private ones for the admin), oldest first, filtered, `limit` a page; `next_cursor`
-    gives the next page (null on the last). A ruleset that is not installed is refused with 404 `unknown_ruleset`,
-    and a player no game the list would show the caller (the public games; the private too for the admin) names
-    with 404 `unknown_player`."""
+    gives the next page (null on the last). Withdrawn games are left out unless `withdrawn` asks for them. A
+    ruleset that is not installed is refused with 404 `unknown_ruleset`, and a player no game the list would show
+    the caller (the public games, withdrawn or not; the private too for the admin) names with 404
+    `unknown_player`."""
     if ruleset is not None:
         known_ruleset(ruleset)
     found: list[schemas.Summary] = []
@@ -181,7 +203,7 @@ def list_games(
             continue  # told apart by its setup: the game is not read
         if known.get(setup.originator_id, status) != status:
             continue  # told apart by the read tables, which have followed the whole log
-        game = game_listed(ledger, setup.originator_id, caller, request.app.state.clock)
+        game = game_listed(ledger, setup.originator_id, caller, request.app.state.clock, withdrawn)
         if game is None:
             continue
         summary = summarise(ledger, game)
@@ -198,10 +220,11 @@ def list_games(
 
 
 def player_seen(ledger: Ledger, player: str, caller: Caller, clock: Any) -> bool:
-    """Whether a game the list shows the caller names the player (only the games that name it are read)."""
+    """Whether a game the list shows the caller, withdrawn or not, names the player (only the games that name it are
+    read)."""
     return any(
         set_up_as(setup, None, player, None, None)
-        and game_listed(ledger, setup.originator_id, caller, clock) is not None
+        and game_listed(ledger, setup.originator_id, caller, clock, "include") is not None
         for _, setup in ledger.queries.started_setups()
     )
 
@@ -255,6 +278,8 @@ def summarise(ledger: Ledger, game: Game, reader: Perspective = PUBLIC) -> schem
         private=access is not None and access.private,
         broadcast_delay=access.broadcast_delay if access is not None else 0,
         seats_record=access is not None and access.seats_record,
+        withdrawn=access is not None and access.withdrawn,
+        withdrawn_reason=access.withdrawal_reason if access is not None else None,
         reveal_at_end=game.reveal_at_end,
         started_at=game.created_on.isoformat(),
         result=schemas.result_of(outcome),

@@ -1,6 +1,6 @@
 """The pages people open in a browser: the games at `/`, the replay viewer at `/games/{id}`, the recording page
 at `/games/{id}/record` (with its service worker at `/sw.js`), the kit editor at `/kits/new`, the dashboard at
-`/dashboard`, and their assets
+`/dashboard`, a competition's page at `/competitions/{id}`, the people at `/people`, and their assets
 under `/static`, every one shipped inside the package (no page or asset loads anything from another host). The
 pages read the public `/v1` API, with the reader's token where one is given."""
 
@@ -114,6 +114,18 @@ def viewer_page(game_id: str) -> HTMLResponse:
 @router.get("/games/{game_id}/record", response_class=HTMLResponse)
 def recording_page(game_id: str) -> HTMLResponse:
     return page("record.html")
+
+
+@router.get("/competitions/{competition_id}", response_class=HTMLResponse)
+def competition_page(competition_id: str) -> HTMLResponse:
+    """A competition's standings and its games by round and table, read through the API."""
+    return page("competition.html")
+
+
+@router.get("/people", response_class=HTMLResponse)
+def people_page() -> HTMLResponse:
+    """Every person the API lists, searched, and a keeper's changes to one: rename, merge, split."""
+    return page("people.html")
 
 
 @router.get("/kits/new", response_class=HTMLResponse)

@@ -1,5 +1,7 @@
 """What recording at the table needs beside the append: an action offered a word at a time, and the record's
-revisions (an undo, a correction, a note), each made by the game's recorder token (or the admin's)."""
+revisions (an undo, a correction, a note), each made by the game's recorder token (or the admin's); and who records
+the game and how it is read (co-recorders, seats' tokens, a broadcast's delay, whether it is withdrawn), each set by
+the recorder's own token (or the admin's)."""
 
 from __future__ import annotations
 
@@ -163,6 +165,46 @@ def set_seats_record(
     token (or the admin's) alone sets it: an event of the game's access."""
     changed_by_recorder(request, ledger, game_id, token, lambda access: access.set_seats_record(body.allowed))
     return body
+
+
+WITHDRAWAL_REFUSED: dict[int | str, dict[str, Any]] = {
+    **REVISED,
+    409: {"model": schemas.Problem, "description": "withdrawn already (`already_withdrawn`), or not (`not_withdrawn`)"},
+}
+
+
+@router.post(
+    "/games/{game_id}/withdraw",
+    response_model=schemas.WithdrawalSet,
+    operation_id="withdraw_game",
+    responses=WITHDRAWAL_REFUSED,
+)
+def withdraw_game(
+    game_id: str, body: schemas.Withdrawal, ledger: LedgerDep, token: TokenDep, request: Request
+) -> schemas.WithdrawalSet:
+    """Withdraw the game (a test game, an abandoned one), with a reason: an event of the game's access. Its log
+    and its audits keep it, and its audit says it is withdrawn and why; its rows are left out of standings,
+    ratings and every statistic, and the game out of the game list unless asked for (`withdrawn`). A game
+    withdrawn already is refused with 409 `already_withdrawn`. The recorder's own token (or the admin's) alone
+    withdraws it."""
+    access = changed_by_recorder(request, ledger, game_id, token, lambda held: held.set_withdrawn(True, body.reason))
+    return schemas.WithdrawalSet(game_id=str(access.game_id), withdrawn=access.withdrawn, reason=body.reason)
+
+
+@router.post(
+    "/games/{game_id}/reinstate",
+    response_model=schemas.WithdrawalSet,
+    operation_id="reinstate_game",
+    responses=WITHDRAWAL_REFUSED,
+)
+def reinstate_game(
+    game_id: str, body: schemas.Withdrawal, ledger: LedgerDep, token: TokenDep, request: Request
+) -> schemas.WithdrawalSet:
+    """Put a withdrawn game back, with a reason: an event of the game's access, after which it counts again as
+    any game does. A game that is not withdrawn is refused with 409 `not_withdrawn`. The recorder's own token (or
+    the admin's) alone reinstates it."""
+    access = changed_by_recorder(request, ledger, game_id, token, lambda held: held.set_withdrawn(False, body.reason))
+    return schemas.WithdrawalSet(game_id=str(access.game_id), withdrawn=access.withdrawn, reason=body.reason)
 
 
 def changed_by_recorder(

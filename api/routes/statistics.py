@@ -16,15 +16,16 @@ from fastapi.responses import StreamingResponse
 from sqlalchemy import Connection
 
 from api import schemas
-from api.deps import CallerDep, LedgerDep, Reader, ReaderDep, known_ruleset
+from api.deps import CallerDep, LedgerDep, Reader, ReaderDep, competition_id_of, known_ruleset
 from api.errors import ApiError
+from evo_ledger.app.competitions import MAX_SEASON
 from evo_ledger.app.ledger import Ledger
-from evo_ledger.app.readers import Caller, check_rows_shown, private_rows_for, rows_as_of
+from evo_ledger.app.readers import check_rows_shown, private_rows_for, rows_as_of
 from evo_ledger.rules import rulesets
 from evo_ledger.rules.base import Statistic
 from evo_ledger.rules.contract import reading as reading_of
 from projections import outcomes, queries, ratings, strengths
-from projections.schema import die_tables, tables
+from projections.schema import Scope, die_tables, tables
 from projections.store import ReadStore, position_in
 
 router = APIRouter(prefix=schemas.API_PREFIX, tags=["statistics"], responses=schemas.PROBLEMS)
@@ -44,6 +45,30 @@ def read(request: Request, query: Callable[[Connection], T]) -> tuple[T, dict[st
 def rows(request: Request, query: Callable[[Connection], list[dict[str, Any]]]) -> dict[str, Any]:
     answer, fresh = read(request, query)
     return {"rows": answer, **fresh}
+
+
+def scope_of(
+    ledger: LedgerDep,
+    caller: CallerDep,
+    competition: Annotated[
+        str | None, Query(max_length=64, description="count the games of this competition alone (its id)")
+    ] = None,
+    season: Annotated[
+        str | None,
+        Query(max_length=MAX_SEASON, description="count the games of this season's competitions alone (its label)"),
+    ] = None,
+) -> Scope:
+    """The games a statistic counts for the caller (private games' rows as the readers say), narrowed to a
+    competition's or a season's where asked: 404 `unknown_competition` or `unknown_season` for one none names."""
+    competition_id = None
+    if competition is not None:
+        competition_id = str(ledger.competitions.competition(competition_id_of(competition)).id)
+    if season is not None:
+        ledger.competitions.listed(season=season)
+    return Scope(private_rows_for(caller), competition_id, season)
+
+
+ScopeDep = Annotated[Scope, Depends(scope_of)]
 
 
 @router.get("/projections", response_model=schemas.Fresh, operation_id="projections_position")
@@ -94,10 +119,10 @@ def game_report(request: Request, ledger: Ledger, reader: Reader, report: str) -
 
 
 @router.get("/statistics/players", response_model=schemas.Rows[schemas.PlayerRecord], operation_id="player_records")
-def player_records(request: Request, caller: CallerDep) -> dict[str, Any]:
+def player_records(request: Request, scope: ScopeDep) -> dict[str, Any]:
     """Per ruleset and player, by stable id, over the games they finished: games, wins, and the mean and best
     score (the ruleset's first tie-breaker: MP, points)."""
-    return rows(request, lambda c: queries.player_records(c, private_rows_for(caller)))
+    return rows(request, lambda c: queries.player_records(c, scope))
 
 
 def ruleset_query(
@@ -110,67 +135,70 @@ RulesetQuery = Annotated[str, Depends(ruleset_query)]
 
 
 @router.get("/statistics/ratings", response_model=schemas.Rows[schemas.Rating], operation_id="ratings")
-def player_ratings(request: Request, ruleset: RulesetQuery) -> dict[str, Any]:
+def player_ratings(request: Request, ruleset: RulesetQuery, scope: ScopeDep) -> dict[str, Any]:
     """Each player's Weng-Lin (Plackett-Luce) rating in the ruleset, the highest ordinal (mu - 3 sigma) first, from
-    every finished game that is not private; the history game by game is the table read_ratings (and its CSV)."""
-    return rows(request, lambda c: ratings.standings(c, ruleset))
+    every finished game that is neither private nor withdrawn; the history game by game is the table read_ratings
+    (and its CSV). With `competition` or `season`, the ratings are made from zero from those games alone, in the
+    order they ended."""
+    if scope.competition is None and scope.season is None:
+        return rows(request, lambda c: ratings.standings(c, ruleset))
+    return rows(request, lambda c: ratings.scoped_standings(c, ruleset, scope))
 
 
 @router.get("/statistics/seats", response_model=schemas.Rows[schemas.SeatWins], operation_id="seat_wins")
-def seat_wins(request: Request, caller: CallerDep, ruleset: RulesetQuery) -> dict[str, Any]:
+def seat_wins(request: Request, scope: ScopeDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per number of players and seat, over the ruleset's finished games: the win rate (a shared first place is a
     win) and its Wilson 95% interval."""
-    return rows(request, lambda c: outcomes.seat_wins(c, ruleset, private_rows_for(caller)))
+    return rows(request, lambda c: outcomes.seat_wins(c, ruleset, scope))
 
 
 @router.get(
     "/statistics/first-places", response_model=schemas.Rows[schemas.FirstPlaceWins], operation_id="first_place_wins"
 )
-def first_place_wins(request: Request, caller: CallerDep, ruleset: RulesetQuery) -> dict[str, Any]:
+def first_place_wins(request: Request, scope: ScopeDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per number of players and place in the order of play each game opened with (evo2's initiative draw,
     evo1's first initiative, the traits start player and those to their left), over the ruleset's finished games:
     the win rate and its Wilson 95% interval."""
-    return rows(request, lambda c: outcomes.first_place_wins(c, ruleset, private_rows_for(caller)))
+    return rows(request, lambda c: outcomes.first_place_wins(c, ruleset, scope))
 
 
 @router.get("/statistics/lengths", response_model=schemas.Rows[schemas.GameLength], operation_id="game_lengths")
-def game_lengths(request: Request, caller: CallerDep, ruleset: RulesetQuery) -> dict[str, Any]:
+def game_lengths(request: Request, scope: ScopeDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per number of players and kit, over the ruleset's finished games: how many rounds and events they ran."""
-    return rows(request, lambda c: outcomes.game_lengths(c, ruleset, private_rows_for(caller)))
+    return rows(request, lambda c: outcomes.game_lengths(c, ruleset, scope))
 
 
 @router.get("/statistics/scores", response_model=schemas.Rows[schemas.ScoreMargin], operation_id="score_margins")
-def score_margins(request: Request, caller: CallerDep, ruleset: RulesetQuery) -> dict[str, Any]:
+def score_margins(request: Request, scope: ScopeDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per number of players, over the ruleset's finished games: the winning and mean scores, and the margin (the
     winner's score less the runner-up's)."""
-    return rows(request, lambda c: outcomes.score_margins(c, ruleset, private_rows_for(caller)))
+    return rows(request, lambda c: outcomes.score_margins(c, ruleset, scope))
 
 
 @router.get("/statistics/profiles", response_model=schemas.Rows[schemas.Profile], operation_id="player_profiles")
-def player_profiles(request: Request, caller: CallerDep, ruleset: RulesetQuery) -> dict[str, Any]:
+def player_profiles(request: Request, scope: ScopeDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per player, over the ruleset's finished games: games, wins, mean place, and its rating's ordinal after each
     rated game, in order, with the numbers of those games among the ruleset's rated games."""
-    return rows(request, lambda c: outcomes.profiles(c, ruleset, private_rows_for(caller)))
+    return rows(request, lambda c: outcomes.profiles(c, ruleset, scope))
 
 
-def visible_games(caller: Caller, ruleset: str) -> Callable[[Connection], list[strengths.Game]]:
-    private_rows = private_rows_for(caller)
-    return lambda connection: strengths.finished_games(connection, ruleset, private_rows)
+def visible_games(scope: Scope, ruleset: str) -> Callable[[Connection], list[strengths.Game]]:
+    return lambda connection: strengths.finished_games(connection, ruleset, scope)
 
 
 @router.get("/statistics/calibration", response_model=schemas.Calibration, operation_id="rating_calibration")
-def rating_calibration(request: Request, caller: CallerDep, ruleset: RulesetQuery) -> dict[str, Any]:
+def rating_calibration(request: Request, scope: ScopeDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """How well the incremental ratings predicted each finished game before it was played (OpenSkill's win
     chances): the log loss and Brier score of all games and of the later half, beside a prediction without skill,
     and the reliability curve (the predictions in tenths against the share of them that won)."""
-    games, fresh = read(request, visible_games(caller, ruleset))
+    games, fresh = read(request, visible_games(scope, ruleset))
     return {"ruleset": ruleset, **strengths.calibration(games), **fresh}
 
 
 @router.get("/statistics/seat-advantage", response_model=schemas.SeatAdvantage, operation_id="seat_advantage")
 def seat_advantage(
     request: Request,
-    caller: CallerDep,
+    scope: ScopeDep,
     ruleset: RulesetQuery,
     by: Annotated[
         Literal["seat", "place"], Query(description="the seat at the table, or the place in the opening order")
@@ -180,23 +208,23 @@ def seat_advantage(
     accounted for: Plackett-Luce with both fitted together, per number of players and seat, the effect against the
     first seat and the chance of winning at a table of equally strong players, each with its 95% interval, beside
     the raw win rate."""
-    games, fresh = read(request, visible_games(caller, ruleset))
+    games, fresh = read(request, visible_games(scope, ruleset))
     return {"ruleset": ruleset, **strengths.seat_advantage(games, by), **fresh}
 
 
 @router.get("/statistics/batch-ratings", response_model=schemas.Rows[schemas.BatchRating], operation_id="batch_ratings")
-def batch_ratings(request: Request, caller: CallerDep, ruleset: RulesetQuery) -> dict[str, Any]:
+def batch_ratings(request: Request, scope: ScopeDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Each player's strength fitted to the ruleset's whole history at once, the same whatever the games' order (for
     a club's season), as an OpenSkill mu and sigma beside the incremental rating of the same games and the
     difference; the highest batch ordinal (mu - 3 sigma) first."""
-    games, fresh = read(request, visible_games(caller, ruleset))
+    games, fresh = read(request, visible_games(scope, ruleset))
     return {"rows": strengths.batch_ratings(games), **fresh}
 
 
 @router.get("/statistics/skill", response_model=schemas.Skill, operation_id="skill_and_luck")
 def skill_and_luck(
     request: Request,
-    caller: CallerDep,
+    scope: ScopeDep,
     ruleset: RulesetQuery,
     min_games: Annotated[int, Query(ge=1, le=10_000, description="the games a player needs to be counted")] = 5,
 ) -> dict[str, Any]:
@@ -205,29 +233,31 @@ def skill_and_luck(
     decided by the strengths of the ruleset's sensible and random bots (measured in a seeded set of their games);
     the skill share is the share of bots' games at which the benchmark is as spread as the real games."""
     gap = strengths.bot_gap(ruleset)
-    games, fresh = read(request, visible_games(caller, ruleset))
+    games, fresh = read(request, visible_games(scope, ruleset))
     return {"ruleset": ruleset, **strengths.skill(games, gap, min_games), **fresh}
 
 
 @router.get("/statistics/rulesets", response_model=schemas.Rows[schemas.RulesetCount], operation_id="ruleset_counts")
-def ruleset_counts(request: Request, caller: CallerDep) -> dict[str, Any]:
+def ruleset_counts(request: Request, scope: ScopeDep) -> dict[str, Any]:
     """Per ruleset: the games recorded, those finished, and the different players who sat at them."""
-    return rows(request, lambda c: outcomes.ruleset_counts(c, private_rows_for(caller)))
+    return rows(request, lambda c: outcomes.ruleset_counts(c, scope))
 
 
 @router.get("/statistics/dice", response_model=schemas.DieFaces, operation_id="die_faces")
 def die_faces(
     request: Request,
     caller: CallerDep,
+    scope: ScopeDep,
     ruleset: Annotated[str, Query(description="the ruleset whose die is counted")],
     game_id: Annotated[str | None, Query(description="one game's rolls")] = None,
     recorder: Annotated[str | None, Query(max_length=16, description="one recorder's rolls")] = None,
 ) -> dict[str, Any]:
     """The ruleset's die's faces by what they were rolled for (evo2: combat, killer babies; evo1: initiative,
     climate, meteor, combat, heat stroke), rolls undone apart, and a chi-square test against a fair die of the rolls
-    that stand, in all and for each purpose ("not enough data" when a face is expected fewer than 5 times). A game
-    or a recorder the read tables do not show is refused with 404 `unknown_game` or `unknown_recorder`, and a game
-    of another ruleset with 422 `wrong_ruleset`."""
+    that stand, in all and for each purpose ("not enough data" when a face is expected fewer than 5 times); the
+    rolls of withdrawn games are left out. A game or a recorder the read tables do not show is refused with 404
+    `unknown_game` or `unknown_recorder`, a game of another ruleset with 422 `wrong_ruleset`, and a withdrawn game
+    with 409 `withdrawn_game`."""
     known_ruleset(ruleset)
     if ruleset not in die_tables():
         with_dice = ", ".join(die_tables())
@@ -237,7 +267,7 @@ def die_faces(
         check_game_shown(request, game_id, ruleset, private_rows)
     if recorder is not None:
         check_recorder_shown(request, recorder, private_rows)
-    answer, fresh = read(request, lambda c: queries.die_faces(c, ruleset, game_id, recorder, private_rows))
+    answer, fresh = read(request, lambda c: queries.die_faces(c, ruleset, game_id, recorder, scope))
     return {**answer, **fresh}
 
 
@@ -245,8 +275,11 @@ def check_game_shown(request: Request, game_id: str, ruleset: str, private_rows:
     store: ReadStore = request.app.state.read_store
     with store.engine.connect() as connection:
         shown = check_rows_shown(game_id, queries.shown_ruleset(connection, game_id, private_rows))
+        withdrawn = queries.is_withdrawn(connection, game_id)
     if shown != ruleset:
         raise ApiError(422, "wrong_ruleset", f"game_id: game {game_id} is a game of {shown}, not of {ruleset}")
+    if withdrawn:
+        raise ApiError(409, "withdrawn_game", f"game_id: game {game_id} is withdrawn: its rolls count in no statistic")
 
 
 def check_recorder_shown(request: Request, recorder: str, private_rows: bool) -> None:
@@ -258,9 +291,10 @@ def check_recorder_shown(request: Request, recorder: str, private_rows: bool) ->
 
 
 @router.get("/statistics/games", response_model=schemas.Rows[schemas.GameSummary], operation_id="game_statistics")
-def game_statistics(request: Request, caller: CallerDep) -> dict[str, Any]:
-    """Per game: its ruleset, players, status, and length in rounds, effective actions and events."""
-    return rows(request, lambda c: queries.game_summaries(c, private_rows_for(caller)))
+def game_statistics(request: Request, scope: ScopeDep) -> dict[str, Any]:
+    """Per game (withdrawn ones left out): its ruleset, players, status, and length in rounds, effective actions and
+    events."""
+    return rows(request, lambda c: queries.game_summaries(c, scope))
 
 
 def statistics_of(ruleset: str) -> Mapping[str, Statistic]:
@@ -281,7 +315,7 @@ def ruleset_statistics(ruleset: str) -> dict[str, Any]:
 @router.get(
     "/rulesets/{ruleset}/statistics/{name}", response_model=schemas.RulesetStatistic, operation_id="ruleset_statistic"
 )
-def ruleset_statistic(ruleset: str, name: str, request: Request, caller: CallerDep) -> dict[str, Any]:
+def ruleset_statistic(ruleset: str, name: str, request: Request, scope: ScopeDep) -> dict[str, Any]:
     """One of the ruleset's own statistics over its games (private ones for the admin only): evo2's `genes`,
     `genes-offered`, `combats` and `survival`; evo1's `autosaurs`, `cards`, `combats` and `genes`; the trait-card game's
     `actions`, `traits` and `extinctions`."""
@@ -292,7 +326,7 @@ def ruleset_statistic(ruleset: str, name: str, request: Request, caller: CallerD
         raise ApiError(
             404, "unknown_statistic", f"{ruleset[:80]} has no statistic {name[:80]!r}; its statistics: {known}"
         )
-    answer = rows(request, lambda c: queries.ruleset_statistic(c, statistic, private_rows_for(caller)))
+    answer = rows(request, lambda c: queries.ruleset_statistic(c, statistic, scope))
     return {"ruleset": ruleset, "statistic": name, "means": statistic.means, **answer}
 
 

@@ -1,4 +1,5 @@
-// The dashboard: charts of the read tables, a ruleset at a time, each beside the CSV of the table it reads.
+// The dashboard: charts of the read tables, a ruleset at a time, each beside the CSV of the table it reads; every
+// game's, or a competition's or a season's alone (the filters, passed to every statistic).
 "use strict";
 // A point on an axis's set end (a win rate of 100%) is drawn whole: not clipped at the chart's area, with room
 // around the area for the point beyond it.
@@ -216,9 +217,42 @@ function playersChart(profiles) {
   }, drawn.map((row) => `${row.name}: mean place ${row.mean_place.toFixed(2)}`).join(" · "));
 }
 
+// The games the statistics count, as the filters say: a competition's, a season's (both, where both are chosen), or
+// every game.
+function scope() {
+  const chosen = {};
+  for (const key of ["competition", "season"]) {
+    const value = document.getElementById(key).value;
+    if (value) chosen[key] = value;
+  }
+  return chosen;
+}
+
+// The filters' choices: the competitions (by name, with their season) and the seasons they carry, those the page's
+// address names chosen.
+async function loadCompetitions() {
+  const { competitions } = await api("/v1/competitions");
+  const asked = new URLSearchParams(location.search);
+  const competition = document.getElementById("competition");
+  competition.append(...competitions.map((found) => element("option", { value: found.competition_id },
+    found.season ? `${found.name} (${found.season})` : found.name)));
+  const season = document.getElementById("season");
+  const seasons = [...new Set(competitions.map((found) => found.season).filter(Boolean))].sort();
+  season.append(...seasons.map((label) => element("option", {}, label)));
+  for (const select of [competition, season]) {
+    const wanted = asked.get(select.id);
+    if ([...select.options].some((option) => option.value === wanted)) select.value = wanted;
+  }
+}
+
+function remember() {
+  const chosen = { ruleset: document.getElementById("ruleset").value, ...scope() };
+  history.replaceState(null, "", "?" + new URLSearchParams(Object.entries(chosen).filter(([, value]) => value)));
+}
+
 async function optionalDice(ruleset) {
   try {
-    return await api("/v1/statistics/dice?" + new URLSearchParams({ ruleset }));
+    return await api("/v1/statistics/dice?" + new URLSearchParams({ ruleset, ...scope() }));
   } catch (error) {
     if (error.code === "no_dice") return null;
     throw error;
@@ -229,7 +263,8 @@ async function optionalDice(ruleset) {
 async function rulesetStatistics(ruleset) {
   const base = `/v1/rulesets/${encodeURIComponent(ruleset)}/statistics`;
   const listed = await api(base);
-  return Promise.all(listed.statistics.map((found) => api(`${base}/${encodeURIComponent(found.name)}`)));
+  const query = "?" + new URLSearchParams(scope());
+  return Promise.all(listed.statistics.map((found) => api(`${base}/${encodeURIComponent(found.name)}${query}`)));
 }
 
 function cellText(value) {
@@ -250,7 +285,7 @@ function statisticPanel(statistic) {
 
 async function loadRuleset(ruleset) {
   document.body.dataset.ready = "false";
-  const query = "?" + new URLSearchParams({ ruleset });
+  const query = "?" + new URLSearchParams({ ruleset, ...scope() });
   const [profiles, seats, places, scores, dice, own, advantage, calibration, batch, skill] = await Promise.all([
     api("/v1/statistics/profiles" + query), api("/v1/statistics/seats" + query),
     api("/v1/statistics/first-places" + query), api("/v1/statistics/scores" + query), optionalDice(ruleset),
@@ -278,13 +313,15 @@ async function load() {
   const problem = document.getElementById("problem");
   problem.hidden = true;
   try {
-    const counts = await api("/v1/statistics/rulesets");
+    const counts = await api("/v1/statistics/rulesets?" + new URLSearchParams(scope()));
     gamesChart(counts.rows);
     const select = document.getElementById("ruleset");
     const chosen = select.value || new URLSearchParams(location.search).get("ruleset");
     select.replaceChildren(...counts.rows.map((row) => element("option", {}, row.ruleset)));
     if (!counts.rows.length) {
-      problem.textContent = "no games yet: record or import one, then come back";
+      problem.textContent = Object.keys(scope()).length
+        ? "no games of this competition or season yet: add some, then come back"
+        : "no games yet: record or import one, then come back";
       problem.hidden = false;
       document.body.dataset.ready = "true";
       return;
@@ -299,9 +336,21 @@ async function load() {
 }
 
 document.getElementById("ruleset").addEventListener("change", (event) => {
-  history.replaceState(null, "", "?" + new URLSearchParams({ ruleset: event.target.value }));
+  remember();
   loadRuleset(event.target.value);
 });
+for (const filter of ["competition", "season"]) {
+  document.getElementById(filter).addEventListener("change", () => {
+    remember();
+    load();
+  });
+}
 buildSections();
 setUpTokenForm(load);
-load();
+// Without the competitions the filters offer none, and the dashboard shows every game's statistics all the same.
+loadCompetitions().then(load, async (error) => {
+  await load();
+  const problem = document.getElementById("problem");
+  problem.textContent = `the competitions could not be read: ${error.message}`;
+  problem.hidden = false;
+});

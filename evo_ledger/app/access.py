@@ -132,6 +132,43 @@ class CoRecorderNameRefused(ValueError):
     """A co-recorder's name that breaks the rule (`co_recorder_name_problem`)."""
 
 
+MAX_WITHDRAWAL_REASON = 200
+
+
+def withdrawal_reason_problem(reason: str) -> str | None:
+    """What is wrong with `reason` as why a game is withdrawn or reinstated, or None."""
+    if not 1 <= len(reason) <= MAX_WITHDRAWAL_REASON:
+        return f"a reason is 1 to {MAX_WITHDRAWAL_REASON} characters, not {len(reason)}"
+    if not reason.strip():
+        return "a reason is more than spaces"
+    unseen = next((char for char in reason if unicodedata.category(char) in UNSEEN_CATEGORIES), None)
+    if unseen is not None:
+        return f"a reason holds no control or invisible character (it holds U+{ord(unseen):04X})"
+    return None
+
+
+class WithdrawalReasonRefused(ValueError):
+    """A reason for withdrawing a game, or reinstating it, that breaks the rule (`withdrawal_reason_problem`)."""
+
+
+class AlreadyWithdrawn(ValueError):
+    """A game withdrawn again while it is withdrawn."""
+
+
+class NotWithdrawn(ValueError):
+    """A game reinstated that is not withdrawn."""
+
+
+@dataclass(frozen=True)
+class WithdrawalHeld:
+    """A withdrawal or a reinstatement as the game's access holds it: the number of the access event that made it,
+    whether it left the game withdrawn, and why."""
+
+    event: int
+    withdrawn: bool
+    reason: str
+
+
 @dataclass(frozen=True)
 class CoRecorderHeld:
     """A co-recorder as its game's access holds it: its id (the number of the access event that added it, so that
@@ -145,8 +182,9 @@ class CoRecorderHeld:
 class GameAccess(Aggregate):
     """A game's recorder token (its digest), its co-recorders (each records as the recorder does, until it is
     revoked or the recorder's token is replaced), its seats' tokens (and whether each may append its
-    player's own actions), whether the game is private, and how many minutes late it is broadcast to readers
-    without a token."""
+    player's own actions), whether the game is private, how many minutes late it is broadcast to readers
+    without a token, and whether it is withdrawn (left out of standings, ratings, statistics and the game list),
+    with every withdrawal and reinstatement in order (`withdrawals`)."""
 
     TOPIC = "evo-ledger:GameAccess"
 
@@ -230,6 +268,21 @@ class GameAccess(Aggregate):
         def apply(self, aggregate: Any) -> None:
             aggregate.seats_record = self.allowed
 
+    class WithdrawalSet(Aggregate.Event):
+        """The game withdrawn (a test game, an abandoned one) or reinstated, and why: kept in the log and in audits
+        either way; while withdrawn it is left out of standings, ratings and statistics, and out of the game list
+        unless asked for."""
+
+        TOPIC = "evo-ledger:GameAccess.WithdrawalSet"
+        withdrawn: bool
+        reason: str
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate.withdrawn = self.withdrawn
+            aggregate.withdrawal_reason = self.reason if self.withdrawn else None
+            held = WithdrawalHeld(self.originator_version, self.withdrawn, self.reason)
+            aggregate.withdrawals = (*aggregate.withdrawals, held)
+
     def __init__(self, game_id: UUID, token_digest: str | None, seat_digests: dict[str, str]) -> None:
         self.game_id = game_id
         self.token_digest = token_digest
@@ -238,6 +291,9 @@ class GameAccess(Aggregate):
         self.co_recorders: dict[int, CoRecorderHeld] = {}
         self.broadcast_delay: float = 0
         self.seats_record = False
+        self.withdrawn = False
+        self.withdrawal_reason: str | None = None
+        self.withdrawals: tuple[WithdrawalHeld, ...] = ()
 
     @classmethod
     def grant(cls, game_id: UUID, token: str | None, seats: Mapping[str, str] | None = None) -> GameAccess:
@@ -287,6 +343,17 @@ class GameAccess(Aggregate):
     def set_seats_record(self, allowed: bool) -> None:
         if allowed != self.seats_record:
             self.trigger_event(self.SeatsRecordSet, allowed=allowed)
+
+    def set_withdrawn(self, withdrawn: bool, reason: str) -> None:
+        """Withdraw the game (`withdrawn`) or reinstate it, for `reason`: refused where it is so already."""
+        problem = withdrawal_reason_problem(reason)
+        if problem is not None:
+            raise WithdrawalReasonRefused(f"reason: {problem}")
+        if withdrawn and self.withdrawn:
+            raise AlreadyWithdrawn(f"game {self.game_id} is withdrawn already ({self.withdrawal_reason})")
+        if not withdrawn and not self.withdrawn:
+            raise NotWithdrawn(f"game {self.game_id} is not withdrawn: there is nothing to reinstate")
+        self.trigger_event(self.WithdrawalSet, withdrawn=withdrawn, reason=reason)
 
     def issue_seat_token(self, player: str, token: str) -> None:
         self.trigger_event(self.SeatTokenIssued, player=player, token_digest=token_digest(token))
@@ -338,6 +405,7 @@ ACCESS_TOPICS = (
     GameAccess.CoRecorderRevoked.TOPIC,
     GameAccess.BroadcastDelaySet.TOPIC,
     GameAccess.SeatsRecordSet.TOPIC,
+    GameAccess.WithdrawalSet.TOPIC,
 )
 
 

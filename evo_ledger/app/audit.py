@@ -6,8 +6,9 @@ setup with the ruleset version and kit it pinned: every action is checked by the
 derive from it is compared, field by field, with the consequences recorded after it. A receipt's head hash,
 when given, shows whether events were cut off the end. The report names each check, its verdict and the first
 divergence, with the key the events no checkpoint covers and why (`not_covered`), and each event that says
-whether the game's hidden facts are shown to every reader once it is over (`reveal_at_end_set`); it is canonical
-JSON, the same bytes for the same log on every database and every run, and carries its own hash.
+whether the game's hidden facts are shown to every reader once it is over (`reveal_at_end_set`), and, from the
+game's access record, whether the game is withdrawn and why, with each withdrawal and reinstatement (`withdrawal`);
+it is canonical JSON, the same bytes for the same log on every database and every run, and carries its own hash.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import Mapper, StoredEvent
 
+from evo_ledger.app.access import WithdrawalHeld
 from evo_ledger.game.aggregate import GENESIS, Game, commitment_holds, stored_hash
 from evo_ledger.game.checkpoints import REFUSALS, WITHOUT_A_KEY, Signed
 from evo_ledger.game.codec import MsgpackTranscoder, canonical_bytes, digest, unpack_sealed
@@ -72,6 +74,35 @@ UNCOVERED = {
 }
 
 
+WITHDRAWN_WORDS = {True: "withdrawn", False: "reinstated"}
+
+
+@dataclass(frozen=True)
+class WithdrawalRecord:
+    """What a game's access record says of its withdrawal, for the game's audit: each withdrawal and reinstatement
+    in order; or, where the seal key does not vouch for the record, why not (`unvouched`), and nothing of it."""
+
+    changes: tuple[WithdrawalHeld, ...] = ()
+    unvouched: str | None = None
+
+    def as_data(self) -> dict[str, Any]:
+        """The report's `withdrawal`: whether the game is withdrawn now (null where the record is not vouched for)
+        and why, and each change by its event in the access record; empty where it never was withdrawn."""
+        if self.unvouched is not None:
+            return {"withdrawn": None, "reason": None, "changes": [], "unvouched": self.unvouched}
+        if not self.changes:
+            return {}
+        last = self.changes[-1]
+        return {
+            "withdrawn": last.withdrawn,
+            "reason": last.reason if last.withdrawn else None,
+            "changes": [
+                {"access_event": held.event, "withdrawn": held.withdrawn, "reason": held.reason}
+                for held in self.changes
+            ],
+        }
+
+
 @dataclass
 class Check:
     name: str
@@ -110,6 +141,7 @@ class Audit:
     checks: dict[str, Check] = field(default_factory=lambda: {name: Check(name) for name in CHECK_NAMES})
     undone_rolls: list[dict[str, Any]] = field(default_factory=list)
     pinned: dict[str, Any] = field(default_factory=dict)
+    withdrawal: WithdrawalRecord = field(default_factory=WithdrawalRecord)
 
     def run(self) -> AuditReport:
         events = self._read()
@@ -416,6 +448,7 @@ class Audit:
             verdict = DAMAGED
         noted = self._noted(events) if self.checks["rules"].verdict == PASS else {}
         reveal = reveal_at_end_set(events)
+        withdrawal = self.withdrawal.as_data()
         if verdict == CLEAN and noted.get("deviations"):
             verdict = DEVIATIONS
         last = events[-1] if events else None
@@ -434,6 +467,7 @@ class Audit:
             **({"not_covered": self.not_covered} if self.not_covered else {}),
             **({"imported": _runs(self.imported)} if self.imported else {}),
             **({"reveal_at_end_set": reveal} if reveal else {}),
+            **({"withdrawal": withdrawal} if withdrawal else {}),
         }
         return AuditReport(data)
 
@@ -659,12 +693,31 @@ class AuditReport(CanonicalReport):
             value = entry["reveal_at_end"]
             said = REVEAL_AT_END_WORDS[value] if isinstance(value, bool) else f"says {value!r}"
             lines.append(f"  hidden facts at the end: event {entry['event']} {said}")
+        lines.extend(withdrawal_lines(data.get("withdrawal")))
         lines.append(f"report hash {self.hash}")
         return "\n".join(lines) + "\n"
 
     def check(self, name: str) -> dict[str, Any]:
         found: dict[str, Any] = next(c for c in self.data["checks"] if c["check"] == name)
         return found
+
+
+def withdrawal_lines(withdrawal: dict[str, Any] | None) -> list[str]:
+    """The report's `withdrawal` in words: a line for what stands, and one for each change."""
+    if not withdrawal:
+        return []
+    if withdrawal["withdrawn"] is None:
+        return [f"  withdrawn: unknown ({withdrawal['unvouched']})"]
+    stands = (
+        f"  withdrawn: left out of standings, ratings and statistics ({withdrawal['reason']})"
+        if withdrawal["withdrawn"]
+        else "  withdrawn: no (reinstated)"
+    )
+    changes = [
+        f"  {WITHDRAWN_WORDS[change['withdrawn']]} by access event {change['access_event']}: {change['reason']}"
+        for change in withdrawal["changes"]
+    ]
+    return [stands, *changes]
 
 
 def snapshot_matches(stored: StoredEvent, game: Game) -> bool:
@@ -709,8 +762,10 @@ def audit(
     sealer: Sealer | None = None,
     snapshots: Sequence[StoredEvent] = (),
     signed: Signed | None = None,
+    withdrawal: WithdrawalRecord | None = None,
 ) -> AuditReport:
     """The audit of a game's stored events (in version order), as far as event `up_to`; seals are checked with
     `sealer`'s key, the events against what the checkpoints `signed` under it, and each of the stored `snapshots`
-    against the fold."""
-    return Audit(game_id, stored, up_to, expect_head, sealer, snapshots, signed).run()
+    against the fold; `withdrawal`, what the game's access record says of its withdrawal, is reported as it is."""
+    said = withdrawal or WithdrawalRecord()
+    return Audit(game_id, stored, up_to, expect_head, sealer, snapshots, signed, withdrawal=said).run()

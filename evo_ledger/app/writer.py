@@ -28,6 +28,7 @@ from multiprocessing.connection import Connection
 from typing import Any, NamedTuple, Protocol, Union, cast
 from uuid import UUID
 
+from evo_ledger.app.competitions import GameEntry
 from evo_ledger.app.ledger import AppendRequest, Idempotency, Ledger, Outcome, Receipt
 from evo_ledger.app.processes import end_process, run_beside_server, server_context, settle_collector
 from evo_ledger.rules.base import OptionValue
@@ -55,10 +56,13 @@ class NewGame:
     recorder_token: str
     seat_tokens: Mapping[str, str] | None = None
     reveal_at_end: bool = True
+    competition: GameEntry | None = None
+    """The competition the game is entered in, in the game's own transaction (`Competitions.entering`)."""
 
     def maker(self, ledger: Ledger) -> Callable[[], list[Any]]:
-        """What makes the game and its access for `ledger` to store (`Commands.new_game`)."""
-        return partial(
+        """What makes the game and its access for `ledger` to store (`Commands.new_game`), and the competition's
+        record it is entered in, if any."""
+        make = partial(
             ledger.commands.new_game,
             self.ruleset,
             self.kit,
@@ -68,6 +72,9 @@ class NewGame:
             self.seat_tokens,
             reveal_at_end=self.reveal_at_end,
         )
+        if self.competition is None:
+            return make
+        return partial(ledger.competitions.entering, self.competition, make)
 
 
 class Writer(Protocol):

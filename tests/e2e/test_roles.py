@@ -1,6 +1,6 @@
 """What each role may do is one table, in docs/api.md ("Who may do what"), and this test holds the app to it: every
-route of the app is asked as each role (the recorder, a co-recorder, a seat, the public, the admin) on a public
-game. A role the table lets use a route is answered (neither 401 nor 403, nor a server error); one it does not is
+route of the app is asked as each role (the recorder, a co-recorder, a seat, the public, the admin, a
+competition's organiser) on a public game, entered in the organiser's competition where a route asks for one. A role the table lets use a route is answered (neither 401 nor 403, nor a server error); one it does not is
 refused with 401 or 403. A route of the app without a row fails, as does a row without a route."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from tests.helpers.tokens import bearer
 
 DOC = ROOT / "docs" / "api.md"
 HEADING = "## Who may do what"
-ROLES = ("recorder", "co-recorder", "seat", "public", "admin")
+ROLES = ("recorder", "co-recorder", "seat", "public", "admin", "organiser")
 
 
 def route_names(app: Any) -> list[str]:
@@ -84,9 +84,17 @@ ASKED = {
     "POST /v1/games/{game_id}/co-recorders": Asked(json={"name": "cat's phone"}),
     "PUT /v1/games/{game_id}/broadcast-delay": Asked(json={"minutes": 5}),
     "PUT /v1/games/{game_id}/seats-record": Asked(json={"allowed": True}),
+    "POST /v1/games/{game_id}/withdraw": Asked(json={"reason": "a test game"}),
+    "POST /v1/games/{game_id}/reinstate": Asked(json={"reason": "a real game after all"}),
     "PUT /v1/games/{game_id}/reveal-at-end": Asked(json={"reveal_at_end": False}),
     "PUT /v1/games/{game_id}/privacy": Asked(json={"private": True}),
     "POST /v1/kits": Asked(json={**BUILT_IN_KIT, "name": "roles-island"}),
+    "POST /v1/competitions": Asked(json={"kind": "night", "name": "Tuesday"}),
+    "POST /v1/competitions/{competition_id}/games": Asked(json={"game_id": "{game_id}", "round": 1}),
+    "POST /v1/people": Asked(json={"name": "Ann Smith"}),
+    "PATCH /v1/people/{person_id}": Asked(json={"name": "Ann Smith"}),
+    "POST /v1/people/{person_id}/merge": Asked(json={"into": "ben"}),
+    "POST /v1/people/{person_id}/split": Asked(json={"seat_id": "ben"}),
     **{route: Asked(query=RULESET) for route in ROUTES if route.startswith("GET /v1/statistics/")},
     "GET /v1/statistics/dice": Asked(query={"ruleset": "evo2"}),  # the toy rolls no die
 }
@@ -94,17 +102,20 @@ ASKED = {
 
 @dataclass(frozen=True)
 class Game:
-    """A public game with one action recorded, a co-recorder and a token per seat: its id, its co-recorder's id,
+    """A public game with one action recorded, a co-recorder and a token per seat, and a competition: their ids,
     and each role's headers."""
 
     game_id: str
     co_recorder_id: int
+    competition_id: str
     headers: dict[str, dict[str, str]]
 
     def path(self, route: str) -> str:
         values = {
             "game_id": self.game_id,
             "co_recorder_id": str(self.co_recorder_id),
+            "competition_id": self.competition_id,
+            "person_id": "ann",
             "seat": "ann",
             "event": "2",
             "ruling_id": "E2-07",
@@ -126,14 +137,17 @@ def new_game(client: TestClient) -> Game:
     assert recorded.status_code == 200, recorded.text
     issued = client.post(f"/v1/games/{game}/co-recorders", json={"name": "ben's phone"}, headers=recorder)
     assert issued.status_code == 201, issued.text
+    opened = client.post("/v1/competitions", json=ASKED["POST /v1/competitions"].json)
+    assert opened.status_code == 201, opened.text
     headers = {
         "recorder": recorder,
         "co-recorder": bearer(issued.json()["token"]),
         "seat": bearer(body["seat_tokens"]["ann"]),
         "public": {},
         "admin": bearer(ADMIN),
+        "organiser": bearer(opened.json()["organiser_token"]),
     }
-    return Game(game, issued.json()["id"], headers)
+    return Game(game, issued.json()["id"], opened.json()["competition_id"], headers)
 
 
 @pytest.fixture(scope="module")
@@ -155,8 +169,13 @@ def asked_as(client: TestClient, route: str, game: Game, role: str) -> tuple[int
     """The route asked as the role: the answer's status and code."""
     method, asked = route.partition(" ")[0], ASKED.get(route, Asked())
     headers = {**game.headers[role], **({"Content-Type": asked.content_type} if asked.text is not None else {})}
+    body = (
+        {key: game.game_id if value == "{game_id}" else value for key, value in asked.json.items()}
+        if isinstance(asked.json, dict)
+        else asked.json
+    )
     request = client.build_request(
-        method, game.path(route), params=asked.query, json=asked.json, content=asked.text, headers=headers
+        method, game.path(route), params=asked.query, json=body, content=asked.text, headers=headers
     )
     answer = client.send(request, stream=True)  # a stream's answer is known by its status
     try:

@@ -47,8 +47,10 @@ def test_standings_and_statistics_come_from_the_read_tables(client: TestClient) 
     final = client.get(f"/v1/games/{game}/standings").json()["final"]
     assert [(s["rank"], s["name"], s["mp"]) for s in final] == [(1, "ann", 19), (2, "cat", 14), (3, "ben", 13)]
     players = {p["name"]: p for p in client.get("/v1/statistics/players").json()["rows"]}
-    assert players["ann"] | {"player_id": None} == {
+    assert players["ann"]["person_id"] == players["ann"]["player_id"]  # no record: the stable id is the person
+    assert players["ann"] | {"person_id": None, "player_id": None} == {
         "ruleset": "evo2",
+        "person_id": None,
         "player_id": None,
         "name": "ann",
         "games": 1,

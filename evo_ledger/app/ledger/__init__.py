@@ -9,6 +9,8 @@ from types import TracebackType
 
 from evo_ledger.app.ledger.application import LedgerApplication
 from evo_ledger.app.ledger.commands import Commands
+from evo_ledger.app.ledger.competitions import Competitions
+from evo_ledger.app.ledger.people import People
 from evo_ledger.app.ledger.queries import Queries
 from evo_ledger.app.ledger.values import (
     ANYONE,
@@ -33,13 +35,15 @@ from evo_ledger.settings import Settings
 class Ledger:
     """The application over the event-sourced games, one object per half: `queries` reads the games, `commands`
     changes them, `vouched` reads what the seal key vouches for, and `store` is the library's application under
-    them all."""
+    them all; beside them, the records kept beside the games, each an object of its own (`competitions`)."""
 
     def __init__(self, settings: Settings | None = None, **env: str) -> None:
         self.store = LedgerApplication(settings, **env)
         self.vouched = VouchedReads(self.store)
         self.queries = Queries(self.store, self.vouched)
         self.commands = Commands(self.store, self.queries, self.vouched)
+        self.competitions = Competitions(self.store, self.queries, self.commands.writer)
+        self.people = People(self.store, self.queries, self.commands.writer)
 
     @property
     def settings(self) -> Settings:

@@ -20,7 +20,8 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import Notification, StoredEvent
 
-from evo_ledger.app.audit import AuditReport, audit
+from evo_ledger.app.access import AccessNotVouched
+from evo_ledger.app.audit import AuditReport, WithdrawalRecord, audit
 from evo_ledger.app.disputes import ExplanationReport, WhatIfReport, explain_event, what_if
 from evo_ledger.app.ledger.application import LedgerApplication, fold_events
 from evo_ledger.app.ledger.held_log import HeldLogReader
@@ -54,6 +55,16 @@ def fold_on_copy(game: Any, events: Iterable[Any]) -> Any:
     if first is None:
         return game
     return fold_events(copy(game) if game is not None else None, chain([first], pending))
+
+
+def withdrawal_of(vouched: VouchedReads, game_id: UUID) -> WithdrawalRecord:
+    """What the game's access record says of its withdrawal, as far as the seal key vouches for the record: an
+    audit still runs where it does not, and says so."""
+    try:
+        access = vouched.access(game_id)
+    except AccessNotVouched as refused:
+        return WithdrawalRecord(unvouched=str(refused))
+    return WithdrawalRecord(access.withdrawals if access is not None else ())
 
 
 def folded_record(store: LedgerApplication, record_id: UUID) -> Any:
@@ -224,7 +235,8 @@ class Queries:
         if self.store.settings.seal_key is not None:
             last = self.store.recorder.select_events(CHECKPOINT_LOG_ID, desc=True, limit=1)
             checkpoints = last[0].originator_version if last else 0
-        return AuditBasis(head[0].originator_version, hashlib.sha256(head[0].state).hexdigest(), checkpoints)
+        digest = hashlib.sha256(head[0].state).hexdigest()
+        return AuditBasis(head[0].originator_version, digest, checkpoints, withdrawal_of(self.vouched, game_id))
 
     def audit(
         self,
@@ -236,8 +248,9 @@ class Queries:
     ) -> AuditReport:
         """The game's stored log checked from its first event: hashes, chain, seals and signed checkpoints (with
         the key; `kept`: checkpoints published elsewhere), rules, the stored snapshots against the fold and, given
-        a receipt's head hash, its end (evo_ledger.app.audit). With `as_of`, the log as it stood at that event
-        (the game a reader's sight was taken of): nothing stored after it is read."""
+        a receipt's head hash, its end (evo_ledger.app.audit); and whether the game is withdrawn, from its access
+        record. With `as_of`, the log as it stood at that event (the game a reader's sight was taken of): nothing
+        stored after it is read."""
         stored = self.stored_events(game_id, up_to=as_of)
         if not stored:
             raise UnknownGame(game_id)
@@ -245,7 +258,8 @@ class Queries:
             up_to = as_of if up_to is None else min(up_to, as_of)
         snapshots = self.store.snapshots.recorder.select_events(game_id) if self.store.snapshots is not None else []
         signed = self._signed_for(game_id, kept) if self.store.settings.seal_key is not None else None
-        return audit(game_id, stored, up_to, expect_head, self.store.sealer, snapshots, signed)
+        withdrawal = withdrawal_of(self.vouched, game_id)
+        return audit(game_id, stored, up_to, expect_head, self.store.sealer, snapshots, signed, withdrawal)
 
     def _signed_for(self, game_id: UUID, kept: Sequence[Mapping[str, Any]]) -> Signed:
         """What the checkpoints signed of the game: only its own signed events are read."""

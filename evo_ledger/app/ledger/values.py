@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
+from evo_ledger.app.audit import WithdrawalRecord
 from evo_ledger.game.aggregate import Game
 
 
@@ -31,13 +32,14 @@ Outcome = Receipt | Exception
 @dataclass(frozen=True)
 class AuditBasis:
     """What an audit of a game rests on, as the store holds it: the game's last stored event (its version, and the
-    digest of its bytes as stored, seal included) and, with the seal key, how many checkpoints the log holds. An
-    audit made again on the same basis gives the same report, unless an earlier event or a snapshot was changed in
-    the database since, behind the ledger's back."""
+    digest of its bytes as stored, seal included), with the seal key how many checkpoints the log holds, and what
+    the game's access record says of its withdrawal. An audit made again on the same basis gives the same report,
+    unless an earlier event or a snapshot was changed in the database since, behind the ledger's back."""
 
     version: int
     head_digest: str
     checkpoints: int
+    withdrawal: WithdrawalRecord
 
 
 @dataclass(frozen=True)

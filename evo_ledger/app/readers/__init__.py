@@ -25,6 +25,7 @@ from evo_ledger.app.readers.broadcast import (
 )
 from evo_ledger.app.readers.callers import (
     Caller,
+    WithdrawnListed,
     check_rows_shown,
     check_seen,
     game_listed,
@@ -56,6 +57,7 @@ from evo_ledger.app.readers.log import (
     visibility,
     withheld_from,
 )
+from evo_ledger.app.readers.people import Seated, SeatsOf, games_told, person_shown, seats_told
 from evo_ledger.app.readers.positions import (
     advice_for,
     choices_for,
@@ -115,11 +117,14 @@ __all__ = [
     "PerspectiveRefused",
     "Reader",
     "RecordersOnly",
+    "Seated",
+    "SeatsOf",
     "Seen",
     "ShownEvent",
     "Sight",
     "UnknownPerspective",
     "Visibility",
+    "WithdrawnListed",
     "advice_for",
     "audit_for",
     "branch_for",
@@ -139,6 +144,7 @@ __all__ = [
     "game_file_for",
     "game_listed",
     "game_named_for",
+    "games_told",
     "head_hash_for",
     "held_back_to",
     "hidden_from",
@@ -150,6 +156,7 @@ __all__ = [
     "lost_access",
     "may_see",
     "narrowed",
+    "person_shown",
     "private_rows_for",
     "reader_for",
     "reader_named",
@@ -158,6 +165,7 @@ __all__ = [
     "refusal_for",
     "report_for",
     "rows_as_of",
+    "seats_told",
     "sees_game",
     "sentence_for",
     "shown_event",

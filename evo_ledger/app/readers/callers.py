@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 from uuid import UUID
 
 from evo_ledger.app.access import GameAccess, HiddenGame
@@ -108,13 +108,27 @@ def game_named_for(caller: Caller, game_id: str) -> dict[str, str]:
     return {"game_id": game_id} if caller.admin else {}
 
 
-def game_listed(ledger: Ledger, game_id: UUID, caller: Caller, clock: Clock) -> Game | None:
+WithdrawnListed = Literal["exclude", "include", "only"]
+"""Which games the list of games shows by whether they are withdrawn: those that are not (`exclude`, unless asked
+otherwise), every one (`include`), or the withdrawn alone (`only`)."""
+
+
+def withdrawal_listed(access: GameAccess | None, withdrawn: WithdrawnListed) -> bool:
+    """Whether the list of games asked for `withdrawn` shows a game with that access."""
+    return withdrawn == "include" or (access is not None and access.withdrawn) == (withdrawn == "only")
+
+
+def game_listed(
+    ledger: Ledger, game_id: UUID, caller: Caller, clock: Clock, withdrawn: WithdrawnListed = "exclude"
+) -> Game | None:
     """The game as the list of games shows it: as it stands to the admin; to others as a reader without a token
     sees it (a game broadcast with a delay as it stood that long ago), and not at all where it is private or none
-    of it is that old yet."""
+    of it is that old yet; to every caller, not at all where it is withdrawn or not as `withdrawn` asks."""
+    access = ledger.vouched.access(game_id)
+    if not withdrawal_listed(access, withdrawn):
+        return None
     if caller.admin:
         return ledger.queries.game(game_id)
-    access = ledger.vouched.access(game_id)
     if not may_see(access, sees_all=False, seat=None):
         return None
     try:
