@@ -33,7 +33,7 @@ from api.routes import (
     rules,
     statistics,
 )
-from api.supervision import CheckpointSigner, Supervisor
+from api.supervision import CheckpointSigner, LeasedJobs, Supervisor
 from api.whole_log_reads import AddressLimit, AuditCache, ReadsAtOnce
 from evo_ledger.app.ledger import Ledger, Receipt
 from evo_ledger.app.processes import server_context
@@ -172,9 +172,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
         app.state.writer = writer = start_writer(settings, ledger, lambda receipt: appends.appended(receipt.game_id))
         app.state.read_store = read_store = ReadStore(settings.store)
         projection = BackgroundProjection(settings.store) if settings.follow_projections else None
-        if projection is not None:
-            projection.start()
-            appends.projection = projection
+        appends.projection = projection
         app.state.supervisor = supervisor = Supervisor(writer, projection)
         watching = asyncio.create_task(supervisor.run())
         signer = (
@@ -183,16 +181,14 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
             else None
         )
         app.state.checkpoints = signer
-        signing = asyncio.create_task(signer.run()) if signer is not None else None
+        app.state.jobs = jobs = LeasedJobs(settings.store, supervisor, signer)
+        await jobs.start()
         try:
             yield
         finally:
             log.info("stopping: the writing process and the read tables' process are closed")
             watching.cancel()
-            if signing is not None:
-                signing.cancel()
-            if projection is not None:
-                projection.stop()
+            await jobs.aclose()
             await writer.aclose()
             read_store.close()
             ledger.close()

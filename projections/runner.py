@@ -51,8 +51,9 @@ RETRY_SECONDS = 1.0
 # Beside a server, the read tables give way to the appends: under a load that keeps every core busy they fall
 # behind, and catch up as it eases (pays for: bench.api_speed HTTP, 32 clients).
 READ_TABLES_NICENESS = 10
-# Errors of a database rather than of an event (a server gone for a moment, a lock held too long): the runner
-# stops on them and starts again from its position; no event is set aside for them.
+# Errors of a database rather than of an event (a server gone for a moment, a lock waited for too long): the runner
+# stops on them, and on any that dropped its connection, and starts again from its position; no event is set aside
+# for them (`database_unavailable`).
 DATABASE_UNAVAILABLE = (
     sqlalchemy.exc.OperationalError,
     sqlalchemy.exc.InterfaceError,
@@ -65,6 +66,13 @@ DATABASE_UNAVAILABLE = (
 )
 Progress = Callable[[int, int], None]
 log = logging.getLogger(__name__)
+
+
+def database_unavailable(error: BaseException) -> bool:
+    """Whether `error` is the database's rather than an event's: one of DATABASE_UNAVAILABLE, or one on which the
+    connection was dropped (a transaction the database ended for being left idle, a server shutting down)."""
+    dropped = isinstance(error, sqlalchemy.exc.DBAPIError) and error.connection_invalidated
+    return dropped or isinstance(error, DATABASE_UNAVAILABLE)
 
 
 class Logged(Protocol):
@@ -190,9 +198,9 @@ class Projector:
         while rest:
             try:
                 return self._advance(rest[-1].id, written(rest))
-            except DATABASE_UNAVAILABLE:
-                raise
-            except Exception:
+            except Exception as error:
+                if database_unavailable(error):
+                    raise
                 rest = self._apply_until_set_aside(rest, written)
         return rest is not None
 
@@ -205,9 +213,9 @@ class Projector:
             try:
                 if not self._advance(logged.id, written(page[index : index + 1])):
                     return None
-            except DATABASE_UNAVAILABLE:
-                raise
             except Exception as error:
+                if database_unavailable(error):
+                    raise
                 return page[index + 1 :] if self._set_aside(logged, error) else None
         return []
 

@@ -4,7 +4,9 @@ each page the follower wrote held it, and the ledger's appends waited for it, sl
 
 Rows and the position in the log they reach are written in one transaction. A transaction that writes starts by
 taking the position under a lock (`BEGIN IMMEDIATE` on SQLite, `SELECT ... FOR UPDATE` on PostgreSQL) and checks
-that it is the one its reader started from, so two runners never apply the same events twice.
+that it is the one its reader started from, so two runners never apply the same events twice. On PostgreSQL no
+one holds that lock for long: every connection drops a silent peer, ends a transaction left idle and gives up
+waiting for a lock within a few seconds (`engine_for`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from sqlalchemy.engine import Inspector, make_url
 from sqlalchemy.exc import DBAPIError
 
 from evo_ledger.settings import CONNECT_TIMEOUT_SECONDS, LOCK_TIMEOUT_SECONDS, Settings
+from evo_ledger.store.keepalives import SILENT_PEER_SECONDS, silent_peers_dropped
 from projections.schema import POSITIONS, SET_ASIDE, metadata, read_tables
 
 # The read tables' position is kept under this name, which carries the version of what their rows mean: rows
@@ -29,6 +32,13 @@ from projections.schema import POSITIONS, SET_ASIDE, metadata, read_tables
 PROJECTION = "read_tables/6"
 APPLICATION = "Ledger"
 CREATE_ATTEMPTS = 5
+# On PostgreSQL, a transaction that writes the read tables left idle this long is ended by the database, and its
+# locks freed: a runner whose server went silent mid-page, or stopped, holds the position's row no longer than
+# its silent connection is waited for (evo_ledger.store.keepalives). A page waits for no one between its
+# statements (a thousand events take well under a second, a few seconds with a tenth of a core), so this ends
+# none that goes on. Every connection waits at most LOCK_TIMEOUT_SECONDS for a lock: a runner that meets the
+# position's row held stops, and starts again from its position (projections.runner.database_unavailable).
+IDLE_IN_TRANSACTION_SECONDS = SILENT_PEER_SECONDS
 # What a rebuild, or a version whose rows mean something else, drops.
 log = logging.getLogger(__name__)
 
@@ -45,12 +55,18 @@ class PositionMoved(RuntimeError):
 def engine_for(settings: Settings, writing: bool = False) -> Engine:
     """The read tables' engine. On SQLite, a `writing` engine's transactions take the write lock as they begin
     (two writers would otherwise deadlock upgrading their locks); a reading one's take none: in WAL mode a reader
-    sees the last commit and neither waits for a writer nor holds one up."""
+    sees the last commit and neither waits for a writer nor holds one up. On PostgreSQL, every connection drops a
+    silent database and asks it to drop a silent client alike (evo_ledger.store.keepalives) and waits at most
+    LOCK_TIMEOUT_SECONDS for a lock; a `writing` one's transactions left idle IDLE_IN_TRANSACTION_SECONDS are ended
+    by the database (a reading one's are not: a slow client reading a table's CSV holds one open)."""
     if settings.is_postgres:
         url = make_url(settings.database).set(drivername="postgresql+psycopg")
         # As on SQLite below: a commit of the read tables stays atomic with their position but need not wait for
         # the disk, so it does not queue for the sync to disk behind the appends' commits.
-        options = {"options": "-c synchronous_commit=off", "connect_timeout": CONNECT_TIMEOUT_SECONDS}
+        asked: dict[str, object] = {"synchronous_commit": "off", "lock_timeout": LOCK_TIMEOUT_SECONDS * 1000}
+        if writing:
+            asked["idle_in_transaction_session_timeout"] = IDLE_IN_TRANSACTION_SECONDS * 1000
+        options = silent_peers_dropped(asked) | {"connect_timeout": CONNECT_TIMEOUT_SECONDS}
         return create_engine(url, pool_size=5, pool_pre_ping=True, connect_args=options)
     engine = create_engine(f"sqlite:///{read_tables_file(settings.database)}")
     event.listen(engine, "connect", _sqlite_connected)
@@ -113,10 +129,10 @@ def position_in(connection: Connection) -> int:
 
 class ReadStore:
     def __init__(self, settings: Settings) -> None:
-        """`engine` reads the tables; `writing` changes them (the same engine on PostgreSQL)."""
+        """`engine` reads the tables; `writing` changes them."""
         self.settings = settings
         self.engine = engine_for(settings)
-        self.writing = self.engine if settings.is_postgres else engine_for(settings, writing=True)
+        self.writing = engine_for(settings, writing=True)
         self.create()
 
     def close(self) -> None:

@@ -3,6 +3,7 @@ aside."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -19,8 +20,12 @@ SET_ASIDE_SHOWN = 20
 
 @router.get("/health", operation_id="health")
 def health(request: Request, caller: CallerDep) -> JSONResponse:
-    """`ok` (200) while the writer and the read tables' process run and the tables have set no event aside,
-    `degraded` (503) otherwise; the read tables' `position` in the log, the log's, the `lag` between them, and the
+    """`ok` (200) while the writer and the read tables' process run (or another server runs the latter), the
+    tables have set no event aside and, run here, are not `stalled` (behind the log and not moved on for 30 s, as
+    the health checks saw them), `degraded` (503) otherwise; the jobs that run in one server of those on the
+    database (`jobs`: `read_tables`, `checkpoints`), each `held` where this server runs it,
+    `waiting` where another holds its lease, with why the last try to ask for it failed (`failure`, null while the
+    database answers); the read tables' `position` in the log, the log's, the `lag` between them, and the
     events set aside (`set_aside`, the first 20 by their position in the log, and `set_aside_count`): each by its
     game as the readers name it to the caller (`game_named_for`: to the admin only, as a game may be private), its
     version there, its position and the type of the error that stopped it. With a seal key, the last checkpoint
@@ -33,15 +38,18 @@ def health(request: Request, caller: CallerDep) -> JSONResponse:
     read_tables: dict[str, Any] = state.supervisor.health()
     store: ReadStore = state.read_store
     position, log_position = store.position(), state.ledger.store.recorder.max_notification_id() or 0
-    read_tables |= {"position": position, "log_position": log_position, "lag": max(0, log_position - position)}
+    lag = max(0, log_position - position)
+    stalled = state.supervisor.stalled(position, lag, time.monotonic())
+    read_tables |= {"position": position, "log_position": log_position, "lag": lag, "stalled": stalled}
     set_aside = [
         game_named_for(caller, event.game_id) | {"event": event.event, "position": event.position, "error": event.error}
         for event in store.set_aside(SET_ASIDE_SHOWN)
     ]
     read_tables |= {"set_aside": set_aside, "set_aside_count": store.set_aside_count() if set_aside else 0}
-    running = writer["state"] == "running" and read_tables["state"] in ("running", "not followed")
-    ok = running and not set_aside
+    running = writer["state"] == "running" and read_tables["state"] in ("running", "not followed", "waiting")
+    ok = running and not set_aside and not stalled
     body = {"status": "ok" if ok else "degraded", "writer": writer, "read_tables": read_tables}
+    body["jobs"] = state.jobs.health()
     signer = state.checkpoints
     if signer is not None:
         degraded, body["checkpoints"] = signer.health(caller)

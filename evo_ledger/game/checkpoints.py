@@ -84,6 +84,10 @@ class CheckpointError(ValueError):
     """A checkpoint that cannot be taken."""
 
 
+class CheckpointRace(CheckpointError):
+    """A checkpoint not taken because another was stored first, by another server: to be taken again at once."""
+
+
 class CheckpointLog(Aggregate):
     """The server's checkpoints, each signed over the one before it."""
 

@@ -87,6 +87,7 @@ def serving(app: Any, loop: str = "auto") -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=WAIT)
+        assert not thread.is_alive(), f"the server did not stop within {WAIT} s"
 
 
 def new_game(base: str) -> tuple[str, dict[str, str]]:

@@ -50,6 +50,7 @@ from evo_ledger.game.checkpoints import (
     CHECKPOINT_LOG_ID,
     CheckpointError,
     CheckpointIndex,
+    CheckpointRace,
     Examined,
     Examiner,
     next_checkpoint,
@@ -316,7 +317,7 @@ class Commands:
                 acknowledge=acknowledge,
                 accesses=examined.accesses,
             )
-            self.writer.make(CHECKPOINT_LOG_ID, lambda: Made(None, taking), CheckpointError(CHECKPOINT_RACE))
+            self.writer.make(CHECKPOINT_LOG_ID, lambda: Made(None, taking), CheckpointRace(CHECKPOINT_RACE))
             taken = self.vouched.checkpoint_index().last
             assert taken is not None
             return published(taken), True
