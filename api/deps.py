@@ -12,6 +12,7 @@ from fastapi import Depends, Header, Query, Request
 from api.errors import ApiError
 from evo_ledger.app.competitions import Organiser, UnknownCompetition
 from evo_ledger.app.ledger import Ledger, Recorder
+from evo_ledger.app.people import Keeper
 from evo_ledger.app.readers import (
     Caller,
     Reader,
@@ -28,6 +29,7 @@ from evo_ledger.rules import rulesets
 __all__ = [
     "Caller",
     "CallerDep",
+    "KeeperDep",
     "KitCallerDep",
     "LedgerDep",
     "Organiser",
@@ -135,13 +137,21 @@ def require_admin(request: Request, token: TokenDep) -> None:
         raise ApiError(403, "token_refused", "the token is not the admin token")
 
 
-def require_keeper(request: Request, ledger: LedgerDep, token: TokenDep) -> None:
-    """A change to the people's records: made by a keeper of the club's records, the admin or the organiser of a
-    competition (its organiser token names the competition it is checked against)."""
+def require_keeper(request: Request, ledger: LedgerDep, token: TokenDep) -> Keeper:
+    """Who makes a change to the people's records: a keeper, the admin or the organiser of a competition (its
+    organiser token names the competition it is checked against). Whose records each keeps is the people's book's
+    to decide."""
     if token is None:
         raise ApiError(401, "token_required", "this needs a keeper's token: the admin's or a competition organiser's")
-    if not is_admin(request, token) and ledger.competitions.organised_by(token) is None:
+    if is_admin(request, token):
+        return Keeper()
+    competition = ledger.competitions.organised_by(token)
+    if competition is None:
         raise ApiError(403, "token_refused", "the token is not a keeper's: the admin's or a competition organiser's")
+    return Keeper(competition.id)
+
+
+KeeperDep = Annotated[Keeper, Depends(require_keeper)]
 
 
 def game_id_of(game_id: str) -> UUID:

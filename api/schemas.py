@@ -35,6 +35,7 @@ from evo_ledger.app.competitions import (
     MAX_ROUND,
     MAX_SEASON,
     MAX_TABLE,
+    normalised_text,
     text_problem,
 )
 from evo_ledger.app.ledger import Receipt as LedgerReceipt
@@ -114,6 +115,7 @@ KIT_REFERENCE: dict[str, JsonValue] = {"anyOf": [{"enum": KIT_NAMES}, {"pattern"
 
 COMPETITION_ID = "a competition's id, as `POST /v1/competitions` answered it"
 GAME_ROUND = "the round of the competition the game is in, counted from 1"
+GameRound = Annotated[StrictInt, Field(ge=1, le=MAX_ROUND, description=GAME_ROUND)]
 GAME_TABLE = "the table the game is played at, in words (`A`, `the long table`)"
 
 
@@ -132,7 +134,7 @@ class CompetitionEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     id: str = Field(max_length=64, description=COMPETITION_ID)
-    round: int | None = Field(default=None, ge=1, le=MAX_ROUND, description=GAME_ROUND)
+    round: GameRound | None = None
     table: str | None = Field(default=None, min_length=1, max_length=MAX_TABLE, description=GAME_TABLE)
 
     @field_validator("table")
@@ -1060,7 +1062,10 @@ class NewCompetition(BaseModel):
     @field_validator("name", "season")
     @classmethod
     def text_as_the_rule_says(cls, text: str | None, info: ValidationInfo) -> str | None:
-        return text_checked(text, MAX_NAME if info.field_name == "name" else MAX_SEASON)
+        """The name or the season label normalised as the competition keeps it (`normalised_text`), checked."""
+        most = MAX_NAME if info.field_name == "name" else MAX_SEASON
+        # Spaces alone normalise to nothing: the text as given is refused then, as blank.
+        return None if text is None else text_checked(normalised_text(text) or text, most)
 
     @model_validator(mode="after")
     def points_only_for_places(self) -> NewCompetition:
@@ -1095,13 +1100,25 @@ class CompetitionGame(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     game_id: str = Field(max_length=64, description="the game's whole id (a UUID)")
-    round: int | None = Field(default=None, ge=1, le=MAX_ROUND, description=GAME_ROUND)
+    round: GameRound | None = None
     table: str | None = Field(default=None, min_length=1, max_length=MAX_TABLE, description=GAME_TABLE)
 
     @field_validator("table")
     @classmethod
     def table_as_the_rule_says(cls, table: str | None) -> str | None:
         return text_checked(table, MAX_TABLE)
+
+
+class CompetitionGameHeld(BaseModel):
+    """A game of a competition as the competition holds it: where it sits in it, and whether it is withdrawn."""
+
+    game_id: str
+    round: int | None = Field(description=GAME_ROUND)
+    table: str | None = Field(description=GAME_TABLE)
+    withdrawn: bool = Field(
+        description="whether the game is withdrawn: it stays in the competition, left out of its standings and of "
+        "every statistic"
+    )
 
 
 class CompetitionStanding(BaseModel):
@@ -1118,5 +1135,5 @@ class Competition(CompetitionSummary, Fresh):
     """A competition, its games that the caller sees, and its standings from the read tables (as far as
     `position` of `log_position` events)."""
 
-    games: list[CompetitionGame] = Field(description="in the order they were added")
+    games: list[CompetitionGameHeld] = Field(description="in the order they were added")
     standings: list[CompetitionStanding]

@@ -5,7 +5,9 @@ A competition's standings count its games that are over, not withdrawn, and coun
 only where the readers say they count). A row per person: the person a stable id is linked to
 (`read_person_seats`), else the stable id itself; named as the person's record names them (`read_people`), else by
 the name they last sat under. Each row counts the games played, the wins (first places, shared ones too), the points
-and the sum of the games' own scores. With `places` scoring, a place gives the points listed for it (none beyond the
+and the sum of the games' own scores. A person seated twice at one game (two of their stable ids) counts once there,
+at their better seat, with the points that seat was given among all the game's seats: the others keep the places
+they took. With `places` scoring, a place gives the points listed for it (none beyond the
 list) and players sharing places share those places' points equally: two tied first with [3, 2, 1, 0] get 2.5 each.
 With `scores` scoring, the points are the games' own scores summed. The rows are ordered by points, then wins, then
 the sum of scores, then fewer games; rows equal in all four share a place and are listed by name."""
@@ -13,20 +15,23 @@ the sum of scores, then fewer games; rows equal in all four share a place and ar
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import groupby
 from typing import Any
 
-from sqlalchemy import Connection, and_, delete, insert, select
+from sqlalchemy import Connection, and_, delete, func, insert, select
 
 from evo_ledger.app.competitions import Competition, Scoring
-from projections.people import results_by_person
+from projections.people import named_person, person_of, seat_of_person
 from projections.schema import (
     COMPETITION_GAMES,
     COMPETITIONS,
     GAMES,
+    PEOPLE,
+    PERSON_SEATS,
+    RESULTS,
     Scope,
     counted_games,
 )
@@ -75,10 +80,12 @@ READERS: dict[str, Callable[[Connection, Any], bool]] = {
 
 @dataclass(frozen=True)
 class Seat:
-    """A person's result in one of the competition's games, and the name they are known by there."""
+    """A seat's result in one of the competition's games: the stable id that sat, its person, and the name the
+    person is known by there."""
 
     game_id: str
     ended: int
+    player_id: str
     person_id: str
     name: str
     rank: int
@@ -111,9 +118,19 @@ def standings(
     tallies: dict[str, Tally] = {}
     for _, in_game in groupby(counted_seats(connection, competition_id, include_private), key=lambda s: s.game_id):
         played = list(in_game)
-        for seat, points in zip(played, game_points(played, scoring), strict=True):
+        for seat, points in each_person_once(played, game_points(played, scoring)):
             count_seat(tallies.setdefault(seat.person_id, Tally(seat.person_id)), seat, points)
     return ranked_rows(tallies.values())
+
+
+def each_person_once(played: Sequence[Seat], points: Sequence[Fraction]) -> Iterator[tuple[Seat, Fraction]]:
+    """Each person's better seat of one game (the first, in the order of `played`: by rank) with the points it was
+    given among all the game's seats, so that a person seated twice moves no one else's place."""
+    counted: set[str] = set()
+    for seat, worth in zip(played, points, strict=True):
+        if seat.person_id not in counted:
+            counted.add(seat.person_id)
+            yield seat, worth
 
 
 def count_seat(tally: Tally, seat: Seat, points: Fraction) -> None:
@@ -162,27 +179,30 @@ def game_points(played: Sequence[Seat], scoring: Scoring) -> list[Fraction]:
 
 
 def counted_seats(connection: Connection, competition_id: str, include_private: bool) -> list[Seat]:
-    """The results of the competition's games that count (over, not withdrawn, counted for the caller), by person
-    (`results_by_person`): by game in the order they ended, each game's by rank."""
-    results = results_by_person()
+    """Every seat's result in the competition's games that count (over, not withdrawn, counted for the caller),
+    each with its person (`person_of`) and the person's name (their record's, else the seat's): by game in the
+    order they ended, each game's by rank, then stable id."""
     query = (
         select(
             GAMES.c.game_id,
             GAMES.c.ended_position,
-            results.c.person_id,
-            results.c.person_name,
-            results.c.rank,
-            results.c.score,
+            RESULTS.c.player_id,
+            person_of(RESULTS.c.player_id),
+            func.coalesce(PEOPLE.c.name, RESULTS.c.name),
+            RESULTS.c.rank,
+            RESULTS.c.score,
         )
-        .join(results, results.c.game_id == GAMES.c.game_id)
+        .join(RESULTS, RESULTS.c.game_id == GAMES.c.game_id)
+        .outerjoin(PERSON_SEATS, seat_of_person(RESULTS.c.player_id))
+        .outerjoin(PEOPLE, named_person(RESULTS.c.player_id))
         .where(
             GAMES.c.status == "over",
             counted_games(Scope(include_private, competition=competition_id)),
-            results.c.undone.is_(False),
+            RESULTS.c.undone.is_(False),
         )
     )
     seats = [
-        Seat(game, ended or 0, person, name, rank, score)
-        for game, ended, person, name, rank, score in connection.execute(query)
+        Seat(game, ended or 0, player, person, name, rank, score)
+        for game, ended, player, person, name, rank, score in connection.execute(query)
     ]
-    return sorted(seats, key=lambda seat: (seat.ended, seat.game_id, seat.rank, seat.person_id))
+    return sorted(seats, key=lambda seat: (seat.ended, seat.game_id, seat.rank, seat.player_id))

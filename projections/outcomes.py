@@ -7,11 +7,13 @@ one."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import Connection, and_, case, func, select
 
 from projections.people import results_by_person
+from projections.ratings import scoped_ratings
 from projections.schema import (
     GAME_PLAYERS,
     GAMES,
@@ -165,7 +167,8 @@ def score_margins(connection: Connection, ruleset: str, scope: Scope = PUBLIC_GA
 def profiles(connection: Connection, ruleset: str, scope: Scope = PUBLIC_GAMES) -> list[Row]:
     """Per person (`results_by_person`: a stable id no record claims is its own person), over the ruleset's finished
     games: games, wins, mean place, and the ordinal of its rating after each rated game, in order, with those games'
-    numbers among the ruleset's rated games (private games are never rated)."""
+    numbers among the ruleset's rated games (private games are never rated; `rating_history`: of a competition or a
+    season, the ratings made from zero from its games alone)."""
     results = results_by_person()
     won = case((results.c.rank == 1, 1), else_=0)
     query = (
@@ -184,8 +187,7 @@ def profiles(connection: Connection, ruleset: str, scope: Scope = PUBLIC_GAMES) 
     )
     ordinals: dict[str, list[float]] = {}
     games: dict[str, list[int]] = {}
-    rated = select(RATINGS.c.person_id, RATINGS.c.game, RATINGS.c.ordinal).where(RATINGS.c.ruleset == ruleset)
-    for person, game, ordinal in connection.execute(rated.order_by(RATINGS.c.game)):
+    for person, game, ordinal in rating_history(connection, ruleset, scope):
         ordinals.setdefault(person, []).append(ordinal)
         games.setdefault(person, []).append(game)
     return [
@@ -198,6 +200,17 @@ def profiles(connection: Connection, ruleset: str, scope: Scope = PUBLIC_GAMES) 
         }
         for row in connection.execute(query).mappings()
     ]
+
+
+def rating_history(connection: Connection, ruleset: str, scope: Scope) -> Iterable[tuple[str, int, float]]:
+    """Each rating the ruleset's rated games gave, in the order they were rated, as its person, the game's number
+    among those rated and the rating's ordinal: of every game, the ratings table's; of a competition's or a
+    season's games, the ratings made from zero from those games alone (`scoped_ratings`), as the ratings'
+    statistic gives them so scoped."""
+    if scope.competition is None and scope.season is None:
+        rated = select(RATINGS.c.person_id, RATINGS.c.game, RATINGS.c.ordinal).where(RATINGS.c.ruleset == ruleset)
+        return [(person, game, ordinal) for person, game, ordinal in connection.execute(rated.order_by(RATINGS.c.game))]
+    return [(row["person_id"], row["game"], row["ordinal"]) for row in scoped_ratings(connection, ruleset, scope)]
 
 
 def ruleset_counts(connection: Connection, scope: Scope = PUBLIC_GAMES) -> list[Row]:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from sqlalchemy import (
+    CTE,
     ColumnElement,
     Connection,
     Select,
@@ -71,7 +72,7 @@ def absorbed(connection: Connection, event: Any) -> bool:
 
 def brought_back(connection: Connection, event: Any) -> bool:
     connection.execute(update(PEOPLE).where(PEOPLE.c.person_id == event.person_id).values(merged_into=None))
-    _seat_to(connection, event.person_id, event.person_id)
+    _seat_to(connection, event.seat_id, event.person_id)
     return True
 
 
@@ -133,9 +134,9 @@ def results_by_person() -> Subquery:
 
 
 def seats_of(connection: Connection, player_ids: Collection[str] | None = None) -> dict[str, SeatsOf]:
-    """The seats each stable id took (of `player_ids`, when given), at the games shown to every reader and at the
-    others: how many, and the name it sat under at the latest (the later started; of two started at once, the game
-    of the greater id)."""
+    """The seats each stable id took (of `player_ids`, when given) at the games not withdrawn, at those shown to
+    every reader and at the others: how many, and the name it sat under at the latest (the later started; of two
+    started at once, the game of the greater id)."""
     shown = shown_to_public()
     kind = (GAME_PLAYERS.c.player_id, shown)
     latest = (GAMES.c.started_at.desc(), GAMES.c.game_id.desc())
@@ -146,7 +147,7 @@ def seats_of(connection: Connection, player_ids: Collection[str] | None = None) 
         GAMES.c.started_at,
         func.count().over(partition_by=kind).label("games"),
         func.row_number().over(partition_by=kind, order_by=latest).label("nth"),
-    ).join(GAMES, GAMES.c.game_id == GAME_PLAYERS.c.game_id)
+    ).join(GAMES, and_(GAMES.c.game_id == GAME_PLAYERS.c.game_id, GAMES.c.withdrawn.is_(False)))
     if player_ids is not None:
         numbered = numbered.where(GAME_PLAYERS.c.player_id.in_(sorted(player_ids)))
     rows = numbered.subquery()
@@ -158,22 +159,52 @@ def seats_of(connection: Connection, player_ids: Collection[str] | None = None) 
 
 
 def games_of(connection: Connection, player_ids: Iterable[str]) -> list[tuple[str, bool]]:
-    """The games any of the stable ids sat at, each once: its id, and whether it is shown to every reader."""
+    """The games not withdrawn any of the stable ids sat at, each once: its id, and whether it is shown to every
+    reader."""
+    sat = select(GAME_PLAYERS.c.game_id).where(GAME_PLAYERS.c.player_id.in_(sorted(player_ids)))
     query = (
         select(GAMES.c.game_id, shown_to_public())
-        .where(
-            GAMES.c.game_id.in_(select(GAME_PLAYERS.c.game_id).where(GAME_PLAYERS.c.player_id.in_(sorted(player_ids))))
-        )
+        .where(GAMES.c.game_id.in_(sat), GAMES.c.withdrawn.is_(False))
         .order_by(GAMES.c.game_id)
     )
     return [(game_id, bool(is_shown)) for game_id, is_shown in connection.execute(query)]
 
 
 def people_shown(games_shown: Select[Any]) -> ColumnElement[bool]:
-    """The rows of `read_people` of the people who sat at one of `games_shown` (by their own id or one linked to
-    them), or at no game at all: a person whose stable ids sat only at games not shown is not shown."""
-    linked = select(PERSON_SEATS.c.player_id).where(PERSON_SEATS.c.person_id == PEOPLE.c.person_id)
-    sat = select(GAME_PLAYERS.c.game_id).where(
-        or_(GAME_PLAYERS.c.player_id == PEOPLE.c.person_id, GAME_PLAYERS.c.player_id.in_(linked))
+    """The rows of `read_people` of the people shown where `games_shown` are: those who sat at one of them (by their
+    own id or one linked to them), or at no game at all; one merged away, only where the person its chain of merges
+    ends with (who holds its stable ids) is shown too. A person whose stable ids sat only at games not shown is not
+    shown."""
+    ends, merged = chain_ends(), PEOPLE.alias("merged")
+    return and_(
+        sat_where_shown(PEOPLE.c.person_id, PEOPLE, games_shown),
+        PEOPLE.c.person_id.in_(
+            select(ends.c.person_id).where(
+                ends.c.end_id.not_in(select(merged.c.person_id).where(merged.c.merged_into.is_not(None))),
+                sat_where_shown(ends.c.end_id, ends, games_shown),
+            )
+        ),
+    )
+
+
+def sat_where_shown(person_id: ColumnElement[Any], outer: Any, games_shown: Select[Any]) -> ColumnElement[bool]:
+    """Whether the person (`person_id`, a column of `outer`, which the subqueries are correlated to) sat at one of
+    `games_shown` by their own id or one linked to them, or at no game at all."""
+    linked = select(PERSON_SEATS.c.player_id).where(PERSON_SEATS.c.person_id == person_id).correlate(outer)
+    sat = (
+        select(GAME_PLAYERS.c.game_id)
+        .where(or_(GAME_PLAYERS.c.player_id == person_id, GAME_PLAYERS.c.player_id.in_(linked)))
+        .correlate(outer)
     )
     return or_(~exists(sat), exists(sat.where(GAME_PLAYERS.c.game_id.in_(games_shown))))
+
+
+def chain_ends() -> CTE:
+    """Each person of `read_people` (`person_id`) with every person its chain of merges leads to (`end_id`), itself
+    among them: the one that stands is where the chain ends."""
+    first, step = PEOPLE.alias("chained"), PEOPLE.alias("step")
+    chain = select(first.c.person_id, first.c.person_id.label("end_id")).cte("merge_chain", recursive=True)
+    further = select(chain.c.person_id, step.c.merged_into).where(
+        step.c.person_id == chain.c.end_id, step.c.merged_into.is_not(None)
+    )
+    return chain.union(further)

@@ -188,13 +188,19 @@ def scoped_standings(connection: Connection, ruleset: str, scope: Scope) -> list
     """Each person's rating made from zero from the ruleset's games of the scope alone (a competition's, a
     season's) that `finished_games` rates, in the order they ended: the highest ordinal first, as `standings` gives
     the ratings of every game."""
-    in_scope = select(GAMES.c.game_id).where(GAMES.c.ruleset == ruleset, counted_games(scope))
-    game_ids = list(connection.execute(in_scope).scalars())
     latest: dict[str, dict[str, Any]] = {}
     games: Counter[str] = Counter()
-    for row in ratings(finished_games(connection, only=game_ids)):
+    for row in scoped_ratings(connection, ruleset, scope):
         latest[row["person_id"]] = row
         games[row["person_id"]] += 1
     shown = ("person_id", "player_id", "name", "mu", "sigma", "ordinal")
     rows = [{**{key: row[key] for key in shown}, "games": games[person]} for person, row in latest.items()]
     return sorted(rows, key=lambda row: (-row["ordinal"], row["name"]))
+
+
+def scoped_ratings(connection: Connection, ruleset: str, scope: Scope) -> Iterator[dict[str, Any]]:
+    """The rows a ratings table made from zero from the ruleset's games of the scope alone (a competition's, a
+    season's) would hold, in the order the games ended: each game's number counts the scope's rated games."""
+    in_scope = select(GAMES.c.game_id).where(GAMES.c.ruleset == ruleset, counted_games(scope))
+    game_ids = list(connection.execute(in_scope).scalars())
+    return ratings(finished_games(connection, only=game_ids))

@@ -228,12 +228,13 @@ PEOPLE = Table(
     "read_people",
     metadata,
     Column("person_id", String(), primary_key=True),
-    Column("name", String(), nullable=False),
+    Column("name", String()),
     Column("merged_into", String()),
 )
-"""The people with a record of their own (projections/people.py): each one named, renamed, merged into another
-(`merged_into`) or split. A stable id no person's record claims is a person of its own, whose id is that stable id
-and whose name is the one it last sat under."""
+"""The people with a record of their own (projections/people.py): each one named (null until a keeper names them:
+they are named as their stable ids last sat), renamed, merged into another (`merged_into`) or split. A stable id no
+person's record claims is a person of its own, whose id is that stable id and whose name is the one it last sat
+under."""
 
 PERSON_SEATS = Table(
     "read_person_seats",

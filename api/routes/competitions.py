@@ -1,16 +1,16 @@
-"""Competitions: club nights, league seasons and tournaments, opened by anyone (as games and kits are); their games
-added and taken out by the organiser (the holder of the token the competition was opened with) or the admin; each
-read with its games and its standings."""
+"""Competitions: club nights, league seasons and tournaments, opened by the admin, who hands the organiser token to
+whoever runs the competition; their games added and taken out by the organiser (the holder of that token) or the
+admin; each read with its games and its standings."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
 from api import schemas
-from api.deps import CallerDep, LedgerDep, OrganiserDep, competition_id_of, game_id_of
-from evo_ledger.app.competitions import MAX_SEASON, Competition, Placement
+from api.deps import CallerDep, LedgerDep, OrganiserDep, competition_id_of, game_id_of, require_admin
+from evo_ledger.app.competitions import MAX_SEASON, Competition, Placement, ShownGame
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.readers import Caller, private_rows_for
 from projections import competitions
@@ -20,6 +20,8 @@ router = APIRouter(prefix=schemas.API_PREFIX, tags=["competitions"], responses=s
 CompetitionId = Annotated[str, Path(description=schemas.COMPETITION_ID)]
 OPENED_ANSWERS: dict[int | str, dict[str, Any]] = {
     201: {"description": "the competition, with its organiser token (shown only here)"},
+    401: {"model": schemas.Problem, "description": "no bearer token (`token_required`)"},
+    403: {"model": schemas.Problem, "description": "the token is not the admin's (`token_refused`)"},
     422: {"model": schemas.Problem, "description": "a field no competition holds, named (`invalid_request`)"},
 }
 LISTED_ANSWERS: dict[int | str, dict[str, Any]] = {
@@ -56,12 +58,16 @@ TAKEN_OUT_ANSWERS: dict[int | str, dict[str, Any]] = {
     response_model=schemas.CompetitionOpened,
     operation_id="open_competition",
     responses=OPENED_ANSWERS,
+    dependencies=[Depends(require_admin)],
 )
 def open_competition(body: schemas.NewCompetition, ledger: LedgerDep) -> schemas.CompetitionOpened:
-    """A new competition (anyone may open one, as anyone may create a game): a club `night`, a league `season` or a
-    `tournament`, with its scoring. The answer carries its organiser token, shown only here: its holder adds the
-    competition's games (`POST /v1/competitions/{competition_id}/games`, or `competition` in `POST /v1/games`)
-    and takes them out."""
+    """A new competition, opened by the admin alone (the admin's token as the bearer token: 401 `token_required`
+    without one, 403 `token_refused` for another): a club `night`, a league `season` or a `tournament`, with its
+    scoring. Its name and season label are kept normalised (composed as Unicode's NFC, each run of spaces one
+    space, none at either end). The answer carries its organiser token, shown only here, which the admin hands to
+    whoever runs the competition: its holder adds the competition's games (`POST
+    /v1/competitions/{competition_id}/games`, or `competition` in `POST /v1/games`) and takes them out, and keeps
+    the records of the people who played in it."""
     opened = ledger.competitions.open(body.kind, body.name, body.season, body.scoring, body.points)
     return schemas.CompetitionOpened(**fields_of(opened.competition), organiser_token=opened.token)
 
@@ -72,10 +78,13 @@ def open_competition(body: schemas.NewCompetition, ledger: LedgerDep) -> schemas
 def list_competitions(
     ledger: LedgerDep,
     kind: Annotated[schemas.CompetitionKind | None, Query(description=schemas.KIND)] = None,
-    season: Annotated[str | None, Query(max_length=MAX_SEASON, description="a season label, as given")] = None,
+    season: Annotated[
+        str | None, Query(max_length=MAX_SEASON, description="a season label (its spaces and composition as stored)")
+    ] = None,
 ) -> schemas.CompetitionList:
-    """Every competition, in the order they were opened: those of a kind, of a season (404 `unknown_season` where
-    no competition carries it), where asked."""
+    """Every competition, in the order they were opened: those of a kind, of a season (read as a label is kept
+    when opened: extra spaces and another composition name the same season; 404 `unknown_season` where no
+    competition carries it), where asked."""
     listed = ledger.competitions.listed(kind, season)
     return schemas.CompetitionList(competitions=[summary_of(competition) for competition in listed])
 
@@ -89,13 +98,13 @@ def list_competitions(
 def get_competition(
     competition_id: CompetitionId, request: Request, ledger: LedgerDep, caller: CallerDep
 ) -> schemas.Competition:
-    """A competition: its fields, its games (in the order they were added, each with its round and table; private
-    games to the admin alone) and its standings, from the read tables (as far as `position` of `log_position`
-    events): a row per person, over the competition's games that are over and not withdrawn (private games' rows
-    for the admin alone), ordered by points, wins, the sum of the games' own scores, then fewer games; rows equal
-    in all four share a place (docs/guide.md, "Competitions")."""
+    """A competition: its fields, its games (in the order they were added, each with its round and table and
+    whether it is withdrawn; private games to the admin alone) and its standings, from the read tables (as far as
+    `position` of `log_position` events): a row per person, over the competition's games that are over and not
+    withdrawn (private games' rows for the admin alone), ordered by points, wins, the sum of the games' own scores,
+    then fewer games; rows equal in all four share a place (docs/guide.md, "Competitions")."""
     competition = ledger.competitions.competition(competition_id_of(competition_id))
-    games = [game_of(game_id, placed) for game_id, placed in ledger.competitions.games_shown(competition, caller)]
+    games = [held_game(shown) for shown in ledger.competitions.games_shown(competition, caller)]
     standings, (position, log_position) = standings_read(request, ledger, competition, caller)
     return schemas.Competition(
         **fields_of(competition),
@@ -165,6 +174,13 @@ def fields_of(competition: Competition) -> dict[str, Any]:
 
 def game_of(game_id: str, placed: Placement) -> schemas.CompetitionGame:
     return schemas.CompetitionGame(game_id=game_id, round=placed.round, table=placed.table)
+
+
+def held_game(shown: ShownGame) -> schemas.CompetitionGameHeld:
+    placed = shown.placement
+    return schemas.CompetitionGameHeld(
+        game_id=shown.game_id, round=placed.round, table=placed.table, withdrawn=shown.withdrawn
+    )
 
 
 def standings_read(

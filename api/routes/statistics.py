@@ -59,13 +59,13 @@ def scope_of(
     ] = None,
 ) -> Scope:
     """The games a statistic counts for the caller (private games' rows as the readers say), narrowed to a
-    competition's or a season's where asked: 404 `unknown_competition` or `unknown_season` for one none names."""
+    competition's or a season's where asked (the label read as a competition's is kept: extra spaces and another
+    composition name the same season): 404 `unknown_competition` or `unknown_season` for one none names."""
     competition_id = None
     if competition is not None:
         competition_id = str(ledger.competitions.competition(competition_id_of(competition)).id)
-    if season is not None:
-        ledger.competitions.listed(season=season)
-    return Scope(private_rows_for(caller), competition_id, season)
+    label = None if season is None else ledger.competitions.season(season)
+    return Scope(private_rows_for(caller), competition_id, label)
 
 
 ScopeDep = Annotated[Scope, Depends(scope_of)]
@@ -178,7 +178,9 @@ def score_margins(request: Request, scope: ScopeDep, ruleset: RulesetQuery) -> d
 @router.get("/statistics/profiles", response_model=schemas.Rows[schemas.Profile], operation_id="player_profiles")
 def player_profiles(request: Request, scope: ScopeDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Per player, over the ruleset's finished games: games, wins, mean place, and its rating's ordinal after each
-    rated game, in order, with the numbers of those games among the ruleset's rated games."""
+    rated game, in order, with the numbers of those games among the ruleset's rated games. With `competition` or
+    `season`, the ratings are those made from zero from those games alone (as `/v1/statistics/ratings` makes them
+    so scoped), and the games are numbered among them."""
     return rows(request, lambda c: outcomes.profiles(c, ruleset, scope))
 
 

@@ -25,7 +25,7 @@ function showStandings(rows) {
 }
 
 // The games by round, in the order of their rounds (those given none last), each round's in the order they were
-// added.
+// added; a withdrawn game (left out of the standings) marked so.
 function showGames(games) {
   const rounds = new Map();
   for (const game of games) {
@@ -38,7 +38,8 @@ function showGames(games) {
     element("section", { class: "round-games", "data-round": round }, element("h3", {}, round),
       element("ul", { class: "round" }, ...held.map((game) => element("li", { "data-game": game.game_id },
         element("span", { class: "table" }, game.table === null ? "" : `table ${game.table}`),
-        element("a", { href: `/games/${game.game_id}` }, game.game_id.slice(0, 8))))))));
+        element("a", { href: `/games/${game.game_id}` }, game.game_id.slice(0, 8)),
+        ...(game.withdrawn ? [element("span", { class: "withdrawn" }, "withdrawn")] : [])))))));
   document.getElementById("no-games").hidden = games.length > 0;
 }
 

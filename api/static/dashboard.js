@@ -238,7 +238,8 @@ async function loadCompetitions() {
     found.season ? `${found.name} (${found.season})` : found.name)));
   const season = document.getElementById("season");
   const seasons = [...new Set(competitions.map((found) => found.season).filter(Boolean))].sort();
-  season.append(...seasons.map((label) => element("option", {}, label)));
+  // Each option's value is its label as given: an option without one would be its text with its spaces collapsed.
+  season.append(...seasons.map((label) => element("option", { value: label }, label)));
   for (const select of [competition, season]) {
     const wanted = asked.get(select.id);
     if ([...select.options].some((option) => option.value === wanted)) select.value = wanted;

@@ -62,16 +62,18 @@ function askForToken(why) {
 }
 
 // A change to a person, with the keeper's token: asked for first where this session holds none, and again where the
-// API refuses the one held. Once made, the list is read again.
+// API refuses the one held as no keeper's. A person the keeper does not keep (an organiser's change to someone not
+// seated at its competition's games) is a refusal like any other: the token is kept. Once made, the list is read
+// again.
 async function change(path, body, method) {
   if (!token()) {
     waiting = () => change(path, body, method);
-    askForToken("Changes to people are a keeper's: the admin's token.");
+    askForToken("Changes to people are a keeper's: the admin's token, or a competition organiser's.");
     return;
   }
   document.body.dataset.ready = "false";
   const answer = await post(path, body, {}, method);
-  if (answer.status === 401 || answer.status === 403) {
+  if (answer.status === 401 || (answer.status === 403 && answer.body.code === "token_refused")) {
     sessionStorage.removeItem(TOKEN_KEY);
     waiting = () => change(path, body, method);
     askForToken(answer.body.message);

@@ -1,12 +1,13 @@
 """Competitions: a club night, a league season or a tournament, each a record of its own beside the games, event-
 sourced as they are, grouping games into rounds and tables.
 
-A competition is opened with its kind, name, season label and scoring (`places`: the points each place in a game
-gives; or `scores`: the games' own scores summed), and an organiser token, kept only as its SHA-256. The token names
-its competition (`<competition id>.<secret>`), so that the token alone says which record to check it against. Its
-holder (or the admin) adds games, each in a round and at a table if it says so, and takes them out again: each an
-event of the competition's record. A game is in a competition once; it may be in several competitions (a club
-night's game counts towards the season too).
+A competition is opened (over HTTP by the admin alone, who hands its organiser token to whoever runs it) with its
+kind, name and season label (the name and the label normalised: `normalised_text`), its scoring (`places`: the
+points each place in a game gives; or `scores`: the games' own scores summed), and an organiser token, kept only as
+its SHA-256. The token names its competition (`<competition id>.<secret>`), so that the token alone says which
+record to check it against. Its holder (or the admin) adds games, each in a round and at a table if it says so, and
+takes them out again: each an event of the competition's record. A game is in a competition once; it may be in
+several competitions (a club night's game counts towards the season too).
 """
 
 from __future__ import annotations
@@ -79,6 +80,16 @@ class Placement:
 
     round: int | None = None
     table: str | None = None
+
+
+@dataclass(frozen=True)
+class ShownGame:
+    """A game of a competition as its list shows it: its id, its placement, and whether it is withdrawn (left out
+    of the standings, kept in the competition)."""
+
+    game_id: str
+    placement: Placement
+    withdrawn: bool
 
 
 @dataclass(frozen=True)
@@ -232,6 +243,22 @@ def checked_text(field: str, value: str, most: int) -> str:
     if problem is not None:
         raise InvalidCompetition(f"{field}: {problem}")
     return value
+
+
+def normalised_text(value: str) -> str:
+    """A name or a season label as a competition keeps it: composed (Unicode's NFC), each run of spaces (any space
+    separator) one space, none at either end; so that labels that read alike are one label."""
+    composed = unicodedata.normalize("NFC", value)
+    spaced = "".join(" " if unicodedata.category(character).startswith("Z") else character for character in composed)
+    return " ".join(word for word in spaced.split(" ") if word)
+
+
+def checked_label(field: str, value: str, most: int) -> str:
+    """A name or a season label, normalised (`normalised_text`) and then checked (`text_problem`)."""
+    normalised = normalised_text(value)
+    if value and not normalised:
+        raise InvalidCompetition(f"{field}: it is blank")
+    return checked_text(field, normalised, most)
 
 
 def checked_scoring(method: str, points: Sequence[int] | None) -> Scoring:

@@ -1,7 +1,8 @@
 """A competition's page and the dashboard's filters in a real browser, at a desktop's size and a phone's: the page
-shows the standings the API serves (shared places and shared points included) and the games by round and table,
-fitting a phone's width; the dashboard, filtered by a competition or a season, draws the statistics of those games
-alone. Screenshots are kept in `test-artifacts/`."""
+shows the standings the API serves (shared places and shared points included) and the games by round and table, a
+withdrawn game marked, fitting a phone's width; the dashboard, filtered by a competition or a season, draws the
+statistics of those games alone, a season label given with extra spaces included. Screenshots are kept in
+`test-artifacts/`."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from tests.helpers.browser import ARTIFACTS
 from tests.helpers.pages import CELLS, caught_up, chart_data
 from tests.helpers.phone import fits_the_width
+from tests.helpers.servers import ADMIN
 
 pytestmark = pytest.mark.slow(reason="drives Chromium: the quick tier's one browser test is test_smoke")
 
@@ -24,12 +26,22 @@ BEN_WINS = ["ann roll 1", "ben roll 6", "ben roll 6", "ben hold"]  # ben 12; ann
 
 
 def opened(server: str, name: str, season: str) -> tuple[str, dict[str, str]]:
-    answer = httpx.post(f"{server}/v1/competitions", json={"kind": "tournament", "name": name, "season": season})
+    body = {"kind": "tournament", "name": name, "season": season}
+    answer = httpx.post(f"{server}/v1/competitions", json=body, headers={"Authorization": f"Bearer {ADMIN}"})
     assert answer.status_code == 201, answer.text
     return answer.json()["competition_id"], {"Authorization": f"Bearer {answer.json()['organiser_token']}"}
 
 
-def played(server: str, kit: str, actions: list[str], entry: dict[str, Any], organiser: dict[str, str]) -> str:
+def played(
+    server: str,
+    kit: str,
+    actions: list[str],
+    entry: dict[str, Any] | None,
+    organiser: dict[str, str],
+    withdrawn: bool = False,
+) -> str:
+    """A three-player game entered in a competition (where `entry` names one) and played to its end: withdrawn
+    after, where asked."""
     body = {"kit": kit, "players": THREE, "competition": entry}
     created = httpx.post(f"{server}/v1/games", json=body, headers=organiser)
     assert created.status_code == 201, created.text
@@ -37,6 +49,9 @@ def played(server: str, kit: str, actions: list[str], entry: dict[str, Any], org
     game: str = created.json()["game_id"]
     appended = httpx.post(f"{server}/v1/games/{game}/actions", json={"actions": actions}, headers=recorder)
     assert appended.status_code == 200, appended.text
+    if withdrawn:
+        answer = httpx.post(f"{server}/v1/games/{game}/withdraw", json={"reason": "a test game"}, headers=recorder)
+        assert answer.status_code == 200, answer.text
     return game
 
 
@@ -133,3 +148,33 @@ DRAWN_GAMES = """(expected) => {
     const chart = Chart.getChart(document.querySelector("#players-chart canvas"));
     return Boolean(chart) && JSON.stringify(chart.data.datasets[0].data) === JSON.stringify(expected);
 }"""
+
+
+def test_a_season_label_given_with_extra_spaces_filters_the_dashboard_and_a_withdrawn_game_is_marked(
+    page: Any, server: str
+) -> None:
+    stored = httpx.post(f"{server}/v1/kits", json=TOY_3P)
+    assert stored.status_code == 201, stored.text
+    kit = stored.json()["kit"]
+    league, organiser = opened(server, "  Autumn   league ", "2026  autumn ")
+    counted = played(server, kit, ANN_WINS, {"id": league}, organiser)
+    withdrawn = played(server, kit, CAT_WINS, {"id": league}, organiser, withdrawn=True)
+    played(server, kit, BEN_WINS, None, {})  # in no competition: counted in every game's statistics alone
+    caught_up(server)
+    page.goto(f"{server}/dashboard?ruleset=toy")
+    page.wait_for_selector("body[data-ready=true]")
+    page.wait_for_function(DRAWN_GAMES, arg=[2, 2, 2])
+    options = page.eval_on_selector_all("#season option", "found => found.map((o) => [o.value, o.textContent])")
+    assert options == [["", "every season"], ["2026 autumn", "2026 autumn"]]
+    page.select_option("#season", "2026 autumn")
+    page.wait_for_function(DRAWN_GAMES, arg=[1, 1, 1])
+    assert page.is_hidden("#problem")
+    assert "season=2026+autumn" in page.evaluate("location.search")
+    page.goto(f"{server}/competitions/{league}")
+    page.wait_for_selector("body[data-ready=true]")
+    assert page.text_content("#name") == "Autumn league"
+    marks = page.eval_on_selector_all(
+        "#rounds li", "games => games.map((game) => [game.dataset.game, game.querySelector('.withdrawn')?.textContent])"
+    )
+    assert marks == [[counted, None], [withdrawn, "withdrawn"]]
+    assert page.eval_on_selector_all("#standings tr", CELLS)[0][:2] == ["1", "ann"]

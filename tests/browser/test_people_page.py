@@ -1,6 +1,7 @@
 """The people page in a real browser, at a desktop's size and a phone's: the list the API serves, searched; a
 person renamed, merged into another and split back out, the keeper's token asked for once (and again only when the
-API refuses the one given); a refusal shown with the API's message. Screenshots are kept in `test-artifacts/`."""
+API refuses the one given as no keeper's); a refusal shown with the API's message, an organiser's change to a person
+it does not keep among them. Screenshots are kept in `test-artifacts/`."""
 
 from __future__ import annotations
 
@@ -20,14 +21,16 @@ NAMES = {"ann-a": "ann", "ann-b": "anne", "ben-1": "ben"}
 FIRST_WINS = ["{0} roll 6", "{0} roll 6", "{0} hold"]  # the first seat holds 12: the toy's target
 
 
-def played(server: str, first: str, second: str) -> None:
+def played(server: str, first: str, second: str) -> str:
     players = [{"name": NAMES[first], "id": first}, {"name": NAMES[second], "id": second}]
     created = httpx.post(f"{server}/v1/games", json={"kit": "toy-2p", "players": players})
     assert created.status_code == 201, created.text
-    game, recorder = created.json()["game_id"], {"Authorization": f"Bearer {created.json()['recorder_token']}"}
+    game: str = created.json()["game_id"]
+    recorder = {"Authorization": f"Bearer {created.json()['recorder_token']}"}
     actions = [action.format(NAMES[first]) for action in FIRST_WINS]
     appended = httpx.post(f"{server}/v1/games/{game}/actions", json={"actions": actions}, headers=recorder)
     assert appended.status_code == 200, appended.text
+    return game
 
 
 @pytest.fixture
@@ -104,3 +107,35 @@ def test_the_people_page_fits_a_phone_with_its_changes_open(phone: Any, seated: 
     assert on_phone.is_hidden("#split-form"), "a person holding its own stable id alone has none to split out"
     fits_the_width(on_phone, "#editor", "#new-name", "#merge-into", "#rename-form button", "#merge-form button")
     on_phone.screenshot(path=str(ARTIFACTS / "people-phone.png"), full_page=True)
+
+
+def test_an_organiser_refused_a_person_it_does_not_keep_is_told_why_and_keeps_its_token(page: Any, server: str) -> None:
+    kept = played(server, "ann-a", "ben-1")
+    played(server, "ben-1", "ann-b")
+    caught_up(server)
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    opened = httpx.post(f"{server}/v1/competitions", json={"kind": "night", "name": "Tuesday"}, headers=admin).json()
+    added = httpx.post(
+        f"{server}/v1/competitions/{opened['competition_id']}/games",
+        json={"game_id": kept},
+        headers={"Authorization": f"Bearer {opened['organiser_token']}"},
+    )
+    assert added.status_code == 201, added.text
+    page.goto(f"{server}/people")
+    open_change(page, "ann-b")
+    page.fill("#new-name", "Anne Example")
+    page.click("#rename-form button")
+    page.wait_for_selector("#keeper-form:not([hidden])")
+    page.fill("#keeper-token", opened["organiser_token"])
+    page.click("#keeper-form button:not([type])")
+    page.wait_for_selector("#problem:not([hidden])")
+    assert "'ann-b' sat at no game of your competition" in page.text_content("#problem")
+    assert page.is_hidden("#keeper-form")
+
+    page.click("#close-editor")
+    open_change(page, "ann-a")
+    page.fill("#new-name", "Ann Example")
+    page.click("#rename-form button")
+    page.wait_for_selector("#editor[hidden]", state="attached")
+    assert page.is_hidden("#keeper-form")
+    assert [row[:2] for row in listed(page)] == [["Ann Example", "ann-a"], ["anne", "ann-b"], ["ben", "ben-1"]]

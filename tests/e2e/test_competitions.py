@@ -1,8 +1,9 @@
-"""Competitions over HTTP: opened by anyone with an organiser token shown once, listed by kind and season, read with
-their games and standings; games entered as they are created (stored with their entry, or neither) or later, and
-taken out, by the organiser or the admin alone; a private game entered by the admin alone and shown to the admin
-alone; bad input answered with its code, storing nothing; standings as docs/guide.md counts them, a withdrawn game
-left out of them."""
+"""Competitions over HTTP: opened by the admin alone with an organiser token shown once, their names and season
+labels normalised, listed by kind and season, read with their games and standings; games entered as they are
+created (stored with their entry, or neither) or later, and taken out, by the organiser or the admin alone; a
+private game entered by the admin alone and shown to the admin alone; bad input answered with its code, storing
+nothing; standings as docs/guide.md counts them, a withdrawn game left out of them and marked in the games; the
+statistics scoped to a competition or a season, the profiles' rating histories included."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ THREE = [{"name": "ann"}, {"name": "ben"}, {"name": "cat"}]
 # Three-player toy games to their end: the winner holds 12; each other player's banked points.
 ANN_WINS = ["ann roll 6", "ann roll 6", "ann hold"]  # ann 12; ben and cat 0, sharing second place
 CAT_WINS = ["ann roll 1", "ben roll 2", "ben hold", "cat roll 6", "cat roll 6", "cat hold"]  # cat 12, ben 2, ann 0
+BEN_WINS = ["ann roll 1", "ben roll 6", "ben roll 6", "ben hold"]  # ben 12; ann and cat 0
 
 
 def log_length(client: TestClient) -> int:
@@ -30,8 +32,9 @@ def log_length(client: TestClient) -> int:
 
 
 def opened(client: TestClient, **fields: Any) -> tuple[str, dict[str, str]]:
-    """A competition opened with the fields given (a club night by default): its id and its organiser's header."""
-    answer = client.post("/v1/competitions", json={"kind": "night", "name": "Tuesday", **fields})
+    """A competition opened by the admin with the fields given (a club night by default): its id and its
+    organiser's header."""
+    answer = client.post("/v1/competitions", json={"kind": "night", "name": "Tuesday", **fields}, headers=bearer(ADMIN))
     assert answer.status_code == 201, answer.text
     return answer.json()["competition_id"], bearer(answer.json()["organiser_token"])
 
@@ -64,6 +67,7 @@ def test_a_competition_is_opened_listed_and_read(client: TestClient) -> None:
     answer = client.post(
         "/v1/competitions",
         json={"kind": "tournament", "name": "Spring cup", "season": "2026 spring", "points": [5, 3, 1]},
+        headers=bearer(ADMIN),
     )
     assert answer.status_code == 201, answer.text
     cup = answer.json()
@@ -106,6 +110,8 @@ def test_a_game_created_in_a_competition_is_in_it_at_once_and_a_refused_entry_st
         (organiser, {**entry, "id": "00000000-0000-4000-8000-000000000000"}, 404, "unknown_competition"),
         (organiser, {**entry, "id": "no competition"}, 404, "unknown_competition"),
         (organiser, {**entry, "round": 0}, 422, "invalid_request"),
+        (organiser, {**entry, "round": True}, 422, "invalid_request"),
+        (organiser, {**entry, "round": "2"}, 422, "invalid_request"),
         (organiser, {**entry, "table": "\u0007"}, 422, "invalid_request"),
     ]
     for headers, given, status, code in refusals:
@@ -115,7 +121,7 @@ def test_a_game_created_in_a_competition_is_in_it_at_once_and_a_refused_entry_st
     created = client.post("/v1/games", json={**game, "competition": entry}, headers=organiser)
     assert created.status_code == 201, created.text
     games = client.get(f"/v1/competitions/{competition}").json()["games"]
-    assert games == [{"game_id": created.json()["game_id"], "round": 1, "table": "A"}]
+    assert games == [{"game_id": created.json()["game_id"], "round": 1, "table": "A", "withdrawn": False}]
     by_admin = client.post("/v1/games", json={**game, "competition": {"id": competition}}, headers=bearer(ADMIN))
     assert by_admin.status_code == 201
     assert len(client.get(f"/v1/competitions/{competition}").json()["games"]) == 2
@@ -123,6 +129,7 @@ def test_a_game_created_in_a_competition_is_in_it_at_once_and_a_refused_entry_st
 
 def test_bad_input_answers_its_code_and_stores_nothing(client: TestClient) -> None:
     competition, organiser = opened(client)
+    admin = bearer(ADMIN)
     game = client.post("/v1/games", json={"kit": "toy-2p", "players": [{"name": "ann"}, {"name": "ben"}]}).json()
     game_id = game["game_id"]
     added = client.post(f"/v1/competitions/{competition}/games", json={"game_id": game_id}, headers=organiser)
@@ -130,20 +137,24 @@ def test_bad_input_answers_its_code_and_stores_nothing(client: TestClient) -> No
     unknown = "00000000-0000-4000-8000-000000000000"
     games = f"/v1/competitions/{competition}/games"
     asked: list[tuple[str, str, dict[str, Any] | None, dict[str, str], int, str]] = [
-        ("POST", "/v1/competitions", {"kind": "league", "name": "x"}, {}, 422, "invalid_request"),
-        ("POST", "/v1/competitions", {"kind": "night", "name": ""}, {}, 422, "invalid_request"),
-        ("POST", "/v1/competitions", {"kind": "night", "name": "x", "points": [3, 1.5]}, {}, 422, "invalid_request"),
-        ("POST", "/v1/competitions", {"kind": "night", "name": "x", "points": ["3"]}, {}, 422, "invalid_request"),
-        ("POST", "/v1/competitions", {"kind": "night", "name": "x", "points": []}, {}, 422, "invalid_request"),
+        ("POST", "/v1/competitions", {"kind": "night", "name": "x"}, {}, 401, "token_required"),
+        ("POST", "/v1/competitions", {"kind": "night", "name": "x"}, organiser, 403, "token_refused"),
+        ("POST", "/v1/competitions", {"kind": "night", "name": "x"}, bearer("not the admin's"), 403, "token_refused"),
+        ("POST", "/v1/competitions", {"kind": "league", "name": "x"}, admin, 422, "invalid_request"),
+        ("POST", "/v1/competitions", {"kind": "night", "name": " \u3000 "}, admin, 422, "invalid_request"),
+        ("POST", "/v1/competitions", {"kind": "night", "name": ""}, admin, 422, "invalid_request"),
+        ("POST", "/v1/competitions", {"kind": "night", "name": "x", "points": [3, 1.5]}, admin, 422, "invalid_request"),
+        ("POST", "/v1/competitions", {"kind": "night", "name": "x", "points": ["3"]}, admin, 422, "invalid_request"),
+        ("POST", "/v1/competitions", {"kind": "night", "name": "x", "points": []}, admin, 422, "invalid_request"),
         (
             "POST",
             "/v1/competitions",
             {"kind": "night", "name": "x", "scoring": "scores", "points": [1]},
-            {},
+            admin,
             422,
             "invalid_request",
         ),
-        ("POST", "/v1/competitions", {"kind": "night", "name": "x", "host": "y"}, {}, 422, "invalid_request"),
+        ("POST", "/v1/competitions", {"kind": "night", "name": "x", "host": "y"}, admin, 422, "invalid_request"),
         ("GET", f"/v1/competitions/{unknown}", None, {}, 404, "unknown_competition"),
         ("GET", "/v1/competitions/nothing", None, {}, 404, "unknown_competition"),
         ("GET", f"/v1/competitions/{game_id}", None, {}, 404, "unknown_competition"),
@@ -155,6 +166,8 @@ def test_bad_input_answers_its_code_and_stores_nothing(client: TestClient) -> No
         ("POST", games, {"game_id": competition}, organiser, 404, "unknown_game"),
         ("POST", games, {"game_id": game_id}, organiser, 409, "game_in_competition"),
         ("POST", games, {"game_id": game_id, "round": 1.5}, organiser, 422, "invalid_request"),
+        ("POST", games, {"game_id": game_id, "round": True}, organiser, 422, "invalid_request"),
+        ("POST", games, {"game_id": game_id, "round": "2"}, organiser, 422, "invalid_request"),
         ("POST", games, {"game_id": game_id, "table": "x" * 41}, organiser, 422, "invalid_request"),
         ("POST", games, {"game_id": game_id}, {}, 401, "token_required"),
         ("POST", games, {"game_id": game_id}, bearer("wrong"), 403, "token_refused"),
@@ -226,6 +239,47 @@ def test_standings_count_places_and_shared_places_and_leave_out_a_withdrawn_game
     assert withdrawn.status_code == 200, withdrawn.text
     caught_up(client)
     assert standings(client, competition) == [(1, "ann", 3, 1), (2, "ben", 1.5, 0), (2, "cat", 1.5, 0)]
+    listed = client.get(f"/v1/competitions/{competition}").json()["games"]
+    assert [(game["game_id"] == second["game_id"], game["withdrawn"]) for game in listed] == [
+        (False, False),
+        (True, True),
+    ]
+
+
+def test_a_competitions_name_and_season_label_are_kept_normalised_and_the_label_asked_is_read_alike(
+    client: TestClient,
+) -> None:
+    # "Cafe" with its accent as a combining mark, runs of spaces, an ideographic space, spaces at either end.
+    night, organiser = opened(client, name="  Cafe\u0301\u3000 night ", season="2026  autumn ")
+    read = client.get(f"/v1/competitions/{night}").json()
+    assert (read["name"], read["season"]) == ("Caf\u00e9 night", "2026 autumn")
+    played(client, toy_kit(client), ANN_WINS, {"id": night}, organiser)
+    for asked in ("2026 autumn", "2026  autumn", " 2026 autumn\u00a0"):
+        listed = client.get("/v1/competitions", params={"season": asked}).json()["competitions"]
+        assert [competition["competition_id"] for competition in listed] == [night], asked
+        counted = client.get("/v1/statistics/games", params={"season": asked})
+        assert counted.status_code == 200 and len(counted.json()["rows"]) == 1, asked
+    unknown = client.get("/v1/competitions", params={"season": "2026 autumn 2"})
+    assert (unknown.status_code, unknown.json()["code"]) == (404, "unknown_season")
+
+
+def test_a_profile_scoped_to_a_competition_or_a_season_is_rated_from_its_games_alone(client: TestClient) -> None:
+    night, organiser = opened(client, season="2026 autumn")
+    other, other_organiser = opened(client, name="Friday", season="2026 winter")
+    kit = toy_kit(client)
+    played(client, kit, BEN_WINS, {"id": other}, other_organiser)
+    played(client, kit, ANN_WINS, {"id": night}, organiser)
+    played(client, kit, CAT_WINS, {"id": night}, organiser)
+    for scope in ({"competition": night}, {"season": "2026 autumn"}):
+        rated = client.get("/v1/statistics/ratings", params={"ruleset": "toy", **scope}).json()["rows"]
+        profiles = client.get("/v1/statistics/profiles", params={"ruleset": "toy", **scope}).json()["rows"]
+        assert {row["name"]: (row["games"], row["rated_games"]) for row in profiles} == {
+            name: (2, [1, 2]) for name in ("ann", "ben", "cat")
+        }, scope
+        latest = {row["name"]: row["ratings"][-1] for row in profiles}
+        assert latest == pytest.approx({row["name"]: row["ordinal"] for row in rated}), scope
+    every = client.get("/v1/statistics/profiles", params={"ruleset": "toy"}).json()["rows"]
+    assert {row["name"]: row["rated_games"] for row in every} == {name: [1, 2, 3] for name in ("ann", "ben", "cat")}
 
 
 @pytest.mark.parametrize("scoring", ["places", "scores"])
@@ -255,9 +309,6 @@ def test_an_organisers_token_keeps_the_peoples_records_and_the_standings_count_t
     caught_up(client)
     [first, *_] = client.get(f"/v1/competitions/{competition}").json()["standings"]
     assert (first["name"], first["person_id"]) == ("Ann Smith", registered.json()["person_id"])
-
-
-BEN_WINS = ["ann roll 1", "ben roll 6", "ben roll 6", "ben hold"]  # ben 12; ann and cat 0
 
 
 def rated_alone(games: list[dict[str, int]], player_ids: dict[str, str]) -> dict[str, tuple[float, float]]:

@@ -1,7 +1,9 @@
 """What each role may do is one table, in docs/api.md ("Who may do what"), and this test holds the app to it: every
 route of the app is asked as each role (the recorder, a co-recorder, a seat, the public, the admin, a
-competition's organiser) on a public game, entered in the organiser's competition where a route asks for one. A role the table lets use a route is answered (neither 401 nor 403, nor a server error); one it does not is
-refused with 401 or 403. A route of the app without a row fails, as does a row without a route."""
+competition's organiser, given its token by the admin who opened it) on a public game, entered in the organiser's
+competition where a route asks for one. A role the table lets use a route is answered (neither 401 nor 403, nor a
+server error); one it does not is refused with 401 or 403. A route of the app without a row fails, as does a row
+without a route."""
 
 from __future__ import annotations
 
@@ -137,7 +139,7 @@ def new_game(client: TestClient) -> Game:
     assert recorded.status_code == 200, recorded.text
     issued = client.post(f"/v1/games/{game}/co-recorders", json={"name": "ben's phone"}, headers=recorder)
     assert issued.status_code == 201, issued.text
-    opened = client.post("/v1/competitions", json=ASKED["POST /v1/competitions"].json)
+    opened = client.post("/v1/competitions", json=ASKED["POST /v1/competitions"].json, headers=bearer(ADMIN))
     assert opened.status_code == 201, opened.text
     headers = {
         "recorder": recorder,

@@ -1,7 +1,9 @@
 """Competitions in the ledger and the read tables: a competition's record holds its games, changed only by its
-organiser or the admin; a new game entered in one is stored with its entry, or neither is; the read tables follow
-the record, and a rebuild from zero gives the same rows and standings; the standings count places, shared places,
-scores and people as docs/guide.md says, and each tie-break decides in its turn."""
+organiser or the admin, each at a placement the ledger checks; its name and season label are kept normalised; a new
+game entered in one is stored with its entry, or neither is; its games are listed with whether each is withdrawn,
+their accesses read at once; the read tables follow the record, and a rebuild from zero gives the same rows and
+standings; the standings count places, shared places, scores and people (a person seated twice at their better
+seat, no one else's place moved) as docs/guide.md says, and each tie-break decides in its turn."""
 
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from evo_ledger.app.competitions import (
     UnknownSeason,
 )
 from evo_ledger.app.ledger import Ledger, UnknownGame
+from evo_ledger.app.readers import Caller
 from evo_ledger.app.writer import NewGame, carried_out
 from evo_ledger.game.aggregate import Game
 from projections import competitions
@@ -132,6 +135,79 @@ def test_a_field_no_competition_holds_is_refused_naming_it_and_nothing_is_stored
     with pytest.raises(InvalidCompetition, match=rf"^{named}: "):
         ledger.competitions.open(**given)
     assert log_length(ledger) == 0
+
+
+def test_a_name_and_a_season_label_are_kept_normalised_and_a_label_asked_is_read_alike(ledger: Ledger) -> None:
+    # "Cafe" with its accent as a combining mark; runs of spaces, an ideographic space and a no-break space.
+    opened = ledger.competitions.open("night", " Cafe\u0301 \u3000night", "2026  autumn\u00a0").competition
+    stored = ledger.competitions.competition(opened.id)
+    assert (stored.name, stored.season) == ("Caf\u00e9 night", "2026 autumn")
+    for asked in ("2026 autumn", " 2026   autumn "):
+        assert [c.id for c in ledger.competitions.listed(season=asked)] == [opened.id]
+        assert ledger.competitions.season(asked) == "2026 autumn"
+    before = log_length(ledger)
+    with pytest.raises(InvalidCompetition, match=r"^season: it is blank"):
+        ledger.competitions.open("night", "Tuesday", "\u3000 \u00a0")
+    with pytest.raises(UnknownSeason):
+        ledger.competitions.season("2026 autumn 2")
+    assert log_length(ledger) == before
+
+
+@pytest.mark.parametrize(
+    ("placement", "named"),
+    [
+        (Placement(True), "round"),
+        (Placement("2"), "round"),  # type: ignore[arg-type]
+        (Placement(0), "round"),
+        (Placement(1001), "round"),
+        (Placement(1, "\u0007"), "table"),
+        (Placement(1, "x" * 41), "table"),
+    ],
+)
+def test_a_placement_no_competition_holds_is_refused_by_the_ledger_whichever_way_the_game_comes(
+    ledger: Ledger, placement: Placement, named: str
+) -> None:
+    opened = ledger.competitions.open("night", "Tuesday")
+    organiser = Organiser(opened.token)
+    game = toy_game(ledger)
+    before = log_length(ledger)
+    with pytest.raises(InvalidCompetition, match=rf"^{named}: "):
+        ledger.competitions.add_game(opened.competition.id, game, placement, organiser)
+    entry = GameEntry(opened.competition.id, placement, organiser)
+    new = NewGame(None, "toy-2p", [("ann", None), ("ben", None)], {}, "token", None, True, entry)
+    [outcome] = carried_out(ledger, [new])
+    assert isinstance(outcome, InvalidCompetition) and str(outcome).startswith(f"{named}: ")
+    assert log_length(ledger) == before, "a refused placement stores nothing, a new game neither"
+    assert ledger.competitions.competition(opened.competition.id).games == {}
+
+
+def test_a_competitions_games_are_listed_with_whether_each_is_withdrawn_their_accesses_read_at_once(
+    ledger: Ledger,
+) -> None:
+    opened = ledger.competitions.open("night", "Tuesday")
+    played, withdrawn, hidden = toy_game(ledger), toy_game(ledger), toy_game(ledger)
+    for game in (played, withdrawn, hidden):
+        ledger.competitions.add_game(opened.competition.id, game, Placement(1), ADMIN)
+    ledger.commands.change_access(withdrawn, lambda access: access.set_withdrawn(True, "a test game"))
+    ledger.commands.change_access(hidden, lambda access: access.set_private(True))
+    competition = ledger.competitions.competition(opened.competition.id)
+    read = ledger.queries.vouched.accesses
+    asked: list[list[UUID]] = []
+
+    def counted(game_ids: Any) -> Any:
+        asked.append(list(game_ids))
+        return read(asked[-1])
+
+    ledger.queries.vouched.accesses = counted  # type: ignore[method-assign]
+    to_public = ledger.competitions.games_shown(competition, Caller())
+    assert asked == [[played, withdrawn, hidden]], "the accesses are read at once"
+    to_admin = ledger.competitions.games_shown(competition, Caller(admin=True))
+    assert [(shown.game_id, shown.withdrawn) for shown in to_public] == [(str(played), False), (str(withdrawn), True)]
+    assert [(shown.game_id, shown.withdrawn) for shown in to_admin] == [
+        (str(played), False),
+        (str(withdrawn), True),
+        (str(hidden), False),
+    ]
 
 
 def test_competitions_are_listed_by_kind_and_season(ledger: Ledger) -> None:
@@ -399,6 +475,38 @@ def test_a_person_is_counted_once_under_the_name_their_record_gives(store: ReadS
     with store.engine.connect() as connection:
         [ann, _] = competitions.standings(connection, "c", PLACES)
     assert (ann["person_id"], ann["games"], ann["wins"], ann["score"]) == ("p-ann", 2, 2, 18)
+
+
+def person_seated_twice(store: ReadStore) -> None:
+    """Ann's record claiming two stable ids, `ann` and `ann2`."""
+    with store.writing.begin() as connection:
+        connection.execute(insert(PEOPLE), [{"person_id": "p-ann", "name": "Ann", "merged_into": None}])
+        connection.execute(insert(PERSON_SEATS), [{"player_id": "ann", "person_id": "p-ann"}])
+        connection.execute(insert(PERSON_SEATS), [{"player_id": "ann2", "person_id": "p-ann"}])
+
+
+@pytest.mark.parametrize(
+    ("game", "expected"),
+    [
+        # Ann first and second, cat third, dan fourth: cat keeps third's point.
+        (
+            Played([("ann", 1, 9), ("ann2", 2, 7), ("cat", 3, 5), ("dan", 4, 1)]),
+            [(1, "Ann", 3), (2, "cat", 1), (3, "dan", 0)],
+        ),
+        # Ann first, and second as ann2 beside ben: ben shares second's and third's points with ann2.
+        (Played([("ann", 1, 9), ("ann2", 2, 5), ("ben", 2, 5)]), [(1, "Ann", 3), (2, "ben", 1.5)]),
+        # Ann's better seat is the second: she takes its points, not those of the first seat she took.
+        (Played([("ben", 1, 9), ("ann2", 2, 5), ("ann", 3, 1)]), [(1, "ben", 3), (2, "Ann", 2)]),
+    ],
+)
+def test_a_person_seated_twice_counts_once_at_their_better_seat_and_moves_no_one_elses_place(
+    store: ReadStore, game: Played, expected: list[tuple[int, str, float]]
+) -> None:
+    person_seated_twice(store)
+    assert standings_of(store, [game]) == expected
+    with store.engine.connect() as connection:
+        ann = next(row for row in competitions.standings(connection, "c", PLACES) if row["name"] == "Ann")
+    assert ann["games"] == 1 and ann["score"] == max(score for player, _, score in game.places if "ann" in player)
 
 
 def test_a_competition_with_no_game_over_has_no_standings(ledger: Ledger, store: ReadStore) -> None:

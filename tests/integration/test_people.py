@@ -1,7 +1,8 @@
 """People behind the seats, on each database: stable ids merged into one person rate as one, and split back rate as
 if never merged; the read tables rebuilt from zero are what following the log made of links, merges, renames and
 splits; a person seated twice at one table counts once, at its better place; and two changes linking one stable id
-to two people at once meet on that id's record, so that exactly one of them is stored."""
+to two people at once, or giving it to its own person's new record while another links it elsewhere (in either
+order), meet on that id's record, so that one person holds it."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from openskill.models import PlackettLuce, PlackettLuceRating
 from sqlalchemy import Table, select
 
 from evo_ledger.app.ledger import Ledger
-from evo_ledger.app.people import Person, SeatIdLinked, SeatLink
+from evo_ledger.app.ledger.writer_path import Made
+from evo_ledger.app.people import Person, SeatIdLinked, SeatLink, UnknownPerson
 from evo_ledger.settings import Settings
 from projections import queries, ratings
 from projections.runner import Projector, rebuild
@@ -103,7 +105,7 @@ def test_two_stable_ids_merged_rate_as_one_person_and_split_back_rate_as_never_m
     assert tables_now(store)[RATINGS_NOW.name] == never_merged[RATINGS_NOW.name]
     assert standings(store) == standing_apart
     assert rows(store, PERSON_SEATS) == []
-    assert set(rows(store, PEOPLE)) == {("ann-a", "ann", None), ("ann-b", "anne", None)}
+    assert set(rows(store, PEOPLE)) == {("ann-a", None, None), ("ann-b", None, None)}
 
 
 def test_the_read_tables_rebuilt_from_zero_are_what_following_the_links_merges_and_splits_made(
@@ -126,9 +128,9 @@ def test_the_read_tables_rebuilt_from_zero_are_what_following_the_links_merges_a
     projector.catch_up()
     followed = tables_now(store)
     assert set(followed[PEOPLE.name]) == {
-        ("ann-b", "anne", None),
+        ("ann-b", None, None),
         ("ben-1", "Ben Example", None),
-        ("cat-1", "cat", None),
+        ("cat-1", None, None),
         (created.person_id, "Ann Smith", None),
     }
     assert set(followed[PERSON_SEATS.name]) == {("ann-a", created.person_id), ("cat-1", created.person_id)}
@@ -185,3 +187,55 @@ def test_two_ledgers_linking_one_stable_id_to_two_people_at_once_store_exactly_o
         assert records == {ann.person_id: (), other_ann.person_id: ("ann-a",)}
         linked = [n.topic for n in first.queries.notifications_after(0) if n.topic == Person.SeatLinked.TOPIC]
         assert linked == [Person.SeatLinked.TOPIC]
+
+
+def stored_after(ledger: Ledger, meanwhile: Callable[[], object], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ledger's next change to the people is decided on the records as they stand, then `meanwhile` runs (another
+    server's change, stored first), then it is stored: made again where the two meet."""
+    make = ledger.people.writer.make
+    pending = [meanwhile]
+
+    def late(record_id: UUID, makes: Callable[[], Made[Any]], conflict: Exception | None = None) -> Any:
+        def decided_then_overtaken() -> Made[Any]:
+            made = makes()
+            if pending:
+                pending.pop()()
+            return made
+
+        return make(record_id, decided_then_overtaken, conflict)
+
+    monkeypatch.setattr(ledger.people.writer, "make", late)
+
+
+def holders(ledger: Ledger) -> dict[str, list[str]]:
+    """Each stable id a record holds, with the people whose records hold it."""
+    found: dict[str, list[str]] = {}
+    for record in ledger.people.records():
+        for seat_id in record.seat_ids:
+            found.setdefault(seat_id, []).append(record.person_id)
+    return found
+
+
+@pytest.mark.parametrize("link_first", [False, True], ids=["own-record-first", "link-first"])
+@pytest.mark.parametrize("linked_before", [False, True], ids=["never-linked", "linked-and-split-back"])
+def test_a_stable_ids_own_record_and_a_link_elsewhere_made_at_once_leave_it_with_one_person(
+    database: str, link_first: bool, linked_before: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Ledger(Settings(database)) as first, Ledger(Settings(database)) as second:
+        if linked_before:  # the id's link names its own person, which has no record
+            earlier = first.people.register("Earlier")
+            first.people.change(earlier.person_id, None, ["ann-a"])
+            first.people.split(earlier.person_id, "ann-a")
+        other = first.people.register("Someone else")
+        rename = (second if link_first else first).people.rename
+        link = (first if link_first else second).people.change
+        if link_first:
+            stored_after(first, lambda: rename("ann-a", "Ann Smith", seat_name), monkeypatch)
+            link(other.person_id, None, ["ann-a"], seat_name)
+        else:
+            stored_after(first, lambda: link(other.person_id, None, ["ann-a"], seat_name), monkeypatch)
+            with pytest.raises(UnknownPerson, match=f"'ann-a' belongs to person {other.person_id!r}"):
+                rename("ann-a", "Ann Smith", seat_name)
+        assert holders(first)["ann-a"] == [other.person_id]
+        stored_link = first.people.seat_link("ann-a")
+        assert stored_link is not None and stored_link.person_id == other.person_id

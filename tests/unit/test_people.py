@@ -12,6 +12,7 @@ from evo_ledger.app.people import (
     PersonMerged,
     Records,
     SeatLink,
+    SeatsTold,
     changed,
     merged,
     registered,
@@ -30,10 +31,12 @@ class Held:
         self.links: dict[str, SeatLink] = {}
 
     def records(self) -> Records:
-        return Records(self.people.get, self.links.get, SEATED.get)
+        return Records(self.people.get, self.links.get, SeatsTold(SEATED.get))
 
     def keep(self, records: Records) -> None:
+        """The records the change made kept, their events taken as a store takes them."""
         for record in records.changed():
+            record.collect_events()
             if isinstance(record, Person):
                 self.people[record.person_id] = record
             elif isinstance(record, SeatLink):
@@ -71,7 +74,8 @@ def test_a_merge_into_the_end_of_a_chain_that_started_here_is_a_cycle_and_into_i
         merged(records, person, into)
         held.keep(records)
     assert held.people["ben-1"].seat_ids == ("ben-1", "ann-b", "ann-a")
-    assert {seat_id: link.person_id for seat_id, link in held.links.items()} == {"ann-a": "ben-1", "ann-b": "ben-1"}
+    links = {seat_id: link.person_id for seat_id, link in held.links.items()}
+    assert links == {"ann-a": "ben-1", "ann-b": "ben-1", "ben-1": "ben-1"}
     with pytest.raises(MergeCycle, match="'ann-b' was merged into 'ben-1'"):
         merged(held.records(), "ben-1", "ann-b")
     with pytest.raises(PersonMerged, match="into: person 'ann-b' was merged into 'ben-1'") as refused:
@@ -86,3 +90,48 @@ def test_a_name_is_trimmed_and_held_to_printable_text() -> None:
         with pytest.raises(InvalidPersonName, match=r"^name: "):
             renamed(records, "ann-a", name)
     assert renamed(records, "ann-a", "é" * 80).name == "é" * 80
+
+
+def test_a_split_steps_back_through_a_chain_of_merges_one_merge_at_a_time() -> None:
+    held = Held()
+    records = held.records()
+    registered(records, "ann", "Ann", ["ann-a"])
+    held.keep(records)
+    for person, into in (("ann", "ben-1"), ("ben-1", "cat-1")):
+        records = held.records()
+        merged(records, person, into)
+        held.keep(records)
+    assert held.people["cat-1"].seat_ids == ("cat-1", "ben-1", "ann-a")
+    assert held.people["cat-1"].came_from == {"ben-1": "ben-1", "ann-a": "ben-1"}
+
+    steps = [("cat-1", "ann-a", "ben-1"), ("ben-1", "ann-a", "ann"), ("cat-1", "ben-1", "ben-1")]
+    for person, seat_id, back_to in steps:
+        records = held.records()
+        split(records, person, seat_id)
+        held.keep(records)
+        assert seat_id in held.people[back_to].seat_ids and held.people[back_to].merged_into is None
+        assert held.links[seat_id].person_id == back_to
+    assert seat_ids(held) == {"ann": ["ann-a"], "ben-1": ["ben-1"], "cat-1": ["cat-1"]}
+    assert [held.people[person].name for person in ("ann", "ben-1", "cat-1")] == ["Ann", None, None]
+
+
+def test_a_record_made_for_a_stable_ids_own_person_is_unnamed_and_holds_that_ids_link() -> None:
+    held = Held()
+    records = held.records()
+    merged(records, "ann-a", "ben-1")
+    links = {record.seat_id: record.person_id for record in records.changed() if isinstance(record, SeatLink)}
+    assert links == {"ann-a": "ben-1", "ben-1": "ben-1"}
+    assert [record.name for record in records.changed() if isinstance(record, Person)] == [None, None]
+
+    held = Held()
+    records = held.records()
+    registered(records, "ann", "Ann", ["ann-a"])
+    held.keep(records)
+    records = held.records()
+    split(records, "ann", "ann-a")
+    held.keep(records)
+    assert "ann-a" not in held.people and held.links["ann-a"].person_id == "ann-a"
+    records = held.records()
+    renamed(records, "ann-a", "Ann A")
+    [link] = [record for record in records.changed() if isinstance(record, SeatLink)]
+    assert (link.person_id, [type(event) for event in link.pending_events]) == ("ann-a", [SeatLink.Held])

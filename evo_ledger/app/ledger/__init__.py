@@ -35,7 +35,8 @@ from evo_ledger.settings import Settings
 class Ledger:
     """The application over the event-sourced games, one object per half: `queries` reads the games, `commands`
     changes them, `vouched` reads what the seal key vouches for, and `store` is the library's application under
-    them all; beside them, the records kept beside the games, each an object of its own (`competitions`)."""
+    them all; beside them, the records kept beside the games, each an object of its own (`competitions`,
+    `people`)."""
 
     def __init__(self, settings: Settings | None = None, **env: str) -> None:
         self.store = LedgerApplication(settings, **env)
@@ -43,7 +44,7 @@ class Ledger:
         self.queries = Queries(self.store, self.vouched)
         self.commands = Commands(self.store, self.queries, self.vouched)
         self.competitions = Competitions(self.store, self.queries, self.commands.writer)
-        self.people = People(self.store, self.queries, self.commands.writer)
+        self.people = People(self.store, self.queries, self.commands.writer, self.competitions)
 
     @property
     def settings(self) -> Settings:

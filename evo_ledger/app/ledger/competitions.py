@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from evo_ledger.app.access import token_digest
+from evo_ledger.app.access import GameAccess, token_digest
 from evo_ledger.app.competitions import (
     MAX_NAME,
     MAX_SEASON,
@@ -18,21 +18,24 @@ from evo_ledger.app.competitions import (
     GameEntry,
     Organiser,
     Placement,
+    ShownGame,
     UnknownCompetition,
     UnknownSeason,
     check_organiser,
     checked_kind,
+    checked_label,
+    checked_placement,
     checked_scoring,
-    checked_text,
     competition_named_by,
     new_competition_id,
+    normalised_text,
     organiser_token,
 )
 from evo_ledger.app.ledger.application import LedgerApplication
 from evo_ledger.app.ledger.queries import Queries, folded_record
 from evo_ledger.app.ledger.values import UnknownGame
 from evo_ledger.app.ledger.writer_path import Made, WriterPath
-from evo_ledger.app.readers import Caller, check_seen, sees_game
+from evo_ledger.app.readers import Caller, check_seen, games_seen_by
 from evo_ledger.game.aggregate import Game
 
 
@@ -61,18 +64,18 @@ class Competitions:
         scoring: str = "places",
         points: Sequence[int] | None = None,
     ) -> OpenedCompetition:
-        """A new competition, its fields checked (InvalidCompetition naming the field), stored; its organiser token
-        is in the answer alone (its digest is stored)."""
+        """A new competition, its fields checked (InvalidCompetition naming the field), its name and season label
+        normalised (`normalised_text`), stored; its organiser token is in the answer alone (its digest is
+        stored)."""
         checked_kind(kind)
-        checked_text("name", name, MAX_NAME)
-        if season is not None:
-            checked_text("season", season, MAX_SEASON)
+        label = checked_label("name", name, MAX_NAME)
+        season_label = None if season is None else checked_label("season", season, MAX_SEASON)
         counted = checked_scoring(scoring, points)
         competition_id = new_competition_id()
         token = organiser_token(competition_id)
 
         def opened() -> Made[OpenedCompetition]:
-            record = Competition.open(competition_id, kind, name, season, counted, token_digest(token))
+            record = Competition.open(competition_id, kind, label, season_label, counted, token_digest(token))
             return Made(OpenedCompetition(record, token), [record])
 
         return self.writer.make(competition_id, opened)
@@ -91,16 +94,20 @@ class Competitions:
             yield self.competition(UUID(str(notification.originator_id)))
 
     def listed(self, kind: str | None = None, season: str | None = None) -> list[Competition]:
-        """The competitions of that kind and season (each where given), in the order they were opened; a season no
-        competition carries is refused (UnknownSeason)."""
+        """The competitions of that kind and season (each where given; the label read as `season_carried` reads
+        it), in the order they were opened; a season no competition carries is refused (UnknownSeason)."""
         every = list(self.every())
-        if season is not None:
-            check_season(every, season)
-        return [c for c in every if kind in (None, c.kind) and season in (None, c.season)]
+        label = None if season is None else season_carried(every, season)
+        return [c for c in every if kind in (None, c.kind) and label in (None, c.season)]
+
+    def season(self, season: str) -> str:
+        """The season label as the competitions carry it (`season_carried`): UnknownSeason where none does."""
+        return season_carried(list(self.every()), season)
 
     def add_game(self, competition_id: UUID, game_id: UUID, placement: Placement, by: Organiser) -> Competition:
-        """The game added to the competition by its organiser (or the admin), at its placement: a game the caller
-        does not see is unknown to it."""
+        """The game added to the competition by its organiser (or the admin), at its placement (checked:
+        InvalidCompetition naming the field): a game the caller does not see is unknown to it."""
+        checked_placement(placement.round, placement.table)
 
         def added() -> Made[Competition]:
             competition = self.competition(competition_id)
@@ -126,7 +133,9 @@ class Competitions:
 
     def entering(self, entry: GameEntry, make: Callable[[], list[Any]]) -> list[Any]:
         """A new game as `make` makes it (the game first), entered in the competition: the competition's record,
-        changed, is stored beside it in the game's transaction. The entry is refused before the game is made."""
+        changed, is stored beside it in the game's transaction. The entry (its placement checked as `add_game`
+        checks it) is refused before the game is made."""
+        checked_placement(entry.placement.round, entry.placement.table)
         competition = self.competition(entry.competition_id)
         check_organiser(competition, entry.by)
         made = make()
@@ -144,14 +153,16 @@ class Competitions:
             return None
         return competition if competition.organised_with(token) else None
 
-    def games_shown(self, competition: Competition, caller: Caller) -> list[tuple[str, Placement]]:
-        """The competition's games that a caller across games sees exist (the admin every one, another the games
-        that are not private), each with its placement, in the order they were added."""
-        vouched = self.queries.vouched
+    def games_shown(self, competition: Competition, caller: Caller) -> list[ShownGame]:
+        """The competition's games that a caller across games sees exist (`games_seen_by`: the admin every one,
+        another the games that are not private), each with its placement and whether it is withdrawn, in the order
+        they were added. Their accesses are read at once."""
+        accesses = self.queries.vouched.accesses(UUID(game_id) for game_id in competition.games)
+        seen = games_seen_by(accesses, caller)
         return [
-            (game_id, placed)
+            ShownGame(game_id, placed, withdrawn(accesses[UUID(game_id)]))
             for game_id, placed in competition.games.items()
-            if sees_game(vouched.access(UUID(game_id)), None, caller.admin)
+            if UUID(game_id) in seen
         ]
 
     def _check_game_shown(self, game_id: UUID, by: Organiser) -> None:
@@ -164,6 +175,16 @@ class Competitions:
             check_seen(game_id, self.queries.vouched.access(game_id), by.token)
 
 
-def check_season(competitions: Sequence[Competition], season: str) -> None:
-    if not any(competition.season == season for competition in competitions):
+def season_carried(competitions: Sequence[Competition], season: str) -> str:
+    """The season label asked for, normalised as a competition's is when opened (`normalised_text`), so that a
+    label asked with other spaces or another composition names the same season: UnknownSeason where no
+    competition carries it."""
+    label = normalised_text(season)
+    if not any(competition.season == label for competition in competitions):
         raise UnknownSeason(f"season: no competition carries the season {season[:80]!r}")
+    return label
+
+
+def withdrawn(access: GameAccess | None) -> bool:
+    """Whether a game with that access is withdrawn (a game no access was made for never was)."""
+    return access is not None and access.withdrawn

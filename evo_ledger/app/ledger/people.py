@@ -2,9 +2,11 @@
 (evo_ledger.app.people) and stored through the writer path (`WriterPath.make`), made again on the records as they
 then stand when another writer stored first.
 
-A change names what the caller is told of the seats (`SeatName`: the name a stable id last sat under, None where it
-is told of none): the application holds no read table, and a stable id's own person, which has no record, is known
-by its seats alone."""
+A change names what the caller is told of the seats (`SeatsTold`, or the names alone: `SeatName`), since the
+application holds no read table and a stable id's own person, which has no record, is known by its seats alone;
+and its keeper (`Keeper`): the admin keeps every person's records, a competition's organiser those of the people
+seated at its games that every reader sees (`kept_by_organiser`), read from the competition's record and each
+game's first event."""
 
 from __future__ import annotations
 
@@ -13,35 +15,47 @@ from typing import Any
 from uuid import UUID
 
 from evo_ledger.app.ledger.application import LedgerApplication, fold_events
+from evo_ledger.app.ledger.competitions import Competitions
 from evo_ledger.app.ledger.queries import Queries, folded_record
 from evo_ledger.app.ledger.writer_path import Made, WriterPath
 from evo_ledger.app.people import (
+    EVERY_PERSON,
+    NOTHING_TOLD,
     PERSON_TOPICS,
+    Keeper,
+    Keeping,
     Person,
     PersonState,
     Records,
     SeatLink,
     SeatName,
+    SeatsTold,
+    as_told,
     changed,
     merged,
     new_person_id,
-    no_seats,
     person_record_id,
     registered,
-    renamed,
     seat_link_id,
     split,
 )
+from evo_ledger.app.readers import kept_by_organiser
+
+ADMIN = Keeper()
+Told = SeatsTold | SeatName
 
 
 class People:
     """The people behind the seats: each person's record and each stable id's link read, and people registered,
-    renamed, linked to stable ids, merged and split."""
+    renamed, linked to stable ids, merged and split by their keepers."""
 
-    def __init__(self, store: LedgerApplication, queries: Queries, writer: WriterPath) -> None:
+    def __init__(
+        self, store: LedgerApplication, queries: Queries, writer: WriterPath, competitions: Competitions
+    ) -> None:
         self.store = store
         self.queries = queries
         self.writer = writer
+        self.competitions = competitions
 
     def person(self, person_id: str) -> Person | None:
         """The person's record as the store holds it now (None: it has none)."""
@@ -62,42 +76,65 @@ class People:
             by_record.setdefault(event.originator_id, []).append(event)
         return [fold_events(None, events) for events in by_record.values()]
 
-    def state(self, person_id: str, seat_name: SeatName = no_seats) -> PersonState:
-        """The person as it stands (UnknownPerson where no record has the id and no seat the caller is told of)."""
-        return self._records(seat_name).state(person_id)
+    def state(self, person_id: str, told: Told = NOTHING_TOLD) -> PersonState:
+        """The person as it stands (UnknownPerson where the caller is told of none: no record shown to it, no seat
+        it is told of)."""
+        return Records(self.person, self.seat_link, as_told(told)).state(person_id)
 
-    def register(self, name: str, seat_ids: Sequence[str] = (), seat_name: SeatName = no_seats) -> PersonState:
-        """A new person, with a new id, named, with the stable ids given linked to it (those linked to another
+    def register(
+        self, name: str, seat_ids: Sequence[str] = (), told: Told = NOTHING_TOLD, keeper: Keeper = ADMIN
+    ) -> PersonState:
+        """A new person, with a new id, named, with the stable ids given linked to them (those linked to another
         person than their own refused: SeatIdLinked)."""
         person_id = new_person_id()
-        return self._made(person_id, seat_name, lambda records: registered(records, person_id, name, seat_ids))
+        return self._made(person_id, told, keeper, lambda records: registered(records, person_id, name, seat_ids))
 
-    def rename(self, person_id: str, name: str, seat_name: SeatName = no_seats) -> PersonState:
-        return self._made(person_id, seat_name, lambda records: renamed(records, person_id, name))
+    def rename(self, person_id: str, name: str, told: Told = NOTHING_TOLD, keeper: Keeper = ADMIN) -> PersonState:
+        return self.change(person_id, name, (), told, keeper)
 
     def change(
-        self, person_id: str, name: str | None, seat_ids: Sequence[str], seat_name: SeatName = no_seats
+        self,
+        person_id: str,
+        name: str | None,
+        seat_ids: Sequence[str],
+        told: Told = NOTHING_TOLD,
+        keeper: Keeper = ADMIN,
     ) -> PersonState:
-        """The person renamed (where `name` is given) and the stable ids given linked to it, in one transaction."""
-        return self._made(person_id, seat_name, lambda records: changed(records, person_id, name, seat_ids))
+        """The person renamed (where `name` is given) and the stable ids given linked to them, in one transaction."""
+        return self._made(person_id, told, keeper, lambda records: changed(records, person_id, name, seat_ids))
 
-    def merge(self, person_id: str, into: str, seat_name: SeatName = no_seats) -> PersonState:
-        """The person merged into another, which takes its stable ids: the one merged into, as it stands."""
-        return self._made(person_id, seat_name, lambda records: merged(records, person_id, into))
+    def merge(self, person_id: str, into: str, told: Told = NOTHING_TOLD, keeper: Keeper = ADMIN) -> PersonState:
+        """The person merged into another, which takes their stable ids: the one merged into, as it stands."""
+        return self._made(person_id, told, keeper, lambda records: merged(records, person_id, into))
 
-    def split(self, person_id: str, seat_id: str, seat_name: SeatName = no_seats) -> PersonState:
-        """A stable id split out of the person, back to its own: the person, as it stands."""
-        return self._made(person_id, seat_name, lambda records: split(records, person_id, seat_id))
+    def split(self, person_id: str, seat_id: str, told: Told = NOTHING_TOLD, keeper: Keeper = ADMIN) -> PersonState:
+        """A stable id split out of the person, back where it came from: the person, as it stands."""
+        return self._made(person_id, told, keeper, lambda records: split(records, person_id, seat_id))
 
-    def _records(self, seat_name: SeatName) -> Records:
-        return Records(self.person, self.seat_link, seat_name)
+    def keeping(self, keeper: Keeper) -> Keeping:
+        """What the keeper keeps: every person, for the admin; for a competition's organiser, the people of the
+        stable ids seated at the competition's games that every reader sees (`kept_by_organiser`), as each game's
+        first event seats them."""
+        if keeper.competition_id is None:
+            return EVERY_PERSON
+        competition = self.competitions.competition(keeper.competition_id)
+        seat_ids: set[str] = set()
+        for game in map(UUID, competition.games):
+            if kept_by_organiser(self.queries.vouched.access(game)):
+                [first] = self.store.recorder.select_events(game, limit=1)
+                started: Any = self.store.mapper.to_domain_event(first)
+                seat_ids.update(player["id"] for player in started.players)
+        return Keeping(keeper.name, frozenset(seat_ids))
 
-    def _made(self, person_id: str, seat_name: SeatName, decide: Callable[[Records], PersonState]) -> PersonState:
+    def _made(
+        self, person_id: str, told: Told, keeper: Keeper, decide: Callable[[Records], PersonState]
+    ) -> PersonState:
         """What `decide` makes of the records as they stand, stored; decided again on the records as they then
         stand when another writer stored first."""
+        keeping, seats = self.keeping(keeper), as_told(told)
 
         def made() -> Made[PersonState]:
-            records = self._records(seat_name)
+            records = Records(self.person, self.seat_link, seats, keeping)
             answer = decide(records)
             return Made(answer, records.changed())
 

@@ -99,7 +99,8 @@ class Queries:
             game: Any = self.store.repository.get(game_id, version=version, projector_func=fold_on_copy)
         except AggregateNotFoundError:
             raise UnknownGame(game_id) from None
-        assert isinstance(game, Game)
+        if not isinstance(game, Game):  # another record's id (a competition's, a person's, a kit's)
+            raise UnknownGame(game_id)
         if version is None:
             cached = self.store.cached_game(game_id)
             if cached is not None and cached.version < game.version:

@@ -6,7 +6,7 @@ a game."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
@@ -100,6 +100,12 @@ def check_rows_shown(game_id: str, ruleset: str | None) -> str:
     if ruleset is None:
         raise HiddenGame(f"game_id: the read tables hold no game {game_id[:80]!r}")
     return ruleset
+
+
+def games_seen_by(accesses: Mapping[UUID, GameAccess | None], caller: Caller) -> set[UUID]:
+    """Of the games whose accesses are given (read at once, as `Vouched.accesses` reads them), those the caller
+    sees exist (`sees_game`): the admin every one, another those that are not private."""
+    return {game_id for game_id, access in accesses.items() if sees_game(access, None, caller.admin)}
 
 
 def game_named_for(caller: Caller, game_id: str) -> dict[str, str]:

@@ -1,13 +1,15 @@
 """What a caller of the people's list is told of the seats behind each person: a stable id's games are those whose
 read tables' rows count for the caller (`private_rows_for`), and a stable id that sat only at games whose rows do
-not count for it is not shown, nor its person, nor its games: it is told as an id no seat has."""
+not count for it is not shown, nor its person, nor its games: it is told as an id no seat has. And which of a
+competition's games seat the people its organiser keeps (`kept_by_organiser`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from evo_ledger.app.readers.callers import Caller, private_rows_for
+from evo_ledger.app.access import GameAccess
+from evo_ledger.app.readers.callers import Caller, private_rows_for, sees_game
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,25 @@ def person_shown(caller: Caller, seats: Iterable[SeatsOf]) -> bool:
     each of them that sat at a game sat only at games the caller is told of none of."""
     in_use = [held for held in seats if held.in_use]
     return not in_use or any(seats_told(caller, held) is not None for held in in_use)
+
+
+def shown_to_everyone(seats: Iterable[SeatsOf]) -> bool:
+    """Whether a person is shown to every reader, from the seats of its stable ids (`person_shown` to a caller who
+    is not the admin)."""
+    return person_shown(Caller(), seats)
+
+
+def latest_name(caller: Caller, seats: Iterable[SeatsOf]) -> str | None:
+    """The name the latest seat of the stable ids the caller is told of was taken under (None: it is told of
+    none)."""
+    told = [seated for held in seats if (seated := seats_told(caller, held)) is not None]
+    return max(told, key=lambda seated: seated.started_at).name if told else None
+
+
+def kept_by_organiser(access: GameAccess | None) -> bool:
+    """Whether the people seated at a game of a competition are kept by its organiser: where every reader sees the
+    game exists and it is not withdrawn."""
+    return sees_game(access, None, admin=False) and not (access is not None and access.withdrawn)
 
 
 def games_told(caller: Caller, games: Iterable[tuple[str, bool]]) -> int:
