@@ -223,7 +223,7 @@ def register_person(
 ) -> schemas.PersonOut:
     """A person registered afresh, under a new id (a UUID), with the stable ids given linked to them: a stable id
     linked to another person than its own is refused (`seat_id_linked`, naming that person), and nothing stored. An
-    organiser registers a person with at least one stable id, each seated at its competition's games."""
+    organiser links only stable ids seated at its competition's games; a member who has not played yet has none."""
     state = ledger.people.register(body.name, body.link, told_of(request, caller).sight(), keeper)
     nudged(request)
     return answer(request, caller, state)

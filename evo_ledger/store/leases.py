@@ -35,7 +35,7 @@ from psycopg.rows import TupleRow
 
 from evo_ledger.settings import CONNECT_TIMEOUT_SECONDS, Settings
 from evo_ledger.store.keepalives import SILENT_PEER_SECONDS, silent_peers_dropped
-from evo_ledger.store.recorders import postgres_env
+from evo_ledger.store.recorders import connection_options
 
 __all__ = [
     "LEASE_SECONDS",
@@ -181,14 +181,8 @@ class PostgresLease:
     def open_connection(self) -> psycopg.Connection[TupleRow]:
         """A connection of the lease's own, in autocommit, on which both ends drop a silent peer within
         SILENT_PEER_SECONDS; the database lists it by the job's name and the holder's host and process."""
-        env = postgres_env(self.settings.database)
         return psycopg.connect(
-            dbname=env["POSTGRES_DBNAME"],
-            host=env["POSTGRES_HOST"],
-            port=env["POSTGRES_PORT"],
-            user=env["POSTGRES_USER"],
-            password=env["POSTGRES_PASSWORD"],
-            connect_timeout=CONNECT_TIMEOUT_SECONDS,
+            **connection_options(self.settings.database),
             autocommit=True,
             application_name=application_name(self.name, socket.gethostname(), os.getpid()),
             **silent_peers_dropped({"statement_timeout": STATEMENT_TIMEOUT_MILLISECONDS}),

@@ -156,19 +156,25 @@ def store_opening(settings: Settings) -> Iterator[None]:
         raise StoreUnusable(f"{settings.described}: cannot be opened: {problem_of(settings, error)}") from error
 
 
+def connection_options(database: str) -> dict[str, Any]:
+    """What a connection of the project's own (not the library's pool) is opened with to the PostgreSQL database
+    `database` names: its address and user as the library reads them, and the connect timeout."""
+    env = postgres_env(database)
+    return {
+        "dbname": env["POSTGRES_DBNAME"],
+        "host": env["POSTGRES_HOST"],
+        "port": env["POSTGRES_PORT"],
+        "user": env["POSTGRES_USER"],
+        "password": env["POSTGRES_PASSWORD"],
+        "connect_timeout": CONNECT_TIMEOUT_SECONDS,
+    }
+
+
 def check_reachable(settings: Settings) -> None:
     """One connection made and closed within the connect timeout, or StoreUnusable saying why: the library's pool
     would wait for a server that cannot be reached, then say only that it had waited."""
-    env = postgres_env(settings.database)
     try:
-        psycopg.connect(
-            dbname=env["POSTGRES_DBNAME"],
-            host=env["POSTGRES_HOST"],
-            port=env["POSTGRES_PORT"],
-            user=env["POSTGRES_USER"],
-            password=env["POSTGRES_PASSWORD"],
-            connect_timeout=CONNECT_TIMEOUT_SECONDS,
-        ).close()
+        psycopg.connect(**connection_options(settings.database)).close()
     except psycopg.Error as error:
         raise StoreUnusable(f"{settings.described}: cannot connect: {reason_in(error)}") from None
 
