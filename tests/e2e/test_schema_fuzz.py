@@ -12,6 +12,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, seed, settings
 from schemathesis.config import SchemathesisConfig
+from schemathesis.schemas import BaseSchema
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 from schemathesis.specs.openapi.stateful import OpenAPIStateMachine
 
@@ -81,7 +82,7 @@ def test_no_sequence_of_linked_calls_gets_a_server_error_or_breaks_the_schema(ba
     the schema, until the walk has reached the operations that read a game."""
     # The rules reference's two reads, the kits, the people and the competitions link to nothing and take no game:
     # the walk spends its steps on the games.
-    schema = schemathesis.openapi.from_url(f"{base_url}/openapi.json", config=SCHEMA_LINKS_ONLY)
+    schema: BaseSchema = schemathesis.openapi.from_url(f"{base_url}/openapi.json", config=SCHEMA_LINKS_ONLY)
     for operation in NOT_WALKED:
         schema = schema.exclude(operation_id=operation)
     tokens: dict[str, str] = {}
