@@ -78,6 +78,13 @@ REVEAL_AT_END = (
 SEAT_MARKS = {spec.seat_mark: spec for spec in seat_options().values()}
 
 
+def passed(value: str, problem: str | None) -> str:
+    """The value, where the rule that judged it found no `problem` (a refusal naming it otherwise)."""
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
 class Player(BaseModel):
     """A seat: its player's name and stable id, and the marks a ruleset's options give seats (`MARK: true`)."""
 
@@ -312,10 +319,7 @@ class Withdrawal(BaseModel):
     @field_validator("reason")
     @classmethod
     def reason_as_the_rule_says(cls, reason: str) -> str:
-        problem = withdrawal_reason_problem(reason)
-        if problem is not None:
-            raise ValueError(problem)
-        return reason
+        return passed(reason, withdrawal_reason_problem(reason))
 
 
 class WithdrawalSet(BaseModel):
@@ -495,10 +499,7 @@ class CoRecorder(BaseModel):
     @field_validator("name")
     @classmethod
     def name_as_the_rule_says(cls, name: str) -> str:
-        problem = co_recorder_name_problem(name)
-        if problem is not None:
-            raise ValueError(problem)
-        return name
+        return passed(name, co_recorder_name_problem(name))
 
 
 class CoRecorderIssued(BaseModel):

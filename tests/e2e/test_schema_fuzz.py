@@ -31,15 +31,19 @@ SCHEMA_LINKS_ONLY = SchemathesisConfig.from_dict({"phases": {"stateful": {"infer
 @dataclass(frozen=True)
 class Walk:
     """A profile's walk: how many sequences of linked calls it draws, from a seed of its own (the two profiles'
-    walks differ, so the whole suite repeats nothing of the quick tier's: each walk's attempts take the seeds after
-    its own)."""
+    walks differ, so the longer repeats nothing of the shorter: each walk's attempts take the seeds after its
+    own)."""
 
     sequences: int
     seed: int
 
 
 WALKS = [
-    pytest.param(Walk(sequences=20, seed=100), id="quick"),
+    pytest.param(
+        Walk(sequences=20, seed=100),
+        id="quick",
+        marks=pytest.mark.slow(reason="twenty sequences of linked calls to a real server: over 10 s under the suite"),
+    ),
     pytest.param(
         Walk(sequences=120, seed=0),
         id="full",
