@@ -1,14 +1,18 @@
 """`evo-ledger serve` says where it listens, logs each request (method, path, status, time) at the level asked
-for, and says when it has stopped."""
+for, and says when it has stopped, also with a live stream open."""
 
 from __future__ import annotations
 
+import signal
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
 import pytest
 
+from evo_ledger.cli.request_deadlines import STOP_SECONDS
+from tests.helpers.servers import WAIT, Viewer
 from tests.helpers.support import child_env, serve_process
 
 
@@ -33,3 +37,23 @@ def test_serve_at_warning_logs_no_request(tmp_path: Path) -> None:
     """Slow: a server started as a process, asked, and stopped."""
     _, logged, status = served(["--log-level", "warning"], ["/health"], tmp_path / "quiet.sqlite")
     assert "GET /health" not in logged and status == 0
+
+
+@pytest.mark.slow
+def test_serve_stopped_with_a_live_stream_open_ends_it_and_stops(tmp_path: Path) -> None:
+    """A live stream never ends by itself: Ctrl-C ends it after STOP_SECONDS, and the server stops (its viewer
+    reconnects elsewhere).
+
+    Slow: a server started as a process, and the wait for the stream to be ended."""
+    with serve_process(["--database", str(tmp_path / "streamed.sqlite")], child_env()) as server:
+        players = [{"name": "ann"}, {"name": "ben"}]
+        created = httpx.post(f"{server.base}/v1/games", json={"kit": "toy-2p", "players": players})
+        viewer = Viewer(server.base, created.json()["game_id"])
+        assert viewer.received_up_to(1, WAIT) == [1]
+        stopping = time.monotonic()
+        server.process.send_signal(signal.SIGINT)
+        server.process.wait(timeout=STOP_SECONDS + WAIT)
+    assert time.monotonic() - stopping < STOP_SECONDS + WAIT
+    assert "stopped" in server.logged and server.process.returncode == 0
+    viewer.thread.join(timeout=WAIT)
+    assert not viewer.thread.is_alive()

@@ -20,6 +20,8 @@ from api import ApiSettings
 # The app answers a body late with 408 itself (`api.app.BodyLimit`): the connection is closed only if no answer
 # closed it first, as when the app does not read the body.
 ANSWER_SECONDS = 1.0
+# How long a server told to stop waits for the requests still open before it ends them.
+STOP_SECONDS = 5
 SERVED: Callable[..., asyncio.Protocol] = AutoHTTPProtocol  # what uvicorn serves with by default (`http="auto"`)
 
 
@@ -111,6 +113,8 @@ def request_deadlines(settings: ApiSettings) -> type[asyncio.Protocol]:
 
 def served_as_the_server_serves(settings: ApiSettings) -> dict[str, Any]:
     """The options uvicorn serves an app made with `settings` with, in `evo-ledger serve` and in the tests alike:
-    each request's head and body read within the settings' deadlines, and a client's address its connection's (no
-    header it sends, such as X-Forwarded-For, changes whose it is)."""
-    return {"http": request_deadlines(settings), "proxy_headers": False}
+    each request's head and body read within the settings' deadlines, a client's address its connection's (no
+    header it sends, such as X-Forwarded-For, changes whose it is), and a server told to stop ending the requests
+    still open STOP_SECONDS later (live streams never end by themselves: their viewers reconnect, to another
+    server where there is one, and resume with `Last-Event-ID`)."""
+    return {"http": request_deadlines(settings), "proxy_headers": False, "timeout_graceful_shutdown": STOP_SECONDS}

@@ -3,6 +3,7 @@ requests the stream and server tests make over real HTTP."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -70,9 +71,8 @@ def serving(app: Any, loop: str = "auto") -> Iterator[str]:
         host="127.0.0.1",
         port=0,
         log_level="warning",
-        timeout_graceful_shutdown=1,
         loop=loop,
-        **served_as_the_server_serves(app.state.settings),
+        **(served_as_the_server_serves(app.state.settings) | {"timeout_graceful_shutdown": 1}),
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -113,3 +113,30 @@ def health_when(http: httpx.Client, ready: Any) -> dict[str, Any]:
             return dict(health)
         assert time.monotonic() < deadline, health
         time.sleep(0.1)
+
+
+class Viewer:
+    """A game's stream read on a thread of its own: the numbers of the events it received, in order."""
+
+    def __init__(self, base: str, game: str) -> None:
+        self.numbers: list[int] = []
+        self.thread = threading.Thread(target=self.read, args=(f"{base}/v1/games/{game}/stream",), daemon=True)
+        self.thread.start()
+
+    def read(self, url: str) -> None:
+        try:
+            with (
+                httpx.Client(timeout=httpx.Timeout(WAIT, read=None)) as client,
+                client.stream("GET", url) as answer,
+            ):
+                for line in answer.iter_lines():
+                    if line.startswith("data: "):
+                        self.numbers.append(json.loads(line[len("data: ") :])["number"])
+        except httpx.TransportError:  # its server stopped
+            return
+
+    def received_up_to(self, number: int, seconds: float) -> list[int]:
+        deadline = time.monotonic() + seconds
+        while (not self.numbers or self.numbers[-1] < number) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return list(self.numbers)

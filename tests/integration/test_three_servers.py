@@ -24,7 +24,7 @@ from evo_ledger.settings import CONNECT_TIMEOUT_SECONDS, Settings
 from evo_ledger.store.leases import LEASE_SECONDS, RETRY_SECONDS
 from projections.store import ReadStore
 from tests.helpers.databases import fresh_postgres_database
-from tests.helpers.servers import ADMIN, WAIT, health_when, running_server
+from tests.helpers.servers import ADMIN, WAIT, Viewer, health_when, running_server
 from tests.helpers.support import Served, child_env, log_position, serve_process
 
 KEY = "the servers' shared secret"
@@ -165,33 +165,6 @@ class Burst:
             if answer.status_code != 503 or problem.get("code") != "writer_restarted":
                 action.unexpected.append(f"{answer.status_code} {answer.text}")
                 return
-
-
-class Viewer:
-    """A game's stream read on a thread of its own: the numbers of the events it received, in order."""
-
-    def __init__(self, base: str, game: str) -> None:
-        self.numbers: list[int] = []
-        self.thread = threading.Thread(target=self.read, args=(f"{base}/v1/games/{game}/stream",), daemon=True)
-        self.thread.start()
-
-    def read(self, url: str) -> None:
-        try:
-            with (
-                httpx.Client(timeout=httpx.Timeout(WAIT, read=None)) as client,
-                client.stream("GET", url) as answer,
-            ):
-                for line in answer.iter_lines():
-                    if line.startswith("data: "):
-                        self.numbers.append(json.loads(line[len("data: ") :])["number"])
-        except httpx.TransportError:  # its server stopped
-            return
-
-    def received_up_to(self, number: int, seconds: float) -> list[int]:
-        deadline = time.monotonic() + seconds
-        while (not self.numbers or self.numbers[-1] < number) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        return list(self.numbers)
 
 
 def job_states(health: dict[str, Any]) -> dict[str, str]:
