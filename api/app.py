@@ -17,7 +17,7 @@ from fastapi import FastAPI
 from starlette.exceptions import HTTPException
 from starlette.routing import BaseRoute, Mount
 
-from api import conflicts, errors, schemas
+from api import conflicts, errors, read_only, schemas
 from api.deps import utc_now
 from api.open_streams import OpenStreams
 from api.routes import (
@@ -37,7 +37,7 @@ from api.supervision import CheckpointSigner, LeasedJobs, Supervisor
 from api.whole_log_reads import AddressLimit, AuditCache, ReadsAtOnce
 from evo_ledger.app.ledger import Ledger, Receipt
 from evo_ledger.app.processes import server_context
-from evo_ledger.app.writer import GroupWriter, LedgerProcess, ProcessWriter, Writer
+from evo_ledger.app.writer import GroupWriter, LedgerProcess, NoWriter, ProcessWriter, Writer
 from evo_ledger.settings import Settings, SettingsError
 from projections.runner import BackgroundProjection
 from projections.store import ReadStore
@@ -76,8 +76,10 @@ REQUESTS = logging.getLogger("evo_ledger.requests")
 
 @dataclass(frozen=True)
 class ApiSettings:
-    """The store, the admin token (none: no admin), the largest request body taken, how often streams look for
-    events appended by other processes, whether the server keeps the read tables up to date itself, and whether
+    """The store (opened read only: the server writes nothing, and answers each write 503 `read_only`), the admin
+    token (none: no admin), the largest request body taken, how often streams look for events appended by other
+    processes (all of them, on a read-only server), whether the server keeps the read tables up to date itself
+    (never on a read-only server: the server that writes the store keeps them), and whether
     appends are recorded by a process of their own, beside the event loop (or by a thread of the server's)."""
 
     store: Settings = field(default_factory=Settings.from_environment)
@@ -171,13 +173,14 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
         server_context(LedgerProcess.__module__, BackgroundProjection.__module__)
         app.state.writer = writer = start_writer(settings, ledger, lambda receipt: appends.appended(receipt.game_id))
         app.state.read_store = read_store = ReadStore(settings.store)
-        projection = BackgroundProjection(settings.store) if settings.follow_projections else None
+        writes = not settings.store.read_only
+        projection = BackgroundProjection(settings.store) if settings.follow_projections and writes else None
         appends.projection = projection
-        app.state.supervisor = supervisor = Supervisor(writer, projection)
+        app.state.supervisor = supervisor = Supervisor(writer, projection, replicated=not writes)
         watching = asyncio.create_task(supervisor.run())
         signer = (
             CheckpointSigner(ledger, settings.checkpoint_seconds)
-            if settings.store.seal_key is not None and settings.checkpoint_seconds is not None
+            if settings.store.seal_key is not None and settings.checkpoint_seconds is not None and writes
             else None
         )
         app.state.checkpoints = signer
@@ -214,6 +217,8 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     app.openapi = schemas.with_models(app.openapi, games.BODIES_READ)  # type: ignore[method-assign]
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, seconds=settings.body_seconds)
     app.add_middleware(NotKeptForATokensReader)
+    if settings.store.read_only:
+        read_only.install(app)
     if REQUESTS.isEnabledFor(logging.INFO):
         app.add_middleware(RequestLog)
     return app
@@ -276,6 +281,8 @@ class RequestLog:
 
 
 def start_writer(settings: ApiSettings, ledger: Ledger, committed: Callable[[Receipt], None]) -> Writer:
+    if settings.store.read_only:
+        return NoWriter()
     if settings.writer_process:
         return ProcessWriter(LedgerProcess(settings.store), committed)
     return GroupWriter(ledger, committed)

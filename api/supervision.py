@@ -48,8 +48,10 @@ class Supervisor:
     """Watches the server's processes every half second: the writer starts its own again; the read tables'
     process, while this server runs it (`follow`), is started again here."""
 
-    def __init__(self, writer: Writer, projection: BackgroundProjection | None) -> None:
-        self.writer, self.projection = writer, projection
+    def __init__(self, writer: Writer, projection: BackgroundProjection | None, replicated: bool = False) -> None:
+        """`replicated`: the read tables are read as a replica of the database receives them, kept by the
+        server that writes them."""
+        self.writer, self.projection, self.replicated = writer, projection, replicated
         self.following = False
         self.last_move: tuple[int, float] | None = None  # the position `/health` last saw the tables at, and since when
         self.restarts = 0
@@ -108,9 +110,9 @@ class Supervisor:
 
     def health(self) -> dict[str, Any]:
         """The read tables' process: its state, pid and restarts; `waiting` while another server holds their
-        lease."""
+        lease; `not followed` where no server may be running it, and `replicated` on a read-only server."""
         if self.projection is None:
-            return {"state": "not followed"}
+            return {"state": "replicated" if self.replicated else "not followed"}
         if not self.following:
             return {"state": "waiting"}
         state = "running" if self.projection.alive else "restarting"

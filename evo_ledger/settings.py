@@ -6,6 +6,9 @@ EVO_LEDGER_DATABASE=postgresql://user:secret@host:5432/evo
 EVO_LEDGER_SEAL_KEY, if set, seals every event stored with that key (evo_ledger.game.seal); audits given it check the
 seals.
 
+A store opened `read_only` (`evo-ledger serve --read-only`, on a PostgreSQL streaming replica) is read as it is:
+nothing creates or changes its tables.
+
 EVO_LEDGER_LOG_CACHE_EVENTS (default 50000) bounds how many decoded events of recently read games a ledger keeps,
 so that the game at any of their events is folded without reading the database (evo_ledger.store.game_logs); 0 keeps
 none.
@@ -37,6 +40,7 @@ class Settings:
     database: str = DEFAULT_DATABASE
     seal_key: str | None = field(default=None, repr=False)
     log_cache_events: int = DEFAULT_LOG_CACHE_EVENTS
+    read_only: bool = False
 
     @classmethod
     def from_environment(cls) -> Settings:

@@ -25,6 +25,7 @@ from sqlalchemy.exc import DBAPIError
 
 from evo_ledger.settings import CONNECT_TIMEOUT_SECONDS, LOCK_TIMEOUT_SECONDS, Settings
 from evo_ledger.store.keepalives import SILENT_PEER_SECONDS, silent_peers_dropped
+from evo_ledger.store.recorders import StoreUnusable
 from projections.schema import POSITIONS, SET_ASIDE, metadata, read_tables
 
 # The read tables' position is kept under this name, which carries the version of what their rows mean: rows
@@ -133,7 +134,10 @@ class ReadStore:
         self.settings = settings
         self.engine = engine_for(settings)
         self.writing = engine_for(settings, writing=True)
-        self.create()
+        if settings.read_only:
+            self.check_readable()
+        else:
+            self.create()
 
     def close(self) -> None:
         self.engine.dispose()
@@ -160,6 +164,19 @@ class ReadStore:
                 if attempt == CREATE_ATTEMPTS - 1:
                     raise
                 time.sleep(0.1 * (attempt + 1))
+
+    def check_readable(self) -> None:
+        """Read tables opened read only are read as the server that writes them left them: missing, or written by
+        another version, they are refused as they open (StoreUnusable), not made again."""
+        found = inspect(self.engine)
+        existing = set(found.get_table_names())
+        every = {table.name for table in every_table()}
+        if not every <= existing or not self._columns_match(found, existing) or not self._version_matches(existing):
+            raise StoreUnusable(
+                f"{self.settings.described}: its read tables are missing or were written by another version "
+                "(read only, they are not made again): serve the database with a server of this version that "
+                "writes, and read them once it has made them"
+            )
 
     def _columns_match(self, found: Inspector, existing: set[str]) -> bool:
         """Whether every read table that exists has the columns, and the key, this version writes, and none is

@@ -10,8 +10,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from api.deps import CallerDep
+from api.read_only import replica_health
 from api.supervision import NO_TAMPER_EVIDENCE
 from evo_ledger.app.readers import game_named_for
+from evo_ledger.store.recorders import replication_of
 from projections.store import ReadStore
 
 router = APIRouter(tags=["health"])
@@ -32,7 +34,10 @@ def health(request: Request, caller: CallerDep) -> JSONResponse:
     signed, the last an admin acknowledged and the events the checkpoints after it could not vouch for
     (`checkpoints`, their games named alike), and `degraded` while signing one fails or until an admin
     acknowledges those events (`evo-ledger checkpoint --acknowledge`); without one, that the server offers no
-    tamper evidence."""
+    tamper evidence. On a read-only server, `replication`: whether its store is a streaming replica, and if so
+    whether it receives its primary's log now (`degraded` while it does not: what it serves grows stale) and how
+    far it lags (`lag_bytes` received and not yet replayed, `lag_seconds` the age of the last transaction replayed
+    while some remain, `replayed_at`)."""
     state = request.app.state
     writer: dict[str, Any] = state.writer.health()
     read_tables: dict[str, Any] = state.supervisor.health()
@@ -46,9 +51,14 @@ def health(request: Request, caller: CallerDep) -> JSONResponse:
         for event in store.set_aside(SET_ASIDE_SHOWN)
     ]
     read_tables |= {"set_aside": set_aside, "set_aside_count": store.set_aside_count() if set_aside else 0}
-    running = writer["state"] == "running" and read_tables["state"] in ("running", "not followed", "waiting")
+    writing = writer["state"] in ("running", "read-only")
+    running = writing and read_tables["state"] in ("running", "not followed", "waiting", "replicated")
     ok = running and not set_aside and not stalled
     body = {"status": "ok" if ok else "degraded", "writer": writer, "read_tables": read_tables}
+    if state.settings.store.read_only:
+        receiving, body["replication"] = replica_health(replication_of(state.ledger.store.recorder))
+        ok = ok and receiving
+        body["status"] = "ok" if ok else "degraded"
     body["jobs"] = state.jobs.health()
     signer = state.checkpoints
     if signer is not None:

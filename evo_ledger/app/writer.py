@@ -88,10 +88,37 @@ class Writer(Protocol):
     async def aclose(self) -> None: ...
 
     def health(self) -> dict[str, Any]:
-        """Its state (`running`, `restarting` or `down`) and its process's id, if it has one."""
+        """Its state (`running`, `restarting`, `down`, or `read-only` where it writes nothing) and its process's
+        id, if it has one."""
 
     def supervise(self) -> None:
         """Called on the event loop now and then: a writing process found ended is started again."""
+
+
+class ReadOnlyServer(RuntimeError):
+    """A write sent to a server that serves its store read only (`evo-ledger serve --read-only`)."""
+
+
+class NoWriter:
+    """The writer of a server that serves its store read only: it writes nothing, and refuses each write."""
+
+    async def append(self, request: AppendRequest) -> Receipt:
+        raise ReadOnlyServer(READ_ONLY_REFUSAL)
+
+    async def create(self, game: NewGame) -> Receipt:
+        raise ReadOnlyServer(READ_ONLY_REFUSAL)
+
+    async def aclose(self) -> None:
+        """Nothing to close."""
+
+    def health(self) -> dict[str, Any]:
+        return {"state": "read-only", "pid": None}
+
+    def supervise(self) -> None:
+        """Nothing to start again."""
+
+
+READ_ONLY_REFUSAL = "this server serves a read-only copy of the ledger: send writes to a server that writes"
 
 
 class GroupWriter:

@@ -11,7 +11,7 @@ import sys
 import textwrap
 from collections.abc import Sequence
 from contextlib import suppress
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -114,6 +114,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--database", help="a SQLite file or a postgresql:// URL (default: EVO_LEDGER_DATABASE)")
     serve.add_argument("--no-projections", action="store_true", help="do not keep the read tables up to date")
     serve.add_argument(
+        "--read-only",
+        action="store_true",
+        help="serve a PostgreSQL streaming replica: reads, statistics and streams, every write answered 503 "
+        "read_only; the server that writes the primary keeps the read tables",
+    )
+    serve.add_argument(
         "--tls",
         action="store_true",
         help="serve https with the certificate and key `evo-ledger tls` wrote into the user's state folder",
@@ -198,7 +204,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "rules":
         return show_rules(args.ruling, sys.stdout)
     if args.command == "serve":
-        return serve(args.host, args.port, args.database, not args.no_projections, args.log_level, tls_of(args))
+        served = ServeOptions(args.database, not args.no_projections, args.read_only, tls_of(args))
+        return serve(args.host, args.port, served, args.log_level)
     if args.command == "tls":
         return make_tls(args.out, args.host, sys.stdout)
     if args.command == "project":
@@ -208,22 +215,27 @@ def run(argv: Sequence[str] | None = None) -> int:
     return run_ledger_command(args)
 
 
-def serve(
-    host: str,
-    port: int,
-    database: str | None,
-    projections: bool = True,
-    log_level: str = "info",
-    tls: tuple[Path, Path] | None = None,
-) -> int:
+@dataclass(frozen=True)
+class ServeOptions:
+    """What `evo-ledger serve` serves: its store (None: EVO_LEDGER_DATABASE's), whether it keeps the read tables,
+    whether it serves the store read only, and the certificate and key of https."""
+
+    database: str | None = None
+    projections: bool = True
+    read_only: bool = False
+    tls: tuple[Path, Path] | None = None
+
+
+def serve(host: str, port: int, served: ServeOptions, log_level: str = "info") -> int:
     """The API on SQLite or PostgreSQL, with the read tables followed in the background, over https with a
     certificate and key; the admin token comes from EVO_LEDGER_ADMIN_TOKEN, the seal key from EVO_LEDGER_SEAL_KEY.
     A store, a certificate or a port it cannot use is named before anything is served."""
     from api import create_app  # noqa: PLC0415 (every command but this one starts without the API)
     from evo_ledger.cli.tls import TlsFilesError  # noqa: PLC0415 (cryptography, for these two commands alone)
 
+    tls = served.tls
     try:
-        settings = served_settings(database, projections, tls)
+        settings = served_settings(served)
         listening = listening_socket(host, port)
     except (TlsFilesError, SettingsError, ListenError) as error:
         print(f"evo-ledger serve: {error}", file=sys.stderr)
@@ -231,6 +243,11 @@ def serve(
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s", force=True)
     scheme, port = "https" if tls else "http", listening.getsockname()[1]
     log.info("serving on %s://%s:%s (%s)", scheme, host, port, settings.store.described)
+    if served.read_only:
+        log.info(
+            "read only: writes are answered 503 read_only; streams look for new events every %g s",
+            settings.stream_poll_seconds,
+        )
     if host in EVERY_ADDRESS:
         log.info("phones on this network open %s", phones_address(scheme, port))
     with listening:
@@ -239,19 +256,26 @@ def serve(
     return EXIT_OK
 
 
-def served_settings(database: str | None, projections: bool, tls: tuple[Path, Path] | None) -> ApiSettings:
-    """The server's settings, once its certificate and key serve together and its store opens."""
+def served_settings(served: ServeOptions) -> ApiSettings:
+    """The server's settings, once its certificate and key serve together and its store opens (read only: with
+    the ledger and the read tables in it)."""
     from api import ApiSettings  # noqa: PLC0415 (as in `serve`)
     from evo_ledger.cli.tls import checked_authority  # noqa: PLC0415 (as in `serve`)
+    from projections.store import ReadStore  # noqa: PLC0415 (as in `serve`)
 
-    authority = checked_authority(*tls) if tls else None
+    authority = checked_authority(*served.tls) if served.tls else None
+    store = replace(Settings.for_database(served.database), read_only=served.read_only)
+    if store.read_only and not store.is_postgres:
+        raise SettingsError(f"--read-only serves a PostgreSQL replica, not a {store.described}")
     settings = replace(
         ApiSettings.from_environment(),
-        store=Settings.for_database(database),
-        follow_projections=projections,
+        store=store,
+        follow_projections=served.projections and not served.read_only,
         tls_authority=authority,
     )
-    Ledger(settings.store).close()
+    Ledger(store).close()
+    if store.read_only:
+        ReadStore(store).close()
     return settings
 
 

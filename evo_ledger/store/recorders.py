@@ -16,6 +16,8 @@ import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -43,11 +45,14 @@ from evo_ledger.store.fast_paths import (
 )
 
 __all__ = [
+    "DATABASE_ERRORS",
     "DurableSQLiteFactory",
     "LedgerPostgresFactory",
     "StoreUnusable",
     "changed_since",
     "persistence_env",
+    "replica_refusal",
+    "replication_of",
     "store_opening",
 ]
 
@@ -101,6 +106,70 @@ class LedgerPostgresApplicationRecorder(PostgresChangesInOneQuery, PostgresGameE
         with self.datastore.get_connection() as connection:
             connection.execute(SQL("NOTIFY {0}").format(Identifier(self.channel_name)))
 
+    def replication(self) -> Replication:
+        """Where the database stands as a streaming replica (not one: `in_recovery` false, and nothing else
+        known)."""
+        with self.datastore.get_connection() as connection, connection.cursor() as cursor:
+            cursor.execute(REPLICATION_QUERY)
+            row = cursor.fetchone()
+        assert row is not None  # the library's connections give each row as a dict
+        if not row["in_recovery"]:
+            return Replication(in_recovery=False)
+        return Replication(True, bool(row["receiving"]), row["lag_bytes"], row["lag_seconds"], row["replayed_at"])
+
+
+# Received but not yet replayed WAL is the lag a replica knows of itself; its age is that of the last transaction
+# it replayed, nothing while it has replayed all it received (an idle primary sends no transactions to age).
+REPLICATION_QUERY = SQL("""
+SELECT pg_is_in_recovery() AS in_recovery,
+       (SELECT status = 'streaming' FROM pg_stat_wal_receiver) AS receiving,
+       pg_wal_lsn_diff(pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn())::bigint AS lag_bytes,
+       CASE WHEN pg_last_wal_receive_lsn() IS NOT DISTINCT FROM pg_last_wal_replay_lsn() THEN 0.0
+            ELSE extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8 END AS lag_seconds,
+       pg_last_xact_replay_timestamp() AS replayed_at
+""")
+
+
+@dataclass(frozen=True)
+class Replication:
+    """A database as a streaming replica: whether it is one (`in_recovery`), whether it receives the primary's
+    log now (`receiving`), the bytes of log received and not yet replayed (`lag_bytes`), how old the last
+    transaction it replayed is while some remain (`lag_seconds`, 0 when none does) and when that transaction
+    was committed (`replayed_at`)."""
+
+    in_recovery: bool
+    receiving: bool = False
+    lag_bytes: int | None = None
+    lag_seconds: float | None = None
+    replayed_at: datetime | None = None
+
+
+# The errors a database's refusal reaches the application as: the drivers' own, or wrapped by the library.
+DATABASE_ERRORS: tuple[type[Exception], ...] = (PersistenceError, psycopg.Error, sqlite3.Error)
+
+
+def replica_refusal(error: BaseException) -> str | None:
+    """Why a replica refused what `error` (or an error it was raised from or during) reports: `read_only`, a
+    write (SQLSTATE 25006), or `replica_conflict`, a read it cancelled to replay its primary's log (a conflict
+    with recovery, SQLSTATE 40001); None for any other error."""
+    seen: list[BaseException] = []
+    found: BaseException | None = error
+    while found is not None and found not in seen:
+        if isinstance(found, psycopg.errors.ReadOnlySqlTransaction):
+            return "read_only"
+        if isinstance(found, psycopg.errors.SerializationFailure):
+            return "replica_conflict"
+        seen.append(found)
+        found = found.__cause__ or found.__context__
+    return None
+
+
+def replication_of(recorder: ApplicationRecorder) -> Replication:
+    """Where the store stands as a streaming replica: a SQLite file never is one."""
+    if isinstance(recorder, LedgerPostgresApplicationRecorder):
+        return recorder.replication()
+    return Replication(in_recovery=False)
+
 
 class LedgerPostgresFactory(PostgresFactory):
     """The library's PostgreSQL factory, with the ledger's recorder."""
@@ -109,9 +178,10 @@ class LedgerPostgresFactory(PostgresFactory):
 
 
 def persistence_env(settings: Settings) -> dict[str, str]:
-    """The event store's configuration, in the eventsourcing library's terms."""
+    """The event store's configuration, in the eventsourcing library's terms: a store opened read only has its
+    tables read as they are, never created."""
     if settings.is_postgres:
-        return postgres_env(settings.database)
+        return postgres_env(settings.database) | ({"CREATE_TABLE": "n"} if settings.read_only else {})
     return {
         "PERSISTENCE_MODULE": f"{__name__}:{DurableSQLiteFactory.__name__}",
         "SQLITE_DBNAME": settings.database,

@@ -10,7 +10,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import Application
-from eventsourcing.persistence import InternalError, Mapper, Notification, Transcoder
+from eventsourcing.persistence import InternalError, Mapper, Notification, PersistenceError, Transcoder
 
 from evo_ledger.game.aggregate import Game
 from evo_ledger.game.codec import MsgpackTranscoder
@@ -18,7 +18,7 @@ from evo_ledger.game.seal import Sealer
 from evo_ledger.settings import Settings
 from evo_ledger.store.game_logs import GameLogs
 from evo_ledger.store.mapper import SealingMapper
-from evo_ledger.store.recorders import persistence_env, store_opening
+from evo_ledger.store.recorders import StoreUnusable, persistence_env, store_opening
 
 CACHED_GAMES = 256
 STARTUP_ATTEMPTS = 5
@@ -53,6 +53,8 @@ class LedgerApplication(Application[UUID]):
         }
         with store_opening(settings):
             self._open(full_env)
+            if settings.read_only:
+                self._check_holds_a_ledger()
 
     def _open(self, env: dict[str, str]) -> None:
         for attempt in range(STARTUP_ATTEMPTS):
@@ -64,6 +66,17 @@ class LedgerApplication(Application[UUID]):
                 if "concurrently" not in str(error) or attempt == STARTUP_ATTEMPTS - 1:
                     raise
                 time.sleep(0.05 * (attempt + 1))
+
+    def _check_holds_a_ledger(self) -> None:
+        """A store opened read only is read as a server that writes left it: one without the log's table is
+        refused as it opens, not at its first read."""
+        try:
+            self.recorder.max_notification_id()
+        except PersistenceError as error:
+            raise StoreUnusable(
+                f"{self.settings.described}: holds no ledger to read (read only, it makes no tables): "
+                "serve it with a server that writes first, or a replica of a database such a server served"
+            ) from error
 
     def construct_transcoder(self) -> Transcoder:
         return MsgpackTranscoder()
