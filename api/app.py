@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
@@ -212,6 +213,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     app.state.whole_log_reads = AddressLimit(settings.whole_log_reads_per_minute)
     app.state.whole_log_reads_at_once = ReadsAtOnce(settings.whole_log_reads_at_once)
     app.state.clock = utc_now  # what a broadcast's delay is counted back from
+    app.state.stopping = threading.Event()  # set by the server as it stops: the live streams end
     errors.install(app)
     conflicts.install(app)
     app.openapi = schemas.with_models(app.openapi, games.BODIES_READ)  # type: ignore[method-assign]

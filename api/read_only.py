@@ -22,6 +22,9 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 READING_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 STATUS, CODE = 503, "read_only"
+# A replica further behind its primary is `degraded`: what it serves, a game made private or a token replaced
+# there included, has not followed the primary for that long.
+LAG_DEGRADED_SECONDS = 30.0
 
 
 class WritesRefused:
@@ -52,26 +55,36 @@ def install(app: FastAPI) -> None:
         app.add_exception_handler(kind, refused_by_the_database)
 
 
+REFUSALS = {
+    "replica_conflict": "the replica cancelled this read to replay its primary's log: ask again",
+    "read_tables_changed": "the read tables changed under this server (a server of another version made them "
+    "again on the primary): restart it",
+}
+
+
 def refused_by_the_database(_: Request, error: Exception) -> JSONResponse:
-    """A write the replica refused answered as every write here, and a read it cancelled to replay its primary's
-    log 503 `replica_conflict`, to be asked again; any other error is raised on."""
+    """A write the replica refused answered as every write here; a read it cancelled to replay its primary's log
+    503 `replica_conflict`, to be asked again; a read of a table made again under the server 503
+    `read_tables_changed`; any other error is raised on."""
     refusal_code = replica_refusal(error)
     if refusal_code == CODE:
         return refusal()
     if refusal_code is None:
         raise error
-    answer = problem(STATUS, refusal_code, "the replica cancelled this read to replay its primary's log: ask again")
-    answer.headers["Retry-After"] = "1"
+    answer = problem(STATUS, refusal_code, REFUSALS[refusal_code])
+    if refusal_code == "replica_conflict":
+        answer.headers["Retry-After"] = "1"
     return answer
 
 
 def replica_health(replication: Replication) -> tuple[bool, dict[str, Any]]:
-    """Whether the store is fit to read from (not a replica, or one that receives its primary's log now), and
-    the replica's lag as `/health` gives it."""
+    """Whether the store is fit to read from (not a replica, or one that receives its primary's log now and is
+    at most LAG_DEGRADED_SECONDS behind it), and the replica's lag as `/health` gives it."""
     if not replication.in_recovery:
         return True, {"replica": False}
     replayed_at = replication.replayed_at.isoformat() if replication.replayed_at else None
-    return replication.receiving, {
+    behind = (replication.lag_seconds or 0.0) > LAG_DEGRADED_SECONDS
+    return replication.receiving and not behind, {
         "replica": True,
         "receiving": replication.receiving,
         "lag_bytes": replication.lag_bytes,

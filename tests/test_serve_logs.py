@@ -41,10 +41,10 @@ def test_serve_at_warning_logs_no_request(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_serve_stopped_with_a_live_stream_open_ends_it_and_stops(tmp_path: Path) -> None:
-    """A live stream never ends by itself: Ctrl-C ends it after STOP_SECONDS, and the server stops (its viewer
-    reconnects elsewhere).
+    """A live stream never ends by itself: Ctrl-C has it end itself (its viewer reconnects elsewhere), and the
+    server stops well before it would end the requests still open (STOP_SECONDS), cancelling none.
 
-    Slow: a server started as a process, and the wait for the stream to be ended."""
+    Slow: a server started as a process, and stopped."""
     with serve_process(["--database", str(tmp_path / "streamed.sqlite")], child_env()) as server:
         players = [{"name": "ann"}, {"name": "ben"}]
         created = httpx.post(f"{server.base}/v1/games", json={"kit": "toy-2p", "players": players})
@@ -53,7 +53,9 @@ def test_serve_stopped_with_a_live_stream_open_ends_it_and_stops(tmp_path: Path)
         stopping = time.monotonic()
         server.process.send_signal(signal.SIGINT)
         server.process.wait(timeout=STOP_SECONDS + WAIT)
-    assert time.monotonic() - stopping < STOP_SECONDS + WAIT
+        stopped = time.monotonic() - stopping
+    assert stopped < STOP_SECONDS
     assert "stopped" in server.logged and server.process.returncode == 0
+    assert "graceful shutdown exceeded" not in server.logged and "Traceback" not in server.logged
     viewer.thread.join(timeout=WAIT)
     assert not viewer.thread.is_alive()

@@ -218,7 +218,8 @@ async def stream(
     at most `ApiSettings.streams_per_client` streams open at once: one more is refused with 429
     `too_many_streams` and `Retry-After`. The reader's access is read again before each page (at least once a
     second, and at once when it changes on this server): a reader who lost it is sent a last `closed` event saying
-    why. A quiet stream is sent a comment every 15 seconds, so that no proxy on the way closes it."""
+    why. A quiet stream is sent a comment every 15 seconds, so that no proxy on the way closes it. A server told to
+    stop ends its streams within a second."""
     settings = request.app.state.settings
     appends, threads = request.app.state.appends, request.app.state.stream_threads
     wait = min(settings.stream_poll_seconds, ACCESS_CHECK_SECONDS)
@@ -234,6 +235,8 @@ async def stream(
         if page is not None and page.next_after is not None:
             continue
         await appends.wait(reader.game_id, wait)
+        if request.app.state.stopping.is_set():  # the viewer reconnects, to another server where there is one
+            return
 
 
 @router.get(

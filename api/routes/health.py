@@ -35,9 +35,10 @@ def health(request: Request, caller: CallerDep) -> JSONResponse:
     (`checkpoints`, their games named alike), and `degraded` while signing one fails or until an admin
     acknowledges those events (`evo-ledger checkpoint --acknowledge`); without one, that the server offers no
     tamper evidence. On a read-only server, `replication`: whether its store is a streaming replica, and if so
-    whether it receives its primary's log now (`degraded` while it does not: what it serves grows stale) and how
-    far it lags (`lag_bytes` received and not yet replayed, `lag_seconds` the age of the last transaction replayed
-    while some remain, `replayed_at`)."""
+    whether it receives its primary's log now and how far it lags (`lag_bytes` received and not yet replayed,
+    `lag_seconds` the age of the last transaction replayed while some remain, `replayed_at`): `degraded` while it
+    does not receive, or lags by more than LAG_DEGRADED_SECONDS, as what it serves no longer follows the
+    primary."""
     state = request.app.state
     writer: dict[str, Any] = state.writer.health()
     read_tables: dict[str, Any] = state.supervisor.health()

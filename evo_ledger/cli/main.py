@@ -348,7 +348,10 @@ def serve_app(app: FastAPI, listening: socket.socket, tls: tuple[Path, Path] | N
     import uvicorn  # noqa: PLC0415 (as in `serve`)
     from uvicorn.config import STARTUP_FAILURE  # noqa: PLC0415 (likewise)
 
-    from evo_ledger.cli.request_deadlines import served_as_the_server_serves  # noqa: PLC0415 (likewise)
+    from evo_ledger.cli.request_deadlines import (  # noqa: PLC0415 (likewise)
+        StoppingServer,
+        served_as_the_server_serves,
+    )
 
     settle_collector()
     certificate, key = (str(tls[0]), str(tls[1])) if tls else (None, None)
@@ -361,7 +364,7 @@ def serve_app(app: FastAPI, listening: socket.socket, tls: tuple[Path, Path] | N
         ssl_certfile=certificate,
         ssl_keyfile=key,
     )
-    server = uvicorn.Server(config)
+    server = StoppingServer(config, app.state.stopping)
     with suppress(KeyboardInterrupt):  # Ctrl-C stops the server, which says so
         server.run(sockets=[listening])
     if not server.started:

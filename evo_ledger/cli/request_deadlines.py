@@ -9,10 +9,13 @@ own (httptools, which uvicorn reads requests with): uvicorn's protocol says noth
 from __future__ import annotations
 
 import asyncio
+import socket
+import threading
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 import httptools
+import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from api import ApiSettings
@@ -20,8 +23,9 @@ from api import ApiSettings
 # The app answers a body late with 408 itself (`api.app.BodyLimit`): the connection is closed only if no answer
 # closed it first, as when the app does not read the body.
 ANSWER_SECONDS = 1.0
-# How long a server told to stop waits for the requests still open before it ends them.
-STOP_SECONDS = 5
+# How long a server told to stop waits for the requests still open before it ends them: a backstop past an append
+# that waits out the store's lock (its lock timeout, tried five times).
+STOP_SECONDS = 30
 SERVED: Callable[..., asyncio.Protocol] = AutoHTTPProtocol  # what uvicorn serves with by default (`http="auto"`)
 
 
@@ -115,6 +119,19 @@ def served_as_the_server_serves(settings: ApiSettings) -> dict[str, Any]:
     """The options uvicorn serves an app made with `settings` with, in `evo-ledger serve` and in the tests alike:
     each request's head and body read within the settings' deadlines, a client's address its connection's (no
     header it sends, such as X-Forwarded-For, changes whose it is), and a server told to stop ending the requests
-    still open STOP_SECONDS later (live streams never end by themselves: their viewers reconnect, to another
-    server where there is one, and resume with `Last-Event-ID`)."""
+    still open STOP_SECONDS later (`StoppingServer` has the live streams end themselves first)."""
     return {"http": request_deadlines(settings), "proxy_headers": False, "timeout_graceful_shutdown": STOP_SECONDS}
+
+
+class StoppingServer(uvicorn.Server):
+    """uvicorn's server, which tells the app it is stopping (`app.state.stopping`) before it waits for the requests
+    still open: the live streams, which never end by themselves, end within a second, and their viewers reconnect,
+    to another server where there is one, resuming with `Last-Event-ID`."""
+
+    def __init__(self, config: uvicorn.Config, stopping: threading.Event) -> None:
+        super().__init__(config)
+        self.stopping = stopping
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self.stopping.set()
+        await super().shutdown(sockets)

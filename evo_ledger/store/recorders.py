@@ -119,10 +119,11 @@ class LedgerPostgresApplicationRecorder(PostgresChangesInOneQuery, PostgresGameE
 
 
 # Received but not yet replayed WAL is the lag a replica knows of itself; its age is that of the last transaction
-# it replayed, nothing while it has replayed all it received (an idle primary sends no transactions to age).
+# it replayed, nothing while it has replayed all it received (an idle primary sends no transactions to age). The
+# receiver's status is shown to roles with pg_read_all_stats (pg_monitor) alone; to others, that it runs.
 REPLICATION_QUERY = SQL("""
 SELECT pg_is_in_recovery() AS in_recovery,
-       (SELECT status = 'streaming' FROM pg_stat_wal_receiver) AS receiving,
+       (SELECT coalesce(status = 'streaming', pid IS NOT NULL) FROM pg_stat_wal_receiver) AS receiving,
        pg_wal_lsn_diff(pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn())::bigint AS lag_bytes,
        CASE WHEN pg_last_wal_receive_lsn() IS NOT DISTINCT FROM pg_last_wal_replay_lsn() THEN 0.0
             ELSE extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8 END AS lag_seconds,
@@ -148,17 +149,25 @@ class Replication:
 DATABASE_ERRORS: tuple[type[Exception], ...] = (PersistenceError, psycopg.Error, sqlite3.Error)
 
 
+REPLICA_REFUSALS: tuple[tuple[type[Exception], str], ...] = (
+    (psycopg.errors.ReadOnlySqlTransaction, "read_only"),
+    (psycopg.errors.SerializationFailure, "replica_conflict"),
+    (psycopg.errors.UndefinedTable, "read_tables_changed"),
+    (psycopg.errors.UndefinedColumn, "read_tables_changed"),
+)
+
+
 def replica_refusal(error: BaseException) -> str | None:
-    """Why a replica refused what `error` (or an error it was raised from or during) reports: `read_only`, a
-    write (SQLSTATE 25006), or `replica_conflict`, a read it cancelled to replay its primary's log (a conflict
-    with recovery, SQLSTATE 40001); None for any other error."""
+    """Why a store read only refused what `error` (or an error it was raised from or during) reports: `read_only`,
+    a write (SQLSTATE 25006); `replica_conflict`, a read the replica cancelled to replay its primary's log (a
+    conflict with recovery, 40001); `read_tables_changed`, a table or column gone (42P01, 42703), as when the
+    primary's servers of a new version made the read tables again; None for any other error."""
     seen: list[BaseException] = []
     found: BaseException | None = error
     while found is not None and found not in seen:
-        if isinstance(found, psycopg.errors.ReadOnlySqlTransaction):
-            return "read_only"
-        if isinstance(found, psycopg.errors.SerializationFailure):
-            return "replica_conflict"
+        code = next((code for kind, code in REPLICA_REFUSALS if isinstance(found, kind)), None)
+        if code is not None:
+            return code
         seen.append(found)
         found = found.__cause__ or found.__context__
     return None

@@ -16,7 +16,7 @@ import uvicorn
 
 from api import ApiSettings, create_app
 from api.deps import utc_now
-from evo_ledger.cli.request_deadlines import served_as_the_server_serves
+from evo_ledger.cli.request_deadlines import StoppingServer, served_as_the_server_serves
 from evo_ledger.settings import Settings
 
 ADMIN = "admin-secret"
@@ -74,7 +74,7 @@ def serving(app: Any, loop: str = "auto") -> Iterator[str]:
         loop=loop,
         **(served_as_the_server_serves(app.state.settings) | {"timeout_graceful_shutdown": 1}),
     )
-    server = uvicorn.Server(config)
+    server = StoppingServer(config, app.state.stopping)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + WAIT

@@ -4,23 +4,25 @@ open a store it could only read wrong. The same server on a real streaming repli
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import psycopg
 import pytest
+from eventsourcing.persistence import PersistenceError
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from psycopg.errors import ReadOnlySqlTransaction, SerializationFailure
+from psycopg.errors import ReadOnlySqlTransaction, SerializationFailure, UndefinedTable
+from sqlalchemy.exc import DBAPIError
 from starlette.routing import Route
 
-from api import ApiSettings, create_app
+from api import ApiSettings, create_app, read_only
 from api.app import served_routes
-from api.read_only import READING_METHODS, refused_by_the_database
+from api.read_only import LAG_DEGRADED_SECONDS, READING_METHODS, replica_health
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.cli.main import run
 from evo_ledger.settings import Settings
-from evo_ledger.store.recorders import StoreUnusable
+from evo_ledger.store.recorders import Replication, StoreUnusable
 from projections.store import ReadStore
 from tests.helpers.api import PLAYERS, client_for, new_game
 from tests.helpers.databases import fresh_postgres_database
@@ -127,23 +129,71 @@ def test_serve_read_only_refuses_a_sqlite_file(capsys: pytest.CaptureFixture[str
     assert "--read-only serves a PostgreSQL replica" in capsys.readouterr().err
 
 
-def test_a_write_the_database_refuses_is_answered_read_only() -> None:
-    """A route that wrote despite the refusal before the routes: the replica's refusal (SQLSTATE 25006), however
-    wrapped, is answered 503 `read_only`; a read the replica cancelled (SQLSTATE 40001) 503 `replica_conflict`, to
-    be asked again; any other error is raised on."""
+def wrapped_refusals_app() -> TestClient:
+    """An app with the read-only server's answers to errors, whose routes raise a database's refusals as they
+    reach the routes: wrapped by the event store's library or by SQLAlchemy."""
+    app = FastAPI()
+    read_only.install(app)
+    raised: dict[str, Exception] = {
+        "write": wrapped(PersistenceError, ReadOnlySqlTransaction("cannot execute INSERT in a read-only transaction")),
+        "conflict": wrapped(DBAPIError, SerializationFailure("canceling statement due to conflict with recovery")),
+        "table": wrapped(PersistenceError, UndefinedTable('relation "read_games" does not exist')),
+        "other": KeyError("something else"),
+    }
+    for name, error in raised.items():
+        app.add_api_route(f"/{name}", raising(error))
+    return TestClient(app, raise_server_exceptions=False)
+
+
+def wrapped(kind: type[Exception], refusal: Exception) -> Exception:
     try:
         try:
-            raise ReadOnlySqlTransaction("cannot execute INSERT in a read-only transaction")
-        except ReadOnlySqlTransaction as refusal:
-            raise RuntimeError("wrapped") from refusal
-    except RuntimeError as wrapped:
-        answer = refused_by_the_database(None, wrapped)  # type: ignore[arg-type]
-    assert (answer.status_code, json.loads(bytes(answer.body))["code"]) == (503, "read_only")
-    try:
-        raise SerializationFailure("canceling statement due to conflict with recovery")
-    except SerializationFailure as cancelled:
-        conflict = refused_by_the_database(None, cancelled)  # type: ignore[arg-type]
-    assert (conflict.status_code, json.loads(bytes(conflict.body))["code"]) == (503, "replica_conflict")
-    assert conflict.headers["Retry-After"] == "1"
-    with pytest.raises(KeyError):
-        refused_by_the_database(None, KeyError("other"))  # type: ignore[arg-type]
+            raise refusal
+        except Exception as cause:
+            if kind is DBAPIError:
+                raise DBAPIError("SELECT 1", None, cause) from cause
+            raise kind(str(cause)) from cause
+    except Exception as error:
+        return error
+    raise AssertionError("unreachable")
+
+
+def raising(error: Exception) -> Callable[[], None]:
+    def route() -> None:
+        raise error
+
+    return route
+
+
+def test_a_refusal_of_the_database_is_answered_with_its_code_however_wrapped() -> None:
+    """A route that wrote despite the refusal before the routes: the replica's refusal (SQLSTATE 25006) is
+    answered 503 `read_only`; a read the replica cancelled (40001) 503 `replica_conflict`, to be asked again; a
+    table gone under the server (42P01) 503 `read_tables_changed`; any other error is the server's 500."""
+    with wrapped_refusals_app() as client:
+        answers = {name: client.get(f"/{name}") for name in ("write", "conflict", "table", "other")}
+    codes = {
+        name: (answer.status_code, answer.json().get("code")) for name, answer in answers.items() if name != "other"
+    }
+    assert codes == {
+        "write": (503, "read_only"),
+        "conflict": (503, "replica_conflict"),
+        "table": (503, "read_tables_changed"),
+    }
+    assert answers["conflict"].headers["Retry-After"] == "1"
+    assert answers["other"].status_code == 500
+
+
+@pytest.mark.parametrize(
+    ("replication", "fit"),
+    [
+        (Replication(in_recovery=False), True),
+        (Replication(True, receiving=True, lag_bytes=0, lag_seconds=0.0), True),
+        (Replication(True, receiving=True, lag_bytes=900, lag_seconds=LAG_DEGRADED_SECONDS), True),
+        (Replication(True, receiving=True, lag_bytes=900, lag_seconds=LAG_DEGRADED_SECONDS + 1), False),
+        (Replication(True, receiving=False, lag_bytes=0, lag_seconds=0.0), False),
+    ],
+)
+def test_a_replica_is_fit_to_read_while_it_receives_and_lags_at_most_the_bound(
+    replication: Replication, fit: bool
+) -> None:
+    assert replica_health(replication)[0] is fit

@@ -11,6 +11,7 @@ from contextlib import ExitStack
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 
 from tests.helpers.replica import PrimaryAndReplica, primary_and_replica
@@ -40,6 +41,15 @@ def health_when(http: httpx.Client, ready: Any, seconds: float = WAIT) -> dict[s
         time.sleep(0.1)
 
 
+def reader_role_on(pair: PrimaryAndReplica) -> str:
+    """A role that logs in and reads the ledger's tables and nothing more, made on the primary (a replica is made
+    what its primary is): the replica's URL as that role."""
+    with psycopg.connect(pair.primary_url, autocommit=True) as primary:
+        primary.execute("CREATE ROLE reader LOGIN")
+        primary.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader")
+    return pair.replica_url.replace("postgres@", "reader@", 1)
+
+
 @pytest.fixture(scope="module")
 def pair() -> Iterator[PrimaryAndReplica]:
     with primary_and_replica() as made:
@@ -49,9 +59,9 @@ def pair() -> Iterator[PrimaryAndReplica]:
 def test_a_game_recorded_on_the_primary_is_read_with_its_statistics_and_stream_on_the_replica(
     pair: PrimaryAndReplica,
 ) -> None:
-    """Each read the replica's server answers as the primary's does, once the replica replayed the primary's log
-    and the primary's read tables reached its end; an append through the primary reaches a stream on the
-    replica's server, which polls for it."""
+    """Each read the replica's server, logged in as a role that may only read, answers as the primary's does, once
+    the replica replayed the primary's log and the primary's read tables reached its end; an append through the
+    primary reaches a stream on the replica's server, which polls for it."""
     with ExitStack() as stack:
         primary = stack.enter_context(httpx.Client(base_url=stack.enter_context(served(pair.primary_url)).base))
         created = primary.post("/v1/games", json={"kit": "toy-2p", "players": [{"name": "ann"}, {"name": "ben"}]})
@@ -59,8 +69,9 @@ def test_a_game_recorded_on_the_primary_is_read_with_its_statistics_and_stream_o
         for _ in range(ROLLS):
             assert primary.post(f"/v1/games/{game}/actions", json={"actions": [ROLL]}, headers=recorder).is_success
         health_when(primary, lambda health: health["read_tables"]["lag"] == 0)
+        reader_url = reader_role_on(pair)
         pair.caught_up()
-        replica_base = stack.enter_context(served(pair.replica_url, "--read-only")).base
+        replica_base = stack.enter_context(served(reader_url, "--read-only")).base
         replica = stack.enter_context(httpx.Client(base_url=replica_base))
         paths = [path.format(game=game) for path in READS]
         on_primary = {path: primary.get(path).json() for path in paths}
