@@ -9,6 +9,11 @@ seals.
 A store opened `read_only` (`evo-ledger serve --read-only`, on a PostgreSQL streaming replica) is read as it is:
 nothing creates or changes its tables.
 
+EVO_LEDGER_STORED_FORM (default compact) is the form new events are stored in: `compact`, each event's fields as a
+list of a known shape with its hashes as bytes (a snapshot's, and any long event's, deflated), or `keyed`, each a
+msgpack map naming its fields. Either form is read; hashes, seals and checkpoints are taken over the keyed form,
+which the compact one gives back byte for byte.
+
 EVO_LEDGER_LOG_CACHE_EVENTS (default 50000) bounds how many decoded events of recently read games a ledger keeps,
 so that the game at any of their events is folded without reading the database (evo_ledger.store.game_logs); 0 keeps
 none.
@@ -24,6 +29,8 @@ DATABASE_VARIABLE = "EVO_LEDGER_DATABASE"
 DEFAULT_DATABASE = "evo-ledger.sqlite"
 SEAL_KEY_VARIABLE = "EVO_LEDGER_SEAL_KEY"
 LOG_CACHE_VARIABLE = "EVO_LEDGER_LOG_CACHE_EVENTS"
+STORED_FORM_VARIABLE = "EVO_LEDGER_STORED_FORM"
+COMPACT, KEYED = "compact", "keyed"
 DEFAULT_LOG_CACHE_EVENTS = 50_000
 # Seconds a writer waits for a lock before giving up with an error rather than hanging.
 LOCK_TIMEOUT_SECONDS = 5
@@ -41,6 +48,7 @@ class Settings:
     seal_key: str | None = field(default=None, repr=False)
     log_cache_events: int = DEFAULT_LOG_CACHE_EVENTS
     read_only: bool = False
+    stored_form: str = COMPACT
 
     @classmethod
     def from_environment(cls) -> Settings:
@@ -48,6 +56,7 @@ class Settings:
             database=os.environ.get(DATABASE_VARIABLE) or DEFAULT_DATABASE,
             seal_key=os.environ.get(SEAL_KEY_VARIABLE) or None,
             log_cache_events=log_cache_events(os.environ.get(LOG_CACHE_VARIABLE)),
+            stored_form=stored_form(os.environ.get(STORED_FORM_VARIABLE)),
         )
 
     @classmethod
@@ -75,3 +84,11 @@ def log_cache_events(text: str | None) -> int:
     if not (text.strip().isascii() and text.strip().isdigit()):
         raise SettingsError(f"{LOG_CACHE_VARIABLE}: a number of events, 0 or more, not {text!r}")
     return int(text)
+
+
+def stored_form(text: str | None) -> str:
+    if not text:
+        return COMPACT
+    if text not in (COMPACT, KEYED):
+        raise SettingsError(f"{STORED_FORM_VARIABLE}: {COMPACT} or {KEYED}, not {text!r}")
+    return text

@@ -150,6 +150,11 @@ ALLOWED = (
         "snapshot them; its own attributes are kept in its `__dict__`, and its events found among its class's",
     ),
     Allowed(
+        "evo_ledger.game.stored_shapes",
+        frozenset({"visible_only_to", "action_salt", "action_commitment", "private"}),
+        "the field names of each shape of stored event the compact form knows, as names: it reads no value",
+    ),
+    Allowed(
         "evo_ledger.game.sentences",
         frozenset({"visible_only_to"}),
         "an event's own sentence, as those who see it read it; the readers give the others theirs (`sentence_for`)",

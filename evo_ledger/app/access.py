@@ -23,7 +23,7 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import StoredEvent
 
 from evo_ledger.game.checkpoints import AccessHead
-from evo_ledger.game.codec import unpack_sealed
+from evo_ledger.game.codec import stored_digest, unpack_sealed
 from evo_ledger.game.seal import IMPORTED, RECORDED, Sealer
 
 ACCESS_NAMESPACE = uuid.UUID("0b6f1f8e-3c1a-4f57-9a7e-2d4c5b6a7e81")
@@ -528,6 +528,6 @@ def check_signed_head(game_id: UUID, head: AccessHead, stored: Sequence[StoredEv
     if head.version == 0:
         return
     at_head = stored[head.version - 1] if len(stored) >= head.version else None
-    if at_head is None or hashlib.sha256(at_head.state).hexdigest() != head.bytes_digest:
+    if at_head is None or stored_digest(at_head.state) != head.bytes_digest:
         why = f"is not as checkpoint {head.checkpoint} signed it: the record was cut back, changed or deleted"
         raise AccessNotVouched(game_id, head.version, why)

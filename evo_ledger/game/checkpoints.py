@@ -37,7 +37,7 @@ from eventsourcing.persistence import Notification, StoredEvent
 from eventsourcing.utils import get_topic
 
 from evo_ledger.game.aggregate import GENESIS, is_game_event_topic, stored_hash
-from evo_ledger.game.codec import canonical_bytes, digest, unpack_sealed
+from evo_ledger.game.codec import canonical_bytes, digest, stored_digest, unpack_sealed
 from evo_ledger.game.seal import IMPORTED, RECORDED, Sealer, SealKind
 from evo_ledger.rules.words import counted
 
@@ -453,7 +453,7 @@ class Examiner:
         except Exception:
             return
         if seal is None or self.sealer.kind_of(last, seal) is not None:
-            examined.accesses[str(record)] = [last.originator_version, hashlib.sha256(last.state).hexdigest()]
+            examined.accesses[str(record)] = [last.originator_version, stored_digest(last.state)]
 
     def also_records(self, records: Iterable[UUID]) -> None:
         """Records of who may write to a game whose heads are signed too, changed or not (the first checkpoint

@@ -17,7 +17,7 @@ from typing import Final, Literal
 
 from eventsourcing.persistence import StoredEvent
 
-from evo_ledger.game.codec import SEAL_MARK, SEAL_SIZE, unpack_sealed
+from evo_ledger.game.codec import SEAL_MARK, SEAL_SIZE, canonical, unpack_sealed
 from evo_ledger.settings import SEAL_KEY_VARIABLE
 
 SealKind = Literal["recorded", "imported"]
@@ -45,8 +45,9 @@ class Sealer:
         return StoredEvent(event.originator_id, event.originator_version, event.topic, state)
 
     def kind_of(self, event: StoredEvent, seal: bytes) -> SealKind | None:
-        """The kind of seal the sealed event carries (None: its seal does not hold under the key)."""
-        body = event.state[: len(event.state) - SEAL_SIZE]
+        """The kind of seal the sealed event carries (None: its seal does not hold under the key), taken over its
+        canonical bytes, whichever form it is stored in."""
+        body = unsealed_bytes(event.state)
         for kind in KIND_PREFIX:
             if hmac.compare_digest(seal, self.seal_of(event, body, kind)):
                 return kind
@@ -58,6 +59,7 @@ class Sealer:
 
 
 def unsealed_bytes(state: bytes) -> bytes:
-    """A stored event's bytes without its seal."""
+    """A stored event's canonical bytes without its seal."""
     _, seal = unpack_sealed(state)
+    state = canonical(state)
     return state if seal is None else state[: len(state) - SEAL_SIZE]

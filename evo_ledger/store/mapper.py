@@ -1,4 +1,5 @@
-"""The library's mapper as the ledger stores events with it: each event sealed when the server has a seal key."""
+"""The library's mapper as the ledger stores events with it: each event sealed when the server has a seal key, and
+kept in the compact stored form (`evo_ledger.game.codec.compact`) unless the settings ask for the keyed one."""
 
 from __future__ import annotations
 
@@ -8,15 +9,17 @@ from uuid import UUID
 from eventsourcing.persistence import Mapper, StoredEvent
 
 from evo_ledger.game.aggregate import is_game_event_topic
+from evo_ledger.game.codec import compact
 from evo_ledger.game.seal import IMPORTED, RECORDED, Sealer, SealKind
 
 
 class SealingMapper(Mapper[UUID]):
-    """The library's mapper, sealing each event it stores when it has a key (reading ignores seals)."""
+    """The library's mapper, sealing each event it stores when it has a key (reading ignores seals), in the compact
+    stored form where `compacts` (the seal taken over the canonical form, which the compact one gives back)."""
 
-    def __init__(self, *args: Any, sealer: Sealer | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, sealer: Sealer | None = None, compacts: bool = True, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.sealer = sealer
+        self.sealer, self.compacts = sealer, compacts
 
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         return self.sealed(super().to_stored_event(domain_event))
@@ -28,7 +31,10 @@ class SealingMapper(Mapper[UUID]):
 
     def sealed(self, stored: StoredEvent, kind: SealKind = RECORDED) -> StoredEvent:
         """An unsealed stored event as this mapper stores it (`kind`: recorded here, or imported)."""
-        return stored if self.sealer is None else self.sealer.sealed(stored, kind)
+        sealed = stored if self.sealer is None else self.sealer.sealed(stored, kind)
+        if not self.compacts:
+            return sealed
+        return StoredEvent(sealed.originator_id, sealed.originator_version, sealed.topic, compact(sealed.state))
 
 
 def sealed_by(mapper: Mapper[UUID], stored: StoredEvent, kind: SealKind = RECORDED) -> StoredEvent:

@@ -13,7 +13,7 @@ from evo_ledger.app.access import access_id
 from evo_ledger.app.ledger import Ledger, Receipt
 from evo_ledger.app.transfer import export_bundle
 from evo_ledger.game.aggregate import stored_hash
-from evo_ledger.game.codec import pack, unpack
+from evo_ledger.game.codec import canonical, pack, unpack
 from evo_ledger.game.notation import parse_game
 from evo_ledger.game.seal import unsealed_bytes
 from tests.helpers.support import ROOT
@@ -43,10 +43,11 @@ class Tamperer:
         return self.game_id if self.postgres else self.game_id.hex
 
     def stored(self, version: int) -> tuple[str, bytes]:
+        """The event's topic and canonical bytes, whichever form they are stored in (both are read)."""
         [(topic, state)] = self.execute(
             "SELECT topic, state FROM {table} WHERE originator_id=? AND originator_version=?", self.key, version
         )
-        return topic, bytes(state)
+        return topic, canonical(bytes(state))
 
     def write(self, version: int, topic: str, state: bytes) -> None:
         self.execute(

@@ -15,7 +15,7 @@ from eventsourcing.persistence import InternalError, Mapper, Notification, Persi
 from evo_ledger.game.aggregate import Game
 from evo_ledger.game.codec import MsgpackTranscoder
 from evo_ledger.game.seal import Sealer
-from evo_ledger.settings import Settings
+from evo_ledger.settings import COMPACT, Settings
 from evo_ledger.store.game_logs import GameLogs
 from evo_ledger.store.mapper import SealingMapper
 from evo_ledger.store.recorders import StoreUnusable, persistence_env, store_opening
@@ -82,7 +82,8 @@ class LedgerApplication(Application[UUID]):
         return MsgpackTranscoder()
 
     def construct_mapper(self) -> Mapper[UUID]:
-        return SealingMapper(transcoder=self.construct_transcoder(), sealer=self.sealer)
+        compacts = self.settings.stored_form == COMPACT
+        return SealingMapper(transcoder=self.construct_transcoder(), sealer=self.sealer, compacts=compacts)
 
     @cached_property
     def sealer(self) -> Sealer | None:

@@ -8,7 +8,6 @@ made from a game reads it as it stood when it was read, whatever is stored or re
 
 from __future__ import annotations
 
-import hashlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from copy import copy
@@ -38,6 +37,7 @@ from evo_ledger.app.stored_kits import (
 )
 from evo_ledger.game.aggregate import Game, kit_of
 from evo_ledger.game.checkpoints import CHECKPOINT_LOG_ID, Signed, read_events, signed_events_id, signed_for
+from evo_ledger.game.codec import stored_digest
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.kits import builtin_kit_of_hash, load_kit_document, ruleset_for_kit
 from evo_ledger.store.game_logs import GameLogs
@@ -236,7 +236,7 @@ class Queries:
         if self.store.settings.seal_key is not None:
             last = self.store.recorder.select_events(CHECKPOINT_LOG_ID, desc=True, limit=1)
             checkpoints = last[0].originator_version if last else 0
-        digest = hashlib.sha256(head[0].state).hexdigest()
+        digest = stored_digest(head[0].state)
         return AuditBasis(head[0].originator_version, digest, checkpoints, withdrawal_of(self.vouched, game_id))
 
     def audit(
