@@ -47,7 +47,7 @@ from evo_ledger.game.aggregate import (
     stored_hash,
 )
 from evo_ledger.game.checker import load_pinned_kit_document
-from evo_ledger.game.codec import CodecError, check_depth, digest, unpack_input, unpack_sealed
+from evo_ledger.game.codec import COMPACT_MARK, CodecError, check_depth, digest, unpack_input, unpack_sealed
 from evo_ledger.game.notation import (
     ActionLine,
     GameFile,
@@ -109,6 +109,8 @@ def _stored_row(game_id: UUID, number: int, row: Any) -> StoredEvent:
     if not (isinstance(row, list) and len(row) == 3 and all(type(v) is t for v, t in zip(row, shapes, strict=True))):
         raise BundleError(f"the bundle's event {number} is not [topic, version, bytes]")
     topic, version, state = row
+    if state[:1] == COMPACT_MARK:
+        raise BundleError(f"the bundle's event {number} is compact: a bundle carries each event's canonical bytes")
     return StoredEvent(game_id, version, topic, state)
 
 

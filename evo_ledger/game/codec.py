@@ -49,24 +49,29 @@ def _default(value: Any) -> msgpack.ExtType:
 MAX_DEPTH = 32
 
 
-def _ext_hook_at(depth: int) -> Callable[[int, bytes], Any]:
-    """The extension hook for values `depth` tuples deep: a tuple's bytes are unpacked by a hook one deeper."""
+def _ext_hook_at(depth: int, hooks: list[Callable[[int, bytes], Any]]) -> Callable[[int, bytes], Any]:
+    """The extension hook for values `depth` tuples deep: a tuple's bytes are unpacked by the hook one deeper of
+    `hooks`. Those of the compact form read no datetime as text: it never writes one, and one there would decode
+    to a time whose canonical bytes, and so its seal, are those of another offset."""
 
     def ext_hook(code: int, data: bytes) -> Any:
         if code == EXT_UUID:
             return UUID(bytes=data)
-        if code == EXT_DATETIME:
+        if code == EXT_DATETIME and hooks is _EXT_HOOKS:
             return datetime.fromisoformat(data.decode("ascii"))
         if code == EXT_TUPLE:
             if depth >= MAX_DEPTH:
                 raise CodecError(f"tuples nest deeper than {MAX_DEPTH}")
-            return tuple(_unpackb(data, depth + 1))
+            return tuple(_unpackb(data, depth + 1, hooks))
         raise CodecError(f"unknown msgpack extension type {code}")
 
     return ext_hook
 
 
-_EXT_HOOKS = [_ext_hook_at(depth) for depth in range(MAX_DEPTH + 1)]
+_EXT_HOOKS: list[Callable[[int, bytes], Any]] = []
+_EXT_HOOKS.extend(_ext_hook_at(depth, _EXT_HOOKS) for depth in range(MAX_DEPTH + 1))
+_COMPACT_HOOKS: list[Callable[[int, bytes], Any]] = []
+_COMPACT_HOOKS.extend(_ext_hook_at(depth, _COMPACT_HOOKS) for depth in range(MAX_DEPTH + 1))
 
 
 # strict_types: a tuple must reach `_default`, or it would come back a list.
@@ -84,8 +89,9 @@ def pack(value: Any) -> bytes:
     return packer.pack(value)  # type: ignore[no-any-return]
 
 
-def _unpackb(data: bytes, depth: int = 0) -> Any:
-    return msgpack.unpackb(data, ext_hook=_EXT_HOOKS[depth], raw=False, strict_map_key=False, timestamp=3)
+def _unpackb(data: bytes, depth: int = 0, hooks: list[Callable[[int, bytes], Any]] | None = None) -> Any:
+    hook = (_EXT_HOOKS if hooks is None else hooks)[depth]
+    return msgpack.unpackb(data, ext_hook=hook, raw=False, strict_map_key=False, timestamp=3)
 
 
 # What unpacking bytes that are not a stored value can raise: a list as a map key is a TypeError, a timestamp
@@ -145,6 +151,7 @@ HEX_FIELDS = frozenset({"hash", "prev_hash"})
 HEX_LENGTH = 64
 _SHAPE_IDS = {shape: number for number, shape in enumerate(STORED_SHAPES)}
 _HEX_PLACES = [tuple(place for place, name in enumerate(shape) if name in HEX_FIELDS) for shape in STORED_SHAPES]
+_HEX_NAMES = [tuple(name for name in shape if name in HEX_FIELDS) for shape in STORED_SHAPES]
 
 
 def compact(state: bytes) -> bytes:
@@ -154,15 +161,16 @@ def compact(state: bytes) -> bytes:
         return state
     try:
         fields, seal = unpack_sealed(state)
+        shape = _SHAPE_IDS.get(tuple(fields)) if isinstance(fields, dict) else None
+        if shape is None or any(type(fields[name]) is bytes for name in _HEX_NAMES[shape]):
+            return state  # a hash kept as bytes would be read back as text
+        if pack(fields) != (state if seal is None else state[: len(state) - SEAL_SIZE]):
+            return state  # the keyed bytes are not the map's own packing: only they are kept
+        packed = pack([*(_as_bytes(name, value) for name, value in fields.items()), shape])
     except CodecError:
         return state
-    shape = _SHAPE_IDS.get(tuple(fields)) if isinstance(fields, dict) else None
-    if shape is None:
-        return state
-    packed = pack([*(_as_bytes(name, value) for name, value in fields.items()), shape])
     body = COMPACT_MARK + (PLAIN + packed if len(packed) < DEFLATE_FROM else DEFLATED + pack(zlib.compress(packed)))
-    stored = body if seal is None else body + SEAL_MARK + seal
-    return stored if canonical(stored) == state else state
+    return body if seal is None else body + SEAL_MARK + seal
 
 
 def canonical(state: bytes) -> bytes:
@@ -181,7 +189,8 @@ def stored_digest(state: bytes) -> str:
 
 
 def _as_bytes(name: str, value: Any) -> Any:
-    if name in HEX_FIELDS and isinstance(value, str) and len(value) == HEX_LENGTH:
+    """A hash as its bytes, where they give the same text back (64 lowercase hex digits); any other value as it is."""
+    if name in HEX_FIELDS and type(value) is str and len(value) == HEX_LENGTH and value == value.lower():
         try:
             return bytes.fromhex(value)
         except ValueError:
@@ -192,7 +201,7 @@ def _as_bytes(name: str, value: Any) -> Any:
 def _unpack_compact(data: bytes) -> tuple[dict[str, Any], bytes | None]:
     """The fields of compact bytes (a list of the values of a shape's fields, then the shape's number) and the
     seal after them (pays for: bench.ledger_speed full fold, as the keyed form)."""
-    values, seal = _unpack_with_seal(data[2:])
+    values, seal = _unpack_with_seal(data[2:], _COMPACT_HOOKS)
     if data[1:2] != PLAIN:
         values = _inflated(data[1:2], values)
     shape = values[-1] if type(values) is list and values else None
@@ -207,8 +216,9 @@ def _unpack_compact(data: bytes) -> tuple[dict[str, Any], bytes | None]:
     return dict(zip(names, values, strict=False)), seal
 
 
-# The most a deflated stored value may inflate to: a snapshot of a long game is tens of kilobytes.
-MAX_INFLATED = 32 * 1024 * 1024
+# The most a deflated stored value may inflate to: a snapshot of a long game is tens of kilobytes, a game's first
+# event carries its kit (a request of a megabyte at most).
+MAX_INFLATED = 2 * 1024 * 1024
 
 
 def _inflated(variant: bytes, deflated: Any) -> Any:
@@ -221,12 +231,15 @@ def _inflated(variant: bytes, deflated: Any) -> Any:
         raise CodecError(f"not a stored value: {error}") from None
     if inflating.unconsumed_tail:
         raise CodecError(f"not a stored value: it inflates to more than {MAX_INFLATED} bytes")
-    return unpack(inflated)
-
-
-def _unpack_with_seal(data: bytes) -> tuple[Any, bytes | None]:
     try:
-        return _unpackb(data), None
+        return _unpackb(inflated, 0, _COMPACT_HOOKS)
+    except UNREADABLE as error:
+        raise CodecError(f"not a stored value: {error}") from None
+
+
+def _unpack_with_seal(data: bytes, hooks: list[Callable[[int, bytes], Any]] | None = None) -> tuple[Any, bytes | None]:
+    try:
+        return _unpackb(data, 0, hooks), None
     except msgpack.ExtraData as extra:
         trailer = extra.extra
         if len(trailer) == SEAL_SIZE and trailer.startswith(SEAL_MARK):

@@ -17,7 +17,7 @@ from typing import Final, Literal
 
 from eventsourcing.persistence import StoredEvent
 
-from evo_ledger.game.codec import SEAL_MARK, SEAL_SIZE, canonical, unpack_sealed
+from evo_ledger.game.codec import COMPACT_MARK, SEAL_MARK, SEAL_SIZE, canonical, pack, unpack_sealed
 from evo_ledger.settings import SEAL_KEY_VARIABLE
 
 SealKind = Literal["recorded", "imported"]
@@ -40,8 +40,9 @@ class Sealer:
         return hmac.new(self._key, KIND_PREFIX[kind] + place + body, hashlib.sha256).digest()
 
     def sealed(self, event: StoredEvent, kind: SealKind = RECORDED) -> StoredEvent:
-        """The unsealed event with its seal of `kind` after its bytes."""
-        state = event.state + SEAL_MARK + self.seal_of(event, event.state, kind)
+        """The unsealed event, in its canonical bytes, with its seal of `kind` after them."""
+        body = canonical(event.state)
+        state = body + SEAL_MARK + self.seal_of(event, body, kind)
         return StoredEvent(event.originator_id, event.originator_version, event.topic, state)
 
     def kind_of(self, event: StoredEvent, seal: bytes) -> SealKind | None:
@@ -60,6 +61,7 @@ class Sealer:
 
 def unsealed_bytes(state: bytes) -> bytes:
     """A stored event's canonical bytes without its seal."""
+    if state[:1] == COMPACT_MARK:
+        return pack(unpack_sealed(state)[0])
     _, seal = unpack_sealed(state)
-    state = canonical(state)
     return state if seal is None else state[: len(state) - SEAL_SIZE]

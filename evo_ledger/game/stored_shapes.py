@@ -124,4 +124,5 @@ STORED_SHAPES: tuple[tuple[str, ...], ...] = (
     ("timestamp", "prev_hash", "about", "text", "hash"),
     ("timestamp", "originator_topic", "game_id", "request", "game_version", "head_hash"),
     ("timestamp", "prev_hash", "hash", "replaced", "notation", "warnings", "visible_only_to", "reason"),
+    ("timestamp", "originator_topic", "game_id", "token_digest"),
 )

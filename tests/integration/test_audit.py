@@ -14,7 +14,7 @@ from evo_ledger.app.ledger import Ledger, Receipt
 from evo_ledger.app.selfplay import PLAYER_NAMES
 from evo_ledger.app.transfer import BundleError, export_bundle, import_bundles, import_notation
 from evo_ledger.game.aggregate import SNAPSHOT_INTERVAL, Game, seed_commitment
-from evo_ledger.game.codec import pack, unpack, unpack_sealed
+from evo_ledger.game.codec import canonical, compact, pack, unpack, unpack_sealed
 from evo_ledger.game.notation import parse_game
 from evo_ledger.game.seal import unsealed_bytes
 from evo_ledger.rules.evo2.selfplay import CHANCE_GENERATOR, Evo2SelfPlay
@@ -238,8 +238,12 @@ def test_bundles_leave_seals_behind_and_the_importer_seals_what_it_accepts(
         assert elsewhere.queries.audit(receipt.game_id).check("seals")["verdict"] == "pass"
         assert export_bundle(elsewhere, receipt.game_id) == bundle
     sealed_events = [[t, v, s] for t, v, s in unpack(bundle)["events"]]
-    sealed_events[0][2] = sealed_ledger.queries.stored_events(receipt.game_id)[0].state
+    stored_first = sealed_ledger.queries.stored_events(receipt.game_id)[0].state
+    sealed_events[0][2] = canonical(stored_first)
     with pytest.raises(BundleError, match="event 1 carries a server's seal"):
+        import_bundles(sealed_ledger, [pack({**unpack(bundle), "events": sealed_events})])
+    sealed_events[0][2] = compact(unsealed_bytes(stored_first))
+    with pytest.raises(BundleError, match="event 1 is compact: a bundle carries each event's canonical bytes"):
         import_bundles(sealed_ledger, [pack({**unpack(bundle), "events": sealed_events})])
 
 
