@@ -46,6 +46,7 @@ ON_A_DATABASE = {
     "share": ["share", "last"],
     "serve": ["serve", "--port", "0"],
     "project": ["project"],
+    "migrate": ["migrate"],
 }
 # The commands of the examples that read no file, database, port or certificate.
 NOTHING_TO_OPEN = {"rules", "selfplay"}

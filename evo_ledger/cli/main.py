@@ -32,6 +32,7 @@ from evo_ledger.cli.ledger_commands import (
     reason_of,
     run_ledger_command,
 )
+from evo_ledger.cli.migrate_command import add_migrate_command, migrate
 from evo_ledger.cli.phones import DEFAULT_PORT, EVERY_ADDRESS, network_address, phones_address
 from evo_ledger.game.checker import CheckReport, GameSetupError, check_game
 from evo_ledger.game.notation import GameFileError, NotTextGameFile, format_result, parse_game, read_game_text
@@ -133,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="info logs each request (method, path, status, time); warning only what goes wrong (default: info)",
     )
     add_project_command(commands)
+    add_migrate_command(commands)
     tls = commands.add_parser(
         "tls",
         help="make a certificate for serving https to the phones at a table",
@@ -212,6 +214,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         from evo_ledger.cli.project_command import project  # noqa: PLC0415 (the only command that needs SQLAlchemy)
 
         return project(args, sys.stdout)
+    if args.command == "migrate":
+        return migrate(args, sys.stdout)
     return run_ledger_command(args)
 
 

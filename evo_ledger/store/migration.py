@@ -1,0 +1,392 @@
+"""A store's events and snapshots rewritten into the compact stored form (`evo_ledger.game.codec.compact`), in place.
+
+Each table is read in the order of its key (originator id, version), a batch of rows a transaction; a row whose
+state is not compact is rewritten as `compact` gives it, and one of a shape `compact` does not know is left keyed.
+A row keeps its key, its topic and its notification id (SQLite's rowid). Both forms are read, so a migration
+stopped part way leaves a store that reads as before, and one run again goes on from there: a compact row is never
+rewritten. On PostgreSQL an append waits for a batch's transaction (it takes the events table's lock); on SQLite
+it waits for the write lock. Space is reclaimed after with VACUUM (on PostgreSQL, VACUUM FULL if asked, which
+locks the tables while it runs). `copy_sqlite` copies a SQLite store into a new file to migrate there instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing, contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+import psycopg
+from eventsourcing.application import Application
+from eventsourcing.persistence import AggregateRecorder
+from eventsourcing.postgres import PostgresAggregateRecorder
+from eventsourcing.sqlite import SQLiteAggregateRecorder
+from psycopg.sql import SQL, Composed, Identifier
+
+from evo_ledger.game.codec import COMPACT_MARK, compact
+from evo_ledger.settings import LOCK_TIMEOUT_SECONDS, Settings
+from evo_ledger.store.recorders import DATABASE_ERRORS, StoreUnusable, connection_options, problem_of, reason_in
+
+__all__ = [
+    "BATCH_ROWS",
+    "Migration",
+    "MigrationTarget",
+    "Progress",
+    "StoredTable",
+    "copy_sqlite",
+    "missing_sqlite_file",
+    "sqlite_file_size",
+    "stored_tables",
+]
+
+BATCH_ROWS = 500
+
+
+@dataclass(frozen=True)
+class StoredTable:
+    """A table of stored events, by its name (and on PostgreSQL its schema)."""
+
+    name: str
+    schema: str | None = None
+
+
+def stored_tables(application: Application[Any]) -> list[StoredTable]:
+    """The tables the application's events and snapshots are stored in, as its recorders name them."""
+    recorders: list[AggregateRecorder] = [application.recorder]
+    if application.snapshots is not None:
+        recorders.append(application.snapshots.recorder)
+    return [table_of(recorder) for recorder in recorders]
+
+
+def table_of(recorder: AggregateRecorder) -> StoredTable:
+    if isinstance(recorder, PostgresAggregateRecorder):
+        return StoredTable(recorder.events_table_name, recorder.datastore.schema)
+    if isinstance(recorder, SQLiteAggregateRecorder):
+        return StoredTable(recorder.events_table_name)
+    raise TypeError(f"not a recorder of a SQLite or PostgreSQL table: {type(recorder).__name__}")
+
+
+@dataclass
+class Progress:
+    """How far a migration has gone: the rows it set out to look at (every row not compact as it began), those it
+    has looked at, rewritten, and left keyed (a shape `compact` does not know); the state bytes of the rows it
+    rewrote, before and after."""
+
+    to_do: int
+    looked_at: int = 0
+    rewritten: int = 0
+    left_keyed: int = 0
+    bytes_before: int = 0
+    bytes_after: int = 0
+
+
+Key = tuple[Any, int]  # a row's originator id, as the database gives it, and its version
+Row = tuple[Any, int, bytes]
+Rewrite = tuple[bytes, Any, int]  # a row's new state, then its key
+
+
+@dataclass(frozen=True)
+class Batch:
+    """The rows one transaction looked at: the key of the last (None when none was left) and the length of each
+    state it rewrote, before and after."""
+
+    last: Key | None
+    looked_at: int
+    lengths: list[tuple[int, int]]
+
+
+def rewrites(rows: Sequence[Row]) -> list[Rewrite]:
+    """Each row `compact` changes, as its new state and its key."""
+    found = ((compact(state), originator_id, version, state) for originator_id, version, state in rows)
+    return [(new, originator_id, version) for new, originator_id, version, old in found if new != old]
+
+
+def batch_of(rows: Sequence[Row], rewritten: Sequence[Rewrite]) -> Batch:
+    before = {(originator_id, version): len(state) for originator_id, version, state in rows}
+    lengths = [(before[(originator_id, version)], len(new)) for new, originator_id, version in rewritten]
+    last = (rows[-1][0], rows[-1][1]) if rows else None
+    return Batch(last, len(rows), lengths)
+
+
+class MigrationTarget(Protocol):
+    """What a migration asks of a database: its rows not yet compact, a batch of them rewritten, its size."""
+
+    def not_compact(self, table: StoredTable) -> int: ...
+
+    def state_bytes(self, table: StoredTable) -> int: ...
+
+    def rewrite_batch(self, table: StoredTable, after: Key | None, limit: int) -> Batch: ...
+
+    def reclaim(self, tables: Sequence[StoredTable], full: bool) -> None: ...
+
+    def size_on_disk(self, tables: Sequence[StoredTable]) -> int: ...
+
+    def close(self) -> None: ...
+
+
+class SQLiteTarget:
+    """A SQLite file, through a connection of its own that commits to disk as the ledger's do."""
+
+    def __init__(self, path: str) -> None:
+        self.path = Path(path)
+        self.connection = sqlite3.connect(path, timeout=LOCK_TIMEOUT_SECONDS, isolation_level=None)
+        self.connection.execute("PRAGMA synchronous=FULL")
+
+    def not_compact(self, table: StoredTable) -> int:
+        statement = f"SELECT count(*) FROM {quoted(table)} WHERE substr(state, 1, 1) <> ?"
+        return int(self.connection.execute(statement, (COMPACT_MARK,)).fetchone()[0])
+
+    def state_bytes(self, table: StoredTable) -> int:
+        statement = f"SELECT coalesce(sum(length(state)), 0) FROM {quoted(table)}"
+        return int(self.connection.execute(statement).fetchone()[0])
+
+    def rewrite_batch(self, table: StoredTable, after: Key | None, limit: int) -> Batch:
+        name = quoted(table)
+        beyond = "" if after is None else "(originator_id, originator_version) > (?, ?) AND "
+        select = (
+            f"SELECT originator_id, originator_version, state FROM {name} WHERE {beyond}substr(state, 1, 1) <> ? "
+            "ORDER BY originator_id, originator_version LIMIT ?"
+        )
+        update = f"UPDATE {name} SET state = ? WHERE originator_id = ? AND originator_version = ?"
+        with self.transaction():
+            rows = self.connection.execute(select, (*(after or ()), COMPACT_MARK, limit)).fetchall()
+            rewritten = rewrites(rows)
+            self.connection.executemany(update, rewritten)
+        return batch_of(rows, rewritten)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.connection.execute("ROLLBACK")
+            raise
+        self.connection.execute("COMMIT")
+
+    def reclaim(self, tables: Sequence[StoredTable], full: bool) -> None:
+        """VACUUM, then the write-ahead log emptied into the file; only where every table's rowids (the events'
+        notification ids) run from 1 without a gap, which VACUUM, copying rows in rowid order, keeps as they are
+        even where it numbers them again (SQLite says it may, for a table without an INTEGER PRIMARY KEY, as the
+        library's events table is). The rows' places are compared before and after: a change is reported."""
+        numbered = [table for table in tables if self.has_rowids(table)]
+        if not all(self.without_gaps(table) for table in numbered):
+            return
+        before = [self.places(table) for table in numbered]
+        self.connection.execute("VACUUM")
+        self.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if [self.places(table) for table in numbered] != before:
+            raise StoreUnusable(f"{self.path}: VACUUM changed the events' notification ids: restore it from a copy")
+
+    def has_rowids(self, table: StoredTable) -> bool:
+        found = self.connection.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table.name,)
+        )
+        row = found.fetchone()
+        return row is not None and "WITHOUT ROWID" not in str(row[0]).upper()
+
+    def without_gaps(self, table: StoredTable) -> bool:
+        statement = f"SELECT count(*), coalesce(max(rowid), 0) FROM {quoted(table)}"
+        count, last = self.connection.execute(statement).fetchone()
+        return bool(count == last)
+
+    def places(self, table: StoredTable) -> str:
+        """A digest of each row's rowid with its key, in rowid order."""
+        rows = self.connection.execute(
+            f"SELECT rowid, originator_id, originator_version FROM {quoted(table)} ORDER BY rowid"
+        )
+        digest = hashlib.sha256()
+        for row in rows:
+            digest.update(repr(row).encode())
+        return digest.hexdigest()
+
+    def size_on_disk(self, tables: Sequence[StoredTable]) -> int:
+        return sqlite_file_size(self.path)
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def sqlite_file_size(path: Path) -> int:
+    """A SQLite file's bytes with its write-ahead log's."""
+    wal = path.with_name(f"{path.name}-wal")
+    return sum(found.stat().st_size for found in (path, wal) if found.exists())
+
+
+def quoted(table: StoredTable) -> str:
+    return '"' + table.name.replace('"', '""') + '"'
+
+
+class PostgresTarget:
+    """A PostgreSQL database, through a connection of its own."""
+
+    def __init__(self, database: str) -> None:
+        self.connection = psycopg.connect(**connection_options(database), autocommit=True)
+
+    def not_compact(self, table: StoredTable) -> int:
+        statement = SQL("SELECT count(*) FROM {0} WHERE substring(state FROM 1 FOR 1) <> %s").format(qualified(table))
+        return int(self.scalar(statement, (COMPACT_MARK,)))
+
+    def state_bytes(self, table: StoredTable) -> int:
+        return int(self.scalar(SQL("SELECT coalesce(sum(octet_length(state)), 0) FROM {0}").format(qualified(table))))
+
+    def scalar(self, statement: SQL | Composed, params: Sequence[Any] = ()) -> Any:
+        row = self.connection.execute(statement, params).fetchone()
+        assert row is not None  # an aggregate gives one row
+        return row[0]
+
+    def rewrite_batch(self, table: StoredTable, after: Key | None, limit: int) -> Batch:
+        beyond = SQL("" if after is None else "(originator_id, originator_version) > (%s, %s) AND ")
+        select = SQL(
+            "SELECT originator_id, originator_version, state FROM {table} "
+            "WHERE {beyond}substring(state FROM 1 FOR 1) <> %s "
+            "ORDER BY originator_id, originator_version LIMIT %s FOR UPDATE"
+        ).format(table=qualified(table), beyond=beyond)
+        update = SQL("UPDATE {0} SET state = %s WHERE originator_id = %s AND originator_version = %s").format(
+            qualified(table)
+        )
+        with self.connection.transaction(), self.connection.cursor() as cursor:
+            cursor.execute(select, (*(after or ()), COMPACT_MARK, limit))
+            rows = [(originator_id, version, bytes(state)) for originator_id, version, state in cursor.fetchall()]
+            rewritten = rewrites(rows)
+            cursor.executemany(update, rewritten)
+        return batch_of(rows, rewritten)
+
+    def reclaim(self, tables: Sequence[StoredTable], full: bool) -> None:
+        names = SQL(", ").join(qualified(table) for table in tables)
+        self.connection.execute(SQL("VACUUM (FULL) {0}" if full else "VACUUM {0}").format(names))
+
+    def size_on_disk(self, tables: Sequence[StoredTable]) -> int:
+        """The tables' bytes on disk, their indexes and TOAST included."""
+        statement = SQL("SELECT coalesce(pg_total_relation_size(to_regclass(%s)), 0)")
+        names = [qualified(table).as_string(self.connection) for table in tables]
+        return sum(int(self.scalar(statement, (name,))) for name in names)
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def qualified(table: StoredTable) -> Identifier:
+    return Identifier(table.schema, table.name) if table.schema else Identifier(table.name)
+
+
+def opened_target(settings: Settings) -> MigrationTarget:
+    if settings.is_postgres:
+        return PostgresTarget(settings.database)
+    return SQLiteTarget(settings.database)
+
+
+@contextmanager
+def used(settings: Settings, doing: str) -> Iterator[None]:
+    """A database error raised as StoreUnusable, naming the store and what was being done."""
+    try:
+        yield
+    except DATABASE_ERRORS as error:
+        raise StoreUnusable(f"{settings.described}: cannot {doing}: {reason_in(error)}") from error
+
+
+class Migration:
+    """The rows of a store's `tables` not yet compact, rewritten compact a batch of `batch_rows` a transaction;
+    `progress`, how far the last run went."""
+
+    def __init__(self, settings: Settings, tables: Sequence[StoredTable], batch_rows: int = BATCH_ROWS) -> None:
+        if batch_rows < 1:
+            raise ValueError(f"a batch holds at least one row, not {batch_rows}")
+        self.settings, self.tables, self.batch_rows = settings, list(tables), batch_rows
+        self.progress = Progress(0)
+        with used(settings, "be opened"):
+            self.target = opened_target(settings)
+
+    def __enter__(self) -> Migration:
+        return self
+
+    def __exit__(self, *raised: object) -> None:
+        self.target.close()
+
+    def not_compact(self) -> int:
+        """The rows whose state is not compact: those a run looks at."""
+        with used(self.settings, "be read"):
+            return sum(self.target.not_compact(table) for table in self.tables)
+
+    def state_bytes(self) -> int:
+        """The bytes of every row's state."""
+        with used(self.settings, "be read"):
+            return sum(self.target.state_bytes(table) for table in self.tables)
+
+    def size_on_disk(self) -> int:
+        """The SQLite file's bytes (with its write-ahead log's), or the PostgreSQL tables'."""
+        with used(self.settings, "be read"):
+            return self.target.size_on_disk(self.tables)
+
+    def run(self, after_batch: Callable[[Progress], None] = lambda _: None, to_do: int | None = None) -> Progress:
+        """Every row not compact rewritten compact (or left keyed, of a shape `compact` does not know), table by
+        table in the order of its key; `after_batch` is told the progress after each batch is committed. `to_do`:
+        the rows not compact, if they were just counted."""
+        self.progress = Progress(self.not_compact() if to_do is None else to_do)
+        with used(self.settings, "be rewritten"):
+            for table in self.tables:
+                self.run_table(table, self.progress, after_batch)
+        return self.progress
+
+    def run_table(self, table: StoredTable, progress: Progress, after_batch: Callable[[Progress], None]) -> None:
+        after: Key | None = None
+        while True:
+            batch = self.target.rewrite_batch(table, after, self.batch_rows)
+            if batch.last is None:
+                return
+            counted(progress, batch)
+            after_batch(progress)
+            after = batch.last
+
+    def reclaim(self, full: bool = False) -> None:
+        """The space the rewritten rows left, given back with VACUUM (VACUUM FULL on PostgreSQL if `full`)."""
+        with used(self.settings, "be vacuumed"):
+            self.target.reclaim(self.tables, full)
+
+
+def counted(progress: Progress, batch: Batch) -> None:
+    progress.looked_at += batch.looked_at
+    progress.rewritten += len(batch.lengths)
+    progress.left_keyed += batch.looked_at - len(batch.lengths)
+    progress.bytes_before += sum(before for before, _ in batch.lengths)
+    progress.bytes_after += sum(after for _, after in batch.lengths)
+
+
+def missing_sqlite_file(settings: Settings) -> str | None:
+    """Why the SQLite file `settings` names cannot be migrated as it is not there, if it is not."""
+    path = Path(settings.database)
+    if path.is_file():
+        return None
+    if path.is_dir():
+        return "it is a folder"
+    if not path.parent.is_dir():
+        return f"there is no folder {path.parent}"
+    return "there is no such file"
+
+
+def copy_sqlite(settings: Settings, into: Path) -> Settings:
+    """The SQLite store `settings` names copied into the new file `into` (page by page, every rowid kept),
+    the original only read; the settings of the copy. An existing `into` is refused."""
+    if settings.is_postgres:
+        raise StoreUnusable(f"--into {into}: a SQLite file is copied into a new one, not a {settings.described}")
+    if (missing := missing_sqlite_file(settings)) is not None:
+        raise StoreUnusable(f"{settings.described}: cannot be copied: {missing}")
+    if into.exists():
+        raise StoreUnusable(f"--into {into}: exists already: the migrated copy goes into a new file")
+    if not into.parent.is_dir():
+        raise StoreUnusable(f"--into {into}: cannot write there: there is no folder {into.parent}")
+    source = sqlite3.connect(read_only_uri(Path(settings.database)), uri=True, timeout=LOCK_TIMEOUT_SECONDS)
+    try:
+        with closing(source), closing(sqlite3.connect(into)) as copy:
+            source.backup(copy)  # page by page: every rowid (notification id) as it is
+    except sqlite3.Error as error:
+        into.unlink(missing_ok=True)
+        raise StoreUnusable(f"{settings.described}: cannot be copied: {problem_of(settings, error)}") from None
+    return replace(settings, database=str(into))
+
+
+def read_only_uri(path: Path) -> str:
+    return f"{path.resolve().as_uri()}?mode=ro"
