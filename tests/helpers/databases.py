@@ -14,6 +14,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import NoReturn
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
@@ -37,10 +38,19 @@ def require_postgres() -> None:
     problem = postgres_unavailable()
     if problem is None:
         return
-    message = f"PostgreSQL is not reachable at {ADMIN_URL} ({problem})"
+    missing(
+        f"PostgreSQL is not reachable at {ADMIN_URL} ({problem})",
+        "CI runs every PostgreSQL test",
+        "start PostgreSQL, or set EVO_TEST_POSTGRES to a server's URL, to run these tests",
+    )
+
+
+def missing(problem: str, under_ci: str, to_enable: str) -> NoReturn:
+    """A server or program the test needs is missing: under CI=true the test fails, elsewhere it is skipped,
+    saying how to enable it."""
     if os.environ.get("CI") == "true":
-        pytest.fail(f"{message}: CI runs every PostgreSQL test")
-    pytest.skip(f"{message}: start PostgreSQL, or set EVO_TEST_POSTGRES to a server's URL, to run these tests")
+        pytest.fail(f"{problem}: {under_ci}")
+    pytest.skip(f"{problem}: {to_enable}")
 
 
 def url_for(database: str) -> str:

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
-import pytest
 
+from tests.helpers.databases import missing
 from tools.ensure_test_programs import INSTALL_POSTGRES, SERVER_PROGRAMS, postgres_bindir
 
 DATABASE = "evo"
@@ -56,9 +56,7 @@ def require_server_programs() -> None:
     if problem is None:
         return
     enable = f"install them with `{INSTALL_POSTGRES}` (as root), or set EVO_TEST_POSTGRES_BIN to their folder"
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{problem}: CI runs the replica tests ({enable})")
-    pytest.skip(f"{problem}: {enable}, to run the replica tests")
+    missing(problem, f"CI runs the replica tests ({enable})", f"{enable}, to run the replica tests")
 
 
 def free_port() -> int:
