@@ -53,7 +53,7 @@ def add_migrate_command(commands: Any) -> None:
 
 
 def migrate(args: argparse.Namespace, out: TextIO) -> int:
-    """`evo-ledger migrate`: the store (or its copy, with --into) migrated, and what was done, in a few lines."""
+    """`evo-ledger migrate`: the store (or its copy, with --into) rewritten, and what was done, in a few lines."""
     try:
         settings = Settings.for_database(args.database)
     except SettingsError as error:
@@ -64,7 +64,7 @@ def migrate(args: argparse.Namespace, out: TextIO) -> int:
             original, settings = settings, copy_sqlite(settings, args.into)
             print(f"migrating a copy, {args.into}: {original.database} is only read", file=out)
         with open_ledger(settings.database) as ledger:
-            return migrated(ledger, args.full, size_before, out)
+            return rewritten(ledger, args.full, size_before, out)
     except PersistenceError as error:  # opened, then refused a read or a write
         return refused(f"{settings.described}: cannot be used: {reason_in(error)}")
     except (SettingsError, OSError) as error:
@@ -87,11 +87,11 @@ def original_size(settings: Settings) -> int | None:
     return sqlite_file_size(Path(settings.database))
 
 
-def migrated(ledger: Ledger, full: bool, size_before: int | None, out: TextIO) -> int:
+def rewritten(ledger: Ledger, full: bool, size_before: int | None, out: TextIO) -> int:
     postgres = ledger.settings.is_postgres
     with Migration(ledger.settings, stored_tables(ledger.store)) as migration:
         size_before = migration.size_on_disk() if size_before is None else size_before
-        state_before, to_do = migration.state_bytes(), migration.not_compact()
+        bytes_before, to_do = migration.state_bytes(), migration.not_compact()
         try:
             with ProgressBar(to_do, "rows", sys.stderr) as bar:
                 progress = migration.run(lambda done: bar.update(done.looked_at), to_do)
@@ -99,7 +99,7 @@ def migrated(ledger: Ledger, full: bool, size_before: int | None, out: TextIO) -
             return stopped(migration.progress)
         migration.reclaim(full)
         print_rows(progress, out)
-        say("state", before_after(state_before, migration.state_bytes()), out)
+        say("state", before_after(bytes_before, migration.state_bytes()), out)
         vacuum = "VACUUM FULL" if full and postgres else "VACUUM"
         size = f"{before_after(size_before, migration.size_on_disk())} {vacuum}"
         say("tables on disk" if postgres else "file", size, out)

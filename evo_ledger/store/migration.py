@@ -199,8 +199,8 @@ class SQLiteTarget:
             f"SELECT rowid, originator_id, originator_version FROM {quoted(table)} ORDER BY rowid"
         )
         digest = hashlib.sha256()
-        for row in rows:
-            digest.update(repr(row).encode())
+        for rowid, originator_id, originator_version in rows:
+            digest.update(f"{rowid} {originator_id} {originator_version}\n".encode())
         return digest.hexdigest()
 
     def size_on_disk(self, tables: Sequence[StoredTable]) -> int:
@@ -356,7 +356,7 @@ def counted(progress: Progress, batch: Batch) -> None:
 
 
 def missing_sqlite_file(settings: Settings) -> str | None:
-    """Why the SQLite file `settings` names cannot be migrated as it is not there, if it is not."""
+    """Why the SQLite file `settings` names cannot be rewritten as it is not there, if it is not."""
     path = Path(settings.database)
     if path.is_file():
         return None
@@ -375,7 +375,7 @@ def copy_sqlite(settings: Settings, into: Path) -> Settings:
     if (missing := missing_sqlite_file(settings)) is not None:
         raise StoreUnusable(f"{settings.described}: cannot be copied: {missing}")
     if into.exists():
-        raise StoreUnusable(f"--into {into}: exists already: the migrated copy goes into a new file")
+        raise StoreUnusable(f"--into {into}: exists already: the rewritten copy goes into a new file")
     if not into.parent.is_dir():
         raise StoreUnusable(f"--into {into}: cannot write there: there is no folder {into.parent}")
     source = sqlite3.connect(read_only_uri(Path(settings.database)), uri=True, timeout=LOCK_TIMEOUT_SECONDS)

@@ -192,7 +192,7 @@ def test_into_migrates_a_new_file_and_leaves_the_original_as_it_was(
     migrated_bytes = into.read_bytes()
     assert main(["migrate", "--database", str(original), "--into", str(into)]) == EXIT_BAD_INPUT
     assert capsys.readouterr().err == (
-        f"evo-ledger migrate: --into {into}: exists already: the migrated copy goes into a new file\n"
+        f"evo-ledger migrate: --into {into}: exists already: the rewritten copy goes into a new file\n"
     )
     assert into.read_bytes() == migrated_bytes
 
