@@ -9,6 +9,7 @@ import time
 from typing import Any
 from uuid import uuid4
 
+import pytest
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
@@ -79,7 +80,9 @@ def answers(client: TestClient, paths: list[str]) -> dict[tuple[str, str], tuple
     return found
 
 
+@pytest.mark.slow
 def test_a_withdrawn_game_changes_no_statistic_and_a_reinstated_one_counts_again(client: TestClient) -> None:
+    """Slow: every statistic asked three times over five games, with their read tables brought up each time."""
     import_hand_game(client)
     for name in RECORDED:
         imported(client, name)
