@@ -21,6 +21,7 @@ from starlette.routing import BaseRoute, Mount
 from api import conflicts, errors, read_only, schemas
 from api.deps import utc_now
 from api.open_streams import OpenStreams
+from api.personal_data import PersonalDataShown
 from api.routes import (
     audits,
     competitions,
@@ -217,6 +218,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
     errors.install(app)
     conflicts.install(app)
     app.openapi = schemas.with_models(app.openapi, games.BODIES_READ)  # type: ignore[method-assign]
+    app.add_middleware(PersonalDataShown)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, seconds=settings.body_seconds)
     app.add_middleware(NotKeptForATokensReader)
     if settings.store.read_only:

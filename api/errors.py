@@ -35,6 +35,7 @@ from evo_ledger.app.competitions import (
 from evo_ledger.app.disputes import NotExplainable
 from evo_ledger.app.ledger import Contention, GameReferenceError, IdempotencyKeyReused, ReplacedGame, UnknownGame
 from evo_ledger.app.people import (
+    AlreadyErased,
     InvalidPersonName,
     InvalidSeatId,
     MergeCycle,
@@ -135,6 +136,7 @@ MAPPED: dict[type[Exception], tuple[int, str]] = {
     UnknownPerson: (404, "unknown_person"),
     MergeIntoItself: (422, "merge_into_itself"),
     PersonMerged: (409, "person_merged"),
+    AlreadyErased: (409, "already_erased"),
     MergeCycle: (409, "merge_cycle"),
     SeatIdLinked: (409, "seat_id_linked"),
     SeatIdNotLinked: (409, "seat_id_not_linked"),
@@ -191,16 +193,21 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     def http_error(_: Request, error: HTTPException) -> JSONResponse:
-        code = HTTP_CODES.get(error.status_code, "http_error")
-        response = problem(error.status_code, code, str(error.detail))
-        response.headers.update(error.headers or {})
-        return response
+        return http_problem(error)
 
     for exception_type, (status, code) in MAPPED.items():
         app.add_exception_handler(exception_type, _handler(status, code))
 
 
 HTTP_CODES = {400: "unreadable_body", 404: "not_found", 405: "method_not_allowed", 408: "body_timeout"}
+
+
+def http_problem(error: HTTPException) -> JSONResponse:
+    """An HTTP error (a body that came too slowly, a route not found) as every refusal is answered."""
+    code = HTTP_CODES.get(error.status_code, "http_error")
+    response = problem(error.status_code, code, str(error.detail))
+    response.headers.update(error.headers or {})
+    return response
 
 
 def _handler(status: int, code: str) -> Any:

@@ -1002,6 +1002,11 @@ class PersonOut(BaseModel):
     games: int = Field(description="the games the person's stable ids sat at that the caller is told of")
     merged_into: str | None = Field(description="the person it was merged into (null: it stands)")
     recorded: bool = Field(description="whether the person has a record of its own")
+    erased: bool = Field(
+        default=False,
+        description="whether the person's personal data was erased: they are named by the label of a seat of theirs "
+        "(`anon…`), and can be renamed no more",
+    )
 
 
 class PeopleList(Fresh):

@@ -110,17 +110,22 @@ class Tally:
 
 
 def standings(
-    connection: Connection, competition_id: str, scoring: Scoring, include_private: bool = False
+    connection: Connection,
+    competition_id: str,
+    scoring: Scoring,
+    include_private: bool = False,
+    shown: Callable[[str], str] = str,
 ) -> list[dict[str, Any]]:
     """The competition's standings, a row per person, best first (the module says how they are counted):
-    `place` (shared by rows equal in points, wins, score and games), `person_id`, `name`, `games`, `wins`,
-    `points` and `score` (the sum of the games' own scores)."""
+    `place` (shared by rows equal in points, wins, score and games, listed by name as it is `shown`: a seat's
+    label as its handle), `person_id`, `name`, `games`, `wins`, `points` and `score` (the sum of the games' own
+    scores)."""
     tallies: dict[str, Tally] = {}
     for _, in_game in groupby(counted_seats(connection, competition_id, include_private), key=lambda s: s.game_id):
         played = list(in_game)
         for seat, points in each_person_once(played, game_points(played, scoring)):
             count_seat(tallies.setdefault(seat.person_id, Tally(seat.person_id)), seat, points)
-    return ranked_rows(tallies.values())
+    return ranked_rows(tallies.values(), shown)
 
 
 def each_person_once(played: Sequence[Seat], points: Sequence[Fraction]) -> Iterator[tuple[Seat, Fraction]]:
@@ -143,9 +148,12 @@ def count_seat(tally: Tally, seat: Seat, points: Fraction) -> None:
         tally.name, tally.last_ended = seat.name, seat.ended
 
 
-def ranked_rows(tallies: Iterable[Tally]) -> list[dict[str, Any]]:
+def ranked_rows(tallies: Iterable[Tally], shown: Callable[[str], str] = str) -> list[dict[str, Any]]:
     """The rows in order, each with its place: one more than the rows strictly ahead of it."""
-    ordered = sorted(tallies, key=lambda tally: (tally.key(), tally.name, tally.person_id))
+    counted = list(tallies)
+    names = shown("\n".join(tally.name for tally in counted)).split("\n") if counted else []
+    by_name = {tally.person_id: name for tally, name in zip(counted, names, strict=True)}
+    ordered = sorted(counted, key=lambda tally: (tally.key(), by_name[tally.person_id], tally.person_id))
     rows: list[dict[str, Any]] = []
     for index, tally in enumerate(ordered):
         ahead = rows[-1]["place"] if index and ordered[index - 1].key() == tally.key() else index + 1

@@ -76,6 +76,12 @@ def brought_back(connection: Connection, event: Any) -> bool:
     return True
 
 
+def erased(connection: Connection, event: Any) -> bool:
+    """The person's name leaves the row: they are shown by the labels of their seats."""
+    connection.execute(update(PEOPLE).where(PEOPLE.c.person_id == event.person_id).values(name=None))
+    return True
+
+
 def _seat_to(connection: Connection, seat_id: str, person_id: str) -> None:
     """The stable id's row made to name `person_id`: none where that is the id's own person."""
     connection.execute(delete(PERSON_SEATS).where(PERSON_SEATS.c.player_id == seat_id))
@@ -91,6 +97,7 @@ READERS: dict[str, Callable[[Connection, Any], bool]] = {
     Person.MergedInto.TOPIC: merged_into,
     Person.Absorbed.TOPIC: absorbed,
     Person.BroughtBack.TOPIC: brought_back,
+    Person.Erased.TOPIC: erased,
 }
 """The function that writes the rows of each of a person's events (each makes the ratings again)."""
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, Select, Table, and_, case, false, func, select
+from sqlalchemy import Connection, Select, Subquery, Table, and_, case, false, func, select
 
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.base import GameReport, GameRows, Measure, Statistic
@@ -57,20 +57,35 @@ def report_parts(ruleset: str, report: str) -> GameReport:
     return parts
 
 
-def game_report(connection: Connection, game_id: str, ruleset: str, report: str, as_of: AsOf | None = None) -> Row:
+def game_report(
+    connection: Connection,
+    game_id: str,
+    ruleset: str,
+    report: str,
+    as_of: AsOf | None = None,
+    shown: Callable[[str], str] = str,
+) -> Row:
     """A report on one game (REPORTS: its standings, its auctions): each part the game's rows that stand, or that
-    stood `as_of` an event."""
+    stood `as_of` an event, in its order, names as they are `shown` (a seat's label as its handle)."""
     answer: Row = {"game_id": game_id, "ruleset": ruleset}
     for name, part in report_parts(ruleset, report).items():
         table = tables()[part.table]
         columns = [column for column in table.columns if column.name not in BOOKKEEPING]
-        answer[name] = _rows(
+        rows = _rows(
             connection,
             select(*columns)
             .where(table.c.game_id == game_id, _standing(table, as_of))
             .order_by(*(table.c[column] for column in part.order)),
         )
+        answer[name] = by_names_shown(rows, part.order, shown) if "name" in part.order else rows
     return answer
+
+
+def by_names_shown(rows: list[Row], order: Sequence[str], shown: Callable[[str], str]) -> list[Row]:
+    """The rows in `order`, each name in it as it is shown."""
+    names = shown("\n".join(row["name"] for row in rows)).split("\n") if rows else []
+    keyed = [({**row, "name": named}, row) for named, row in zip(names, rows, strict=True)]
+    return [row for _, row in sorted(keyed, key=lambda pair: tuple(pair[0][column] for column in order))]
 
 
 @dataclass(frozen=True)
@@ -120,6 +135,27 @@ def _effective(table: Table, scope: Scope) -> Any:
     return and_(~table.c.undone, _counted(table, scope))
 
 
+def latest_name(table: Subquery, scope: Scope) -> Any:
+    """The name a person (a row of the query over `table` that groups by ruleset and person) is known by at their
+    latest game of the ruleset the statistics count: their record's, else the name they sat under there."""
+    latest, games = table.alias("latest"), GAMES.alias("latest_games")
+    counted = select(GAMES.c.game_id).where(counted_games(scope)).correlate(None)
+    return (
+        select(latest.c.person_name)
+        .join(games, games.c.game_id == latest.c.game_id)
+        .where(
+            latest.c.person_id == table.c.person_id,
+            games.c.ruleset == GAMES.c.ruleset,
+            ~latest.c.undone,
+            latest.c.game_id.in_(counted),
+        )
+        .order_by(games.c.started_at.desc(), games.c.game_id.desc())
+        .limit(1)
+        .correlate(table, GAMES)
+        .scalar_subquery()
+    )
+
+
 def player_records(connection: Connection, scope: Scope = PUBLIC_GAMES) -> list[Row]:
     """Per ruleset and person (`results_by_person`: a stable id no record claims is its own person) over the games
     they finished: games, wins (shared first places count), and the mean and best score (the ruleset's first
@@ -131,7 +167,7 @@ def player_records(connection: Connection, scope: Scope = PUBLIC_GAMES) -> list[
             GAMES.c.ruleset,
             table.c.person_id,
             func.min(table.c.player_id).label("player_id"),
-            func.max(table.c.person_name).label("name"),
+            latest_name(table, scope).label("name"),
             func.count().label("games"),
             func.sum(case((table.c.rank == 1, 1), else_=0)).label("wins"),
             func.avg(table.c.score).label("mean_score"),

@@ -126,6 +126,7 @@ NEED_NO_SWAP: dict[str, str] = {
     "PATCH /v1/people/{person_id}": PERSON_CHANGED,
     "POST /v1/people/{person_id}/merge": PERSON_CHANGED,
     "POST /v1/people/{person_id}/split": PERSON_CHANGED,
+    "DELETE /v1/people/{person_id}/personal-data": f"{PERSON_CHANGED}; the admin's alone",
     "GET /health": f"{NO_GAME}: the server's processes and the events the read tables set aside, by type",
     "GET /docs": STATIC,
     "GET /": STATIC,

@@ -108,7 +108,9 @@ def what_if(
     if (replace is None) == (not drop):
         raise ApiError(422, "invalid_request", "give either replace=ACTION or drop=true")
     check_live(reader, ledger, "branches")
-    return report_response(branch_for(reader, ledger, ledger.queries.game(reader.game_id), event, replace))
+    game = ledger.queries.game(reader.game_id)
+    replacement = ledger.queries.seats.in_labels(game, replace) if replace is not None else None
+    return report_response(branch_for(reader, ledger, game, event, replacement))
 
 
 def report_response(report: CanonicalReport) -> Response:

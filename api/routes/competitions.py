@@ -190,7 +190,13 @@ def standings_read(
     read in one transaction."""
     store: ReadStore = request.app.state.read_store
     with store.engine.connect() as connection:
-        rows = competitions.standings(connection, str(competition.id), competition.scoring, private_rows_for(caller))
+        rows = competitions.standings(
+            connection,
+            str(competition.id),
+            competition.scoring,
+            private_rows_for(caller),
+            ledger.store.personal.render,
+        )
         position = position_in(connection)
     log_position = ledger.store.recorder.max_notification_id() or 0
     return rows, (position, log_position)

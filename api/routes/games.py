@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import date
 from typing import Annotated, Any
 from uuid import UUID
@@ -198,8 +198,9 @@ def list_games(
     found: list[schemas.Summary] = []
     last, more = 0, False
     known = statuses(request) if status is not None else {}
+    named = ledger.store.personal.names_of(player) if player is not None else None
     for position, setup in ledger.queries.started_setups(after=int(cursor or 0)):
-        if not set_up_as(setup, ruleset, player, started_from, started_to):
+        if not set_up_as(setup, ruleset, named, started_from, started_to):
             continue  # told apart by its setup: the game is not read
         if known.get(setup.originator_id, status) != status:
             continue  # told apart by the read tables, which have followed the whole log
@@ -214,14 +215,14 @@ def list_games(
             break
         found.append(summary)
         last = position
-    if player is not None and not found and not player_seen(ledger, player, caller, request.app.state.clock):
+    if player is not None and not found and not player_seen(ledger, named or {player}, caller, request.app.state.clock):
         raise ApiError(404, "unknown_player", f"player: no game names {player[:80]!r}, by name or stable id")
     return schemas.GameList(games=found, next_cursor=str(last) if more else None)
 
 
-def player_seen(ledger: Ledger, player: str, caller: Caller, clock: Any) -> bool:
-    """Whether a game the list shows the caller, withdrawn or not, names the player (only the games that name it are
-    read)."""
+def player_seen(ledger: Ledger, player: Collection[str], caller: Caller, clock: Any) -> bool:
+    """Whether a game the list shows the caller, withdrawn or not, names the player (any of the names it may be
+    stored under: only the games that name it are read)."""
     return any(
         set_up_as(setup, None, player, None, None)
         and game_listed(ledger, setup.originator_id, caller, clock, "include") is not None
@@ -230,13 +231,14 @@ def player_seen(ledger: Ledger, player: str, caller: Caller, clock: Any) -> bool
 
 
 def set_up_as(
-    setup: Any, ruleset: str | None, player: str | None, started_from: date | None, started_to: date | None
+    setup: Any, ruleset: str | None, player: Collection[str] | None, started_from: date | None, started_to: date | None
 ) -> bool:
-    """Whether a game's setup (its first event) has the ruleset, the player and the start asked for."""
+    """Whether a game's setup (its first event) has the ruleset, the player (any of the names or stable ids it may
+    be stored under) and the start asked for."""
     started = setup.timestamp.date()
     return (
         (ruleset is None or setup.ruleset == ruleset)
-        and (player is None or any(player in (p["name"], p["id"]) for p in setup.players))
+        and (player is None or any(p["name"] in player or p["id"] in player for p in setup.players))
         and (started_from is None or started >= started_from)
         and (started_to is None or started <= started_to)
     )

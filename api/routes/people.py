@@ -10,13 +10,13 @@ games, and a person so hidden is answered as unknown, to a change as to a read."
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 
 from api import schemas
-from api.deps import CallerDep, KeeperDep, LedgerDep
+from api.deps import CallerDep, KeeperDep, LedgerDep, require_admin
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.people import MAX_SEAT_ID, PersonState, SeatsTold, is_id_text, unknown_person
 from evo_ledger.app.readers import (
@@ -55,8 +55,8 @@ class Told:
     """What a caller is told of the seats that stable ids took, from the read tables: every stable id's at once
     (`every`), or each stable id's as it is first asked for."""
 
-    def __init__(self, caller: Caller, store: ReadStore, every: bool = False) -> None:
-        self.caller, self.store, self.every = caller, store, every
+    def __init__(self, caller: Caller, store: ReadStore, shown: Callable[[str], str], every: bool = False) -> None:
+        self.caller, self.store, self.every, self.shown_text = caller, store, every, shown
         self.seats: dict[str, SeatsOf] = {}
         if every:
             with store.engine.connect() as connection:
@@ -102,13 +102,13 @@ class Told:
     def name(self, state: PersonState) -> str:
         """The person's name: the one a keeper gave them, else the one their own stable id last sat under at a game
         the caller is told of, else the one the latest such seat of their other stable ids was taken under, else
-        their id."""
+        their id; as it now reads (a seat's label as its handle, a sealed name opened)."""
         if state.name is not None:
-            return state.name
+            return self.shown_text(state.name)
         self.read([state.person_id, *state.seat_ids])
         own = latest_name(self.caller, [self.of(state.person_id)])
         seated = own or latest_name(self.caller, [self.of(seat_id) for seat_id in state.seat_ids])
-        return seated or state.person_id
+        return self.shown_text(seated) if seated else state.person_id
 
 
 def named(person_id: str, field: str = "person_id") -> str:
@@ -121,7 +121,8 @@ def named(person_id: str, field: str = "person_id") -> str:
 def told_of(request: Request, caller: Caller, every: bool = False) -> Told:
     """What the caller is told of the seats of the stable ids (every one read at once, where `every`)."""
     store: ReadStore = request.app.state.read_store
-    return Told(caller, store, every)
+    ledger: Ledger = request.app.state.ledger
+    return Told(caller, store, ledger.store.personal.render, every)
 
 
 def answers(told: Told, states: Iterable[PersonState]) -> list[schemas.PersonOut]:
@@ -145,6 +146,7 @@ def answers(told: Told, states: Iterable[PersonState]) -> list[schemas.PersonOut
                     games=games,
                     merged_into=state.merged_into,
                     recorded=state.recorded,
+                    erased=state.erased,
                 )
             )
     return found
@@ -297,5 +299,30 @@ def split_person(
     own (409 `own_seat_id`)."""
     sight = told_of(request, caller).sight()
     state = ledger.people.split(named(person_id), body.seat_id, sight, keeper)
+    nudged(request)
+    return answer(request, caller, state)
+
+
+@router.delete(
+    "/people/{person_id}/personal-data",
+    response_model=schemas.PersonOut,
+    operation_id="erase_person",
+    dependencies=[Depends(require_admin)],
+    responses={
+        403: {"model": schemas.Problem, "description": "a token that is not the admin's (`token_refused`)"},
+        404: {"model": schemas.Problem, "description": "no such person (`unknown_person`)"},
+        409: {
+            "model": schemas.Problem,
+            "description": "a person erased already (`already_erased`), or merged away (`person_merged`)",
+        },
+    },
+)
+def erase_person(person_id: PersonId, request: Request, ledger: LedgerDep, caller: CallerDep) -> schemas.PersonOut:
+    """The person's personal data erased, by the admin: the handles their stable ids sat under, their name, and the
+    text typed into every game they sat at (notes, reasons) become unreadable in every answer, export, statistic and
+    page, and leave every row outside the event log. Their games replay and audit as stored, each of their seats
+    shown by its label (`anon…`), and keep their place in statistics. The erasure is an event that names no one.
+    Refused, erasing nothing: an unknown person (404 `unknown_person`), one erased already (409 `already_erased`)."""
+    state = ledger.people.erase(named(person_id), told_of(request, caller).sight())
     nudged(request)
     return answer(request, caller, state)

@@ -6,6 +6,7 @@ the recorder's own token (or the admin's)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
@@ -47,7 +48,7 @@ def choices(
     those after them. A reader who may not see every hidden fact is offered the words of the legal actions
     `/legal` shows it."""
     game = latest_for(reader, ledger)
-    entered = words.split()
+    entered = ledger.queries.seats.in_labels(game, words).split()
     more, offered = forced_choices_for(reader, game, entered) if forced else ([], choices_for(reader, game, entered))
     return schemas.Choices(
         version=game.version, words=entered, forced=more, next=list(offered.words), complete=offered.complete
@@ -99,8 +100,12 @@ def add_co_recorder(
     the link as a QR code for the device's camera. Only the recorder's own token (or the admin's) issues one; the
     name is kept in the game's access log, and refused with 409 `co_recorder_exists` while another holds it."""
     issued = new_token()
-    access = changed_by_recorder(request, ledger, game_id, token, lambda held: held.add_co_recorder(body.name, issued))
-    added = access.co_recorder_named(body.name)
+
+    def add(held: GameAccess) -> None:  # once the token is found to be the recorder's
+        held.add_co_recorder(body.name, issued, partial(ledger.commands.typed, held.game_id))
+
+    access = changed_by_recorder(request, ledger, game_id, token, add)
+    added = access.co_recorder_named(ledger.commands.typed(access.game_id, body.name))
     assert added is not None
     link, qr = join_link(request, access.game_id, issued)
     return schemas.CoRecorderIssued(id=added.id, name=body.name, token=issued, join_link=link, join_qr=qr)
@@ -122,10 +127,11 @@ def issue_seat_token(
     game, issued = game_id_of(game_id), new_token()
 
     def issue(access: GameAccess) -> None:  # once the token is found to be the recorder's
-        players = ledger.queries.game(game).player_names
-        if seat not in players:
+        played = ledger.queries.game(game)
+        players, named = played.player_names, ledger.queries.seats.in_labels(played, seat)
+        if named not in players:
             raise ApiError(422, "unknown_seat", f"{seat[:64]!r} is not a seat of the game ({', '.join(players)})")
-        access.issue_seat_token(seat, issued)
+        access.issue_seat_token(named, issued)
 
     changed_by_recorder(request, ledger, game_id, token, issue)  # a stream read with the old token closes
     link, qr = join_link(request, game, issued)
@@ -187,7 +193,7 @@ def withdraw_game(
     ratings and every statistic, and the game out of the game list unless asked for (`withdrawn`). A game
     withdrawn already is refused with 409 `already_withdrawn`. The recorder's own token (or the admin's) alone
     withdraws it."""
-    access = changed_by_recorder(request, ledger, game_id, token, lambda held: held.set_withdrawn(True, body.reason))
+    access = changed_by_recorder(request, ledger, game_id, token, withdrawn_as(ledger, True, body.reason))
     return schemas.WithdrawalSet(game_id=str(access.game_id), withdrawn=access.withdrawn, reason=body.reason)
 
 
@@ -203,8 +209,17 @@ def reinstate_game(
     """Put a withdrawn game back, with a reason: an event of the game's access, after which it counts again as
     any game does. A game that is not withdrawn is refused with 409 `not_withdrawn`. The recorder's own token (or
     the admin's) alone reinstates it."""
-    access = changed_by_recorder(request, ledger, game_id, token, lambda held: held.set_withdrawn(False, body.reason))
+    access = changed_by_recorder(request, ledger, game_id, token, withdrawn_as(ledger, False, body.reason))
     return schemas.WithdrawalSet(game_id=str(access.game_id), withdrawn=access.withdrawn, reason=body.reason)
+
+
+def withdrawn_as(ledger: Ledger, withdrawn: bool, reason: str) -> Callable[[GameAccess], None]:
+    """The game withdrawn or reinstated, its reason sealed as typed text once the token is found to make it."""
+
+    def change(held: GameAccess) -> None:
+        held.set_withdrawn(withdrawn, reason, partial(ledger.commands.typed, held.game_id))
+
+    return change
 
 
 def changed_by_recorder(

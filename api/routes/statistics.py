@@ -110,11 +110,12 @@ def game_report(request: Request, ledger: Ledger, reader: Reader, report: str) -
     except queries.NoSuchReport as error:
         raise ApiError(404, f"no_{report}", str(error)) from None
     cut = rows_as_of(reader, ledger)
+    shown = ledger.store.personal.render
     if cut is None:
-        answer, fresh = read(request, lambda c: queries.game_report(c, game_id, setup.ruleset, report))
+        answer, fresh = read(request, lambda c: queries.game_report(c, game_id, setup.ruleset, report, shown=shown))
         return {**answer, **fresh}
     as_of = queries.AsOf(*cut)
-    answer, _ = read(request, lambda c: queries.game_report(c, game_id, setup.ruleset, report, as_of))
+    answer, _ = read(request, lambda c: queries.game_report(c, game_id, setup.ruleset, report, as_of, shown))
     return {**answer, "position": None, "log_position": None}
 
 

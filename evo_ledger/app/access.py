@@ -344,8 +344,9 @@ class GameAccess(Aggregate):
         if allowed != self.seats_record:
             self.trigger_event(self.SeatsRecordSet, allowed=allowed)
 
-    def set_withdrawn(self, withdrawn: bool, reason: str) -> None:
-        """Withdraw the game (`withdrawn`) or reinstate it, for `reason`: refused where it is so already."""
+    def set_withdrawn(self, withdrawn: bool, reason: str, stored: Callable[[str], str] = str) -> None:
+        """Withdraw the game (`withdrawn`) or reinstate it, for `reason` (stored as `stored` makes it): refused
+        where it is so already."""
         problem = withdrawal_reason_problem(reason)
         if problem is not None:
             raise WithdrawalReasonRefused(f"reason: {problem}")
@@ -353,18 +354,19 @@ class GameAccess(Aggregate):
             raise AlreadyWithdrawn(f"game {self.game_id} is withdrawn already ({self.withdrawal_reason})")
         if not withdrawn and not self.withdrawn:
             raise NotWithdrawn(f"game {self.game_id} is not withdrawn: there is nothing to reinstate")
-        self.trigger_event(self.WithdrawalSet, withdrawn=withdrawn, reason=reason)
+        self.trigger_event(self.WithdrawalSet, withdrawn=withdrawn, reason=stored(reason))
 
     def issue_seat_token(self, player: str, token: str) -> None:
         self.trigger_event(self.SeatTokenIssued, player=player, token_digest=token_digest(token))
 
-    def add_co_recorder(self, name: str, token: str) -> None:
+    def add_co_recorder(self, name: str, token: str, stored: Callable[[str], str] = str) -> None:
+        """A co-recorder named `name` (stored as `stored` makes it, the same for the same name), with its token."""
         problem = co_recorder_name_problem(name)
         if problem is not None:
             raise CoRecorderNameRefused(f"name: {problem}")
-        if self.co_recorder_named(name) is not None:
+        if self.co_recorder_named(stored(name)) is not None:
             raise CoRecorderTaken(f"a co-recorder is named {name!r} already: revoke it first, or choose another name")
-        self.trigger_event(self.CoRecorderAdded, name=name, token_digest=token_digest(token))
+        self.trigger_event(self.CoRecorderAdded, name=stored(name), token_digest=token_digest(token))
 
     def revoke_co_recorder(self, co_recorder_id: int) -> None:
         held = self.co_recorders.get(co_recorder_id)

@@ -26,7 +26,7 @@ import unicodedata
 import uuid
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate
@@ -83,6 +83,14 @@ class PersonMerged(Exception):
 
 class MergeCycle(Exception):
     """A merge into a person whose chain of merges leads back to the person merged."""
+
+
+class AlreadyErased(Exception):
+    """An erasure of a person whose personal data was erased already."""
+
+    def __init__(self, person_id: str) -> None:
+        super().__init__(f"person {person_id[:80]!r}: their personal data was erased already")
+        self.person_id = person_id
 
 
 class PersonPrivate(Exception):
@@ -200,9 +208,21 @@ class Person(Aggregate):
         def apply(self, aggregate: Any) -> None:
             aggregate.merged_into, aggregate.seat_ids, aggregate.changed_by = None, (self.seat_id,), self.by
 
+    class Erased(Aggregate.Event):
+        """The person's personal data erased: their names and handles made unreadable, in their records and in
+        every game they sat at (evo_ledger.app.personal). The event names no one."""
+
+        TOPIC = "evo-ledger:Person.Erased"
+        person_id: str
+        by: str
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate.erased, aggregate.changed_by = True, self.by
+
     def __init__(self, person_id: str, name: str | None, seat_ids: list[str], by: str) -> None:
         self.person_id = person_id
         self.name = name
+        self.erased = False
         self.seat_ids: tuple[str, ...] = tuple(seat_ids)
         self.came_from: dict[str, str] = {}
         self.merged_into: str | None = None
@@ -236,6 +256,9 @@ class Person(Aggregate):
 
     def bring_back(self, seat_id: str, by: str) -> None:
         self.trigger_event(self.BroughtBack, person_id=self.person_id, seat_id=seat_id, by=by)
+
+    def erase(self, by: str) -> None:
+        self.trigger_event(self.Erased, person_id=self.person_id, by=by)
 
 
 def without(came_from: dict[str, str], seat_id: str) -> dict[str, str]:
@@ -293,6 +316,7 @@ PERSON_TOPICS = (
     Person.MergedInto.TOPIC,
     Person.Absorbed.TOPIC,
     Person.BroughtBack.TOPIC,
+    Person.Erased.TOPIC,
 )
 
 SeatName = Callable[[str], "str | None"]
@@ -362,19 +386,21 @@ EVERY_PERSON = Keeping()
 
 @dataclass(frozen=True)
 class PersonState:
-    """A person as a change leaves it: its id, its name (None: no keeper named them), its stable ids, whom it was
-    merged into (None: it stands, or the caller is not shown that person), and whether it has a record of its own
-    (without one, it is a stable id's own person)."""
+    """A person as a change leaves it: its id, its name (None: no keeper named them, or they were erased), its stable
+    ids, whom it was merged into (None: it stands, or the caller is not shown that person), whether it has a record
+    of its own (without one, it is a stable id's own person), and whether their personal data was erased."""
 
     person_id: str
     name: str | None
     seat_ids: tuple[str, ...]
     merged_into: str | None = None
     recorded: bool = True
+    erased: bool = False
 
     @classmethod
     def of(cls, record: Person) -> PersonState:
-        return cls(record.person_id, record.name, record.seat_ids, record.merged_into)
+        name = None if record.erased else record.name
+        return cls(record.person_id, name, record.seat_ids, record.merged_into, erased=record.erased)
 
 
 def checked_name(name: str) -> str:
@@ -411,6 +437,27 @@ def checked_seat_ids(seat_ids: Iterable[str]) -> list[str]:
     return found
 
 
+class NameSealing(Protocol):
+    """How a person's name is stored (`seal`: sealed under a key of the person's) and read back (`opened`)."""
+
+    def seal(self, person_id: str, name: str) -> str: ...
+
+    def opened(self, stored: str) -> str: ...
+
+
+class NamesInClear:
+    """Names stored as they are given."""
+
+    def seal(self, person_id: str, name: str) -> str:
+        return name
+
+    def opened(self, stored: str) -> str:
+        return stored
+
+
+NAMES_IN_CLEAR = NamesInClear()
+
+
 class Records:
     """The records one attempt at a change reads, each read once and changed in place (so that the change stores
     each record once, with every event it gained), what the caller is told of the seats (`told`), and what its
@@ -422,8 +469,10 @@ class Records:
         read_link: Callable[[str], SeatLink | None],
         told: SeatsTold = NOTHING_TOLD,
         keeping: Keeping = EVERY_PERSON,
+        names: NameSealing | None = None,
     ) -> None:
         self.read_person, self.read_link, self.told, self.keeping = read_person, read_link, told, keeping
+        self.names = names or NAMES_IN_CLEAR
         self.people: dict[str, Person | None] = {}
         self.links: dict[str, SeatLink | None] = {}
 
@@ -559,7 +608,8 @@ class Records:
         if found is None:
             return PersonState(person_id, None, (person_id,), recorded=False)
         into = found.merged_into if found.merged_into is not None and self.shown(found.merged_into) else None
-        return PersonState(person_id, found.name, found.seat_ids, into)
+        name = None if found.erased else found.name
+        return PersonState(person_id, name, found.seat_ids, into, erased=found.erased)
 
     def give(self, seat_id: str, person_id: str) -> None:
         """The stable id's link made to name `person_id`."""
@@ -585,7 +635,7 @@ def registered(records: Records, person_id: str, name: str, seat_ids: Sequence[s
     given, wanted = checked_name(name), checked_seat_ids(seat_ids)
     records.check_named_kept((seat_id, "link") for seat_id in wanted)
     check_linkable(records, person_id, wanted)
-    records.people[person_id] = Person.register(person_id, given, records.by)
+    records.people[person_id] = Person.register(person_id, records.names.seal(person_id, given), records.by)
     _link(records, person_id, wanted)
     return records.answer(person_id)
 
@@ -614,12 +664,27 @@ def changed(records: Records, person_id: str, name: str | None, seat_ids: Sequen
     standing = records.person(person_id)
     if standing is not None:
         records.check_standing(standing)
+        if standing.erased and given is not None:
+            raise AlreadyErased(person_id)
     check_linkable(records, person_id, wanted)
     if given is not None:
         record = records.record(person_id)
-        if record.name != given:
-            record.rename(given, records.by)
+        if record.name is None or records.names.opened(record.name) != given:
+            record.rename(records.names.seal(person_id, given), records.by)
     _link(records, person_id, wanted)
+    return records.answer(person_id)
+
+
+def erased(records: Records, person_id: str) -> PersonState:
+    """The person's personal data erased (the admin's to ask): refused for a person not known (UnknownPerson), one
+    merged away (PersonMerged), or one erased already (AlreadyErased)."""
+    records.check_known(person_id)
+    standing = records.person(person_id)
+    if standing is not None:
+        records.check_standing(standing)
+        if standing.erased:
+            raise AlreadyErased(person_id)
+    records.record(person_id).erase(records.by)
     return records.answer(person_id)
 
 

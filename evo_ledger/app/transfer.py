@@ -31,6 +31,7 @@ from eventsourcing.utils import TopicError
 
 from evo_ledger.app.access import GameAccess
 from evo_ledger.app.ledger import Ledger, Receipt
+from evo_ledger.app.personal import LabelShapedHandle, game_owner, sealed_owners
 from evo_ledger.app.readers import BUNDLE_FORMAT, BUNDLE_VERSION, RECORDER, bundle_for, game_file_for
 from evo_ledger.game.aggregate import (
     CHECK_ON_FOLD,
@@ -48,6 +49,7 @@ from evo_ledger.game.aggregate import (
 )
 from evo_ledger.game.checker import load_pinned_kit_document
 from evo_ledger.game.codec import COMPACT_MARK, CodecError, check_depth, digest, unpack_input, unpack_sealed
+from evo_ledger.game.labels import is_label
 from evo_ledger.game.notation import (
     ActionLine,
     GameFile,
@@ -241,8 +243,19 @@ def bundle_game(mapper: Mapper[UUID], data: bytes) -> PreparedGame:
     events = read_bundle(data)
     verify_chain(events)
     game, snapshots = fold(mapper, events)
+    check_sealed_text_its_own(mapper, events, game.id)
     sealed = [sealed_by(mapper, event, IMPORTED) for event in events]
     return PreparedGame(Receipt.of(game), sealed, [mapper.to_stored_event(s) for s in snapshots])
+
+
+def check_sealed_text_its_own(mapper: Mapper[UUID], events: Sequence[StoredEvent], game_id: UUID) -> None:
+    """Refused (BundleError) unless every sealed text the bundle's events hold was sealed for its own game: a text
+    sealed for another is opened by no answer about this one."""
+    own = game_owner(game_id)
+    for event in events:
+        foreign = sealed_owners(vars(mapper.to_domain_event(event))) - {own}
+        if foreign:
+            raise BundleError(f"event {event.originator_version} holds sealed text of another game or person")
 
 
 def notation_game(
@@ -482,6 +495,9 @@ def game_from_notation(
     `files`, the game file is from outside, and its kit a built-in one."""
     game_file = parse_game(text)
     header = game_file.header
+    shaped = next((name for name in header.players if is_label(name)), None)
+    if shaped is not None:
+        raise GameFileError(1, 1, str(LabelShapedHandle(shaped)))
     document, kit = load_pinned_kit_document(game_file, base, files)
     players = [(name, None) for name in header.players]
     rules = get_ruleset(header.ruleset, header.version)

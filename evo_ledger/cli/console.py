@@ -8,7 +8,7 @@ the next prompt, so closing the terminal at any moment loses nothing that was ac
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TextIO
+from typing import Any, TextIO
 from uuid import UUID
 
 from evo_ledger.app.ledger import Ledger, Receipt, VersionConflict
@@ -46,14 +46,14 @@ class PlaySession:
         self.commands: dict[str, Callable[[str], None]] = {
             "undo": self.undo,
             "note": self.note,
-            "show": lambda _: print_position(self.game, self.out),
+            "show": lambda _: print_position(self.game, self.out, self.ledger.store.personal.render),
             "legal": lambda _: self.say("\n".join(self.legal_actions()) or "no action is enumerable here"),
             "log": self.log,
             "help": lambda _: self.say(HELP),
         }
 
     def run(self) -> int:
-        print_position(self.game, self.out)
+        print_position(self.game, self.out, self.ledger.store.personal.render)
         while True:
             try:
                 line = self.read(self.prompt()).strip()
@@ -73,9 +73,12 @@ class PlaySession:
                 self.record(self.offered() or "")
 
     def prompt(self) -> str:
+        """What is awaited, and the action Enter records, each seat by its handle (the prompt is not `out`'s)."""
         offered = self.offered()
         advice = f"\n{self.advice_line()} (Enter records {offered})" if offered is not None else ""
-        return f"[{self.game.version}] {self.game.rules.view(self.game.state).headline}{advice}\n> "
+        return self.ledger.store.personal.render(
+            f"[{self.game.version}] {self.game.rules.view(self.game.state).headline}{advice}\n> "
+        )
 
     def offered(self) -> str | None:
         """The action Enter records: the first of the rules' own decision for a seat they run, if one is awaited."""
@@ -104,7 +107,7 @@ class PlaySession:
         """Say what was stored: the events after `before`, each with its number, and the receipt's head hash."""
         self.game = self.ledger.queries.game(self.game_id)
         for event in self.ledger.queries.game_events(self.game_id, after=before):
-            self.say(event_line(event, self.game.rules, terminal_width(self.out)))
+            self.say_event(event)
         self.say(f"stored: event {receipt.version}, head {receipt.head_hash[:16]}", terminal.STORED)
         if self.game.rules.outcome(self.game.state) is not None:
             self.say(headline(self.game))
@@ -159,10 +162,15 @@ class PlaySession:
     def log(self, rest: str) -> None:
         count, _ = leading_number(rest)
         for event in self.ledger.queries.game_events(self.game_id)[-(count or 10) :]:
-            self.say(event_line(event, self.game.rules, terminal_width(self.out)))
+            self.say_event(event)
+
+    def say_event(self, event: Any) -> None:
+        self.say(event_line(event, self.game.rules, terminal_width(self.out), shown=self.ledger.store.personal.render))
 
     def legal_actions(self) -> Iterator[str]:
-        return iter(legal_for(RECORDER, self.game))
+        """The legal actions now, each seat by its handle, as they are typed."""
+        actions = legal_for(RECORDER, self.game)
+        return iter(self.ledger.store.personal.render("\n".join(actions)).split("\n") if actions else ())
 
 
 def leading_number(text: str) -> tuple[int | None, str]:

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 from uuid import UUID
 
 from eventsourcing.persistence import PersistenceError
@@ -23,6 +23,7 @@ from evo_ledger.app.access import AccessNotVouched, CoRecorderTaken
 from evo_ledger.app.audit import CLEAN
 from evo_ledger.app.disputes import ExplanationReport, NotExplainable, WhatIfReport
 from evo_ledger.app.ledger import GameReferenceError, Ledger, Receipt, ReplacedGame, UnknownGame, VersionConflict
+from evo_ledger.app.personal import as_json_text
 from evo_ledger.app.readers import (
     HiddenEvent,
     HiddenFacts,
@@ -39,7 +40,7 @@ from evo_ledger.app.transfer import BUNDLE_SUFFIX, ImportFileError, export_bundl
 from evo_ledger.cli.console import PlaySession, completer
 from evo_ledger.cli.last_game import remember, remembered
 from evo_ledger.cli.phones import DEFAULT_PORT, ShareError, share_game
-from evo_ledger.cli.terminal import ProgressBar
+from evo_ledger.cli.terminal import ProgressBar, ShownText
 from evo_ledger.cli.views import event_line, print_position, terminal_width
 from evo_ledger.game.aggregate import Game, NothingToUndo
 from evo_ledger.game.checker import GameSetupError
@@ -224,9 +225,11 @@ def add_reader(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def reader_of(game: Game, args: argparse.Namespace) -> Seen:
+def reader_of(ledger: Ledger, game: Game, args: argparse.Namespace) -> Seen:
+    """The reader `--as` names: a seat by its player's handle (or its label), or `public`."""
+    named = ledger.queries.seats.in_labels(game, args.reader) if args.reader is not None else None
     try:
-        return reader_named(args.reader, game.player_names)
+        return reader_named(named, game.player_names)
     except ValueError as error:
         raise CommandError(str(error)) from None
 
@@ -243,13 +246,7 @@ def run_ledger_command(args: argparse.Namespace, out: TextIO | None = None) -> i
     out = out or sys.stdout
     try:
         with open_ledger(args.database) as ledger:
-            return COMMANDS[args.command](ledger, args, out)
-    except (RuleViolation, VersionConflict, NothingToUndo) as refusal:
-        print(f"refused: {refusal}; nothing was recorded", file=sys.stderr)
-        return EXIT_REFUSED
-    except AccessNotVouched as error:
-        print(f"evo-ledger {args.command}: {error}", file=sys.stderr)
-        return EXIT_REFUSED
+            return run_on(ledger, args, out)
     except PersistenceError as error:  # opened, then refused a read or a write (a file only readable, a lost server)
         store = Settings.for_database(args.database).described
         print(f"evo-ledger {args.command}: {store}: cannot be used: {reason_in(error)}", file=sys.stderr)
@@ -258,6 +255,25 @@ def run_ledger_command(args: argparse.Namespace, out: TextIO | None = None) -> i
         raise
     except BAD_INPUT as error:
         print(f"evo-ledger {args.command}: {said(error)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def run_on(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
+    """The command run on the ledger opened, what it writes and a refusal's words shown with the personal data
+    they quote as it stands (the seats' handles)."""
+    shown = ledger.store.personal.render
+    try:
+        return COMMANDS[args.command](ledger, args, cast(TextIO, ShownText(out, shown)))
+    except (RuleViolation, VersionConflict, NothingToUndo) as refusal:
+        print(f"refused: {shown(str(refusal))}; nothing was recorded", file=sys.stderr)
+        return EXIT_REFUSED
+    except AccessNotVouched as error:
+        print(f"evo-ledger {args.command}: {shown(str(error))}", file=sys.stderr)
+        return EXIT_REFUSED
+    except BrokenPipeError:
+        raise
+    except BAD_INPUT as error:
+        print(f"evo-ledger {args.command}: {shown(said(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
 
@@ -431,7 +447,7 @@ def note(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 def print_events(ledger: Ledger, receipt: Receipt, after: int, out: TextIO) -> None:
     rules, width = ledger.queries.game(receipt.game_id).rules, terminal_width(out)
     for event in ledger.queries.game_events(receipt.game_id, after=after):
-        print(event_line(event, rules, width), file=out)
+        print(event_line(event, rules, width, shown=ledger.store.personal.render), file=out)
     print_receipt(receipt, out)
 
 
@@ -442,20 +458,21 @@ def print_receipt(receipt: Receipt, out: TextIO) -> None:
 def show(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     """The position names no hidden fact: it is the same for every reader (`--as` is checked all the same)."""
     game_id = game_of(ledger, args.game)
-    reader_of(ledger.queries.game(game_id), args)
+    reader_of(ledger, ledger.queries.game(game_id), args)
     latest = ledger.queries.receipt(game_id).version
     if args.at is not None and not 1 <= args.at <= latest:
         raise CommandError(f"--at {args.at}: the game has events 1 to {latest}")
-    print_position(ledger.queries.game(game_id, version=args.at), out)
+    print_position(ledger.queries.game(game_id, version=args.at), out, ledger.store.personal.render)
     return EXIT_OK
 
 
 def log(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     game_id = game_of(ledger, args.game)
     game = ledger.queries.game(game_id)
-    seen, width = visibility(reader_of(game, args), ledger, game), terminal_width(out)
+    seen, width = visibility(reader_of(ledger, game, args), ledger, game), terminal_width(out)
     for event in ledger.queries.game_events(game_id):
-        print(event_line(event, game.rules, width, sentence_for(seen, event, game.rules)), file=out)
+        sentence = sentence_for(seen, event, game.rules)
+        print(event_line(event, game.rules, width, sentence, ledger.store.personal.render), file=out)
     return EXIT_OK
 
 
@@ -466,10 +483,17 @@ def audit_game(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     kept = [kept_checkpoint(path) for path in args.checkpoint]
     report = ledger.queries.audit(game_id, up_to=args.event, expect_head=args.expect_head, kept=kept)
     if args.json:
-        out.write(report.canonical.decode() + "\n")
+        write_json(ledger, report.canonical.decode(), out)
     else:
         out.write(report.text())
     return EXIT_OK if report.verdict == CLEAN else EXIT_REFUSED
+
+
+def write_json(ledger: Ledger, text: str, out: TextIO) -> None:
+    """JSON text as it is shown, with each text it opens escaped inside its JSON string: written past `out`'s own
+    showing (plain text, which a quote in an opened note would turn into JSON no longer readable)."""
+    shown = ledger.store.personal.render(text, as_json_text) + "\n"
+    (out.stream if isinstance(out, ShownText) else out).write(shown)
 
 
 def kept_checkpoint(path: Path) -> dict[str, Any]:
@@ -517,17 +541,23 @@ def checkpoint(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 def explain(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     game_id = game_of(ledger, args.game)
     game = ledger.queries.game(game_id)
-    return _write_report(explanation_for(reader_of(game, args), ledger, game, args.event), args.json, out)
+    report = explanation_for(reader_of(ledger, game, args), ledger, game, args.event)
+    return _write_report(ledger, report, args.json, out)
 
 
 def what_if(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     game_id = game_of(ledger, args.game)
     game = ledger.queries.game(game_id)
-    return _write_report(branch_for(reader_of(game, args), ledger, game, args.event, args.replace), args.json, out)
+    replacement = ledger.queries.seats.in_labels(game, args.replace) if args.replace is not None else None
+    report = branch_for(reader_of(ledger, game, args), ledger, game, args.event, replacement)
+    return _write_report(ledger, report, args.json, out)
 
 
-def _write_report(report: ExplanationReport | WhatIfReport, as_json: bool, out: TextIO) -> int:
-    out.write(report.canonical.decode() + "\n" if as_json else report.text())
+def _write_report(ledger: Ledger, report: ExplanationReport | WhatIfReport, as_json: bool, out: TextIO) -> int:
+    if as_json:
+        write_json(ledger, report.canonical.decode(), out)
+    else:
+        out.write(report.text())
     return EXIT_OK
 
 
@@ -558,7 +588,10 @@ def import_command(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int
 
 def export(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     game_id = game_of(ledger, args.game)
-    data = export_bundle(ledger, game_id) if args.bundle else export_notation(ledger, game_id).encode("utf-8")
+    if args.bundle:
+        data = export_bundle(ledger, game_id)  # the stored form itself
+    else:  # a game file is text: its seats by their handles, its notes opened
+        data = ledger.store.personal.render(export_notation(ledger, game_id)).encode("utf-8")
     if args.output is not None:
         args.output.write_bytes(data)
     elif args.bundle and out.isatty():

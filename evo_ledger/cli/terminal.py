@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from typing import TextIO
+import io
+from collections.abc import Callable
+from typing import BinaryIO, TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -58,3 +60,35 @@ class ProgressBar:
             self.bar.console.print(Text(line))
         else:
             print(line, file=out)
+
+
+class ShownText(io.TextIOBase):
+    """Text output with what `shown` makes of each piece written (the personal data it quotes, as it now stands),
+    asking its stream for the rest (whether it is a terminal, its width)."""
+
+    def __init__(self, stream: TextIO, shown: Callable[[str], str]) -> None:
+        super().__init__()
+        self.stream, self.shown = stream, shown
+
+    def write(self, text: str) -> int:
+        self.stream.write(self.shown(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def buffer(self) -> BinaryIO:
+        """The stream's bytes, written as they are (a bundle is the stored form itself)."""
+        buffer: BinaryIO = self.stream.buffer
+        return buffer
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.stream, "encoding", None) or "utf-8"

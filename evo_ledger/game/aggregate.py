@@ -25,9 +25,12 @@ from eventsourcing.domain import Aggregate, Snapshot
 from eventsourcing.utils import register_topic
 
 from evo_ledger.game.codec import digest
+from evo_ledger.game.labels import NO_LABELS, readings, spoken_as_labels
 from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
 from evo_ledger.rules.base import Consequence, OptionValue, RuleViolation, SetupError, Transition, Vocabulary
 from evo_ledger.rules.contract import Kit, hidden_information, replayer
+from evo_ledger.rules.structured import ActionDataError
+from evo_ledger.rules.text import NotationError
 
 TOPIC_PREFIX = "evo-ledger:Game"
 SNAPSHOT_INTERVAL = 100
@@ -480,13 +483,44 @@ class Game(Aggregate):
         self.trigger_event(self.EndRevealSet, reveal_at_end=bool(reveal))
 
     def _prepare(self, state: Any, notation: str | Mapping[str, Any]) -> tuple[Any, Transition[Any]]:
-        """The action checked on `state`, its transition kept for the fold of the event about to be triggered."""
+        """The action checked on `state`, its transition kept for the fold of the event about to be triggered. An
+        action entered with handles is read with labels in their place (`readings`): the first reading the rules
+        take, else the refusal of the first."""
+        refused: Exception | None = None
+        for reading in readings(notation, self.labels_by_handle):
+            try:
+                action = (
+                    self._rules.parse_action(reading)
+                    if isinstance(reading, str)
+                    else self._rules.action_from_data(reading)
+                )
+                self._prepared = self._rules.apply(state, action)
+            except (NotationError, ActionDataError, RuleViolation) as refusal:
+                refused = refused or refusal
+                continue
+            return action, self._prepared
+        assert refused is not None
+        raise refused
+
+    def _parsed(self, notation: str | Mapping[str, Any]) -> Any:
         if isinstance(notation, str):
-            action = self._rules.parse_action(notation)
-        else:
-            action = self._rules.action_from_data(notation)
-        self._prepared = self._rules.apply(state, action)
-        return action, self._prepared
+            return self._rules.parse_action(notation)
+        return self._rules.action_from_data(notation)
+
+    @property
+    def labels_by_handle(self) -> Mapping[str, str]:
+        """Each seated handle's label, for the change the application makes now (never stored): an action entered
+        with a handle is recorded with its seat's label."""
+        labels: Mapping[str, str] = self.__dict__.get("_labels_by_handle", NO_LABELS)
+        return labels
+
+    @labels_by_handle.setter
+    def labels_by_handle(self, labels: Mapping[str, str]) -> None:
+        self.__dict__["_labels_by_handle"] = labels
+
+    def in_labels(self, action: str | Mapping[str, Any]) -> Any:
+        """An action as entered, each seated handle in it put as its seat's label."""
+        return spoken_as_labels(action, self.labels_by_handle)
 
     def _action_fields(self, action: Any, transition: Transition[Any]) -> dict[str, Any]:
         notation = self._rules.format_action(action)

@@ -21,6 +21,7 @@ from evo_ledger.app.readers import PUBLIC, audit_for, branch_for, bundle_for, ex
 from evo_ledger.game.aggregate import Game
 from evo_ledger.settings import Settings
 from tests.helpers.api import HELD_CARD, append, client_for, new_game
+from tests.helpers.shown import shown
 from tests.helpers.support import ROUND_ONE_AUCTION
 from tests.helpers.tampering import KEY
 
@@ -58,8 +59,9 @@ def read_before(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Read
 def test_a_game_read_stays_as_it_was_when_another_read_brings_the_game_up_to_date(read_before: ReadBefore) -> None:
     game = read_before.game
     assert game.version == read_before.version
-    assert [notation for _, notation, _ in game.history] == list(ROUND_ONE_AUCTION)
-    assert read_before.ledger.queries.game(game.id).history[-1][1] == DRAW
+    ledger = read_before.ledger
+    assert [shown(ledger, notation) for _, notation, _ in game.history] == list(ROUND_ONE_AUCTION)
+    assert shown(ledger, ledger.queries.game(game.id).history[-1][1]) == DRAW
 
 
 def test_the_exports_hold_the_events_of_the_game_read(read_before: ReadBefore) -> None:
@@ -82,7 +84,7 @@ def test_an_explanation_and_a_branch_read_no_event_after_the_game_read(read_befo
     ledger, game = read_before.ledger, read_before.game
     with pytest.raises(NotExplainable, match=f"the game has events 1 to {game.version}, not {game.version + 1}"):
         explanation_for(PUBLIC, ledger, game, game.version + 1)
-    first_bid = next(version for version, notation, _ in game.history if notation == FIRST_BID)
+    first_bid = next(version for version, notation, _ in game.history if shown(ledger, notation) == FIRST_BID)
     branch = branch_for(PUBLIC, ledger, game, first_bid, None).data
     later = len(ROUND_ONE_AUCTION) - 1 - ROUND_ONE_AUCTION.index(FIRST_BID)
     assert branch["branch"]["actions_replayed"] <= later and "drew" not in json.dumps(branch)

@@ -97,6 +97,7 @@ def test_a_keeper_registers_renames_links_merges_and_splits_people(client: TestC
         "games": 1,
         "merged_into": None,
         "recorded": False,
+        "erased": False,
     }
     assert seated["ben-1"]["games"] == 2
 

@@ -14,6 +14,7 @@ from evo_ledger.game.codec import unpack
 from evo_ledger.game.notation import parse_game
 from tests.helpers.hidden import Recorded, set_aside, streamed
 from tests.helpers.servers import ADMIN
+from tests.helpers.shown import shown
 from tests.helpers.stored import FIXTURES
 from tests.helpers.support import ROOT
 
@@ -53,13 +54,15 @@ def finished(client: TestClient, actions: list[str], reveal_at_end: bool | None 
 
 
 def bundle_said(client: TestClient, game: str, headers: dict[str, str]) -> str:
-    """A bundle export as its reader gets it: its events decoded, and the events it says it leaves out."""
+    """A bundle export as its reader gets it: its events decoded, and the events it says it leaves out; the seats'
+    labels it stores (a bundle is the stored form) read as the handles they stand for."""
     got = client.get(f"/v1/games/{game}/export?format=bundle", headers=headers)
     bundle = unpack(got.content)
-    decode = client.app.state.ledger.store.mapper.transcoder.decode  # type: ignore[attr-defined]
+    ledger = client.app.state.ledger  # type: ignore[attr-defined]
+    decode = ledger.store.mapper.transcoder.decode
     rows = [[topic, version, decode(state)] for topic, version, state in bundle["events"]]
     said = {"left_out": bundle.get("left_out"), "header": got.headers.get("Evo-Left-Out"), "events": rows}
-    return set_aside(json.dumps(said, default=str, sort_keys=True))
+    return set_aside(shown(ledger, json.dumps(said, default=str, sort_keys=True)))
 
 
 def told(client: TestClient, game: Recorded, headers: dict[str, str]) -> dict[str, str]:

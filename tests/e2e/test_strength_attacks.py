@@ -49,7 +49,7 @@ ORDER_FREE: tuple[
     ("skill", {"min_games": 2}),
 )
 BY_INCREMENTS = ("incremental_mu", "incremental_sigma", "incremental_ordinal", "incremental_rank", "difference")
-Player = tuple[str, str | None]  # a name and a stable id (None: derived from the name)
+Player = tuple[str, str | None]  # a name and a stable id (None: the name's own, drawn at random per database)
 
 
 def toy_game(client: TestClient, first: Player, second: Player, winner: int = 0) -> tuple[str, dict[str, str]]:
@@ -66,14 +66,15 @@ def toy_game(client: TestClient, first: Player, second: Player, winner: int = 0)
     return game, recorder
 
 
-SEASON: list[tuple[Player, Player, int]] = [
-    (("ann", None), ("ben", None), 0),
-    (("ben", None), ("cat", "cat@club"), 0),
-    (("cat", "cat@club"), ("ann", None), 0),
-    (("ann", None), ("cat", "cat@club"), 0),
-    (("ben", None), ("ann", None), 1),
-    (("cat", "cat@club"), ("ben", None), 1),
-    (("dan", None), ("ann", None), 1),
+ANN, BEN, CAT, DAN = ("ann", "ann@club"), ("ben", "ben@club"), ("cat", "cat@club"), ("dan", "dan@club")
+SEASON: list[tuple[Player, Player, int]] = [  # stable ids given: two databases then hold the same players
+    (ANN, BEN, 0),
+    (BEN, CAT, 0),
+    (CAT, ANN, 0),
+    (ANN, CAT, 0),
+    (BEN, ANN, 1),
+    (CAT, BEN, 1),
+    (DAN, ANN, 1),
 ]
 
 
@@ -113,7 +114,7 @@ def test_a_private_game_changes_nothing_a_reader_without_the_admin_token_is_answ
     for first, second, winner in SEASON:
         toy_game(client, first, second, winner)
         toy_game(other, first, second, winner)
-    hidden = [toy_game(client, ("ben", None), ("ann", None), 0), toy_game(client, ("zoe", None), ("ann", None), 0)]
+    hidden = [toy_game(client, BEN, ANN, 0), toy_game(client, ("zoe", None), ANN, 0)]
     for game, _ in hidden:
         answer = client.put(f"/v1/games/{game}/privacy", json={"private": True}, headers=ADMIN_HEADERS)
         assert answer.status_code == 200, answer.text

@@ -3,8 +3,13 @@ is answered over a stream."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import re
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi.testclient import TestClient
 
@@ -28,6 +33,51 @@ class Recorded:
 
 def set_aside(text: str) -> str:
     return SET_ASIDE.sub("#", text)
+
+
+def seats_in_order(text: str, content_type: str | None, seats: Collection[str]) -> str:
+    """An answer in JSON, or a table in CSV, that holds a JSON object keyed by seats (each of its keys a seat's
+    handle), with each such object's seats in order: a report is canonical JSON over the stored form, and a read
+    table's JSON cell is written from the stored form too, whose keys are the seats' labels, drawn at random by each
+    server; so their seats come in the order of their labels. Any other answer as it is."""
+    kind = (content_type or "").partition(";")[0].strip()
+    if kind not in ("application/json", "text/csv"):
+        return text
+    keyed_by_seats = [False]
+
+    def ordered(item: Any) -> Any:
+        if isinstance(item, dict):
+            by_seat = bool(item) and set(item) <= set(seats)
+            keyed_by_seats[0] |= by_seat
+            pairs = sorted(item.items()) if by_seat else item.items()
+            return {key: ordered(found) for key, found in pairs}
+        if isinstance(item, list):
+            return [ordered(found) for found in item]
+        return item
+
+    if kind == "application/json":
+        try:
+            value = ordered(json.loads(text))
+        except ValueError:
+            return text
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")) if keyed_by_seats[0] else text
+    rows = [[json_cell(cell, ordered) for cell in row] for row in csv.reader(io.StringIO(text))]
+    if not keyed_by_seats[0]:
+        return text
+    written = io.StringIO()
+    csv.writer(written, lineterminator="\n").writerows(rows)
+    return written.getvalue()
+
+
+def json_cell(cell: str, ordered: Callable[[Any], Any]) -> str:
+    """A table's cell, an object in JSON in it written again by `ordered`."""
+    if not cell.startswith("{"):
+        return cell
+    try:
+        value = json.loads(cell)
+    except ValueError:
+        return cell
+    return json.dumps(ordered(value))
 
 
 def streamed(client: TestClient, game: Recorded, headers: dict[str, str], after: int = 0) -> str:

@@ -24,7 +24,8 @@ from httpx import Response
 from evo_ledger.app.readers import HIDDEN
 from tests.helpers.api import PLAYERS, client_for
 from tests.helpers.broadcast import DELAY, caught_up, delay, stored_at, watch_at
-from tests.helpers.hidden import set_aside
+from tests.helpers.hidden import seats_in_order, set_aside
+from tests.helpers.shown import shown_value
 from tests.helpers.tokens import bearer
 
 RULESET = "evo2"
@@ -33,6 +34,10 @@ PUBLIC = "public"
 DELAYED = "delayed broadcast"
 MSGPACK = "application/msgpack"
 GAME_FILE = {"Content-Type": "text/plain"}
+SEATS = tuple(seat["name"] for seat in PLAYERS)
+STABLE_PLAYERS = [{"id": f"{seat['name']}@club", **seat} for seat in PLAYERS]
+"""The players, each with a stable id given: a seat's own is drawn at random by each server, and the read tables'
+rows come in the order of their stable ids."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +106,7 @@ def recorded(client: TestClient, swap: Swap, hidden: str) -> Held:
     """The game created with a token per seat, its seats let record their own actions, and its actions appended by
     its recorder: those up to the hidden action in one append, those after it in another, whose answer waits until
     the read tables include it. An action's event is told by its notation, which derived events lack."""
-    created = client.post("/v1/games", json={"kit": KIT, "players": PLAYERS, "seat_tokens": True})
+    created = client.post("/v1/games", json={"kit": KIT, "players": STABLE_PLAYERS, "seat_tokens": True})
     assert created.status_code == 201, created.text
     body = created.json()
     game, recorder = body["game_id"], bearer(body["recorder_token"])
@@ -158,17 +163,22 @@ def delayed(held: Held, shown: int) -> None:
 
 def answer_text(client: TestClient, answer: Response) -> str:
     """An answer as compared: its status, its headers in order, and its body (a bundle's stored events decoded,
-    so that their ids, hashes, salts and times can be set aside), all set aside."""
+    so that their ids, hashes, salts and times can be set aside; objects keyed by seats with their seats in order),
+    all set aside."""
     headers = "\n".join(f"{name}: {value}" for name, value in answer.headers.multi_items())
-    body = bundle_text(client, answer.content) if answer.headers.get("content-type") == MSGPACK else answer.text
+    kind = answer.headers.get("content-type")
+    body = bundle_text(client, answer.content) if kind == MSGPACK else seats_in_order(answer.text, kind, SEATS)
     return set_aside(f"{answer.status_code}\n{headers}\n\n{body}")
 
 
 def bundle_text(client: TestClient, content: bytes) -> str:
-    transcoder = client.app.state.ledger.store.mapper.transcoder  # type: ignore[attr-defined]
+    """A bundle with its stored events decoded. A bundle is the stored form: the seats' labels in it, drawn at
+    random by each server, are read as the handles they stand for."""
+    ledger = client.app.state.ledger  # type: ignore[attr-defined]
+    transcoder = ledger.store.mapper.transcoder
     bundle = msgpack.unpackb(content)
     bundle["events"] = [[topic, version, transcoder.decode(state)] for topic, version, state in bundle["events"]]
-    return json.dumps(bundle, sort_keys=True, default=str)
+    return json.dumps(shown_value(ledger, json.loads(json.dumps(bundle, default=str))), sort_keys=True)
 
 
 def streamed(held: Held, path: str, headers: dict[str, str], last: int) -> str:

@@ -21,6 +21,7 @@ from evo_ledger.rules.evo2.selfplay import CHANCE_GENERATOR, Evo2SelfPlay
 from evo_ledger.rules.kits import load_kit_document
 from evo_ledger.settings import Settings
 from tests.helpers.databases import ON_POSTGRES, fresh_postgres_database
+from tests.helpers.shown import shown_value
 from tests.helpers.support import ROOT, RULES
 from tests.helpers.tampering import GAME_TEXT, KEY, Tamperer, recorded_with_a_note, rehash_from
 
@@ -147,7 +148,7 @@ def test_an_undone_die_roll_is_reported_as_a_re_roll(ledger: Ledger) -> None:
     assert report.verdict == CLEAN
     [roll] = report.data["undone_rolls"]
     undo_event = next(e for e in ledger.queries.game_events(game) if type(e).__name__ == "ActionsUndone")
-    assert roll == {
+    assert shown_value(ledger, roll) == {
         "event": undone,
         "roll": actions[first_roll_at],
         "undone_by": undo_event.originator_version,

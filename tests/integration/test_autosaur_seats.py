@@ -22,6 +22,7 @@ from evo_ledger.game.notation import format_header, parse_game
 from evo_ledger.rules.base import Advice
 from evo_ledger.rules.evo1.actions import PlayCard
 from evo_ledger.settings import Settings
+from tests.helpers.shown import shown, shown_value
 from tests.helpers.support import ROOT
 
 HEADER = "ruleset evo1 2\nkit standin-e1-3p\nplayers ann ben rex\nautosaurs rex\n"
@@ -42,7 +43,7 @@ def test_AS_01_the_command_line_marks_a_seat_an_autosaur(tmp_path: Path) -> None
     assert code == 0
     with Ledger(Settings(database)) as ledger:
         [game_id] = ledger.queries.game_ids()
-        assert "autosaurs rex" in export_notation(ledger, game_id).splitlines()
+        assert "autosaurs rex" in shown(ledger, export_notation(ledger, game_id)).splitlines()
 
 
 def test_AS_01_the_api_marks_a_player_an_autosaur_and_refuses_an_unknown_mark(tmp_path: Path) -> None:
@@ -118,7 +119,7 @@ def test_AS_18_play_offers_the_autosaurs_decision_and_enter_records_it(tmp_path:
         assert PlaySession(ledger, game_id, read, out).run() == 0
         assert "the algorithm [AS-03]" in prompts[0] and "(Enter records cat birth D2)" in prompts[0]
         assert "C3 out on key 2" in prompts[0]
-        assert ledger.queries.game(game_id).state.board["D2"] == "cat"
+        assert shown(ledger, ledger.queries.game(game_id).state.board["D2"]) == "cat"
 
 
 def test_AS_18_the_legal_actions_offer_the_autosaurs_decision(tmp_path: Path) -> None:
@@ -138,13 +139,15 @@ def test_AS_18_the_readers_offer_an_advice_to_a_reader_its_actions_are_shown_to(
     to those who may see the hand: its seat and the recorder."""
     with Ledger(Settings(str(tmp_path / "games.sqlite"))) as ledger:
         game = ledger.queries.game(placing_game(ledger))
-    birth = advice_for(PUBLIC, game)
-    assert birth is not None and birth["actions"] == ["cat birth D2"] and advice_for(Seen(seat="ben"), game) == birth
-    play = PlayCard("ann", "heat_stroke")
+        seat = {shown(ledger, name): name for name in game.player_names}  # each handle's label
+        birth = advice_for(PUBLIC, game)
+        assert birth is not None and shown_value(ledger, birth["actions"]) == ["cat birth D2"]
+    assert birth["actions"] == [f"{seat['cat']} birth D2"] and advice_for(Seen(seat=seat["ben"]), game) == birth
+    play = PlayCard(seat["ann"], "heat_stroke")
     monkeypatch.setattr(type(game.rules), "advice", lambda _, state: Advice((play,), "AS-18", "ann's card"))
-    assert advice_for(PUBLIC, game) is None and advice_for(Seen(seat="ben"), game) is None
+    assert advice_for(PUBLIC, game) is None and advice_for(Seen(seat=seat["ben"]), game) is None
     offered = {"actions": [game.rules.format_action(play)], "ruling": "AS-18", "reason": "ann's card"}
-    assert advice_for(Seen(seat="ann"), game) == advice_for(RECORDER, game) == offered
+    assert advice_for(Seen(seat=seat["ann"]), game) == advice_for(RECORDER, game) == offered
 
 
 def test_AS_18_the_audit_lists_a_deviation_and_ranks_it_below_damage(tmp_path: Path) -> None:
@@ -176,7 +179,7 @@ def test_AS_07_explain_shows_each_candidate_and_the_key_that_left_it_out(tmp_pat
         game_id = placing_game(ledger)
         ledger.commands.record(game_id, "cat birth C3")
         game = ledger.queries.game(game_id)
-        text = ledger.queries.explain(game, game.version).text()
+        text = shown(ledger, ledger.queries.explain(game, game.version).text())
         assert "cat, an Autosaur, placed its second dinosaur at the setup [AS-03]" in text
         assert "D2: best." in text and "C3: out on key 2: ideal zone before hot or cold." in text
         assert "Recorded: C3, a deviation [AS-18]." in text
@@ -193,7 +196,7 @@ def test_AS_15_explain_shows_the_roll_and_the_rule_that_made_the_bid(tmp_path: P
             explained.data["data"]["row"],
             explained.data["data"]["roll"],
         ) == (3, 2)
-        text = explained.text()
+        text = shown(ledger, explained.text())
         assert "cat, an Autosaur, rolled 2, 2 modified [AS-14]" in text
         assert "Its algorithm makes a bid of 0 on row 3: its roll 2 is below 5: it moves to row 3 [AS-15]." in text
 

@@ -20,6 +20,7 @@ from eventsourcing.persistence import AggregateRecorder
 
 from evo_ledger.app.competitions import Organiser, Placement
 from evo_ledger.app.ledger import AppendRequest, Idempotency, Ledger, Recorder
+from evo_ledger.app.personal import game_owner
 from evo_ledger.app.transfer import export_bundle, import_bundles
 from evo_ledger.game.checkpoints import CHECKPOINT_LOG_ID, published
 from evo_ledger.game.codec import COMPACT_MARK, canonical, unpack_sealed
@@ -151,7 +152,8 @@ def assert_audits_clean(database: str, filled: Filled, form: str) -> None:
         assert {game: index.covered_of(game) for game in versions} == versions
         access = auditor.vouched.access(filled.table)
         assert access is not None and access.co_recorder_of(CO_RECORDER) == "ben's phone"
-        assert auditor.vouched.answered(filled.table, Idempotency("phone:1", "a request")) is not None
+        keyed = auditor.store.personal.keyed_digest(game_owner(filled.table), "a request")
+        assert auditor.vouched.answered(filled.table, Idempotency("phone:1", keyed)) is not None
 
 
 def test_every_row_is_stored_compact_and_every_game_audits_clean(database: str, bundles: list[bytes]) -> None:

@@ -22,6 +22,7 @@ from evo_ledger.rules.base import RuleViolation
 from evo_ledger.settings import Settings
 from projections.runner import Projector
 from projections.store import ReadStore
+from tests.helpers.shown import handles, shown
 from tests.helpers.support import EVO_LEDGER, ROOT, child_env
 from tests.helpers.terminal import Terminal
 
@@ -42,12 +43,13 @@ def ledger(database: str) -> Iterator[Ledger]:
 def test_a_game_on_an_evo1_kit_is_an_evo1_game_and_refuses_by_its_rulings(ledger: Ledger) -> None:
     game_id = ledger.commands.create_game(None, "standin-e1-3p", PLAYERS).game_id
     game = ledger.queries.game(game_id)
-    assert game.rules.name == "evo1" and game.state.seats["ann"].mp == 10
+    seat = {shown(ledger, name): name for name in game.player_names}  # each handle's label
+    assert game.rules.name == "evo1" and game.state.seats[seat["ann"]].mp == 10
     with pytest.raises(RuleViolation, match=r"\[E1-02\]"):
         ledger.commands.record(game_id, "start ann A3 ben H2 cat A1")
     ledger.commands.record(game_id, LINES)
     outcome = ledger.queries.game(game_id).rules.outcome(ledger.queries.game(game_id).state)
-    assert outcome is not None and outcome.winners == ("cat",)
+    assert outcome is not None and handles(ledger, list(outcome.winners)) == ["cat"]
     with pytest.raises(Exception, match=r"E1-01"):
         ledger.commands.create_game(None, "standin-e1-3p", ["ann", "ben", "cat", "dan"])
 
@@ -118,7 +120,9 @@ def test_an_evo1_game_is_recorded_through_play_with_tab_completion(tmp_path: Pat
         assert terminal.process.wait(timeout=30) == 0
     finally:
         terminal.close()
-    assert ledger.queries.game(game_id).state.tiebreaks["ann"] == (4,)
+    game = ledger.queries.game(game_id)
+    ann = {shown(ledger, name): name for name in game.player_names}["ann"]  # her seat's label
+    assert game.state.tiebreaks[ann] == (4,)
     ledger.close()
 
 

@@ -26,6 +26,7 @@ from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.kits import KitError
 from evo_ledger.rules.structured import ActionDataError
 from evo_ledger.settings import Settings
+from tests.helpers.shown import shown
 from tests.helpers.support import ROUND_ONE_AUCTION
 
 PLAYERS = ["ann", "ben", "cat"]
@@ -36,7 +37,8 @@ def new_game(ledger: Ledger, token: str | None = None) -> Receipt:
 
 
 def notations(ledger: Ledger, receipt: Receipt) -> list[str]:
-    return [e.notation for e in ledger.queries.game_events(receipt.game_id) if hasattr(e, "notation")]
+    """The game's actions as a reader is shown them (the log holds the seats' labels)."""
+    return [shown(ledger, e.notation) for e in ledger.queries.game_events(receipt.game_id) if hasattr(e, "notation")]
 
 
 def test_appends_to_several_games_commit_together_with_their_own_receipts(ledger: Ledger) -> None:
@@ -230,9 +232,7 @@ def test_the_writer_commits_concurrent_appends_in_fewer_transactions_and_loses_n
     assert sum(commits) == len(games) * len(ROUND_ONE_AUCTION) == len(acknowledged)
     assert len(commits) < sum(commits)
     for game_id in games:
-        assert [e.notation for e in ledger.queries.game_events(game_id) if hasattr(e, "notation")] == list(
-            ROUND_ONE_AUCTION
-        )
+        assert notations(ledger, ledger.queries.receipt(game_id)) == list(ROUND_ONE_AUCTION)
     assert {receipt.head_hash for receipt in acknowledged} >= {ledger.queries.receipt(g).head_hash for g in games}
     with pytest.raises(RuntimeError):
         writer.submit(AppendRequest(games[0], ["ann pass"]))

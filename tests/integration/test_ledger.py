@@ -9,15 +9,22 @@ import pytest
 
 from evo_ledger.app.ledger import Ledger, UnknownGame, VersionConflict
 from evo_ledger.game.aggregate import GENESIS, Game, player_id
+from evo_ledger.game.labels import is_label
 from evo_ledger.game.notation import parse_game
 from evo_ledger.rules.base import RuleViolation
 from evo_ledger.rules.text import NotationError
 from evo_ledger.settings import Settings
+from tests.helpers.shown import handles, shown
 from tests.helpers.support import ROOT, ROUND_ONE_AUCTION
 
 
 def actions_of(path: str) -> list[str]:
     return [line.text for line in parse_game((ROOT / path).read_text()).actions]
+
+
+def seat_labels(ledger: Ledger, game: uuid.UUID) -> dict[str, str]:
+    """Each seat's label (what the rules and the log hold), by the handle it stands for."""
+    return {shown(ledger, p["name"]): p["name"] for p in ledger.queries.game(game).players}
 
 
 def test_an_append_returns_a_receipt_chained_to_the_one_before(ledger: Ledger) -> None:
@@ -94,7 +101,7 @@ def test_the_game_at_any_event_is_the_fold_of_the_events_before_it(ledger: Ledge
         assert folded.state == at.state and folded.head_hash == at.head_hash
     final = fresh.queries.game(game)
     outcome = final.rules.outcome(final.state)
-    assert outcome is not None and outcome.winners == ("ann",)
+    assert outcome is not None and handles(fresh, list(outcome.winners)) == ["ann"]
     fresh.close()
 
 
@@ -168,7 +175,8 @@ def test_undo_and_correction_are_events_with_reasons_and_the_mistake_stays_in_th
     game = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
     ledger.commands.record(game, [*ROUND_ONE_AUCTION, "cat move C1 C2"])
     corrected = ledger.commands.correct(game, "cat move B1 B2", "it was the other dinosaur")
-    assert ledger.queries.game(game).state.board.get("B2") == "cat" and "C1" in ledger.queries.game(game).state.board
+    cat = seat_labels(ledger, game)["cat"]
+    assert ledger.queries.game(game).state.board.get("B2") == cat and "C1" in ledger.queries.game(game).state.board
     ledger.commands.undo(game, 2, "the auction was misrecorded")
     state = ledger.queries.game(game).state
     assert state.phase == "auction" and "B1" in state.board
@@ -176,7 +184,8 @@ def test_undo_and_correction_are_events_with_reasons_and_the_mistake_stays_in_th
     kinds = [type(e).__name__ for e in events]
     assert "DinosaurMoved" in kinds and "ActionCorrected" in kinds and "ActionsUndone" in kinds
     undone = next(e for e in events if isinstance(e, Game.ActionsUndone))
-    assert undone.reason == "the auction was misrecorded" and len(undone.versions) == 2
+    assert undone.reason != "the auction was misrecorded"  # stored sealed
+    assert shown(ledger, undone.reason) == "the auction was misrecorded" and len(undone.versions) == 2
     assert corrected.version < ledger.queries.receipt(game).version
     with pytest.raises(ValueError, match="actions to undo"):
         ledger.commands.undo(game, 99, "too many")
@@ -186,7 +195,8 @@ def test_annotations_are_events_about_an_earlier_event(ledger: Ledger) -> None:
     game = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
     ledger.commands.record(game, ["order ann ben cat", "climate cw"])
     ledger.commands.annotate(game, 2, "drawn from a hat")
-    assert ledger.queries.game(game).annotations == [(2, "drawn from a hat")]
+    notes = ledger.queries.game(game).annotations
+    assert [(version, shown(ledger, text)) for version, text in notes] == [(2, "drawn from a hat")]
     with pytest.raises(ValueError, match="events 1 to"):
         ledger.commands.annotate(game, 99, "no such event")
 
@@ -194,9 +204,12 @@ def test_annotations_are_events_about_an_earlier_event(ledger: Ledger) -> None:
 def test_players_keep_stable_ids_across_games(ledger: Ledger) -> None:
     first = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
     second = ledger.commands.create_game("evo2", "standin-e2-3p", ["cat", ("ann", "ann@club"), "dan"]).game_id
-    ids = {p["name"]: p["id"] for p in ledger.queries.game(first).players}
-    again = {p["name"]: p["id"] for p in ledger.queries.game(second).players}
-    assert ids["cat"] == again["cat"] == player_id("cat") and again["ann"] == "ann@club"
+    ids = {shown(ledger, p["name"]): p["id"] for p in ledger.queries.game(first).players}
+    again = {shown(ledger, p["name"]): p["id"] for p in ledger.queries.game(second).players}
+    assert ids["cat"] == again["cat"] and again["ann"] == "ann@club"
+    assert ids["cat"] == str(uuid.UUID(ids["cat"])) != player_id("cat")  # a fresh id, not derived from the handle
+    assert seat_labels(ledger, first)["cat"] == seat_labels(ledger, second)["cat"]
+    assert all(is_label(name) for name in ledger.queries.game(second).player_names)
     assert list(ledger.queries.game_ids()) == [first, second]
 
 
@@ -204,7 +217,7 @@ def test_hidden_facts_are_marked_for_their_player_only(ledger: Ledger) -> None:
     game = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
     ledger.commands.record(game, [*ROUND_ONE_AUCTION, "cat drew Ambush"])
     drew = ledger.queries.game_events(game)[-1]
-    assert type(drew).__name__ == "EventCardDrawn" and drew.visible_only_to == "cat"
+    assert type(drew).__name__ == "EventCardDrawn" and drew.visible_only_to == seat_labels(ledger, game)["cat"]
 
 
 def test_an_unknown_game_is_named(ledger: Ledger) -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.personal import as_json_text
 from evo_ledger.cli.main import main
 from evo_ledger.settings import SEAL_KEY_VARIABLE, Settings
 from tests.helpers.support import ROOT
@@ -151,9 +153,17 @@ def test_a_game_is_audited_from_the_command_line(database: str, capsys: pytest.C
     status, out, _ = run(capsys, database, "audit", "last", "--json", "--event", "3")
     with Ledger(Settings(database)) as ledger:
         game_id = next(ledger.queries.game_ids())
-        assert out.encode() == ledger.queries.audit(game_id, up_to=3).canonical + b"\n"
+        canonical = ledger.queries.audit(game_id, up_to=3).canonical  # the seats by their labels, as stored
+        assert out == ledger.store.personal.render(canonical.decode(), as_json_text) + "\n"
     status, _, err = run(capsys, database, "audit", "last", "--event", "0")
     assert status == 2 and "--event 0" in err
+    run(capsys, database, "record", "last", "draw legs")
+    run(capsys, database, "undo", "last", "--reason", 'the "wrong" gene, again')
+    status, out, _ = run(capsys, database, "audit", "last", "--json")  # a reason opened inside a JSON string
+    assert status == 0 and [undone["reason"] for undone in json.loads(out)["undone_rolls"]] == [
+        "the wrong gene",
+        'the "wrong" gene, again',
+    ]
 
 
 def test_a_generated_game_is_sealed_by_the_key_in_the_environment_and_explained(

@@ -18,6 +18,7 @@ from evo_ledger.game.notation import ActionLine, GameFile, format_game, parse_ga
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.kits import load_kit
 from evo_ledger.settings import Settings
+from tests.helpers.shown import shown
 from tests.helpers.support import EVO_LEDGER, ROOT
 from tests.helpers.terminal import TIMEOUT, Terminal
 
@@ -81,7 +82,7 @@ def test_a_game_is_recorded_to_its_end_through_a_terminal(round_nine: tuple[str,
     assert report.refused is None and report.result_mismatch is None
     assert report.outcome == check_game(HAND_GAME).outcome
     undone = [event for event in ledger.queries.game_events(game_id) if isinstance(event, Game.ActionsUndone)]
-    assert [event.reason for event in undone] == ["misread the token"]
+    assert [shown(ledger, event.reason) for event in undone] == ["misread the token"]  # stored sealed
 
 
 def test_killing_the_session_loses_no_recorded_action(round_nine: tuple[str, Ledger, list[ActionLine]]) -> None:

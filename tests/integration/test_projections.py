@@ -42,6 +42,7 @@ from projections.schema import GAMES, POSITIONS, TURN_ORDER, column_values, read
 from projections.stats import FAIR, LOADED, NOT_ENOUGH_DATA, DieFit, die_fit
 from projections.store import ReadStore, read_tables_file
 from tests.helpers.databases import ON_POSTGRES, fresh_postgres_database
+from tests.helpers.shown import shown
 from tests.helpers.support import ROOT, child_env, game_whose_seats_share_a_player, log_position
 
 BIDS, COMBATS = tables()["read_bids"], tables()["read_combats"]
@@ -229,7 +230,7 @@ def test_a_corrected_bid_is_replaced_in_the_auction_history(ledger: Ledger, stor
     with store.engine.connect() as connection:
         bids = queries.game_report(connection, str(started.game_id), "evo2", "auctions")["bids"]
         every_bid = connection.execute(select(func.count()).select_from(BIDS)).scalar_one()
-    assert [(b["name"], b["amount"], b["target"], b["outbid_player"]) for b in bids] == [
+    assert [(shown(ledger, b["name"]), b["amount"], b["target"], b["outbid_player"]) for b in bids] == [
         ("ann", 1, "legs", None),
         ("ben", 3, "eggs", None),
     ]

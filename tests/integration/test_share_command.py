@@ -19,6 +19,7 @@ from evo_ledger.cli.ledger_commands import EXIT_BAD_INPUT, EXIT_OK
 from evo_ledger.cli.main import main
 from evo_ledger.cli.phones import DEFAULT_PORT, phones_address
 from evo_ledger.settings import SEAL_KEY_VARIABLE, Settings
+from tests.helpers.shown import shown
 
 URL = "http://table.local:8000"
 LINK = re.compile(r"(http://table\.local:8000/games/([0-9a-f-]{36})/record)#token=([A-Za-z0-9_-]+)")
@@ -113,7 +114,8 @@ def test_each_seat_gets_a_link_whose_token_reads_as_that_seat(
         [line] = [line for line in out.splitlines() if line.startswith(f"seat {seat}: ")]
         found = LINK.search(line)
         assert found is not None and UUID(found[2]) == game_id, line
-        assert access.seat_of(found[3]) == seat
+        reads_as = access.seat_of(found[3])  # the seat's label, as stored
+        assert reads_as in ledger.queries.game(game_id).player_names and shown(ledger, reads_as) == seat
 
 
 def test_seats_with_links_keep_them_unless_told_to_reissue(

@@ -38,8 +38,9 @@ from evo_ledger.rules.kits import load_kit
 from projections.runner import wait_until
 from projections.schema import read_tables
 from tests.helpers.api import client_for
-from tests.helpers.hidden import Recorded, set_aside, streamed
+from tests.helpers.hidden import Recorded, seats_in_order, set_aside, streamed
 from tests.helpers.servers import ADMIN
+from tests.helpers.shown import shown, shown_value
 from tests.helpers.support import ROUND_ONE_AUCTION
 
 SEEDS = (3,)
@@ -209,11 +210,12 @@ def recorded(client: TestClient, header: str, actions: list[str]) -> Recorded:
 
 
 def replacements(client: TestClient, game: str, event: int) -> list[str]:
-    """A public action the rules allowed in the place of the event, as the public may know it."""
+    """A public action the rules allowed in the place of the event, as the public may know it (the seats named by
+    their handles, as `/legal` answers it)."""
     if event < 2:
         return []
     ledger = client.app.state.ledger  # type: ignore[attr-defined]
-    return legal_for(PUBLIC, ledger.queries.game(UUID(game), version=event - 1))[:1]
+    return [shown(ledger, move) for move in legal_for(PUBLIC, ledger.queries.game(UUID(game), version=event - 1))[:1]]
 
 
 def probes(swap: Swap) -> list[str]:
@@ -269,17 +271,20 @@ def answers(client: TestClient, game: Recorded, swap: Swap, public_moves: dict[i
         for name, path in questions(swap, game.version, public_moves).items():
             got = client.get(f"/v1/games/{game.game}{path}", headers=headers)
             body = got.text if got.headers.get("content-type") != "application/msgpack" else bundle_text(client, got)
+            body = seats_in_order(body, got.headers.get("content-type"), game.seats)
             told[f"{reader} {name}"] = f"{got.status_code} {set_aside(body)}"
     return told
 
 
 def bundle_text(client: TestClient, answer: Any) -> str:
     """A bundle with each stored event decoded, as text: its ids, hashes, salts and times can then be set aside
-    (in the packed bytes they are runs of hex that `set_aside` cannot tell from the rest)."""
-    transcoder = client.app.state.ledger.store.mapper.transcoder  # type: ignore[attr-defined]
+    (in the packed bytes they are runs of hex that `set_aside` cannot tell from the rest). A bundle is the stored
+    form: the seats' labels in it, drawn at random by each server, are read as the handles they stand for."""
+    ledger = client.app.state.ledger  # type: ignore[attr-defined]
+    transcoder = ledger.store.mapper.transcoder
     bundle = msgpack.unpackb(answer.content)
     bundle["events"] = [[topic, version, transcoder.decode(state)] for topic, version, state in bundle["events"]]
-    return json.dumps(bundle, sort_keys=True, default=str)
+    return json.dumps(shown_value(ledger, json.loads(json.dumps(bundle, default=str))), sort_keys=True)
 
 
 def unordered(text: str) -> list[str]:
@@ -295,17 +300,21 @@ def unordered(text: str) -> list[str]:
     return [set_aside(json.dumps(rest, sort_keys=True)), *sorted(set_aside(json.dumps(row)) for row in rows)]
 
 
-def read_side(client: TestClient, ruleset: str) -> dict[str, list[str]]:
+def read_side(client: TestClient, ruleset: str, seats: set[str]) -> dict[str, list[str]]:
     """Every read table as CSV, every statistic of the ruleset and those of every ruleset, once the read tables
-    have followed the whole log."""
+    have followed the whole log; `seats` the players' handles."""
     ledger = client.app.state.ledger  # type: ignore[attr-defined]
     assert wait_until(client.app.state.read_store, ledger.store.recorder.max_notification_id() or 0, 120)  # type: ignore[attr-defined]
     admin = {"Authorization": f"Bearer {ADMIN}"}
-    tables = {table.name: client.get(f"/v1/tables/{table.name}.csv", headers=admin).text for table in read_tables()}
-    statistics = {name: client.get(f"/v1/statistics/{name}", params={"ruleset": ruleset}).text for name in STATISTICS}
+    paths = {table.name: (f"/v1/tables/{table.name}.csv", admin) for table in read_tables()}
+    paths |= {name: (f"/v1/statistics/{name}?ruleset={ruleset}", {}) for name in STATISTICS}
     own = client.get(f"/v1/rulesets/{ruleset}/statistics").json()["statistics"]
-    statistics |= {s["name"]: client.get(f"/v1/rulesets/{ruleset}/statistics/{s['name']}").text for s in own}
-    return {name: unordered(text) for name, text in (tables | statistics).items()}
+    paths |= {s["name"]: (f"/v1/rulesets/{ruleset}/statistics/{s['name']}", {}) for s in own}
+    answers = {name: client.get(path, headers=headers) for name, (path, headers) in paths.items()}
+    return {
+        name: unordered(seats_in_order(got.text, got.headers.get("content-type"), seats))
+        for name, got in answers.items()
+    }
 
 
 @pytest.fixture
@@ -349,7 +358,8 @@ def test_a_swapped_hidden_fact_changes_no_answer_a_reader_who_may_not_see_it_get
             differing = [name for name in told[0] if told[0][name] != told[1][name]]
             assert not differing, {name: (told[0][name][-600:], told[1][name][-600:]) for name in differing}
             compared += 1
-    tables = [read_side(client, ruleset) for client in servers]
+    seats = {name for header, _ in games for name in header.splitlines()[2].split()[1:]}
+    tables = [read_side(client, ruleset, seats) for client in servers]
     differing = [name for name in tables[0] if tables[0][name] != tables[1][name]]
     assert not differing, {name: (tables[0][name][-5:], tables[1][name][-5:]) for name in differing}
     rules = get_ruleset(ruleset)

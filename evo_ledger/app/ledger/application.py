@@ -12,12 +12,14 @@ from uuid import UUID
 from eventsourcing.application import Application
 from eventsourcing.persistence import InternalError, Mapper, Notification, PersistenceError, Transcoder
 
+from evo_ledger.app.personal import Personal
 from evo_ledger.game.aggregate import Game
 from evo_ledger.game.codec import MsgpackTranscoder
 from evo_ledger.game.seal import Sealer
 from evo_ledger.settings import COMPACT, Settings
 from evo_ledger.store.game_logs import GameLogs
 from evo_ledger.store.mapper import SealingMapper
+from evo_ledger.store.personal import personal_tables
 from evo_ledger.store.recorders import StoreUnusable, persistence_env, store_opening
 
 CACHED_GAMES = 256
@@ -55,6 +57,7 @@ class LedgerApplication(Application[UUID]):
             self._open(full_env)
             if settings.read_only:
                 self._check_holds_a_ledger()
+            self.personal = Personal(personal_tables(self.recorder, create=not settings.read_only))
 
     def _open(self, env: dict[str, str]) -> None:
         for attempt in range(STARTUP_ATTEMPTS):

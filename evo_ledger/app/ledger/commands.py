@@ -31,6 +31,7 @@ from evo_ledger.app.ledger.values import (
 )
 from evo_ledger.app.ledger.vouched import VouchedReads
 from evo_ledger.app.ledger.writer_path import Change, Made, WriterPath
+from evo_ledger.app.personal import Seat, game_owner
 from evo_ledger.app.readers import check_seen
 from evo_ledger.app.selfplay import marked_options, player_names, self_play_of
 from evo_ledger.app.stored_kits import (
@@ -45,6 +46,7 @@ from evo_ledger.app.stored_kits import (
     stored,
     stored_kit_id,
 )
+from evo_ledger.game import aggregate
 from evo_ledger.game.aggregate import Game, seed_commitment
 from evo_ledger.game.checkpoints import (
     CHECKPOINT_LOG_ID,
@@ -56,11 +58,24 @@ from evo_ledger.game.checkpoints import (
     next_checkpoint,
     published,
 )
+from evo_ledger.game.labels import spoken_as_labels
 from evo_ledger.game.notation import REVISION_KEYS
 from evo_ledger.game.seal import Sealer
 from evo_ledger.rules import AnyRuleset, get_ruleset
 from evo_ledger.rules.base import OptionValue, SetupError, resolve_options
 from evo_ledger.rules.kits import load_kit_document, ruleset_for_kit
+
+
+def seats_in_options(
+    rules: AnyRuleset, options: Mapping[str, OptionValue], labels: Mapping[str, str]
+) -> dict[str, OptionValue]:
+    """The options, each naming seats (a seat mark's) with their labels in place of their handles."""
+    naming = {spec.name for spec in rules.options if spec.seat_mark}
+    return {
+        name: spoken_as_labels(value, labels) if name in naming and isinstance(value, str) else value
+        for name, value in options.items()
+    }
+
 
 CHECKPOINT_RACE = "another checkpoint was taken at the same moment: take it again"
 
@@ -112,7 +127,14 @@ class Commands:
         if reserved:
             raise SetupError(f"{reserved[0]!r} cannot be a player's name: a game file's line of its own begins with it")
         rules = ruleset_for_kit(document, kit, ruleset)
-        game = Game.start(rules, document, loaded, seats, options or {}, sealed=self.store.sealer is not None)
+        aggregate.check_distinct_players([{"name": name, "id": given or name} for name, given in seats])
+        rules.setup(loaded, [name for name, _ in seats], options or {})  # the handles, as the rules would seat them
+        labelled = self.store.personal.seat_labels([Seat(*seat) for seat in seats], self.queries.seats.earlier_seat_id)
+        by_handle = {seat.handle: seat.label for seat in labelled}
+        stored_seats = [(seat.label, seat.stable_id) for seat in labelled]
+        options = seats_in_options(rules, options or {}, by_handle)
+        game = Game.start(rules, document, loaded, stored_seats, options, sealed=self.store.sealer is not None)
+        seat_tokens = {by_handle.get(name, name): token for name, token in (seat_tokens or {}).items()}
         if not reveal_at_end:
             game.set_reveal_at_end(False)
         granted = recorder_token is not None or bool(seat_tokens)
@@ -182,7 +204,10 @@ class Commands:
     def undo(
         self, game_id: UUID, count: int, reason: str, expected_version: int | None = None, by: Recorder = ANYONE
     ) -> Receipt:
-        change = Change(game_id, expected_version, lambda game: game.undo(count, reason), **by.change_fields())
+        def undone(game: Game) -> None:
+            game.undo(count, self.typed(game.id, reason))
+
+        change = Change(game_id, expected_version, undone, **by.change_fields())
         return self.writer.append(change)
 
     def correct(
@@ -195,15 +220,24 @@ class Commands:
         entered_at: str | None = None,
     ) -> Receipt:
         def correction(game: Game) -> None:
-            game.correct(notation, reason, entered_at)
+            game.correct(notation, self.typed(game.id, reason), entered_at)
 
         return self.writer.append(Change(game_id, expected_version, correction, **by.change_fields()))
 
     def annotate(
         self, game_id: UUID, about: int, text: str, expected_version: int | None = None, by: Recorder = ANYONE
     ) -> Receipt:
-        change = Change(game_id, expected_version, lambda game: game.annotate(about, text), **by.change_fields())
+        def noted(game: Game) -> None:
+            game.annotate(about, self.typed(game.id, text))
+
+        change = Change(game_id, expected_version, noted, **by.change_fields())
         return self.writer.append(change)
+
+    def typed(self, game_id: UUID, text: str) -> str:
+        """Text a person typed into a game, as it is stored: sealed under the game's key (evo_ledger.app.personal),
+        made at the first text sealed, once the change is found to be made by whom it may (in the change itself). An
+        empty text is stored as it is."""
+        return self.store.personal.seal(game_owner(game_id), text) if text else text
 
     def set_reveal_at_end(self, game_id: UUID, reveal: bool, by: Recorder = ANYONE) -> Receipt:
         """Whether, once the game is over, its hidden facts are shown to every reader (`reveal`) or kept from those

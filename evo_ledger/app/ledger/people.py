@@ -32,6 +32,7 @@ from evo_ledger.app.people import (
     SeatsTold,
     as_told,
     changed,
+    erased,
     merged,
     new_person_id,
     person_record_id,
@@ -39,6 +40,7 @@ from evo_ledger.app.people import (
     seat_link_id,
     split,
 )
+from evo_ledger.app.personal import SealedNames, game_owner, person_owner
 from evo_ledger.app.readers import kept_by_organiser
 
 ADMIN = Keeper()
@@ -56,6 +58,7 @@ class People:
         self.queries = queries
         self.writer = writer
         self.competitions = competitions
+        self.names = SealedNames(store.personal)
 
     def person(self, person_id: str) -> Person | None:
         """The person's record as the store holds it now (None: it has none)."""
@@ -111,6 +114,24 @@ class People:
         """A stable id split out of the person, back where it came from: the person, as it stands."""
         return self._made(person_id, told, keeper, lambda records: split(records, person_id, seat_id))
 
+    def erase(self, person_id: str, told: Told = NOTHING_TOLD) -> PersonState:
+        """The person's personal data erased (the admin's to ask): the handles of their stable ids, their name (and
+        those of the people merged into them), and the typed text of every game they sat at are made unreadable,
+        then the erasure is stored, an event that names no one. Refused, erasing nothing: a person not known
+        (UnknownPerson), one merged away (PersonMerged), or one erased already (AlreadyErased)."""
+        records = Records(self.person, self.seat_link, as_told(told), EVERY_PERSON, self.names)
+        erased(records, person_id)  # refused here, before anything is erased; stored below
+        record = records.record(person_id)
+        seat_ids, people = record.seat_ids, {person_id, *record.came_from.values()}
+        games = set(self.queries.seats.games_seating(seat_ids))
+        self.store.personal.erase(seat_ids, [*map(person_owner, sorted(people)), *map(game_owner, games)])
+        # A game started under their labels while their games were looked for: its key goes too. None is started
+        # since: their stable ids are marked erased, and their labels are gone.
+        started_meanwhile = set(self.queries.seats.games_seating(seat_ids)) - games
+        if started_meanwhile:
+            self.store.personal.erase(seat_ids, [*map(game_owner, started_meanwhile)])
+        return self._made(person_id, told, ADMIN, lambda records: erased(records, person_id))
+
     def keeping(self, keeper: Keeper) -> Keeping:
         """What the keeper keeps: every person, for the admin; for a competition's organiser, the people of the
         stable ids seated at the competition's games that every reader sees (`kept_by_organiser`), as each game's
@@ -134,7 +155,7 @@ class People:
         keeping, seats = self.keeping(keeper), as_told(told)
 
         def made() -> Made[PersonState]:
-            records = Records(self.person, self.seat_link, seats, keeping)
+            records = Records(self.person, self.seat_link, seats, keeping, self.names)
             answer = decide(records)
             return Made(answer, records.changed())
 

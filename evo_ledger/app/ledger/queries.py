@@ -24,6 +24,7 @@ from evo_ledger.app.audit import AuditReport, WithdrawalRecord, audit
 from evo_ledger.app.disputes import ExplanationReport, WhatIfReport, explain_event, what_if
 from evo_ledger.app.ledger.application import LedgerApplication, fold_events
 from evo_ledger.app.ledger.held_log import HeldLogReader
+from evo_ledger.app.ledger.seats import Seats
 from evo_ledger.app.ledger.values import AuditBasis, GameReferenceError, Receipt, UnknownGame
 from evo_ledger.app.ledger.vouched import VouchedReads
 from evo_ledger.app.stored_kits import (
@@ -82,6 +83,7 @@ class Queries:
         self.vouched = vouched
         kept = store.settings.log_cache_events
         self.held_log = HeldLogReader(GameLogs(kept), store.events, store.snapshots) if kept else None
+        self.seats = Seats(store, self.notifications_after)
 
     def notifications_after(self, after: int, topics: Sequence[str] = ()) -> Iterator[Notification]:
         """The log after position `after` (only the `topics` named, if any), read a page at a time."""

@@ -44,10 +44,12 @@ class AuditBasis:
 
 @dataclass(frozen=True)
 class Idempotency:
-    """An append's idempotency key, and the digest of the request it came with."""
+    """An append's idempotency key, and the digest of the request it came with; once keyed under the game's key,
+    the digest as it came (`unkeyed`), which an answer stored before digests were keyed holds."""
 
     key: str
     request: str
+    unkeyed: str | None = None
 
 
 ActionInput = str | Mapping[str, Any]

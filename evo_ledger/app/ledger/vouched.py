@@ -44,7 +44,7 @@ HELD_ACCESSES = 4096  # games' accesses a ledger holds (each a token's digest an
 
 def answer_to(idempotency: Idempotency, answer: AnsweredAppend) -> Receipt:
     """The receipt `answer` gave, for the same request with the same key; a different request is refused."""
-    if answer.request != idempotency.request:
+    if answer.request not in (idempotency.request, idempotency.unkeyed):
         raise IdempotencyKeyReused(idempotency.key)
     return Receipt(answer.game_id, answer.game_version, answer.head_hash)
 

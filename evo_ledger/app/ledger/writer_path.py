@@ -39,6 +39,7 @@ from evo_ledger.app.ledger.values import (
     VersionConflict,
 )
 from evo_ledger.app.ledger.vouched import VouchedReads, answer_to
+from evo_ledger.app.personal import game_owner
 from evo_ledger.app.readers import check_seen
 from evo_ledger.game.aggregate import Game
 from evo_ledger.rules.structured import ActionDataError
@@ -132,7 +133,7 @@ class Change:
 def check_own(game: Game, seat: str, action: Any) -> None:
     """Refuse an action appended with a seat's token that is not its player's own (the table's actions, which
     name no player, included). An action the rules cannot read is left to them to refuse, whoever appends it."""
-    rules = game.rules
+    rules, action = game.rules, game.in_labels(action)
     try:
         parsed = rules.parse_action(action) if isinstance(action, str) else rules.action_from_data(action)
     except (NotationError, ActionDataError):
@@ -273,16 +274,27 @@ class WriterPath:
             pending.add(made)
             return made.answer
         if change.idempotency is not None:
-            given = self._given(change.game_id, change.idempotency, pending)
+            keyed = self._keyed(change.game_id, change.idempotency)
+            change = replace(change, idempotency=keyed)
+            given = self._given(change.game_id, keyed, pending)
             if given is not None:
                 return given
         return self._append_to(change, pending)
+
+    def _keyed(self, game_id: UUID, idempotency: Idempotency) -> Idempotency:
+        """The idempotency key with its request's digest keyed under the game's key (evo_ledger.app.personal): the
+        digest of a request that names a player is no one's to recompute once the game's key is erased."""
+        if idempotency.unkeyed is not None:
+            return idempotency
+        keyed = self.store.personal.keyed_digest(game_owner(game_id), idempotency.request)
+        return replace(idempotency, request=keyed, unkeyed=idempotency.request)
 
     def _append_to(self, change: Change, pending: _Pending) -> Receipt:
         """An append made to a copy of its game (`Game.__copy__`), kept in the commit for the changes after it, as
         its answer is; a refused one is rolled back (`_drop`). Readers of the game, in other threads, read the game
         as stored until the commit is."""
         game = pending.games.get(change.game_id) or copy(self._current(change.game_id, change.expected))
+        game.labels_by_handle = self.store.personal.labels_by_handle(game.player_names)
         pending.games[game.id] = game
         if change.expected is not None and change.expected != game.version:
             raise VersionConflict(game.id, change.expected, game.version)
@@ -341,6 +353,7 @@ class WriterPath:
             return change.conflict
         if change.idempotency is not None:
             with suppress(Exception):
-                if (answered := self.vouched.answered(change.game_id, change.idempotency)) is not None:
+                keyed = self._keyed(change.game_id, change.idempotency)
+                if (answered := self.vouched.answered(change.game_id, keyed)) is not None:
                     return answered
         return VersionConflict(change.game_id, change.expected, None)

@@ -42,7 +42,10 @@ def reader_for(
     holder = with_access(holder, access)
     if holder.anonymous and holder.broadcast_delay and shown_version(holder, ledger) == 0:
         raise NotYetBroadcast(ledger.queries.game(game_id), holder.broadcast_delay)
-    return holder if perspective is None else narrowed(holder, perspective, ledger.queries.game(game_id).player_names)
+    if perspective is None:
+        return holder
+    game = ledger.queries.game(game_id)
+    return narrowed(holder, ledger.queries.seats.in_labels(game, perspective), game.player_names)
 
 
 def sees_game(access: GameAccess | None, token: str | None, admin: bool) -> bool:
