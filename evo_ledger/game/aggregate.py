@@ -25,7 +25,7 @@ from eventsourcing.domain import Aggregate, Snapshot
 from eventsourcing.utils import register_topic
 
 from evo_ledger.game.codec import digest
-from evo_ledger.game.labels import NO_LABELS, readings, spoken_as_labels
+from evo_ledger.game.labels import NO_LABELS, readings
 from evo_ledger.rules import AnyRuleset, get_ruleset, rulesets
 from evo_ledger.rules.base import Consequence, OptionValue, RuleViolation, SetupError, Transition, Vocabulary
 from evo_ledger.rules.contract import Kit, hidden_information, replayer
@@ -517,10 +517,6 @@ class Game(Aggregate):
     @labels_by_handle.setter
     def labels_by_handle(self, labels: Mapping[str, str]) -> None:
         self.__dict__["_labels_by_handle"] = labels
-
-    def in_labels(self, action: str | Mapping[str, Any]) -> Any:
-        """An action as entered, each seated handle in it put as its seat's label."""
-        return spoken_as_labels(action, self.labels_by_handle)
 
     def _action_fields(self, action: Any, transition: Transition[Any]) -> dict[str, Any]:
         notation = self._rules.format_action(action)

@@ -105,3 +105,22 @@ def test_a_request_holding_sealed_text_is_refused_however_it_is_written(api: Tes
     listed = api.get("/v1/games", params={"player": sealed})
     assert listed.status_code == 422 and listed.json()["code"] == "sealed_text_given"
     assert len(api.get(f"/v1/games/{game}/events").json()["events"]) == 1
+
+
+def test_a_seats_token_appends_no_other_players_action_however_its_handles_are_read(api: TestClient) -> None:
+    players = [{"name": name} for name in ("eggs", "ben", "cat")]
+    created = api.post("/v1/games", json={"kit": "standin-e2-3p", "players": players, "seat_tokens": True}).json()
+    game, recorder = created["game_id"], bearer(created["recorder_token"])
+    assert api.put(f"/v1/games/{game}/seats-record", json={"allowed": True}, headers=recorder).status_code == 200
+    assert api.post(f"/v1/games/{game}/actions", json={"actions": OPENING}, headers=recorder).status_code == 200
+    ben = bearer(created["seat_tokens"]["ben"])
+
+    refused = api.post(f"/v1/games/{game}/actions", json={"actions": ["eggs bid 2 eggs"]}, headers=ben)
+    recorded = api.post(f"/v1/games/{game}/actions", json={"actions": ["eggs bid 2 eggs"]}, headers=recorder)
+    own = api.post(f"/v1/games/{game}/actions", json={"actions": ["ben bid 3 eggs"]}, headers=ben)
+
+    assert (refused.status_code, refused.json()["code"]) == (403, "not_own_action"), refused.text
+    assert recorded.status_code == 200 and own.status_code == 200, own.text
+    events = api.get(f"/v1/games/{game}/events").json()["events"]
+    notations = [event["fields"]["notation"] for event in events if "notation" in event["fields"]]
+    assert notations[-2:] == ["eggs bid 2 eggs", "ben bid 3 eggs"]

@@ -42,6 +42,7 @@ from evo_ledger.app.ledger.vouched import VouchedReads, answer_to
 from evo_ledger.app.personal import game_owner
 from evo_ledger.app.readers import check_seen
 from evo_ledger.game.aggregate import Game
+from evo_ledger.game.labels import readings
 from evo_ledger.rules.structured import ActionDataError
 from evo_ledger.rules.text import NotationError
 
@@ -125,22 +126,30 @@ class Change:
         def own_then_record(game: Game) -> object:
             for action in actions:
                 check_own(game, seat, action)
-            return record(game)
+            recorded = len(game.history)
+            answer = record(game)
+            for _, notation, _ in game.history[recorded:]:  # as the rules read it, handles and all
+                check_own(game, seat, notation)
+            return answer
 
         return replace(self, change=own_then_record)
 
 
 def check_own(game: Game, seat: str, action: Any) -> None:
     """Refuse an action appended with a seat's token that is not its player's own (the table's actions, which
-    name no player, included). An action the rules cannot read is left to them to refuse, whoever appends it."""
-    rules, action = game.rules, game.in_labels(action)
-    try:
-        parsed = rules.parse_action(action) if isinstance(action, str) else rules.action_from_data(action)
-    except (NotationError, ActionDataError):
+    name no player, included), before the rules judge it: as the first reading of its handles the rules can read
+    (`readings`); once recorded, its action as recorded is checked again. An action the rules
+    cannot read is left to them to refuse, whoever appends it."""
+    rules = game.rules
+    for reading in readings(action, game.labels_by_handle):
+        try:
+            parsed = rules.parse_action(reading) if isinstance(reading, str) else rules.action_from_data(reading)
+        except (NotationError, ActionDataError):
+            continue
+        if rules.action_data(parsed).get("player") != seat:
+            shown = rules.format_action(parsed)
+            raise NotOwnAction(game.id, f"{seat}'s token appends {seat}'s own actions only, not {shown!r}")
         return
-    if rules.action_data(parsed).get("player") != seat:
-        shown = rules.format_action(parsed)
-        raise NotOwnAction(game.id, f"{seat}'s token appends {seat}'s own actions only, not {shown!r}")
 
 
 @dataclass
