@@ -119,10 +119,6 @@ class PersonalTables(ABC):
             )
         return self.keys([owner])[owner]
 
-    def labels_of(self, stable_ids: Collection[str]) -> list[SeatLabel]:
-        rows = self._select("label, handle, stable_id, claim", LABELS, "stable_id", stable_ids)
-        return [SeatLabel(*row) for row in rows]
-
     def erased_among(self, stable_ids: Collection[str]) -> set[str]:
         """Those of the stable ids that were erased."""
         marks = {erased_mark(stable_id): stable_id for stable_id in stable_ids}

@@ -13,7 +13,9 @@ from eventsourcing.persistence import Notification
 
 from evo_ledger.app.ledger.application import LedgerApplication
 from evo_ledger.game.aggregate import Game, player_id
-from evo_ledger.game.labels import is_label, spoken_as_labels
+from evo_ledger.game.labels import is_label, readings, spoken_as_labels
+from evo_ledger.rules.base import RuleViolation
+from evo_ledger.rules.text import NotationError
 
 
 class Seats:
@@ -26,8 +28,16 @@ class Seats:
         self.notifications_after = notifications_after
 
     def in_labels(self, game: Game, action: str) -> str:
-        """An action (or its first words) as a reader entered it, each seated handle put as its seat's label."""
-        labelled: str = spoken_as_labels(action, self.store.personal.labels_by_handle(game.player_names))
+        """An action (or its first words, or a seat) as a reader entered it, each seated handle put as its seat's
+        label: as the first reading of its handles the rules can read as an action (`readings`), else each one."""
+        labels = self.store.personal.labels_by_handle(game.player_names)
+        for reading in readings(action, labels):
+            try:
+                game.rules.parse_action(reading)
+            except (NotationError, RuleViolation):
+                continue
+            return str(reading)
+        labelled: str = spoken_as_labels(action, labels)
         return labelled
 
     def games_seating(self, stable_ids: Collection[str]) -> list[UUID]:
