@@ -5,15 +5,19 @@ is sent (evo_ledger.app.personal.Personal.render): after an erasure, every route
 is left as it is. A report (an audit, an explanation, a what-if) is shown so too, while its hash (`report_hash`,
 `X-Report-Hash`) is over the report as the log gives it, seats by label: the same before an erasure and after.
 
-A request that holds sealed text anywhere (its path, its query, its body as its bytes and as the JSON, msgpack or
-text they are read as) is refused (422 `sealed_text_given`): sealed text enters the log only as the ledger seals
-what a person typed, or inside a bundle of its own game (evo_ledger.app.transfer), so that no answer opens a text it
-was not stored with."""
+Sealed text is opened in answers that succeed alone: a refusal may quote what the request said, and opens nothing.
+A request that holds sealed text anywhere (its path, its query, its headers, its body as its bytes and as the JSON,
+msgpack or text the routes read them as) is refused (422 `sealed_text_given`), as is one with two Content-Types:
+sealed text enters the log only as the ledger seals what a person typed, or inside a bundle of its own game
+(evo_ledger.app.transfer), so that no answer opens a text it was not stored with. A body cut off by its client is
+handed to no route."""
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -57,8 +61,12 @@ class PersonalDataShown:
         if scope["type"] != "http" or ledger is None:
             await self.app(scope, receive, send)
             return
-        if sealed_in_address(scope):
-            await refuse(send, "its address")
+        headers = scope.get("headers", [])
+        if sealed_in_address(scope) or any(sealed_in_header(value) for _, value in headers):
+            await refuse(send, "its address or its headers")
+            return
+        if sum(name.lower() == b"content-type" for name, _ in headers) > 1:
+            await answer(send, errors.problem(400, "invalid_request", "header.Content-Type: given more than once"))
             return
         if scope.get("method") not in BODILESS:
             try:
@@ -66,7 +74,9 @@ class PersonalDataShown:
             except HTTPException as error:  # a body that came too slowly
                 await answer(send, errors.http_problem(error))
                 return
-            if sealed_in_body(body, media_type(scope.get("headers", [])), scope.get("path", "")):
+            if body is None:  # the client went away before its body had come whole
+                return
+            if sealed_in_body(body, media_type(headers), scope.get("path", "")):
                 await refuse(send, "its body")
                 return
             receive = replaying(body, receive)
@@ -82,34 +92,46 @@ def sealed_in_address(scope: Scope) -> bool:
     return SEALED_MARK in scope.get("path", "") or SEALED_MARK in query
 
 
+def sealed_in_header(value: bytes) -> bool:
+    return any(SEALED_MARK in text for text in (value.decode("latin-1"), unquote_plus(value.decode("latin-1"))))
+
+
 def sealed_in_body(body: bytes, media: str, path: str) -> bool:
     """Whether the body holds sealed text, in its bytes or as what it is read as. A bundle imported is checked by
     the import itself: it may hold its own game's sealed text."""
     if media == BUNDLE and path.endswith("/import"):
         return False
-    return SEALED_MARK.encode() in body or holds_sealed_text(read_body(body, media))
+    return SEALED_MARK.encode() in body or holds_sealed_text(read_body(body))
 
 
-def read_body(body: bytes, media: str) -> Any:
-    """The body as the app may read it: JSON (in any encoding JSON allows), msgpack, or text."""
-    try:
-        if media == BUNDLE:
-            return unpack_input(body)
-        return json.loads(body)
-    except (ValueError, CodecError, RecursionError):  # the app refuses what it cannot read, as it reads it
-        return [body.decode(encoding, errors="ignore") for encoding in ("utf-8", "utf-16", "utf-32")]
+def read_body(body: bytes) -> list[Any]:
+    """The body in every way a route may read it: as msgpack, as JSON (strictly, and as the append's own reading
+    does, its bytes decoded with what cannot be replaced), and as text in each encoding JSON allows."""
+    texts = [body.decode(encoding, errors="replace") for encoding in ("utf-8", "utf-16", "utf-32")]
+    readings: list[Any] = list(texts)
+    readers: list[Callable[[], Any]] = [
+        partial(unpack_input, body),
+        partial(json.loads, body),
+        partial(json.loads, body.decode(json.detect_encoding(body), errors="replace")),
+    ]
+    for read in readers:
+        try:
+            readings.append(read())
+        except (ValueError, CodecError, RecursionError):  # the app refuses what it cannot read, as it reads it
+            continue
+    return readings
 
 
-async def whole_body(receive: Receive) -> bytes:
+async def whole_body(receive: Receive) -> bytes | None:
+    """The request's body, whole; None if its client went away before it had come whole."""
     parts = []
     while True:
         message = await receive()
         if message["type"] != "http.request":
-            break
+            return None
         parts.append(message.get("body", b""))
         if not message.get("more_body", False):
-            break
-    return b"".join(parts)
+            return b"".join(parts)
 
 
 def replaying(body: bytes, receive: Receive) -> Receive:
@@ -144,11 +166,13 @@ class Shown:
         self.personal, self.out = personal, send
         self.head: Message | None = None
         self.escape: Escape | None = None
+        self.opening = False
 
     async def send(self, message: Message) -> None:
         if message["type"] == "http.response.start":
             headers = message.get("headers", [])
             self.escape = escape_for(headers)
+            self.opening = message.get("status", 500) < 400
             if self.escape is None or not any(name.lower() == b"content-length" for name, _ in headers):
                 await self.out(message)
             else:
@@ -171,7 +195,7 @@ class Shown:
         except UnicodeDecodeError:
             return body
         try:
-            shown: str = await anyio.to_thread.run_sync(self.personal.render, text, escape)
+            shown: str = await anyio.to_thread.run_sync(self.personal.render, text, escape, self.opening)
         except Exception:  # the store gone (a server stopping): labels and sealed text are no one's names
             log.warning("an answer is sent with its seats' labels: the store could not be read", exc_info=True)
             return body

@@ -351,7 +351,7 @@ class GameAccess(Aggregate):
         if problem is not None:
             raise WithdrawalReasonRefused(f"reason: {problem}")
         if withdrawn and self.withdrawn:
-            raise AlreadyWithdrawn(f"game {self.game_id} is withdrawn already ({self.withdrawal_reason})")
+            raise AlreadyWithdrawn(f"game {self.game_id} is withdrawn already")
         if not withdrawn and not self.withdrawn:
             raise NotWithdrawn(f"game {self.game_id} is not withdrawn: there is nothing to reinstate")
         self.trigger_event(self.WithdrawalSet, withdrawn=withdrawn, reason=stored(reason))

@@ -126,9 +126,6 @@ class Personal:
 
     def __init__(self, tables: PersonalTables) -> None:
         self.tables = tables
-        # The handles seats' labels were found to stand for, for actions entered with them (never for an answer,
-        # which reads them as they stand): an entry left after an erasure elsewhere only reads a handle as its label.
-        self._entered: dict[str, str] = {}
 
     def seat_labels(self, seats: Sequence[Seat], earlier_id: Callable[[str], str | None]) -> list[SeatLabel]:
         """Each seat's label and stable id: the ones its handle (with the id given) was labelled with before, else
@@ -146,7 +143,12 @@ class Personal:
         offers = [offer if offer.stable_id not in erased else replace(offer, stable_id=new_id()) for offer in offers]
         if offers:
             known = {**known, **self.tables.claimed(offers)}
-        return [known[seat.claim] for seat in seats]
+        labelled = [known[seat.claim] for seat in seats]
+        # Checked again once claimed: an erasure between the first look and the claim leaves a claim no seat takes.
+        erased_since = self.tables.erased_among([seat.stable_id for seat in labelled])
+        if erased_since:
+            raise ErasedSeatId(sorted(erased_since)[0])
+        return labelled
 
     @staticmethod
     def _offer(seat: Seat, earlier_id: Callable[[str], str | None]) -> SeatLabel:
@@ -154,13 +156,10 @@ class Personal:
         return SeatLabel(new_label(), seat.handle, stable_id, seat.claim)
 
     def labels_by_handle(self, names: Collection[str]) -> dict[str, str]:
-        """The label of each handle standing for one of these seat names (those that are labels), for an action
-        entered with handles (pays for: bench.ledger_speed appends, one action a save)."""
-        labels = [name for name in names if is_label(name)]
-        unknown = [label for label in labels if label not in self._entered]
-        if unknown:
-            self._entered.update(self.tables.handles(unknown))
-        return {self._entered[label]: label for label in labels if label in self._entered}
+        """The label of each handle standing for one of these seat names (those that are labels), as they stand:
+        an erasure in any process leaves no handle to enter."""
+        handles = self.tables.handles([name for name in names if is_label(name)])
+        return {handle: label for label, handle in handles.items()}
 
     def names_of(self, player: str) -> set[str]:
         """What the seats of a player named by a reader (a handle, a label or a stable id) may be stored as."""
@@ -179,10 +178,11 @@ class Personal:
         key = self.tables.key_made(owner, AESGCM.generate_key(bit_length=KEY_BITS))
         return hmac.digest(key, digest.encode(), "sha256").hex()
 
-    def render(self, text: str, escape: Escape = as_plain_text) -> str:
-        """The text as an answer shows it: sealed text opened (`[erased]` where its key is gone), then each label
-        as the handle it stands for (itself where it was erased). `escape` makes opened text safe where it goes."""
-        if SEALED_MARK in text:
+    def render(self, text: str, escape: Escape = as_plain_text, opening: bool = True) -> str:
+        """The text as an answer shows it: sealed text opened (`[erased]` where its key is gone; left sealed unless
+        `opening`), then each label as the handle it stands for (itself where it was erased). `escape` makes opened
+        text safe where it goes."""
+        if opening and SEALED_MARK in text:
             text = self._opened(text, escape)
         labels = {found.lower() for found in LABEL_IN_TEXT.findall(text)}
         if not labels:
@@ -212,7 +212,6 @@ class Personal:
 
     def erase(self, stable_ids: Collection[str], owners: Collection[str]) -> None:
         self.tables.erase(stable_ids, owners)
-        self._entered.clear()
 
 
 class SealedNames:

@@ -52,15 +52,45 @@ def readings(action: str | Mapping[str, Any], labels: Mapping[str, str]) -> Iter
         yield action
         return
     if not isinstance(action, str):
-        yield _data_as_labels(action, labels)
-        yield action
+        paths = list(_handle_paths(action, labels))
+        for chosen in _ways(len(paths)):
+            yield _data_with_labels(action, {paths[place] for place in chosen}, labels)
         return
     spots = [found for found in HANDLE_WORD.finditer(action) if found.group() in labels]
-    chosen_ways = (
-        set(chosen) for size in range(len(spots), -1, -1) for chosen in combinations(range(len(spots)), size)
-    )
-    for chosen in islice(chosen_ways, MAX_READINGS):
+    for chosen in _ways(len(spots)):
         yield _with_labels(action, [spot for place, spot in enumerate(spots) if place in chosen], labels)
+
+
+def _ways(count: int) -> Iterator[set[int]]:
+    """Which of `count` places to take, all first, then fewer, down to none: at most MAX_READINGS ways."""
+    every = (set(chosen) for size in range(count, -1, -1) for chosen in combinations(range(count), size))
+    return islice(every, MAX_READINGS)
+
+
+Path = tuple[Any, ...]
+
+
+def _handle_paths(value: Any, labels: Mapping[str, str], path: Path = ()) -> Iterator[Path]:
+    """Where a value (an action as data) holds a seated handle as a whole string."""
+    if isinstance(value, str):
+        if value in labels:
+            yield path
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _handle_paths(item, labels, (*path, key))
+    elif isinstance(value, list | tuple):
+        for place, item in enumerate(value):
+            yield from _handle_paths(item, labels, (*path, place))
+
+
+def _data_with_labels(value: Any, chosen: set[Path], labels: Mapping[str, str], path: Path = ()) -> Any:
+    if isinstance(value, str):
+        return labels[value] if path in chosen else value
+    if isinstance(value, Mapping):
+        return {key: _data_with_labels(item, chosen, labels, (*path, key)) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_data_with_labels(item, chosen, labels, (*path, place)) for place, item in enumerate(value)]
+    return value
 
 
 def _with_labels(action: str, spots: list[re.Match[str]], labels: Mapping[str, str]) -> str:

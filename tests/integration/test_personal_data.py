@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from evo_ledger.app.ledger import Ledger
+from evo_ledger.app.ledger import AppendRequest, Ledger
 from evo_ledger.app.personal import ErasedSeatId, LabelShapedHandle, as_csv_field, game_owner
 from evo_ledger.app.transfer import game_from_notation
 from evo_ledger.game.labels import is_label, readings
@@ -124,3 +124,39 @@ def test_a_seats_token_appends_no_other_players_action_however_its_handles_are_r
     events = api.get(f"/v1/games/{game}/events").json()["events"]
     notations = [event["fields"]["notation"] for event in events if "notation" in event["fields"]]
     assert notations[-2:] == ["eggs bid 2 eggs", "ben bid 3 eggs"]
+
+
+def test_a_refusal_quoting_what_a_request_said_opens_no_sealed_text(api: TestClient) -> None:
+    players = [{"name": name} for name in ("ann", "ben", "cat")]
+    created = api.post("/v1/games", json={"kit": "standin-e2-3p", "players": players}).json()
+    game = created["game_id"]
+    ledger: Ledger = api.app.state.ledger  # type: ignore[attr-defined]
+    sealed = ledger.store.personal.seal(game_owner(game), "a note of a private game")
+    echoed = api.get(f"/v1/games/{game}/stream", headers={"Last-Event-ID": sealed})
+    assert echoed.status_code == 422 and "private game" not in echoed.text
+    twice = api.post(
+        f"/v1/games/{game}/notes",
+        content=json.dumps({"event": 1, "text": "x"}).encode(),
+        headers=[("Content-Type", "application/json"), ("Content-Type", "application/msgpack")],
+    )
+    assert twice.status_code == 400 and twice.json()["code"] == "invalid_request"
+
+
+def test_an_action_given_as_data_reads_its_handles_where_the_rules_take_them(ledger: Ledger) -> None:
+    receipt = ledger.commands.create_game(None, "standin-e2-3p", ["eggs", "ben", "cat"])
+    bid: dict[str, object] = {"kind": "bid", "player": "eggs", "amount": 2, "target": "eggs"}
+    ledger.commands.record(receipt.game_id, OPENING)
+    ledger.commands.record_many([AppendRequest(receipt.game_id, [bid])])
+    game = ledger.queries.game(receipt.game_id)
+    assert game.history[-1][1] == f"{game.player_names[0]} bid 2 eggs"
+
+
+def test_erasing_a_person_erases_the_names_of_everyone_merged_into_them_at_any_depth(ledger: Ledger) -> None:
+    people = ledger.people
+    first, second, third = (people.register(name, [f"m-{n}"]) for n, name in enumerate(("Ann A", "Ben B", "Cat C")))
+    people.merge(third.person_id, second.person_id)
+    people.merge(second.person_id, first.person_id)
+    people.erase(first.person_id)
+    for person in (first, second, third):
+        stored = people.person(person.person_id)
+        assert stored is not None and stored.name is not None and shown(ledger, stored.name) == "[erased]"

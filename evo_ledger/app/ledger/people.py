@@ -44,6 +44,20 @@ from evo_ledger.app.personal import SealedNames, game_owner, person_owner
 from evo_ledger.app.readers import kept_by_organiser
 
 ADMIN = Keeper()
+
+
+def merged_in(records: Records, person_id: str) -> set[str]:
+    """The person and everyone merged into them, at any depth (a merge brought each one's stable ids)."""
+    found, pending = {person_id}, [person_id]
+    while pending:
+        record = records.person(pending.pop())
+        for came in record.came_from.values() if record is not None else ():
+            if came not in found:
+                found.add(came)
+                pending.append(came)
+    return found
+
+
 Told = SeatsTold | SeatName
 
 
@@ -122,7 +136,7 @@ class People:
         records = Records(self.person, self.seat_link, as_told(told), EVERY_PERSON, self.names)
         erased(records, person_id)  # refused here, before anything is erased; stored below
         record = records.record(person_id)
-        seat_ids, people = record.seat_ids, {person_id, *record.came_from.values()}
+        seat_ids, people = record.seat_ids, merged_in(records, person_id)
         games = set(self.queries.seats.games_seating(seat_ids))
         self.store.personal.erase(seat_ids, [*map(person_owner, sorted(people)), *map(game_owner, games)])
         # A game started under their labels while their games were looked for: its key goes too. None is started

@@ -126,10 +126,11 @@ class Change:
         def own_then_record(game: Game) -> object:
             for action in actions:
                 check_own(game, seat, action)
-            recorded = len(game.history)
+            earlier = len(game.pending_events)
             answer = record(game)
-            for _, notation, _ in game.history[recorded:]:  # as the rules read it, handles and all
-                check_own(game, seat, notation)
+            for event in game.pending_events[earlier:]:  # each action as the rules read it, handles and all
+                if isinstance(event, Game.ActionRecorded):
+                    check_own(game, seat, event.notation)
             return answer
 
         return replace(self, change=own_then_record)
