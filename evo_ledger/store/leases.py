@@ -28,6 +28,7 @@ import os
 import socket
 import threading
 import time
+from contextlib import suppress
 from typing import Protocol
 
 import psycopg
@@ -140,9 +141,14 @@ class PostgresLease:
             return held
 
     def release(self) -> None:
-        """The lease's connection closed, which frees its lock; no try takes it after."""
+        """The lock given up on the lease's connection, then the connection closed: the lock is free for another
+        process as this returns (the database frees a closed session's locks only once its backend has ended). No
+        try takes it after."""
         with self.turn:
             self.closed = True
+            if self.holding and self.connection is not None:
+                with suppress(psycopg.Error):  # a connection already broken has its lock freed with it
+                    self.connection.execute("SELECT pg_advisory_unlock(%s::bigint)", (self.key,))
             self._forget()
 
     def _connected(self) -> bool:

@@ -27,6 +27,7 @@ from projections.schema import read_tables
 from projections.store import ReadStore
 from tests.helpers.databases import ON_POSTGRES, fresh_postgres_database, require_postgres
 from tests.helpers.servers import running_server
+from tests.helpers.shown import shown
 
 SEED = 29
 RECORDERS, STREAMS, ACTIONS = 8, 50, 120
@@ -152,7 +153,7 @@ def test_two_servers_lose_and_repeat_nothing_while_their_processes_are_killed(tm
         with Ledger(Settings(url)) as ledger:
             for recorder in recorders:
                 recorded = [
-                    e.notation
+                    shown(ledger, e.notation)  # as the recorder entered it: its seats by their handles
                     for e in ledger.queries.game_events(UUID(recorder.game))
                     if isinstance(e, Game.ActionRecorded)
                 ]

@@ -25,6 +25,7 @@ from evo_ledger.store.leases import LEASE_SECONDS, RETRY_SECONDS
 from projections.store import ReadStore
 from tests.helpers.databases import fresh_postgres_database
 from tests.helpers.servers import ADMIN, WAIT, Viewer, health_when, running_server
+from tests.helpers.shown import shown
 from tests.helpers.support import Served, child_env, log_position, serve_process
 
 KEY = "the servers' shared secret"
@@ -223,7 +224,7 @@ def stored_actions(ledger: Ledger, game: str) -> tuple[list[int], dict[datetime,
     events = ledger.queries.game_events(UUID(game))
     stored: dict[datetime, list[int]] = {}
     for event in events[1:]:  # after the game's start, each an action (a roll, named by the toy ruleset's fact)
-        assert event.notation == ROLL and event.entered_at is not None
+        assert shown(ledger, event.notation) == ROLL and event.entered_at is not None
         stored.setdefault(datetime.fromisoformat(event.entered_at), []).append(event.originator_version)
     return [event.originator_version for event in events], stored
 
