@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from tests.helpers.browser import CHROMIUM, FLAGS, INSTALL
+from tests.helpers.line import Line, line_to
 from tests.helpers.phone import PHONE_390
 from tests.helpers.servers import MovedClock, running_server
 
@@ -38,6 +39,13 @@ def browser() -> Iterator[Any]:
 def server(tmp_path: Path) -> Iterator[str]:
     with running_server(str(tmp_path / "viewer.sqlite")) as base:
         yield base
+
+
+@pytest.fixture
+def line(server: str) -> Iterator[Line]:
+    """A line to `server` that the test cuts (`cut_off`): a phone taken offline is opened through it."""
+    with line_to(server) as through:
+        yield through
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.helpers.offline import RULES_READY, RULES_START_MS, cut_off
+from tests.helpers.line import Line
+from tests.helpers.offline import RULES_READY, RULES_START_MS, back_on, cut_off
 
 pytestmark = pytest.mark.slow(reason="drives Chromium; the kit editor's rules start in Python in the browser")
 
@@ -21,16 +22,16 @@ def stored_names(server: str) -> list[str]:
 
 
 def test_kit_editor_a_copy_of_an_evo1_kit_edited_offline_is_saved_when_the_connection_returns(
-    phone: Any, server: str
+    phone: Any, server: str, line: Line
 ) -> None:
     page = phone.new_page()
-    page.goto(f"{server}/kits/new?from=standin-e1-3p")
+    page.goto(f"{line.base}/kits/new?from=standin-e1-3p")
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     page.reload()
     expect(page.locator(RULES_READY)).to_be_visible(timeout=RULES_START_MS)
     page.wait_for_function("() => document.body.dataset.rulesKept === 'true'")
     expect(page.locator("#half option")).to_have_count(2)
-    cut_off(phone, page)
+    cut_off(phone, page, line)
     page.get_by_label("name").fill("our-first-edition")
     page.locator('#grid polygon[data-space="A2"]').tap()  # yellow to green
     expect(page.locator('#grid polygon[data-space="A2"]')).to_have_attribute("data-terrain", "green")
@@ -38,7 +39,7 @@ def test_kit_editor_a_copy_of_an_evo1_kit_edited_offline_is_saved_when_the_conne
     page.locator("#save").tap()
     expect(page.locator("#save-why")).to_contain_text("saved when the connection returns")
     assert stored_names(server) == []
-    phone.set_offline(False)
+    back_on(phone, line)
     expect(page.locator("#saved-as")).to_contain_text("saved as sha256:")
     assert stored_names(server) == ["our-first-edition"]
 

@@ -23,12 +23,14 @@ from playwright.sync_api import expect
 from api import ApiSettings, create_app
 from evo_ledger.game.notation import parse_game
 from evo_ledger.settings import Settings
+from tests.helpers.line import Line, line_to
 from tests.helpers.offline import (
     RULES_READY,
     RULES_START_MS,
     SHOWN_HERE,
     WAITING,
     HeldBack,
+    back_on,
     cut_off,
     opened_offline_ready,
 )
@@ -206,16 +208,16 @@ def test_phones_a_delayed_games_page_says_when_its_broadcast_starts_then_shows_w
 
 
 def test_phones_a_recording_page_opened_again_offline_says_when_the_server_last_answered_and_offers_what_follows(
-    browser: Any, server: str
+    browser: Any, server: str, line: Line
 ) -> None:
     """An entry waits on the device, judged by the rules on the phone; the page opened again with no connection says
     when the server last answered (kept on the device), and at once, before its rules have started again, shows
     what the entry leads to and offers the words after it, never those of the entry waiting: the same the server
     shows once the connection returns and the entry is sent."""
-    context, page, game, token = opened_offline_ready(browser, server, GOLDEN["evo2"], device=PHONE_390)
+    context, page, game, token = opened_offline_ready(browser, line.base, GOLDEN["evo2"], device=PHONE_390)
     try:
         expect(page.locator(RULES_READY)).to_be_visible(timeout=RULES_START_MS)
-        cut_off(context, page)
+        cut_off(context, page, line)
         page.wait_for_function(SHOWN_HERE)
         heard = page.locator("#queue-status").get_attribute("data-heard")
         assert heard, "the server answered before the connection was cut"
@@ -232,7 +234,7 @@ def test_phones_a_recording_page_opened_again_offline_says_when_the_server_last_
         expect(page.locator("#queue-status")).to_have_attribute("data-heard", heard)
         expect(page.locator("#queue-status")).to_have_text(f"1 waiting · last sync {when}")
         fits_the_width(page, "header", "#queue-status", "#queued li", "#players li", "#choices button")
-        context.set_offline(False)
+        back_on(context, line)
         page.evaluate("dispatchEvent(new Event('online'))")
         page.wait_for_function(WAITING, arg=0, polling=20, timeout=60_000)
         page.wait_for_function(
@@ -247,25 +249,25 @@ def test_phones_a_recording_page_opened_again_offline_says_when_the_server_last_
 
 
 @pytest.fixture
-def rules_held(tmp_path: Path) -> Iterator[tuple[str, HeldBack]]:
-    """A server whose rules' bundle is held back until the test lets it through."""
+def rules_held(tmp_path: Path) -> Iterator[tuple[Line, HeldBack]]:
+    """A server whose rules' bundle is held back until the test lets it through, reached through a line."""
     held = HeldBack(create_app(ApiSettings(store=Settings(str(tmp_path / "held.sqlite")))), "/rules.zip")
-    with serving(held) as base:
+    with serving(held) as base, line_to(base) as line:
         try:
-            yield base, held
+            yield line, held
         finally:
             held.release()  # before the server stops: it waits for the answers under way
 
 
 def test_phones_the_offline_rules_start_as_the_recording_page_opens_behind_the_first_tap_and_say_when_ready(
-    phone: Any, rules_held: tuple[str, HeldBack]
+    phone: Any, rules_held: tuple[Line, HeldBack]
 ) -> None:
     """On the machine itself (as over https) the rules for offline use start once the page is shown, in the
     background: while they start (their bundle held back), the first action is tapped and recorded; the header says
     when they are ready, and the first entry made with no connection is judged and drawn by them at once."""
-    server, held = rules_held
-    game, token = recorded_evo2(server, 0)
-    page = open_recording(phone, server, game, token)
+    line, held = rules_held
+    game, token = recorded_evo2(line.base, 0)
+    page = open_recording(phone, line.base, game, token)
     status = page.locator("#rules-status")
     expect(status).to_have_text("rules on this device: starting…")
     tap_action(page, EVO2[0])
@@ -275,7 +277,7 @@ def test_phones_the_offline_rules_start_as_the_recording_page_opens_behind_the_f
     fits_the_width(page, "header", "#rules-status", "#players li", "#choices button")
     held.release()
     expect(status).to_have_text("rules on this device: ready for use offline", timeout=RULES_START_MS)
-    cut_off(phone, page)
+    cut_off(phone, page, line)
     page.wait_for_function(SHOWN_HERE)
     tap_action(page, EVO2[1])
     page.wait_for_function(WAITING, arg=1, polling=20)

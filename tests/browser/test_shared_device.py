@@ -13,7 +13,8 @@ from playwright.sync_api import expect
 
 from evo_ledger.game.notation import parse_game
 from tests.helpers.devices import SETUP_KEPT, Heard, found_on_device, heard_server, hidden_setup
-from tests.helpers.offline import WAITING, cut_off
+from tests.helpers.line import Line, line_to
+from tests.helpers.offline import WAITING, back_on, cut_off
 from tests.helpers.phone import GOLDEN, PHONE, logged, new_game, open_recording, settled
 from tests.helpers.traits_pages import ACTIONS, seated_traits_game
 
@@ -26,9 +27,21 @@ ENTRY = "order ann ben cat"
 
 
 @pytest.fixture
-def heard(tmp_path: Path) -> Iterator[tuple[str, Heard]]:
-    with heard_server(str(tmp_path / "shared.sqlite")) as served:
-        yield served
+def served(tmp_path: Path) -> Iterator[tuple[str, Heard]]:
+    with heard_server(str(tmp_path / "shared.sqlite")) as base_and_app:
+        yield base_and_app
+
+
+@pytest.fixture
+def line(served: tuple[str, Heard]) -> Iterator[Line]:
+    with line_to(served[0]) as through:
+        yield through
+
+
+@pytest.fixture
+def heard(served: tuple[str, Heard], line: Line) -> tuple[str, Heard]:
+    """The server reached through `line`, which the test may cut, and the app that hears every request."""
+    return line.base, served[1]
 
 
 @pytest.fixture
@@ -102,13 +115,13 @@ def test_forget_a_token_is_kept_a_day_unless_the_recorder_chooses_and_forgotten_
     assert not following.evaluate(SETUP_KEPT), "the service worker dropped what it kept for the token"
 
 
-def with_an_entry_waiting(phone: Any, server: str, also: bool = False) -> tuple[str, str, Any, Any]:
+def with_an_entry_waiting(phone: Any, server: str, line: Line, also: bool = False) -> tuple[str, str, Any, Any]:
     """An evo2 game on the phone, an entry typed with no connection waiting: the game, the recorder's token, the
     page, and (`also`) a second tab of the game opened before the connection was cut (else None)."""
     game, token = new_game(server, parse_game(GOLDEN["evo2"].read_text()))
     page = open_recording(phone, server, game, token)
     other = opened_without_a_token(phone, server, game) if also else None
-    cut_off(phone, page)
+    cut_off(phone, page, line)
     page.locator("#tools summary").tap()
     page.locator("#typed").fill(ENTRY)
     page.locator("#typed").press("Enter")
@@ -116,26 +129,26 @@ def with_an_entry_waiting(phone: Any, server: str, also: bool = False) -> tuple[
     return game, token, page, other
 
 
-def asked_to_forget_with_an_entry_waiting(phone: Any, server: str) -> tuple[str, str, Any]:
+def asked_to_forget_with_an_entry_waiting(phone: Any, server: str, line: Line) -> tuple[str, str, Any]:
     """An entry waiting (`with_an_entry_waiting`), then "forget this device" tapped and the connection back: the
     entry shown, and the device not forgotten, until the person chooses. The game, the recorder's token and the
     page."""
-    game, token, page, _ = with_an_entry_waiting(phone, server)
+    game, token, page, _ = with_an_entry_waiting(phone, server, line)
     page.locator("#this-device summary").tap()
     page.locator("#forget-device").tap()
     expect(page.locator("#forgetting-text")).to_contain_text("1 entry waits on this device, not sent yet")
     expect(page.locator("#queued li")).to_have_text([ENTRY])
     assert page.evaluate(f"localStorage.getItem('evo-ledger-record:{game}')"), "not forgotten before the person chose"
-    phone.set_offline(False)
+    back_on(phone, line)
     page.evaluate("dispatchEvent(new Event('online'))")  # nothing is sent unasked while the person chooses
     return game, token, page
 
 
 def test_forget_entries_waiting_are_shown_and_dropped_by_the_person_before_the_device_forgets(
-    phone: Any, heard: tuple[str, Heard]
+    phone: Any, heard: tuple[str, Heard], line: Line
 ) -> None:
     server, _ = heard
-    game, token, page = asked_to_forget_with_an_entry_waiting(phone, server)
+    game, token, page = asked_to_forget_with_an_entry_waiting(phone, server, line)
     page.locator("#drop-then-forget").tap()
     page.wait_for_function(FORGOTTEN)
     assert page.evaluate("(game) => queuedEntries(game)", game) == [], "dropped from the device"
@@ -144,10 +157,10 @@ def test_forget_entries_waiting_are_shown_and_dropped_by_the_person_before_the_d
 
 
 def test_forget_entries_waiting_are_shown_and_sent_by_the_person_before_the_device_forgets(
-    phone: Any, heard: tuple[str, Heard]
+    phone: Any, heard: tuple[str, Heard], line: Line
 ) -> None:
     server, _ = heard
-    game, token, page = asked_to_forget_with_an_entry_waiting(phone, server)
+    game, token, page = asked_to_forget_with_an_entry_waiting(phone, server, line)
     page.locator("#send-then-forget").tap()
     page.wait_for_function(FORGOTTEN)
     assert page.evaluate("(game) => queuedEntries(game)", game) == [], "sent, then forgotten"
@@ -172,10 +185,10 @@ def test_forget_the_recording_page_copies_its_token_to_no_storage_the_tab_s_othe
 
 
 def test_forget_entries_another_tab_queued_are_shown_before_the_device_forgets(
-    phone: Any, heard: tuple[str, Heard]
+    phone: Any, heard: tuple[str, Heard], line: Line
 ) -> None:
     server, _ = heard
-    game, _, queuing, forgetting = with_an_entry_waiting(phone, server, also=True)
+    game, _, queuing, forgetting = with_an_entry_waiting(phone, server, line, also=True)
     forgetting.locator("#this-device summary").tap()
     forgetting.locator("#forget-device").tap()
     expect(forgetting.locator("#forgetting-text")).to_contain_text("1 entry waits on this device, not sent yet")
@@ -199,9 +212,9 @@ def test_forget_a_token_past_its_time_is_sent_no_more_and_the_page_forgets_it(
     page.wait_for_function(FORGOTTEN)
 
 
-def test_forget_a_token_past_its_time_cannot_be_kept_again(phone: Any, heard: tuple[str, Heard]) -> None:
+def test_forget_a_token_past_its_time_cannot_be_kept_again(phone: Any, heard: tuple[str, Heard], line: Line) -> None:
     server, _ = heard
-    game, _, page, _ = with_an_entry_waiting(phone, server)
+    game, _, page, _ = with_an_entry_waiting(phone, server, line)
     kept = f"evo-ledger-record:{game}"
     page.evaluate(PASSED, kept)
     page.evaluate("expireKept()")
@@ -212,13 +225,13 @@ def test_forget_a_token_past_its_time_cannot_be_kept_again(phone: Any, heard: tu
 
 
 def test_forget_a_page_opened_past_the_token_s_time_shows_the_entries_waiting_to_drop_before_it_forgets(
-    phone: Any, heard: tuple[str, Heard]
+    phone: Any, heard: tuple[str, Heard], line: Line
 ) -> None:
     server, app = heard
-    game, token, page, _ = with_an_entry_waiting(phone, server)
+    game, token, page, _ = with_an_entry_waiting(phone, server, line)
     page.evaluate(PASSED, f"evo-ledger-record:{game}")  # nor does this page send it once the connection is back
     page.close()
-    phone.set_offline(False)
+    back_on(phone, line)
     heard_before = len(app.requests)
     following = opened_without_a_token(phone, server, game)
     expect(following.locator("#queued li")).to_have_text([ENTRY])

@@ -12,6 +12,7 @@ import httpx
 from starlette.types import Receive, Scope, Send
 
 from evo_ledger.game.notation import parse_game
+from tests.helpers.line import Line
 from tests.helpers.phone import PHONE, new_game, settled
 
 WAITING = "(count) => document.body.dataset.waiting === String(count) && document.body.dataset.ready === 'true'"
@@ -42,23 +43,18 @@ def opened_offline_ready(
     return context, page, game, token
 
 
-# A request the page sends through its service worker once the connection is cut: it fails once the cut has
-# reached the worker too (the browser tells the page's and the worker's network apart, a moment apart). One sent
-# as the cut came may still reach the server after the page was told it failed: its path is its own.
-PROBE = "/offline-probe"
-CUT_OFF = """async () => {
-    for (;;) {
-        try { await fetch("/offline-probe", { method: "POST" }); } catch (error) { return true; }
-        await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-}"""
-
-
-def cut_off(context: Any, page: Any) -> None:
-    """The connection cut, once the page and its service worker both find it so."""
+def cut_off(context: Any, page: Any, line: Line) -> None:
+    """The connection cut: the line (nothing reaches the server), and the browser's own (the page and its service
+    worker are told there is none), once the page finds it so."""
+    line.cut()
     context.set_offline(True)
-    page.evaluate(CUT_OFF)
     page.wait_for_function("() => !navigator.onLine")
+
+
+def back_on(context: Any, line: Line) -> None:
+    """The connection returns: the line mended, then the browser's own."""
+    line.mend()
+    context.set_offline(False)
 
 
 HAND_MADE = {
