@@ -34,6 +34,7 @@ from bench.record_speed import percentile
 from bench.report import reporting
 from evo_ledger.game.notation import parse_game
 from tests.helpers.browser import CHROMIUM, FLAGS
+from tests.helpers.line import Line, line_to
 from tests.helpers.offline import HAND_MADE, SHOWN_HERE, WAITING, cut_off, opened_offline_ready
 from tests.helpers.phone import settled, settled_for, tap_action
 from tests.helpers.servers import running_server
@@ -82,16 +83,17 @@ def first_loads(browser: Any, base: str, game: str, token: str) -> tuple[float, 
 
 
 def cached_opens(
-    context: Any, page: Any, base: str, game: str, opens: int
+    context: Any, page: Any, line: Line, base: str, game: str, opens: int
 ) -> tuple[list[float], list[float], list[float]]:
-    """Milliseconds until the page opened offline shows the position and choices it kept, until the rules on the
-    device draw them, and until the viewer (online, in a context of its own) draws its board, in turn."""
+    """Milliseconds until the page opened offline (through its `line`, cut) shows the position and choices it kept,
+    until the rules on the device draw them, and until the viewer (online at `base`, in a context of its own) draws
+    its board, in turn."""
     shown, here, viewing = [], [], []
     viewer = context.browser.new_context().new_page()
     for _ in range(opens):
         page.goto("about:blank")
         started = time.perf_counter()
-        page.goto(f"{base}/games/{game}/record")
+        page.goto(f"{line.base}/games/{game}/record")
         settled(page)
         shown.append((time.perf_counter() - started) * 1000)
         page.wait_for_function(SHOWN_HERE, timeout=60_000)
@@ -108,18 +110,20 @@ def measure(actions: int, opens: int, pause_ms: float) -> None:
     with (
         tempfile.TemporaryDirectory() as folder,
         running_server(str(Path(folder) / "offline.sqlite")) as base,
+        line_to(base) as line,
         sync_playwright() as playwright,
     ):
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         for ruleset, (name, *_) in sorted(HAND_MADE.items()):
             file = ROOT / "replays" / name
-            texts = [line.text for line in parse_game(file.read_text()).actions][:actions]
-            context, page, game, token = opened_offline_ready(browser, base, file)
+            texts = [action.text for action in parse_game(file.read_text()).actions][:actions]
+            context, page, game, token = opened_offline_ready(browser, line.base, file)
             empty_shown, empty_kept = first_loads(browser, base, game, token)
-            cut_off(context, page)
-            shown, here, viewing = cached_opens(context, page, base, game, opens)
+            cut_off(context, page, line)
+            shown, here, viewing = cached_opens(context, page, line, base, game, opens)
             taps = taps_offline(page, texts, pause_ms)
             context.close()
+            line.mend()
             print(f"{ruleset}: {name}, its first {len(texts)} actions entered by taps offline, {pause_ms:.0f} ms apart")
             print(
                 f"  a tap to what it leads to shown   p50 {statistics.median(taps):6.1f} ms  p99 "
