@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import anyio
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
@@ -41,7 +42,7 @@ def health(request: Request, caller: CallerDep) -> JSONResponse:
     primary."""
     state = request.app.state
     writer: dict[str, Any] = state.writer.health()
-    read_tables: dict[str, Any] = state.supervisor.health()
+    read_tables, jobs = anyio.from_thread.run_sync(processes_at_once, state)
     store: ReadStore = state.read_store
     position, log_position = store.position(), state.ledger.store.recorder.max_notification_id() or 0
     lag = max(0, log_position - position)
@@ -60,7 +61,7 @@ def health(request: Request, caller: CallerDep) -> JSONResponse:
         receiving, body["replication"] = replica_health(replication_of(state.ledger.store.recorder))
         ok = ok and receiving
         body["status"] = "ok" if ok else "degraded"
-    body["jobs"] = state.jobs.health()
+    body["jobs"] = jobs
     signer = state.checkpoints
     if signer is not None:
         degraded, body["checkpoints"] = signer.health(caller)
@@ -69,3 +70,9 @@ def health(request: Request, caller: CallerDep) -> JSONResponse:
     elif state.ledger.store.sealer is None:
         body["checkpoints"] = NO_TAMPER_EVIDENCE
     return JSONResponse(body, status_code=200 if ok else 503)
+
+
+def processes_at_once(state: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The read tables' process and the jobs under leases as they stand at one moment: read on the event loop,
+    where a lease won or lost starts or stops the process and its job together."""
+    return state.supervisor.health(), state.jobs.health()

@@ -25,7 +25,6 @@ from evo_ledger.game.notation import parse_game
 from evo_ledger.settings import Settings
 from tests.helpers.line import Line, line_to
 from tests.helpers.offline import (
-    RULES_READY,
     RULES_START_MS,
     SHOWN_HERE,
     WAITING,
@@ -216,7 +215,6 @@ def test_phones_a_recording_page_opened_again_offline_says_when_the_server_last_
     shows once the connection returns and the entry is sent."""
     context, page, game, token = opened_offline_ready(browser, line.base, GOLDEN["evo2"], device=PHONE_390)
     try:
-        expect(page.locator(RULES_READY)).to_be_visible(timeout=RULES_START_MS)
         cut_off(context, page, line)
         page.wait_for_function(SHOWN_HERE)
         heard = page.locator("#queue-status").get_attribute("data-heard")

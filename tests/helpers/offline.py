@@ -9,6 +9,7 @@ from typing import Any
 
 import anyio
 import httpx
+from playwright.sync_api import expect
 from starlette.types import Receive, Scope, Send
 
 from evo_ledger.game.notation import parse_game
@@ -22,8 +23,8 @@ def opened_offline_ready(
     browser: Any, base: str, file: Path, played: int = 0, device: dict[str, Any] = PHONE
 ) -> tuple[Any, Any, str, str]:
     """The recording page of a new game set up as `file` says, its first `played` actions recorded, on a phone
-    (`device`), read once through its service worker (which keeps the answers and the rules): the context, the page,
-    the game and its recorder token."""
+    (`device`), read once through its service worker (which keeps the answers and the rules), its rules ready: the
+    context, the page, the game and its recorder token."""
     parsed = parse_game(file.read_text())
     game, token = new_game(base, parsed)
     if played:
@@ -40,15 +41,16 @@ def opened_offline_ready(
     page.reload()
     settled(page)
     page.wait_for_function("() => document.body.dataset.rulesKept === 'true'")
+    expect(page.locator(RULES_READY)).to_be_visible(timeout=RULES_START_MS)  # nothing left to fetch when it is cut
     return context, page, game, token
 
 
 def cut_off(context: Any, page: Any, line: Line) -> None:
-    """The connection cut: the line (nothing reaches the server), and the browser's own (the page and its service
-    worker are told there is none), once the page finds it so."""
-    line.cut()
+    """The connection cut, as a phone loses its signal: the browser's own first (the page and its service worker
+    are told there is none), then, once the page finds it so, the line (nothing reaches the server)."""
     context.set_offline(True)
     page.wait_for_function("() => !navigator.onLine")
+    line.cut()
 
 
 def back_on(context: Any, line: Line) -> None:
