@@ -6,6 +6,13 @@ A game's finishing order is read as a sequence of choices: the first place chose
 the rest, and so on, each with the chance exp(u) / sum(exp(u)) over those not yet placed, where a seat's u is its
 player's strength plus the effect of its covariate. Players sharing a place are each chosen from the same rest
 (Breslow's way with ties); the players of a last shared place tell nothing of an order and count for nothing.
+
+The information matrix (the curvature) is never held whole for a large fit: each Newton step is solved by
+conjugate gradients, which ask only for its product with a vector, made from the choices' rows in one pass, so
+that a fit's memory and each step's cost grow with its results, not with the square of its parameters. The
+intervals of a fit of at most EXACT_UP_TO parameters come from the inverse of the whole matrix; beyond, the
+effects' from their columns of that inverse (conjugate gradients again), and each strength's from the matrix's
+diagonal (`_uncertainty`).
 """
 
 from __future__ import annotations
@@ -16,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+from scipy.sparse import csr_array
+from scipy.sparse.linalg import LinearOperator, cg
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
@@ -29,6 +38,13 @@ SCALE = math.sqrt(2) * 25 / 6
 two-player game between settled ratings."""
 Z_95 = 1.959963984540054
 MOST_STEPS = 100
+SETTLED = 1e-10
+"""A fit stops when no parameter moved more than this in a step."""
+EXACT_UP_TO = 2_000
+"""The most parameters whose whole covariance is computed (a dense matrix of their number squared: 32 MB at 2,000,
+and its inverse in about a second on two cores)."""
+SOLVED_TO = 1e-6
+"""How near conjugate gradients bring a column of the covariance: its residual's norm over the right side's."""
 
 
 @dataclass(frozen=True)
@@ -63,108 +79,91 @@ class Fit:
 @dataclass(frozen=True)
 class Choices:
     """The choices a set of games makes, as arrays: a row for each seat among those a place is chosen from, rows
-    grouped by choice (`starts`); each row's player and covariate columns (-1 for the reference), and whether it
-    was chosen; each choice's weight (how many seats were chosen from it). `cells` and `pair` say, for every two
-    rows of one choice, which cells of the information matrix their product adds to."""
+    grouped by choice (`starts`, and each row's `choice`); `design`, a sparse matrix of a row per row and a column
+    per parameter, 1 at the row's player and at its covariate; whether each row was chosen; each choice's weight
+    (how many seats were chosen from it)."""
 
     size: int
-    players: Ints
-    covariates: Ints
+    design: csr_array
     chosen: Floats
     choice: Ints
     starts: Ints
     weight: Floats
-    first: Ints
-    second: Ints
-    cells: Ints
-    pair: Ints
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Games as arrays, their seats one after another: each game's number of seats, and each seat's player's
+    number, its covariate's number (-1 for the reference) and its place (1 first; equal places shared)."""
+
+    sizes: Ints
+    players: Ints
+    covariates: Ints
+    ranks: Ints
+
+    @classmethod
+    def of(cls, games: Sequence[Sequence[Seat]]) -> Tables:
+        seats = [seat for game in games for seat in game]
+        count = len(seats)
+        return cls(
+            np.fromiter((len(game) for game in games), np.int64, len(games)),
+            np.fromiter((seat.player for seat in seats), np.int64, count),
+            np.fromiter((-1 if seat.covariate is None else seat.covariate for seat in seats), np.int64, count),
+            np.fromiter((seat.rank for seat in seats), np.int64, count),
+        )
 
 
 def choices(games: Sequence[Sequence[Seat]], players: int, covariates: int = 0) -> Choices:
     """The choices of games whose places may be shared."""
-    rows_player: list[int] = []
-    rows_covariate: list[int] = []
-    rows_chosen: list[float] = []
-    starts: list[int] = []
-    weights: list[float] = []
-    for game in games:
-        ordered = sorted(game, key=lambda seat: seat.rank)
-        left = 0
-        while left < len(ordered):
-            place = ordered[left].rank
-            shared = sum(1 for seat in ordered[left:] if seat.rank == place)
-            if shared == len(ordered) - left:
-                break  # the rest share a place: no order among them
-            starts.append(len(rows_player))
-            weights.append(float(shared))
-            for index, seat in enumerate(ordered[left:]):
-                rows_player.append(seat.player)
-                rows_covariate.append(-1 if seat.covariate is None else players + seat.covariate)
-                rows_chosen.append(1.0 if index < shared else 0.0)
-            left += shared
-    return _assembled(
-        players + covariates,
-        np.array(rows_player, dtype=np.int64),
-        np.array(rows_covariate, dtype=np.int64),
-        np.array(rows_chosen, dtype=np.float64),
-        np.array(starts, dtype=np.int64),
-        np.array(weights, dtype=np.float64),
-    )
+    return table_choices(Tables.of(games), players, covariates)
 
 
 def ordered_choices(orders: Sequence[Ints], players: int) -> Choices:
     """The choices of games without shared places and without covariates: each matrix a row a game of one size,
     its players from first to last."""
-    player_rows: list[Ints] = []
-    chosen_rows: list[Floats] = []
-    widths: list[Ints] = []
-    for order in orders:
-        games, size = order.shape
-        for stage in range(size - 1):
-            rows = order[:, stage:]
-            picked = np.zeros(rows.shape)
-            picked[:, 0] = 1.0
-            player_rows.append(rows.reshape(-1))
-            chosen_rows.append(picked.reshape(-1))
-            widths.append(np.full(games, size - stage, dtype=np.int64))
-    if not widths:
+    if not orders:
         return choices([], players)
-    width = np.concatenate(widths)
-    starts: Ints = (np.cumsum(width) - width).astype(np.int64)
-    rows = np.concatenate(player_rows).astype(np.int64)
-    return _assembled(
-        players, rows, np.full(len(rows), -1, dtype=np.int64), np.concatenate(chosen_rows), starts, np.ones(len(width))
-    )
+    seated = np.concatenate([order.reshape(-1) for order in orders]).astype(np.int64)
+    sizes = np.concatenate([np.full(len(order), order.shape[1], dtype=np.int64) for order in orders])
+    ranks = np.concatenate([np.tile(np.arange(1, order.shape[1] + 1, dtype=np.int64), len(order)) for order in orders])
+    return table_choices(Tables(sizes, seated, np.full(len(seated), -1, dtype=np.int64), ranks), players)
+
+
+def table_choices(tables: Tables, players: int, covariates: int = 0) -> Choices:
+    """The choices of the games: each game's seats by place (players sharing a place in the order given), a choice
+    from each place on that is not the last."""
+    game = np.repeat(np.arange(len(tables.sizes), dtype=np.int64), tables.sizes)
+    order = np.lexsort((tables.ranks, game))
+    game, ranks = game[order], tables.ranks[order]
+    end = np.cumsum(tables.sizes)[game]
+    first = np.ones(len(ranks), dtype=bool)
+    first[1:] = (game[1:] != game[:-1]) | (ranks[1:] != ranks[:-1])
+    begins = np.flatnonzero(first)
+    shared = np.diff(np.append(begins, len(ranks)))
+    kept = shared < end[begins] - begins  # the last place's players share it: no order among them
+    starts_at, weight = begins[kept], shared[kept]
+    widths = end[starts_at] - starts_at
+    offsets: Ints = (np.cumsum(widths) - widths).astype(np.int64)
+    within = np.arange(int(widths.sum()), dtype=np.int64) - np.repeat(offsets, widths)
+    rows = order[np.repeat(starts_at, widths) + within]
+    chosen = (within < np.repeat(weight, widths)).astype(np.float64)
+    covariate = tables.covariates[rows]
+    columns = np.where(covariate >= 0, players + covariate, -1)
+    return _assembled(players + covariates, tables.players[rows], columns, chosen, offsets, weight.astype(np.float64))
 
 
 def _assembled(size: int, players: Ints, covariates: Ints, chosen: Floats, starts: Ints, weight: Floats) -> Choices:
-    widths: Ints = np.diff(np.append(starts, len(players))).astype(np.int64)
+    count = len(players)
+    widths: Ints = np.diff(np.append(starts, count)).astype(np.int64)
     choice: Ints = np.repeat(np.arange(len(starts), dtype=np.int64), widths)
-    counts: Ints = widths[choice]
-    first: Ints = np.repeat(np.arange(len(players), dtype=np.int64), counts)
-    before: Ints = np.cumsum(counts) - counts
-    second: Ints = np.repeat(starts[choice], counts) + np.arange(len(first), dtype=np.int64) - np.repeat(before, counts)
-    cells, pair = [], []
-    columns = (players, covariates) if bool(np.any(covariates >= 0)) else (players,)
-    for rows in columns:
-        for cols in columns:
-            a, b = rows[first], cols[second]
-            kept = np.flatnonzero((a >= 0) & (b >= 0))
-            cells.append(a[kept] * size + b[kept])
-            pair.append(kept)
-    return Choices(
-        size,
-        players,
-        covariates,
-        chosen,
-        choice,
-        starts,
-        weight,
-        first,
-        second,
-        np.concatenate(cells),
-        np.concatenate(pair),
-    )
+    has = covariates >= 0
+    bounds = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(1 + has, out=bounds[1:])
+    columns = np.empty(int(bounds[-1]), dtype=np.int64)
+    columns[bounds[:-1]] = players
+    columns[bounds[:-1][has] + 1] = covariates[has]  # after the player's: a covariate's column is past every player's
+    design = csr_array((np.ones(len(columns)), columns, bounds), shape=(count, size))
+    return Choices(size, design, chosen, choice, starts, weight)
 
 
 def fit(games: Sequence[Sequence[Seat]], players: int, covariates: int = 0, prior_sd: float = PRIOR_SD) -> Fit:
@@ -173,42 +172,46 @@ def fit(games: Sequence[Sequence[Seat]], players: int, covariates: int = 0, prio
     return fit_choices(choices(games, players, covariates), players, prior_sd)
 
 
+@dataclass(frozen=True)
+class _Point:
+    """The parameters, and what the choices make of them: the log posterior, its gradient, each row's chance of
+    being chosen and its expected count of being chosen (the chance times its choice's weight)."""
+
+    parameters: Floats
+    objective: float
+    gradient: Floats
+    chances: Floats
+    expected: Floats
+
+
 def fit_choices(made: Choices, players: int, prior_sd: float = PRIOR_SD) -> Fit:
-    size = made.size
-    parameters = np.zeros(size)
-    objective, gradient, hessian = _derivatives(made, parameters, prior_sd)
+    """The fit of the choices' parameters, the first `players` of them strengths and the rest effects."""
+    point = _point(made, np.zeros(made.size), prior_sd)
     steps = 0
     for steps in range(1, MOST_STEPS + 1):  # noqa: B007 (the count is reported)
-        step = np.linalg.solve(hessian, gradient)
+        step = _newton_step(made, point, prior_sd)
         length = 1.0
         while True:
-            trial = parameters + length * step
+            trial = point.parameters + length * step
             value = _objective(made, trial, prior_sd)
-            if value >= objective - 1e-12 or length < 1e-6:
+            if value >= point.objective - 1e-12 * (1 + abs(point.objective)) or length < 1e-6:
                 break
             length /= 2
-        parameters = trial
-        moved = float(np.max(np.abs(length * step))) if size else 0.0
-        objective, gradient, hessian = _derivatives(made, parameters, prior_sd)
-        if moved < 1e-10:
+        point = _point(made, trial, prior_sd)
+        moved = float(np.max(np.abs(length * step))) if made.size else 0.0
+        if moved < SETTLED:
             break
-    covariance = np.linalg.inv(hessian) if size else np.zeros((0, 0))
-    errors = np.sqrt(np.diag(covariance))
-    likelihood = objective + float(parameters @ parameters) / (2 * prior_sd**2)
+    errors, effect_covariance = _uncertainty(made, point, players, prior_sd)
+    parameters = point.parameters
+    likelihood = point.objective + float(parameters @ parameters) / (2 * prior_sd**2)
     return Fit(
         tuple(parameters[:players].tolist()),
-        tuple(errors[:players].tolist()),
+        tuple(errors.tolist()),
         tuple(parameters[players:].tolist()),
-        tuple(tuple(row) for row in covariance[players:, players:].tolist()),
+        tuple(tuple(row) for row in effect_covariance.tolist()),
         likelihood,
         steps,
     )
-
-
-def _utilities(made: Choices, parameters: Floats) -> Floats:
-    effects = np.where(made.covariates >= 0, parameters[np.maximum(made.covariates, 0)], 0.0)
-    utilities: Floats = parameters[made.players] + effects
-    return utilities
 
 
 def _log_sums(made: Choices, utilities: Floats) -> Floats:
@@ -222,30 +225,108 @@ def _log_sums(made: Choices, utilities: Floats) -> Floats:
 
 
 def _objective(made: Choices, parameters: Floats, prior_sd: float) -> float:
-    utilities = _utilities(made, parameters)
+    utilities: Floats = made.design @ parameters
     sums = _log_sums(made, utilities)
     likelihood = float(made.chosen @ utilities - made.weight @ sums)
     return likelihood - float(parameters @ parameters) / (2 * prior_sd**2)
 
 
-def _derivatives(made: Choices, parameters: Floats, prior_sd: float) -> tuple[float, Floats, Floats]:
-    """The log posterior, its gradient, and the negative of its Hessian (the observed information)."""
-    size = made.size
-    utilities = _utilities(made, parameters)
+def _point(made: Choices, parameters: Floats, prior_sd: float) -> _Point:
+    utilities: Floats = made.design @ parameters
     sums = _log_sums(made, utilities)
-    chances = np.exp(utilities - sums[made.choice])
-    expected = made.weight[made.choice] * chances
-    residual = made.chosen - expected
-    has = made.covariates >= 0
-    gradient: Floats = np.bincount(made.players, residual, size).astype(np.float64)
-    gradient += np.bincount(made.covariates[has], residual[has], size) - parameters / prior_sd**2
-    first, second = made.first, made.second
-    together = -made.weight[made.choice[first]] * chances[first] * chances[second]
-    together += np.where(first == second, expected[first], 0.0)
-    information = np.bincount(made.cells, together[made.pair], size * size)
-    hessian: Floats = information.reshape(size, size) + np.eye(size) / prior_sd**2
-    objective = float(made.chosen @ utilities - made.weight @ sums) - float(parameters @ parameters) / (2 * prior_sd**2)
-    return objective, gradient, hessian
+    chances: Floats = np.exp(utilities - sums[made.choice])
+    expected: Floats = made.weight[made.choice] * chances
+    gradient: Floats = made.design.T @ (made.chosen - expected) - parameters / prior_sd**2
+    prior = float(parameters @ parameters) / (2 * prior_sd**2)
+    objective = float(made.chosen @ utilities - made.weight @ sums) - prior
+    return _Point(parameters, objective, gradient, chances, expected)
+
+
+def _information(made: Choices, point: _Point, prior_sd: float) -> LinearOperator:
+    """The observed information at the point (the negative of the log posterior's Hessian) as its product with a
+    vector: within each choice, the vector's values at its rows less their mean under the chances, times the rows'
+    expected counts."""
+
+    def times(vector: Floats) -> Floats:
+        vector = np.ravel(vector)
+        at_rows: Floats = made.design @ vector
+        means = np.add.reduceat(point.chances * at_rows, made.starts) if len(made.starts) else np.zeros(0)
+        product: Floats = made.design.T @ (point.expected * (at_rows - means[made.choice])) + vector / prior_sd**2
+        return product
+
+    return LinearOperator((made.size, made.size), matvec=times, dtype=np.float64)
+
+
+def _newton_step(made: Choices, point: _Point, prior_sd: float) -> Floats:
+    """The step that solves the information times the step = the gradient, by conjugate gradients, to a residual
+    the smaller the nearer the optimum (so that the steps converge as fast as Newton's)."""
+    if not made.size:
+        return np.zeros(0)
+    near = min(0.1, math.sqrt(float(np.linalg.norm(point.gradient))))
+    diagonal = made.design.T @ (point.expected * (1 - point.chances)) + 1 / prior_sd**2  # near enough to guide
+    step, _ = cg(_information(made, point, prior_sd), point.gradient, rtol=near, atol=0.0, M=_by_diagonal(diagonal))
+    found: Floats = step
+    return found
+
+
+def _by_diagonal(diagonal: Floats) -> LinearOperator:
+    """The conjugate gradients' preconditioner: a vector divided by the information's diagonal."""
+    return LinearOperator((len(diagonal), len(diagonal)), matvec=lambda v: np.ravel(v) / diagonal, dtype=np.float64)
+
+
+def _uncertainty(made: Choices, point: _Point, players: int, prior_sd: float) -> tuple[Floats, Floats]:
+    """The strengths' standard errors and the effects' covariance at the optimum (a Laplace approximation): from
+    the inverse of the whole information up to EXACT_UP_TO parameters; beyond, each strength's variance the inverse
+    of its own curvature (its variance were the other parameters known: the diagonal approximation, a little
+    narrower than the whole inverse's), and the effects' covariance their block of the whole inverse."""
+    if made.size <= EXACT_UP_TO:
+        information = _dense_information(made, point, prior_sd)
+        covariance = np.asarray(np.linalg.inv(information) if made.size else information, dtype=np.float64)
+        errors: Floats = np.sqrt(np.diag(covariance)[:players])
+        return errors, covariance[players:, players:]
+    diagonal = _information_diagonal(made, point, prior_sd)
+    return 1 / np.sqrt(diagonal[:players]), _effect_covariance(made, point, players, prior_sd, diagonal)
+
+
+def _by_choice(made: Choices, point: _Point) -> csr_array:
+    """A row a choice, a column a parameter: the square root of the choice's weight times the chances of its rows
+    with that parameter, summed (the design's rows, a choice's together, made one row)."""
+    design = made.design
+    values = np.repeat(np.sqrt(made.weight[made.choice]) * point.chances, np.diff(design.indptr))
+    bounds = design.indptr[np.append(made.starts, design.shape[0])]
+    found = csr_array((values, design.indices.copy(), bounds), shape=(len(made.starts), made.size))
+    found.sum_duplicates()
+    return found
+
+
+def _dense_information(made: Choices, point: _Point, prior_sd: float) -> Floats:
+    """The whole information matrix: the rows' expected counts on the diagonal less, for each choice, the outer
+    product of its row of `_by_choice` (the covariance of which row it chooses)."""
+    weighted = made.design.multiply(point.expected[:, None]).tocsr()
+    spread = _by_choice(made, point)
+    information: Floats = (made.design.T @ weighted - spread.T @ spread).toarray()
+    return information + np.eye(made.size) / prior_sd**2
+
+
+def _information_diagonal(made: Choices, point: _Point, prior_sd: float) -> Floats:
+    spread = _by_choice(made, point)
+    squares: Floats = np.asarray(spread.multiply(spread).sum(axis=0)).ravel()
+    diagonal: Floats = made.design.T @ point.expected - squares + 1 / prior_sd**2
+    return diagonal
+
+
+def _effect_covariance(made: Choices, point: _Point, players: int, prior_sd: float, diagonal: Floats) -> Floats:
+    """The effects' block of the inverse of the information: its columns of the effects, each solved by
+    conjugate gradients."""
+    information = _information(made, point, prior_sd)
+    columns = []
+    for effect in range(players, made.size):
+        unit = np.zeros(made.size)
+        unit[effect] = 1.0
+        column, _ = cg(information, unit, rtol=SOLVED_TO, atol=0.0, M=_by_diagonal(diagonal))
+        columns.append(column[players:])
+    covariance: Floats = np.array(columns).reshape(made.size - players, made.size - players)
+    return (covariance + covariance.T) / 2
 
 
 def draw_places(utilities: Sequence[float], generator: np.random.Generator) -> list[int]:

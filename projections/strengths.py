@@ -23,7 +23,18 @@ from sqlalchemy import Connection, and_, func, select
 from evo_ledger.app.selfplay import play_game
 from evo_ledger.rules import get_ruleset
 from evo_ledger.rules.contract import self_play
-from projections.luce import SCALE, Z_95, Fit, Ints, Seat, fit, fit_choices, ordered_choices
+from projections.luce import (
+    SCALE,
+    Z_95,
+    Fit,
+    Ints,
+    Seat,
+    Tables,
+    fit,
+    fit_choices,
+    ordered_choices,
+    table_choices,
+)
 from projections.outcomes import finished, wilson
 from projections.people import named_person, person_of, seat_of_person
 from projections.ratings import MODEL, Placing, rate_game
@@ -48,8 +59,9 @@ DRAWS = 2
 """The benchmark sets drawn at each share; their dispersions are averaged."""
 BOT_GAMES = 20
 MOST_BOT_SEATS = 4
-MOST_FITTED = 300
-"""The players fitted with a strength of their own: a fit's cost grows with the cube of its strengths."""
+MOST_FITTED = 100_000
+"""The players fitted with a strength of their own, a federation's with room to spare: a fit's cost grows with its
+results, not its players (`luce`), and this bounds the rows the batch ratings answer with."""
 STRONG, WEAK = "sensible", "random"
 
 
@@ -225,13 +237,13 @@ def _reliability(predicted: Sequence[tuple[float, float]]) -> list[Row]:
 def canonical(games: Iterable[Game]) -> list[Game]:
     """The games in an order of their own results (players, places, seats), whatever order or ids they came with:
     a fit then adds its numbers in the same order, to the last bit, for the same games."""
-    return sorted(games, key=lambda game: [(s.player_id, s.rank, s.seat, s.place or 0) for s in game])
+    return sorted(games, key=lambda game: tuple([v for s in game for v in (s.player_id, s.rank, s.seat, s.place or 0)]))
 
 
 def players_of(games: Sequence[Game]) -> dict[str, int]:
     """Each player's number, in the order of their ids, so that the order of the games changes nothing: the
     MOST_FITTED players with the most games (ties by id) each have a strength of their own, and every other player
-    shares the one numbered after them. Anyone may record games among new players: this bounds what a fit costs."""
+    shares the one numbered after them. Anyone may record games among new players: this bounds the answer's rows."""
     counts = Counter(s.player_id for game in games for s in game)
     own = sorted(sorted(counts, key=lambda player: (-counts[player], player))[:MOST_FITTED])
     number = {player: index for index, player in enumerate(own)}
@@ -257,8 +269,8 @@ def seat_advantage(games: Sequence[Game], by: str = "seat") -> Row:
     players = players_of(kept)
     covariates = sorted({(len(game), at(s, by)) for game in kept for s in game if at(s, by) != 1})
     number = {key: index for index, key in enumerate(covariates)}
-    seats = [[Seat(players[s.player_id], number.get((len(game), at(s, by))), s.rank) for s in game] for game in kept]
-    fitted = fit(seats, strengths_in(players), len(covariates))
+    seats_covariates = (number.get((len(game), at(s, by)), -1) for game in kept for s in game)
+    fitted = fit_tables(tables_of(kept, players, seats_covariates), strengths_in(players), len(covariates))
     counted: Counter[tuple[int, int]] = Counter()
     won: Counter[tuple[int, int]] = Counter()
     for game in kept:
@@ -271,6 +283,24 @@ def seat_advantage(games: Sequence[Game], by: str = "seat") -> Row:
     for size in sorted({size for size, _ in counted}):
         rows.extend(_seat_rows(fitted, size, number, counted, won))
     return {"by": by, "games": len(kept), "players": len(players), "rows": rows}
+
+
+def tables_of(games: Sequence[Game], players: dict[str, int], covariates: Iterable[int] | None = None) -> Tables:
+    """The games as a fit reads them: each seat's player's number (`players_of`), its covariate's number (the
+    reference's -1, every seat's without `covariates`) and its place."""
+    seats = [seated for game in games for seated in game]
+    count = len(seats)
+    given = np.full(count, -1, dtype=np.int64) if covariates is None else np.fromiter(covariates, np.int64, count)
+    return Tables(
+        np.fromiter((len(game) for game in games), np.int64, len(games)),
+        np.fromiter((players[seated.player_id] for seated in seats), np.int64, count),
+        given,
+        np.fromiter((seated.rank for seated in seats), np.int64, count),
+    )
+
+
+def fit_tables(tables: Tables, players: int, covariates: int = 0) -> Fit:
+    return fit_choices(table_choices(tables, players, covariates), players)
 
 
 def at(seated: Seated, by: str) -> int | None:
@@ -328,8 +358,7 @@ def batch_ratings(games: Sequence[Game]) -> list[Row]:
     games = in_place_order(games)
     ordered = canonical(games)
     players = players_of(ordered)
-    seats = [[Seat(players[s.player_id], None, s.rank) for s in game] for game in ordered]
-    fitted = fit(seats, strengths_in(players))
+    fitted = fit_tables(tables_of(ordered, players), strengths_in(players))
     now = incremental(games)
     names = {s.player_id: s.name for game in games for s in game}
     latest_seat_ids = {s.player_id: s.seat_id or s.player_id for game in games for s in game}
