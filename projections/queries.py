@@ -110,7 +110,7 @@ def _rows(connection: Connection, query: Select[Any]) -> list[Row]:
     return [dict(row) for row in connection.execute(query).mappings()]
 
 
-def _visible(table: Table, include_private: bool) -> Any:
+def visible_rows(table: Table, include_private: bool) -> Any:
     """Rows of games that are public (or any, with `include_private`); of the people's and competitions' own
     tables, every row but the stable ids that sat only at games not shown."""
     if include_private:
@@ -286,7 +286,7 @@ def _plain(value: Any) -> Any:
 def shown_ruleset(connection: Connection, game_id: str, include_private: bool) -> str | None:
     """The ruleset of the game, where the read tables may show its rows (None: they do not know it, or may not
     show it)."""
-    query = select(GAMES.c.ruleset).where(GAMES.c.game_id == game_id, _visible(GAMES, include_private))
+    query = select(GAMES.c.ruleset).where(GAMES.c.game_id == game_id, visible_rows(GAMES, include_private))
     found: str | None = connection.execute(query).scalar_one_or_none()
     return found
 
@@ -299,7 +299,7 @@ def is_withdrawn(connection: Connection, game_id: str) -> bool:
 
 def recorder_shown(connection: Connection, recorder: str, include_private: bool) -> bool:
     """Whether the read tables may show a game that recorder recorded (as dashboards name it)."""
-    query = select(GAMES.c.game_id).where(GAMES.c.recorder == recorder, _visible(GAMES, include_private)).limit(1)
+    query = select(GAMES.c.game_id).where(GAMES.c.recorder == recorder, visible_rows(GAMES, include_private)).limit(1)
     return connection.execute(query).first() is not None
 
 
@@ -324,7 +324,7 @@ def table_csv(connection: Connection, name: str, include_private: bool = False) 
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(columns)
-    query = select(table).where(_visible(table, include_private)).order_by(*table.primary_key.columns)
+    query = select(table).where(visible_rows(table, include_private)).order_by(*table.primary_key.columns)
     for row in connection.execute(query):
         writer.writerow([csv_value(value) for value in row])
         if buffer.tell() > 64_000:

@@ -47,6 +47,7 @@ ON_A_DATABASE = {
     "serve": ["serve", "--port", "0"],
     "project": ["project"],
     "migrate": ["migrate"],
+    "dataset": ["dataset", "analysis"],
 }
 # The commands of the examples that read no file, database, port or certificate.
 NOTHING_TO_OPEN = {"rules", "selfplay"}

@@ -19,6 +19,7 @@ from evo_ledger import __version__
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.processes import settle_collector
 from evo_ledger.app.selfplay import NoSelfPlay, bot_names, play_game
+from evo_ledger.cli.dataset_command import add_dataset_command, dataset
 from evo_ledger.cli.ledger_commands import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -135,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_project_command(commands)
     add_migrate_command(commands)
+    add_dataset_command(commands)
     tls = commands.add_parser(
         "tls",
         help="make a certificate for serving https to the phones at a table",
@@ -216,6 +218,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return project(args, sys.stdout)
     if args.command == "migrate":
         return migrate(args, sys.stdout)
+    if args.command == "dataset":
+        return dataset(args, sys.stdout)
     return run_ledger_command(args)
 
 
