@@ -35,6 +35,7 @@ from api.routes import (
     rules,
     statistics,
 )
+from api.statistics_kept import KeptStatistics
 from api.supervision import CheckpointSigner, LeasedJobs, Supervisor
 from api.whole_log_reads import AddressLimit, AuditCache, ReadsAtOnce
 from evo_ledger.app.ledger import Ledger, Receipt
@@ -175,6 +176,7 @@ def create_app(settings: ApiSettings | None = None) -> FastAPI:
         server_context(LedgerProcess.__module__, BackgroundProjection.__module__)
         app.state.writer = writer = start_writer(settings, ledger, lambda receipt: appends.appended(receipt.game_id))
         app.state.read_store = read_store = ReadStore(settings.store)
+        app.state.statistics = KeptStatistics()
         writes = not settings.store.read_only
         projection = BackgroundProjection(settings.store) if settings.follow_projections and writes else None
         appends.projection = projection

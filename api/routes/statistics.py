@@ -8,7 +8,8 @@ may see the game (`rows_as_of`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from functools import partial
 from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, Path, Query, Request
@@ -18,6 +19,7 @@ from sqlalchemy import Connection
 from api import schemas
 from api.deps import CallerDep, LedgerDep, Reader, ReaderDep, competition_id_of, known_ruleset
 from api.errors import ApiError
+from api.statistics_kept import KeptStatistics
 from evo_ledger.app.competitions import MAX_SEASON
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.readers import check_rows_shown, private_rows_for, rows_as_of
@@ -38,8 +40,29 @@ def read(request: Request, query: Callable[[Connection], T]) -> tuple[T, dict[st
     with store.engine.connect() as connection:
         answer = query(connection)
         position = position_in(connection)
+    return answer, positions(request, position)
+
+
+def positions(request: Request, position: int) -> dict[str, int]:
+    """The read tables' `position` an answer was made at, and the log's now."""
     log_position = request.app.state.ledger.store.recorder.max_notification_id() or 0  # None: an empty log
-    return answer, {"position": position, "log_position": log_position}
+    return {"position": position, "log_position": log_position}
+
+
+def fitted(
+    request: Request, question: Hashable, scope: Scope, ruleset: str, fit: Callable[[list[strengths.Game]], T]
+) -> tuple[T, dict[str, int]]:
+    """A statistic that fits the players' strengths to the ruleset's games the scope counts, made once for each
+    position of the read tables (`KeptStatistics`): the answer, and the positions."""
+    store: ReadStore = request.app.state.read_store
+
+    def made() -> tuple[T, int]:
+        games, fresh = read(request, visible_games(scope, ruleset))
+        return fit(games), fresh["position"]
+
+    kept: KeptStatistics = request.app.state.statistics
+    answer, position = kept.answer((question, ruleset, scope), store.position, made)
+    return answer, positions(request, position)
 
 
 def rows(request: Request, query: Callable[[Connection], list[dict[str, Any]]]) -> dict[str, Any]:
@@ -194,8 +217,8 @@ def rating_calibration(request: Request, scope: ScopeDep, ruleset: RulesetQuery)
     """How well the incremental ratings predicted each finished game before it was played (OpenSkill's win
     chances): the log loss and Brier score of all games and of the later half, beside a prediction without skill,
     and the reliability curve (the predictions in tenths against the share of them that won)."""
-    games, fresh = read(request, visible_games(scope, ruleset))
-    return {"ruleset": ruleset, **strengths.calibration(games), **fresh}
+    calibration, fresh = fitted(request, "calibration", scope, ruleset, strengths.calibration)
+    return {"ruleset": ruleset, **calibration, **fresh}
 
 
 @router.get("/statistics/seat-advantage", response_model=schemas.SeatAdvantage, operation_id="seat_advantage")
@@ -211,8 +234,8 @@ def seat_advantage(
     accounted for: Plackett-Luce with both fitted together, per number of players and seat, the effect against the
     first seat and the chance of winning at a table of equally strong players, each with its 95% interval, beside
     the raw win rate."""
-    games, fresh = read(request, visible_games(scope, ruleset))
-    return {"ruleset": ruleset, **strengths.seat_advantage(games, by), **fresh}
+    advantage, fresh = fitted(request, ("seat-advantage", by), scope, ruleset, partial(strengths.seat_advantage, by=by))
+    return {"ruleset": ruleset, **advantage, **fresh}
 
 
 @router.get("/statistics/batch-ratings", response_model=schemas.Rows[schemas.BatchRating], operation_id="batch_ratings")
@@ -220,8 +243,8 @@ def batch_ratings(request: Request, scope: ScopeDep, ruleset: RulesetQuery) -> d
     """Each player's strength fitted to the ruleset's whole history at once, the same whatever the games' order (for
     a club's season), as an OpenSkill mu and sigma beside the incremental rating of the same games and the
     difference; the highest batch ordinal (mu - 3 sigma) first."""
-    games, fresh = read(request, visible_games(scope, ruleset))
-    return {"rows": strengths.batch_ratings(games), **fresh}
+    rated, fresh = fitted(request, "batch-ratings", scope, ruleset, strengths.batch_ratings)
+    return {"rows": rated, **fresh}
 
 
 @router.get("/statistics/skill", response_model=schemas.Skill, operation_id="skill_and_luck")
@@ -236,8 +259,9 @@ def skill_and_luck(
     decided by the strengths of the ruleset's sensible and random bots (measured in a seeded set of their games);
     the skill share is the share of bots' games at which the benchmark is as spread as the real games."""
     gap = strengths.bot_gap(ruleset)
-    games, fresh = read(request, visible_games(scope, ruleset))
-    return {"ruleset": ruleset, **strengths.skill(games, gap, min_games), **fresh}
+    measured = partial(strengths.skill, gap=gap, min_games=min_games)
+    skill, fresh = fitted(request, ("skill", min_games), scope, ruleset, measured)
+    return {"ruleset": ruleset, **skill, **fresh}
 
 
 @router.get("/statistics/rulesets", response_model=schemas.Rows[schemas.RulesetCount], operation_id="ruleset_counts")

@@ -6,10 +6,13 @@ call docs/projections.md shows answers with the fields it documents."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from evo_ledger.app.selfplay import play_game
+from projections import strengths
 from tests.helpers.servers import ADMIN
 from tests.helpers.statistics import caught_up, import_hand_game
 from tests.helpers.support import ROOT
@@ -107,3 +110,30 @@ def test_an_unknown_ruleset_and_bad_parameters_are_refused_with_a_code(client: T
     empty = client.get("/v1/statistics/seat-advantage", params={"ruleset": "traits"}).json()
     assert (empty["games"], empty["rows"]) == (0, [])
     assert client.get("/v1/statistics/calibration", params={"ruleset": "traits"}).json()["all"]["log_loss"] is None
+
+
+def test_a_strength_statistic_is_made_once_for_each_position_of_the_read_tables(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over a federation a fit costs a minute: the same question at the same position of the read tables is
+    answered as it was made, and made again once they move on; the admin's, which counts private games, apart."""
+    made: list[int] = []
+    fit = strengths.batch_ratings
+
+    def counted(games: list[strengths.Game]) -> list[dict[str, Any]]:
+        made.append(len(games))
+        return fit(games)
+
+    monkeypatch.setattr(strengths, "batch_ratings", counted)
+    games = record_mixed_tables(client)
+    assert client.put(f"/v1/games/{games[0]}/privacy", json={"private": True}, headers=ADMIN_HEADERS).status_code == 200
+    caught_up(client)
+    query = {"ruleset": "evo2"}
+    first, again = (client.get("/v1/statistics/batch-ratings", params=query).json() for _ in range(2))
+    admin = client.get("/v1/statistics/batch-ratings", params=query, headers=ADMIN_HEADERS).json()
+    assert first == again and made == [GAMES - 1, GAMES]
+    import_hand_game(client, play_game(2, GAMES, "sensible", "evo2", None, list(MIXED[0])).text())
+    caught_up(client)
+    later = client.get("/v1/statistics/batch-ratings", params=query).json()
+    assert made == [GAMES - 1, GAMES, GAMES] and later["position"] > first["position"]
+    assert admin["position"] == first["position"]
