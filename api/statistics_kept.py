@@ -1,55 +1,76 @@
 """The statistics that fit the players' strengths (`projections.strengths`), kept once made: over a federation's
-results one costs a minute and more than a gigabyte, so the same question is made once for each position of the
-read tables, and a request asking it while it is being made waits for that answer rather than making it again."""
+results one costs a minute and more than a gigabyte. Each question keeps its latest answer, given again until the
+read tables move on; a request asking it while it is being made waits for that answer (or any made after it
+arrived), rather than making it again; and at most MADE_AT_ONCE requests make or wait for one at a time, the next
+refused at once (`StatisticsBusy`), so that they never hold the server's worker threads."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
 from typing import Any
 
-KEPT_ANSWERS = 32
-"""How many answers are kept, the least recently asked given up first."""
+KEPT_QUESTIONS = 32
+"""How many questions keep their latest answer, the least recently asked given up first."""
+MADE_AT_ONCE = 2
+"""How many requests may make, or wait for, an answer at a time."""
 
 Made = tuple[Any, int]
 """An answer, and the position of the read tables it was made from."""
 
 
-class KeptStatistics:
-    """Answers by their question (what is asked, and for which games: the caller's scope is part of it) and the
-    position of the read tables they were made from."""
+class StatisticsBusy(RuntimeError):
+    """Every slot for making a statistic is held: ask again in a moment."""
 
-    def __init__(self, most: int = KEPT_ANSWERS) -> None:
-        self.most = most
-        self._kept: OrderedDict[tuple[Hashable, int], Any] = OrderedDict()
+
+@dataclass
+class Question:
+    """A question's latest answer (None: none yet), and what one asker at a time holds to make it."""
+
+    latest: Made | None = None
+    making: threading.Lock = field(default_factory=threading.Lock)
+
+
+class KeptStatistics:
+    """The latest answer to each question (what is asked, and for which games: the caller's scope is part of it)."""
+
+    def __init__(self, most: int = KEPT_QUESTIONS, at_once: int = MADE_AT_ONCE) -> None:
+        self.most, self.at_once = most, at_once
+        self._questions: OrderedDict[Hashable, Question] = OrderedDict()
         self._guard = threading.Lock()
-        self._making: dict[Hashable, threading.Lock] = {}
+        self._slots = threading.BoundedSemaphore(at_once)
 
     def answer(self, question: Hashable, position: Callable[[], int], make: Callable[[], Made]) -> Made:
-        """The answer to `question` made from the read tables at their `position` now: kept, or made (`make`, which
-        reads the tables at once and says the position it read them at) while other askers of it wait."""
-        found = self._found(question, position())
+        """The answer to `question` made from the read tables at their `position` as it is asked, or later: kept, or
+        made (`make` reads the tables at once and says the position it read them at) while other askers wait;
+        StatisticsBusy where MADE_AT_ONCE askers already make or wait."""
+        asked = position()
+        kept = self._question(question)
+        found = self._made_since(kept, asked)
         if found is not None:
             return found
-        with self._lock_of(question):
-            found = self._found(question, position())
-            if found is not None:
+        if not self._slots.acquire(blocking=False):
+            raise StatisticsBusy(f"at most {self.at_once} statistics that fit the players' strengths are made at once")
+        try:
+            with kept.making:
+                found = self._made_since(kept, asked)
+                if found is None:
+                    found = kept.latest = make()
                 return found
-            answer, made_at = make()
-            with self._guard:
-                self._kept[(question, made_at)] = answer
-                while len(self._kept) > self.most:
-                    self._kept.popitem(last=False)
-            return answer, made_at
+        finally:
+            self._slots.release()
 
-    def _found(self, question: Hashable, at: int) -> Made | None:
+    def _question(self, question: Hashable) -> Question:
         with self._guard:
-            if (question, at) not in self._kept:
-                return None
-            self._kept.move_to_end((question, at))
-            return self._kept[(question, at)], at
+            kept = self._questions.setdefault(question, Question())
+            self._questions.move_to_end(question)
+            while len(self._questions) > self.most:
+                self._questions.popitem(last=False)
+            return kept
 
-    def _lock_of(self, question: Hashable) -> threading.Lock:
+    def _made_since(self, kept: Question, asked: int) -> Made | None:
         with self._guard:
-            return self._making.setdefault(question, threading.Lock())
+            latest = kept.latest
+        return latest if latest is not None and latest[1] >= asked else None

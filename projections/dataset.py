@@ -24,8 +24,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -585,22 +584,12 @@ def stands(old: Written, found: GameEvents) -> bool:
     return old.partition == found.partition and old.events <= len(found.rows) and found.digest(old.events) == old.digest
 
 
-@contextmanager
-def read_tables_at_once(store: ReadStore) -> Iterator[Connection]:
-    """A connection reading every read table as one transaction sees them (on PostgreSQL, repeatable read: each
-    statement sees what the first saw)."""
-    with store.engine.connect() as connection:
-        if store.settings.is_postgres:
-            connection.execution_options(isolation_level="REPEATABLE READ")
-        yield connection
-
-
 def write_tables(ledger: Ledger, store: ReadStore, files: Files, run: int, progress: Progress) -> tuple[list[str], int]:
     """The read tables, the people and the standings written into the staging folder, read as one transaction: the
     files written, from the folder, and the read tables' position."""
     tables = dataset_tables()
     written: list[str] = []
-    with read_tables_at_once(store) as connection:
+    with store.at_once() as connection:
         position = position_in(connection)
         partition_of = partitions(connection)
         for done, table in enumerate(tables, 1):

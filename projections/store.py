@@ -224,6 +224,16 @@ class ReadStore:
         with self.engine.connect() as connection:
             return position_in(connection)
 
+    @contextmanager
+    def at_once(self) -> Iterator[Connection]:
+        """A connection that reads every read table as one transaction sees them: on PostgreSQL at repeatable read,
+        each statement seeing what the first saw (at its default, read committed, each sees what is committed as it
+        starts); on SQLite, a transaction of the write-ahead log already does."""
+        with self.engine.connect() as connection:
+            if self.settings.is_postgres:
+                connection.execution_options(isolation_level="REPEATABLE READ")
+            yield connection
+
     def set_aside(self, limit: int | None = None) -> list[SetAside]:
         """The events set aside, in the log's order (the first `limit` of them)."""
         query = select(SET_ASIDE.c.game_id, SET_ASIDE.c.event, SET_ASIDE.c.position, SET_ASIDE.c.error)

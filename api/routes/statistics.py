@@ -19,7 +19,7 @@ from sqlalchemy import Connection
 from api import schemas
 from api.deps import CallerDep, LedgerDep, Reader, ReaderDep, competition_id_of, known_ruleset
 from api.errors import ApiError
-from api.statistics_kept import KeptStatistics
+from api.statistics_kept import KeptStatistics, StatisticsBusy
 from evo_ledger.app.competitions import MAX_SEASON
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.app.readers import check_rows_shown, private_rows_for, rows_as_of
@@ -32,12 +32,16 @@ from projections.store import ReadStore, position_in
 
 router = APIRouter(prefix=schemas.API_PREFIX, tags=["statistics"], responses=schemas.PROBLEMS)
 T = TypeVar("T")
+RETRY_SOON = {"Retry-After": "5"}
+FITTED: dict[int | str, dict[str, Any]] = {
+    429: {"description": "as many statistics that fit the players' strengths are being made as may be"}
+}
 
 
 def read(request: Request, query: Callable[[Connection], T]) -> tuple[T, dict[str, int]]:
-    """The query's answer and the positions, read in one transaction."""
+    """The query's answer and the positions, read in one transaction (`ReadStore.at_once`)."""
     store: ReadStore = request.app.state.read_store
-    with store.engine.connect() as connection:
+    with store.at_once() as connection:
         answer = query(connection)
         position = position_in(connection)
     return answer, positions(request, position)
@@ -52,8 +56,8 @@ def positions(request: Request, position: int) -> dict[str, int]:
 def fitted(
     request: Request, question: Hashable, scope: Scope, ruleset: str, fit: Callable[[list[strengths.Game]], T]
 ) -> tuple[T, dict[str, int]]:
-    """A statistic that fits the players' strengths to the ruleset's games the scope counts, made once for each
-    position of the read tables (`KeptStatistics`): the answer, and the positions."""
+    """A statistic that fits the players' strengths to the ruleset's games the scope counts, kept once made
+    (`KeptStatistics`): the answer, and the positions; 429 `statistics_busy` where others are being made."""
     store: ReadStore = request.app.state.read_store
 
     def made() -> tuple[T, int]:
@@ -61,7 +65,10 @@ def fitted(
         return fit(games), fresh["position"]
 
     kept: KeptStatistics = request.app.state.statistics
-    answer, position = kept.answer((question, ruleset, scope), store.position, made)
+    try:
+        answer, position = kept.answer((question, ruleset, scope), store.position, made)
+    except StatisticsBusy as busy:
+        raise ApiError(429, "statistics_busy", f"{busy}: ask again in a moment", headers=RETRY_SOON) from None
     return answer, positions(request, position)
 
 
@@ -212,7 +219,9 @@ def visible_games(scope: Scope, ruleset: str) -> Callable[[Connection], list[str
     return lambda connection: strengths.finished_games(connection, ruleset, scope)
 
 
-@router.get("/statistics/calibration", response_model=schemas.Calibration, operation_id="rating_calibration")
+@router.get(
+    "/statistics/calibration", responses=FITTED, response_model=schemas.Calibration, operation_id="rating_calibration"
+)
 def rating_calibration(request: Request, scope: ScopeDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """How well the incremental ratings predicted each finished game before it was played (OpenSkill's win
     chances): the log loss and Brier score of all games and of the later half, beside a prediction without skill,
@@ -221,7 +230,9 @@ def rating_calibration(request: Request, scope: ScopeDep, ruleset: RulesetQuery)
     return {"ruleset": ruleset, **calibration, **fresh}
 
 
-@router.get("/statistics/seat-advantage", response_model=schemas.SeatAdvantage, operation_id="seat_advantage")
+@router.get(
+    "/statistics/seat-advantage", responses=FITTED, response_model=schemas.SeatAdvantage, operation_id="seat_advantage"
+)
 def seat_advantage(
     request: Request,
     scope: ScopeDep,
@@ -238,7 +249,12 @@ def seat_advantage(
     return {"ruleset": ruleset, **advantage, **fresh}
 
 
-@router.get("/statistics/batch-ratings", response_model=schemas.Rows[schemas.BatchRating], operation_id="batch_ratings")
+@router.get(
+    "/statistics/batch-ratings",
+    responses=FITTED,
+    response_model=schemas.Rows[schemas.BatchRating],
+    operation_id="batch_ratings",
+)
 def batch_ratings(request: Request, scope: ScopeDep, ruleset: RulesetQuery) -> dict[str, Any]:
     """Each player's strength fitted to the ruleset's whole history at once, the same whatever the games' order (for
     a club's season), as an OpenSkill mu and sigma beside the incremental rating of the same games and the
@@ -247,7 +263,7 @@ def batch_ratings(request: Request, scope: ScopeDep, ruleset: RulesetQuery) -> d
     return {"rows": rated, **fresh}
 
 
-@router.get("/statistics/skill", response_model=schemas.Skill, operation_id="skill_and_luck")
+@router.get("/statistics/skill", responses=FITTED, response_model=schemas.Skill, operation_id="skill_and_luck")
 def skill_and_luck(
     request: Request,
     scope: ScopeDep,

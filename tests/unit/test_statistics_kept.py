@@ -1,11 +1,13 @@
-"""The strength statistics kept once made (`api.statistics_kept`): one answer for each question and position of the
-read tables, made once however many ask it at once."""
+"""The strength statistics kept once made (`api.statistics_kept`): each question's latest answer given again until
+the read tables move on, made once however many ask it at once, and no more askers at once than may be."""
 
 from __future__ import annotations
 
 import threading
 
-from api.statistics_kept import KeptStatistics
+import pytest
+
+from api.statistics_kept import KeptStatistics, StatisticsBusy
 
 BOTH_ASKED_SECONDS = 0.5
 
@@ -61,3 +63,42 @@ def test_the_least_recently_asked_answer_is_given_up_first() -> None:
     for question in ("a", "b", "a", "c", "a", "b"):
         kept.answer(question, lambda: 1, lambda question=question: make(question))  # type: ignore[misc]
     assert made == ["a", "b", "c", "b"]
+
+
+def test_an_asker_takes_the_answer_being_made_as_it_asked_though_the_read_tables_moved_on_meanwhile() -> None:
+    kept, made = KeptStatistics(), []
+    second_asked = threading.Event()
+
+    def make() -> tuple[str, int]:
+        made.append(1)
+        second_asked.wait(BOTH_ASKED_SECONDS)
+        return "made at 4", 4  # the read tables moved on as it was made
+
+    def position_of_second() -> int:
+        second_asked.set()
+        return 3
+
+    first = threading.Thread(target=lambda: kept.answer("seat-advantage", lambda: 3, make))
+    first.start()
+    assert kept.answer("seat-advantage", position_of_second, make) == ("made at 4", 4)
+    first.join()
+    assert made == [1]
+
+
+def test_more_askers_than_may_make_at_once_are_refused_at_once() -> None:
+    kept = KeptStatistics(at_once=1)
+    making, done = threading.Event(), threading.Event()
+
+    def slow() -> tuple[str, int]:
+        making.set()
+        done.wait()
+        return "slow", 1
+
+    asker = threading.Thread(target=lambda: kept.answer("skill", lambda: 1, slow))
+    asker.start()
+    making.wait()
+    with pytest.raises(StatisticsBusy, match="at most 1 statistics"):
+        kept.answer("calibration", lambda: 1, lambda: ("quick", 1))
+    done.set()
+    asker.join()
+    assert kept.answer("calibration", lambda: 1, lambda: ("quick", 1)) == ("quick", 1)
