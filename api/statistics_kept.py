@@ -1,8 +1,9 @@
 """The statistics that fit the players' strengths (`projections.strengths`), kept once made: over a federation's
 results one costs a minute and more than a gigabyte. Each question keeps its latest answer, given again until the
 read tables move on; a request asking it while it is being made waits for that answer (or any made after it
-arrived), rather than making it again; and at most MADE_AT_ONCE requests make or wait for one at a time, the next
-refused at once (`StatisticsBusy`), so that they never hold the server's worker threads."""
+arrived) rather than making it again; and at most MADE_AT_ONCE answers are made at a time. A request that has
+waited WAIT_SECONDS for its turn is refused (`StatisticsBusy`), so that waiting never holds the server's worker
+threads for longer."""
 
 from __future__ import annotations
 
@@ -15,14 +16,16 @@ from typing import Any
 KEPT_QUESTIONS = 32
 """How many questions keep their latest answer, the least recently asked given up first."""
 MADE_AT_ONCE = 2
-"""How many requests may make, or wait for, an answer at a time."""
+"""How many answers are made at a time, each holding its games and a fit's arrays in memory."""
+WAIT_SECONDS = 30.0
+"""How long a request waits for an answer being made, or for its turn to make one."""
 
 Made = tuple[Any, int]
 """An answer, and the position of the read tables it was made from."""
 
 
 class StatisticsBusy(RuntimeError):
-    """Every slot for making a statistic is held: ask again in a moment."""
+    """A request waited WAIT_SECONDS for an answer being made, or for its turn to make one: ask again later."""
 
 
 @dataclass
@@ -36,8 +39,8 @@ class Question:
 class KeptStatistics:
     """The latest answer to each question (what is asked, and for which games: the caller's scope is part of it)."""
 
-    def __init__(self, most: int = KEPT_QUESTIONS, at_once: int = MADE_AT_ONCE) -> None:
-        self.most, self.at_once = most, at_once
+    def __init__(self, most: int = KEPT_QUESTIONS, at_once: int = MADE_AT_ONCE, wait: float = WAIT_SECONDS) -> None:
+        self.most, self.wait = most, wait
         self._questions: OrderedDict[Hashable, Question] = OrderedDict()
         self._guard = threading.Lock()
         self._slots = threading.BoundedSemaphore(at_once)
@@ -45,22 +48,27 @@ class KeptStatistics:
     def answer(self, question: Hashable, position: Callable[[], int], make: Callable[[], Made]) -> Made:
         """The answer to `question` made from the read tables at their `position` as it is asked, or later: kept, or
         made (`make` reads the tables at once and says the position it read them at) while other askers wait;
-        StatisticsBusy where MADE_AT_ONCE askers already make or wait."""
+        StatisticsBusy once it has waited `wait` seconds for one being made or for its turn to make it."""
         asked = position()
         kept = self._question(question)
         found = self._made_since(kept, asked)
         if found is not None:
             return found
-        if not self._slots.acquire(blocking=False):
-            raise StatisticsBusy(f"at most {self.at_once} statistics that fit the players' strengths are made at once")
+        if not kept.making.acquire(timeout=self.wait):
+            raise StatisticsBusy(f"it is being made, and was not made within {self.wait:g} s")
         try:
-            with kept.making:
-                found = self._made_since(kept, asked)
-                if found is None:
-                    found = kept.latest = make()
+            found = self._made_since(kept, asked)
+            if found is not None:
                 return found
+            if not self._slots.acquire(timeout=self.wait):
+                raise StatisticsBusy(f"others are being made, and no turn to make it came within {self.wait:g} s")
+            try:
+                found = kept.latest = make()
+            finally:
+                self._slots.release()
+            return found
         finally:
-            self._slots.release()
+            kept.making.release()
 
     def _question(self, question: Hashable) -> Question:
         with self._guard:
