@@ -30,8 +30,8 @@ from bench.report import reporting
 from evo_ledger.app.access import new_token
 from evo_ledger.app.ledger import AppendRequest, Ledger, Receipt
 from evo_ledger.game.notation import parse_game
-from evo_ledger.settings import Settings
-from evo_ledger.store.fast_paths import FAST_PATHS, KEPT_ABOVE
+from evo_ledger.settings import COMPACT, Settings
+from evo_ledger.store.fast_paths import FAST_PATHS, KEPT_ABOVE, OneStatementSQLiteConnectionPool, make_durable
 from evo_ledger.store.recorders import changed_since
 from projections.runner import rebuild
 from projections.store import ReadStore
@@ -89,17 +89,23 @@ def ratio(switch: Switch, timed: Callable[[], float]) -> float:
     return plain / fast
 
 
+# The fast paths of the recorders of one row an event are measured in a store of the compact form, the one of them
+# stores are kept in by default before the packed form.
+ROW_AN_EVENT = COMPACT
+
+
 def full_fold(database: str) -> float:
     game = long_game()
-    with Ledger(Settings(database)) as ledger:
+    settings = Settings(database, stored_form=ROW_AN_EVENT)
+    with Ledger(settings) as ledger:
         ledger.commands.save_games([game])
-    with Ledger(replace(Settings(database), log_cache_events=0), IS_SNAPSHOTTING_ENABLED="n") as ledger:
+    with Ledger(replace(settings, log_cache_events=0), IS_SNAPSHOTTING_ENABLED="n") as ledger:
         switch = library_method(ledger.store.recorder, "select_events")
         return ratio(switch, lambda: wall(lambda: ledger.queries.game(game.id, version=game.version)))
 
 
 def appends(database: str) -> float:
-    with Ledger(Settings(database)) as ledger:
+    with Ledger(Settings(database, stored_form=ROW_AN_EVENT)) as ledger:
         switch = library_method(ledger.store.recorder, "insert_events")
 
         def timed() -> float:
@@ -136,7 +142,7 @@ def append_each(ledger: Ledger, receipt: Receipt, token: str) -> None:
 def catch_up(database: str) -> float:
     """The read tables made again from the log of 60 trait-card games (of the three rulesets' read tables, those
     where reading the log is the largest share)."""
-    settings = Settings(database)
+    settings = Settings(database, stored_form=ROW_AN_EVENT)
     with Ledger(settings) as ledger:
         store_games(ledger, "traits", 60)
         store = ReadStore(settings)
@@ -145,6 +151,32 @@ def catch_up(database: str) -> float:
             return ratio(switch, lambda: wall(lambda: rebuild(ledger, store)))
         finally:
             store.close()
+
+
+def statements_kept(folder: str) -> float:
+    """Appends of the packed form, one action a save, through connections that keep their prepared statements
+    and through the library's own, each in a store of its own."""
+    with (
+        Ledger(Settings(str(Path(folder) / "kept.sqlite"))) as kept,
+        Ledger(Settings(str(Path(folder) / "one.sqlite"))) as one,
+    ):
+        make_durable(one.store.recorder.datastore, OneStatementSQLiteConnectionPool)  # type: ignore[attr-defined]
+        chosen = {"ledger": kept}
+
+        def switch(plain: bool) -> None:
+            chosen["ledger"] = one if plain else kept
+
+        def timed() -> float:
+            with no_collection():
+                return record_game(chosen["ledger"], GAME_LINES)[2]
+
+        return ratio(switch, timed)
+
+
+@contextmanager
+def sqlite_folder() -> Iterator[str]:
+    with tempfile.TemporaryDirectory() as folder:
+        yield folder
 
 
 @contextmanager
@@ -165,6 +197,7 @@ def measurements(postgres: str) -> dict[str, Callable[[], float]]:
 
     on_postgres = partial(on, partial(postgres_database, postgres))
     return {
+        "sqlite_statements_kept": on(sqlite_folder, statements_kept),
         "sqlite_notifications_as_text": on(sqlite_file, catch_up),
         "postgres_game_events": on_postgres(full_fold),
         "postgres_changes_in_one_query": on_postgres(token_checked_appends),

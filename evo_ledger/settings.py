@@ -9,10 +9,13 @@ seals.
 A store opened `read_only` (`evo-ledger serve --read-only`, on a PostgreSQL streaming replica) is read as it is:
 nothing creates or changes its tables.
 
-EVO_LEDGER_STORED_FORM (default compact) is the form new events are stored in: `compact`, each event's fields as a
-list of a known shape with its hashes as bytes (a snapshot's, and any long event's, deflated), or `keyed`, each a
-msgpack map naming its fields. Either form is read; hashes, seals and checkpoints are taken over the keyed form,
-which the compact one gives back byte for byte.
+EVO_LEDGER_STORED_FORM (default packed) is the form new events are stored in: `packed`, each append's events of a
+game kept together in one row, compact and deflated together, a hash stored once (evo_ledger.store.packed); or one
+row an event, `compact`, each event's fields as a list of a known shape with its hashes as bytes (a snapshot's, and
+any long event's, deflated), or `keyed`, each a msgpack map naming its fields. Hashes, seals and checkpoints are
+taken over the keyed form, which the others give back byte for byte. The packed form reads rows of the other two
+as well (a store made before it, or one `evo-ledger migrate` is moving into it); a store holding packed rows is
+refused by the others, which would not read them.
 
 EVO_LEDGER_LOG_CACHE_EVENTS (default 50000) bounds how many decoded events of recently read games a ledger keeps,
 so that the game at any of their events is folded without reading the database (evo_ledger.store.game_logs); 0 keeps
@@ -30,7 +33,8 @@ DEFAULT_DATABASE = "evo-ledger.sqlite"
 SEAL_KEY_VARIABLE = "EVO_LEDGER_SEAL_KEY"
 LOG_CACHE_VARIABLE = "EVO_LEDGER_LOG_CACHE_EVENTS"
 STORED_FORM_VARIABLE = "EVO_LEDGER_STORED_FORM"
-COMPACT, KEYED = "compact", "keyed"
+PACKED, COMPACT, KEYED = "packed", "compact", "keyed"
+STORED_FORMS = (PACKED, COMPACT, KEYED)
 DEFAULT_LOG_CACHE_EVENTS = 50_000
 # Seconds a writer waits for a lock before giving up with an error rather than hanging.
 LOCK_TIMEOUT_SECONDS = 5
@@ -48,7 +52,7 @@ class Settings:
     seal_key: str | None = field(default=None, repr=False)
     log_cache_events: int = DEFAULT_LOG_CACHE_EVENTS
     read_only: bool = False
-    stored_form: str = COMPACT
+    stored_form: str = PACKED
 
     @classmethod
     def from_environment(cls) -> Settings:
@@ -88,7 +92,9 @@ def log_cache_events(text: str | None) -> int:
 
 def stored_form(text: str | None) -> str:
     if not text:
-        return COMPACT
-    if text not in (COMPACT, KEYED):
-        raise SettingsError(f"{STORED_FORM_VARIABLE}: {COMPACT} or {KEYED}, not {text!r}")
+        return PACKED
+    if text not in STORED_FORMS:
+        raise SettingsError(
+            f"{STORED_FORM_VARIABLE}: {', '.join(STORED_FORMS[:-1])} or {STORED_FORMS[-1]}, not {text!r}"
+        )
     return text

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 from eventsourcing.persistence import OperationalError
-from eventsourcing.sqlite import SQLiteAggregateRecorder
 
 from evo_ledger.cli.ledger_commands import EXIT_BAD_INPUT
 from evo_ledger.cli.main import main
+from evo_ledger.store.packed import PackedSQLiteRecorder
 from tests.helpers.support import ROOT, child_env
 
 EVO_LEDGER = Path(sys.executable).parent / "evo-ledger"
@@ -227,7 +227,7 @@ def test_a_store_that_refuses_a_write_once_opened_is_named(
     def refused(*_: object, **__: object) -> None:
         raise OperationalError("attempt to write a readonly database")
 
-    monkeypatch.setattr(SQLiteAggregateRecorder, "insert_events", refused)
+    monkeypatch.setattr(PackedSQLiteRecorder, "insert_events", refused)
     [line] = said(["note", "last", "a note", "--database", inputs.ledger], capsys)
     assert line == (
         f"evo-ledger note: SQLite file {inputs.ledger}: cannot be used: attempt to write a readonly database"

@@ -213,6 +213,17 @@ ALLOWED = (
         "store reads and writes the events table's rows: the store's own, not an answer",
     ),
     Allowed(
+        "evo_ledger.store.mapper",
+        frozenset({"vars"}),
+        "the mapper reads an event's fields to store them, as the library's mapper does: stored, not answered",
+    ),
+    Allowed(
+        "evo_ledger.store.packed",
+        frozenset({"stored_events"}),
+        "the packed form's recorders read and write the events table's rows and the runs' beside it, under the "
+        "names the library gives them: the store's own, not an answer",
+    ),
+    Allowed(
         "evo_ledger.cli.ledger_commands",
         frozenset({"getattr"}),
         "the seat marks' options are read from the parsed command line by the names the rulesets give them",

@@ -1,5 +1,6 @@
-"""`evo-ledger migrate`: a store's events and snapshots rewritten into the compact stored form, in place or in a
-copy of a SQLite file, with a progress bar, then the space they left reclaimed; run again after a stop, it goes on
+"""`evo-ledger migrate`: a store's events moved into the stored form its settings name (the packed form, unless
+EVO_LEDGER_STORED_FORM names a one-row-an-event form), and its snapshots rewritten compact, in place or in a copy of
+a SQLite file, with a progress bar, then the space they left reclaimed; run again after a stop, it goes on
 where it stopped (`evo_ledger.store.migration`)."""
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from evo_ledger.store.migration import (
     Progress,
     copy_sqlite,
     missing_sqlite_file,
+    runs_table,
     sqlite_file_size,
     stored_tables,
 )
@@ -32,9 +34,10 @@ DATABASE_HELP = "a SQLite file or a postgresql:// URL (default: EVO_LEDGER_DATAB
 
 def add_migrate_command(commands: Any) -> None:
     summary = (
-        "rewrite the events and snapshots stored in the keyed form into the compact one, a batch of rows a "
-        "transaction (every hash, seal and checkpoint verifies as before), then reclaim the space with VACUUM; "
-        "stopped, it goes on where it stopped when run again"
+        "move the events stored one a row into the packed form (a row for each run of a game's events), and "
+        "rewrite the snapshots and any events stored keyed into the compact form, a batch of rows a transaction "
+        "(every hash, seal and checkpoint verifies as before, every event keeps its position in the log), then "
+        "reclaim the space with VACUUM; stopped, it goes on where it stopped when run again"
     )
     migrate = commands.add_parser("migrate", help=summary, description=summary)
     migrate.add_argument("--database", help=DATABASE_HELP)
@@ -89,7 +92,7 @@ def original_size(settings: Settings) -> int | None:
 
 def rewritten(ledger: Ledger, full: bool, size_before: int | None, out: TextIO) -> int:
     postgres = ledger.settings.is_postgres
-    with Migration(ledger.settings, stored_tables(ledger.store)) as migration:
+    with Migration(ledger.settings, stored_tables(ledger.store), runs=runs_table(ledger.store)) as migration:
         size_before = migration.size_on_disk() if size_before is None else size_before
         bytes_before, to_do = migration.state_bytes(), migration.not_compact()
         try:
@@ -107,9 +110,10 @@ def rewritten(ledger: Ledger, full: bool, size_before: int | None, out: TextIO) 
 
 
 def stopped(progress: Progress) -> int:
+    moved = f"{counted(progress.packed, 'row')} moved into runs, " if progress.packed else ""
     print(
-        f"evo-ledger migrate: stopped with {counted(progress.rewritten, 'row')} rewritten compact and "
-        f"{progress.to_do - progress.looked_at} still to look at (both forms are read): run it again to go on",
+        f"evo-ledger migrate: stopped with {moved}{counted(progress.rewritten, 'row')} rewritten compact and "
+        f"{progress.to_do - progress.looked_at} still to look at (every form is read): run it again to go on",
         file=sys.stderr,
     )
     return EXIT_STOPPED
@@ -117,8 +121,10 @@ def stopped(progress: Progress) -> int:
 
 def print_rows(progress: Progress, out: TextIO) -> None:
     if progress.to_do == 0:
-        print("every row is stored compact already: nothing rewritten", file=out)
+        print("every row is stored in its form already: nothing rewritten", file=out)
         return
+    if progress.packed:
+        say("moved into runs", f"{counted(progress.packed, 'row')}, in {counted(progress.runs, 'run')}", out)
     say("rewritten compact", counted(progress.rewritten, "row"), out)
     unknown = ": a shape the compact form does not know, read as before" if progress.left_keyed else ""
     say("left keyed", f"{counted(progress.left_keyed, 'row')}{unknown}", out)

@@ -146,6 +146,8 @@ def unpack_sealed(data: bytes) -> tuple[Any, bytes | None]:
 # `STORED_SHAPES`), hashes as bytes, after a byte msgpack never uses and the form's variant; a long one deflated.
 COMPACT_MARK = b"\xc1"
 PLAIN, DEFLATED = b"\x01", b"\x02"
+# A state a store gives for an event it holds but cannot read (`evo_ledger.store.runs`): why, in text, after it.
+DAMAGED = b"\x03"
 DEFLATE_FROM = 512  # the packed fields' length from which they are deflated
 HEX_FIELDS = frozenset({"hash", "prev_hash"})
 HEX_LENGTH = 64
@@ -154,23 +156,62 @@ _HEX_PLACES = [tuple(place for place, name in enumerate(shape) if name in HEX_FI
 _HEX_NAMES = [tuple(name for name in shape if name in HEX_FIELDS) for shape in STORED_SHAPES]
 
 
-def compact(state: bytes) -> bytes:
+def compact(state: bytes, deflating: bool = True) -> bytes:
     """The compact form of a stored event's canonical bytes (a map of its fields, then its seal, if any): the same
-    bytes where its fields have no known shape, or where the compact form would not give them back exactly."""
+    bytes where its fields have no known shape, or where the compact form would not give them back exactly. Not
+    `deflating`: plain however long (for a store that deflates many events together)."""
     if state[:1] == COMPACT_MARK:
         return state
     try:
         fields, seal = unpack_sealed(state)
-        shape = _SHAPE_IDS.get(tuple(fields)) if isinstance(fields, dict) else None
-        if shape is None or any(type(fields[name]) is bytes for name in _HEX_NAMES[shape]):
-            return state  # a hash kept as bytes would be read back as text
-        if pack(fields) != (state if seal is None else state[: len(state) - SEAL_SIZE]):
+        if not isinstance(fields, dict) or pack(fields) != (state if seal is None else state[: len(state) - SEAL_SIZE]):
             return state  # the keyed bytes are not the map's own packing: only they are kept
-        packed = pack([*(_as_bytes(name, value) for name, value in fields.items()), shape])
+        made = compact_fields(fields, seal, deflating)
     except CodecError:
         return state
-    body = COMPACT_MARK + (PLAIN + packed if len(packed) < DEFLATE_FROM else DEFLATED + pack(zlib.compress(packed)))
+    return state if made is None else made
+
+
+def compact_fields(fields: dict[str, Any], seal: bytes | None = None, deflating: bool = True) -> bytes | None:
+    """The compact form of the event whose canonical bytes are `pack(fields)` (then `seal`), made from its fields
+    themselves: what decoding and packing again gives back is `pack`'s own bytes, for every value `pack` takes
+    (pays for: bench.stored_size appends, the mapper not decoding what it has just encoded). None where the fields
+    have no known shape, or keep a hash as bytes, which would be read back as text."""
+    shape = _SHAPE_IDS.get(tuple(fields))
+    if shape is None or any(type(fields[name]) is bytes for name in _HEX_NAMES[shape]):
+        return None
+    values = [*fields.values(), shape]
+    for place in _HEX_PLACES[shape]:
+        values[place] = _as_bytes(values[place])
+    packed = pack(values)
+    plain = not deflating or len(packed) < DEFLATE_FROM
+    body = COMPACT_MARK + (PLAIN + packed if plain else DEFLATED + pack(zlib.compress(packed)))
     return body if seal is None else body + SEAL_MARK + seal
+
+
+_HASH_PLACES = [(shape.index("hash") if "hash" in shape else None) for shape in STORED_SHAPES]
+_PREVIOUS_PLACES = [(shape.index("prev_hash") if "prev_hash" in shape else None) for shape in STORED_SHAPES]
+
+
+def compact_hashes(state: bytes) -> tuple[bytes | None, bytes | None]:
+    """A plain compact state's own hash and the hash of the event before it, as the 32 bytes it stores each as
+    (None where it has none, or stores it as text); read without decoding the rest of its fields (pays for:
+    bench.stored_size appends, the packed form)."""
+    try:
+        values = msgpack.unpackb(state[2:], raw=True, strict_map_key=False)
+    except msgpack.ExtraData as extra:  # a seal after the fields
+        values = extra.unpacked
+    except UNREADABLE as error:
+        raise CodecError(f"not a stored value: {error}") from None
+    shape = values[-1] if type(values) is list and values else None
+    if type(shape) is not int or not 0 <= shape < len(STORED_SHAPES) or len(values) != len(STORED_SHAPES[shape]) + 1:
+        raise CodecError("not a stored value: compact bytes without a known shape")
+    return _hash_at(values, _HASH_PLACES[shape]), _hash_at(values, _PREVIOUS_PLACES[shape])
+
+
+def _hash_at(values: list[Any], place: int | None) -> bytes | None:
+    value = None if place is None else values[place]
+    return value if type(value) is bytes and len(value) == 32 else None
 
 
 def canonical(state: bytes) -> bytes:
@@ -188,9 +229,9 @@ def stored_digest(state: bytes) -> str:
     return hashlib.sha256(canonical(state)).hexdigest()
 
 
-def _as_bytes(name: str, value: Any) -> Any:
+def _as_bytes(value: Any) -> Any:
     """A hash as its bytes, where they give the same text back (64 lowercase hex digits); any other value as it is."""
-    if name in HEX_FIELDS and type(value) is str and len(value) == HEX_LENGTH and value == value.lower():
+    if type(value) is str and len(value) == HEX_LENGTH and value == value.lower():
         try:
             return bytes.fromhex(value)
         except ValueError:
@@ -201,19 +242,34 @@ def _as_bytes(name: str, value: Any) -> Any:
 def _unpack_compact(data: bytes) -> tuple[dict[str, Any], bytes | None]:
     """The fields of compact bytes (a list of the values of a shape's fields, then the shape's number) and the
     seal after them (pays for: bench.ledger_speed full fold, as the keyed form)."""
+    variant = data[1:2]
+    if variant == DAMAGED:
+        raise CodecError(f"not a stored value: {data[2:].decode('utf-8', 'replace')}")
     values, seal = _unpack_with_seal(data[2:], _COMPACT_HOOKS)
-    if data[1:2] != PLAIN:
-        values = _inflated(data[1:2], values)
+    if variant != PLAIN:
+        values = _inflated(variant, values)
     shape = values[-1] if type(values) is list and values else None
     if type(shape) is not int or not 0 <= shape < len(STORED_SHAPES):
         raise CodecError("not a stored value: compact bytes without a known shape")
-    names = STORED_SHAPES[shape]
+    names, hex_places, fields_of = _READING[shape]
     if len(values) != len(names) + 1:
         raise CodecError(f"not a stored value: {len(values) - 1} values for a shape of {len(names)} fields")
-    for place in _HEX_PLACES[shape]:
-        if type(values[place]) is bytes:
-            values[place] = values[place].hex()
-    return dict(zip(names, values, strict=False)), seal
+    for place in hex_places:
+        value = values[place]
+        if type(value) is bytes:
+            values[place] = value.hex()
+    return fields_of(values), seal
+
+
+def _fields_reader(names: tuple[str, ...]) -> Callable[[list[Any]], dict[str, Any]]:
+    """A function that makes the map of a shape's fields from their values, written as a dict display of the
+    shape's names: twice as fast as `dict(zip(names, values))` (pays for: bench.stored_size full fold)."""
+    display = ", ".join(f"{name!r}: values[{place}]" for place, name in enumerate(names))
+    reader: Callable[[list[Any]], dict[str, Any]] = eval(f"lambda values: {{{display}}}")
+    return reader
+
+
+_READING = [(names, places, _fields_reader(names)) for names, places in zip(STORED_SHAPES, _HEX_PLACES, strict=True)]
 
 
 # The most a deflated stored value may inflate to: a snapshot of a long game is tens of kilobytes, a game's first

@@ -7,9 +7,10 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import Mapper, StoredEvent
+from eventsourcing.utils import get_topic
 
 from evo_ledger.game.aggregate import is_game_event_topic
-from evo_ledger.game.codec import compact
+from evo_ledger.game.codec import SEAL_MARK, compact, compact_fields
 from evo_ledger.game.seal import IMPORTED, RECORDED, Sealer, SealKind
 
 
@@ -22,7 +23,21 @@ class SealingMapper(Mapper[UUID]):
         self.sealer, self.compacts = sealer, compacts
 
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
-        return self.sealed(super().to_stored_event(domain_event))
+        """The library's stored event, sealed, and compact where `compacts`: made from the event's fields as the
+        library encodes them, which are not decoded again (`compact_fields`)."""
+        if not self.compacts:
+            return self.sealed(super().to_stored_event(domain_event))
+        topic = get_topic(type(domain_event))
+        fields = dict(vars(domain_event))
+        originator_id, version = fields.pop("originator_id"), fields.pop("originator_version")
+        class_version = getattr(type(domain_event), "class_version", 1)
+        if class_version > 1:
+            fields["class_version"] = class_version
+        keyed = StoredEvent(originator_id, version, topic, self.transcoder.encode(fields))
+        sealed = keyed if self.sealer is None else self.sealer.sealed(keyed)
+        seal = sealed.state[len(keyed.state) + len(SEAL_MARK) :] if self.sealer is not None else None
+        state = compact_fields(fields, seal)
+        return sealed if state is None else StoredEvent(originator_id, version, topic, state)
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:
         """The library's decoding, once the rulesets' event topics are registered (they load when first needed)."""

@@ -1,12 +1,18 @@
-"""A store's events and snapshots rewritten into the compact stored form (`evo_ledger.game.codec.compact`), in place.
+"""A store's events moved into the packed stored form (`evo_ledger.store.packed`), and its snapshots rewritten into the
+compact one (`evo_ledger.game.codec.compact`), in place.
 
-Each table is read in the order of its key (originator id, version), a batch of rows a transaction; a row whose
-state is not compact is rewritten as `compact` gives it, and one of a shape `compact` does not know is left keyed.
-A row keeps its key, its topic and its notification id (SQLite's rowid). Both forms are read, so a migration
-stopped part way leaves a store that reads as before, and one run again goes on from there: a compact row is never
-rewritten. On PostgreSQL an append waits for a batch's transaction (it takes the events table's lock); on SQLite
-it waits for the write lock. Space is reclaimed after with VACUUM (on PostgreSQL, VACUUM FULL if asked, which
-locks the tables while it runs). `copy_sqlite` copies a SQLite store into a new file to migrate there instead.
+Each table is read in the order of its key (originator id, version), a batch of rows a transaction. Into the
+packed form, the events table's rows are moved into runs: rows of one aggregate whose versions and notification
+ids both follow on from each other, within a run's bounds (`evo_ledger.store.runs`), each event under the
+notification id it had, its state compact where `compact` knows its shape; the rows are deleted in the transaction
+that stores their runs. A store that stays in a one-row-an-event form has its rows rewritten compact instead, and
+so have the snapshots: a row whose state is not compact is rewritten as `compact` gives it, and one of a shape
+`compact` does not know is left keyed, each keeping its key, its topic and its notification id (SQLite's rowid).
+Every form is read, so a migration stopped part way leaves a store that reads as before, and one run again goes on
+from there: a run or a compact row is never rewritten. On PostgreSQL an append waits for a batch's transaction
+(which takes the lock an append takes); on SQLite it waits for the write lock. Space is reclaimed after with VACUUM
+(on PostgreSQL, VACUUM FULL if asked, which locks the tables while it runs). `copy_sqlite` copies a SQLite store
+into a new file to migrate there instead.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ from psycopg.sql import SQL, Composed, Identifier
 
 from evo_ledger.game.codec import COMPACT_MARK, compact
 from evo_ledger.settings import LOCK_TIMEOUT_SECONDS, Settings
+from evo_ledger.store.fast_paths import stored_event
+from evo_ledger.store.packed import PackedPostgresRecorder, PackedSQLiteRecorder, Run
 from evo_ledger.store.recorders import DATABASE_ERRORS, StoreUnusable, connection_options, problem_of, reason_in
 
 __all__ = [
@@ -38,6 +46,7 @@ __all__ = [
     "StoredTable",
     "copy_sqlite",
     "missing_sqlite_file",
+    "runs_table",
     "sqlite_file_size",
     "stored_tables",
 ]
@@ -61,6 +70,16 @@ def stored_tables(application: Application[Any]) -> list[StoredTable]:
     return [table_of(recorder) for recorder in recorders]
 
 
+def runs_table(application: Application[Any]) -> StoredTable | None:
+    """The table of the application's runs, where it stores events in the packed form."""
+    recorder = application.recorder
+    if isinstance(recorder, PackedPostgresRecorder):
+        return StoredTable(recorder.runs_table_name, recorder.datastore.schema)
+    if isinstance(recorder, PackedSQLiteRecorder):
+        return StoredTable(recorder.runs_table_name)
+    return None
+
+
 def table_of(recorder: AggregateRecorder) -> StoredTable:
     if isinstance(recorder, PostgresAggregateRecorder):
         return StoredTable(recorder.events_table_name, recorder.datastore.schema)
@@ -71,8 +90,9 @@ def table_of(recorder: AggregateRecorder) -> StoredTable:
 
 @dataclass
 class Progress:
-    """How far a migration has gone: the rows it set out to look at (every row not compact as it began), those it
-    has looked at, rewritten, and left keyed (a shape `compact` does not know); the state bytes of the rows it
+    """How far a migration has gone: the rows it set out to look at (every row of the events table to move into
+    runs, and every row not compact as it began), those it has looked at, moved into runs (`packed`, in `runs`),
+    rewritten compact, and left keyed (a shape `compact` does not know); the state bytes of the rows it moved or
     rewrote, before and after."""
 
     to_do: int
@@ -81,6 +101,8 @@ class Progress:
     left_keyed: int = 0
     bytes_before: int = 0
     bytes_after: int = 0
+    packed: int = 0
+    runs: int = 0
 
 
 Key = tuple[Any, int]  # a row's originator id, as the database gives it, and its version
@@ -91,11 +113,43 @@ Rewrite = tuple[bytes, Any, int]  # a row's new state, then its key
 @dataclass(frozen=True)
 class Batch:
     """The rows one transaction looked at: the key of the last (None when none was left) and the length of each
-    state it rewrote, before and after."""
+    state it rewrote, before and after; or, of rows moved into runs, the runs made."""
 
     last: Key | None
     looked_at: int
     lengths: list[tuple[int, int]]
+    runs: int = 0
+
+
+# A row of the events table to be moved into a run: its notification id, originator id, version, topic, state.
+EventRow = tuple[int, Any, int, str, bytes]
+# A run's row: its last notification id, originator id, last version, events, body.
+RunRow = tuple[int, Any, int, int, bytes]
+
+
+def runs_from(rows: Sequence[EventRow], run_key: Callable[[Any], Any]) -> list[RunRow]:
+    """The rows, in the order of their key, made runs as an append makes them, each of notification ids that follow
+    on too; `run_key`, an originator id as the runs' table keeps it."""
+    runs: list[tuple[int, Run]] = []  # each run with its last notification id
+    for notification_id, originator_id, version, topic, state in rows:
+        event = stored_event(originator_id, version, topic, state)
+        if runs and runs[-1][0] == notification_id - 1 and runs[-1][1].takes(event):
+            runs[-1][1].add(event)
+            runs[-1] = (notification_id, runs[-1][1])
+        else:
+            runs.append((notification_id, Run(event)))
+    return [(last, run_key(run.originator_id), run.last_version, len(run.events), run.body()) for last, run in runs]
+
+
+def packed_batch(rows: Sequence[EventRow], runs: Sequence[RunRow]) -> Batch:
+    """What moving `rows` into `runs` did, as a batch: each run's bytes shared among its rows."""
+    lengths = [(len(row[4]), 0) for row in rows]
+    place = 0
+    for run in runs:
+        lengths[place] = (lengths[place][0], len(run[4]))
+        place += run[3]
+    last = (rows[-1][1], rows[-1][2]) if rows else None
+    return Batch(last, len(rows), lengths, len(runs))
 
 
 def rewrites(rows: Sequence[Row]) -> list[Rewrite]:
@@ -116,9 +170,13 @@ class MigrationTarget(Protocol):
 
     def not_compact(self, table: StoredTable) -> int: ...
 
-    def state_bytes(self, table: StoredTable) -> int: ...
+    def state_bytes(self, table: StoredTable, column: str = "state") -> int: ...
 
     def rewrite_batch(self, table: StoredTable, after: Key | None, limit: int) -> Batch: ...
+
+    def rows(self, table: StoredTable) -> int: ...
+
+    def pack_batch(self, table: StoredTable, runs: StoredTable, limit: int) -> Batch: ...
 
     def reclaim(self, tables: Sequence[StoredTable], full: bool) -> None: ...
 
@@ -139,8 +197,8 @@ class SQLiteTarget:
         statement = f"SELECT count(*) FROM {quoted(table)} WHERE substr(state, 1, 1) <> ?"
         return int(self.connection.execute(statement, (COMPACT_MARK,)).fetchone()[0])
 
-    def state_bytes(self, table: StoredTable) -> int:
-        statement = f"SELECT coalesce(sum(length(state)), 0) FROM {quoted(table)}"
+    def state_bytes(self, table: StoredTable, column: str = "state") -> int:
+        statement = f"SELECT coalesce(sum(length({column})), 0) FROM {quoted(table)}"
         return int(self.connection.execute(statement).fetchone()[0])
 
     def rewrite_batch(self, table: StoredTable, after: Key | None, limit: int) -> Batch:
@@ -156,6 +214,26 @@ class SQLiteTarget:
             rewritten = rewrites(rows)
             self.connection.executemany(update, rewritten)
         return batch_of(rows, rewritten)
+
+    def rows(self, table: StoredTable) -> int:
+        return int(self.connection.execute(f"SELECT count(*) FROM {quoted(table)}").fetchone()[0])
+
+    def pack_batch(self, table: StoredTable, runs: StoredTable, limit: int) -> Batch:
+        """The first `limit` rows of the events table, in the order of their key, moved into runs."""
+        select = (
+            f"SELECT rowid, originator_id, originator_version, topic, state FROM {quoted(table)} "
+            "ORDER BY originator_id, originator_version LIMIT ?"
+        )
+        insert = (
+            f"INSERT INTO {quoted(runs)} (last_notification_id, originator_id, last_version, events, body) "
+            "VALUES (?, ?, ?, ?, ?)"
+        )
+        with self.transaction():
+            rows = self.connection.execute(select, (limit,)).fetchall()
+            made = runs_from(rows, sqlite_run_key)
+            self.connection.executemany(insert, made)
+            self.connection.executemany(f"DELETE FROM {quoted(table)} WHERE rowid = ?", [(row[0],) for row in rows])
+        return packed_batch(rows, made)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -210,6 +288,15 @@ class SQLiteTarget:
         self.connection.close()
 
 
+def sqlite_run_key(originator_id: str) -> bytes | str:
+    """An originator id as the packed form keeps it on SQLite: a UUID's 16 bytes (the events table keeps its 32 hex
+    digits), other text as it is."""
+    try:
+        return bytes.fromhex(originator_id) if len(originator_id) == 32 else originator_id
+    except ValueError:
+        return originator_id
+
+
 def sqlite_file_size(path: Path) -> int:
     """A SQLite file's bytes with its write-ahead log's."""
     wal = path.with_name(f"{path.name}-wal")
@@ -230,8 +317,11 @@ class PostgresTarget:
         statement = SQL("SELECT count(*) FROM {0} WHERE substring(state FROM 1 FOR 1) <> %s").format(qualified(table))
         return int(self.scalar(statement, (COMPACT_MARK,)))
 
-    def state_bytes(self, table: StoredTable) -> int:
-        return int(self.scalar(SQL("SELECT coalesce(sum(octet_length(state)), 0) FROM {0}").format(qualified(table))))
+    def state_bytes(self, table: StoredTable, column: str = "state") -> int:
+        statement = SQL("SELECT coalesce(sum(octet_length({0})), 0) FROM {1}").format(
+            Identifier(column), qualified(table)
+        )
+        return int(self.scalar(statement))
 
     def scalar(self, statement: SQL | Composed, params: Sequence[Any] = ()) -> Any:
         row = self.connection.execute(statement, params).fetchone()
@@ -254,6 +344,32 @@ class PostgresTarget:
             rewritten = rewrites(rows)
             cursor.executemany(update, rewritten)
         return batch_of(rows, rewritten)
+
+    def rows(self, table: StoredTable) -> int:
+        return int(self.scalar(SQL("SELECT count(*) FROM {0}").format(qualified(table))))
+
+    def pack_batch(self, table: StoredTable, runs: StoredTable, limit: int) -> Batch:
+        """The first `limit` rows of the events table, in the order of their key, moved into runs; the runs' table
+        locked as an append locks it, so that appends wait for the batch."""
+        lock = SQL("LOCK TABLE {0} IN EXCLUSIVE MODE").format(qualified(runs))
+        select = SQL(
+            "SELECT notification_id, originator_id, originator_version, topic, state FROM {0} "
+            "ORDER BY originator_id, originator_version LIMIT %s FOR UPDATE"
+        ).format(qualified(table))
+        insert = SQL(
+            "INSERT INTO {0} (last_notification_id, originator_id, last_version, events, body) "
+            "VALUES (%s, %s, %s, %s, %s)"
+        ).format(qualified(runs))
+        delete = SQL("DELETE FROM {0} WHERE notification_id = ANY(%s)").format(qualified(table))
+        with self.connection.transaction(), self.connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('lock_timeout', %s, true)", (f"{LOCK_TIMEOUT_SECONDS}s",))
+            cursor.execute(lock)
+            cursor.execute(select, (limit,))
+            rows = [(nid, key, version, topic, bytes(state)) for nid, key, version, topic, state in cursor.fetchall()]
+            made = runs_from(rows, lambda key: key)
+            cursor.executemany(insert, made)
+            cursor.execute(delete, ([row[0] for row in rows],))
+        return packed_batch(rows, made)
 
     def reclaim(self, tables: Sequence[StoredTable], full: bool) -> None:
         names = SQL(", ").join(qualified(table) for table in tables)
@@ -289,13 +405,20 @@ def used(settings: Settings, doing: str) -> Iterator[None]:
 
 
 class Migration:
-    """The rows of a store's `tables` not yet compact, rewritten compact a batch of `batch_rows` a transaction;
-    `progress`, how far the last run went."""
+    """The rows of a store's `tables` not yet compact, rewritten compact a batch of `batch_rows` a transaction; where
+    the store keeps `runs`, the first table's rows (the events') moved into them instead. `progress`, how far the
+    last run went."""
 
-    def __init__(self, settings: Settings, tables: Sequence[StoredTable], batch_rows: int = BATCH_ROWS) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        tables: Sequence[StoredTable],
+        batch_rows: int = BATCH_ROWS,
+        runs: StoredTable | None = None,
+    ) -> None:
         if batch_rows < 1:
             raise ValueError(f"a batch holds at least one row, not {batch_rows}")
-        self.settings, self.tables, self.batch_rows = settings, list(tables), batch_rows
+        self.settings, self.tables, self.batch_rows, self.runs = settings, list(tables), batch_rows, runs
         self.progress = Progress(0)
         with used(settings, "be opened"):
             self.target = opened_target(settings)
@@ -307,24 +430,34 @@ class Migration:
         self.target.close()
 
     def not_compact(self) -> int:
-        """The rows whose state is not compact: those a run looks at."""
+        """The rows a run looks at: every row of the events table where they move into runs, and every other row
+        whose state is not compact."""
         with used(self.settings, "be read"):
-            return sum(self.target.not_compact(table) for table in self.tables)
+            return sum(self.to_look_at(table) for table in self.tables)
+
+    def to_look_at(self, table: StoredTable) -> int:
+        return self.target.rows(table) if self.packs(table) else self.target.not_compact(table)
+
+    def packs(self, table: StoredTable) -> bool:
+        """Whether the table's rows are moved into runs (the events table, of a store in the packed form)."""
+        return self.runs is not None and table == self.tables[0]
 
     def state_bytes(self) -> int:
-        """The bytes of every row's state."""
+        """The bytes of every row's state, and of every run's body."""
         with used(self.settings, "be read"):
-            return sum(self.target.state_bytes(table) for table in self.tables)
+            runs = [] if self.runs is None else [self.target.state_bytes(self.runs, "body")]
+            return sum(self.target.state_bytes(table) for table in self.tables) + sum(runs)
 
     def size_on_disk(self) -> int:
-        """The SQLite file's bytes (with its write-ahead log's), or the PostgreSQL tables'."""
+        """The SQLite file's bytes (with its write-ahead log's), or the PostgreSQL tables' (the runs' among them)."""
         with used(self.settings, "be read"):
-            return self.target.size_on_disk(self.tables)
+            return self.target.size_on_disk([*self.tables, *([self.runs] if self.runs else [])])
 
     def run(self, after_batch: Callable[[Progress], None] = lambda _: None, to_do: int | None = None) -> Progress:
-        """Every row not compact rewritten compact (or left keyed, of a shape `compact` does not know), table by
-        table in the order of its key; `after_batch` is told the progress after each batch is committed. `to_do`:
-        the rows not compact, if they were just counted."""
+        """Every row of the events table moved into runs, where the store keeps them, and every other row not
+        compact rewritten compact (or left keyed, of a shape `compact` does not know), table by table in the order
+        of its key; `after_batch` is told the progress after each batch is committed. `to_do`: the rows to look at
+        (`not_compact`), if they were just counted."""
         self.progress = Progress(self.not_compact() if to_do is None else to_do)
         with used(self.settings, "be rewritten"):
             for table in self.tables:
@@ -334,7 +467,10 @@ class Migration:
     def run_table(self, table: StoredTable, progress: Progress, after_batch: Callable[[Progress], None]) -> None:
         after: Key | None = None
         while True:
-            batch = self.target.rewrite_batch(table, after, self.batch_rows)
+            if self.runs is not None and self.packs(table):
+                batch = self.target.pack_batch(table, self.runs, self.batch_rows)
+            else:
+                batch = self.target.rewrite_batch(table, after, self.batch_rows)
             if batch.last is None:
                 return
             counted(progress, batch)
@@ -349,8 +485,12 @@ class Migration:
 
 def counted(progress: Progress, batch: Batch) -> None:
     progress.looked_at += batch.looked_at
-    progress.rewritten += len(batch.lengths)
-    progress.left_keyed += batch.looked_at - len(batch.lengths)
+    if batch.runs:
+        progress.packed += batch.looked_at
+        progress.runs += batch.runs
+    else:
+        progress.rewritten += len(batch.lengths)
+        progress.left_keyed += batch.looked_at - len(batch.lengths)
     progress.bytes_before += sum(before for before, _ in batch.lengths)
     progress.bytes_after += sum(after for _, after in batch.lengths)
 

@@ -33,6 +33,7 @@ from evo_ledger.settings import (
     CONNECT_TIMEOUT_SECONDS,
     DATABASE_VARIABLE,
     LOCK_TIMEOUT_SECONDS,
+    PACKED,
     Settings,
     SettingsError,
 )
@@ -76,11 +77,28 @@ def changed_since(recorder: ApplicationRecorder, position: int | None, topics: S
         start = page[-1].id + 1
 
 
+def runs_table_name(events_table_name: str) -> str:
+    """The packed form's table of runs beside the one-row-an-event table the library names (`stored_events`:
+    `stored_runs`)."""
+    return events_table_name.rsplit("_", 1)[0] + "_runs"
+
+
 class LedgerSQLiteApplicationRecorder(SQLiteNotificationsAsText):
     """The library's SQLite recorder with the ledger's fast path, and the query the ledger adds."""
 
     def select_changed_since(self, position: int | None, topics: Sequence[str]) -> tuple[int, set[UUID]]:
         return changed_since(self, position, topics)
+
+    def holds_runs(self) -> bool:
+        """Whether the store holds events in the packed form (`evo_ledger.store.packed`), which this recorder
+        would not read."""
+        runs = runs_table_name(self.events_table_name)
+        with self.datastore.transaction(commit=False) as cursor:
+            cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (runs,))
+            if cursor.fetchone() is None:
+                return False
+            cursor.execute(f"SELECT 1 FROM {runs} LIMIT 1")
+            return cursor.fetchone() is not None
 
 
 class DurableSQLiteFactory(SQLiteFactory):
@@ -105,6 +123,18 @@ class LedgerPostgresApplicationRecorder(PostgresChangesInOneQuery, PostgresGameE
         would otherwise wait for the next append to be read."""
         with self.datastore.get_connection() as connection:
             connection.execute(SQL("NOTIFY {0}").format(Identifier(self.channel_name)))
+
+    def holds_runs(self) -> bool:
+        """Whether the store holds events in the packed form (`evo_ledger.store.packed`), which this recorder
+        would not read."""
+        runs = Identifier(self.datastore.schema, runs_table_name(self.events_table_name))
+        with self.datastore.get_connection() as connection, connection.cursor() as cursor:
+            cursor.execute(SQL("SELECT to_regclass(%s) IS NOT NULL AS found"), (runs.as_string(connection),))
+            row = cursor.fetchone()
+            if row is None or not row["found"]:
+                return False
+            cursor.execute(SQL("SELECT 1 AS found FROM {0} LIMIT 1").format(runs))
+            return cursor.fetchone() is not None
 
     def replication(self) -> Replication:
         """Where the database stands as a streaming replica (not one: `in_recovery` false, and nothing else
@@ -186,13 +216,22 @@ class LedgerPostgresFactory(PostgresFactory):
     application_recorder_class = LedgerPostgresApplicationRecorder
 
 
+# The factories of the packed form's recorders (evo_ledger.store.packed, whose recorders are made from these).
+PACKED_FACTORIES = {
+    "sqlite": "evo_ledger.store.packed:PackedSQLiteFactory",
+    "postgres": "evo_ledger.store.packed:PackedPostgresFactory",
+}
+
+
 def persistence_env(settings: Settings) -> dict[str, str]:
     """The event store's configuration, in the eventsourcing library's terms: a store opened read only has its
-    tables read as they are, never created."""
+    tables read as they are, never created; one of the packed form has the packed form's recorders."""
+    packed = settings.stored_form == PACKED
     if settings.is_postgres:
-        return postgres_env(settings.database) | ({"CREATE_TABLE": "n"} if settings.read_only else {})
+        env = postgres_env(settings.database) | ({"CREATE_TABLE": "n"} if settings.read_only else {})
+        return env | ({"PERSISTENCE_MODULE": PACKED_FACTORIES["postgres"]} if packed else {})
     return {
-        "PERSISTENCE_MODULE": f"{__name__}:{DurableSQLiteFactory.__name__}",
+        "PERSISTENCE_MODULE": PACKED_FACTORIES["sqlite"] if packed else f"{__name__}:{DurableSQLiteFactory.__name__}",
         "SQLITE_DBNAME": settings.database,
         "SQLITE_LOCK_TIMEOUT": str(LOCK_TIMEOUT_SECONDS),
     }

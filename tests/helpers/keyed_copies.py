@@ -1,5 +1,5 @@
 """A SQLite ledger's stored rows copied byte for byte into a PostgreSQL ledger's tables, so that a database made on
-SQLite (the keyed-form fixture) is read, audited and migrated on PostgreSQL too."""
+SQLite (the keyed-form and compact-form fixtures) is read, audited and migrated on PostgreSQL too."""
 
 from __future__ import annotations
 

@@ -4,6 +4,8 @@ off and snapshots deleted, for the audits and the checkpoints to catch."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
+from contextlib import closing
 from typing import Any
 from uuid import UUID
 
@@ -16,27 +18,95 @@ from evo_ledger.game.aggregate import stored_hash
 from evo_ledger.game.codec import canonical, pack, unpack
 from evo_ledger.game.notation import parse_game
 from evo_ledger.game.seal import unsealed_bytes
+from evo_ledger.store.runs import unpack_run
 from tests.helpers.support import ROOT
 
 GAME_TEXT = (ROOT / "replays" / "hand-3p-first-game.evo").read_text()
 
 
 class Tamperer:
-    """Changes the stored events of a game behind the ledger's back, with plain SQL."""
+    """Changes the stored events of a game behind the ledger's back, with plain SQL.
+
+    Where the ledger stores events in the packed form, each append's events one row of its runs table, every
+    statement is run after the runs are moved into the one-row-an-event table, as someone with the database would
+    unpack them to edit one event: each event of a run made a row under the notification id it has, and the runs
+    deleted, in one transaction (on PostgreSQL the notification ids' sequence set past the largest, so that a row
+    inserted after takes a new one). The ledger reads both tables, so the log reads as before, and a statement
+    finds each event in a row of its own however many the ledger appended since the last. A statement on the runs
+    table itself (`table` set to `runs_table`), and every statement while `unpacking` is False, sees the rows as
+    they are; a store without a runs table (the keyed and compact forms) is left as it is."""
 
     def __init__(self, ledger: Ledger, game_id: UUID) -> None:
         self.database, self.game_id = ledger.settings.database, game_id
         self.postgres = self.database.startswith("postgresql://")
-        self.table: str = ledger.store.recorder.events_table_name  # type: ignore[attr-defined]
+        self.events_table: str = ledger.store.recorder.events_table_name  # type: ignore[attr-defined]
+        self.runs_table: str | None = getattr(ledger.store.recorder, "runs_table_name", None)
+        self.table = self.events_table
+        self.unpacking = self.runs_table is not None
 
     def execute(self, statement: str, *params: Any) -> list[Any]:
         statement = statement.replace("{table}", self.table)
+        unpacking = self.unpacking and self.table != self.runs_table
         if self.postgres:
             with psycopg.connect(self.database, autocommit=True) as connection:
+                if unpacking:
+                    with connection.transaction():
+                        self.unpack_postgres(connection)
                 cursor = connection.execute(statement.replace("?", "%s"), params)
                 return cursor.fetchall() if cursor.description else []
-        with sqlite3.connect(self.database) as connection:
+        with closing(sqlite3.connect(self.database, isolation_level=None)) as connection:
+            if unpacking:
+                connection.execute("BEGIN IMMEDIATE")
+                try:
+                    self.unpack_sqlite(connection)
+                except BaseException:
+                    connection.rollback()
+                    raise
+                connection.commit()
             return connection.execute(statement, params).fetchall()
+
+    def unpacked_rows(self, runs: list[Any], key_of: Callable[[Any], Any]) -> list[tuple[Any, ...]]:
+        """Each event of the runs (rows of last notification id, originator id, last version, events and body) as
+        a row of the events table: its notification id, originator id as `key_of` makes it, version, topic, state."""
+        rows = []
+        for last_id, originator_id, last_version, events, body in runs:
+            run = unpack_run(bytes(body))
+            assert len(run) == events, f"a run of {originator_id} holds {len(run)} events, its row says {events}"
+            for place, (topic, state) in enumerate(run, start=1 - events):
+                rows.append((last_id + place, key_of(originator_id), last_version + place, topic, state))
+        return rows
+
+    def unpack_sqlite(self, connection: sqlite3.Connection) -> None:
+        runs = connection.execute(
+            f"SELECT last_notification_id, originator_id, last_version, events, body FROM {self.runs_table}"
+        ).fetchall()
+        if not runs:
+            return
+        connection.executemany(
+            f"INSERT INTO {self.events_table} (rowid, originator_id, originator_version, topic, state) "
+            "VALUES (?, ?, ?, ?, ?)",
+            self.unpacked_rows(runs, lambda key: UUID(bytes=key).hex if isinstance(key, bytes) else key),
+        )
+        connection.execute(f"DELETE FROM {self.runs_table}")
+
+    def unpack_postgres(self, connection: psycopg.Connection[Any]) -> None:
+        connection.execute(f"LOCK TABLE {self.runs_table} IN EXCLUSIVE MODE")
+        runs = connection.execute(
+            f"SELECT last_notification_id, originator_id, last_version, events, body FROM {self.runs_table}"
+        ).fetchall()
+        if not runs:
+            return
+        connection.cursor().executemany(
+            f"INSERT INTO {self.events_table} (notification_id, originator_id, originator_version, topic, state) "
+            "VALUES (%s, %s, %s, %s, %s)",
+            self.unpacked_rows(runs, lambda key: key),
+        )
+        connection.execute(f"DELETE FROM {self.runs_table}")
+        connection.execute(
+            "SELECT setval(pg_get_serial_sequence(%s, 'notification_id'), "
+            f"(SELECT max(notification_id) FROM {self.events_table}))",
+            (self.events_table,),
+        )
 
     @property
     def key(self) -> Any:

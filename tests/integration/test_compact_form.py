@@ -1,9 +1,10 @@
-"""The stored form of events, on SQLite and PostgreSQL: with the compact form (the default) every row of the events
-and snapshots tables is compact, whatever made it (games recorded, self-played and imported, who may write to a
-game, an answered append, people, a competition, a stored kit, checkpoints), every game audits clean under the seal
-key and the checkpoint log verifies; with the keyed form no row is compact, and the canonical bytes of a game's
-events are those the compact form gives back; a database stored in the keyed form takes compact events after its
-keyed ones, and audits clean; a stored form the settings do not know is refused by name."""
+"""The one-row-an-event stored forms of events, on SQLite and PostgreSQL: with the compact form every row of the
+events and snapshots tables is compact, whatever made it (games recorded, self-played and imported, who may write to
+a game, an answered append, people, a competition, a stored kit, checkpoints), every game audits clean under the
+seal key and the checkpoint log verifies; with the keyed form no row is compact, and the canonical bytes of a game's
+events are those the compact form gives back; a database stored in the keyed form, opened with the compact form,
+takes compact events after its keyed ones, and audits clean. The stored form is read from the environment, the
+packed form where it names none; a stored form the settings do not know is refused by name."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from evo_ledger.rules.kits import load_kit_document
 from evo_ledger.settings import (
     COMPACT,
     KEYED,
+    PACKED,
     STORED_FORM_VARIABLE,
     Settings,
     SettingsError,
@@ -158,7 +160,7 @@ def assert_audits_clean(database: str, filled: Filled, form: str) -> None:
 
 def test_every_row_is_stored_compact_and_every_game_audits_clean(database: str, bundles: list[bytes]) -> None:
     """A shape missing from STORED_SHAPES is stored keyed: this test names it, to be added."""
-    with Ledger(Settings(database, seal_key=KEY)) as ledger:
+    with Ledger(Settings(database, seal_key=KEY, stored_form=COMPACT)) as ledger:
         made = filled(ledger, bundles)
         events, snapshots = rows(ledger), rows(ledger, snapshots=True)
     assert len(events) > 2000 and len(snapshots) > 10
@@ -189,7 +191,7 @@ def test_the_same_games_stored_in_either_form_have_the_same_canonical_bytes(
     database: str, second_database: str, bundles: list[bytes]
 ) -> None:
     with (
-        Ledger(Settings(database, seal_key=KEY)) as compacting,
+        Ledger(Settings(database, seal_key=KEY, stored_form=COMPACT)) as compacting,
         Ledger(Settings(second_database, seal_key=KEY, stored_form=KEYED)) as keyed,
     ):
         games = [receipt.game_id for receipt in import_bundles(compacting, bundles)]
@@ -227,7 +229,7 @@ def append_legal_actions(ledger: Ledger, game_id: UUID, count: int, token: str) 
 
 def test_a_keyed_database_takes_compact_events_after_its_keyed_ones_and_audits_clean(keyed_fixture: Path) -> None:
     kept = MADE["checkpoints"]
-    with Ledger(Settings(str(keyed_fixture), seal_key=MADE["seal_key"])) as ledger:
+    with Ledger(Settings(str(keyed_fixture), seal_key=MADE["seal_key"], stored_form=COMPACT)) as ledger:
         before = every_row(ledger)
         assert before and all(row.state[:1] != COMPACT_MARK for row in before)
         old = {(row.originator_id, row.version) for row in before}
@@ -243,7 +245,7 @@ def test_a_keyed_database_takes_compact_events_after_its_keyed_ones_and_audits_c
     assert len(new) >= 4 + 1 + 1  # the appends and the note, the access, the checkpoint and what it signs
     assert not_compact(new) == ""
     assert all(row.state[:1] != COMPACT_MARK for row in found if (row.originator_id, row.version) in old)
-    with Ledger(Settings(str(keyed_fixture), seal_key=MADE["seal_key"])) as auditor:
+    with Ledger(Settings(str(keyed_fixture), seal_key=MADE["seal_key"], stored_form=COMPACT)) as auditor:
         report = auditor.queries.audit(FIXTURE_TABLE, kept=kept)
         assert report.verdict == "clean", report.data
         assert report.check("seals")["verdict"] == "pass" and report.check("checkpoints")["verdict"] == "pass"
@@ -256,7 +258,9 @@ def test_a_keyed_database_takes_compact_events_after_its_keyed_ones_and_audits_c
         assert access is not None and access.co_recorder_of("cat's token") == "cat's phone"
 
 
-@pytest.mark.parametrize(("text", "form"), [(None, COMPACT), ("", COMPACT), (COMPACT, COMPACT), (KEYED, KEYED)])
+@pytest.mark.parametrize(
+    ("text", "form"), [(None, PACKED), ("", PACKED), (PACKED, PACKED), (COMPACT, COMPACT), (KEYED, KEYED)]
+)
 def test_the_stored_form_is_read_from_the_environment(
     monkeypatch: pytest.MonkeyPatch, text: str | None, form: str
 ) -> None:

@@ -16,7 +16,7 @@ from evo_ledger.app.personal import Personal
 from evo_ledger.game.aggregate import Game
 from evo_ledger.game.codec import MsgpackTranscoder
 from evo_ledger.game.seal import Sealer
-from evo_ledger.settings import COMPACT, Settings
+from evo_ledger.settings import KEYED, PACKED, STORED_FORM_VARIABLE, Settings
 from evo_ledger.store.game_logs import GameLogs
 from evo_ledger.store.mapper import SealingMapper
 from evo_ledger.store.personal import personal_tables
@@ -57,6 +57,7 @@ class LedgerApplication(Application[UUID]):
             self._open(full_env)
             if settings.read_only:
                 self._check_holds_a_ledger()
+            self._check_reads_its_form()
             self.personal = Personal(personal_tables(self.recorder, create=not settings.read_only))
 
     def _open(self, env: dict[str, str]) -> None:
@@ -81,11 +82,21 @@ class LedgerApplication(Application[UUID]):
                 "serve it with a server that writes first, or a replica of a database such a server served"
             ) from error
 
+    def _check_reads_its_form(self) -> None:
+        """A store holding events in the packed form is refused by a recorder of one row an event, which would
+        read it as if they were not there."""
+        holds_runs = getattr(self.recorder, "holds_runs", None)
+        if self.settings.stored_form != PACKED and holds_runs is not None and holds_runs():
+            raise StoreUnusable(
+                f"{self.settings.described}: holds events in the packed form, which {STORED_FORM_VARIABLE}="
+                f"{self.settings.stored_form} does not read: leave {STORED_FORM_VARIABLE} unset"
+            )
+
     def construct_transcoder(self) -> Transcoder:
         return MsgpackTranscoder()
 
     def construct_mapper(self) -> Mapper[UUID]:
-        compacts = self.settings.stored_form == COMPACT
+        compacts = self.settings.stored_form != KEYED
         return SealingMapper(transcoder=self.construct_transcoder(), sealer=self.sealer, compacts=compacts)
 
     @cached_property
