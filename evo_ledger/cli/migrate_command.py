@@ -34,10 +34,11 @@ DATABASE_HELP = "a SQLite file or a postgresql:// URL (default: EVO_LEDGER_DATAB
 
 def add_migrate_command(commands: Any) -> None:
     summary = (
-        "move the events stored one a row into the packed form (a row for each run of a game's events), and "
-        "rewrite the snapshots and any events stored keyed into the compact form, a batch of rows a transaction "
-        "(every hash, seal and checkpoint verifies as before, every event keeps its position in the log), then "
-        "reclaim the space with VACUUM; stopped, it goes on where it stopped when run again"
+        "move the events stored one a row into the packed form (a row for each run of a game's events), pack "
+        "again the runs of a game that follow on from each other (a game recorded a save a run, alone on the "
+        "server), and rewrite the snapshots and any events stored keyed into the compact form, a batch of rows a "
+        "transaction (every hash, seal and checkpoint verifies as before, every event keeps its position in the "
+        "log), then reclaim the space with VACUUM; stopped, it goes on where it stopped when run again"
     )
     migrate = commands.add_parser("migrate", help=summary, description=summary)
     migrate.add_argument("--database", help=DATABASE_HELP)
@@ -98,10 +99,13 @@ def rewritten(ledger: Ledger, full: bool, size_before: int | None, out: TextIO) 
         try:
             with ProgressBar(to_do, "rows", sys.stderr) as bar:
                 progress = migration.run(lambda done: bar.update(done.looked_at), to_do)
+            runs = migration.runs_stored()
+            with ProgressBar(runs, "runs", sys.stderr) as bar:
+                again = migration.repack(lambda done: bar.update(done.looked_at), runs)
         except KeyboardInterrupt:
             return stopped(migration.progress)
         migration.reclaim(full)
-        print_rows(progress, out)
+        print_rows(progress, again, out)
         say("state", before_after(bytes_before, migration.state_bytes()), out)
         vacuum = "VACUUM FULL" if full and postgres else "VACUUM"
         size = f"{before_after(size_before, migration.size_on_disk())} {vacuum}"
@@ -110,21 +114,29 @@ def rewritten(ledger: Ledger, full: bool, size_before: int | None, out: TextIO) 
 
 
 def stopped(progress: Progress) -> int:
-    moved = f"{counted(progress.packed, 'row')} moved into runs, " if progress.packed else ""
+    if progress.repacking:
+        done = f"{counted(progress.repacked, 'run')} packed again and {progress.to_do - progress.looked_at} runs"
+    else:
+        moved = f"{counted(progress.packed, 'row')} moved into runs, " if progress.packed else ""
+        done = (
+            f"{moved}{counted(progress.rewritten, 'row')} rewritten compact and {progress.to_do - progress.looked_at}"
+        )
     print(
-        f"evo-ledger migrate: stopped with {moved}{counted(progress.rewritten, 'row')} rewritten compact and "
-        f"{progress.to_do - progress.looked_at} still to look at (every form is read): run it again to go on",
+        f"evo-ledger migrate: stopped with {done} still to look at (every form is read): run it again to go on",
         file=sys.stderr,
     )
     return EXIT_STOPPED
 
 
-def print_rows(progress: Progress, out: TextIO) -> None:
-    if progress.to_do == 0:
+def print_rows(progress: Progress, again: Progress, out: TextIO) -> None:
+    """What moving and rewriting rows did (`progress`), and packing runs again (`again`)."""
+    if not (progress.packed or again.repacked or progress.rewritten or progress.left_keyed):
         print("every row is stored in its form already: nothing rewritten", file=out)
         return
     if progress.packed:
         say("moved into runs", f"{counted(progress.packed, 'row')}, in {counted(progress.runs, 'run')}", out)
+    if again.repacked:
+        say("packed again", f"{counted(again.repacked, 'run')}, into {counted(again.repacked_into, 'run')}", out)
     say("rewritten compact", counted(progress.rewritten, "row"), out)
     unknown = ": a shape the compact form does not know, read as before" if progress.left_keyed else ""
     say("left keyed", f"{counted(progress.left_keyed, 'row')}{unknown}", out)

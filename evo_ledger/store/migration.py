@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,11 +32,12 @@ from eventsourcing.postgres import PostgresAggregateRecorder
 from eventsourcing.sqlite import SQLiteAggregateRecorder
 from psycopg.sql import SQL, Composed, Identifier
 
-from evo_ledger.game.codec import COMPACT_MARK, compact
+from evo_ledger.game.codec import COMPACT_MARK, CodecError, compact
 from evo_ledger.settings import LOCK_TIMEOUT_SECONDS, Settings
 from evo_ledger.store.fast_paths import stored_event
 from evo_ledger.store.packed import PackedPostgresRecorder, PackedSQLiteRecorder, Run
 from evo_ledger.store.recorders import DATABASE_ERRORS, StoreUnusable, connection_options, problem_of, reason_in
+from evo_ledger.store.runs import RUN_PLAIN, unpack_run
 
 __all__ = [
     "BATCH_ROWS",
@@ -91,9 +92,9 @@ def table_of(recorder: AggregateRecorder) -> StoredTable:
 @dataclass
 class Progress:
     """How far a migration has gone: the rows it set out to look at (every row of the events table to move into
-    runs, and every row not compact as it began), those it has looked at, moved into runs (`packed`, in `runs`),
-    rewritten compact, and left keyed (a shape `compact` does not know); the state bytes of the rows it moved or
-    rewrote, before and after."""
+    runs and every row not compact as it began; or, `repacking`, every run), those it has looked at, moved into
+    runs (`packed`, in `runs`), runs packed again (`repacked`, into `repacked_into`), rewritten compact, and left
+    keyed (a shape `compact` does not know); the state bytes of the rows it moved or rewrote, before and after."""
 
     to_do: int
     looked_at: int = 0
@@ -103,6 +104,9 @@ class Progress:
     bytes_after: int = 0
     packed: int = 0
     runs: int = 0
+    repacked: int = 0
+    repacked_into: int = 0
+    repacking: bool = False
 
 
 Key = tuple[Any, int]  # a row's originator id, as the database gives it, and its version
@@ -119,6 +123,7 @@ class Batch:
     looked_at: int
     lengths: list[tuple[int, int]]
     runs: int = 0
+    repacking: bool = False
 
 
 # A row of the events table to be moved into a run: its notification id, originator id, version, topic, state.
@@ -129,7 +134,7 @@ RunRow = tuple[int, Any, int, int, bytes]
 
 def runs_from(rows: Sequence[EventRow], run_key: Callable[[Any], Any]) -> list[RunRow]:
     """The rows, in the order of their key, made runs as an append makes them, each of notification ids that follow
-    on too; `run_key`, an originator id as the runs' table keeps it."""
+    on too, deflated wherever that makes them shorter; `run_key`, an originator id as the runs' table keeps it."""
     runs: list[tuple[int, Run]] = []  # each run with its last notification id
     for notification_id, originator_id, version, topic, state in rows:
         event = stored_event(originator_id, version, topic, state)
@@ -138,7 +143,91 @@ def runs_from(rows: Sequence[EventRow], run_key: Callable[[Any], Any]) -> list[R
             runs[-1] = (notification_id, runs[-1][1])
         else:
             runs.append((notification_id, Run(event)))
-    return [(last, run_key(run.originator_id), run.last_version, len(run.events), run.body()) for last, run in runs]
+    return [
+        (last, run_key(run.originator_id), run.last_version, len(run.events), run.body(deflating=True))
+        for last, run in runs
+    ]
+
+
+# A run's row as a repacking first reads it: its last notification id, originator id, last version, events, and
+# its body's length and variant.
+RunShape = tuple[int, Any, int, int, int, int]
+
+
+def chains(rows: Sequence[RunShape]) -> list[list[RunShape]]:
+    """The runs, in the order of their key, in chains: runs of one aggregate whose versions and notification ids both
+    follow on from the run before."""
+    found: list[list[RunShape]] = []
+    for row in rows:
+        last = found[-1][-1] if found else None
+        if last is not None and row[1] == last[1] and (row[0] - row[3], row[2] - row[3]) == (last[0], last[2]):
+            found[-1].append(row)
+        else:
+            found.append([row])
+    return found
+
+
+# A single run stored plain from this many bytes is deflated again: below, deflating seldom pays.
+DEFLATED_FROM = 256
+
+
+def worth_repacking(chain: Sequence[RunShape]) -> bool:
+    """Whether the chain's runs may be fewer or shorter packed again: several runs, or one of some length stored
+    plain."""
+    return len(chain) > 1 or (chain[0][5] == RUN_PLAIN and chain[0][4] >= DEFLATED_FROM)
+
+
+def repacked(chain: Sequence[RunShape], bodies: Mapping[int, bytes]) -> list[RunRow] | None:
+    """The chain's events packed again into as few runs as a run's bounds allow, each deflated where that is
+    shorter; None where that takes no fewer bytes, or a run of it cannot be read (it is left as it is)."""
+    events: list[EventRow] = []
+    for last_id, originator_id, last_version, held, _, _ in chain:
+        try:
+            run = unpack_run(bodies[last_id])
+        except CodecError:
+            return None
+        if len(run) != held:
+            return None
+        first_id, first_version = last_id - held + 1, last_version - held + 1
+        events.extend(
+            (first_id + place, originator_id, first_version + place, topic, state)
+            for place, (topic, state) in enumerate(run)
+        )
+    made = runs_from(events, lambda key: key)
+    return made if sum(len(run[4]) for run in made) < sum(row[4] for row in chain) else None
+
+
+def repack_batch_of(shapes: Sequence[RunShape], limit: int) -> tuple[list[RunShape], list[list[RunShape]], bool]:
+    """Of runs read in the order of their key (at most `limit`), those a batch looks at: all of them, but for the
+    last aggregate's where the read was cut off by the limit and another's came before (they start the next
+    batch, so that a chain is not cut); the chains among them worth packing again; and whether the read was cut
+    off within one aggregate's runs (its last chain may go on in the next batch)."""
+    cut = len(shapes) == limit
+    if cut and shapes[0][1] != shapes[-1][1]:
+        shapes = [row for row in shapes if row[1] != shapes[-1][1]]
+        cut = False
+    return list(shapes), [chain for chain in chains(shapes) if worth_repacking(chain)], cut
+
+
+def repacked_batch(
+    shapes: Sequence[RunShape],
+    replaced: Sequence[tuple[Sequence[RunShape], list[RunRow]]],
+    cut: bool,
+    after: Key | None,
+) -> Batch:
+    """What packing chains of runs again did, as a batch: the runs it looked at, and each replaced run's bytes
+    before, with the new runs' bytes after (counted at each chain's first). The next batch goes on after the last
+    run looked at; where the read was `cut` within a chain that was packed again, from before that chain, so that
+    its new runs take the rest of it on."""
+    lengths = []
+    for chain, made in replaced:
+        lengths.append((chain[0][4], sum(len(run[4]) for run in made)))
+        lengths.extend((row[4], 0) for row in chain[1:])
+    last = (shapes[-1][1], shapes[-1][2]) if shapes else None
+    if cut and replaced and replaced[-1][0][-1] == shapes[-1]:
+        first = shapes.index(replaced[-1][0][0])
+        last = (shapes[first - 1][1], shapes[first - 1][2]) if first > 0 else after
+    return Batch(last, len(shapes), lengths, sum(len(made) for _, made in replaced), repacking=True)
 
 
 def packed_batch(rows: Sequence[EventRow], runs: Sequence[RunRow]) -> Batch:
@@ -177,6 +266,8 @@ class MigrationTarget(Protocol):
     def rows(self, table: StoredTable) -> int: ...
 
     def pack_batch(self, table: StoredTable, runs: StoredTable, limit: int) -> Batch: ...
+
+    def repack_batch(self, runs: StoredTable, after: Key | None, limit: int) -> Batch: ...
 
     def reclaim(self, tables: Sequence[StoredTable], full: bool) -> None: ...
 
@@ -234,6 +325,35 @@ class SQLiteTarget:
             self.connection.executemany(insert, made)
             self.connection.executemany(f"DELETE FROM {quoted(table)} WHERE rowid = ?", [(row[0],) for row in rows])
         return packed_batch(rows, made)
+
+    def repack_batch(self, runs: StoredTable, after: Key | None, limit: int) -> Batch:
+        """Runs after the key `after`, at most `limit`, whose chains are packed again into fewer or shorter runs."""
+        name = quoted(runs)
+        beyond = "" if after is None else "WHERE (originator_id, last_version) > (?, ?) "
+        select = (
+            f"SELECT last_notification_id, originator_id, last_version, events, length(body), unicode(body) "
+            f"FROM {name} {beyond}ORDER BY originator_id, last_version LIMIT ?"
+        )
+        insert = (
+            f"INSERT INTO {name} (last_notification_id, originator_id, last_version, events, body) "
+            "VALUES (?, ?, ?, ?, ?)"
+        )
+        with self.transaction():
+            found = self.connection.execute(select, (*(after or ()), limit)).fetchall()
+            shapes, worth, cut = repack_batch_of(found, limit)
+            wanted = [(row[0],) for chain in worth for row in chain]
+            bodies = {
+                last_id: body
+                for (last_id,) in wanted
+                for (body,) in self.connection.execute(
+                    f"SELECT body FROM {name} WHERE last_notification_id = ?", (last_id,)
+                )
+            }
+            replaced = [(chain, made) for chain in worth if (made := repacked(chain, bodies)) is not None]
+            gone = [(row[0],) for chain, _ in replaced for row in chain]
+            self.connection.executemany(f"DELETE FROM {name} WHERE last_notification_id = ?", gone)
+            self.connection.executemany(insert, [run for _, made in replaced for run in made])
+        return repacked_batch(shapes, replaced, cut, after)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -371,6 +491,34 @@ class PostgresTarget:
             cursor.execute(delete, ([row[0] for row in rows],))
         return packed_batch(rows, made)
 
+    def repack_batch(self, runs: StoredTable, after: Key | None, limit: int) -> Batch:
+        """Runs after the key `after`, at most `limit`, whose chains are packed again into fewer or shorter runs; the
+        runs' table locked as an append locks it."""
+        beyond = SQL("" if after is None else "WHERE (originator_id, last_version) > (%s, %s) ")
+        select = SQL(
+            "SELECT last_notification_id, originator_id, last_version, events, octet_length(body), "
+            "get_byte(body, 0) FROM {table} {beyond}ORDER BY originator_id, last_version LIMIT %s"
+        ).format(table=qualified(runs), beyond=beyond)
+        bodies_of = SQL("SELECT last_notification_id, body FROM {0} WHERE last_notification_id = ANY(%s)").format(
+            qualified(runs)
+        )
+        insert = SQL(
+            "INSERT INTO {0} (last_notification_id, originator_id, last_version, events, body) "
+            "VALUES (%s, %s, %s, %s, %s)"
+        ).format(qualified(runs))
+        delete = SQL("DELETE FROM {0} WHERE last_notification_id = ANY(%s)").format(qualified(runs))
+        with self.connection.transaction(), self.connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('lock_timeout', %s, true)", (f"{LOCK_TIMEOUT_SECONDS}s",))
+            cursor.execute(SQL("LOCK TABLE {0} IN EXCLUSIVE MODE").format(qualified(runs)))
+            cursor.execute(select, (*(after or ()), limit))
+            shapes, worth, cut = repack_batch_of(cursor.fetchall(), limit)
+            cursor.execute(bodies_of, ([row[0] for chain in worth for row in chain],))
+            bodies = {last_id: bytes(body) for last_id, body in cursor.fetchall()}
+            replaced = [(chain, made) for chain in worth if (made := repacked(chain, bodies)) is not None]
+            cursor.execute(delete, ([row[0] for chain, _ in replaced for row in chain],))
+            cursor.executemany(insert, [run for _, made in replaced for run in made])
+        return repacked_batch(shapes, replaced, cut, after)
+
     def reclaim(self, tables: Sequence[StoredTable], full: bool) -> None:
         names = SQL(", ").join(qualified(table) for table in tables)
         self.connection.execute(SQL("VACUUM (FULL) {0}" if full else "VACUUM {0}").format(names))
@@ -464,6 +612,28 @@ class Migration:
                 self.run_table(table, self.progress, after_batch)
         return self.progress
 
+    def runs_stored(self) -> int:
+        """The runs a repacking looks at (none where the store keeps no runs)."""
+        with used(self.settings, "be read"):
+            return 0 if self.runs is None else self.target.rows(self.runs)
+
+    def repack(self, after_batch: Callable[[Progress], None] = lambda _: None, to_do: int | None = None) -> Progress:
+        """Every chain of runs packed again where that takes fewer bytes, a batch of `batch_rows` runs a
+        transaction in the order of their key: the runs of a game recorded a save a run, whose saves no other
+        game's came between, become runs as long as an import's. `to_do`: the runs, if they were just counted."""
+        self.progress = progress = Progress(self.runs_stored() if to_do is None else to_do, repacking=True)
+        if self.runs is None:
+            return progress
+        after: Key | None = None
+        with used(self.settings, "be packed again"):
+            while True:
+                batch = self.target.repack_batch(self.runs, after, self.batch_rows)
+                if batch.looked_at == 0:
+                    return progress
+                counted(progress, batch)
+                after_batch(progress)
+                after = batch.last
+
     def run_table(self, table: StoredTable, progress: Progress, after_batch: Callable[[Progress], None]) -> None:
         after: Key | None = None
         while True:
@@ -485,7 +655,10 @@ class Migration:
 
 def counted(progress: Progress, batch: Batch) -> None:
     progress.looked_at += batch.looked_at
-    if batch.runs:
+    if batch.repacking:
+        progress.repacked += len(batch.lengths)
+        progress.repacked_into += batch.runs
+    elif batch.runs:
         progress.packed += batch.looked_at
         progress.runs += batch.runs
     else:

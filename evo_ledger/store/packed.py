@@ -85,8 +85,8 @@ class Run:
     def last_version(self) -> int:
         return int(self.events[-1].originator_version)
 
-    def body(self) -> bytes:
-        return pack_run([(event.topic, event.state) for event in self.events])
+    def body(self, deflating: bool = False) -> bytes:
+        return pack_run([(event.topic, event.state) for event in self.events], deflating)
 
 
 def runs_of(appended: Sequence[StoredEvent]) -> list[Run]:
