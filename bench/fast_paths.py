@@ -17,14 +17,13 @@ import time
 import types
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
 from eventsourcing.postgres import PostgresApplicationRecorder
 
-from bench.ledger_speed import long_game, postgres_database, record_game
+from bench.ledger_speed import postgres_database, record_game
 from bench.projection_speed import store_games
 from bench.report import reporting
 from evo_ledger.app.access import new_token
@@ -92,16 +91,6 @@ def ratio(switch: Switch, timed: Callable[[], float]) -> float:
 # The fast paths of the recorders of one row an event are measured in a store of the compact form, the one of them
 # stores are kept in by default before the packed form.
 ROW_AN_EVENT = COMPACT
-
-
-def full_fold(database: str) -> float:
-    game = long_game()
-    settings = Settings(database, stored_form=ROW_AN_EVENT)
-    with Ledger(settings) as ledger:
-        ledger.commands.save_games([game])
-    with Ledger(replace(settings, log_cache_events=0), IS_SNAPSHOTTING_ENABLED="n") as ledger:
-        switch = library_method(ledger.store.recorder, "select_events")
-        return ratio(switch, lambda: wall(lambda: ledger.queries.game(game.id, version=game.version)))
 
 
 def appends(database: str) -> float:
@@ -199,7 +188,6 @@ def measurements(postgres: str) -> dict[str, Callable[[], float]]:
     return {
         "sqlite_statements_kept": on(sqlite_folder, statements_kept),
         "sqlite_notifications_as_text": on(sqlite_file, catch_up),
-        "postgres_game_events": on_postgres(full_fold),
         "postgres_changes_in_one_query": on_postgres(token_checked_appends),
         "postgres_one_statement_append": on_postgres(appends),
     }

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 import zlib
 from collections.abc import Callable, Iterable
@@ -231,12 +232,12 @@ def stored_digest(state: bytes) -> str:
 
 def _as_bytes(value: Any) -> Any:
     """A hash as its bytes, where they give the same text back (64 lowercase hex digits); any other value as it is."""
-    if type(value) is str and len(value) == HEX_LENGTH and value == value.lower():
-        try:
-            return bytes.fromhex(value)
-        except ValueError:
-            return value
+    if type(value) is str and len(value) == HEX_LENGTH and _LOWER_HEX.fullmatch(value):
+        return bytes.fromhex(value)
     return value
+
+
+_LOWER_HEX = re.compile(r"[0-9a-f]+")
 
 
 def _unpack_compact(data: bytes) -> tuple[dict[str, Any], bytes | None]:

@@ -56,11 +56,6 @@ FAST_PATHS = (
         "bench.projection_speed catch-up of the trait-card game's read tables, SQLite",
     ),
     FastPath(
-        "postgres_game_events",
-        "PostgresApplicationRecorder.select_events",
-        "bench.ledger_speed full fold, PostgreSQL",
-    ),
-    FastPath(
         "postgres_changes_in_one_query",
         "the library's max_notification_id and select_notifications, asked one after the other",
         "bench.api_speed appends over HTTP, 1 client, PostgreSQL (each append its own group)",
@@ -153,22 +148,6 @@ def make_durable(
     plain.close()
 
 
-def select_clauses(gt: int | None, lte: int | None, desc: bool, limit: int | None, mark: str) -> tuple[str, list[int]]:
-    """What follows `WHERE originator_id = <mark>` in a query for an aggregate's events, and its parameters."""
-    clauses, params = [], []
-    if gt is not None:
-        clauses.append(f"AND originator_version > {mark}")
-        params.append(gt)
-    if lte is not None:
-        clauses.append(f"AND originator_version <= {mark}")
-        params.append(lte)
-    clauses.append("ORDER BY originator_version DESC" if desc else "ORDER BY originator_version ASC")
-    if limit is not None:
-        clauses.append(f"LIMIT {mark}")
-        params.append(limit)
-    return " ".join(clauses), params
-
-
 def dashed(hex_id: str) -> str:
     """A UUID stored as 32 hex digits, in its usual form (as `str(UUID(hex_id))` gives it)."""
     return f"{hex_id[:8]}-{hex_id[8:12]}-{hex_id[12:16]}-{hex_id[16:20]}-{hex_id[20:]}"
@@ -192,41 +171,6 @@ class SQLiteNotificationsAsText(SQLiteApplicationRecorder):
                 )
                 for row in cursor.fetchall()
             ]
-
-
-class PostgresGameEvents(PostgresApplicationRecorder):
-    """postgres_game_events: the library's query for a game's events, rendered once for each form it takes, its
-    rows made stored events of the id as given, without the frozen dataclass's per-field set."""
-
-    def __init__(self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events") -> None:
-        super().__init__(datastore, events_table_name=events_table_name)
-        self._select_statements: dict[str, bytes] = {}
-
-    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
-    def select_events(
-        self,
-        originator_id: UUID | str,
-        *,
-        gt: int | None = None,
-        lte: int | None = None,
-        desc: bool = False,
-        limit: int | None = None,
-    ) -> Sequence[StoredEvent]:
-        clauses, params = select_clauses(gt, lte, desc, limit, "%s")
-        statement = self._select_statements.get(clauses)
-        if statement is None:
-            statement = self._select_statements[clauses] = (
-                SQL("SELECT originator_version, topic, state FROM {schema}.{table} WHERE originator_id = %s ")
-                .format(schema=Identifier(self.datastore.schema), table=Identifier(self.events_table_name))
-                .as_bytes(None)
-                + clauses.encode()
-            )
-        found_id = originator_id
-        if isinstance(originator_id, str) and self.datastore.originator_id_type == "uuid":
-            found_id = UUID(originator_id)
-        with self.datastore.get_connection() as connection, connection.cursor(row_factory=tuple_row) as cursor:
-            cursor.execute(statement, [found_id, *params], prepare=True, binary=True)
-            return [stored_event(found_id, row[0], row[1], bytes(row[2])) for row in cursor.fetchall()]
 
 
 class PostgresChangesInOneQuery(PostgresApplicationRecorder):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
+from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import Mapper, StoredEvent
 from eventsourcing.utils import get_topic
 
@@ -16,11 +17,20 @@ from evo_ledger.game.seal import IMPORTED, RECORDED, Sealer, SealKind
 
 class SealingMapper(Mapper[UUID]):
     """The library's mapper, sealing each event it stores when it has a key (reading ignores seals), in the compact
-    stored form where `compacts` (the seal taken over the canonical form, which the compact one gives back)."""
+    stored form where `compacts` (the seal taken over the canonical form, which the compact one gives back); a long
+    event deflated on its own unless not `deflates_events` (a store that deflates a run of events together), a
+    snapshot always."""
 
-    def __init__(self, *args: Any, sealer: Sealer | None = None, compacts: bool = True, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        sealer: Sealer | None = None,
+        compacts: bool = True,
+        deflates_events: bool = True,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
-        self.sealer, self.compacts = sealer, compacts
+        self.sealer, self.compacts, self.deflates_events = sealer, compacts, deflates_events
 
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         """The library's stored event, sealed, and compact where `compacts`: made from the event's fields as the
@@ -36,7 +46,7 @@ class SealingMapper(Mapper[UUID]):
         keyed = StoredEvent(originator_id, version, topic, self.transcoder.encode(fields))
         sealed = keyed if self.sealer is None else self.sealer.sealed(keyed)
         seal = sealed.state[len(keyed.state) + len(SEAL_MARK) :] if self.sealer is not None else None
-        state = compact_fields(fields, seal)
+        state = compact_fields(fields, seal, self.deflates_events or isinstance(domain_event, Snapshot))
         return sealed if state is None else StoredEvent(originator_id, version, topic, state)
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:

@@ -32,7 +32,7 @@ from eventsourcing.postgres import PostgresAggregateRecorder
 from eventsourcing.sqlite import SQLiteAggregateRecorder
 from psycopg.sql import SQL, Composed, Identifier
 
-from evo_ledger.game.codec import COMPACT_MARK, CodecError, compact
+from evo_ledger.game.codec import COMPACT_MARK, CodecError, canonical, compact
 from evo_ledger.settings import LOCK_TIMEOUT_SECONDS, Settings
 from evo_ledger.store.fast_paths import stored_event
 from evo_ledger.store.packed import PackedPostgresRecorder, PackedSQLiteRecorder, Run
@@ -137,7 +137,7 @@ def runs_from(rows: Sequence[EventRow], run_key: Callable[[Any], Any]) -> list[R
     on too, deflated wherever that makes them shorter; `run_key`, an originator id as the runs' table keeps it."""
     runs: list[tuple[int, Run]] = []  # each run with its last notification id
     for notification_id, originator_id, version, topic, state in rows:
-        event = stored_event(originator_id, version, topic, state)
+        event = stored_event(originator_id, version, topic, plain_compact(state))
         if runs and runs[-1][0] == notification_id - 1 and runs[-1][1].takes(event):
             runs[-1][1].add(event)
             runs[-1] = (notification_id, runs[-1][1])
@@ -147,6 +147,15 @@ def runs_from(rows: Sequence[EventRow], run_key: Callable[[Any], Any]) -> list[R
         (last, run_key(run.originator_id), run.last_version, len(run.events), run.body(deflating=True))
         for last, run in runs
     ]
+
+
+def plain_compact(state: bytes) -> bytes:
+    """A stored event's state in the plain compact variant, as a run keeps it, where it has a known shape; as it
+    is otherwise (bytes that are not a stored value among them)."""
+    try:
+        return compact(canonical(state), deflating=False)
+    except CodecError:
+        return state
 
 
 # A run's row as a repacking first reads it: its last notification id, originator id, last version, events, and

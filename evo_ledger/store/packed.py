@@ -27,7 +27,7 @@ from eventsourcing.utils import retry
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
-from evo_ledger.game.codec import CodecError
+from evo_ledger.game.codec import COMPACT_MARK, DEFLATED, MAX_INFLATED, CodecError
 from evo_ledger.store.fast_paths import (
     BigintArray,
     ByteaArray,
@@ -57,6 +57,20 @@ __all__ = [
 ]
 
 
+# Once a store keeps runs, no row is added to its one-row-an-event table: a server of a form that appends such rows,
+# started before the runs were, would number its events after that table's last alone, and never see a run's
+# versions. A trigger refuses its append, saying why.
+GUARD_MESSAGE = (
+    "this store keeps its events in runs (the packed form): a server that stores one row an event cannot append to "
+    "it; stop that server, and serve the store with a version that reads runs, EVO_LEDGER_STORED_FORM unset"
+)
+
+
+def guard_name(events_table_name: str) -> str:
+    """The trigger that refuses a row added to the one-row-an-event table of a store that keeps runs."""
+    return f"{events_table_name}_kept_in_runs"
+
+
 class Run:
     """Consecutive events of one aggregate, appended together."""
 
@@ -72,14 +86,14 @@ class Run:
         last = self.events[-1]
         return (
             len(self.events) < RUN_EVENTS
-            and self.size + len(event.state) <= RUN_BYTES
+            and self.size + plain_size(event.state) <= RUN_BYTES
             and event.originator_id == self.originator_id
             and event.originator_version == last.originator_version + 1
         )
 
     def add(self, event: StoredEvent) -> None:
         self.events.append(event)
-        self.size += len(event.state)
+        self.size += plain_size(event.state)
 
     @property
     def last_version(self) -> int:
@@ -89,6 +103,21 @@ class Run:
         return pack_run([(event.topic, event.state) for event in self.events], deflating)
 
 
+def plain_size(state: bytes) -> int:
+    """The most bytes a state takes in a run: a state deflated on its own inflates to MAX_INFLATED at most."""
+    return MAX_INFLATED if state[:2] == COMPACT_MARK + DEFLATED else len(state)
+
+
+def same_key(originator_id: UUID | str) -> UUID | str:
+    """An originator id as one key, whether given as a UUID or as its text."""
+    if isinstance(originator_id, UUID):
+        return originator_id
+    try:
+        return UUID(originator_id)
+    except ValueError:
+        return originator_id
+
+
 def runs_of(appended: Sequence[StoredEvent]) -> list[Run]:
     """The events in runs, in the order given; IntegrityError where one version of an aggregate comes twice."""
     if len(appended) == 1:
@@ -96,7 +125,7 @@ def runs_of(appended: Sequence[StoredEvent]) -> list[Run]:
     runs: list[Run] = []
     seen: set[tuple[UUID | str, int]] = set()
     for event in appended:
-        key = (event.originator_id, event.originator_version)
+        key = (same_key(event.originator_id), event.originator_version)
         if key in seen:
             raise IntegrityError(f"version {event.originator_version} of {event.originator_id} is appended twice")
         seen.add(key)
@@ -197,7 +226,23 @@ class PackedSQLiteRecorder(LedgerSQLiteApplicationRecorder):
             "body BLOB NOT NULL)",
             f"CREATE UNIQUE INDEX IF NOT EXISTS {self.runs_table_name}_versions "
             f"ON {self.runs_table_name} (originator_id, last_version)",
+            f"CREATE TRIGGER IF NOT EXISTS {guard_name(self.events_table_name)} BEFORE INSERT ON "
+            f"{self.events_table_name} BEGIN SELECT RAISE(ABORT, '{GUARD_MESSAGE}'); END",
         ]
+
+    def create_table(self) -> None:
+        """The tables made as the library makes them, in a transaction that takes the write lock first: several
+        processes opening the store at once each wait for it, where a transaction that read first is refused."""
+        with self.datastore.get_connection(commit=True) as connection:
+            cursor = connection.cursor()
+            cursor.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in self.create_table_statements:
+                    cursor.execute(statement)
+            except BaseException:
+                connection.rollback()
+                raise
+            connection.commit()
 
     def run_key(self, originator_id: UUID | str) -> bytes | str:
         if self.datastore.originator_id_type == "uuid":
@@ -205,7 +250,10 @@ class PackedSQLiteRecorder(LedgerSQLiteApplicationRecorder):
         return str(originator_id)
 
     def event_key(self, originator_id: UUID | str) -> str:
-        return originator_id.hex if isinstance(originator_id, UUID) else originator_id
+        """An originator id as the one-row-an-event table keeps it: a UUID's 32 hex digits, other text as it is."""
+        if isinstance(originator_id, UUID):
+            return originator_id.hex
+        return UUID(originator_id).hex if self.datastore.originator_id_type == "uuid" else originator_id
 
     def originator_of(self, key: bytes | str) -> UUID | str:
         """An originator id as a run keeps it (16 bytes) or an event row (32 hex digits), as the library gives it."""
@@ -273,10 +321,10 @@ class PackedSQLiteRecorder(LedgerSQLiteApplicationRecorder):
             events_where += " AND originator_version > ?"
             params.append(gt)
             event_params.append(gt)
-        if lte is not None:
-            runs_where += " AND last_version - events < ?"
+        if lte is not None:  # a run's last version is within RUN_EVENTS of its first: an index bound
+            runs_where += " AND last_version - events < ? AND last_version < ?"
             events_where += " AND originator_version <= ?"
-            params.append(lte)
+            params.extend([lte, lte + RUN_EVENTS])
             event_params.append(lte)
         statement = (
             f"SELECT NULL, NULL, last_version, events, body, NULL FROM {self.runs_table_name} "
@@ -334,10 +382,10 @@ class PackedSQLiteRecorder(LedgerSQLiteApplicationRecorder):
             events_where.append("rowid >= ?")
             runs_params.append(start)
             events_params.append(start)
-        if stop is not None:
-            runs_where.append("last_notification_id - events < ?")
+        if stop is not None:  # a run's last notification id is within RUN_EVENTS of its first: an index bound
+            runs_where.append("last_notification_id - events < ? AND last_notification_id < ?")
             events_where.append("rowid <= ?")
-            runs_params.append(stop)
+            runs_params.extend([stop, stop + RUN_EVENTS])
             events_params.append(stop)
         if topics:
             events_where.append(f"topic IN ({','.join('?' * len(topics))})")
@@ -379,6 +427,8 @@ class PackedPostgresRecorder(LedgerPostgresApplicationRecorder):
             "events": Identifier(self.events_table_name),
             "versions": Identifier(f"{self.runs_table_name}_versions"),
             "function": Identifier(f"{self.channel_name}_append_runs"),
+            "guard": Identifier(guard_name(self.events_table_name)),
+            "message": SQL(GUARD_MESSAGE.replace("'", "''")),
             "id_type": SQL(datastore.originator_id_type),
             "channel": Identifier(self.channel_name),
         }
@@ -394,7 +444,10 @@ class PackedPostgresRecorder(LedgerPostgresApplicationRecorder):
                 25,
             ],
         )
-        self.statements = {name: statement.format(**names).as_bytes(None) for name, statement in POSTGRES_READS.items()}
+        self.names = names
+        self.statements: dict[str | tuple[Any, ...], bytes] = {
+            name: statement.format(**names).as_bytes(None) for name, statement in POSTGRES_READS.items()
+        }
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
@@ -417,9 +470,15 @@ class PackedPostgresRecorder(LedgerPostgresApplicationRecorder):
             return UUID(originator_id)
         return originator_id
 
-    def rows(self, statement: str, params: dict[str, Any]) -> list[Row]:
+    def rows(self, statement: str | tuple[Any, ...], params: dict[str, Any]) -> list[Row]:
+        """The rows a statement gives: one of POSTGRES_READS by name, or one made for a shape of query (rendered once
+        for each shape, so that each is planned for the conditions it has)."""
+        query = self.statements.get(statement)
+        if query is None:
+            shape = statement if isinstance(statement, tuple) else (statement,)
+            query = self.statements[statement] = read_query(shape).format(**self.names).as_bytes(None)
         with self.datastore.get_connection() as connection, connection.cursor(row_factory=tuple_row) as cursor:
-            cursor.execute(self.statements[statement], params, prepare=True, binary=True)
+            cursor.execute(query, params, prepare=True, binary=True)
             return cursor.fetchall()
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
@@ -433,7 +492,8 @@ class PackedPostgresRecorder(LedgerPostgresApplicationRecorder):
         limit: int | None = None,
     ) -> Sequence[StoredEvent]:
         key = self.key_of(originator_id)
-        rows = self.rows("desc" if desc else "asc", {"id": key, "gt": gt, "lte": lte, "limit": limit})
+        shape = ("events", gt is not None, lte is not None, desc, limit is not None)
+        rows = self.rows(shape, {"id": key, "gt": gt, "lte": lte, "limit": limit, "runs": RUN_EVENTS})
         return within(unpacked(rows, lambda _: key), gt, lte, desc, limit)
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
@@ -449,9 +509,9 @@ class PackedPostgresRecorder(LedgerPostgresApplicationRecorder):
         first = None if start is None else start if inclusive_of_start else start + 1
         found: list[Notification] = []
         while len(found) < limit:
-            rows = self.rows(
-                "notifications", {"start": first, "stop": stop, "topics": list(topics) or None, "limit": limit}
-            )
+            shape = ("log", first is not None, stop is not None, bool(topics))
+            params = {"start": first, "stop": stop, "topics": list(topics), "limit": limit, "runs": RUN_EVENTS}
+            rows = self.rows(shape, params)
             found.extend(page_of(unpacked(rows, as_given), first, stop, topics, limit - len(found)))
             if len(rows) < limit:
                 break
@@ -476,6 +536,14 @@ class PackedPostgresRecorder(LedgerPostgresApplicationRecorder):
 
 
 POSTGRES_CREATE: tuple[SQL, ...] = (
+    SQL(
+        "CREATE OR REPLACE FUNCTION {schema}.{guard}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        "RAISE EXCEPTION '{message}' USING ERRCODE = 'object_not_in_prerequisite_state'; END $$"
+    ),
+    SQL(
+        "CREATE OR REPLACE TRIGGER {guard} BEFORE INSERT ON {schema}.{events} "
+        "FOR EACH STATEMENT EXECUTE FUNCTION {schema}.{guard}()"
+    ),
     SQL(
         "CREATE TABLE IF NOT EXISTS {schema}.{runs} (last_notification_id bigint PRIMARY KEY, "
         "last_version bigint NOT NULL, originator_id {id_type} NOT NULL, events bigint NOT NULL, "
@@ -506,30 +574,51 @@ POSTGRES_CREATE: tuple[SQL, ...] = (
     ),
 )
 
-_RUNS_OF_ONE = (
-    "SELECT NULL::bigint, NULL::{id_type}, last_version, events, body, NULL::text FROM {schema}.{runs} "
-    "WHERE originator_id = %(id)s AND (%(gt)s::bigint IS NULL OR last_version > %(gt)s) "
-    "AND (%(lte)s::bigint IS NULL OR last_version - events < %(lte)s) UNION ALL "
-    "SELECT NULL, NULL, originator_version, 0, state, topic FROM {schema}.{events} "
-    "WHERE originator_id = %(id)s AND (%(gt)s::bigint IS NULL OR originator_version > %(gt)s) "
-    "AND (%(lte)s::bigint IS NULL OR originator_version <= %(lte)s) "
-)
+
+def read_query(shape: tuple[Any, ...]) -> SQL:
+    """The query for a shape of read: ("events", gt given, lte given, descending, limit given) for a game's events,
+    ("log", start given, stop given, topics named) for a page of the log. Each branch of the union is ordered and
+    limited on its own, so that each reads its table's index from where it starts; a run's last notification id is
+    within RUN_EVENTS of its first, which bounds the runs that reach back to a page's stop."""
+    if shape[0] == "events":
+        _, gt, lte, desc, limit = shape
+        runs, events = ["originator_id = %(id)s"], ["originator_id = %(id)s"]
+        if gt:
+            runs.append("last_version > %(gt)s")
+            events.append("originator_version > %(gt)s")
+        if lte:
+            runs.append("last_version - events < %(lte)s AND last_version < %(lte)s + %(runs)s")
+            events.append("originator_version <= %(lte)s")
+        order = " ORDER BY {0} " + ("DESC" if desc else "ASC") + (" LIMIT %(limit)s" if limit else "")
+        return SQL(
+            "(SELECT NULL::bigint, NULL::{id_type}, last_version, events, body, NULL::text FROM {schema}.{runs} "
+            "WHERE " + " AND ".join(runs) + order.format("last_version") + ") UNION ALL "
+            "(SELECT NULL, NULL, originator_version, 0, state, topic FROM {schema}.{events} "
+            "WHERE " + " AND ".join(events) + order.format("originator_version") + ")" + order.format(3)
+        )
+    _, start, stop, topics = shape
+    runs, events = ["true"], ["true"]
+    if start:
+        runs.append("last_notification_id >= %(start)s")
+        events.append("notification_id >= %(start)s")
+    if stop:
+        runs.append("last_notification_id - events < %(stop)s AND last_notification_id < %(stop)s + %(runs)s")
+        events.append("notification_id <= %(stop)s")
+    if topics:
+        events.append("topic = ANY(%(topics)s)")
+    return SQL(
+        "(SELECT last_notification_id, originator_id, last_version, events, body, NULL::text FROM {schema}.{runs} "
+        "WHERE " + " AND ".join(runs) + " ORDER BY last_notification_id LIMIT %(limit)s) UNION ALL "
+        "(SELECT notification_id, originator_id, originator_version, 0, state, topic FROM {schema}.{events} "
+        "WHERE " + " AND ".join(events) + " ORDER BY notification_id LIMIT %(limit)s) ORDER BY 1 LIMIT %(limit)s"
+    )
+
+
 _LAST = (
     "SELECT greatest(coalesce((SELECT max(last_notification_id) FROM {schema}.{runs}), 0), "
     "coalesce((SELECT max(notification_id) FROM {schema}.{events}), 0))"
 )
 POSTGRES_READS: dict[str, SQL] = {
-    "asc": SQL(_RUNS_OF_ONE + "ORDER BY 3 ASC LIMIT %(limit)s"),
-    "desc": SQL(_RUNS_OF_ONE + "ORDER BY 3 DESC LIMIT %(limit)s"),
-    "notifications": SQL(
-        "SELECT last_notification_id, originator_id, last_version, events, body, NULL::text FROM {schema}.{runs} "
-        "WHERE (%(start)s::bigint IS NULL OR last_notification_id >= %(start)s) "
-        "AND (%(stop)s::bigint IS NULL OR last_notification_id - events < %(stop)s) UNION ALL "
-        "SELECT notification_id, originator_id, originator_version, 0, state, topic FROM {schema}.{events} "
-        "WHERE (%(start)s::bigint IS NULL OR notification_id >= %(start)s) "
-        "AND (%(stop)s::bigint IS NULL OR notification_id <= %(stop)s) "
-        "AND (%(topics)s::text[] IS NULL OR topic = ANY(%(topics)s)) ORDER BY 1 LIMIT %(limit)s"
-    ),
     "last": SQL(_LAST),
     "changed": SQL(
         "WITH log AS (" + _LAST + " AS last) "

@@ -39,7 +39,6 @@ from evo_ledger.settings import (
 )
 from evo_ledger.store.fast_paths import (
     PostgresChangesInOneQuery,
-    PostgresGameEvents,
     PostgresOneStatementAppend,
     SQLiteNotificationsAsText,
     make_durable,
@@ -114,7 +113,7 @@ class DurableSQLiteFactory(SQLiteFactory):
         make_durable(self.datastore)
 
 
-class LedgerPostgresApplicationRecorder(PostgresChangesInOneQuery, PostgresGameEvents, PostgresOneStatementAppend):
+class LedgerPostgresApplicationRecorder(PostgresChangesInOneQuery, PostgresOneStatementAppend):
     """The library's PostgreSQL recorder with the ledger's fast paths, among them the query the ledger adds."""
 
     def wake_followers(self) -> None:

@@ -48,10 +48,14 @@ RUN_PLAIN, RUN_DEFLATED = 1, 2
 HASH_MARK = b"\xc4\x20"  # a 32-byte msgpack binary: a hash, as the compact form stores it
 HASH_SIZE = len(HASH_MARK) + 32
 COMPACT_HEAD = COMPACT_MARK + PLAIN
-# The most bytes the entries of one run may take, inflated: a run's bytes, and a last event of the largest kind.
+# The most bytes the entries of a deflated run inflate to: a run's bytes, and a first event of the largest kind. A
+# run longer than that (a single event larger still) is kept plain, and read with no more than its own bytes.
 MAX_RUN_BYTES = RUN_BYTES + 2 * MAX_INFLATED
 
 Entry = tuple[str, bytes, bool, int | None, int | None]
+# What a run's entries may hold, so that hostile bytes are refused before they are unpacked into many objects: at
+# most RUN_EVENTS entries of five values each, no map, no extension type.
+ENTRY_BOUNDS = {"max_array_len": RUN_EVENTS, "max_map_len": 0, "max_ext_len": 0}
 
 
 def pack_run(events: Sequence[tuple[str, bytes]], deflating: bool = False) -> bytes:
@@ -65,9 +69,7 @@ def pack_run(events: Sequence[tuple[str, bytes]], deflating: bool = False) -> by
         entry, previous = entry_of(topic, state, previous)
         entries.append(entry)
     packed: bytes = msgpack.packb(entries, use_bin_type=True)
-    if len(packed) > MAX_RUN_BYTES:
-        raise CodecError(f"a run of {len(packed)} bytes: more than the {MAX_RUN_BYTES} a run may hold")
-    if len(packed) < DEFLATE_FROM and not deflating:
+    if len(packed) > MAX_RUN_BYTES or (len(packed) < DEFLATE_FROM and not deflating):
         return bytes([RUN_PLAIN]) + packed
     deflater = deflater_for(len(packed))
     deflated: bytes = deflater.compress(packed) + deflater.flush()
@@ -166,7 +168,9 @@ def run_entries(body: bytes) -> tuple[Any, ...]:
     elif variant != bytes([RUN_PLAIN]):
         raise CodecError(f"not a stored run: an unknown variant {variant!r}")
     try:
-        entries = msgpack.unpackb(data, raw=False, use_list=False)
+        entries = msgpack.unpackb(
+            data, raw=False, use_list=False, max_str_len=len(data), max_bin_len=len(data), **ENTRY_BOUNDS
+        )
     except (ValueError, TypeError, msgpack.FormatError, msgpack.StackError) as error:
         raise CodecError(f"not a stored run: {error}") from None
     if type(entries) is not tuple:

@@ -12,7 +12,7 @@ from uuid import UUID
 import psycopg
 
 from evo_ledger.app.ledger import Ledger
-from evo_ledger.settings import Settings
+from evo_ledger.settings import KEYED, Settings
 
 
 def table_names(ledger: Ledger) -> tuple[str, str]:
@@ -31,7 +31,7 @@ def copy_into_postgres(source: Path, url: str) -> None:
     after it."""
     with Ledger(Settings(str(source))) as ledger:
         sqlite_events, sqlite_snapshots = table_names(ledger)
-    with Ledger(Settings(url)) as ledger:
+    with Ledger(Settings(url, stored_form=KEYED)) as ledger:  # a store of one row an event, as the source is
         events, snapshots = table_names(ledger)
     with closing(sqlite3.connect(source)) as reader, psycopg.connect(url) as writer:
         found = reader.execute(

@@ -18,6 +18,7 @@ from evo_ledger.game.aggregate import stored_hash
 from evo_ledger.game.codec import canonical, pack, unpack
 from evo_ledger.game.notation import parse_game
 from evo_ledger.game.seal import unsealed_bytes
+from evo_ledger.store.packed import guard_name
 from evo_ledger.store.runs import unpack_run
 from tests.helpers.support import ROOT
 
@@ -29,12 +30,13 @@ class Tamperer:
 
     Where the ledger stores events in the packed form, each append's events one row of its runs table, every
     statement is run after the runs are moved into the one-row-an-event table, as someone with the database would
-    unpack them to edit one event: each event of a run made a row under the notification id it has, and the runs
-    deleted, in one transaction (on PostgreSQL the notification ids' sequence set past the largest, so that a row
-    inserted after takes a new one). The ledger reads both tables, so the log reads as before, and a statement
-    finds each event in a row of its own however many the ledger appended since the last. A statement on the runs
-    table itself (`table` set to `runs_table`), and every statement while `unpacking` is False, sees the rows as
-    they are; a store without a runs table (the keyed and compact forms) is left as it is."""
+    unpack them to edit one event: the trigger that refuses rows of that table dropped, each event of a run made a
+    row under the notification id it has, and the runs deleted, in one transaction (on PostgreSQL the notification
+    ids' sequence set past the largest, so that a row inserted after takes a new one). The ledger reads both
+    tables, so the log reads as before, and a statement finds each event in a row of its own however many the
+    ledger appended since the last. A statement on the runs table itself (`table` set to `runs_table`), and every
+    statement while `unpacking` is False, sees the rows as they are; a store without a runs table (the keyed and
+    compact forms) is left as it is."""
 
     def __init__(self, ledger: Ledger, game_id: UUID) -> None:
         self.database, self.game_id = ledger.settings.database, game_id
@@ -77,6 +79,7 @@ class Tamperer:
         return rows
 
     def unpack_sqlite(self, connection: sqlite3.Connection) -> None:
+        connection.execute(f"DROP TRIGGER IF EXISTS {guard_name(self.events_table)}")
         runs = connection.execute(
             f"SELECT last_notification_id, originator_id, last_version, events, body FROM {self.runs_table}"
         ).fetchall()
@@ -91,6 +94,7 @@ class Tamperer:
 
     def unpack_postgres(self, connection: psycopg.Connection[Any]) -> None:
         connection.execute(f"LOCK TABLE {self.runs_table} IN EXCLUSIVE MODE")
+        connection.execute(f"DROP TRIGGER IF EXISTS {guard_name(self.events_table)} ON {self.events_table}")
         runs = connection.execute(
             f"SELECT last_notification_id, originator_id, last_version, events, body FROM {self.runs_table}"
         ).fetchall()

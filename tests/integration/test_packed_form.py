@@ -2,10 +2,13 @@
 appends give stored one row an event (seeded queries of a game's events, of the log with and without topics, of
 the last position and of the games changed since one); an append that brings a version stored already is refused
 whole; a store part way through its move into runs reads as one log; a recorder of one row an event refuses a store
-holding runs; runs are at most RUN_EVENTS long, one append's events of a game in a run."""
+holding runs, and one that opened before the runs were cannot append after; a game named by its UUID and by its text
+is one game; servers opening a store at once each make its tables in turn; runs are at most RUN_EVENTS long, one
+append's events of a game in a run."""
 
 from __future__ import annotations
 
+import multiprocessing
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -174,3 +177,54 @@ def test_a_recorder_of_one_row_an_event_refuses_a_store_holding_runs(database: s
             StoreUnusable, match=f"holds events in the packed form, which EVO_LEDGER_STORED_FORM={form}"
         ):
             Ledger(Settings(database, stored_form=form))
+
+
+def test_a_server_of_one_row_an_event_that_opened_before_the_runs_were_cannot_append_after(database: str) -> None:
+    """It would number its events after its own table's last and never see a run's versions: a trigger the packed
+    form leaves on that table refuses its append, saying why, and nothing of it is stored."""
+    with Ledger(Settings(database, stored_form=COMPACT)) as old:
+        game = old.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"]).game_id
+        with Ledger(Settings(database)) as packed:
+            packed.commands.record(game, ACTIONS[:2])
+            last = packed.store.recorder.max_notification_id()
+        with pytest.raises(Exception, match="keeps its events in runs") as refused:
+            old.store.recorder.insert_events([StoredEvent(uuid4(), 1, TOPICS[0], b"")])
+        assert "stop that server" in str(refused.value)
+    with Ledger(Settings(database)) as packed:
+        assert packed.store.recorder.max_notification_id() == last
+        assert packed.queries.audit(game).verdict == "clean"
+
+
+def test_one_game_named_by_its_uuid_and_by_its_text_is_one_game(database: str) -> None:
+    game = uuid4()
+    with Ledger(Settings(database, stored_form=KEYED)) as keyed:
+        keyed.store.recorder.insert_events([StoredEvent(game, 1, TOPICS[1], b"")])
+    with Ledger(Settings(database)) as ledger:
+        recorder = ledger.store.recorder
+        with pytest.raises(IntegrityError):
+            recorder.insert_events([StoredEvent(str(game), 1, TOPICS[1], b"")])
+        recorder.insert_events([StoredEvent(str(game), 2, TOPICS[1], b""), StoredEvent(game, 3, TOPICS[1], b"")])
+        with pytest.raises(IntegrityError):
+            recorder.insert_events([StoredEvent(game, 4, TOPICS[1], b""), StoredEvent(str(game), 4, TOPICS[1], b"")])
+        assert [event.originator_version for event in recorder.select_events(str(game))] == [1, 2, 3]
+
+
+def open_ledger(database: str, ready: Any) -> None:
+    ready.wait()
+    Ledger(Settings(database)).close()
+
+
+def test_servers_opening_a_store_at_once_each_make_its_tables_in_turn(tmp_path: Any) -> None:
+    """Each waits for the write lock to make the tables the packed form adds, where one that read first would be
+    refused at once."""
+    database = str(tmp_path / "shared.sqlite")
+    with Ledger(Settings(database, stored_form=COMPACT)) as ledger:
+        ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    spawning = multiprocessing.get_context("spawn")
+    ready = spawning.Barrier(4)
+    servers = [spawning.Process(target=open_ledger, args=(database, ready)) for _ in range(4)]
+    for server in servers:
+        server.start()
+    for server in servers:
+        server.join(60)
+    assert [server.exitcode for server in servers] == [0, 0, 0, 0]

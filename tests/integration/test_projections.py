@@ -34,7 +34,7 @@ from evo_ledger.rules.evo2 import selfplay
 from evo_ledger.rules.evo2.actions import Roll
 from evo_ledger.rules.evo2.reading import Evo2Reading
 from evo_ledger.settings import LOCK_TIMEOUT_SECONDS, Settings
-from evo_ledger.store.recorders import LedgerPostgresApplicationRecorder
+from evo_ledger.store.packed import PackedPostgresRecorder
 from projections import queries
 from projections.readmodel import ReadModel
 from projections.runner import Projector, ServerGone, rebuild, wait_until
@@ -625,12 +625,17 @@ def listening(connection: psycopg.Connection[Any]) -> bool:
 
 
 def copy_without_notification(connection: psycopg.Connection[Any], recorder: object, game: UUID) -> None:
-    """The game's events stored again as another game's, by a statement that notifies no one."""
-    assert isinstance(recorder, LedgerPostgresApplicationRecorder)
-    connection.execute(
+    """The game's events stored again as another game's, after the log's last, by a statement that notifies no
+    one."""
+    assert isinstance(recorder, PackedPostgresRecorder)
+    copied = connection.execute(
         sql.SQL(
-            "INSERT INTO {0} (originator_id, originator_version, topic, state) "
-            "SELECT %s, originator_version, topic, state FROM {0} WHERE originator_id = %s ORDER BY originator_version"
-        ).format(sql.Identifier(recorder.events_table_name)),
+            "INSERT INTO {0} (last_notification_id, last_version, originator_id, events, body) "
+            "SELECT (SELECT max(last_notification_id) FROM {0}) + sum(events) OVER (ORDER BY last_version), "
+            "last_version, %s, events, body FROM {0} WHERE originator_id = %s"
+        ).format(sql.Identifier(recorder.runs_table_name)),
         (uuid.uuid4(), game),
     )
+    assert copied.rowcount > 0
+
+

@@ -1,12 +1,13 @@
 """A run (`evo_ledger.store.runs`) gives back the canonical bytes and topic of every event given to it, whatever its
 length and each event's stored form, and a plain compact state byte for byte; the hash of the event before is stored
-once; bytes that are not a run are refused with CodecError, never another error (a seeded fuzz); a run too large to
-read back is never made."""
+once; bytes that are not a run are refused with CodecError, never another error (a seeded fuzz), and before they are
+unpacked into many objects; a run larger than a deflated run may inflate to is kept plain."""
 
 from __future__ import annotations
 
 import random
 import zlib
+from typing import Any
 
 import msgpack
 import pytest
@@ -134,9 +135,21 @@ def test_a_run_that_inflates_beyond_its_bound_is_refused_before_it_is_read_whole
         unpack_run(bytes([RUN_DEFLATED]) + bomb)
 
 
-def test_a_run_too_large_to_be_read_back_is_not_made() -> None:
-    with pytest.raises(CodecError, match="more than"):
-        pack_run([("a topic", bytes(MAX_RUN_BYTES))])
+def test_a_run_larger_than_a_deflated_run_may_inflate_to_is_kept_plain_and_read_back() -> None:
+    events = [("a topic", bytes(MAX_RUN_BYTES))]
+    body = pack_run(events, deflating=True)
+    assert body[0] != RUN_DEFLATED and unpack_run(body) == events
+
+
+def test_a_tiny_body_of_many_nested_values_is_refused_before_it_is_unpacked() -> None:
+    """A few kilobytes deflated that would unpack into millions of maps or entries."""
+    nested: list[list[Any]] = [[{}] * 1_000_000, [["t", b"", True, None, None]] * 1_000_000]
+    for values in nested:
+        compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+        bomb = compressor.compress(msgpack.packb(values)) + compressor.flush()
+        assert len(bomb) < 20_000
+        with pytest.raises(CodecError, match="not a stored run"):
+            unpack_run(bytes([RUN_DEFLATED]) + bomb)
 
 
 def test_an_event_of_a_damaged_run_is_refused_by_decoding_saying_why() -> None:

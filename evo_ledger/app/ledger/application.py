@@ -96,8 +96,13 @@ class LedgerApplication(Application[UUID]):
         return MsgpackTranscoder()
 
     def construct_mapper(self) -> Mapper[UUID]:
-        compacts = self.settings.stored_form != KEYED
-        return SealingMapper(transcoder=self.construct_transcoder(), sealer=self.sealer, compacts=compacts)
+        form = self.settings.stored_form
+        return SealingMapper(
+            transcoder=self.construct_transcoder(),
+            sealer=self.sealer,
+            compacts=form != KEYED,
+            deflates_events=form != PACKED,
+        )
 
     @cached_property
     def sealer(self) -> Sealer | None:
