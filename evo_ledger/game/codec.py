@@ -281,17 +281,24 @@ MAX_INFLATED = 2 * 1024 * 1024
 def _inflated(variant: bytes, deflated: Any) -> Any:
     if variant != DEFLATED or type(deflated) is not bytes:
         raise CodecError(f"not a stored value: an unknown compact variant {variant!r}, or not deflated bytes")
-    inflating = zlib.decompressobj()
-    try:
-        inflated = inflating.decompress(deflated, MAX_INFLATED)
-    except zlib.error as error:
-        raise CodecError(f"not a stored value: {error}") from None
-    if inflating.unconsumed_tail:
-        raise CodecError(f"not a stored value: it inflates to more than {MAX_INFLATED} bytes")
+    inflated = inflated_within(deflated, MAX_INFLATED, zlib.MAX_WBITS, "stored value")
     try:
         return _unpackb(inflated, 0, _COMPACT_HOOKS)
     except UNREADABLE as error:
         raise CodecError(f"not a stored value: {error}") from None
+
+
+def inflated_within(deflated: bytes, limit: int, window_bits: int, what: str) -> bytes:
+    """Deflated bytes inflated (`window_bits` as zlib takes them: negative for a raw stream), or CodecError naming
+    `what` they are not, where they cannot be, or would inflate to more than `limit` bytes (read no further)."""
+    inflating = zlib.decompressobj(window_bits)
+    try:
+        inflated = inflating.decompress(deflated, limit)
+    except zlib.error as error:
+        raise CodecError(f"not a {what}: {error}") from None
+    if inflating.unconsumed_tail:
+        raise CodecError(f"not a {what}: it inflates to more than {limit} bytes")
+    return inflated
 
 
 def _unpack_with_seal(data: bytes, hooks: list[Callable[[int, bytes], Any]] | None = None) -> tuple[Any, bytes | None]:

@@ -197,6 +197,27 @@ def within(
     return events[:limit]
 
 
+def log_page(
+    rows_from: Callable[[int | None], list[Row]],
+    start: int | None,
+    stop: int | None,
+    topics: Sequence[str],
+    limit: int,
+    identify: Callable[[Any], Any],
+) -> list[Notification]:
+    """Up to `limit` events of the log from `start` to `stop`, of `topics` if any are named, read a page of rows at
+    a time from `rows_from` (the rows from a notification id on, `limit` at most), their originator ids `identify`
+    made of the rows'."""
+    found: list[Notification] = []
+    while len(found) < limit:
+        rows = rows_from(start)
+        found.extend(page_of(unpacked(rows, identify), start, stop, topics, limit - len(found)))
+        if len(rows) < limit:
+            break
+        start = int(rows[-1][0]) + 1
+    return found
+
+
 def page_of(
     events: list[Notification], start: int | None, stop: int | None, topics: Sequence[str], limit: int
 ) -> list[Notification]:
@@ -363,15 +384,7 @@ class PackedSQLiteRecorder(LedgerSQLiteApplicationRecorder):
     ) -> list[Notification]:
         """Up to `limit` events from `start` to `stop`, of `topics` if any are named, their originator ids
         `identify` made of the rows'."""
-        found: list[Notification] = []
-        while len(found) < limit:
-            rows = self.rows_from(start, limit, stop, topics)
-            page = page_of(unpacked(rows, identify), start, stop, topics, limit - len(found))
-            found.extend(page)
-            if len(rows) < limit:
-                break
-            start = int(rows[-1][0]) + 1
-        return found
+        return log_page(lambda first: self.rows_from(first, limit, stop, topics), start, stop, topics, limit, identify)
 
     def rows_from(self, start: int | None, limit: int, stop: int | None, topics: Sequence[str]) -> list[Row]:
         runs_where, events_where = ["1"], ["1"]
@@ -507,16 +520,13 @@ class PackedPostgresRecorder(LedgerPostgresApplicationRecorder):
         inclusive_of_start: bool = True,
     ) -> Sequence[Notification]:
         first = None if start is None else start if inclusive_of_start else start + 1
-        found: list[Notification] = []
-        while len(found) < limit:
-            shape = ("log", first is not None, stop is not None, bool(topics))
-            params = {"start": first, "stop": stop, "topics": list(topics), "limit": limit, "runs": RUN_EVENTS}
-            rows = self.rows(shape, params)
-            found.extend(page_of(unpacked(rows, as_given), first, stop, topics, limit - len(found)))
-            if len(rows) < limit:
-                break
-            first = int(rows[-1][0]) + 1
-        return found
+
+        def rows_from(start: int | None) -> list[Row]:
+            shape = ("log", start is not None, stop is not None, bool(topics))
+            params = {"start": start, "stop": stop, "topics": list(topics), "limit": limit, "runs": RUN_EVENTS}
+            return self.rows(shape, params)
+
+        return log_page(rows_from, first, stop, topics, limit, as_given)
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def max_notification_id(self) -> int | None:

@@ -31,6 +31,7 @@ from evo_ledger.game.codec import (
     canonical,
     compact,
     compact_hashes,
+    inflated_within,
 )
 
 __all__ = ["RUN_EVENTS", "damaged", "pack_run", "unpack_run"]
@@ -158,13 +159,7 @@ def unpack_run(body: bytes) -> list[tuple[str, bytes]]:
 def run_entries(body: bytes) -> tuple[Any, ...]:
     variant, data = body[:1], body[1:]
     if variant == bytes([RUN_DEFLATED]):
-        inflating = zlib.decompressobj(-15)
-        try:
-            data = inflating.decompress(data, MAX_RUN_BYTES)
-        except zlib.error as error:
-            raise CodecError(f"not a stored run: {error}") from None
-        if inflating.unconsumed_tail:
-            raise CodecError(f"not a stored run: it inflates to more than {MAX_RUN_BYTES} bytes")
+        data = inflated_within(data, MAX_RUN_BYTES, -zlib.MAX_WBITS, "stored run")
     elif variant != bytes([RUN_PLAIN]):
         raise CodecError(f"not a stored run: an unknown variant {variant!r}")
     try:
