@@ -1,5 +1,8 @@
-"""The benchmark of stored bytes per event runs at a tiny size on SQLite: every ruleset's games are stored in both
-forms, the compact one the smaller, and its report gives each ruleset, the parts of the file and the speed ratios."""
+"""The benchmark of stored bytes per event runs at a tiny size on SQLite: every ruleset's games are stored in each
+form, the compact one smaller than the keyed and the packed one's stored bytes smaller still (at this size its
+file is pages of tables and indexes), games recorded a save a run are
+measured before and after `migrate`, and its report gives each ruleset, the parts of the file and the speed
+ratios."""
 
 from __future__ import annotations
 
@@ -7,10 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from bench.ledger_speed import busy_game_lines
 from bench.stored_size import (
     APPENDS,
     AUDIT,
     FOLD,
+    MIGRATED,
+    ONE_AFTER,
+    RECORDED_LABEL,
     RULESETS,
     SQLiteStores,
     measure_sizes,
@@ -19,30 +26,33 @@ from bench.stored_size import (
     print_sizes,
     print_speeds,
 )
-from evo_ledger.settings import COMPACT, KEYED
+from evo_ledger.settings import COMPACT, KEYED, PACKED
 
 
 @pytest.mark.slow
 def test_the_stored_size_benchmark_runs_at_a_tiny_size(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Slow: eight games imported into eight stores, and a game of 1,000 events stored, folded and audited in
-    each form."""
+    """Slow: eight games imported into twelve stores, two games recorded into four, and a game of 1,000 events
+    stored, folded and audited in each form."""
     folder = tmp_path / "games"
     folder.mkdir()
     games = play_games(folder, 2, processes=1)
     stores = SQLiteStores(tmp_path)
-    sizes = measure_sizes(stores, games)
+    sizes = measure_sizes(stores, games, [busy_game_lines(0)[:40], busy_game_lines(1)[:40]])
     speeds = measure_speeds(stores, rounds=1)
     print_sizes(stores.label, sizes, 2)
     print_speeds(stores.label, speeds, 1)
     printed = capsys.readouterr().out
 
-    assert set(sizes) == set(RULESETS) and all(len(paths) == 2 for paths in games.values())
-    for by_form in sizes.values():
-        keyed, compact = by_form[KEYED], by_form[COMPACT]
-        assert keyed.events == compact.events > 0
+    assert set(sizes) == {*RULESETS, RECORDED_LABEL} and all(len(paths) == 2 for paths in games.values())
+    for ruleset, by_form in sizes.items():
+        keyed, compact, packed = by_form[KEYED], by_form[COMPACT], by_form[PACKED]
+        assert keyed.events == compact.events == packed.events > 0
         assert 0 < compact.total < keyed.total and 0 < compact.states < keyed.states
+        assert ruleset == RECORDED_LABEL or packed.states < compact.states  # a save's run holds its topic
         assert keyed.table and keyed.indexes and keyed.snapshots
-    assert all(speeds.ratio(measure) > 0 for measure in (APPENDS, FOLD, AUDIT))
+    recorded = sizes[RECORDED_LABEL]
+    assert recorded[ONE_AFTER].states < recorded[MIGRATED].states <= recorded[PACKED].states
+    assert all(speeds.ratio(measure, form) > 0 for measure in (APPENDS, FOLD, AUDIT) for form in (COMPACT, PACKED))
     assert not list(tmp_path.glob("store-*")), "every store is deleted after it is measured"
     assert "  in all " in printed and "target at most 0.33" in printed
     assert "audit, " in printed and "target 0.9x" in printed

@@ -32,7 +32,7 @@ from evo_ledger.game.checkpoints import published
 from evo_ledger.game.codec import COMPACT_MARK, canonical
 from evo_ledger.settings import COMPACT, PACKED, STORED_FORM_VARIABLE, Settings
 from evo_ledger.store.migration import BATCH_ROWS, Migration, Progress, runs_table, stored_tables
-from evo_ledger.store.packed import runs_table_name
+from evo_ledger.store.recorders import runs_table_name
 from tests.helpers.databases import BACKENDS, emptied
 from tests.helpers.keyed_copies import copy_into_postgres, table_names
 from tests.helpers.stored import FIXTURES

@@ -12,7 +12,7 @@ import pytest
 from eventsourcing.persistence import StoredEvent
 
 from evo_ledger.app.ledger import Ledger
-from evo_ledger.settings import Settings
+from evo_ledger.settings import COMPACT, Settings
 from evo_ledger.store.fast_paths import (
     BigintArray,
     BinaryArray,
@@ -69,7 +69,7 @@ def test_an_element_out_of_its_type_is_refused_by_the_server(connection: psycopg
 
 @pytest.fixture
 def ledger(url: str) -> Iterator[Ledger]:
-    with Ledger(Settings(url)) as opened:
+    with Ledger(Settings(url, stored_form=COMPACT)) as opened:  # the one-statement append stores a row an event
         yield opened
 
 
@@ -84,9 +84,9 @@ def test_an_append_prepares_its_statement_again_on_a_connection_that_lost_it(led
     recorder, first = recorder_and_first_event(ledger)
     copies = [uuid4(), uuid4()]
     with recorder.datastore.get_connection() as pooled:
-        before = recorder.appended(pooled, columns(copies[0], first))
+        before = recorder.append_call.run(pooled, columns(copies[0], first))
         pooled.execute("DEALLOCATE ALL")
-        after = recorder.appended(pooled, columns(copies[1], first))
+        after = recorder.append_call.run(pooled, columns(copies[1], first))
     assert len(before) == len(after) == 1 and after[0] > before[0]
     assert [ledger.queries.stored_events(copy)[0].state for copy in copies] == [first.state] * 2
 
@@ -94,7 +94,7 @@ def test_an_append_prepares_its_statement_again_on_a_connection_that_lost_it(led
 def test_a_refused_append_raises_what_psycopg_would(ledger: Ledger) -> None:
     recorder, first = recorder_and_first_event(ledger)
     with recorder.datastore.get_connection() as pooled, pytest.raises(psycopg.errors.UniqueViolation):
-        recorder.appended(pooled, columns(UUID(str(first.originator_id)), first))  # its game's version 1 again
+        recorder.append_call.run(pooled, columns(UUID(str(first.originator_id)), first))  # its game's version 1 again
 
 
 def columns(game_id: UUID, event: StoredEvent) -> list[bytes]:

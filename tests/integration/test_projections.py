@@ -637,5 +637,3 @@ def copy_without_notification(connection: psycopg.Connection[Any], recorder: obj
         (uuid.uuid4(), game),
     )
     assert copied.rowcount > 0
-
-
