@@ -57,7 +57,7 @@ def test_postgres_appends_wait_for_the_table_lock_that_keeps_notification_ids_in
 
         writer = threading.Thread(target=append)
         with psycopg.connect(url) as holder:  # a lock that lets plain inserts through, not the append's
-            holder.execute(f'LOCK TABLE "{ledger.store.recorder.events_table_name}" IN ROW SHARE MODE')  # type: ignore[attr-defined]
+            holder.execute(f'LOCK TABLE "{ledger.store.recorder.runs_table_name}" IN ROW SHARE MODE')  # type: ignore[attr-defined]
             writer.start()
             assert not appended.wait(0.5)
         writer.join(timeout=10)
