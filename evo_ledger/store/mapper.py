@@ -43,10 +43,15 @@ class SealingMapper(Mapper[UUID]):
         class_version = getattr(type(domain_event), "class_version", 1)
         if class_version > 1:
             fields["class_version"] = class_version
+        deflating = self.deflates_events or isinstance(domain_event, Snapshot)
+        if self.sealer is None:  # the keyed bytes are wanted only where the compact form cannot be had
+            state = compact_fields(fields, None, deflating)
+            if state is not None:
+                return StoredEvent(originator_id, version, topic, state)
         keyed = StoredEvent(originator_id, version, topic, self.transcoder.encode(fields))
         sealed = keyed if self.sealer is None else self.sealer.sealed(keyed)
         seal = sealed.state[len(keyed.state) + len(SEAL_MARK) :] if self.sealer is not None else None
-        state = compact_fields(fields, seal, self.deflates_events or isinstance(domain_event, Snapshot))
+        state = compact_fields(fields, seal, deflating) if self.sealer is not None else None
         return sealed if state is None else StoredEvent(originator_id, version, topic, state)
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:
