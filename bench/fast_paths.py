@@ -19,19 +19,17 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from eventsourcing.postgres import PostgresApplicationRecorder
 
 from bench.ledger_speed import postgres_database, record_game
 from bench.projection_speed import store_games
 from bench.report import reporting
-from evo_ledger.app.access import new_token
-from evo_ledger.app.ledger import AppendRequest, Ledger, Receipt
+from evo_ledger.app.ledger import Ledger
 from evo_ledger.game.notation import parse_game
 from evo_ledger.settings import COMPACT, Settings
 from evo_ledger.store.fast_paths import FAST_PATHS, KEPT_ABOVE, OneStatementSQLiteConnectionPool, make_durable
-from evo_ledger.store.recorders import changed_since
 from projections.runner import rebuild
 from projections.store import ReadStore
 
@@ -104,30 +102,6 @@ def appends(database: str) -> float:
         return ratio(switch, timed)
 
 
-def token_checked_appends(database: str) -> float:
-    """One action an append, each checked against the game's recorder token and committed alone, as the server's
-    writer does for a single recorder."""
-    with Ledger(Settings(database)) as ledger:
-        switch = instance_switch(
-            ledger.store.recorder, "select_changed_since", partial(changed_since, ledger.store.recorder)
-        )
-
-        def timed() -> float:
-            token = new_token()
-            receipt = ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"], recorder_token=token)
-            return wall(lambda: append_each(ledger, receipt, token))
-
-        return ratio(switch, timed)
-
-
-def append_each(ledger: Ledger, receipt: Receipt, token: str) -> None:
-    for line in GAME_LINES:
-        [outcome] = ledger.commands.record_many(
-            [AppendRequest(receipt.game_id, [line], receipt.version, None, token, True)]
-        )
-        receipt = cast(Receipt, outcome)
-
-
 def catch_up(database: str) -> float:
     """The read tables made again from the log of 60 trait-card games (of the three rulesets' read tables, those
     where reading the log is the largest share)."""
@@ -188,7 +162,6 @@ def measurements(postgres: str) -> dict[str, Callable[[], float]]:
     return {
         "sqlite_statements_kept": on(sqlite_folder, statements_kept),
         "sqlite_notifications_as_text": on(sqlite_file, catch_up),
-        "postgres_changes_in_one_query": on_postgres(token_checked_appends),
         "postgres_one_statement_append": on_postgres(appends),
     }
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import threading
 import zlib
 from collections.abc import Callable, Iterable
@@ -232,12 +231,12 @@ def stored_digest(state: bytes) -> str:
 
 def _as_bytes(value: Any) -> Any:
     """A hash as its bytes, where they give the same text back (64 lowercase hex digits); any other value as it is."""
-    if type(value) is str and len(value) == HEX_LENGTH and _LOWER_HEX.fullmatch(value):
+    if type(value) is str and len(value) == HEX_LENGTH and not value.strip(LOWER_HEX_DIGITS):
         return bytes.fromhex(value)
     return value
 
 
-_LOWER_HEX = re.compile(r"[0-9a-f]+")
+LOWER_HEX_DIGITS = "0123456789abcdef"
 
 
 def _unpack_compact(data: bytes) -> tuple[dict[str, Any], bytes | None]:

@@ -28,7 +28,6 @@ from eventsourcing.sqlite import (
 from eventsourcing.utils import retry
 from psycopg.pq import ExecStatus, Format
 from psycopg.pq.abc import PGconn, PGresult
-from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
 # A fast path stays only while it makes its line this much faster than the library's own way, in the same run.
@@ -54,11 +53,6 @@ FAST_PATHS = (
         "sqlite_notifications_as_text",
         "SQLiteApplicationRecorder.select_notifications",
         "bench.projection_speed catch-up of the trait-card game's read tables, SQLite",
-    ),
-    FastPath(
-        "postgres_changes_in_one_query",
-        "the library's max_notification_id and select_notifications, asked one after the other",
-        "bench.api_speed appends over HTTP, 1 client, PostgreSQL (each append its own group)",
     ),
     FastPath(
         "postgres_one_statement_append",
@@ -171,38 +165,6 @@ class SQLiteNotificationsAsText(SQLiteApplicationRecorder):
                 )
                 for row in cursor.fetchall()
             ]
-
-
-class PostgresChangesInOneQuery(PostgresApplicationRecorder):
-    """postgres_changes_in_one_query: the log's last notification id and the aggregates changed up to it by an event
-    of some topics, from one snapshot of the table in one statement: one round trip where the library's way takes
-    two."""
-
-    def __init__(self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events") -> None:
-        super().__init__(datastore, events_table_name=events_table_name)
-        table = SQL("{schema}.{table}").format(
-            schema=Identifier(datastore.schema), table=Identifier(self.events_table_name)
-        )
-        self.changed_statement = (
-            SQL(
-                "SELECT last.id, changed.originator_id FROM (SELECT MAX(notification_id) AS id FROM {table}) AS last "
-                "LEFT JOIN LATERAL (SELECT DISTINCT originator_id FROM {table} "
-                "WHERE notification_id > %s AND notification_id <= last.id AND topic = ANY(%s)) AS changed ON true"
-            )
-            .format(table=table)
-            .as_bytes(None)
-        )
-
-    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
-    def select_changed_since(self, position: int | None, topics: Sequence[str]) -> tuple[int, set[UUID]]:
-        """As `evo_ledger.store.recorders.changed_since` answers."""
-        with self.datastore.get_connection() as connection, connection.cursor(row_factory=tuple_row) as cursor:
-            cursor.execute(self.changed_statement, [position, list(topics)], prepare=True)
-            rows = cursor.fetchall()
-        last: int = rows[0][0] or 0
-        if position is None or position >= last:
-            return last, set()
-        return last, {UUID(str(row[1])) for row in rows if row[1] is not None}
 
 
 _ARRAY_HEADER = struct.Struct("!iiiii")  # dimensions, has nulls, element type, length, lower bound

@@ -38,7 +38,6 @@ from evo_ledger.settings import (
     SettingsError,
 )
 from evo_ledger.store.fast_paths import (
-    PostgresChangesInOneQuery,
     PostgresOneStatementAppend,
     SQLiteNotificationsAsText,
     make_durable,
@@ -113,8 +112,11 @@ class DurableSQLiteFactory(SQLiteFactory):
         make_durable(self.datastore)
 
 
-class LedgerPostgresApplicationRecorder(PostgresChangesInOneQuery, PostgresOneStatementAppend):
-    """The library's PostgreSQL recorder with the ledger's fast paths, among them the query the ledger adds."""
+class LedgerPostgresApplicationRecorder(PostgresOneStatementAppend):
+    """The library's PostgreSQL recorder with the ledger's fast path, and the query the ledger adds."""
+
+    def select_changed_since(self, position: int | None, topics: Sequence[str]) -> tuple[int, set[UUID]]:
+        return changed_since(self, position, topics)
 
     def wake_followers(self) -> None:
         """Every subscription to this log is told to read it again, as an append tells it. The library's

@@ -139,6 +139,8 @@ def test_a_value_of_no_known_shape_stays_as_it_is(fields: Any, sealed: bool) -> 
         "",
         "g" * 64,
         HASH[:31] + " " + HASH[32:],
+        HASH[:62] + "  ",
+        " " + HASH[:62] + " ",
         "é" * 64,
         None,
         0,
