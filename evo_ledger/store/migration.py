@@ -32,12 +32,12 @@ from eventsourcing.postgres import PostgresAggregateRecorder
 from eventsourcing.sqlite import SQLiteAggregateRecorder
 from psycopg.sql import SQL, Composed, Identifier
 
-from evo_ledger.game.codec import COMPACT_MARK, CodecError, canonical, compact
+from evo_ledger.game.codec import COMPACT_MARK, CodecError, compact
 from evo_ledger.settings import LOCK_TIMEOUT_SECONDS, Settings
 from evo_ledger.store.fast_paths import stored_event
 from evo_ledger.store.packed import PackedPostgresRecorder, PackedSQLiteRecorder, Run
 from evo_ledger.store.recorders import DATABASE_ERRORS, StoreUnusable, connection_options, problem_of, reason_in
-from evo_ledger.store.runs import RUN_PLAIN, unpack_run
+from evo_ledger.store.runs import RUN_PLAIN, plain_compact, unpack_run
 
 __all__ = [
     "BATCH_ROWS",
@@ -147,15 +147,6 @@ def runs_from(rows: Sequence[EventRow], run_key: Callable[[Any], Any]) -> list[R
         (last, run_key(run.originator_id), run.last_version, len(run.events), run.body(deflating=True))
         for last, run in runs
     ]
-
-
-def plain_compact(state: bytes) -> bytes:
-    """A stored event's state in the plain compact variant, as a run keeps it, where it has a known shape; as it
-    is otherwise (bytes that are not a stored value among them)."""
-    try:
-        return compact(canonical(state), deflating=False)
-    except CodecError:
-        return state
 
 
 # A run's row as a repacking first reads it: its last notification id, originator id, last version, events, and

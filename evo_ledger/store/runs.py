@@ -34,7 +34,7 @@ from evo_ledger.game.codec import (
     inflated_within,
 )
 
-__all__ = ["RUN_EVENTS", "damaged", "pack_run", "unpack_run"]
+__all__ = ["RUN_EVENTS", "damaged", "pack_run", "plain_compact", "unpack_run"]
 
 # The most events one run holds, and the most bytes of their states a run takes on after its first event: reading
 # one event of a run inflates the whole of it.
@@ -91,12 +91,23 @@ def deflater_for(length: int) -> Any:  # zlib's compressor type is not importabl
     return zlib.compressobj(6, zlib.DEFLATED, -15)
 
 
+def plain_compact(state: bytes) -> bytes:
+    """A stored event's state in the plain compact variant, as a run keeps it, where it has a known shape; as it
+    is otherwise (bytes that are not a stored value among them)."""
+    if state[:2] == COMPACT_HEAD:
+        return state
+    try:
+        return compact(canonical(state), deflating=False)
+    except CodecError:
+        return state
+
+
 def entry_of(topic: str, state: bytes, previous: bytes | None) -> tuple[Entry, bytes | None]:
     """An event's entry, given its state and the hash of the event before it in the run (None: none, or not
     known); and its own hash, as the next event's entry is given it. Bytes that are not a stored value are kept as
     they were given."""
+    plain = plain_compact(state)
     try:
-        plain = state if state[:2] == COMPACT_HEAD else compact(canonical(state), deflating=False)
         own, before = compact_hashes(plain) if plain[:2] == COMPACT_HEAD else (None, None)
     except CodecError:
         return (topic, state, False, None, None), None
