@@ -15,12 +15,21 @@ whole at every moment, each event under the notification id it was stored with.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cached_property
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import IntegrityError, InterfaceError, Notification, OperationalError, StoredEvent
+from eventsourcing.persistence import (
+    AggregateRecorder,
+    ApplicationRecorder,
+    IntegrityError,
+    InterfaceError,
+    Notification,
+    OperationalError,
+    StoredEvent,
+)
 from eventsourcing.postgres import PostgresDatastore
 from eventsourcing.sqlite import SQLiteDatastore
 from eventsourcing.utils import retry
@@ -545,6 +554,9 @@ class PackedPostgresRecorder(LedgerPostgresApplicationRecorder):
         return last, {UUID(str(event.originator_id)) for event in changed}
 
 
+# The advisory lock under which one server at a time makes the store's tables (a number of its own, chosen once).
+CREATING_TABLES = 0x65766F6C  # "evol"
+
 POSTGRES_CREATE: tuple[SQL, ...] = (
     SQL(
         "CREATE OR REPLACE FUNCTION {schema}.{guard}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
@@ -647,5 +659,26 @@ class PackedSQLiteFactory(DurableSQLiteFactory):
     application_recorder_class = PackedSQLiteRecorder
 
 
+@contextmanager
+def one_server_at_a_time(datastore: PostgresDatastore) -> Iterator[None]:
+    """Tables, types and functions made by one server at a time: servers opening a new store at once would each
+    make the library's types, and take locks on the events table and on the functions in their own order, which
+    two at once can deadlock on. A session's advisory lock has them take turns."""
+    with datastore.get_connection() as connection:
+        connection.execute(SQL("SELECT pg_advisory_lock({0})").format(CREATING_TABLES))
+        try:
+            yield
+        finally:
+            connection.execute(SQL("SELECT pg_advisory_unlock({0})").format(CREATING_TABLES))
+
+
 class PackedPostgresFactory(LedgerPostgresFactory):
     application_recorder_class = PackedPostgresRecorder
+
+    def aggregate_recorder(self, purpose: str = "events") -> AggregateRecorder:
+        with one_server_at_a_time(self.datastore):
+            return super().aggregate_recorder(purpose)
+
+    def application_recorder(self) -> ApplicationRecorder:
+        with one_server_at_a_time(self.datastore):
+            return super().application_recorder()

@@ -214,12 +214,8 @@ def open_ledger(database: str, ready: Any) -> None:
     Ledger(Settings(database)).close()
 
 
-def test_servers_opening_a_store_at_once_each_make_its_tables_in_turn(tmp_path: Any) -> None:
-    """Each waits for the write lock to make the tables the packed form adds, where one that read first would be
-    refused at once."""
-    database = str(tmp_path / "shared.sqlite")
-    with Ledger(Settings(database, stored_form=COMPACT)) as ledger:
-        ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+def opened_at_once(database: str) -> list[int | None]:
+    """The exit codes of four processes opening the store at the same moment."""
     spawning = multiprocessing.get_context("spawn")
     ready = spawning.Barrier(4)
     servers = [spawning.Process(target=open_ledger, args=(database, ready)) for _ in range(4)]
@@ -227,4 +223,13 @@ def test_servers_opening_a_store_at_once_each_make_its_tables_in_turn(tmp_path: 
         server.start()
     for server in servers:
         server.join(60)
-    assert [server.exitcode for server in servers] == [0, 0, 0, 0]
+    return [server.exitcode for server in servers]
+
+
+def test_servers_opening_a_store_at_once_each_make_its_tables_in_turn(tmp_path: Any) -> None:
+    """Each waits for the write lock to make the tables the packed form adds, where one that read first would be
+    refused at once."""
+    database = str(tmp_path / "shared.sqlite")
+    with Ledger(Settings(database, stored_form=COMPACT)) as ledger:
+        ledger.commands.create_game("evo2", "standin-e2-3p", ["ann", "ben", "cat"])
+    assert opened_at_once(database) == [0, 0, 0, 0]
