@@ -153,7 +153,6 @@ HEX_FIELDS = frozenset({"hash", "prev_hash"})
 HEX_LENGTH = 64
 _SHAPE_IDS = {shape: number for number, shape in enumerate(STORED_SHAPES)}
 _HEX_PLACES = [tuple(place for place, name in enumerate(shape) if name in HEX_FIELDS) for shape in STORED_SHAPES]
-_HEX_NAMES = [tuple(name for name in shape if name in HEX_FIELDS) for shape in STORED_SHAPES]
 
 
 def compact(state: bytes, deflating: bool = True) -> bytes:
@@ -178,15 +177,23 @@ def compact_fields(fields: dict[str, Any], seal: bytes | None = None, deflating:
     (pays for: bench.stored_size appends, the mapper not decoding what it has just encoded). None where the fields
     have no known shape, or keep a hash as bytes, which would be read back as text."""
     shape = _SHAPE_IDS.get(tuple(fields))
-    if shape is None or any(type(fields[name]) is bytes for name in _HEX_NAMES[shape]):
+    if shape is None:
         return None
     values = [*fields.values(), shape]
     for place in _HEX_PLACES[shape]:
-        values[place] = _as_bytes(values[place])
+        value = values[place]
+        if type(value) is bytes:
+            return None
+        values[place] = _as_bytes(value)
     packed = pack(values)
-    plain = not deflating or len(packed) < DEFLATE_FROM
-    body = COMPACT_MARK + (PLAIN + packed if plain else DEFLATED + pack(zlib.compress(packed)))
+    if deflating and len(packed) >= DEFLATE_FROM:
+        body = COMPACT_MARK + DEFLATED + pack(zlib.compress(packed))
+    else:
+        body = _PLAIN_HEAD + packed
     return body if seal is None else body + SEAL_MARK + seal
+
+
+_PLAIN_HEAD = COMPACT_MARK + PLAIN
 
 
 _HASH_PLACES = [(shape.index("hash") if "hash" in shape else None) for shape in STORED_SHAPES]
@@ -231,12 +238,14 @@ def stored_digest(state: bytes) -> str:
 
 def _as_bytes(value: Any) -> Any:
     """A hash as its bytes, where they give the same text back (64 lowercase hex digits); any other value as it is."""
-    if type(value) is str and len(value) == HEX_LENGTH and not value.strip(LOWER_HEX_DIGITS):
-        return bytes.fromhex(value)
+    if type(value) is str and len(value) == HEX_LENGTH:
+        try:
+            made = bytes.fromhex(value)
+        except ValueError:
+            return value
+        if made.hex() == value:
+            return made
     return value
-
-
-LOWER_HEX_DIGITS = "0123456789abcdef"
 
 
 def _unpack_compact(data: bytes) -> tuple[dict[str, Any], bytes | None]:

@@ -322,8 +322,8 @@ class SQLiteTarget:
         with self.transaction():
             rows = self.connection.execute(select, (limit,)).fetchall()
             made = runs_from(rows, sqlite_run_key)
-            self.connection.executemany(insert, made)
             self.connection.executemany(f"DELETE FROM {quoted(table)} WHERE rowid = ?", [(row[0],) for row in rows])
+            self.connection.executemany(insert, made)
         return packed_batch(rows, made)
 
     def repack_batch(self, runs: StoredTable, after: Key | None, limit: int) -> Batch:

@@ -3,10 +3,11 @@ behind the library's recorder interface, on SQLite and PostgreSQL.
 
 A row holds a run of consecutive versions and of consecutive notification ids: its last version, its last
 notification id and how many events it holds (`events`) name the rest. An append holds the write lock as it reads
-(on SQLite, one statement stores each run and reads what it needs; on PostgreSQL, a stored function takes the runs
-table's exclusive lock first), numbers its events after the last stored, and is refused (the library's
-IntegrityError) where a version it brings is stored already, so that two writers who read the same version cannot
-both append after it, and notification ids follow the order of commits.
+(on SQLite, one statement stores each run and reads the last notification id; on PostgreSQL, a stored function
+takes the runs table's exclusive lock first), numbers its events after the last stored, and is refused (the
+library's IntegrityError) where a version it brings is stored already (on SQLite by a trigger on the runs table, on
+PostgreSQL by the function), so that two writers who read the same version cannot both append after it, and
+notification ids follow the order of commits.
 
 Rows of the one-row-an-event table (the keyed and compact forms, and every store made before this form) are read
 beside the runs, in the same statement: a store part way through its migration (`evo_ledger.store.migration`) reads
@@ -15,6 +16,7 @@ whole at every moment, each event under the notification id it was stored with.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cached_property
@@ -73,6 +75,14 @@ GUARD_MESSAGE = (
     "this store keeps its events in runs (the packed form): a server that stores one row an event cannot append to "
     "it; stop that server, and serve the store with a version that reads runs, EVO_LEDGER_STORED_FORM unset"
 )
+
+
+VERSIONS_ONCE_MESSAGE = "one of the versions of this run is stored already"
+
+
+def versions_once_name(runs_table_name: str) -> str:
+    """The trigger that refuses a run one of whose versions is stored already."""
+    return f"{runs_table_name}_versions_once"
 
 
 def guard_name(events_table_name: str) -> str:
@@ -258,7 +268,26 @@ class PackedSQLiteRecorder(LedgerSQLiteApplicationRecorder):
             f"ON {self.runs_table_name} (originator_id, last_version)",
             f"CREATE TRIGGER IF NOT EXISTS {guard_name(self.events_table_name)} BEFORE INSERT ON "
             f"{self.events_table_name} BEGIN SELECT RAISE(ABORT, '{GUARD_MESSAGE}'); END",
+            self.versions_once_statement,
         ]
+
+    @property
+    def versions_once_statement(self) -> str:
+        """The trigger that refuses a run one of whose versions is stored already, in a run or an event's row (a
+        store part way through its migration): whoever writes it, every version is stored once. A trigger, not
+        conditions of the append statement: an INSERT that selects from its own table copies its row through a
+        temporary table first (pays for: bench.stored_size appends, the packed form)."""
+        runs, events = self.runs_table_name, self.events_table_name
+        uuids = self.datastore.originator_id_type == "uuid"
+        event_key = "lower(hex(NEW.originator_id))" if uuids else "NEW.originator_id"
+        return (
+            f"CREATE TRIGGER IF NOT EXISTS {versions_once_name(runs)} BEFORE INSERT ON {runs} "
+            f"WHEN EXISTS (SELECT 1 FROM {runs} WHERE originator_id = NEW.originator_id "
+            "AND last_version > NEW.last_version - NEW.events AND last_version - events < NEW.last_version) "
+            f"OR EXISTS (SELECT 1 FROM {events} WHERE originator_id = {event_key} "
+            "AND originator_version > NEW.last_version - NEW.events AND originator_version <= NEW.last_version) "
+            f"BEGIN SELECT RAISE(ABORT, '{VERSIONS_ONCE_MESSAGE}'); END"
+        )
 
     def create_table(self) -> None:
         """The tables made as the library makes them, in a transaction that takes the write lock first: several
@@ -296,27 +325,20 @@ class PackedSQLiteRecorder(LedgerSQLiteApplicationRecorder):
         return dashed(key) if self.datastore.originator_id_type == "uuid" else key
 
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
-        """Each run appended by one statement, numbered after the last notification id and stored only where none
-        of its versions is (the statement writes first, so it holds the write lock as it reads)."""
+        """Each run appended by one statement, numbered after the last notification id (the statement writes
+        first, so it holds the write lock as it reads); the table's trigger refuses a run one of whose versions is
+        stored already."""
         runs = runs_of(stored_events)
         ids: list[int] = []
         with self.datastore.transaction(commit=True) as cursor:
             for run in runs:
-                first = run.last_version - len(run.events) + 1
-                key = self.run_key(run.originator_id)
-                appended = {
-                    "events": len(run.events),
-                    "key": key,
-                    "first": first,
-                    "last": run.last_version,
-                    "body": run.body(),
-                    "hex": self.event_key(run.originator_id),
-                }
-                cursor.execute(self.append_statement, appended)
-                if cursor.sqlite_cursor.rowcount != 1:
-                    raise IntegrityError(
-                        f"versions {first} to {run.last_version} of {run.originator_id}: one is stored already"
-                    )
+                appended = (len(run.events), self.run_key(run.originator_id), run.last_version, run.body())
+                try:
+                    cursor.execute(self.append_statement, appended)
+                except sqlite3.IntegrityError as error:
+                    first = run.last_version - len(run.events) + 1
+                    stored = f"versions {first} to {run.last_version} of {run.originator_id}: {error}"
+                    raise IntegrityError(stored) from error
                 last_id = int(cursor.lastrowid)
                 ids.extend(range(last_id - len(run.events) + 1, last_id + 1))
         return ids
@@ -326,12 +348,8 @@ class PackedSQLiteRecorder(LedgerSQLiteApplicationRecorder):
         runs, events = self.runs_table_name, self.events_table_name
         return (
             f"INSERT INTO {runs} (last_notification_id, originator_id, last_version, events, body) "
-            f"SELECT max(coalesce((SELECT max(last_notification_id) FROM {runs}), 0), "
-            f"coalesce((SELECT max(rowid) FROM {events}), 0)) + :events, :key, :last, :events, :body "
-            f"WHERE NOT EXISTS (SELECT 1 FROM {runs} WHERE originator_id = :key AND last_version >= :first "
-            "AND last_version - events < :last) "
-            f"AND NOT EXISTS (SELECT 1 FROM {events} WHERE originator_id = :hex "
-            "AND originator_version BETWEEN :first AND :last)"
+            f"VALUES (max(coalesce((SELECT max(last_notification_id) FROM {runs}), 0), "
+            f"coalesce((SELECT max(rowid) FROM {events}), 0)) + ?1, ?2, ?3, ?1, ?4)"
         )
 
     def select_events(
@@ -575,24 +593,27 @@ POSTGRES_CREATE: tuple[SQL, ...] = (
     SQL(
         "CREATE OR REPLACE FUNCTION {schema}.{function}("
         "ids {id_type}[], last_versions bigint[], counts bigint[], bodies bytea[], lock_timeout text) "
-        "RETURNS bigint LANGUAGE plpgsql AS $$ DECLARE last bigint; BEGIN "
+        "RETURNS bigint LANGUAGE plpgsql AS $$ DECLARE first bigint; last bigint; BEGIN "
         "PERFORM set_config('lock_timeout', lock_timeout, true); "
         "LOCK TABLE {schema}.{runs} IN EXCLUSIVE MODE; "
-        "SELECT greatest(coalesce((SELECT max(last_notification_id) FROM {schema}.{runs}), 0), "
-        "coalesce((SELECT max(notification_id) FROM {schema}.{events}), 0)) INTO last; "
-        "IF EXISTS (SELECT 1 FROM unnest(ids, last_versions, counts) AS new(id, last_version, events) "
-        "WHERE EXISTS (SELECT 1 FROM {schema}.{runs} AS run WHERE run.originator_id = new.id "
-        "AND run.last_version >= new.last_version - new.events + 1 "
-        "AND run.last_version - run.events < new.last_version) "
-        "OR EXISTS (SELECT 1 FROM {schema}.{events} AS event WHERE event.originator_id = new.id "
-        "AND event.originator_version BETWEEN new.last_version - new.events + 1 AND new.last_version)) THEN "
-        "RAISE unique_violation USING MESSAGE = 'an appended version is stored already'; END IF; "
-        "NOTIFY {channel}; "
+        "FOR place IN 1 .. cardinality(ids) LOOP "
         "INSERT INTO {schema}.{runs} (last_notification_id, last_version, originator_id, events, body) "
-        "SELECT last + sum(new.events) OVER (ORDER BY new.place), new.last_version, new.id, new.events, new.body "
-        "FROM unnest(ids, last_versions, counts, bodies) WITH ORDINALITY "
-        "AS new(id, last_version, events, body, place); "
-        "RETURN last + 1; END $$"
+        "SELECT greatest(coalesce((SELECT max(last_notification_id) FROM {schema}.{runs}), 0), "
+        "coalesce((SELECT max(notification_id) FROM {schema}.{events}), 0)) + counts[place], "
+        "last_versions[place], ids[place], counts[place], bodies[place] "
+        "WHERE NOT EXISTS (SELECT 1 FROM {schema}.{runs} AS run WHERE run.originator_id = ids[place] "
+        "AND run.last_version > last_versions[place] - counts[place] "
+        "AND run.last_version - run.events < last_versions[place]) "
+        "AND NOT EXISTS (SELECT 1 FROM {schema}.{events} AS event WHERE event.originator_id = ids[place] "
+        "AND event.originator_version > last_versions[place] - counts[place] "
+        "AND event.originator_version <= last_versions[place]) "
+        "RETURNING last_notification_id INTO last; "
+        "IF last IS NULL THEN "
+        "RAISE unique_violation USING MESSAGE = 'an appended version is stored already'; END IF; "
+        "first := coalesce(first, last - counts[place] + 1); "
+        "END LOOP; "
+        "NOTIFY {channel}; "
+        "RETURN first; END $$"
     ),
 )
 

@@ -30,7 +30,6 @@ from evo_ledger.game.codec import (
     CodecError,
     canonical,
     compact,
-    compact_hashes,
     inflated_within,
 )
 
@@ -62,13 +61,10 @@ ENTRY_BOUNDS = {"max_array_len": RUN_EVENTS, "max_map_len": 0, "max_ext_len": 0}
 def pack_run(events: Sequence[tuple[str, bytes]], deflating: bool = False) -> bytes:
     """The body of a run of `events` (each its topic and stored state, in order of version); deflated where that
     makes it shorter, if it is long or `deflating` says so."""
-    entries: list[Entry] = []
-    previous: bytes | None = None
     if len(events) == 1 and events[0][1][:2] == COMPACT_HEAD:  # no hash to cut, none to keep for another event
-        entries.append((events[0][0], events[0][1][2:], True, None, None))
-    for topic, state in events if not entries else ():
-        entry, previous = entry_of(topic, state, previous)
-        entries.append(entry)
+        entries: list[Entry] = [(events[0][0], events[0][1][2:], True, None, None)]
+    else:
+        entries = entries_of(events)
     packed: bytes = msgpack.packb(entries, use_bin_type=True)
     if len(packed) > MAX_RUN_BYTES or (len(packed) < DEFLATE_FROM and not deflating):
         return bytes([RUN_PLAIN]) + packed
@@ -77,6 +73,49 @@ def pack_run(events: Sequence[tuple[str, bytes]], deflating: bool = False) -> by
     if len(deflated) < len(packed):
         return bytes([RUN_DEFLATED]) + deflated
     return bytes([RUN_PLAIN]) + packed
+
+
+def entries_of(events: Sequence[tuple[str, bytes]]) -> list[Entry]:
+    """Each event's entry: a compact state without its two leading bytes, the hash of the event before cut out of
+    it where the event before holds the same 34 bytes (where that event's own hash is); any other state whole."""
+    plain = [plain_compact(state) for _, state in events]
+    bodies = [state[2:] if state[:2] == COMPACT_HEAD else None for state in plain]
+    cuts: list[int | None] = [None] * len(events)
+    owns: list[int | None] = [None] * len(events)
+    for place in range(1, len(events)):
+        before, body = bodies[place - 1], bodies[place]
+        if before is not None and body is not None:
+            cuts[place], owns[place - 1] = repeated_hash(before, body, cuts[place - 1])
+    entries: list[Entry] = []
+    for (topic, _), state, body, cut, own_at in zip(events, plain, bodies, cuts, owns, strict=True):
+        if body is None:
+            entries.append((topic, state, False, None, None))
+        elif cut is None:
+            entries.append((topic, body, True, None, own_at))
+        else:
+            kept_own = None if own_at is None else own_at - HASH_SIZE if own_at > cut else own_at
+            entries.append((topic, body[:cut] + body[cut + HASH_SIZE :], True, cut, kept_own))
+    return entries
+
+
+# How many hashes of an event are looked for in the event before it: an event keeps the hash of the event before
+# among its first (pays for: bench.stored_size appends, the packed form: found by bytes, no event decoded).
+HASHES_LOOKED_AT = 3
+
+
+def repeated_hash(before: bytes, body: bytes, cut_before: int | None) -> tuple[int | None, int | None]:
+    """Where a hash of `body` is, that `before` holds too, and where `before` holds it, clear of the hash cut out of
+    `before` (at `cut_before`); (None, None) where there is none. Any hash found so gives the event back byte for
+    byte: the run puts back the bytes it cut."""
+    place = body.find(HASH_MARK)
+    for _ in range(HASHES_LOOKED_AT):
+        if place < 0 or place + HASH_SIZE > len(body):
+            break
+        found = before.find(body[place : place + HASH_SIZE])
+        if found >= 0 and (cut_before is None or abs(found - cut_before) >= HASH_SIZE):
+            return place, found
+        place = body.find(HASH_MARK, place + 1)
+    return None, None
 
 
 # Up to this many bytes, a run is deflated with a window and memory of 4 KB, which hold all of it: a compressor of
@@ -100,35 +139,6 @@ def plain_compact(state: bytes) -> bytes:
         return compact(canonical(state), deflating=False)
     except CodecError:
         return state
-
-
-def entry_of(topic: str, state: bytes, previous: bytes | None) -> tuple[Entry, bytes | None]:
-    """An event's entry, given its state and the hash of the event before it in the run (None: none, or not
-    known); and its own hash, as the next event's entry is given it. Bytes that are not a stored value are kept as
-    they were given."""
-    plain = plain_compact(state)
-    try:
-        own, before = compact_hashes(plain) if plain[:2] == COMPACT_HEAD else (None, None)
-    except CodecError:
-        return (topic, state, False, None, None), None
-    if plain[:2] != COMPACT_HEAD:
-        return (topic, plain, False, None, None), None
-    body = plain[2:]
-    own_at = only_place(body, own)
-    cut = only_place(body, previous) if previous is not None and before == previous else None
-    if cut is not None:
-        body = body[:cut] + body[cut + HASH_SIZE :]
-        own_at = None if own_at is None else own_at - HASH_SIZE if own_at > cut else own_at
-    return (topic, body, True, cut, own_at), (own if own_at is not None else None)
-
-
-def only_place(body: bytes, hash_value: bytes | None) -> int | None:
-    """Where the hash is in the body, stored as a hash, if it is there once and only once."""
-    if hash_value is None:
-        return None
-    mark = HASH_MARK + hash_value
-    place = body.find(mark)
-    return place if place >= 0 and body.find(mark, place + 1) < 0 else None
 
 
 def unpack_run(body: bytes) -> list[tuple[str, bytes]]:

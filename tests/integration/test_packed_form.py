@@ -1,7 +1,7 @@
 """The packed stored form's recorder, on SQLite and PostgreSQL: every read of a packed store gives what the same
 appends give stored one row an event (seeded queries of a game's events, of the log with and without topics, of
 the last position and of the games changed since one); an append that brings a version stored already is refused
-whole; a store part way through its move into runs reads as one log; a recorder of one row an event refuses a store
+whole, and on SQLite so is a row written past the recorder; a store part way through its move into runs reads as one log; a recorder of one row an event refuses a store
 holding runs, and one that opened before the runs were cannot append after; a game named by its UUID and by its text
 is one game; servers opening a store at once each make its tables in turn; runs are at most RUN_EVENTS long, one
 append's events of a game in a run."""
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import random
+import sqlite3
 from collections.abc import Iterator
 from typing import Any
 from uuid import UUID, uuid4
@@ -152,6 +153,22 @@ def test_an_append_bringing_a_version_stored_already_is_refused_whole(database: 
                 recorder.insert_events(refused)
         assert recorder.select_events(other) == [] and recorder.max_notification_id() == 3
         assert recorder.insert_events([StoredEvent(game, 4, TOPICS[1], b"")]) == [4]
+
+
+def test_a_sqlite_store_refuses_a_run_over_a_stored_version_whoever_writes_it(tmp_path: Any) -> None:
+    """On SQLite a trigger of the runs table checks the versions, so a row written past the recorder is refused as
+    an append is; a run that follows on is taken."""
+    game = uuid4()
+    with Ledger(Settings(str(tmp_path / "store.sqlite"))) as ledger:
+        recorder: Any = ledger.store.recorder
+        recorder.insert_events([StoredEvent(game, version, TOPICS[1], b"") for version in (1, 2, 3)])
+        with recorder.datastore.transaction(commit=True) as cursor:
+            written = f"INSERT INTO {recorder.runs_table_name} VALUES (?, ?, ?, ?, ?)"
+            for last_version, events in ((3, 1), (4, 2), (5, 5)):
+                with pytest.raises(sqlite3.IntegrityError, match="one of the versions of this run is stored already"):
+                    cursor.execute(written, (10 + last_version, game.bytes, last_version, events, b""))
+            cursor.execute(written, (10, game.bytes, 4, 1, b""))
+        assert [event.originator_version for event in recorder.select_events(game)] == [1, 2, 3, 4]
 
 
 def test_a_store_of_one_row_an_event_takes_runs_after_its_rows_and_reads_as_one_log(database: str) -> None:
