@@ -19,7 +19,8 @@ the packed and compact forms against the keyed one, in the same run.
   store of the same games recorded one after the other, after `migrate` (which packs a game's runs again where
   their notification ids follow on);
 - speed, on each database, for ROUNDS rounds, each measure taken in one form and at once in the other: appends,
-  one action a save (a game recorded by hand, as bench.ledger_speed measures them); a full fold of a game of 1,000
+  one action a save (APPEND_GAMES games recorded by hand, as bench.ledger_speed measures them, the forms taking
+  turns game by game); a full fold of a game of 1,000
   events or more (no snapshot, no held log); the audit of that game (`Queries.audit`); a fold or an audit the best
   of TRIES a round. A rate is the best of the rounds; a ratio, a form's over the keyed form's, the median of the
   rounds'.
@@ -62,6 +63,9 @@ RECORDED = 3  # games recorded one action a save, for the sizes of a log recorde
 PROCESSES = 2
 ROUNDS = 7
 TRIES = 5  # timings of a fold or an audit in a round, the best kept
+# Games recorded by hand in each form a round: one takes a tenth of a second or two, too short a sample against the
+# swings of a shared machine.
+APPEND_GAMES = 4
 SIZE_TARGET = 1 / 3
 SPEED_TARGET = 0.9
 HAND_GAME = Path(__file__).resolve().parent.parent / "replays" / "hand-3p-first-game.evo"
@@ -357,9 +361,16 @@ def best_seconds(work: Callable[[], object], tries: int = TRIES) -> float:
     return min(timings)
 
 
-def append_rate(store: FormStore, lines: list[str]) -> float:
-    saves, _, seconds = record_game(store.ledger, lines)
-    return saves / seconds
+def append_rates(by_form: Mapping[str, FormStore], lines: list[str], order: Sequence[str]) -> dict[str, float]:
+    """Saves/s of each form, APPEND_GAMES games recorded by hand in each, the forms taking turns game by game."""
+    saves = dict.fromkeys(order, 0)
+    seconds = dict.fromkeys(order, 0.0)
+    for _ in range(APPEND_GAMES):
+        for form in order:
+            game_saves, _, game_seconds = record_game(by_form[form].ledger, lines)
+            saves[form] += game_saves
+            seconds[form] += game_seconds
+    return {form: saves[form] / seconds[form] for form in order}
 
 
 def fold_rate(store: FormStore) -> float:
@@ -372,14 +383,12 @@ def audit_rate(store: FormStore) -> float:
 
 def measure_round(by_form: Mapping[str, FormStore], lines: list[str], order: Sequence[str], speeds: Speeds) -> None:
     """Each measure in each form in turn, so that the two forms of a measure meet the same moments of the machine."""
-    rates: dict[Measure, Callable[[FormStore], float]] = {
-        APPENDS: partial(append_rate, lines=lines),
-        FOLD: fold_rate,
-        AUDIT: audit_rate,
-    }
-    for measure, rate in rates.items():
+    for form, rate in append_rates(by_form, lines, order).items():
+        speeds.add(APPENDS, form, rate)
+    rates: dict[Measure, Callable[[FormStore], float]] = {FOLD: fold_rate, AUDIT: audit_rate}
+    for measure, rate_of in rates.items():
         for form in order:
-            speeds.add(measure, form, rate(by_form[form]))
+            speeds.add(measure, form, rate_of(by_form[form]))
 
 
 def measure_speeds(stores: Stores, rounds: int = ROUNDS) -> Speeds:

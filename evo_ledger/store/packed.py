@@ -80,6 +80,10 @@ GUARD_MESSAGE = (
 VERSIONS_ONCE_MESSAGE = "one of the versions of this run is stored already"
 
 
+# A UUID's text, as SQLite's GLOB matches it.
+UUID_TEXT_PATTERN = "-".join("[0-9a-fA-F]" * digits for digits in (8, 4, 4, 4, 12))
+
+
 def versions_once_name(runs_table_name: str) -> str:
     """The trigger that refuses a run one of whose versions is stored already."""
     return f"{runs_table_name}_versions_once"
@@ -278,13 +282,18 @@ class PackedSQLiteRecorder(LedgerSQLiteApplicationRecorder):
         conditions of the append statement: an INSERT that selects from its own table copies its row through a
         temporary table first (pays for: bench.stored_size appends, the packed form)."""
         runs, events = self.runs_table_name, self.events_table_name
-        uuids = self.datastore.originator_id_type == "uuid"
-        event_key = "lower(hex(NEW.originator_id))" if uuids else "NEW.originator_id"
+        if self.datastore.originator_id_type == "uuid":
+            event_keys = "lower(hex(NEW.originator_id))"
+        else:  # a UUID given as itself is kept as its 32 hex digits in the events table, its text in a run's row
+            event_keys = (
+                f"NEW.originator_id, CASE WHEN NEW.originator_id GLOB '{UUID_TEXT_PATTERN}' "
+                "THEN lower(replace(NEW.originator_id, '-', '')) END"
+            )
         return (
             f"CREATE TRIGGER IF NOT EXISTS {versions_once_name(runs)} BEFORE INSERT ON {runs} "
             f"WHEN EXISTS (SELECT 1 FROM {runs} WHERE originator_id = NEW.originator_id "
             "AND last_version > NEW.last_version - NEW.events AND last_version - events < NEW.last_version) "
-            f"OR EXISTS (SELECT 1 FROM {events} WHERE originator_id = {event_key} "
+            f"OR EXISTS (SELECT 1 FROM {events} WHERE originator_id IN ({event_keys}) "
             "AND originator_version > NEW.last_version - NEW.events AND originator_version <= NEW.last_version) "
             f"BEGIN SELECT RAISE(ABORT, '{VERSIONS_ONCE_MESSAGE}'); END"
         )

@@ -1,17 +1,18 @@
 """A run: consecutive events of one aggregate, appended together, kept in one stored row (the packed stored form).
 
 A run's body keeps each event's topic and compact state (`evo_ledger.game.codec.compact`) as it was given, except
-that the hash of the event before, where it is the previous event's of the same run, is cut out and put back when
-the run is read: it is stored once, as that event's own hash. The body is deflated whole where that makes it
-shorter, so that the field values and topics that repeat from event to event are stored once. An event is kept in
-the plain compact variant where it has a known shape (one given deflated, or keyed, is made so) and as it was given
-otherwise: what a run gives back has the canonical bytes of what was given to it (what hashes, seals and checkpoints
-are taken over), and a plain compact state comes back byte for byte.
+that a hash an event repeats from the event before it in the run (the hash of the event before, which that event
+holds as its own) is cut out and put back when the run is read: found by its bytes, a 32-byte binary value both
+hold, it is stored once. The body is deflated whole where that makes it shorter, so that the field values and
+topics that repeat from event to event are stored once. An event is kept in the plain compact variant where it has
+a known shape (one given deflated, or keyed, is made so) and as it was given otherwise: what a run gives back has
+the canonical bytes of what was given to it (what hashes, seals and checkpoints are taken over), and a plain
+compact state comes back byte for byte.
 
 Body: a variant byte (`RUN_PLAIN`, `RUN_DEFLATED`), then a msgpack list of entries, one an event: its topic, its
-state's
-bytes (a compact state without its two leading bytes, any other state whole), whether it is compact, where the
-hash of the event before was cut out of it (or nil), and where its own hash is in it (or nil).
+state's bytes (a compact state without its two leading bytes, any other state whole), whether it is compact, where
+the hash it repeats from the event before was cut out of it (or nil), and where the hash the next event repeats is
+in it (or nil).
 """
 
 from __future__ import annotations

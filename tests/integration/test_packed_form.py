@@ -1,10 +1,11 @@
 """The packed stored form's recorder, on SQLite and PostgreSQL: every read of a packed store gives what the same
 appends give stored one row an event (seeded queries of a game's events, of the log with and without topics, of
 the last position and of the games changed since one); an append that brings a version stored already is refused
-whole, and on SQLite so is a row written past the recorder; a store part way through its move into runs reads as one log; a recorder of one row an event refuses a store
-holding runs, and one that opened before the runs were cannot append after; a game named by its UUID and by its text
-is one game; servers opening a store at once each make its tables in turn; runs are at most RUN_EVENTS long, one
-append's events of a game in a run."""
+whole, and on SQLite so is a row written past the recorder, and a run over an event row where aggregates are named
+by text; a store part way through its move into runs reads as one log; a recorder of one row an event refuses a
+store holding runs, and one that opened before the runs were cannot append after; a game named by its UUID and by
+its text is one game; servers opening a store at once each make its tables in turn; runs are at most RUN_EVENTS
+long, one append's events of a game in a run."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ from uuid import UUID, uuid4
 
 import pytest
 from eventsourcing.persistence import IntegrityError, StoredEvent
+from eventsourcing.sqlite import SQLiteDatastore
 
 from evo_ledger.app.ledger import Ledger
 from evo_ledger.game.codec import canonical
 from evo_ledger.game.notation import parse_game
 from evo_ledger.settings import COMPACT, KEYED, PACKED, Settings
-from evo_ledger.store.recorders import StoreUnusable
+from evo_ledger.store.packed import PackedSQLiteRecorder
+from evo_ledger.store.recorders import LedgerSQLiteApplicationRecorder, StoreUnusable
 from evo_ledger.store.runs import RUN_EVENTS
 from tests.helpers.databases import fresh_postgres_database
 from tests.helpers.tampering import GAME_TEXT
@@ -169,6 +172,23 @@ def test_a_sqlite_store_refuses_a_run_over_a_stored_version_whoever_writes_it(tm
                     cursor.execute(written, (10 + last_version, game.bytes, last_version, events, b""))
             cursor.execute(written, (10, game.bytes, 4, 1, b""))
         assert [event.originator_version for event in recorder.select_events(game)] == [1, 2, 3, 4]
+
+
+def test_a_sqlite_store_of_text_ids_refuses_a_run_over_an_event_row_of_a_uuid(tmp_path: Any) -> None:
+    """Where aggregates are named by text, a UUID given as itself is kept as its 32 hex digits in the one-row-an-event
+    table and as its text in a run's row: the trigger matches both."""
+    game = uuid4()
+    path = str(tmp_path / "text-ids.sqlite")
+    rows = LedgerSQLiteApplicationRecorder(SQLiteDatastore(path, originator_id_type="text"))
+    rows.create_table()
+    rows.insert_events([StoredEvent(game, version, TOPICS[1], b"") for version in (1, 2)])
+    runs = PackedSQLiteRecorder(SQLiteDatastore(path, originator_id_type="text"))
+    runs.create_table()
+    for refused in ([StoredEvent(game, 2, TOPICS[1], b"")], [StoredEvent(str(game), 2, TOPICS[1], b"")]):
+        with pytest.raises(IntegrityError, match="stored already"):
+            runs.insert_events(refused)
+    assert runs.insert_events([StoredEvent(game, 3, TOPICS[1], b"")]) == [3]
+    assert runs.insert_events([StoredEvent(str(uuid4()).upper(), 1, TOPICS[1], b"")]) == [4]
 
 
 def test_a_store_of_one_row_an_event_takes_runs_after_its_rows_and_reads_as_one_log(database: str) -> None:
