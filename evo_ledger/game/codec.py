@@ -196,31 +196,6 @@ def compact_fields(fields: dict[str, Any], seal: bytes | None = None, deflating:
 _PLAIN_HEAD = COMPACT_MARK + PLAIN
 
 
-_HASH_PLACES = [(shape.index("hash") if "hash" in shape else None) for shape in STORED_SHAPES]
-_PREVIOUS_PLACES = [(shape.index("prev_hash") if "prev_hash" in shape else None) for shape in STORED_SHAPES]
-
-
-def compact_hashes(state: bytes) -> tuple[bytes | None, bytes | None]:
-    """A plain compact state's own hash and the hash of the event before it, as the 32 bytes it stores each as
-    (None where it has none, or stores it as text); read without decoding the rest of its fields (pays for:
-    bench.stored_size appends, the packed form)."""
-    try:
-        values = msgpack.unpackb(state[2:], raw=True, strict_map_key=False)
-    except msgpack.ExtraData as extra:  # a seal after the fields
-        values = extra.unpacked
-    except UNREADABLE as error:
-        raise CodecError(f"not a stored value: {error}") from None
-    shape = values[-1] if type(values) is list and values else None
-    if type(shape) is not int or not 0 <= shape < len(STORED_SHAPES) or len(values) != len(STORED_SHAPES[shape]) + 1:
-        raise CodecError("not a stored value: compact bytes without a known shape")
-    return _hash_at(values, _HASH_PLACES[shape]), _hash_at(values, _PREVIOUS_PLACES[shape])
-
-
-def _hash_at(values: list[Any], place: int | None) -> bytes | None:
-    value = None if place is None else values[place]
-    return value if type(value) is bytes and len(value) == 32 else None
-
-
 def canonical(state: bytes) -> bytes:
     """The canonical bytes of a stored event in either form: what its seal, and the digests of stored bytes that
     checkpoints sign, are taken over."""
