@@ -46,12 +46,12 @@ class SealingMapper(Mapper[UUID]):
         deflating = self.deflates_events or isinstance(domain_event, Snapshot)
         if self.sealer is None:  # the keyed bytes are wanted only where the compact form cannot be had
             state = compact_fields(fields, None, deflating)
-            if state is not None:
-                return StoredEvent(originator_id, version, topic, state)
+            if state is None:
+                state = self.transcoder.encode(fields)
+            return StoredEvent(originator_id, version, topic, state)
         keyed = StoredEvent(originator_id, version, topic, self.transcoder.encode(fields))
-        sealed = keyed if self.sealer is None else self.sealer.sealed(keyed)
-        seal = sealed.state[len(keyed.state) + len(SEAL_MARK) :] if self.sealer is not None else None
-        state = compact_fields(fields, seal, deflating) if self.sealer is not None else None
+        sealed = self.sealer.sealed(keyed)
+        state = compact_fields(fields, sealed.state[len(keyed.state) + len(SEAL_MARK) :], deflating)
         return sealed if state is None else StoredEvent(originator_id, version, topic, state)
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:

@@ -149,6 +149,9 @@ def runs_from(rows: Sequence[EventRow], run_key: Callable[[Any], Any]) -> list[R
     ]
 
 
+# A run's row stored by a migration, as it was made: `table` and `values` (its placeholders) filled in.
+INSERT_RUN = "INSERT INTO {table} (last_notification_id, originator_id, last_version, events, body) VALUES ({values})"
+
 # A run's row as a repacking first reads it: its last notification id, originator id, last version, events, and
 # its body's length and variant.
 RunShape = tuple[int, Any, int, int, int, int]
@@ -315,15 +318,11 @@ class SQLiteTarget:
             f"SELECT rowid, originator_id, originator_version, topic, state FROM {quoted(table)} "
             "ORDER BY originator_id, originator_version LIMIT ?"
         )
-        insert = (
-            f"INSERT INTO {quoted(runs)} (last_notification_id, originator_id, last_version, events, body) "
-            "VALUES (?, ?, ?, ?, ?)"
-        )
         with self.transaction():
             rows = self.connection.execute(select, (limit,)).fetchall()
             made = runs_from(rows, sqlite_run_key)
             self.connection.executemany(f"DELETE FROM {quoted(table)} WHERE rowid = ?", [(row[0],) for row in rows])
-            self.connection.executemany(insert, made)
+            self.connection.executemany(INSERT_RUN.format(table=quoted(runs), values="?, ?, ?, ?, ?"), made)
         return packed_batch(rows, made)
 
     def repack_batch(self, runs: StoredTable, after: Key | None, limit: int) -> Batch:
@@ -333,10 +332,6 @@ class SQLiteTarget:
         select = (
             f"SELECT last_notification_id, originator_id, last_version, events, length(body), unicode(body) "
             f"FROM {name} {beyond}ORDER BY originator_id, last_version LIMIT ?"
-        )
-        insert = (
-            f"INSERT INTO {name} (last_notification_id, originator_id, last_version, events, body) "
-            "VALUES (?, ?, ?, ?, ?)"
         )
         with self.transaction():
             found = self.connection.execute(select, (*(after or ()), limit)).fetchall()
@@ -352,6 +347,7 @@ class SQLiteTarget:
             replaced = [(chain, made) for chain in worth if (made := repacked(chain, bodies)) is not None]
             gone = [(row[0],) for chain, _ in replaced for row in chain]
             self.connection.executemany(f"DELETE FROM {name} WHERE last_notification_id = ?", gone)
+            insert = INSERT_RUN.format(table=name, values="?, ?, ?, ?, ?")
             self.connection.executemany(insert, [run for _, made in replaced for run in made])
         return repacked_batch(shapes, replaced, cut, after)
 
@@ -471,23 +467,16 @@ class PostgresTarget:
     def pack_batch(self, table: StoredTable, runs: StoredTable, limit: int) -> Batch:
         """The first `limit` rows of the events table, in the order of their key, moved into runs; the runs' table
         locked as an append locks it, so that appends wait for the batch."""
-        lock = SQL("LOCK TABLE {0} IN EXCLUSIVE MODE").format(qualified(runs))
         select = SQL(
             "SELECT notification_id, originator_id, originator_version, topic, state FROM {0} "
             "ORDER BY originator_id, originator_version LIMIT %s FOR UPDATE"
         ).format(qualified(table))
-        insert = SQL(
-            "INSERT INTO {0} (last_notification_id, originator_id, last_version, events, body) "
-            "VALUES (%s, %s, %s, %s, %s)"
-        ).format(qualified(runs))
         delete = SQL("DELETE FROM {0} WHERE notification_id = ANY(%s)").format(qualified(table))
-        with self.connection.transaction(), self.connection.cursor() as cursor:
-            cursor.execute("SELECT set_config('lock_timeout', %s, true)", (f"{LOCK_TIMEOUT_SECONDS}s",))
-            cursor.execute(lock)
+        with self.runs_locked(runs) as cursor:
             cursor.execute(select, (limit,))
             rows = [(nid, key, version, topic, bytes(state)) for nid, key, version, topic, state in cursor.fetchall()]
             made = runs_from(rows, lambda key: key)
-            cursor.executemany(insert, made)
+            cursor.executemany(postgres_insert_run(runs), made)
             cursor.execute(delete, ([row[0] for row in rows],))
         return packed_batch(rows, made)
 
@@ -502,22 +491,25 @@ class PostgresTarget:
         bodies_of = SQL("SELECT last_notification_id, body FROM {0} WHERE last_notification_id = ANY(%s)").format(
             qualified(runs)
         )
-        insert = SQL(
-            "INSERT INTO {0} (last_notification_id, originator_id, last_version, events, body) "
-            "VALUES (%s, %s, %s, %s, %s)"
-        ).format(qualified(runs))
         delete = SQL("DELETE FROM {0} WHERE last_notification_id = ANY(%s)").format(qualified(runs))
-        with self.connection.transaction(), self.connection.cursor() as cursor:
-            cursor.execute("SELECT set_config('lock_timeout', %s, true)", (f"{LOCK_TIMEOUT_SECONDS}s",))
-            cursor.execute(SQL("LOCK TABLE {0} IN EXCLUSIVE MODE").format(qualified(runs)))
+        with self.runs_locked(runs) as cursor:
             cursor.execute(select, (*(after or ()), limit))
             shapes, worth, cut = repack_batch_of(cursor.fetchall(), limit)
             cursor.execute(bodies_of, ([row[0] for chain in worth for row in chain],))
             bodies = {last_id: bytes(body) for last_id, body in cursor.fetchall()}
             replaced = [(chain, made) for chain in worth if (made := repacked(chain, bodies)) is not None]
             cursor.execute(delete, ([row[0] for chain, _ in replaced for row in chain],))
-            cursor.executemany(insert, [run for _, made in replaced for run in made])
+            cursor.executemany(postgres_insert_run(runs), [run for _, made in replaced for run in made])
         return repacked_batch(shapes, replaced, cut, after)
+
+    @contextmanager
+    def runs_locked(self, runs: StoredTable) -> Iterator[psycopg.Cursor[Any]]:
+        """A cursor in a transaction that holds the runs' table locked as an append locks it, so that appends wait
+        for the batch."""
+        with self.connection.transaction(), self.connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('lock_timeout', %s, true)", (f"{LOCK_TIMEOUT_SECONDS}s",))
+            cursor.execute(SQL("LOCK TABLE {0} IN EXCLUSIVE MODE").format(qualified(runs)))
+            yield cursor
 
     def reclaim(self, tables: Sequence[StoredTable], full: bool) -> None:
         names = SQL(", ").join(qualified(table) for table in tables)
@@ -531,6 +523,10 @@ class PostgresTarget:
 
     def close(self) -> None:
         self.connection.close()
+
+
+def postgres_insert_run(runs: StoredTable) -> Composed:
+    return SQL(INSERT_RUN).format(table=qualified(runs), values=SQL("%s, %s, %s, %s, %s"))
 
 
 def qualified(table: StoredTable) -> Identifier:

@@ -131,27 +131,11 @@ def plain_size(state: bytes) -> int:
     return MAX_INFLATED if state[:2] == COMPACT_MARK + DEFLATED else len(state)
 
 
-def same_key(originator_id: UUID | str) -> UUID | str:
-    """An originator id as one key, whether given as a UUID or as its text."""
-    if isinstance(originator_id, UUID):
-        return originator_id
-    try:
-        return UUID(originator_id)
-    except ValueError:
-        return originator_id
-
-
 def runs_of(appended: Sequence[StoredEvent]) -> list[Run]:
-    """The events in runs, in the order given; IntegrityError where one version of an aggregate comes twice."""
-    if len(appended) == 1:
-        return [Run(appended[0])]
+    """The events in runs, in the order given (a version stored twice, within them or before them, the database
+    refuses: the SQLite runs table's trigger, the PostgreSQL append function)."""
     runs: list[Run] = []
-    seen: set[tuple[UUID | str, int]] = set()
     for event in appended:
-        key = (same_key(event.originator_id), event.originator_version)
-        if key in seen:
-            raise IntegrityError(f"version {event.originator_version} of {event.originator_id} is appended twice")
-        seen.add(key)
         if runs and runs[-1].takes(event):
             runs[-1].add(event)
         else:
